@@ -1,0 +1,3 @@
+export * from './errors.ts';
+export * from './model/types.ts';
+export type * from './ports.ts';

@@ -1,0 +1,217 @@
+/**
+ * The domain's ports: what it needs from the outside world, named by role.
+ * Every port has a contract suite (packages/adapters/test/contracts) that the in-memory fakes
+ * and the real adapters both pass.
+ */
+import type {
+  AnyRecord,
+  ApiToken,
+  DraftRecord,
+  FileEntry,
+  FileOwner,
+  Parent,
+  PublishedRecord,
+  RecordKind,
+  User,
+  VocabularyEntry,
+  VocabularyType,
+} from './model/types.ts';
+
+/**
+ * Drafts and published versions of both record kinds. Saves are optimistic: `expectedRevision`
+ * null means "insert, must not exist"; a number means "update, must currently have this
+ * revision"; on mismatch the adapter throws DomainError kind `conflict` code `revision.mismatch`.
+ */
+export interface RecordRepository {
+  getDraft(id: string): Promise<DraftRecord | null>;
+  getPublished(id: string): Promise<PublishedRecord | null>;
+  saveDraft(draft: DraftRecord, expectedRevision: number | null): Promise<void>;
+  deleteDraft(id: string): Promise<void>;
+  savePublished(record: PublishedRecord, expectedRevision: number | null): Promise<void>;
+  /** Published versions of a parent, highest `versionIndex` first. */
+  listPublishedVersions(parentId: string): Promise<PublishedRecord[]>;
+  /** Drafts of a parent, any order. */
+  listDrafts(parentId: string): Promise<DraftRecord[]>;
+  getParent(id: string): Promise<Parent | null>;
+  saveParent(parent: Parent, expectedRevision: number | null): Promise<void>;
+  /** Every parent id of the given kinds, for rebuilding projections. */
+  listParentIds(kinds: RecordKind[]): Promise<string[]>;
+}
+
+/** File entries of a draft or a published version. Keys are unique per owner. */
+export interface FileRepository {
+  list(owner: FileOwner): Promise<FileEntry[]>;
+  get(owner: FileOwner, key: string): Promise<FileEntry | null>;
+  /** Inserts or replaces the entry with this key. */
+  save(owner: FileOwner, entry: FileEntry): Promise<void>;
+  delete(owner: FileOwner, key: string): Promise<void>;
+  deleteAll(owner: FileOwner): Promise<void>;
+  count(owner: FileOwner): Promise<number>;
+}
+
+export interface UserRepository {
+  /** Throws `conflict` code `user.exists` when the email is taken. */
+  create(user: User): Promise<void>;
+  getByEmail(email: string): Promise<User | null>;
+  getById(id: string): Promise<User | null>;
+  addToken(token: ApiToken): Promise<void>;
+  findTokenByHash(hash: string): Promise<ApiToken | null>;
+}
+
+/** Imported vocabulary entries; the domain layers its shipped defaults under these. */
+export interface VocabularyRepository {
+  get(type: VocabularyType, ids: readonly string[]): Promise<Map<string, VocabularyEntry>>;
+  /** Inserts or replaces by (type, id). Returns how many were written. */
+  upsert(entries: readonly VocabularyEntry[]): Promise<number>;
+  count(type: VocabularyType): Promise<number>;
+}
+
+export interface Repositories {
+  records: RecordRepository;
+  files: FileRepository;
+  users: UserRepository;
+  vocabularies: VocabularyRepository;
+}
+
+/**
+ * Runs `work` in one transaction: all its saves commit together or not at all. Inside, use only
+ * the `tx` repositories (on SQLite the outer handle would wait for the transaction forever).
+ */
+export interface UnitOfWork {
+  run<T>(work: (tx: Repositories) => Promise<T>): Promise<T>;
+}
+
+export interface WriteLimits {
+  /** Reject (DomainError `too_large`, nothing kept) past this many bytes. */
+  maxBytes: number;
+  /** When given, the body must have exactly this many bytes (else DomainError `invalid`, nothing kept). */
+  expectedLength?: number | undefined;
+}
+
+export interface StoredBlob {
+  size: number;
+  /** Hex md5 digest of the bytes. */
+  md5: string;
+}
+
+/**
+ * Immutable blobs addressed by ids the domain builds (never from file names). `write` is atomic:
+ * the bytes are visible under `blobId` only once complete and durable; a failed write leaves nothing.
+ */
+export interface FileStorage {
+  write(blobId: string, body: AsyncIterable<Uint8Array>, limits: WriteLimits): Promise<StoredBlob>;
+  /** The bytes, or the inclusive range [start, end]. Throws `not_found` if the blob is missing. */
+  read(blobId: string, range?: { start: number; end: number }): Promise<ReadableStream<Uint8Array>>;
+  /** Up to `bytes` first bytes, for sniffing image sizes. */
+  readHead(blobId: string, bytes: number): Promise<Uint8Array>;
+  delete(blobId: string): Promise<void>;
+  exists(blobId: string): Promise<boolean>;
+}
+
+export interface Clock {
+  /** ISO 8601 UTC, e.g. `2026-11-22T10:00:00.123Z`. */
+  now(): string;
+}
+
+export interface IdGenerator {
+  /** 10 lowercase Crockford base32 characters as `xxxxx-xxxxx`; used for records and parents. */
+  recordId(): string;
+  uuid(): string;
+  /** An unguessable secret for access links and personal tokens. */
+  secret(): string;
+}
+
+export type SortOption = 'bestmatch' | 'newest' | 'oldest' | 'version' | 'updated-desc' | 'updated-asc';
+
+/** [west, south, east, north] in WGS84 degrees; west > east crosses the antimeridian. */
+export type BBox = readonly [number, number, number, number];
+
+/**
+ * What the index holds per draft or published version. The use cases compute the flags from the
+ * parent's state so the index answers every listing with plain filters.
+ */
+export interface SearchDocument {
+  /** `${state}:${id}`: a draft and the published version of one id are distinct documents. */
+  key: string;
+  id: string;
+  kind: RecordKind;
+  state: 'draft' | 'published';
+  parentId: string;
+  ownerId: string;
+  versionIndex: number;
+  /** Published only: this is the latest published version of its parent. */
+  isLatest: boolean;
+  /** Shown in the owner's listing: every draft, and a published version with no open draft of the same id. */
+  inUserListing: boolean;
+  /** Among its parent's `inUserListing` documents, the one with the highest version index. */
+  isUserLatest: boolean;
+  /** Anyone may read it (published with `access.record` public). */
+  isPublic: boolean;
+  /** User ids who may read it when it is not public. */
+  readers: string[];
+  created: string;
+  updated: string;
+  /** Facet values. */
+  resourceType: { id: string; label: string } | null;
+  accessStatus: 'open' | 'restricted' | 'embargoed' | 'metadata-only';
+  /** Geometry bounds of `metadata.locations.features[].geometry`, one box per geometry part. */
+  bounds: BBox[];
+  /**
+   * The record as the API shows it (id, metadata, access, parent.id, ...), for full text and
+   * `field:value` queries on dotted paths.
+   */
+  body: { [key: string]: unknown };
+}
+
+export interface SearchFilter {
+  kinds: RecordKind[];
+  /** true: published documents only; false: drafts only; absent: both. */
+  published?: boolean;
+  /** Only `isLatest` published documents. */
+  latestOnly?: boolean;
+  /** Only `inUserListing` documents of this owner (and `isUserLatest` unless `allVersions`). */
+  userListing?: { ownerId: string; allVersions: boolean };
+  parentId?: string;
+  ids?: readonly string[];
+  /** Visibility: null is anonymous (public only); a user also sees documents listing them as reader. */
+  viewerId: string | null;
+  /** Facet filters: OR within a facet, AND across facets. */
+  facets?: { [facet in FacetName]?: readonly string[] };
+}
+
+export type FacetName = 'resource_type' | 'access_status' | 'record_type';
+
+export interface SearchRequest {
+  filter: SearchFilter;
+  /** Query-string syntax; null or empty means no query. */
+  q: string | null;
+  bbox: BBox | null;
+  sort: SortOption;
+  page: number;
+  size: number;
+  /** Which facets to count (over the filtered, queried set, before paging). */
+  aggregations: readonly FacetName[];
+}
+
+export interface FacetBucket {
+  key: string;
+  docCount: number;
+  label: string;
+}
+
+export interface SearchResult {
+  total: number;
+  hits: { id: string; kind: RecordKind; state: 'draft' | 'published' }[];
+  aggregations: { [facet in FacetName]?: FacetBucket[] };
+}
+
+/** A projection of the database; updated after each commit, rebuildable from the repositories. */
+export interface SearchIndex {
+  /** Inserts or replaces by `key`. */
+  upsert(docs: readonly SearchDocument[]): Promise<void>;
+  remove(keys: readonly string[]): Promise<void>;
+  /** Keys of all documents of a parent, so a re-projection can drop the stale ones. */
+  keysOfParent(parentId: string): Promise<string[]>;
+  search(request: SearchRequest): Promise<SearchResult>;
+  clear(): Promise<void>;
+}

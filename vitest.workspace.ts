@@ -1,0 +1,1 @@
+export default ['packages/domain', 'packages/adapters', 'apps/server'];
