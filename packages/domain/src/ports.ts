@@ -34,8 +34,11 @@ export interface RecordRepository {
   listDrafts(parentId: string): Promise<DraftRecord[]>;
   getParent(id: string): Promise<Parent | null>;
   saveParent(parent: Parent, expectedRevision: number | null): Promise<void>;
-  /** Every parent id of the given kinds, for rebuilding projections. */
-  listParentIds(kinds: RecordKind[]): Promise<string[]>;
+  /**
+   * Parent ids of the given kinds, for rebuilding projections; with `updatedSince`, only parents
+   * whose `updated` is later (every write to any version of a parent bumps the parent).
+   */
+  listParentIds(kinds: RecordKind[], updatedSince?: string): Promise<string[]>;
 }
 
 /** File entries of a draft or a published version. Keys are unique per owner. */

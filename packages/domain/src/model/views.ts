@@ -1,0 +1,62 @@
+/**
+ * What use cases return to the server: the stored data plus what a reader needs derived from the
+ * parent. The server turns these into API JSON (serialize.ts); no field here is in API form.
+ */
+import type { FieldIssue } from '../errors.ts';
+import type { AccessLink, AnyRecord, FileEntry, FilesOptions, Parent, RecordKind } from './types.ts';
+
+export interface VersionsInfo {
+  index: number;
+  /** The latest published version of its parent. Always false for drafts. */
+  isLatest: boolean;
+  /** The newest draft of its parent, or, for a published version, the latest with no newer draft. */
+  isLatestDraft: boolean;
+}
+
+export interface RecordView {
+  record: AnyRecord;
+  parent: Parent;
+  versions: VersionsInfo;
+  /** Draft validation problems (top-level `errors` in the API); empty for published records. */
+  issues: FieldIssue[];
+  /** Owner's email for display (`parent.access.owned_by[].user` stays the user id). */
+  ownerEmail: string | null;
+}
+
+export interface FilesView {
+  kind: RecordKind;
+  recordId: string;
+  state: 'draft' | 'published';
+  options: FilesOptions;
+  entries: FileEntry[];
+}
+
+export interface FileView {
+  kind: RecordKind;
+  recordId: string;
+  state: 'draft' | 'published';
+  entry: FileEntry;
+}
+
+export interface FileContent {
+  entry: FileEntry;
+  body: ReadableStream<Uint8Array>;
+  /** Present for a range request: the inclusive byte range served. */
+  range: { start: number; end: number } | null;
+}
+
+export interface AccessLinkView {
+  kind: RecordKind;
+  recordId: string;
+  link: AccessLink;
+}
+
+/** A page of search hits, loaded from the repositories (never from the index). */
+export interface SearchPage {
+  total: number;
+  hits: RecordView[];
+  aggregations: { [facet: string]: { key: string; docCount: number; label: string; isSelected: boolean }[] };
+  sortBy: string;
+  page: number;
+  size: number;
+}
