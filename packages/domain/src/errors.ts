@@ -11,7 +11,8 @@ export type ErrorKind =
   | 'precondition_failed'
   | 'too_large'
   | 'unsupported_media_type'
-  | 'not_acceptable';
+  | 'not_acceptable'
+  | 'range_not_satisfiable';
 
 /** A problem with one field; `field` is a dotted path with list indexes as numbers, `_schema` when none applies. */
 export interface FieldIssue {

@@ -1,0 +1,84 @@
+/**
+ * Binds every use case to its dependencies. The server and the CLI see only this object.
+ */
+import type { Identity, RecordKind, VocabularyEntry, VocabularyType } from './model/types.ts';
+import type { DraftInput } from './model/record.ts';
+import * as links from './use-cases/access-links.ts';
+import { createDraft } from './use-cases/create-draft.ts';
+import { deleteDraft } from './use-cases/delete-draft.ts';
+import type { CoreDeps } from './use-cases/deps.ts';
+import { editPublished } from './use-cases/edit-published.ts';
+import { commitFile } from './use-cases/files/commit-file.ts';
+import { deleteFile } from './use-cases/files/delete-file.ts';
+import { importFiles } from './use-cases/files/import-files.ts';
+import { getFile, listFiles, readFileContent, type ByteRange, type FileSide } from './use-cases/files/read-files.ts';
+import { startUploads } from './use-cases/files/start-uploads.ts';
+import { uploadContent } from './use-cases/files/upload-content.ts';
+import { getDraft } from './use-cases/get-draft.ts';
+import { getRecord } from './use-cases/get-record.ts';
+import { importVocabulary } from './use-cases/import-vocabulary.ts';
+import type { ListingInput } from './use-cases/listing-params.ts';
+import { resolvePaging } from './use-cases/listing-params.ts';
+import { latestVersion, listVersions } from './use-cases/list-versions.ts';
+import { newVersion } from './use-cases/new-version.ts';
+import { reindex, type ReindexProgress } from './use-cases/project-search.ts';
+import { publishDraft } from './use-cases/publish-draft.ts';
+import { searchRecords, searchUserRecords } from './use-cases/search-records.ts';
+import { updateDraft } from './use-cases/update-draft.ts';
+import { authenticate, createToken, createUser } from './use-cases/users.ts';
+import * as packages from './use-cases/packages/index.ts';
+
+export function createCore(deps: CoreDeps) {
+  return {
+    records: {
+      createDraft: (who: Identity, kind: RecordKind, input: DraftInput) => createDraft(deps, who, kind, input),
+      getDraft: (who: Identity, kind: RecordKind, id: string) => getDraft(deps, who, kind, id),
+      updateDraft: (who: Identity, kind: RecordKind, id: string, input: DraftInput, ifMatch?: number) => updateDraft(deps, who, kind, id, input, ifMatch),
+      deleteDraft: (who: Identity, kind: RecordKind, id: string, ifMatch?: number) => deleteDraft(deps, who, kind, id, ifMatch),
+      publish: (who: Identity, kind: RecordKind, id: string, ifMatch?: number) => publishDraft(deps, who, kind, id, ifMatch),
+      edit: (who: Identity, kind: RecordKind, id: string) => editPublished(deps, who, kind, id),
+      newVersion: (who: Identity, kind: RecordKind, id: string) => newVersion(deps, who, kind, id),
+      get: (who: Identity, kind: RecordKind, id: string) => getRecord(deps, who, kind, id),
+      versions: (who: Identity, kind: RecordKind, id: string, paging: { page?: number; size?: number }) =>
+        listVersions(deps, who, kind, id, resolvePaging(paging)),
+      latest: (who: Identity, kind: RecordKind, id: string) => latestVersion(deps, who, kind, id),
+      search: (who: Identity, kinds: RecordKind[], input: ListingInput) => searchRecords(deps, who, kinds, input),
+      searchOwn: (who: Identity, kind: RecordKind, input: ListingInput) => searchUserRecords(deps, who, kind, input),
+    },
+    files: {
+      list: (who: Identity, kind: RecordKind, id: string, side: FileSide) => listFiles(deps, who, kind, id, side),
+      start: (who: Identity, kind: RecordKind, id: string, keys: string[]) => startUploads(deps, who, kind, id, keys),
+      upload: (who: Identity, kind: RecordKind, id: string, key: string, body: AsyncIterable<Uint8Array>, length?: number) =>
+        uploadContent(deps, who, kind, id, key, body, length),
+      commit: (who: Identity, kind: RecordKind, id: string, key: string) => commitFile(deps, who, kind, id, key),
+      get: (who: Identity, kind: RecordKind, id: string, side: FileSide, key: string) => getFile(deps, who, kind, id, side, key),
+      content: (who: Identity, kind: RecordKind, id: string, side: FileSide, key: string, range: ByteRange | null) =>
+        readFileContent(deps, who, kind, id, side, key, range),
+      delete: (who: Identity, kind: RecordKind, id: string, key: string) => deleteFile(deps, who, kind, id, key),
+      importFromPrevious: (who: Identity, kind: RecordKind, id: string) => importFiles(deps, who, kind, id),
+    },
+    accessLinks: {
+      create: (who: Identity, kind: RecordKind, id: string, input: links.AccessLinkInput) => links.createAccessLink(deps, who, kind, id, input),
+      list: (who: Identity, kind: RecordKind, id: string) => links.listAccessLinks(deps, who, kind, id),
+      get: (who: Identity, kind: RecordKind, id: string, linkId: string) => links.getAccessLink(deps, who, kind, id, linkId),
+      update: (who: Identity, kind: RecordKind, id: string, linkId: string, input: links.AccessLinkInput) =>
+        links.updateAccessLink(deps, who, kind, id, linkId, input),
+      delete: (who: Identity, kind: RecordKind, id: string, linkId: string) => links.deleteAccessLink(deps, who, kind, id, linkId),
+    },
+    packages: packages.bind(deps),
+    users: {
+      create: (email: string) => createUser(deps, email),
+      createToken: (email: string, name?: string) => createToken(deps, email, name),
+      authenticate: (token: string) => authenticate(deps, token),
+    },
+    vocabularies: {
+      import: (type: VocabularyType, entries: VocabularyEntry[], onProgress?: (done: number, total: number) => void) =>
+        importVocabulary(deps, type, entries, onProgress),
+    },
+    search: {
+      reindex: (options?: { since?: string; onProgress?: (p: ReindexProgress) => void }) => reindex(deps.repos, deps.search, options),
+    },
+  };
+}
+
+export type Core = ReturnType<typeof createCore>;

@@ -1,0 +1,67 @@
+/**
+ * Projects a parent's versions into search documents. All listing rules (latest version, the
+ * owner's view of drafts versus published records, who may read) are decided here, so every
+ * search engine answers them with plain filters.
+ */
+import { geometryBounds } from '../search/index.ts';
+import type { SearchDocument } from '../ports.ts';
+import { accessStatus } from './access-status.ts';
+import type { AnyRecord, DraftRecord, Parent, PublishedRecord } from './types.ts';
+
+function resourceTypeOf(record: AnyRecord): SearchDocument['resourceType'] {
+  const rt = record.metadata['resource_type'];
+  if (typeof rt !== 'object' || rt === null) return null;
+  const { id, title } = rt as { id?: unknown; title?: unknown };
+  if (typeof id !== 'string') return null;
+  const en = typeof title === 'object' && title !== null ? (title as Record<string, unknown>)['en'] : undefined;
+  return { id, label: typeof en === 'string' ? en : id };
+}
+
+function documentOf(record: AnyRecord, parent: Parent, flags: Pick<SearchDocument, 'isLatest' | 'inUserListing' | 'isUserLatest'>, readers: string[]): SearchDocument {
+  const locations = record.metadata['locations'];
+  return {
+    key: `${record.state}:${record.id}`,
+    id: record.id,
+    kind: record.kind,
+    state: record.state,
+    parentId: parent.id,
+    ownerId: parent.ownerId,
+    versionIndex: record.versionIndex,
+    ...flags,
+    isPublic: record.state === 'published' && record.access.record === 'public',
+    readers,
+    created: record.created,
+    updated: record.updated,
+    resourceType: resourceTypeOf(record),
+    accessStatus: accessStatus(record),
+    bounds: geometryBounds(locations),
+    body: {
+      id: record.id,
+      parent: { id: parent.id, type: record.kind, access: { owned_by: [{ user: parent.ownerId }] } },
+      access: { record: record.access.record, files: record.access.files, status: accessStatus(record) },
+      metadata: record.metadata,
+      created: record.created,
+      updated: record.updated,
+      is_published: record.state === 'published',
+      versions: { index: record.versionIndex },
+      files: { enabled: record.files.enabled },
+    },
+  };
+}
+
+/**
+ * `readers` are the users besides the owner who may read restricted versions (a managing
+ * package's owner).
+ */
+export function searchDocuments(parent: Parent, published: PublishedRecord[], drafts: DraftRecord[], extraReaders: string[] = []): SearchDocument[] {
+  const readers = [parent.ownerId, ...extraReaders];
+  const draftIds = new Set(drafts.map((d) => d.id));
+  const listed: AnyRecord[] = [...drafts, ...published.filter((p) => !draftIds.has(p.id))];
+  const userLatest = listed.reduce<AnyRecord | null>((best, r) => (best === null || r.versionIndex > best.versionIndex ? r : best), null);
+  const flagsOf = (r: AnyRecord) => ({
+    isLatest: r.state === 'published' && parent.latestPublishedId === r.id,
+    inUserListing: listed.includes(r),
+    isUserLatest: userLatest === r,
+  });
+  return [...published, ...drafts].map((r) => documentOf(r, parent, flagsOf(r), readers));
+}

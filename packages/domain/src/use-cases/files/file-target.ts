@@ -1,0 +1,30 @@
+/** Finds the draft or published version whose files a request is about, and checks the caller's level. */
+import { atLeast, requireLevel, type AccessLevel } from '../../model/access.ts';
+import type { AnyRecord, FileOwner, Identity, Parent, RecordKind } from '../../model/types.ts';
+import type { Repositories } from '../../ports.ts';
+import { levelFor, loadDraft, loadParent, loadPublished } from '../lookup.ts';
+
+export interface FileTarget {
+  record: AnyRecord;
+  parent: Parent;
+  owner: FileOwner;
+}
+
+export async function draftFileTarget(tx: Repositories, identity: Identity, kind: RecordKind, id: string, wanted: AccessLevel, now: string): Promise<FileTarget & { record: Extract<AnyRecord, { state: 'draft' }> }> {
+  const record = await loadDraft(tx, kind, id);
+  const parent = await loadParent(tx, record.parentId);
+  requireLevel(identity, await levelFor(tx, identity, parent, now), wanted);
+  return { record, parent, owner: { recordId: id, state: 'draft' } };
+}
+
+/** Files of a published record: readable by anyone when record and files are public, else by `view` holders. */
+export async function publishedFileTarget(tx: Repositories, identity: Identity, kind: RecordKind, id: string, now: string): Promise<FileTarget> {
+  const record = await loadPublished(tx, kind, id);
+  const parent = await loadParent(tx, record.parentId);
+  const open = record.access.record === 'public' && record.access.files === 'public';
+  if (!open) {
+    const level = await levelFor(tx, identity, parent, now);
+    if (!atLeast(level, 'view')) requireLevel(identity, level, 'view');
+  }
+  return { record, parent, owner: { recordId: id, state: 'published' } };
+}

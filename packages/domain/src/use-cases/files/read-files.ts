@@ -1,0 +1,58 @@
+import { DomainError, invalid } from '../../errors.ts';
+import type { FileEntry, Identity, RecordKind } from '../../model/types.ts';
+import type { FileContent, FilesView, FileView } from '../../model/views.ts';
+import type { CoreDeps } from '../deps.ts';
+import { draftFileTarget, publishedFileTarget, type FileTarget } from './file-target.ts';
+import { fileNotFound } from './start-uploads.ts';
+
+export type FileSide = 'draft' | 'published';
+
+function target(deps: CoreDeps, identity: Identity, kind: RecordKind, id: string, side: FileSide): Promise<FileTarget> {
+  const now = deps.clock.now();
+  return side === 'draft'
+    ? draftFileTarget(deps.repos, identity, kind, id, 'preview', now)
+    : publishedFileTarget(deps.repos, identity, kind, id, now);
+}
+
+export async function listFiles(deps: CoreDeps, identity: Identity, kind: RecordKind, id: string, side: FileSide): Promise<FilesView> {
+  const t = await target(deps, identity, kind, id, side);
+  return { kind, recordId: id, state: side, options: t.record.files, entries: await deps.repos.files.list(t.owner) };
+}
+
+export async function getFile(deps: CoreDeps, identity: Identity, kind: RecordKind, id: string, side: FileSide, key: string): Promise<FileView> {
+  const t = await target(deps, identity, kind, id, side);
+  const entry = await deps.repos.files.get(t.owner, key);
+  if (!entry) throw fileNotFound(key);
+  return { kind, recordId: id, state: side, entry };
+}
+
+export interface ByteRange {
+  start: number;
+  /** Inclusive; null means to the end. */
+  end: number | null;
+}
+
+/** Bytes of an uploaded file (pending drafts included once content arrived). */
+export async function readFileContent(
+  deps: CoreDeps,
+  identity: Identity,
+  kind: RecordKind,
+  id: string,
+  side: FileSide,
+  key: string,
+  range: ByteRange | null,
+): Promise<FileContent> {
+  const { entry } = await getFile(deps, identity, kind, id, side, key);
+  const blob = requireContent(entry);
+  if (range === null) return { entry, body: await deps.storage.read(blob.id), range: null };
+  const end = Math.min(range.end ?? blob.size - 1, blob.size - 1);
+  if (range.start > end || range.start >= blob.size) {
+    throw new DomainError('range_not_satisfiable', 'file.range', 'Range not satisfiable.');
+  }
+  return { entry, body: await deps.storage.read(blob.id, { start: range.start, end }), range: { start: range.start, end } };
+}
+
+function requireContent(entry: FileEntry) {
+  if (entry.blob === null) throw invalid('file.no_content', `File "${entry.key}" has no content yet.`);
+  return entry.blob;
+}

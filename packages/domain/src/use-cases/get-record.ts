@@ -1,0 +1,16 @@
+import { atLeast, requireLevel, type AccessLevel } from '../model/access.ts';
+import type { Identity, PublishedRecord, RecordKind } from '../model/types.ts';
+import type { RecordView } from '../model/views.ts';
+import type { CoreDeps } from './deps.ts';
+import { levelFor, loadParent, loadPublished, viewOf } from './lookup.ts';
+
+export const canRead = (record: PublishedRecord, level: AccessLevel | null): boolean =>
+  record.access.record === 'public' || atLeast(level, 'view');
+
+/** Public records are open to anyone; restricted ones to owners and link holders. */
+export async function getRecord(deps: CoreDeps, identity: Identity, kind: RecordKind, id: string): Promise<RecordView> {
+  const record = await loadPublished(deps.repos, kind, id);
+  const parent = await loadParent(deps.repos, record.parentId);
+  if (record.access.record !== 'public') requireLevel(identity, await levelFor(deps.repos, identity, parent, deps.clock.now()), 'view');
+  return viewOf(deps.repos, record, parent);
+}

@@ -1,0 +1,29 @@
+import { notFound } from '../errors.ts';
+import type { Identity, RecordKind } from '../model/types.ts';
+import type { RecordView, SearchPage } from '../model/views.ts';
+import type { CoreDeps } from './deps.ts';
+import { canRead, getRecord } from './get-record.ts';
+import { levelFor, parentOfRecord, viewOf } from './lookup.ts';
+
+export interface PageRequest {
+  page: number;
+  size: number;
+}
+
+/** Published versions the caller may read, newest first. */
+export async function listVersions(deps: CoreDeps, identity: Identity, kind: RecordKind, id: string, paging: PageRequest): Promise<SearchPage> {
+  const parent = await parentOfRecord(deps.repos, kind, id);
+  const level = await levelFor(deps.repos, identity, parent, deps.clock.now());
+  const readable = (await deps.repos.records.listPublishedVersions(parent.id)).filter((r) => canRead(r, level));
+  const slice = readable.slice((paging.page - 1) * paging.size, paging.page * paging.size);
+  const hits: RecordView[] = [];
+  for (const record of slice) hits.push(await viewOf(deps.repos, record, parent));
+  return { total: readable.length, hits, aggregations: {}, sortBy: 'version', page: paging.page, size: paging.size };
+}
+
+/** The latest published version of the record's parent. */
+export async function latestVersion(deps: CoreDeps, identity: Identity, kind: RecordKind, id: string): Promise<RecordView> {
+  const parent = await parentOfRecord(deps.repos, kind, id);
+  if (parent.latestPublishedId === null) throw notFound('record.not_published', 'The record has no published version.');
+  return getRecord(deps, identity, kind, parent.latestPublishedId);
+}

@@ -1,0 +1,53 @@
+/** Loading helpers shared by the use cases: not-found and kind checks in one place. */
+import { notFound } from '../errors.ts';
+import { levelOn, type AccessLevel } from '../model/access.ts';
+import { versionsInfo } from '../model/record.ts';
+import type { RecordView } from '../model/views.ts';
+import type { AnyRecord, DraftRecord, Identity, Parent, PublishedRecord, RecordKind } from '../model/types.ts';
+import type { Repositories } from '../ports.ts';
+
+export async function loadDraft(repos: Repositories, kind: RecordKind, id: string): Promise<DraftRecord> {
+  const draft = await repos.records.getDraft(id);
+  if (!draft || draft.kind !== kind) throw notFound('draft.not_found');
+  return draft;
+}
+
+export async function loadPublished(repos: Repositories, kind: RecordKind, id: string): Promise<PublishedRecord> {
+  const record = await repos.records.getPublished(id);
+  if (!record || record.kind !== kind) throw notFound('record.not_found');
+  return record;
+}
+
+export async function loadParent(repos: Repositories, id: string): Promise<Parent> {
+  const parent = await repos.records.getParent(id);
+  if (!parent) throw notFound('parent.not_found');
+  return parent;
+}
+
+/** The parent of a record id, whether the id names a draft, a published version, or both. */
+export async function parentOfRecord(repos: Repositories, kind: RecordKind, id: string): Promise<Parent> {
+  const record = (await repos.records.getPublished(id)) ?? (await repos.records.getDraft(id));
+  if (!record || record.kind !== kind) throw notFound('record.not_found');
+  return loadParent(repos, record.parentId);
+}
+
+/** Owner of the package whose context holds this resource; that owner may edit it. */
+export async function managerOwnerOf(repos: Repositories, parent: Parent): Promise<string | null> {
+  if (parent.managedBy === null) return null;
+  return (await repos.records.getParent(parent.managedBy))?.ownerId ?? null;
+}
+
+export async function levelFor(repos: Repositories, identity: Identity, parent: Parent, now: string): Promise<AccessLevel | null> {
+  return levelOn(identity, parent, now, await managerOwnerOf(repos, parent));
+}
+
+export async function viewOf(repos: Repositories, record: AnyRecord, parent: Parent): Promise<RecordView> {
+  const owner = await repos.users.getById(parent.ownerId);
+  return {
+    record,
+    parent,
+    versions: versionsInfo(record, parent),
+    issues: record.state === 'draft' ? record.issues : [],
+    ownerEmail: owner?.email ?? null,
+  };
+}

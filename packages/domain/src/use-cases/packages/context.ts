@@ -1,0 +1,86 @@
+/**
+ * The context: resources associated with a package's parent, shared by all its versions.
+ */
+import { invalid, type FieldIssue } from '../../errors.ts';
+import { atLeast } from '../../model/access.ts';
+import { touchParent } from '../../model/record.ts';
+import type { Identity } from '../../model/types.ts';
+import type { CoreDeps } from '../deps.ts';
+import { levelFor } from '../lookup.ts';
+import { projectParents } from '../project-search.ts';
+import { packageParent } from './package-target.ts';
+
+/**
+ * All or nothing: each id must be a resource draft that was never published, not managed by
+ * another package, and editable by the caller.
+ */
+export async function associate(deps: CoreDeps, identity: Identity, packageId: string, recordIds: string[]): Promise<void> {
+  const touched = await deps.uow.run(async (tx) => {
+    const now = deps.clock.now();
+    const parent = await packageParent(tx, identity, packageId, 'edit', now);
+    const issues: FieldIssue[] = [];
+    const resourceParents = [];
+    for (const [i, id] of recordIds.entries()) {
+      const fail = (message: string) => issues.push({ field: `records.${i}.id`, messages: [message] });
+      const draft = await tx.records.getDraft(id);
+      if (!draft || draft.kind !== 'resource') {
+        const published = await tx.records.getPublished(id);
+        fail(published?.kind === 'resource' ? 'Only draft resources can be associated.' : `Resource ${id} does not exist.`);
+        continue;
+      }
+      if (draft.isEditOfPublished || (await tx.records.getPublished(id))) {
+        fail('Only draft resources can be associated; this resource is published.');
+        continue;
+      }
+      const resourceParent = await tx.records.getParent(draft.parentId);
+      if (!resourceParent) {
+        fail(`Resource ${id} does not exist.`);
+        continue;
+      }
+      if (resourceParent.managedBy !== null && resourceParent.managedBy !== parent.id) {
+        fail('The resource is managed by another package.');
+        continue;
+      }
+      if (!atLeast(await levelFor(tx, identity, resourceParent, now), 'edit')) {
+        fail('You may not edit this resource.');
+        continue;
+      }
+      resourceParents.push(resourceParent);
+    }
+    if (issues.length > 0) throw invalid('context.associate', 'A validation error occurred.', issues);
+    for (const rp of resourceParents) {
+      if (rp.managedBy !== parent.id) await tx.records.saveParent(touchParent(rp, now, { managedBy: parent.id }), rp.revisionId);
+    }
+    const context = [...new Set([...parent.context, ...recordIds])];
+    await tx.records.saveParent(touchParent(parent, now, { context }), parent.revisionId);
+    return [parent.id, ...resourceParents.map((rp) => rp.id)];
+  });
+  await projectParents(deps.repos, deps.search, touched);
+}
+
+/** Removes resources from the context and from the package's draft; ids not in the context are ignored. */
+export async function dissociate(deps: CoreDeps, identity: Identity, packageId: string, recordIds: string[]): Promise<void> {
+  const touched = await deps.uow.run(async (tx) => {
+    const now = deps.clock.now();
+    const parent = await packageParent(tx, identity, packageId, 'edit', now);
+    const leaving = recordIds.filter((id) => parent.context.includes(id));
+    const touchedIds = [parent.id];
+    for (const id of leaving) {
+      const record = (await tx.records.getDraft(id)) ?? (await tx.records.getPublished(id));
+      const rp = record ? await tx.records.getParent(record.parentId) : null;
+      if (rp && rp.managedBy === parent.id) {
+        await tx.records.saveParent(touchParent(rp, now, { managedBy: null }), rp.revisionId);
+        touchedIds.push(rp.id);
+      }
+    }
+    for (const draft of await tx.records.listDrafts(parent.id)) {
+      const resources = draft.resources.filter((r) => !leaving.includes(r));
+      if (resources.length !== draft.resources.length) {
+        await tx.records.saveDraft({ ...draft, resources, updated: now, revisionId: draft.revisionId + 1 }, draft.revisionId);
+      }
+    }
+    await tx.records.saveParent(touchParent(parent, now, { context: parent.context.filter((r) => !leaving.includes(r)) }), parent.revisionId);
+    return touchedIds;
+  });
+  await projectParents(deps.repos, deps.search, touched);
+}

@@ -1,0 +1,99 @@
+/**
+ * Resources attached to one package draft (`relationship.resources`). Each item succeeds or is
+ * reported in `errors`; the others are applied.
+ */
+import { notFound } from '../../errors.ts';
+import { touchParent } from '../../model/record.ts';
+import type { DraftRecord, Identity } from '../../model/types.ts';
+import type { Repositories } from '../../ports.ts';
+import type { CoreDeps } from '../deps.ts';
+import { loadParent } from '../lookup.ts';
+import { projectParents } from '../project-search.ts';
+import { packageParent } from './package-target.ts';
+
+export interface ItemError {
+  record: string;
+  message: string;
+}
+
+async function packageDraft(tx: Repositories, id: string): Promise<DraftRecord> {
+  const draft = await tx.records.getDraft(id);
+  if (!draft || draft.kind !== 'package') throw notFound('draft.not_found', 'The package has no draft.');
+  return draft;
+}
+
+async function attachProblem(tx: Repositories, contextIds: string[], id: string): Promise<string | null> {
+  const draft = await tx.records.getDraft(id);
+  const published = await tx.records.getPublished(id);
+  if (published?.kind === 'resource') return null;
+  if (draft?.kind === 'resource') return contextIds.includes(id) ? null : 'The draft resource is not in the package context; associate it first.';
+  return `Resource ${id} does not exist.`;
+}
+
+async function changeResources(
+  deps: CoreDeps,
+  identity: Identity,
+  packageId: string,
+  ids: string[],
+  change: (tx: Repositories, current: string[], contextIds: string[], id: string) => Promise<string | null>,
+  apply: (current: string[], id: string) => string[],
+): Promise<ItemError[]> {
+  const { errors, parentId } = await deps.uow.run(async (tx) => {
+    const draft = await packageDraft(tx, packageId);
+    const now = deps.clock.now();
+    await packageParent(tx, identity, packageId, 'edit', now);
+    const parent = await loadParent(tx, draft.parentId);
+    const errors: ItemError[] = [];
+    let resources = draft.resources;
+    for (const id of ids) {
+      const problem = await change(tx, resources, parent.context, id);
+      if (problem) errors.push({ record: id, message: problem });
+      else resources = apply(resources, id);
+    }
+    if (resources !== draft.resources) {
+      await tx.records.saveDraft({ ...draft, resources, updated: now, revisionId: draft.revisionId + 1 }, draft.revisionId);
+      await tx.records.saveParent(touchParent(parent, now), parent.revisionId);
+    }
+    return { errors, parentId: parent.id };
+  });
+  await projectParents(deps.repos, deps.search, [parentId]);
+  return errors;
+}
+
+export function addDraftResources(deps: CoreDeps, identity: Identity, packageId: string, ids: string[]): Promise<ItemError[]> {
+  return changeResources(
+    deps,
+    identity,
+    packageId,
+    ids,
+    (tx, _current, context, id) => attachProblem(tx, context, id),
+    (current, id) => (current.includes(id) ? current : [...current, id]),
+  );
+}
+
+export function removeDraftResources(deps: CoreDeps, identity: Identity, packageId: string, ids: string[]): Promise<ItemError[]> {
+  return changeResources(
+    deps,
+    identity,
+    packageId,
+    ids,
+    async (_tx, current, _context, id) => (current.includes(id) ? null : 'The resource is not attached to this package draft.'),
+    (current, id) => current.filter((r) => r !== id),
+  );
+}
+
+/** Copies the previous version's resources into a new-version draft. */
+export async function importResources(deps: CoreDeps, identity: Identity, packageId: string): Promise<void> {
+  const parentId = await deps.uow.run(async (tx) => {
+    const draft = await packageDraft(tx, packageId);
+    const now = deps.clock.now();
+    const parent = await packageParent(tx, identity, packageId, 'edit', now);
+    const previous = parent.latestPublishedId ? await tx.records.getPublished(parent.latestPublishedId) : null;
+    if (!previous || previous.id === draft.id) return parent.id;
+    const resources = [...new Set([...draft.resources, ...previous.resources])];
+    await tx.records.saveDraft({ ...draft, resources, updated: now, revisionId: draft.revisionId + 1 }, draft.revisionId);
+    await tx.records.saveParent(touchParent(parent, now), parent.revisionId);
+    return parent.id;
+  });
+  await projectParents(deps.repos, deps.search, [parentId]);
+}

@@ -1,0 +1,80 @@
+import { invalid, mergeIssues, type FieldIssue } from '../errors.ts';
+import { requireLevel } from '../model/access.ts';
+import { fileIssues } from '../model/files.ts';
+import { publishIssues } from '../model/metadata/index.ts';
+import { parentAfterPublish, publishedFrom, revisionMatches } from '../model/record.ts';
+import type { DraftRecord, Identity, Pids, PublishedRecord, RecordKind } from '../model/types.ts';
+import type { RecordView } from '../model/views.ts';
+import type { Repositories } from '../ports.ts';
+import type { CoreDeps } from './deps.ts';
+import { levelFor, loadDraft, loadParent, viewOf } from './lookup.ts';
+import { projectParents } from './project-search.ts';
+import { preconditionFailed } from './update-draft.ts';
+
+/** Everything that stops a draft from publishing, all at once. */
+export async function publishProblems(tx: Repositories, draft: DraftRecord): Promise<FieldIssue[]> {
+  const files = await tx.files.list({ recordId: draft.id, state: 'draft' });
+  return mergeIssues([...draft.issues, ...publishIssues(draft.metadata, draft.kind), ...fileIssues(draft.files.enabled, files)]);
+}
+
+/** Problems of the draft resources attached to a package draft, named `resources.<id>.<field>`. */
+async function attachedResourceProblems(tx: Repositories, draft: DraftRecord): Promise<{ issues: FieldIssue[]; drafts: DraftRecord[] }> {
+  const issues: FieldIssue[] = [];
+  const drafts: DraftRecord[] = [];
+  for (const resourceId of draft.resources) {
+    const resourceDraft = await tx.records.getDraft(resourceId);
+    // A published resource without an open draft is attached as it is and never changed.
+    if (!resourceDraft || resourceDraft.isEditOfPublished) continue;
+    drafts.push(resourceDraft);
+    for (const issue of await publishProblems(tx, resourceDraft)) {
+      issues.push({ field: `resources.${resourceId}.${issue.field}`, messages: issue.messages });
+    }
+  }
+  return { issues, drafts };
+}
+
+/** Turns one draft into its published version inside `tx`: files move with it, the parent advances. */
+async function publishVersion(tx: Repositories, deps: CoreDeps, draft: DraftRecord, now: string): Promise<PublishedRecord> {
+  const previous = await tx.records.getPublished(draft.id);
+  const pids: Pids =
+    draft.kind === 'package'
+      ? { ...draft.pids, oai: { provider: 'oai', identifier: `oai:${deps.settings.oaiHost}:${draft.id}` } }
+      : draft.pids;
+  const record = publishedFrom(draft, previous, now, pids);
+  await tx.records.savePublished(record, previous?.revisionId ?? null);
+  const publishedFiles = { recordId: draft.id, state: 'published' } as const;
+  const draftFiles = { recordId: draft.id, state: 'draft' } as const;
+  await tx.files.deleteAll(publishedFiles);
+  for (const entry of await tx.files.list(draftFiles)) await tx.files.save(publishedFiles, entry);
+  await tx.files.deleteAll(draftFiles);
+  await tx.records.deleteDraft(draft.id);
+  const parent = await loadParent(tx, draft.parentId);
+  await tx.records.saveParent(parentAfterPublish(parent, record, now), parent.revisionId);
+  return record;
+}
+
+/**
+ * Publishes a draft; a package publishes with it every attached draft resource, in the same
+ * transaction. Any problem anywhere is one 400 listing them all, and nothing is published.
+ */
+export async function publishDraft(deps: CoreDeps, identity: Identity, kind: RecordKind, id: string, expectedRevision?: number): Promise<RecordView> {
+  const { record, parents } = await deps.uow.run(async (tx) => {
+    const draft = await loadDraft(tx, kind, id);
+    const parent = await loadParent(tx, draft.parentId);
+    const now = deps.clock.now();
+    requireLevel(identity, await levelFor(tx, identity, parent, now), 'edit');
+    if (!revisionMatches(draft.revisionId, expectedRevision)) throw preconditionFailed();
+    const own = await publishProblems(tx, draft);
+    const attached = kind === 'package' ? await attachedResourceProblems(tx, draft) : { issues: [], drafts: [] };
+    const issues = [...own, ...attached.issues];
+    if (issues.length > 0) throw invalid('publish.invalid', 'A validation error occurred.', issues);
+    const parents = [parent.id];
+    for (const resourceDraft of attached.drafts) {
+      await publishVersion(tx, deps, resourceDraft, now);
+      parents.push(resourceDraft.parentId);
+    }
+    return { record: await publishVersion(tx, deps, draft, now), parents };
+  });
+  await projectParents(deps.repos, deps.search, parents);
+  return viewOf(deps.repos, record, await loadParent(deps.repos, record.parentId));
+}

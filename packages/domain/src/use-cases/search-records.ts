@@ -1,0 +1,63 @@
+import { requireSignedIn } from '../model/access.ts';
+import type { Identity, RecordKind } from '../model/types.ts';
+import type { RecordView, SearchPage } from '../model/views.ts';
+import type { FacetName, SearchFilter, SearchResult } from '../ports.ts';
+import { parseBBox } from '../search/index.ts';
+import type { CoreDeps } from './deps.ts';
+import { resolvePaging, resolveSort, type ListingInput, type ListingKind } from './listing-params.ts';
+import { viewOf } from './lookup.ts';
+
+/** Loads the hits from the repositories: the index only says which, never what. */
+export async function hydrate(deps: CoreDeps, result: SearchResult): Promise<RecordView[]> {
+  const views: RecordView[] = [];
+  for (const hit of result.hits) {
+    const record = hit.state === 'draft' ? await deps.repos.records.getDraft(hit.id) : await deps.repos.records.getPublished(hit.id);
+    const parent = record ? await deps.repos.records.getParent(record.parentId) : null;
+    if (record && parent) views.push(await viewOf(deps.repos, record, parent));
+  }
+  return views;
+}
+
+export async function runListing(
+  deps: CoreDeps,
+  listing: ListingKind,
+  filter: SearchFilter,
+  input: ListingInput,
+  aggregations: readonly FacetName[],
+): Promise<SearchPage> {
+  const q = input.q?.trim() ? input.q : null;
+  const paging = resolvePaging(input);
+  const sort = resolveSort(listing, input.sort, q);
+  const bbox = input.bbox ? parseBBox(input.bbox) : null;
+  const result = await deps.search.search({ filter: { ...filter, facets: input.facets ?? {} }, q, bbox, sort, ...paging, aggregations });
+  const selected = input.facets ?? {};
+  const aggs: SearchPage['aggregations'] = {};
+  for (const [facet, buckets] of Object.entries(result.aggregations) as [FacetName, NonNullable<SearchResult['aggregations'][FacetName]>][]) {
+    aggs[facet] = buckets.map((b) => ({ ...b, isSelected: (selected[facet] ?? []).includes(b.key) }));
+  }
+  return { total: result.total, hits: await hydrate(deps, result), aggregations: aggs, sortBy: sort, ...paging };
+}
+
+/** Published records visible to the caller: latest versions unless `allVersions`. */
+export function searchRecords(deps: CoreDeps, identity: Identity, kinds: RecordKind[], input: ListingInput): Promise<SearchPage> {
+  const aggregations: FacetName[] = kinds.length > 1 ? ['resource_type', 'access_status', 'record_type'] : ['resource_type', 'access_status'];
+  return runListing(
+    deps,
+    'search',
+    { kinds, published: true, latestOnly: !input.allVersions, viewerId: identity.userId },
+    input,
+    aggregations,
+  );
+}
+
+/** The caller's drafts and published records without an open draft; latest of each unless `allVersions`. */
+export function searchUserRecords(deps: CoreDeps, identity: Identity, kind: RecordKind, input: ListingInput): Promise<SearchPage> {
+  const userId = requireSignedIn(identity);
+  return runListing(
+    deps,
+    'user',
+    { kinds: [kind], userListing: { ownerId: userId, allVersions: input.allVersions ?? false }, viewerId: userId },
+    input,
+    ['resource_type', 'access_status'],
+  );
+}

@@ -1,0 +1,54 @@
+import { DomainError } from '../errors.ts';
+import { requireLevel } from '../model/access.ts';
+import { assertFilesUnlocked } from '../model/files.ts';
+import { mergeAccess, mergeFiles, revisionMatches, touchParent, type DraftInput } from '../model/record.ts';
+import type { DraftRecord, Identity, RecordKind } from '../model/types.ts';
+import type { RecordView } from '../model/views.ts';
+import type { CoreDeps } from './deps.ts';
+import { levelFor, loadDraft, loadParent, viewOf } from './lookup.ts';
+import { normalizeDraftMetadata } from './normalize-draft-metadata.ts';
+import { projectParents } from './project-search.ts';
+
+export const preconditionFailed = () =>
+  new DomainError('precondition_failed', 'revision.mismatch', 'The record has changed since it was read (If-Match does not match its revision).');
+
+/**
+ * Members present in the body replace the stored ones; absent members are kept. Metadata
+ * problems never fail the save: they are stored as the draft's issues.
+ */
+export async function updateDraft(
+  deps: CoreDeps,
+  identity: Identity,
+  kind: RecordKind,
+  id: string,
+  input: DraftInput,
+  expectedRevision?: number,
+): Promise<RecordView> {
+  const normalized = input.metadata === undefined ? null : await normalizeDraftMetadata(deps, kind, input.metadata);
+  const result = await deps.uow.run(async (tx) => {
+    const draft = await loadDraft(tx, kind, id);
+    const parent = await loadParent(tx, draft.parentId);
+    const now = deps.clock.now();
+    requireLevel(identity, await levelFor(tx, identity, parent, now), 'edit');
+    if (!revisionMatches(draft.revisionId, expectedRevision)) throw preconditionFailed();
+    const files = mergeFiles(draft.files, input.files);
+    if (files.enabled !== draft.files.enabled) assertFilesUnlocked(draft);
+    const updated: DraftRecord = {
+      ...draft,
+      access: mergeAccess(draft.access, input.access),
+      files,
+      metadata: normalized ? normalized.metadata : draft.metadata,
+      issues: normalized ? normalized.issues : draft.issues,
+      pids: kind === 'resource' && input.pids !== undefined ? input.pids : draft.pids,
+      customFields: kind === 'package' && input.customFields !== undefined ? input.customFields : draft.customFields,
+      updated: now,
+      revisionId: draft.revisionId + 1,
+    };
+    await tx.records.saveDraft(updated, draft.revisionId);
+    const touched = touchParent(parent, now);
+    await tx.records.saveParent(touched, parent.revisionId);
+    return { updated, parent: touched };
+  });
+  await projectParents(deps.repos, deps.search, [result.parent.id]);
+  return viewOf(deps.repos, result.updated, result.parent);
+}

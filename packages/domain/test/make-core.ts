@@ -1,0 +1,43 @@
+import { createCore, type Identity } from '../src/index.ts';
+import {
+  createFixedClock,
+  createInMemoryFileStorage,
+  createInMemoryRepositories,
+  createInMemorySearchIndex,
+  createSequentialIds,
+} from '../src/testing/index.ts';
+
+export function makeCore() {
+  const { repos, uow } = createInMemoryRepositories();
+  const clock = createFixedClock('2026-01-01T00:00:00.000Z');
+  const storage = createInMemoryFileStorage();
+  const search = createInMemorySearchIndex();
+  const core = createCore({
+    repos,
+    uow,
+    storage,
+    search,
+    clock,
+    ids: createSequentialIds(),
+    settings: { maxFileSize: 1024 * 1024, maxFiles: 3, oaiHost: 'krs.test' },
+  });
+  return { core, repos, storage, search, clock };
+}
+
+export const as = (userId: string, linkTokens: string[] = []): Identity => ({ userId, linkTokens });
+export const anon: Identity = { userId: null, linkTokens: [] };
+
+export const validMetadata = {
+  title: 'Flood mapping in the Niger delta',
+  publication_date: '2025-03-01',
+  resource_type: { id: 'dataset' },
+  creators: [{ person_or_org: { type: 'personal', given_name: 'Ada', family_name: 'Obi' } }],
+};
+
+export async function* bytes(text: string): AsyncIterable<Uint8Array> {
+  yield new TextEncoder().encode(text);
+}
+
+export async function readAll(stream: ReadableStream<Uint8Array>): Promise<string> {
+  return new Response(stream).text();
+}

@@ -1,0 +1,145 @@
+import { describe, expect, it } from 'vitest';
+import { DomainError } from '../src/index.ts';
+import { anon, as, makeCore, validMetadata } from './make-core.ts';
+
+const alice = as('alice');
+const bob = as('bob');
+type TestCore = ReturnType<typeof makeCore>['core'];
+
+const packageMetadata = { title: 'Drought early warning package', publication_date: '2025', creators: validMetadata.creators };
+
+async function resourceDraft(core: TestCore, who = alice, metadata: object = validMetadata) {
+  return (await core.records.createDraft(who, 'resource', { metadata, files: { enabled: false } })).record.id;
+}
+
+async function publishedResource(core: TestCore) {
+  const id = await resourceDraft(core);
+  await core.records.publish(alice, 'resource', id);
+  return id;
+}
+
+async function packageDraft(core: TestCore) {
+  return (await core.records.createDraft(alice, 'package', { metadata: packageMetadata, files: { enabled: false } })).record;
+}
+
+describe('package drafts', () => {
+  it('always carries resource type knowledge and status draft', async () => {
+    const { core } = makeCore();
+    const draft = await packageDraft(core);
+    expect((draft.metadata['resource_type'] as { id: string }).id).toBe('knowledge');
+  });
+});
+
+describe('context', () => {
+  it('associates draft resources and refuses published, foreign or unknown ones all at once', async () => {
+    const { core, repos } = makeCore();
+    const pkg = await packageDraft(core);
+    const mine = await resourceDraft(core);
+    const published = await publishedResource(core);
+    const bobs = await resourceDraft(core, bob);
+    try {
+      await core.packages.associate(alice, pkg.id, [mine, published, bobs, 'zzzzz-zzzzz']);
+      expect.unreachable();
+    } catch (e) {
+      expect((e as DomainError).details?.map((d) => d.field)).toEqual(['records.1.id', 'records.2.id', 'records.3.id']);
+    }
+    expect((await repos.records.getParent(pkg.parentId))?.context).toEqual([]);
+    await core.packages.associate(alice, pkg.id, [mine]);
+    expect((await repos.records.getParent(pkg.parentId))?.context).toEqual([mine]);
+  });
+
+  it('refuses a resource managed by another package', async () => {
+    const { core } = makeCore();
+    const first = await packageDraft(core);
+    const second = await packageDraft(core);
+    const resource = await resourceDraft(core);
+    await core.packages.associate(alice, first.id, [resource]);
+    await expect(core.packages.associate(alice, second.id, [resource])).rejects.toMatchObject({ kind: 'invalid' });
+  });
+
+  it('lets the package owner edit resources in its context', async () => {
+    const { core } = makeCore();
+    const pkg = (await core.records.createDraft(bob, 'package', { metadata: packageMetadata })).record;
+    const resource = await resourceDraft(core, bob);
+    await core.packages.associate(bob, pkg.id, [resource]);
+    await core.accessLinks.list(bob, 'resource', resource);
+    expect((await core.records.getDraft(bob, 'resource', resource)).record.id).toBe(resource);
+  });
+});
+
+describe('draft resources and publish', () => {
+  it('attaches context drafts and published resources, reporting the rest per item', async () => {
+    const { core } = makeCore();
+    const pkg = await packageDraft(core);
+    const inContext = await resourceDraft(core);
+    const outside = await resourceDraft(core);
+    const published = await publishedResource(core);
+    await core.packages.associate(alice, pkg.id, [inContext]);
+    const errors = await core.packages.addResources(alice, pkg.id, [inContext, outside, published, 'nope0-nope0']);
+    expect(errors.map((e) => e.record)).toEqual([outside, 'nope0-nope0']);
+    expect((await core.records.getDraft(alice, 'package', pkg.id)).record.resources).toEqual([inContext, published]);
+    const removed = await core.packages.removeResources(alice, pkg.id, [published, 'nope0-nope0']);
+    expect(removed.map((e) => e.record)).toEqual(['nope0-nope0']);
+  });
+
+  it('a failed publish publishes nothing and names the resource in the errors', async () => {
+    const { core } = makeCore();
+    const pkg = await packageDraft(core);
+    const bad = await resourceDraft(core, alice, { title: 'Untitled resource' });
+    await core.packages.associate(alice, pkg.id, [bad]);
+    await core.packages.addResources(alice, pkg.id, [bad]);
+    try {
+      await core.records.publish(alice, 'package', pkg.id);
+      expect.unreachable();
+    } catch (e) {
+      expect((e as DomainError).details?.map((d) => d.field)).toContain(`resources.${bad}.metadata.creators`);
+    }
+    await expect(core.records.get(anon, 'package', pkg.id)).rejects.toMatchObject({ kind: 'not_found' });
+    await expect(core.records.get(anon, 'resource', bad)).rejects.toMatchObject({ kind: 'not_found' });
+  });
+
+  it('publishes the package with its draft resources and leaves published resources unchanged', async () => {
+    const { core } = makeCore();
+    const pkg = await packageDraft(core);
+    const draftResource = await resourceDraft(core);
+    const published = await publishedResource(core);
+    const before = await core.records.get(anon, 'resource', published);
+    await core.packages.associate(alice, pkg.id, [draftResource]);
+    await core.packages.addResources(alice, pkg.id, [draftResource, published]);
+    const result = await core.records.publish(alice, 'package', pkg.id);
+    expect(result.record.pids['oai']).toEqual({ provider: 'oai', identifier: `oai:krs.test:${pkg.id}` });
+    expect((await core.records.get(anon, 'resource', draftResource)).record.state).toBe('published');
+    expect((await core.records.get(anon, 'resource', published)).record.revisionId).toBe(before.record.revisionId);
+    const listed = await core.packages.publishedResources(anon, pkg.id, {});
+    expect(listed.hits.map((h) => h.record.id).sort()).toEqual([draftResource, published].sort());
+  });
+
+  it('imports the previous version resources into a new version', async () => {
+    const { core } = makeCore();
+    const pkg = await packageDraft(core);
+    const published = await publishedResource(core);
+    await core.packages.addResources(alice, pkg.id, [published]);
+    await core.records.publish(alice, 'package', pkg.id);
+    const v2 = await core.records.newVersion(alice, 'package', pkg.id);
+    expect(v2.record.resources).toEqual([]);
+    await core.packages.importResources(alice, v2.record.id);
+    expect((await core.records.getDraft(alice, 'package', v2.record.id)).record.resources).toEqual([published]);
+  });
+
+  it('deleting a resource draft removes it from the package draft', async () => {
+    const { core } = makeCore();
+    const pkg = await packageDraft(core);
+    const resource = await resourceDraft(core);
+    await core.packages.associate(alice, pkg.id, [resource]);
+    await core.packages.addResources(alice, pkg.id, [resource]);
+    await core.records.deleteDraft(alice, 'resource', resource);
+    expect((await core.records.getDraft(alice, 'package', pkg.id)).record.resources).toEqual([]);
+  });
+
+  it('answers 404 for draft resources of a package without a draft', async () => {
+    const { core } = makeCore();
+    const pkg = await packageDraft(core);
+    await core.records.publish(alice, 'package', pkg.id);
+    await expect(core.packages.addResources(alice, pkg.id, [])).rejects.toMatchObject({ kind: 'not_found' });
+  });
+});

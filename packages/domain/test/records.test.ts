@@ -1,0 +1,260 @@
+import { describe, expect, it } from 'vitest';
+import { DomainError } from '../src/index.ts';
+import { anon, as, bytes, makeCore, readAll, validMetadata } from './make-core.ts';
+
+const alice = as('alice');
+const bob = as('bob');
+
+async function publishedResource(core: ReturnType<typeof makeCore>['core']) {
+  const draft = await core.records.createDraft(alice, 'resource', { metadata: validMetadata, files: { enabled: false } });
+  return core.records.publish(alice, 'resource', draft.record.id);
+}
+
+const kindOf = async (p: Promise<unknown>) => {
+  try {
+    await p;
+    return 'ok';
+  } catch (e) {
+    return e instanceof DomainError ? e.kind : String(e);
+  }
+};
+
+describe('draft lifecycle', () => {
+  it('creates a first draft owned by the caller, version 1, latest draft but not latest', async () => {
+    const { core } = makeCore();
+    const view = await core.records.createDraft(alice, 'resource', { metadata: validMetadata });
+    expect(view.record.state).toBe('draft');
+    expect(view.parent.ownerId).toBe('alice');
+    expect(view.versions).toEqual({ index: 1, isLatest: false, isLatestDraft: true });
+    expect(view.issues).toEqual([]);
+  });
+
+  it('requires a signed-in user to create a draft', async () => {
+    const { core } = makeCore();
+    expect(await kindOf(core.records.createDraft(anon, 'resource', {}))).toBe('unauthenticated');
+  });
+
+  it('keeps invalid metadata out but saves the draft with its problems listed', async () => {
+    const { core } = makeCore();
+    const view = await core.records.createDraft(alice, 'resource', { metadata: { title: 'Ok title', resource_type: { id: 'no-such-type' } } });
+    expect(view.issues.map((i) => i.field)).toContain('metadata.resource_type');
+    const again = await core.records.getDraft(alice, 'resource', view.record.id);
+    expect(again.issues.map((i) => i.field)).toContain('metadata.resource_type');
+  });
+
+  it('lets only the owner read and update a draft', async () => {
+    const { core } = makeCore();
+    const { record } = await core.records.createDraft(alice, 'resource', { metadata: validMetadata });
+    expect(await kindOf(core.records.getDraft(bob, 'resource', record.id))).toBe('forbidden');
+    expect(await kindOf(core.records.getDraft(anon, 'resource', record.id))).toBe('unauthenticated');
+    expect(await kindOf(core.records.updateDraft(bob, 'resource', record.id, { metadata: validMetadata }))).toBe('forbidden');
+  });
+
+  it('refuses an update whose If-Match revision is stale, changing nothing', async () => {
+    const { core } = makeCore();
+    const { record } = await core.records.createDraft(alice, 'resource', { metadata: validMetadata });
+    await core.records.updateDraft(alice, 'resource', record.id, { metadata: { ...validMetadata, title: 'Second title' } }, record.revisionId);
+    expect(await kindOf(core.records.updateDraft(alice, 'resource', record.id, { metadata: { ...validMetadata, title: 'Third' } }, record.revisionId))).toBe(
+      'precondition_failed',
+    );
+    expect((await core.records.getDraft(alice, 'resource', record.id)).record.metadata['title']).toBe('Second title');
+  });
+
+  it('deletes a draft of an unpublished record entirely', async () => {
+    const { core } = makeCore();
+    const { record } = await core.records.createDraft(alice, 'resource', { metadata: validMetadata });
+    await core.records.deleteDraft(alice, 'resource', record.id);
+    expect(await kindOf(core.records.getDraft(alice, 'resource', record.id))).toBe('not_found');
+  });
+
+  it('does not mix kinds: a resource id is not a package', async () => {
+    const { core } = makeCore();
+    const { record } = await core.records.createDraft(alice, 'resource', { metadata: validMetadata });
+    expect(await kindOf(core.records.getDraft(alice, 'package', record.id))).toBe('not_found');
+  });
+});
+
+describe('publish', () => {
+  it('publishes a valid draft: latest, draft gone, publishing twice is 404', async () => {
+    const { core } = makeCore();
+    const draft = await core.records.createDraft(alice, 'resource', { metadata: validMetadata, files: { enabled: false } });
+    const published = await core.records.publish(alice, 'resource', draft.record.id);
+    expect(published.record.state).toBe('published');
+    expect(published.versions).toEqual({ index: 1, isLatest: true, isLatestDraft: true });
+    expect(await kindOf(core.records.getDraft(alice, 'resource', draft.record.id))).toBe('not_found');
+    expect(await kindOf(core.records.publish(alice, 'resource', draft.record.id))).toBe('not_found');
+  });
+
+  it('lists every problem at once and publishes nothing', async () => {
+    const { core } = makeCore();
+    const draft = await core.records.createDraft(alice, 'resource', { metadata: { title: 'x' } });
+    try {
+      await core.records.publish(alice, 'resource', draft.record.id);
+      expect.unreachable();
+    } catch (e) {
+      const fields = (e as DomainError).details?.map((d) => d.field) ?? [];
+      expect(fields).toEqual(expect.arrayContaining(['metadata.title', 'metadata.publication_date', 'metadata.creators', 'files.enabled']));
+    }
+    expect(await kindOf(core.records.get(anon, 'resource', draft.record.id))).toBe('not_found');
+  });
+
+  it('blocks publish while a file is pending', async () => {
+    const { core } = makeCore();
+    const draft = await core.records.createDraft(alice, 'resource', { metadata: validMetadata });
+    await core.files.start(alice, 'resource', draft.record.id, ['a.txt']);
+    await expect(core.records.publish(alice, 'resource', draft.record.id)).rejects.toMatchObject({ kind: 'invalid' });
+  });
+});
+
+describe('edit and versions', () => {
+  it('edits a published record through a draft with the same id, the record staying published', async () => {
+    const { core } = makeCore();
+    const published = await publishedResource(core);
+    const edit = await core.records.edit(alice, 'resource', published.record.id);
+    expect(edit.record.id).toBe(published.record.id);
+    expect((await core.records.edit(alice, 'resource', published.record.id)).record.revisionId).toBe(edit.record.revisionId);
+    await core.records.updateDraft(alice, 'resource', edit.record.id, { metadata: { ...validMetadata, title: 'Edited title' } });
+    expect((await core.records.get(anon, 'resource', published.record.id)).record.metadata['title']).toBe(validMetadata.title);
+    const republished = await core.records.publish(alice, 'resource', edit.record.id);
+    expect(republished.record.metadata['title']).toBe('Edited title');
+    expect(republished.versions.index).toBe(1);
+  });
+
+  it('discarding an edit draft keeps the published record', async () => {
+    const { core } = makeCore();
+    const published = await publishedResource(core);
+    await core.records.edit(alice, 'resource', published.record.id);
+    await core.records.deleteDraft(alice, 'resource', published.record.id);
+    expect((await core.records.get(anon, 'resource', published.record.id)).record.state).toBe('published');
+  });
+
+  it('creates a new version with a new id, same parent, next index, without publication date', async () => {
+    const { core } = makeCore();
+    const v1 = await publishedResource(core);
+    const v2 = await core.records.newVersion(alice, 'resource', v1.record.id);
+    expect(v2.record.id).not.toBe(v1.record.id);
+    expect(v2.record.parentId).toBe(v1.record.parentId);
+    expect(v2.versions).toEqual({ index: 2, isLatest: false, isLatestDraft: true });
+    expect(v2.record.metadata['publication_date']).toBeUndefined();
+    expect((await core.records.newVersion(alice, 'resource', v1.record.id)).record.id).toBe(v2.record.id);
+    await core.records.updateDraft(alice, 'resource', v2.record.id, { metadata: { ...validMetadata, publication_date: '2026' } });
+    const published2 = await core.records.publish(alice, 'resource', v2.record.id);
+    expect(published2.versions.isLatest).toBe(true);
+    expect((await core.records.get(anon, 'resource', v1.record.id)).versions.isLatest).toBe(false);
+    expect((await core.records.latest(anon, 'resource', v1.record.id)).record.id).toBe(v2.record.id);
+    const versions = await core.records.versions(anon, 'resource', v1.record.id, {});
+    expect(versions.hits.map((h) => h.record.versionIndex)).toEqual([2, 1]);
+  });
+});
+
+describe('files', () => {
+  it('walks pending -> content -> completed and serves the bytes after publish', async () => {
+    const { core } = makeCore();
+    const { record } = await core.records.createDraft(alice, 'resource', { metadata: validMetadata });
+    const started = await core.files.start(alice, 'resource', record.id, ['notes.txt']);
+    expect(started.entries[0]?.status).toBe('pending');
+    await core.files.upload(alice, 'resource', record.id, 'notes.txt', bytes('hello'), 5);
+    const done = await core.files.commit(alice, 'resource', record.id, 'notes.txt');
+    expect(done.entry).toMatchObject({ status: 'completed', mimetype: 'text/plain', storageClass: 'L' });
+    expect(done.entry.blob).toMatchObject({ size: 5, md5: '5d41402abc4b2a76b9719d911017c592' });
+    await core.records.publish(alice, 'resource', record.id);
+    const content = await core.files.content(anon, 'resource', record.id, 'published', 'notes.txt', null);
+    expect(await readAll(content.body)).toBe('hello');
+  });
+
+  it('rejects bad keys, duplicates, too many files, commit before upload and upload after commit', async () => {
+    const { core } = makeCore();
+    const { record } = await core.records.createDraft(alice, 'resource', { metadata: validMetadata });
+    expect(await kindOf(core.files.start(alice, 'resource', record.id, ['../x']))).toBe('invalid');
+    await core.files.start(alice, 'resource', record.id, ['a.txt']);
+    expect(await kindOf(core.files.start(alice, 'resource', record.id, ['a.txt']))).toBe('invalid');
+    expect(await kindOf(core.files.start(alice, 'resource', record.id, ['b', 'c', 'd']))).toBe('invalid');
+    expect(await kindOf(core.files.commit(alice, 'resource', record.id, 'a.txt'))).toBe('invalid');
+    await core.files.upload(alice, 'resource', record.id, 'a.txt', bytes('x'), undefined);
+    await core.files.commit(alice, 'resource', record.id, 'a.txt');
+    expect(await kindOf(core.files.upload(alice, 'resource', record.id, 'a.txt', bytes('y'), undefined))).toBe('invalid');
+    expect((await core.files.list(alice, 'resource', record.id, 'draft')).entries).toHaveLength(1);
+  });
+
+  it('a content-length that does not match keeps nothing', async () => {
+    const { core } = makeCore();
+    const { record } = await core.records.createDraft(alice, 'resource', { metadata: validMetadata });
+    await core.files.start(alice, 'resource', record.id, ['a.txt']);
+    expect(await kindOf(core.files.upload(alice, 'resource', record.id, 'a.txt', bytes('hello'), 9))).toBe('invalid');
+    expect((await core.files.get(alice, 'resource', record.id, 'draft', 'a.txt')).entry.blob).toBeNull();
+  });
+
+  it('forbids file operations when files are disabled and locks files on an edit draft', async () => {
+    const { core } = makeCore();
+    const published = await publishedResource(core);
+    const { record } = await core.records.createDraft(alice, 'resource', { metadata: validMetadata, files: { enabled: false } });
+    expect(await kindOf(core.files.start(alice, 'resource', record.id, ['a.txt']))).toBe('forbidden');
+    await core.records.edit(alice, 'resource', published.record.id);
+    expect(await kindOf(core.records.updateDraft(alice, 'resource', published.record.id, { files: { enabled: true } }))).toBe('invalid');
+  });
+
+  it('imports the previous version files into a new version', async () => {
+    const { core } = makeCore();
+    const { record } = await core.records.createDraft(alice, 'resource', { metadata: validMetadata });
+    await core.files.start(alice, 'resource', record.id, ['a.txt']);
+    await core.files.upload(alice, 'resource', record.id, 'a.txt', bytes('abc'), 3);
+    await core.files.commit(alice, 'resource', record.id, 'a.txt');
+    await core.records.publish(alice, 'resource', record.id);
+    const v2 = await core.records.newVersion(alice, 'resource', record.id);
+    expect((await core.files.list(alice, 'resource', v2.record.id, 'draft')).entries).toHaveLength(0);
+    const imported = await core.files.importFromPrevious(alice, 'resource', v2.record.id);
+    expect(imported.entries.map((e) => e.key)).toEqual(['a.txt']);
+  });
+});
+
+describe('access links', () => {
+  it('gives link holders their level and only owners manage links', async () => {
+    const { core, clock } = makeCore();
+    const { record } = await core.records.createDraft(alice, 'resource', { metadata: validMetadata, access: { record: 'restricted' } });
+    const preview = await core.accessLinks.create(alice, 'resource', record.id, { permission: 'preview' });
+    const viaLink = { userId: null, linkTokens: [preview.link.token] };
+    expect((await core.records.getDraft(viaLink, 'resource', record.id)).record.id).toBe(record.id);
+    expect(await kindOf(core.records.updateDraft(viaLink, 'resource', record.id, {}))).toBe('unauthenticated');
+    const edit = await core.accessLinks.create(alice, 'resource', record.id, { permission: 'edit', expiresAt: '2026-02-01T00:00:00Z' });
+    const editor = as('bob', [edit.link.token]);
+    await core.records.updateDraft(editor, 'resource', record.id, { metadata: { ...validMetadata, title: 'By bob' } });
+    expect(await kindOf(core.accessLinks.list(editor, 'resource', record.id))).toBe('forbidden');
+    clock.advance(40 * 24 * 3600 * 1000);
+    expect(await kindOf(core.records.getDraft(editor, 'resource', record.id))).toBe('forbidden');
+  });
+
+  it('validates permission and expiry, and never lets PATCH extend an expiry', async () => {
+    const { core } = makeCore();
+    const { record } = await core.records.createDraft(alice, 'resource', { metadata: validMetadata });
+    expect(await kindOf(core.accessLinks.create(alice, 'resource', record.id, { permission: 'admin' }))).toBe('invalid');
+    expect(await kindOf(core.accessLinks.create(alice, 'resource', record.id, { permission: 'view', expiresAt: '2020-01-01T00:00:00Z' }))).toBe('invalid');
+    const link = await core.accessLinks.create(alice, 'resource', record.id, { permission: 'view', expiresAt: '2026-03-01T00:00:00Z' });
+    expect(await kindOf(core.accessLinks.update(alice, 'resource', record.id, link.link.id, { permission: 'view', expiresAt: '2026-04-01T00:00:00Z' }))).toBe('invalid');
+    expect(await kindOf(core.accessLinks.update(alice, 'resource', record.id, link.link.id, { permission: 'view', expiresAt: null }))).toBe('invalid');
+    const shorter = await core.accessLinks.update(alice, 'resource', record.id, link.link.id, { permission: 'edit', expiresAt: '2026-02-01T00:00:00Z' });
+    expect(shorter.link.permission).toBe('edit');
+    await core.accessLinks.delete(alice, 'resource', record.id, link.link.id);
+    expect(await kindOf(core.accessLinks.get(alice, 'resource', record.id, link.link.id))).toBe('not_found');
+  });
+});
+
+describe('listings', () => {
+  it('shows published latest versions publicly and the owner their drafts', async () => {
+    const { core } = makeCore();
+    const published = await publishedResource(core);
+    await core.records.createDraft(alice, 'resource', { metadata: validMetadata });
+    await core.records.newVersion(alice, 'resource', published.record.id);
+    const publicPage = await core.records.search(anon, ['resource'], {});
+    expect(publicPage.hits.map((h) => h.record.id)).toEqual([published.record.id]);
+    const mine = await core.records.searchOwn(alice, 'resource', {});
+    expect(mine.total).toBe(2);
+    expect(mine.hits.every((h) => h.record.state === 'draft')).toBe(true);
+    expect((await core.records.searchOwn(bob, 'resource', {})).total).toBe(0);
+  });
+
+  it('rejects unknown sorts and pages past the result window', async () => {
+    const { core } = makeCore();
+    expect(await kindOf(core.records.search(anon, ['resource'], { sort: 'sideways' }))).toBe('invalid');
+    expect(await kindOf(core.records.search(anon, ['resource'], { page: 101, size: 100 }))).toBe('invalid');
+  });
+});
