@@ -1,0 +1,1 @@
+export { createMiniSearchIndex } from './minisearch-index.ts';

@@ -1,0 +1,66 @@
+/**
+ * The typed schema. Portable column types only (text ids, ISO text timestamps, integers, JSON as
+ * text) so another dialect can be swapped in at create-db.ts. Whole aggregates are stored as JSON
+ * in `data`; the columns beside it are what queries filter on.
+ */
+export interface ParentTable {
+  id: string;
+  kind: string;
+  updated: string;
+  revision_id: number;
+  data: string;
+}
+
+export interface DraftTable {
+  id: string;
+  parent_id: string;
+  kind: string;
+  revision_id: number;
+  data: string;
+}
+
+export interface RecordTable {
+  id: string;
+  parent_id: string;
+  kind: string;
+  version_index: number;
+  revision_id: number;
+  data: string;
+}
+
+export interface FileEntryTable {
+  owner_state: string;
+  record_id: string;
+  key: string;
+  data: string;
+}
+
+export interface UserTable {
+  id: string;
+  email: string;
+  created: string;
+}
+
+export interface ApiTokenTable {
+  hash: string;
+  id: string;
+  user_id: string;
+  name: string;
+  created: string;
+}
+
+export interface VocabularyTable {
+  type: string;
+  id: string;
+  data: string;
+}
+
+export interface Database {
+  parent: ParentTable;
+  draft: DraftTable;
+  record: RecordTable;
+  file_entry: FileEntryTable;
+  user: UserTable;
+  api_token: ApiTokenTable;
+  vocabulary: VocabularyTable;
+}

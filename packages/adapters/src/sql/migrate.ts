@@ -1,0 +1,19 @@
+import { Migrator, type Kysely, type Migration, type MigrationProvider } from 'kysely';
+import * as initial from './migrations/0001-initial.ts';
+
+/** Listed statically: append-only, never renamed. */
+const migrations: Record<string, Migration> = {
+  '0001-initial': initial,
+};
+
+const provider: MigrationProvider = { getMigrations: async () => migrations };
+
+export function createMigrator<T>(db: Kysely<T>): Migrator {
+  return new Migrator({ db, provider });
+}
+
+export async function migrateToLatest<T>(db: Kysely<T>): Promise<void> {
+  const { error, results } = await createMigrator(db).migrateToLatest();
+  const failed = results?.find((r) => r.status === 'Error');
+  if (error || failed) throw new Error(`Migration ${failed?.migrationName ?? ''} failed: ${String(error)}`);
+}

@@ -1,0 +1,5 @@
+import type { Clock } from '@krs/domain';
+
+export function createSystemClock(): Clock {
+  return { now: () => new Date().toISOString() };
+}
