@@ -27,6 +27,8 @@ export interface FilesView {
   kind: RecordKind;
   recordId: string;
   state: 'draft' | 'published';
+  /** The version's file set id (`bucket_id` of each committed entry). */
+  bucketId: string;
   options: FilesOptions;
   entries: FileEntry[];
 }
@@ -35,6 +37,7 @@ export interface FileView {
   kind: RecordKind;
   recordId: string;
   state: 'draft' | 'published';
+  bucketId: string;
   entry: FileEntry;
 }
 

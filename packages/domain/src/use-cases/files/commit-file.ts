@@ -34,7 +34,7 @@ export async function commitFile(deps: CoreDeps, identity: Identity, kind: Recor
     const dimensions = current.blob && current.status === 'pending' ? await dimensionsOf(deps.storage, current.blob.id, mimetype) : null;
     const next = committed(current, { mimetype, versionId: deps.ids.uuid(), dimensions }, now);
     await tx.files.save(target.owner, next);
-    return next;
+    return { next, bucketId: target.record.bucketId };
   });
-  return { kind, recordId: id, state: 'draft', entry };
+  return { kind, recordId: id, state: 'draft', bucketId: entry.bucketId, entry: entry.next };
 }

@@ -20,6 +20,6 @@ export async function importFiles(deps: CoreDeps, identity: Identity, kind: Reco
     for (const entry of previous) {
       if (!existing.has(entry.key)) await tx.files.save(owner, { ...entry, created: now, updated: now });
     }
-    return { kind, recordId: id, state: 'draft' as const, options: record.files, entries: await tx.files.list(owner) };
+    return { kind, recordId: id, state: 'draft' as const, bucketId: record.bucketId, options: record.files, entries: await tx.files.list(owner) };
   });
 }

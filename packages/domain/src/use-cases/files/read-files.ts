@@ -16,14 +16,14 @@ function target(deps: CoreDeps, identity: Identity, kind: RecordKind, id: string
 
 export async function listFiles(deps: CoreDeps, identity: Identity, kind: RecordKind, id: string, side: FileSide): Promise<FilesView> {
   const t = await target(deps, identity, kind, id, side);
-  return { kind, recordId: id, state: side, options: t.record.files, entries: await deps.repos.files.list(t.owner) };
+  return { kind, recordId: id, state: side, bucketId: t.record.bucketId, options: t.record.files, entries: await deps.repos.files.list(t.owner) };
 }
 
 export async function getFile(deps: CoreDeps, identity: Identity, kind: RecordKind, id: string, side: FileSide, key: string): Promise<FileView> {
   const t = await target(deps, identity, kind, id, side);
   const entry = await deps.repos.files.get(t.owner, key);
   if (!entry) throw fileNotFound(key);
-  return { kind, recordId: id, state: side, entry };
+  return { kind, recordId: id, state: side, bucketId: t.record.bucketId, entry };
 }
 
 export interface ByteRange {

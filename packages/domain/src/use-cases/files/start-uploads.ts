@@ -28,7 +28,7 @@ export async function startUploads(deps: CoreDeps, identity: Identity, kind: Rec
       ]);
     }
     for (const key of keys) await tx.files.save(owner, pendingEntry(key, now));
-    return { kind, recordId: id, state: 'draft' as const, options: record.files, entries: await tx.files.list(owner) };
+    return { kind, recordId: id, state: 'draft' as const, bucketId: record.bucketId, options: record.files, entries: await tx.files.list(owner) };
   });
 }
 

@@ -44,10 +44,10 @@ export async function uploadContent(
       const next = withContent(current, { id: blobId, size: stored.size, md5: stored.md5 }, now);
       await tx.files.save(target.owner, next);
       replaced = current.blob?.id ?? null;
-      return next;
+      return { next, bucketId: target.record.bucketId };
     });
     if (replaced !== null) await deps.storage.delete(replaced);
-    return { kind, recordId: id, state: 'draft', entry };
+    return { kind, recordId: id, state: 'draft', bucketId: entry.bucketId, entry: entry.next };
   } catch (e) {
     await deps.storage.delete(blobId);
     throw e;

@@ -1,0 +1,37 @@
+/** Settings from the environment (API-DECISIONS "Running it"); a bad value stops start-up with a clear message. */
+import { resolve } from 'node:path';
+
+export interface ServerConfig {
+  port: number;
+  host: string;
+  dataDir: string;
+  baseUrl: string;
+  maxFileSize: number;
+  maxFiles: number;
+}
+
+function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (!/^\d+$/.test(raw.trim()) || Number(raw) < min) throw new Error(`${name} must be a whole number of at least ${min}, got "${raw}".`);
+  return Number(raw);
+}
+
+export function readConfig(env: NodeJS.ProcessEnv = process.env): ServerConfig {
+  const port = integer(env, 'PORT', 3000, 0);
+  const baseUrl = (env['KRS_BASE_URL'] || `http://localhost:${port}`).replace(/\/+$/, '');
+  try {
+    new URL(baseUrl);
+  } catch {
+    throw new Error(`KRS_BASE_URL must be an absolute URL, got "${baseUrl}".`);
+  }
+  return {
+    port,
+    host: env['HOST'] || '127.0.0.1',
+    // pnpm runs scripts inside the package; INIT_CWD is where the user typed the command.
+    dataDir: resolve(env['INIT_CWD'] || process.cwd(), env['KRS_DATA_DIR'] || './data'),
+    baseUrl,
+    maxFileSize: integer(env, 'KRS_MAX_FILE_SIZE', 50 * 1024 ** 3, 1),
+    maxFiles: integer(env, 'KRS_MAX_FILES', 100, 1),
+  };
+}

@@ -1,0 +1,90 @@
+/** The one place building URLs. Every link is absolute, on the configured base URL. */
+import type { RecordKind } from '@krs/domain';
+
+const enc = encodeURIComponent;
+const collection = (kind: RecordKind) => (kind === 'package' ? 'packages' : 'records');
+
+export function createLinks(baseUrl: string) {
+  const api = (kind: RecordKind, id: string) => `${baseUrl}/api/${collection(kind)}/${enc(id)}`;
+  const html = (kind: RecordKind, id: string) => `${baseUrl}/${collection(kind)}/${enc(id)}`;
+  const contextResources = (parentId: string) => `${baseUrl}/api/packages/context/${enc(parentId)}/resources`;
+
+  function record(kind: RecordKind, id: string, parentId: string, state: 'draft' | 'published'): Record<string, string> {
+    const a = api(kind, id);
+    const h = html(kind, id);
+    const draft = state === 'draft';
+    if (kind === 'resource') {
+      const links: Record<string, string> = {
+        latest: `${a}/versions/latest`,
+        versions: `${a}/versions`,
+        self_html: draft ? `${baseUrl}/uploads/${enc(id)}` : h,
+        latest_html: `${h}/latest`,
+        self: draft ? `${a}/draft` : a,
+        files: draft ? `${a}/draft/files` : `${a}/files`,
+        access_links: `${a}/access/links`,
+      };
+      if (draft) links['publish'] = `${a}/draft/actions/publish`;
+      return links;
+    }
+    const shared = {
+      self_iiif_manifest: `${baseUrl}/api/iiif/${draft ? 'draft:' : ''}record:${enc(id)}/manifest`,
+      self_iiif_sequence: `${baseUrl}/api/iiif/${draft ? 'draft:' : ''}record:${enc(id)}/sequence/default`,
+      versions: `${a}/versions`,
+      access_links: `${a}/access/links`,
+      reserve_doi: `${a}/draft/pids/doi`,
+      context_html: `${h}/context`,
+      context_resources: contextResources(parentId),
+      context_associate: `${a}/context/actions/associate`,
+      context_dissociate: `${a}/context/actions/dissociate`,
+    };
+    if (draft) {
+      return {
+        self: `${a}/draft`,
+        self_html: `${baseUrl}/packages/uploads/${enc(id)}`,
+        ...shared,
+        files: `${a}/draft/files`,
+        files_import: `${a}/draft/actions/files-import`,
+        record: a,
+        record_html: h,
+        publish: `${a}/draft/actions/publish`,
+        review: `${a}/draft/review`,
+        resources: `${a}/draft/resources`,
+        resources_import: `${a}/draft/actions/resources-import`,
+      };
+    }
+    return {
+      self: a,
+      self_html: h,
+      ...shared,
+      files: `${a}/files`,
+      latest: `${a}/versions/latest`,
+      latest_html: `${h}/latest`,
+      draft: `${a}/draft`,
+      resources: `${a}/resources`,
+      requests: `${a}/requests`,
+    };
+  }
+
+  function file(kind: RecordKind, id: string, state: 'draft' | 'published', key: string): Record<string, string> {
+    const f = `${api(kind, id)}${state === 'draft' ? '/draft' : ''}/files/${enc(key)}`;
+    return state === 'draft' ? { self: f, content: `${f}/content`, commit: `${f}/commit` } : { self: f, content: `${f}/content` };
+  }
+
+  const files = (kind: RecordKind, id: string, state: 'draft' | 'published') => ({
+    self: `${api(kind, id)}${state === 'draft' ? '/draft' : ''}/files`,
+  });
+
+  const accessLink = (kind: RecordKind, id: string, linkId: string) => ({ self: `${api(kind, id)}/access/links/${enc(linkId)}` });
+
+  /** Absolute link to the same path with query arguments sorted, for list paging. */
+  function page(path: string, query: [string, string][], pageNumber: number): string {
+    const args = query.filter(([k]) => k !== 'page').concat([['page', String(pageNumber)]]);
+    args.sort(([a, av], [b, bv]) => (a === b ? av.localeCompare(bv) : a.localeCompare(b)));
+    const qs = args.map(([k, v]) => `${enc(k)}=${enc(v)}`).join('&');
+    return `${baseUrl}${path}?${qs}`;
+  }
+
+  return { record, file, files, accessLink, page, contextResources };
+}
+
+export type Links = ReturnType<typeof createLinks>;

@@ -1,0 +1,37 @@
+/** Writes serialized views as responses: Accept negotiation, ETag, list envelopes with paging links. */
+import type { Context } from 'hono';
+import type { RecordView, SearchPage } from '@krs/domain';
+import { negotiate } from './accept.ts';
+import type { Links } from './links.ts';
+import { serializeAggregations, serializeRecord } from './serialize.ts';
+
+export function createResponder(links: Links) {
+  function record(c: Context, view: RecordView, status: 200 | 201 | 202 = 200): Response {
+    const { contentType, ui } = negotiate(c.req.header('accept'));
+    c.header('ETag', `"${view.record.revisionId}"`);
+    c.header('Content-Type', contentType);
+    return c.body(JSON.stringify(serializeRecord(view, links, ui)), status);
+  }
+
+  /** `{aggregations, hits, links, sortBy}`; the UI media type carries only hits and aggregations. */
+  function list(c: Context, page: SearchPage, options: { withLinks: boolean; aggregations?: boolean } = { withLinks: true }): Response {
+    const { contentType, ui } = negotiate(c.req.header('accept'));
+    const url = new URL(c.req.url);
+    const query = [...url.searchParams.entries()].filter(([k]) => k !== 'token');
+    const hits = { hits: page.hits.map((h) => serializeRecord(h, links, ui)), total: page.total };
+    const body: Record<string, unknown> = { aggregations: serializeAggregations(page), hits };
+    if (!ui && options.withLinks) {
+      const pageLinks: Record<string, string> = { self: links.page(url.pathname, query, page.page) };
+      if (page.page > 1) pageLinks['prev'] = links.page(url.pathname, query, page.page - 1);
+      if (page.page * page.size < page.total) pageLinks['next'] = links.page(url.pathname, query, page.page + 1);
+      body['links'] = pageLinks;
+      body['sortBy'] = page.sortBy;
+    }
+    c.header('Content-Type', contentType);
+    return c.body(JSON.stringify(body), 200);
+  }
+
+  return { record, list };
+}
+
+export type Responder = ReturnType<typeof createResponder>;

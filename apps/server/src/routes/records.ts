@@ -1,0 +1,39 @@
+/** Drafts, publication, versions and records of one kind, mounted at /api/records or /api/packages. */
+import { Hono } from 'hono';
+import type { Core, RecordKind } from '@krs/domain';
+import type { Responder } from '../respond.ts';
+import { validate } from '../validate.ts';
+import { identityOf, ifMatch, type Env } from './request.ts';
+import { draftBody, listingQuery, pagingQuery, toDraftInput, toListingInput } from './schemas.ts';
+
+export function recordRoutes(core: Core, kind: RecordKind, respond: Responder) {
+  return new Hono<Env>()
+    .post('/', validate('json', draftBody), async (c) => {
+      const input = toDraftInput(c.req.valid('json'));
+      return respond.record(c, await core.records.createDraft(identityOf(c), kind, input), 201);
+    })
+    .get('/', validate('query', listingQuery), async (c) => {
+      const input = toListingInput(c.req.valid('query'), (n) => c.req.queries(n));
+      return respond.list(c, await core.records.search(identityOf(c), [kind], input));
+    })
+    .get('/:id/draft', async (c) => respond.record(c, await core.records.getDraft(identityOf(c), kind, c.req.param('id'))))
+    .put('/:id/draft', validate('json', draftBody), async (c) => {
+      const view = await core.records.updateDraft(identityOf(c), kind, c.req.param('id'), toDraftInput(c.req.valid('json')), ifMatch(c));
+      return respond.record(c, view);
+    })
+    .post('/:id/draft', async (c) => respond.record(c, await core.records.edit(identityOf(c), kind, c.req.param('id')), 201))
+    .delete('/:id/draft', async (c) => {
+      await core.records.deleteDraft(identityOf(c), kind, c.req.param('id'), ifMatch(c));
+      return c.body(null, 204);
+    })
+    .post('/:id/draft/actions/publish', async (c) =>
+      respond.record(c, await core.records.publish(identityOf(c), kind, c.req.param('id'), ifMatch(c)), 202),
+    )
+    .get('/:id', async (c) => respond.record(c, await core.records.get(identityOf(c), kind, c.req.param('id'))))
+    .post('/:id/versions', async (c) => respond.record(c, await core.records.newVersion(identityOf(c), kind, c.req.param('id')), 201))
+    .get('/:id/versions', validate('query', pagingQuery), async (c) => {
+      const page = await core.records.versions(identityOf(c), kind, c.req.param('id'), c.req.valid('query'));
+      return respond.list(c, page);
+    })
+    .get('/:id/versions/latest', async (c) => respond.record(c, await core.records.latest(identityOf(c), kind, c.req.param('id'))));
+}

@@ -1,0 +1,53 @@
+/** Small request readers shared by the route modules. */
+import type { Context } from 'hono';
+import { DomainError, type Identity } from '@krs/domain';
+
+export type Env = { Variables: { identity: Identity } };
+
+export const identityOf = (c: Context<Env>): Identity => c.get('identity');
+
+/** `If-Match: "3"` or `If-Match: 3`; anything else is a client error. */
+export function ifMatch(c: Context): number | undefined {
+  const raw = c.req.header('if-match');
+  if (raw === undefined) return undefined;
+  const m = /^\s*(?:W\/)?"?(\d+)"?\s*$/.exec(raw);
+  if (!m) throw new DomainError('invalid', 'request.if_match', 'If-Match must be a revision id.');
+  return Number(m[1]);
+}
+
+/** `Range: bytes=a-b` / `bytes=a-` / `bytes=-n`; null when absent, 416 when unusable. */
+export function byteRange(c: Context, size: () => number | null): { start: number; end: number | null } | null {
+  const raw = c.req.header('range');
+  if (!raw) return null;
+  const m = /^bytes=(\d*)-(\d*)$/.exec(raw.trim());
+  if (!m || (m[1] === '' && m[2] === '')) throw new DomainError('range_not_satisfiable', 'file.range', 'Range not satisfiable.');
+  if (m[1] === '') {
+    const total = size();
+    const suffix = Number(m[2]);
+    if (total === null || suffix === 0) throw new DomainError('range_not_satisfiable', 'file.range', 'Range not satisfiable.');
+    return { start: Math.max(0, total - suffix), end: null };
+  }
+  return { start: Number(m[1]), end: m[2] === '' ? null : Number(m[2]) };
+}
+
+/** Declared upload length; a malformed header is a client error. */
+export function contentLength(c: Context): number | undefined {
+  const raw = c.req.header('content-length');
+  if (raw === undefined) return undefined;
+  if (!/^\d+$/.test(raw.trim())) throw new DomainError('invalid', 'request.content_length', 'Content-Length must be a whole number.');
+  return Number(raw);
+}
+
+export async function* streamOf(body: ReadableStream<Uint8Array> | null): AsyncIterable<Uint8Array> {
+  if (body === null) return;
+  const reader = body.getReader();
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) return;
+      yield value;
+    }
+  } finally {
+    reader.releaseLock();
+  }
+}
