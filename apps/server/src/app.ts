@@ -4,6 +4,7 @@
  */
 import { Hono } from 'hono';
 import type { Core } from '@krs/domain';
+import { negotiate } from './accept.ts';
 import { authenticate } from './auth.ts';
 import { toHttpError } from './errors.ts';
 import { jsonBody } from './json-body.ts';
@@ -28,8 +29,10 @@ export function createApp(core: Core, config: AppConfig) {
   const app = new Hono<Env>();
   app.use(authenticate((token) => core.users.authenticate(token)));
   app.use('/api/*', async (c, next) => {
-    // File content uploads stream raw bytes; every other body is JSON.
-    if (c.req.method === 'PUT' && c.req.path.endsWith('/content')) return next();
+    // File content streams raw bytes both ways; every other body is JSON, and an Accept we
+    // cannot serve is refused before any work is done.
+    if (c.req.path.endsWith('/content')) return next();
+    negotiate(c.req.header('accept'));
     return jsonBody(c, next);
   });
   for (const [prefix, kind] of [['/api/records', 'resource'], ['/api/packages', 'package']] as const) {

@@ -11,18 +11,17 @@ export const jsonBody: MiddlewareHandler = async (c, next) => {
   const method = c.req.method;
   if (method !== 'POST' && method !== 'PUT' && method !== 'PATCH' && method !== 'DELETE') return next();
   const length = c.req.header('content-length');
-  const type = c.req.header('content-type');
-  const hasBody = (length !== undefined && length !== '0') || c.req.header('transfer-encoding') !== undefined;
-  if (!hasBody) {
+  if (length !== undefined && Number(length) > MAX_JSON_BYTES) throw tooLarge();
+  const text = await readLimited(c.req.raw);
+  if (text.trim() === '') {
     // Hono's json validator needs a JSON content type to run; a bodiless request counts as `{}`.
     c.req.raw = new Request(c.req.raw, { body: '{}', headers: withJsonType(c.req.raw.headers), duplex: 'half' } as RequestInit);
     return next();
   }
+  const type = c.req.header('content-type');
   if (!type || !/^application\/([\w.+-]+\+)?json\s*(;.*)?$/i.test(type.trim())) {
     throw new DomainError('unsupported_media_type', 'request.content_type', 'The request body must be JSON (Content-Type: application/json).');
   }
-  if (length !== undefined && Number(length) > MAX_JSON_BYTES) throw tooLarge();
-  const text = await readLimited(c.req.raw);
   try {
     JSON.parse(text);
   } catch {

@@ -1,0 +1,54 @@
+import { createCore } from '@krs/domain';
+import {
+  createFixedClock,
+  createInMemoryFileStorage,
+  createInMemoryRepositories,
+  createInMemorySearchIndex,
+  createSequentialIds,
+} from '@krs/domain/testing';
+import { createApp } from '../src/app.ts';
+
+export const BASE = 'http://krs.test';
+
+export async function makeApp(settings: Partial<{ maxFileSize: number; maxFiles: number }> = {}) {
+  const { repos, uow } = createInMemoryRepositories();
+  const core = createCore({
+    repos,
+    uow,
+    storage: createInMemoryFileStorage(),
+    search: createInMemorySearchIndex(),
+    clock: createFixedClock('2026-03-01T10:00:00.000Z'),
+    ids: createSequentialIds(),
+    settings: { maxFileSize: 1024, maxFiles: 5, oaiHost: 'krs.test', ...settings },
+  });
+  const app = createApp(core, { baseUrl: BASE });
+  const alice = (await core.users.createToken('alice@example.org')).token;
+  const bob = (await core.users.createToken('bob@example.org')).token;
+  type Init = { token?: string; json?: unknown; body?: BodyInit; headers?: Record<string, string> };
+  const call = async (method: string, path: string, init: Init = {}) => {
+    const headers: Record<string, string> = { ...(init.headers ?? {}) };
+    if (init.token) headers['authorization'] = `Bearer ${init.token}`;
+    let body = init.body;
+    if (init.json !== undefined) {
+      headers['content-type'] ??= 'application/json';
+      body = JSON.stringify(init.json);
+    }
+    const res = await app.request(path, { method, headers, body });
+    const text = await res.text();
+    let json: any = null;
+    try {
+      json = text ? JSON.parse(text) : null;
+    } catch {
+      json = null;
+    }
+    return { status: res.status, headers: res.headers, text, json };
+  };
+  return { app, core, alice, bob, call };
+}
+
+export const metadata = {
+  title: 'Urban heat islands from Landsat',
+  publication_date: '2024-06-01',
+  resource_type: { id: 'dataset' },
+  creators: [{ person_or_org: { type: 'personal', given_name: 'Ada', family_name: 'Obi' } }],
+};

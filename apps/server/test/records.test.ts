@@ -1,0 +1,116 @@
+import { describe, expect, it } from 'vitest';
+import { makeApp, metadata } from './make-app.ts';
+
+describe('resource drafts over HTTP', () => {
+  it('creates a draft with the spec shape, links and timestamp format', async () => {
+    const { call, alice } = await makeApp();
+    const res = await call('POST', '/api/records', { token: alice, json: { metadata } });
+    expect(res.status).toBe(201);
+    expect(Object.keys(res.json.links).sort()).toEqual(['access_links', 'files', 'latest', 'latest_html', 'publish', 'self', 'self_html', 'versions']);
+    expect(res.json.links.self).toBe(`http://krs.test/api/records/${res.json.id}/draft`);
+    expect(res.json.created).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{6}$/);
+    expect(res.json.expires_at).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{6}$/);
+    expect(res.json).toMatchObject({ is_published: false, versions: { index: 1, is_latest: false, is_latest_draft: true }, pids: {} });
+    expect(res.json.id).toMatch(/^[0-9a-z]{5}-[0-9a-z]{5}$/);
+    expect(res.json.metadata.creators[0].person_or_org.name).toBe('Obi, Ada');
+    expect(res.headers.get('etag')).toBe('"1"');
+  });
+
+  it('answers client mistakes with JSON errors and the right status', async () => {
+    const { call, alice } = await makeApp();
+    expect((await call('POST', '/api/records', { json: {} })).status).toBe(401);
+    const anonymous = await call('POST', '/api/records', { json: {} });
+    expect(anonymous.headers.get('www-authenticate')).toBe('Bearer');
+    expect((await call('POST', '/api/records', { token: 'not-a-token', json: {} })).status).toBe(401);
+    const bad = await call('POST', '/api/records', { token: alice, body: '{oops', headers: { 'content-type': 'application/json' } });
+    expect(bad.json).toEqual({ status: 400, message: 'Unable to decode JSON data in request body.' });
+    expect((await call('POST', '/api/records', { token: alice, body: '{}', headers: { 'content-type': 'text/plain' } })).status).toBe(415);
+    const wrongType = await call('POST', '/api/records', { token: alice, json: { files: { enabled: 'yes' } } });
+    expect(wrongType.status).toBe(400);
+    expect(wrongType.json.errors[0].field).toBe('files.enabled');
+    expect((await call('GET', '/api/records/zzzzz-zzzzz')).status).toBe(404);
+    expect((await call('GET', '/api/records/zzzzz-zzzzz', { headers: { accept: 'text/html' } })).status).toBe(406);
+    expect((await call('GET', '/api/nothing-here')).status).toBe(404);
+  });
+
+  it('keeps invalid metadata as draft errors and publishes only when valid', async () => {
+    const { call, alice } = await makeApp();
+    const created = await call('POST', '/api/records', { token: alice, json: { metadata: { title: 'No', unknown_field: 1 }, files: { enabled: false } } });
+    expect(created.status).toBe(201);
+    expect(created.json.errors.map((e: { field: string }) => e.field)).toContain('metadata.unknown_field');
+    const id = created.json.id;
+    const failed = await call('POST', `/api/records/${id}/draft/actions/publish`, { token: alice });
+    expect(failed.status).toBe(400);
+    expect(failed.json.message).toBe('A validation error occurred.');
+    expect(failed.json.errors.map((e: { field: string }) => e.field)).toEqual(
+      expect.arrayContaining(['metadata.title', 'metadata.publication_date', 'metadata.creators']),
+    );
+    const fixed = await call('PUT', `/api/records/${id}/draft`, { token: alice, json: { ...created.json, metadata } });
+    expect(fixed.status).toBe(200);
+    expect(fixed.json.errors).toBeUndefined();
+    const stale = await call('PUT', `/api/records/${id}/draft`, { token: alice, json: { metadata }, headers: { 'if-match': '"1"' } });
+    expect(stale.status).toBe(412);
+    const published = await call('POST', `/api/records/${id}/draft/actions/publish`, { token: alice });
+    expect(published.status).toBe(202);
+    expect(published.json.is_published).toBe(true);
+    expect(published.json.links.publish).toBeUndefined();
+    expect(published.json.links.self).toBe(`http://krs.test/api/records/${id}`);
+    expect((await call('POST', `/api/records/${id}/draft/actions/publish`, { token: alice })).status).toBe(404);
+  });
+
+  it('edits, versions, lists versions and the latest version', async () => {
+    const { call, alice, bob } = await makeApp();
+    const id = (await call('POST', '/api/records', { token: alice, json: { metadata, files: { enabled: false } } })).json.id;
+    await call('POST', `/api/records/${id}/draft/actions/publish`, { token: alice });
+    expect((await call('POST', `/api/records/${id}/draft`, { token: bob })).status).toBe(403);
+    const edit = await call('POST', `/api/records/${id}/draft`, { token: alice });
+    expect(edit.status).toBe(201);
+    expect(edit.json.is_published).toBe(false);
+    expect((await call('DELETE', `/api/records/${id}/draft`, { token: alice })).status).toBe(204);
+    const v2 = await call('POST', `/api/records/${id}/versions`, { token: alice });
+    expect(v2.status).toBe(201);
+    expect(v2.json.versions.index).toBe(2);
+    expect(v2.json.parent.id).toBe(edit.json.parent.id);
+    expect(v2.json.metadata.publication_date).toBeUndefined();
+    await call('PUT', `/api/records/${v2.json.id}/draft`, { token: alice, json: { metadata } });
+    await call('POST', `/api/records/${v2.json.id}/draft/actions/publish`, { token: alice });
+    const versions = await call('GET', `/api/records/${id}/versions`);
+    expect(versions.json.sortBy).toBe('version');
+    expect(versions.json.hits.hits.map((h: { versions: { index: number } }) => h.versions.index)).toEqual([2, 1]);
+    expect((await call('GET', `/api/records/${id}/versions/latest`)).json.id).toBe(v2.json.id);
+  });
+
+  it('serves the ui form for the vendor media type', async () => {
+    const { call, alice } = await makeApp();
+    const id = (await call('POST', '/api/records', { token: alice, json: { metadata, files: { enabled: false } } })).json.id;
+    await call('POST', `/api/records/${id}/draft/actions/publish`, { token: alice });
+    const res = await call('GET', `/api/records/${id}`, { headers: { accept: 'application/vnd.service.v1+json' } });
+    expect(res.headers.get('content-type')).toContain('application/vnd.service.v1+json');
+    expect(res.json.ui).toMatchObject({ publication_date_l10n_long: '1 June 2024', access_status: { id: 'metadata-only' }, version: 'v1' });
+    const list = await call('GET', '/api/records', { headers: { accept: 'application/vnd.inveniordm.v1+json' } });
+    expect(Object.keys(list.json).sort()).toEqual(['aggregations', 'hits']);
+  });
+});
+
+describe('listings', () => {
+  it('pages with absolute sorted links and validates parameters', async () => {
+    const { call, alice } = await makeApp();
+    for (let i = 0; i < 3; i++) {
+      const id = (await call('POST', '/api/records', { token: alice, json: { metadata, files: { enabled: false } } })).json.id;
+      await call('POST', `/api/records/${id}/draft/actions/publish`, { token: alice });
+    }
+    const page = await call('GET', '/api/records?size=2&q=landsat&page=1');
+    expect(page.json.hits.total).toBe(3);
+    expect(page.json.links.self).toBe('http://krs.test/api/records?page=1&q=landsat&size=2');
+    expect(page.json.links.next).toBe('http://krs.test/api/records?page=2&q=landsat&size=2');
+    expect(page.json.sortBy).toBe('bestmatch');
+    expect((await call('GET', '/api/records?size=0')).status).toBe(400);
+    expect((await call('GET', '/api/records?sort=sideways')).json.errors[0].field).toBe('_schema');
+    expect((await call('GET', '/api/records?allversions=maybe')).status).toBe(400);
+    expect((await call('GET', '/api/records?bbox=1,2,3')).status).toBe(400);
+    expect((await call('GET', '/api/user/records')).status).toBe(401);
+    const mine = await call('GET', '/api/user/records', { token: alice });
+    expect(mine.json.sortBy).toBe('updated-desc');
+    expect(mine.json.hits.total).toBe(3);
+  });
+});
