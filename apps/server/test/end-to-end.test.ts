@@ -1,0 +1,164 @@
+/**
+ * The service as its users meet it: a real server process on a temp data dir, a token from the
+ * krs CLI, and plain HTTP following the links the server returns.
+ */
+import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const serverDir = resolve(import.meta.dirname, '..');
+const tsx = join(serverDir, 'node_modules', '.bin', 'tsx');
+
+async function freePort(): Promise<number> {
+  return new Promise((ok) => {
+    const s = createServer();
+    s.listen(0, '127.0.0.1', () => {
+      const address = s.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      s.close(() => ok(port));
+    });
+  });
+}
+
+let server: ChildProcess;
+let base = '';
+let env: NodeJS.ProcessEnv;
+
+const cli = (...args: string[]) => execFileSync(tsx, ['src/cli.ts', ...args], { cwd: serverDir, env, encoding: 'utf8' }).trim();
+
+async function startServer(): Promise<ChildProcess> {
+  const child = spawn(tsx, ['src/main.ts'], { cwd: serverDir, env, stdio: ['ignore', 'pipe', 'inherit'] });
+  await new Promise<void>((ok, fail) => {
+    const timer = setTimeout(() => fail(new Error('server did not start')), 30_000);
+    child.stdout?.on('data', (chunk: Buffer) => {
+      if (chunk.toString().includes('listening on')) {
+        clearTimeout(timer);
+        ok();
+      }
+    });
+    child.on('exit', (code) => fail(new Error(`server exited with ${code}`)));
+  });
+  return child;
+}
+
+async function stopServer(child: ChildProcess): Promise<void> {
+  await new Promise<void>((ok) => {
+    child.on('exit', () => ok());
+    child.kill('SIGTERM');
+  });
+}
+
+beforeAll(async () => {
+  const port = await freePort();
+  base = `http://127.0.0.1:${port}`;
+  env = { ...process.env, PORT: String(port), KRS_DATA_DIR: mkdtempSync(join(tmpdir(), 'krs-e2e-')), KRS_BASE_URL: base, INIT_CWD: serverDir };
+  server = await startServer();
+});
+
+afterAll(async () => {
+  if (server.exitCode === null) await stopServer(server);
+});
+
+type Res = { status: number; json: any; headers: Headers; text: string };
+
+async function http(method: string, url: string, token: string | null, body?: unknown, headers: Record<string, string> = {}): Promise<Res> {
+  const h: Record<string, string> = { ...headers };
+  if (token) h['authorization'] = `Bearer ${token}`;
+  let payload: BodyInit | undefined;
+  if (typeof body === 'string') payload = body;
+  else if (body !== undefined) {
+    h['content-type'] = 'application/json';
+    payload = JSON.stringify(body);
+  }
+  const res = await fetch(url.startsWith('http') ? url : `${base}${url}`, { method, headers: h, body: payload });
+  const text = await res.text();
+  let json: any = null;
+  try {
+    json = text ? JSON.parse(text) : null;
+  } catch {
+    json = null;
+  }
+  return { status: res.status, json, headers: res.headers, text };
+}
+
+const metadata = {
+  title: 'Flood extent maps for the Niger delta',
+  publication_date: '2024-09-01',
+  resource_type: { id: 'dataset' },
+  creators: [{ person_or_org: { type: 'personal', given_name: 'Ada', family_name: 'Obi', identifiers: [{ scheme: 'orcid', identifier: '0000-0002-1825-0097' }] } }],
+  locations: { features: [{ geometry: { type: 'Point', coordinates: [6.2, 4.8] }, place: 'Niger delta' }] },
+};
+
+describe('end to end over real HTTP', () => {
+  it('walks draft -> upload -> publish -> edit -> new version -> access link, then packages, and survives a restart', async () => {
+    const token = cli('tokens', 'create', '--user', 'ada@example.org');
+    expect(token).toMatch(/^\S{20,}$/);
+    const other = cli('tokens', 'create', '--user', 'bob@example.org', '--name', 'laptop');
+
+    const draft = await http('POST', '/api/records', token, { metadata });
+    expect(draft.status).toBe(201);
+    const started = await http('POST', draft.json.links.files, token, [{ key: 'extent.csv' }]);
+    const entry = started.json.entries[0];
+    const csv = 'lon,lat,flooded\n6.2,4.8,1\n';
+    expect((await http('PUT', entry.links.content, token, csv, { 'content-type': 'application/octet-stream' })).status).toBe(200);
+    const committed = await http('POST', entry.links.commit, token);
+    expect(committed.json).toMatchObject({ status: 'completed', size: csv.length, mimetype: 'text/csv' });
+    const published = await http('POST', draft.json.links.publish, token);
+    expect(published.status).toBe(202);
+    const record = await http('GET', published.json.links.self, null);
+    expect(record.json.versions).toMatchObject({ index: 1, is_latest: true });
+    const files = await http('GET', record.json.links.files, null);
+    expect((await http('GET', files.json.entries[0].links.content, null)).text).toBe(csv);
+    expect((await http('GET', `/api/records?bbox=0,10,10,0`, null)).json.hits.total).toBe(1);
+    expect((await http('GET', `/api/records?bbox=20,10,30,0`, null)).json.hits.total).toBe(0);
+
+    const edit = await http('POST', `/api/records/${record.json.id}/draft`, token);
+    expect(edit.status).toBe(201);
+    await http('PUT', edit.json.links.self, token, { ...edit.json, metadata: { ...metadata, title: 'Flood extent maps, corrected' } });
+    expect((await http('POST', edit.json.links.publish, token)).json.metadata.title).toBe('Flood extent maps, corrected');
+
+    const v2 = await http('POST', record.json.links.versions, token);
+    expect(v2.json.versions.index).toBe(2);
+    expect((await http('POST', `/api/records/${v2.json.id}/draft/actions/files-import`, token)).status).toBe(201);
+    await http('PUT', v2.json.links.self, token, { metadata: { ...metadata, publication_date: '2025' } });
+    expect((await http('POST', v2.json.links.publish, token)).status).toBe(202);
+    expect((await http('GET', record.json.links.latest, null)).json.id).toBe(v2.json.id);
+
+    const restricted = await http('POST', '/api/records', token, { metadata, access: { record: 'restricted' }, files: { enabled: false } });
+    const link = await http('POST', restricted.json.links.access_links, token, { permission: 'edit' });
+    expect(link.status).toBe(201);
+    expect((await http('GET', restricted.json.links.self, other)).status).toBe(403);
+    expect((await http('GET', `${restricted.json.links.self}?token=${link.json.token}`, other)).status).toBe(200);
+    expect((await http('POST', `${restricted.json.links.publish}?token=${link.json.token}`, other)).status).toBe(202);
+
+    const pkg = await http('POST', '/api/packages', token, { metadata: { title: 'Niger delta flood package', publication_date: '2025', creators: metadata.creators }, files: { enabled: false } });
+    const r1 = (await http('POST', '/api/records', token, { metadata: { title: 'Draft without creators' }, files: { enabled: false } })).json;
+    const r2 = (await http('POST', '/api/records', token, { metadata, files: { enabled: false } })).json;
+    expect((await http('POST', pkg.json.links.context_associate, token, { records: [{ id: r1.id }, { id: r2.id }] })).status).toBe(204);
+    const attached = await http('POST', pkg.json.links.resources, token, { resources: [{ id: r1.id }, { id: record.json.id }] });
+    expect(attached.json.errors).toEqual([]);
+    const failed = await http('POST', pkg.json.links.publish, token);
+    expect(failed.status).toBe(400);
+    expect(failed.json.errors.map((e: { field: string }) => e.field)).toContain(`resources.${r1.id}.metadata.creators`);
+    await http('PUT', r1.links.self, token, { metadata });
+    const pkgPublished = await http('POST', pkg.json.links.publish, token);
+    expect(pkgPublished.status).toBe(202);
+    expect((await http('GET', pkgPublished.json.links.resources, null)).json.hits.total).toBe(2);
+    const pkgV2 = await http('POST', pkgPublished.json.links.versions, token);
+    expect(pkgV2.json.status).toBe('new_version_draft');
+    expect((await http('POST', pkgV2.json.links.resources_import, token)).status).toBe(204);
+    await http('PUT', pkgV2.json.links.self, token, { metadata: { title: 'Niger delta flood package', publication_date: '2026', creators: metadata.creators } });
+    expect((await http('POST', pkgV2.json.links.publish, token)).status).toBe(202);
+    expect((await http('GET', '/api/search?q=niger', null)).json.aggregations.record_type.buckets.length).toBe(2);
+
+    const before = (await http('GET', '/api/search?q=flood&sort=newest', null)).json;
+    await stopServer(server);
+    server = await startServer();
+    const after = (await http('GET', '/api/search?q=flood&sort=newest', null)).json;
+    expect(after.hits.total).toBe(before.hits.total);
+    expect(after.hits.hits.map((h: { id: string }) => h.id)).toEqual(before.hits.hits.map((h: { id: string }) => h.id));
+  });
+});
