@@ -67,7 +67,7 @@ type Res = { status: number; json: any; headers: Headers; text: string };
 async function http(method: string, url: string, token: string | null, body?: unknown, headers: Record<string, string> = {}): Promise<Res> {
   const h: Record<string, string> = { ...headers };
   if (token) h['authorization'] = `Bearer ${token}`;
-  let payload: BodyInit | undefined;
+  let payload: string | undefined;
   if (typeof body === 'string') payload = body;
   else if (body !== undefined) {
     h['content-type'] = 'application/json';
