@@ -1,0 +1,143 @@
+/**
+ * `pnpm bench`: figures for this machine, printed with their targets. Not a test: nothing fails.
+ *  1. GET /api/records/{id} of a published record at 64 connections, next to a plain node:http
+ *     server answering a fixed JSON body (the ratio is the figure; target >= 40%).
+ *  2. A 1 GiB upload through PUT .../content, next to a plain fs write of the same bytes with
+ *     fsync (target >= 70% of its MiB/s, under 64 MiB of extra server RSS).
+ */
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { createWriteStream, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { open } from 'node:fs/promises';
+import http from 'node:http';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { load } from './load.ts';
+
+const serverDir = resolve(import.meta.dirname, '..');
+const tsx = join(serverDir, 'node_modules', '.bin', 'tsx');
+const SECONDS = Number(process.env['BENCH_SECONDS'] ?? 8);
+const UPLOAD_MIB = Number(process.env['BENCH_UPLOAD_MIB'] ?? 1024);
+const CONNECTIONS = 64;
+
+function start(args: string[], env: NodeJS.ProcessEnv): Promise<ChildProcess> {
+  const child = spawn(tsx, args, { cwd: serverDir, env, stdio: ['ignore', 'pipe', 'inherit'] });
+  return new Promise((ok, fail) => {
+    child.stdout?.on('data', (b: Buffer) => {
+      if (b.toString().includes('listening on')) ok(child);
+    });
+    child.on('exit', (code) => fail(new Error(`exited ${code}`)));
+  });
+}
+
+const statusKiB = (pid: number, field: 'VmRSS' | 'VmHWM') =>
+  Number(new RegExp(`${field}:\\s+(\\d+)`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0);
+
+async function json(method: string, url: string, token: string, body?: unknown): Promise<any> {
+  const res = await fetch(url, {
+    method,
+    headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  return res.json();
+}
+
+function mib(n: number) {
+  return n / 1024 / 1024;
+}
+
+/** Streams `total` bytes of a repeated 1 MiB chunk; the client never holds the whole body. */
+function upload(url: string, token: string, total: number): Promise<number> {
+  const chunk = Buffer.alloc(1024 * 1024, 7);
+  return new Promise((ok, fail) => {
+    const t0 = performance.now();
+    const req = http.request(url, {
+      method: 'PUT',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/octet-stream', 'content-length': total },
+    });
+    req.on('response', (res) => {
+      res.resume();
+      res.on('end', () => (res.statusCode === 200 ? ok((performance.now() - t0) / 1000) : fail(new Error(`upload answered ${res.statusCode}`))));
+    });
+    req.on('error', fail);
+    let sent = 0;
+    const pump = () => {
+      while (sent < total) {
+        sent += chunk.length;
+        if (!req.write(chunk)) return void req.once('drain', pump);
+      }
+      req.end();
+    };
+    pump();
+  });
+}
+
+async function plainWrite(dir: string, total: number): Promise<number> {
+  const chunk = Buffer.alloc(1024 * 1024, 7);
+  const file = join(dir, 'plain.bin');
+  const t0 = performance.now();
+  const out = createWriteStream(file);
+  for (let sent = 0; sent < total; sent += chunk.length) {
+    if (!out.write(chunk)) await new Promise<void>((r) => out.once('drain', () => r()));
+  }
+  await new Promise<void>((r) => out.end(r));
+  const handle = await open(file, 'r+');
+  await handle.sync();
+  await handle.close();
+  const seconds = (performance.now() - t0) / 1000;
+  rmSync(file);
+  return seconds;
+}
+
+async function main() {
+  const dataDir = mkdtempSync(join(tmpdir(), 'krs-bench-'));
+  const port = 3900;
+  const base = `http://127.0.0.1:${port}`;
+  const env = { ...process.env, PORT: String(port), KRS_DATA_DIR: dataDir, KRS_BASE_URL: base, INIT_CWD: serverDir };
+  const token = execFileSync(tsx, ['src/cli.ts', 'tokens', 'create', '--user', 'bench@example.org'], { cwd: serverDir, env, encoding: 'utf8' }).trim();
+
+  const plain = await start(['bench/plain-server.ts', '3901'], env);
+  const plainFigures = await load('http://127.0.0.1:3901/', CONNECTIONS, SECONDS);
+  plain.kill();
+
+  const server = await start(['src/main.ts'], env);
+  const metadata = {
+    title: 'Benchmark record about flood extent in the Niger delta',
+    publication_date: '2024-01-01',
+    resource_type: { id: 'dataset' },
+    creators: [{ person_or_org: { type: 'personal', given_name: 'Ada', family_name: 'Obi' } }],
+  };
+  const draft = await json('POST', `${base}/api/records`, token, { metadata, files: { enabled: false } });
+  await json('POST', `${base}/api/records/${draft.id}/draft/actions/publish`, token);
+  await load(`${base}/api/records/${draft.id}`, CONNECTIONS, 2); // warm-up
+  const krsFigures = await load(`${base}/api/records/${draft.id}`, CONNECTIONS, SECONDS);
+
+  const uploadDraft = await json('POST', `${base}/api/records`, token, { metadata });
+  await json('POST', `${base}/api/records/${uploadDraft.id}/draft/files`, token, [{ key: 'big.bin' }]);
+  const pid = server.pid ?? 0;
+  // Reset the kernel's peak-RSS mark so the peak below belongs to the upload alone.
+  writeFileSync(`/proc/${pid}/clear_refs`, '5');
+  const rssBefore = statusKiB(pid, 'VmRSS');
+  const total = UPLOAD_MIB * 1024 * 1024;
+  const uploadSeconds = await upload(`${base}/api/records/${uploadDraft.id}/draft/files/big.bin/content`, token, total);
+  const peak = statusKiB(pid, 'VmHWM');
+  server.kill('SIGTERM');
+  const plainSeconds = await plainWrite(dataDir, total);
+  rmSync(dataDir, { recursive: true, force: true });
+
+  const ratio = krsFigures.perSecond / plainFigures.perSecond;
+  const uploadRate = mib(total) / uploadSeconds;
+  const plainRate = mib(total) / plainSeconds;
+  const extraRss = (peak - rssBefore) / 1024;
+  const pct = (x: number) => `${(x * 100).toFixed(0)}%`;
+  console.log(`\nkrs benchmarks (${CONNECTIONS} connections, ${SECONDS} s per run, upload ${UPLOAD_MIB} MiB)\n`);
+  console.log(`GET /api/records/{id}   ${krsFigures.perSecond.toFixed(0)} req/s  p50 ${krsFigures.p50.toFixed(1)} ms  p99 ${krsFigures.p99.toFixed(1)} ms  errors ${krsFigures.errors}`);
+  console.log(`plain node:http         ${plainFigures.perSecond.toFixed(0)} req/s  p50 ${plainFigures.p50.toFixed(1)} ms  p99 ${plainFigures.p99.toFixed(1)} ms`);
+  console.log(`  ratio ${pct(ratio)} of the plain server (target >= 40%: ${ratio >= 0.4 ? 'met' : 'NOT met'})`);
+  console.log(`upload ${UPLOAD_MIB} MiB            ${uploadRate.toFixed(0)} MiB/s, server RSS ${(rssBefore / 1024).toFixed(0)} MiB before, peak ${(peak / 1024).toFixed(0)} MiB (+${extraRss.toFixed(0)} MiB)`);
+  console.log(`plain fs write + fsync  ${plainRate.toFixed(0)} MiB/s`);
+  console.log(
+    `  ratio ${pct(uploadRate / plainRate)} of the plain write (target >= 70%: ${uploadRate / plainRate >= 0.7 ? 'met' : 'NOT met'}); extra RSS target < 64 MiB: ${extraRss < 64 ? 'met' : 'NOT met'}`,
+  );
+}
+
+await main();
