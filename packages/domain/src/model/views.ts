@@ -19,8 +19,6 @@ export interface RecordView {
   versions: VersionsInfo;
   /** Draft validation problems (top-level `errors` in the API); empty for published records. */
   issues: FieldIssue[];
-  /** Owner's email for display (`parent.access.owned_by[].user` stays the user id). */
-  ownerEmail: string | null;
 }
 
 export interface FilesView {

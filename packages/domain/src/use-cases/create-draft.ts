@@ -34,5 +34,5 @@ export async function createDraft(deps: CoreDeps, identity: Identity, kind: Reco
     await tx.records.saveDraft(draft, null);
   });
   await projectParents(deps.repos, deps.search, [parent.id]);
-  return viewOf(deps.repos, draft, parent);
+  return viewOf(draft, parent);
 }

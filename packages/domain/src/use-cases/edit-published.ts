@@ -25,5 +25,5 @@ export async function editPublished(deps: CoreDeps, identity: Identity, kind: Re
     return { draft, parent: touched, created: true };
   });
   if (result.created) await projectParents(deps.repos, deps.search, [result.parent.id]);
-  return viewOf(deps.repos, result.draft, result.parent);
+  return viewOf(result.draft, result.parent);
 }

@@ -9,5 +9,5 @@ export async function getDraft(deps: CoreDeps, identity: Identity, kind: RecordK
   const draft = await loadDraft(deps.repos, kind, id);
   const parent = await loadParent(deps.repos, draft.parentId);
   requireLevel(identity, await levelFor(deps.repos, identity, parent, deps.clock.now()), 'preview');
-  return viewOf(deps.repos, draft, parent);
+  return viewOf(draft, parent);
 }

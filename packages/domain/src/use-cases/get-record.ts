@@ -12,5 +12,5 @@ export async function getRecord(deps: CoreDeps, identity: Identity, kind: Record
   const record = await loadPublished(deps.repos, kind, id);
   const parent = await loadParent(deps.repos, record.parentId);
   if (record.access.record !== 'public') requireLevel(identity, await levelFor(deps.repos, identity, parent, deps.clock.now()), 'view');
-  return viewOf(deps.repos, record, parent);
+  return viewOf(record, parent);
 }

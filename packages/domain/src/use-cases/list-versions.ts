@@ -17,7 +17,7 @@ export async function listVersions(deps: CoreDeps, identity: Identity, kind: Rec
   const readable = (await deps.repos.records.listPublishedVersions(parent.id)).filter((r) => canRead(r, level));
   const slice = readable.slice((paging.page - 1) * paging.size, paging.page * paging.size);
   const hits: RecordView[] = [];
-  for (const record of slice) hits.push(await viewOf(deps.repos, record, parent));
+  for (const record of slice) hits.push(viewOf(record, parent));
   return { total: readable.length, hits, aggregations: {}, sortBy: 'version', page: paging.page, size: paging.size };
 }
 

@@ -41,13 +41,6 @@ export async function levelFor(repos: Repositories, identity: Identity, parent: 
   return levelOn(identity, parent, now, await managerOwnerOf(repos, parent));
 }
 
-export async function viewOf(repos: Repositories, record: AnyRecord, parent: Parent): Promise<RecordView> {
-  const owner = await repos.users.getById(parent.ownerId);
-  return {
-    record,
-    parent,
-    versions: versionsInfo(record, parent),
-    issues: record.state === 'draft' ? record.issues : [],
-    ownerEmail: owner?.email ?? null,
-  };
+export function viewOf(record: AnyRecord, parent: Parent): RecordView {
+  return { record, parent, versions: versionsInfo(record, parent), issues: record.state === 'draft' ? record.issues : [] };
 }

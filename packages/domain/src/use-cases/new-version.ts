@@ -44,5 +44,5 @@ export async function newVersion(deps: CoreDeps, identity: Identity, kind: Recor
     return { draft, parent: touched, created: true };
   });
   if (result.created) await projectParents(deps.repos, deps.search, [result.parent.id]);
-  return viewOf(deps.repos, result.draft, result.parent);
+  return viewOf(result.draft, result.parent);
 }

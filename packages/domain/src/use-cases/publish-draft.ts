@@ -76,5 +76,5 @@ export async function publishDraft(deps: CoreDeps, identity: Identity, kind: Rec
     return { record: await publishVersion(tx, deps, draft, now), parents };
   });
   await projectParents(deps.repos, deps.search, parents);
-  return viewOf(deps.repos, record, await loadParent(deps.repos, record.parentId));
+  return viewOf(record, await loadParent(deps.repos, record.parentId));
 }

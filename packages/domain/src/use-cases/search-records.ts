@@ -13,7 +13,7 @@ export async function hydrate(deps: CoreDeps, result: SearchResult): Promise<Rec
   for (const hit of result.hits) {
     const record = hit.state === 'draft' ? await deps.repos.records.getDraft(hit.id) : await deps.repos.records.getPublished(hit.id);
     const parent = record ? await deps.repos.records.getParent(record.parentId) : null;
-    if (record && parent) views.push(await viewOf(deps.repos, record, parent));
+    if (record && parent) views.push(viewOf(record, parent));
   }
   return views;
 }

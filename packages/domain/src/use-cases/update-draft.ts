@@ -50,5 +50,5 @@ export async function updateDraft(
     return { updated, parent: touched };
   });
   await projectParents(deps.repos, deps.search, [result.parent.id]);
-  return viewOf(deps.repos, result.updated, result.parent);
+  return viewOf(result.updated, result.parent);
 }

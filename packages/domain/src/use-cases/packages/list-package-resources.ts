@@ -40,7 +40,7 @@ async function listResources(deps: CoreDeps, identity: Identity, ids: string[], 
     const parent = await loadParent(deps.repos, record.parentId);
     const readable = record.state === 'published' && record.access.record === 'public';
     if (!readable && !atLeast(await levelFor(deps.repos, identity, parent, now), record.state === 'draft' ? 'preview' : 'view')) continue;
-    views.push(await viewOf(deps.repos, record, parent));
+    views.push(viewOf(record, parent));
   }
   const order: Record<string, (a: RecordView, b: RecordView) => number> = {
     newest: (a, b) => b.record.created.localeCompare(a.record.created),
