@@ -98,7 +98,14 @@ describe('end to end over real HTTP', () => {
     expect(token).toMatch(/^\S{20,}$/);
     const other = cli('tokens', 'create', '--user', 'bob@example.org', '--name', 'laptop');
 
-    const draft = await http('POST', '/api/records', token, { metadata });
+    const gkh = resolve(serverDir, '../../../shared/vocabularies/gkh/vocabularies');
+    expect(cli('vocabularies', 'import', 'target_audiences', join(gkh, 'custom/target_audience.yaml'))).toMatch(/^58 target_audiences entries imported$/);
+    expect(cli('vocabularies', 'import', 'licenses', join(gkh, 'licenses/licenses.csv'))).toMatch(/entries imported$/);
+    expect(() => cli('vocabularies', 'import', 'colours', 'x.yaml')).toThrow();
+
+    const draft = await http('POST', '/api/records', token, { metadata: { ...metadata, target_audiences: [{ id: 'tu-geo-eoanalyst' }], rights: [{ id: 'cc-by-4.0' }] } });
+    expect(draft.json.errors).toBeUndefined();
+    expect(draft.json.metadata.target_audiences[0].title.en).toBe('Earth Observation Analyst');
     expect(draft.status).toBe(201);
     const started = await http('POST', draft.json.links.files, token, [{ key: 'extent.csv' }]);
     const entry = started.json.entries[0];
