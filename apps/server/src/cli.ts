@@ -3,6 +3,7 @@
  *   krs users create <email>
  *   krs tokens create --user <email> [--name <name>]
  *   krs vocabularies import <type> <file>
+ *   krs reindex
  */
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
@@ -14,7 +15,8 @@ import { compose } from './compose.ts';
 const USAGE = `usage:
   krs users create <email>
   krs tokens create --user <email> [--name <name>]
-  krs vocabularies import <type> <file>    (type: ${VOCABULARY_TYPES.join(', ')})`;
+  krs vocabularies import <type> <file>    (type: ${VOCABULARY_TYPES.join(', ')})
+  krs reindex                              (rebuild the search index snapshot from the database)`;
 
 function option(args: string[], name: string): string | undefined {
   const i = args.indexOf(name);
@@ -29,7 +31,8 @@ function fail(message: string): never {
 async function main(argv: string[]): Promise<void> {
   const [group, verb, ...rest] = argv;
   const config = readConfig();
-  const { core, close } = await compose(config);
+  const composed = await compose(config);
+  const { core, close } = composed;
   try {
     if (group === 'users' && verb === 'create') {
       const email = rest[0] ?? fail(`missing email\n${USAGE}`);
@@ -50,6 +53,11 @@ async function main(argv: string[]): Promise<void> {
       });
       process.stderr.write('\n');
       process.stdout.write(`${written} ${type} entries imported\n`);
+    } else if (group === 'reindex') {
+      const n = await composed.rebuildSearch((p) => process.stderr.write(`\rreindexing: ${p.done}/${p.total} records`));
+      process.stderr.write('\n');
+      await composed.saveSearchSnapshot();
+      process.stdout.write(`${n} records reindexed; the server loads the new snapshot at its next start\n`);
     } else {
       fail(USAGE);
     }

@@ -4,7 +4,7 @@
  */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { createCore, type Core } from '@krs/domain';
+import { createCore, type Core, type ReindexProgress } from '@krs/domain';
 import {
   createDb,
   createFsFileStorage,
@@ -18,6 +18,11 @@ import type { ServerConfig } from './config.ts';
 
 export interface Composed {
   core: Core;
+  /** Loads the search snapshot if it can be trusted and catches up with the database, else rebuilds. */
+  warmSearch(onProgress?: (p: ReindexProgress) => void): Promise<{ loaded: boolean; parents: number }>;
+  /** Rebuilds the index from the database (ignoring any snapshot). */
+  rebuildSearch(onProgress?: (p: ReindexProgress) => void): Promise<number>;
+  saveSearchSnapshot(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -26,14 +31,34 @@ export async function compose(config: ServerConfig): Promise<Composed> {
   const handle = createDb(join(config.dataDir, 'krs.sqlite'));
   await migrateToLatest(handle.db);
   const { repos, uow } = createSqlUnitOfWork(handle.db);
+  const search = createMiniSearchIndex();
+  const snapshotFile = join(config.dataDir, 'search-snapshot.json');
+  // Any change committed after this instant is caught up on the next start.
+  let watermark = new Date().toISOString();
   const core = createCore({
     repos,
     uow,
     storage: createFsFileStorage(join(config.dataDir, 'files')),
-    search: createMiniSearchIndex(),
+    search,
     clock: createSystemClock(),
     ids: createNanoidIds(),
     settings: { maxFileSize: config.maxFileSize, maxFiles: config.maxFiles, oaiHost: new URL(config.baseUrl).host },
   });
-  return { core, close: handle.close };
+  return {
+    core,
+    async warmSearch(onProgress) {
+      const since = await search.loadSnapshot(snapshotFile);
+      watermark = new Date().toISOString();
+      const parents = await core.search.reindex(since === null ? { onProgress } : { since, onProgress });
+      return { loaded: since !== null, parents };
+    },
+    async rebuildSearch(onProgress) {
+      watermark = new Date().toISOString();
+      return core.search.reindex({ onProgress });
+    },
+    async saveSearchSnapshot() {
+      await search.saveSnapshot(snapshotFile, watermark);
+    },
+    close: handle.close,
+  };
 }

@@ -5,10 +5,15 @@ import { readConfig } from './config.ts';
 import { compose } from './compose.ts';
 
 const config = readConfig();
-const { core, close } = await compose(config);
+const composed = await compose(config);
+const { core, close } = composed;
 const started = Date.now();
-const parents = await core.search.reindex();
-console.log(`krs: search index rebuilt from the database (${parents} records) in ${Date.now() - started} ms`);
+const warm = await composed.warmSearch();
+console.log(
+  warm.loaded
+    ? `krs: search index loaded from its snapshot and caught up (${warm.parents} changed records) in ${Date.now() - started} ms`
+    : `krs: search index rebuilt from the database (${warm.parents} records) in ${Date.now() - started} ms`,
+);
 
 const server = serve({ fetch: createApp(core, { baseUrl: config.baseUrl }).fetch, port: config.port, hostname: config.host }, (info) => {
   console.log(`krs: listening on http://${info.address}:${info.port} (base URL ${config.baseUrl}, data in ${config.dataDir})`);
@@ -17,7 +22,11 @@ const server = serve({ fetch: createApp(core, { baseUrl: config.baseUrl }).fetch
 function shutdown(signal: string) {
   console.log(`krs: ${signal} received, finishing open requests`);
   server.close(() => {
-    void close().then(() => process.exit(0));
+    void composed
+      .saveSearchSnapshot()
+      .catch((e: unknown) => console.error('krs: could not save the search snapshot', e))
+      .then(() => close())
+      .then(() => process.exit(0));
   });
   setTimeout(() => process.exit(0), 10_000).unref();
 }

@@ -5,7 +5,9 @@
  */
 import { flatten, matchesQuery, parseQuery, positiveTerms, runSearch, type FlatDoc, type QueryNode } from '@krs/domain/search';
 import type { SearchDocument, SearchIndex } from '@krs/domain';
-import MiniSearch from 'minisearch';
+import { randomUUID } from 'node:crypto';
+import { readFile, rename, writeFile } from 'node:fs/promises';
+import MiniSearch, { type AsPlainObject, type Options } from 'minisearch';
 
 interface Entry {
   doc: SearchDocument;
@@ -35,13 +37,33 @@ function needsText(node: QueryNode): boolean {
   }
 }
 
-export function createMiniSearchIndex(): SearchIndex & { size(): number } {
+/** Bumped whenever the snapshot layout or the indexing options change: older files are rebuilt. */
+const SNAPSHOT_FORMAT = 'krs-minisearch-1';
+
+const OPTIONS: Options<IndexedText> = {
+  idField: 'key',
+  fields: ['title', 'text'],
+  searchOptions: { boost: { title: 2 }, prefix: true, fuzzy: 0.2 },
+};
+
+interface Snapshot {
+  format: string;
+  watermark: string;
+  mini: AsPlainObject;
+  docs: SearchDocument[];
+}
+
+export interface MiniSearchIndex extends SearchIndex {
+  size(): number;
+  /** Writes the index atomically; `watermark` is the time up to which it reflects the database. */
+  saveSnapshot(file: string, watermark: string): Promise<void>;
+  /** Loads a snapshot and returns its watermark, or null (index left empty) when it is missing, stale or corrupt. */
+  loadSnapshot(file: string): Promise<string | null>;
+}
+
+export function createMiniSearchIndex(): MiniSearchIndex {
   const entries = new Map<string, Entry>();
-  const mini = new MiniSearch<IndexedText>({
-    idField: 'key',
-    fields: ['title', 'text'],
-    searchOptions: { boost: { title: 2 }, prefix: true, fuzzy: 0.2 },
-  });
+  let mini = new MiniSearch<IndexedText>(OPTIONS);
   const toIndexed = (doc: SearchDocument, flat: FlatDoc): IndexedText => ({
     key: doc.key,
     title: (flat.get('metadata.title') ?? []).join(' '),
@@ -91,5 +113,26 @@ export function createMiniSearchIndex(): SearchIndex & { size(): number } {
       entries.clear();
     },
     size: () => entries.size,
+    async saveSnapshot(file, watermark) {
+      const snapshot: Snapshot = { format: SNAPSHOT_FORMAT, watermark, mini: mini.toJSON(), docs: [...entries.values()].map((e) => e.doc) };
+      const tmp = `${file}.${randomUUID()}.tmp`;
+      await writeFile(tmp, JSON.stringify(snapshot));
+      await rename(tmp, file);
+    },
+    async loadSnapshot(file) {
+      let snapshot: Snapshot;
+      try {
+        snapshot = JSON.parse(await readFile(file, 'utf8')) as Snapshot;
+        if (snapshot.format !== SNAPSHOT_FORMAT || typeof snapshot.watermark !== 'string' || !Array.isArray(snapshot.docs)) return null;
+        const loaded = MiniSearch.loadJS<IndexedText>(snapshot.mini, OPTIONS);
+        if (loaded.documentCount !== snapshot.docs.length) return null;
+        mini = loaded;
+      } catch {
+        return null;
+      }
+      entries.clear();
+      for (const doc of snapshot.docs) entries.set(doc.key, { doc, flat: flatten(doc.body) });
+      return snapshot.watermark;
+    },
   };
 }
