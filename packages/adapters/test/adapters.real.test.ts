@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { createDb, createFsFileStorage, createMigrator, createMiniSearchIndex, createSqlUnitOfWork, migrateToLatest } from '../src/index.ts';
+import { createDb, createFsFileStorage, createMigrator, createMiniSearchIndex, createSqliteSearchIndex, createSqlUnitOfWork, migrateToLatest } from '../src/index.ts';
 import { draft, parent } from './contracts/builders.ts';
 import { fileStorageContract } from './contracts/file-storage.contract.ts';
 import { repositoriesContract } from './contracts/repositories.contract.ts';
@@ -98,3 +98,5 @@ describe('minisearch snapshots', () => {
     expect(index.size()).toBe(0);
   });
 });
+
+searchIndexContract('sqlite fts5', async () => createSqliteSearchIndex(':memory:'));

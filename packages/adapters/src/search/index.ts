@@ -1,1 +1,2 @@
-export { createMiniSearchIndex } from './minisearch-index.ts';
+export { createMiniSearchIndex, type MiniSearchIndex } from './minisearch-index.ts';
+export { createSqliteSearchIndex, type SqliteSearchIndex } from './sqlite-search-index.ts';

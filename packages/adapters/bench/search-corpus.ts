@@ -1,0 +1,70 @@
+/** Deterministic, realistic search documents for benchmarks: titles, descriptions, creators, geometries. */
+import type { SearchDocument } from '@krs/domain';
+
+const TOPICS = ['flood', 'drought', 'wildfire', 'sea ice', 'glacier', 'crop yield', 'urban heat', 'air quality', 'deforestation', 'soil moisture', 'coastal erosion', 'land cover', 'mangrove', 'snow cover', 'rainfall', 'landslide', 'wetland', 'biodiversity', 'water quality', 'methane'];
+const PLACES = ['Niger delta', 'Sahel', 'Amazon basin', 'Alps', 'Bangladesh', 'Greenland', 'Mekong', 'Andes', 'Great Barrier Reef', 'Kenya', 'Sumatra', 'California', 'Po valley', 'Ganges', 'Lake Chad', 'Patagonia', 'Siberia', 'Borneo', 'Danube', 'Fiji'];
+const METHODS = ['mapping', 'monitoring', 'early warning', 'time series', 'risk assessment', 'nowcasting', 'trend analysis', 'classification', 'change detection', 'forecasting'];
+const SENSORS = ['Sentinel-1', 'Sentinel-2', 'Landsat 8', 'MODIS', 'VIIRS', 'SMAP', 'GRACE', 'ICESat-2'];
+const FAMILY = ['Obi', 'Nguyen', 'Silva', 'Müller', 'Okafor', 'Kumar', 'Rossi', 'Tanaka', 'Haddad', 'Kowalski', 'Mensah', 'García'];
+const GIVEN = ['Ada', 'Linh', 'João', 'Eva', 'Chidi', 'Priya', 'Marco', 'Yuki', 'Omar', 'Anna', 'Kwame', 'Lucía'];
+const TYPES: [string, string][] = [['dataset', 'Dataset'], ['software', 'Software'], ['publication-article', 'Journal article'], ['user-story', 'User story'], ['knowledge', 'Knowledge Package']];
+
+/** A small, fast, seeded generator so every run measures the same corpus. */
+function rng(seed: number) {
+  let s = seed >>> 0;
+  return () => {
+    s = (s * 1664525 + 1013904223) >>> 0;
+    return s / 2 ** 32;
+  };
+}
+
+export function generateDocs(n: number, seed = 42): SearchDocument[] {
+  const r = rng(seed);
+  const pick = <T>(xs: readonly T[]): T => xs[Math.floor(r() * xs.length)] as T;
+  const docs: SearchDocument[] = [];
+  for (let i = 0; i < n; i++) {
+    const topic = pick(TOPICS);
+    const place = pick(PLACES);
+    const title = `${topic[0]?.toUpperCase()}${topic.slice(1)} ${pick(METHODS)} in the ${place} with ${pick(SENSORS)}`;
+    const description = `We present ${pick(METHODS)} of ${topic} and ${pick(TOPICS)} for the ${place} region using ${pick(SENSORS)} and ${pick(SENSORS)} observations between ${2000 + Math.floor(r() * 24)} and 2024.`;
+    const lon = r() * 360 - 180;
+    const lat = r() * 160 - 80;
+    const [typeId, typeLabel] = pick(TYPES);
+    const created = new Date(Date.UTC(2020, 0, 1) + Math.floor(r() * 5 * 365 * 86400000)).toISOString();
+    const id = `b${i.toString(32).padStart(4, '0')}-${Math.floor(r() * 32 ** 5).toString(32).padStart(5, '0')}`;
+    const creators = Array.from({ length: 1 + Math.floor(r() * 3) }, () => ({ person_or_org: { type: 'personal', name: `${pick(FAMILY)}, ${pick(GIVEN)}` } }));
+    const restricted = r() < 0.05;
+    docs.push({
+      key: `published:${id}`,
+      id,
+      kind: typeId === 'knowledge' ? 'package' : 'resource',
+      state: 'published',
+      parentId: `p${id}`,
+      ownerId: `u${i % 500}`,
+      versionIndex: 1,
+      isLatest: true,
+      inUserListing: true,
+      isUserLatest: true,
+      isPublic: !restricted,
+      readers: [`u${i % 500}`],
+      created,
+      updated: created,
+      resourceType: { id: typeId, label: typeLabel },
+      accessStatus: restricted ? 'restricted' : 'open',
+      bounds: [[lon, lat, Math.min(180, lon + r() * 5), Math.min(90, lat + r() * 5)]],
+      body: {
+        id,
+        metadata: {
+          title,
+          description,
+          creators,
+          publication_date: created.slice(0, 10),
+          resource_type: { id: typeId, title: { en: typeLabel } },
+          locations: { features: [{ place }] },
+        },
+        access: { record: restricted ? 'restricted' : 'public' },
+      },
+    });
+  }
+  return docs;
+}
