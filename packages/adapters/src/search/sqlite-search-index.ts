@@ -16,10 +16,14 @@ CREATE TABLE IF NOT EXISTS doc (
   id TEXT NOT NULL, kind TEXT NOT NULL, state TEXT NOT NULL, parent_id TEXT NOT NULL, owner_id TEXT NOT NULL,
   version_index INTEGER NOT NULL, is_latest INTEGER NOT NULL, in_user_listing INTEGER NOT NULL, is_user_latest INTEGER NOT NULL,
   is_public INTEGER NOT NULL, readers TEXT NOT NULL, created TEXT NOT NULL, updated TEXT NOT NULL,
-  resource_type TEXT, resource_type_label TEXT, access_status TEXT NOT NULL, doc TEXT NOT NULL
+  resource_type TEXT, resource_type_label TEXT, access_status TEXT NOT NULL
 );
+-- Kept apart so counts, facets and sorts scan small rows.
+CREATE TABLE IF NOT EXISTS doc_body (rowid INTEGER PRIMARY KEY, doc TEXT NOT NULL);
 CREATE INDEX IF NOT EXISTS doc_parent ON doc(parent_id);
 CREATE INDEX IF NOT EXISTS doc_listing ON doc(state, is_latest, created);
+-- Covers the grouped total/facet scan of public listings without touching the table.
+CREATE INDEX IF NOT EXISTS doc_facets ON doc(state, is_latest, is_public, kind, resource_type, access_status, resource_type_label);
 CREATE INDEX IF NOT EXISTS doc_owner ON doc(owner_id, in_user_listing, updated);
 CREATE VIRTUAL TABLE IF NOT EXISTS doc_fts USING fts5(title, text, tokenize = 'unicode61 remove_diacritics 2');
 CREATE VIRTUAL TABLE IF NOT EXISTS doc_box USING rtree(id, min_x, max_x, min_y, max_y, +doc_rowid INTEGER);
@@ -60,10 +64,18 @@ function querySql(node: QueryNode): Sql | null {
     }
     case 'and':
     case 'or': {
-      const parts = node.children.map(querySql);
-      if (parts.some((p) => p === null)) return null;
-      const ok = parts as Sql[];
-      return { where: `(${ok.map((p) => p.where).join(node.type === 'and' ? ' AND ' : ' OR ')})`, params: ok.flatMap((p) => p.params) };
+      // Sibling free-text leaves become one MATCH expression: FTS5 intersects or unites them
+      // itself, far faster than one subquery per term.
+      const op = node.type === 'and' ? ' AND ' : ' OR ';
+      const texts = node.children.map(matchText);
+      const merged = texts.filter((t): t is string => t !== null);
+      const rest = node.children.filter((_, i) => texts[i] === null).map(querySql);
+      if (rest.some((p) => p === null)) return null;
+      const parts = rest as Sql[];
+      if (merged.length > 0) {
+        parts.unshift({ where: 'doc.rowid IN (SELECT rowid FROM doc_fts WHERE doc_fts MATCH ?)', params: [merged.map((m) => `(${m})`).join(op)] });
+      }
+      return { where: `(${parts.map((p) => p.where).join(op)})`, params: parts.flatMap((p) => p.params) };
     }
     case 'not': {
       const inner = querySql(node.child);
@@ -149,8 +161,7 @@ function bboxSql(box: BBox | null): Sql {
   return { where: `(${parts.join(' OR ')})`, params: ranges.flatMap(([a, b]) => [b, a, n, s]) };
 }
 
-const ORDER: Record<SearchRequest['sort'], string> = {
-  bestmatch: 'score ASC, doc.created DESC, doc.key ASC',
+const ORDER: Record<Exclude<SearchRequest['sort'], 'bestmatch'>, string> = {
   newest: 'doc.created DESC, doc.key ASC',
   oldest: 'doc.created ASC, doc.key ASC',
   version: 'doc.version_index DESC, doc.created DESC, doc.key ASC',
@@ -178,9 +189,11 @@ export function createSqliteSearchIndex(filename: string): SqliteSearchIndex {
   const deleteFts = db.prepare('DELETE FROM doc_fts WHERE rowid = ?');
   const deleteBoxes = db.prepare('DELETE FROM doc_box WHERE doc_rowid = ?');
   const insertDoc = db.prepare(`INSERT INTO doc (key, id, kind, state, parent_id, owner_id, version_index, is_latest, in_user_listing,
-    is_user_latest, is_public, readers, created, updated, resource_type, resource_type_label, access_status, doc)
+    is_user_latest, is_public, readers, created, updated, resource_type, resource_type_label, access_status)
     VALUES (@key, @id, @kind, @state, @parentId, @ownerId, @versionIndex, @isLatest, @inUserListing, @isUserLatest, @isPublic,
-    @readers, @created, @updated, @resourceType, @resourceTypeLabel, @accessStatus, @doc)`);
+    @readers, @created, @updated, @resourceType, @resourceTypeLabel, @accessStatus)`);
+  const insertBody = db.prepare('INSERT INTO doc_body (rowid, doc) VALUES (?, ?)');
+  const deleteBody = db.prepare('DELETE FROM doc_body WHERE rowid = ?');
   const insertFts = db.prepare('INSERT INTO doc_fts (rowid, title, text) VALUES (?, ?, ?)');
   const insertBox = db.prepare('INSERT INTO doc_box (min_x, max_x, min_y, max_y, doc_rowid) VALUES (?, ?, ?, ?, ?)');
 
@@ -189,6 +202,7 @@ export function createSqliteSearchIndex(filename: string): SqliteSearchIndex {
     if (!row) return;
     deleteFts.run(row.rowid);
     deleteBoxes.run(row.rowid);
+    deleteBody.run(row.rowid);
     deleteDoc.run(row.rowid);
   };
 
@@ -214,40 +228,61 @@ export function createSqliteSearchIndex(filename: string): SqliteSearchIndex {
         resourceType: doc.resourceType?.id ?? null,
         resourceTypeLabel: doc.resourceType?.label ?? null,
         accessStatus: doc.accessStatus,
-        doc: JSON.stringify(doc),
       });
       const rowid = Number(info.lastInsertRowid);
+      insertBody.run(rowid, JSON.stringify(doc));
       insertFts.run(rowid, (flat.get('metadata.title') ?? []).join(' '), [...flat.values()].flat().join(' '));
       for (const [w, s, e, n] of doc.bounds) insertBox.run(w, e, s, n, rowid);
     }
   });
   const removeMany = db.transaction((keys: readonly string[]) => keys.forEach(removeKey));
 
-  function sqlSearch(request: SearchRequest, query: Sql, ranked: string[]): SearchResult {
-    const base = [filterSql(request.filter, false), query, bboxSql(request.bbox)];
-    const faceted = [filterSql(request.filter, true), query, bboxSql(request.bbox)];
+  function sqlSearch(request: SearchRequest, query: Sql, ranked: string[], requiresText: boolean): SearchResult {
     const where = (parts: Sql[]) => ({ where: parts.map((p) => `(${p.where})`).join(' AND '), params: parts.flatMap((p) => p.params) });
-    const w = where(faceted);
-    const total = (db.prepare(`SELECT COUNT(*) AS n FROM doc WHERE ${w.where}`).get(...w.params) as { n: number }).n;
-    const scoreJoin =
-      request.sort === 'bestmatch' && ranked.length > 0
-        ? { sql: 'LEFT JOIN (SELECT rowid AS r, bm25(doc_fts, 2.0, 1.0) AS score FROM doc_fts WHERE doc_fts MATCH ?) s ON s.r = doc.rowid', params: [ranked.join(' OR ')] }
-        : { sql: 'LEFT JOIN (SELECT 0 AS r, 0 AS score) s ON s.r = doc.rowid', params: [] as Param[] };
-    const rows = db
-      .prepare(`SELECT doc.id, doc.kind, doc.state FROM doc ${scoreJoin.sql} WHERE ${w.where} ORDER BY ${ORDER[request.sort]} LIMIT ? OFFSET ?`)
-      .all(...scoreJoin.params, ...w.params, request.size, (request.page - 1) * request.size) as SearchResult['hits'];
-    const aggregations: SearchResult['aggregations'] = {};
-    const a = where(base);
-    for (const facet of request.aggregations) {
-      const col = FACET_COLUMN[facet];
-      const label = facet === 'resource_type' ? 'MAX(doc.resource_type_label)' : col;
-      const buckets = db
-        .prepare(`SELECT ${col} AS key, ${label} AS label, COUNT(*) AS n FROM doc WHERE ${a.where} AND ${col} IS NOT NULL GROUP BY ${col} ORDER BY n DESC, key ASC`)
-        .all(...a.params) as { key: string; label: string; n: number }[];
-      aggregations[facet] = buckets.map(
-        (b): FacetBucket => ({ key: b.key, docCount: b.n, label: facet === 'record_type' ? (FACET_LABEL[b.key] ?? b.key) : facet === 'access_status' ? statusLabel(b.key) : b.label }),
-      );
+    // One grouped scan gives the exact total and every facet: facets count before facet filters
+    // are applied, the total after.
+    const a = where([filterSql(request.filter, false), query, bboxSql(request.bbox)]);
+    const groups = db
+      .prepare(`SELECT doc.resource_type AS rt, MAX(doc.resource_type_label) AS rtl, doc.access_status AS st, doc.kind AS kind, COUNT(*) AS n
+                FROM doc WHERE ${a.where} GROUP BY doc.resource_type, doc.access_status, doc.kind`)
+      .all(...a.params) as { rt: string | null; rtl: string | null; st: string; kind: string; n: number }[];
+    const wanted = request.filter.facets ?? {};
+    const keep = (values: readonly string[] | undefined, v: string | null) => !values || values.length === 0 || (v !== null && values.includes(v));
+    let total = 0;
+    const counts: { [f in FacetName]: Map<string, FacetBucket> } = { resource_type: new Map(), access_status: new Map(), record_type: new Map() };
+    for (const g of groups) {
+      if (keep(wanted.resource_type, g.rt) && keep(wanted.access_status, g.st) && keep(wanted.record_type, g.kind)) total += g.n;
+      const add = (facet: FacetName, key: string | null, label: string) => {
+        if (key === null) return;
+        const b = counts[facet].get(key) ?? { key, label, docCount: 0 };
+        b.docCount += g.n;
+        counts[facet].set(key, b);
+      };
+      add('resource_type', g.rt, g.rtl ?? g.rt ?? '');
+      add('access_status', g.st, statusLabel(g.st));
+      add('record_type', g.kind, FACET_LABEL[g.kind] ?? g.kind);
     }
+    const aggregations: SearchResult['aggregations'] = {};
+    for (const facet of request.aggregations) {
+      aggregations[facet] = [...counts[facet].values()].sort((x, y) => y.docCount - x.docCount || x.key.localeCompare(y.key));
+    }
+    const w = where([filterSql(request.filter, true), query, bboxSql(request.bbox)]);
+    // Ranked: every hit holds one of the positive terms, so joining the FTS match directly is
+    // exact and lets SQLite walk the match once instead of probing it per row.
+    const rankable = request.sort === 'bestmatch' && ranked.length > 0 && requiresText;
+    const offset = (request.page - 1) * request.size;
+    const rows = (
+      rankable
+        ? db
+            .prepare(
+              `SELECT doc.id, doc.kind, doc.state FROM doc_fts JOIN doc ON doc.rowid = doc_fts.rowid
+               WHERE doc_fts MATCH ? AND ${w.where} ORDER BY bm25(doc_fts, 2.0, 1.0), doc.created DESC, doc.key LIMIT ? OFFSET ?`,
+            )
+            .all(ranked.join(' OR '), ...w.params, request.size, offset)
+        : db
+            .prepare(`SELECT doc.id, doc.kind, doc.state FROM doc WHERE ${w.where} ORDER BY ${ORDER[request.sort === 'bestmatch' ? 'newest' : request.sort]} LIMIT ? OFFSET ?`)
+            .all(...w.params, request.size, offset)
+    ) as SearchResult['hits'];
     return { total, hits: rows, aggregations };
   }
 
@@ -256,7 +291,7 @@ export function createSqliteSearchIndex(filename: string): SqliteSearchIndex {
     const pre = textPrefilter(node);
     if (pre) parts.push(pre);
     const w = { where: parts.map((p) => `(${p.where})`).join(' AND '), params: parts.flatMap((p) => p.params) };
-    const docs = (db.prepare(`SELECT doc.doc FROM doc WHERE ${w.where}`).all(...w.params) as { doc: string }[]).map((r) => JSON.parse(r.doc) as SearchDocument);
+    const docs = (db.prepare(`SELECT b.doc FROM doc JOIN doc_body b ON b.rowid = doc.rowid WHERE ${w.where}`).all(...w.params) as { doc: string }[]).map((r) => JSON.parse(r.doc) as SearchDocument);
     return runSearch(docs, { ...request, bbox: null }, (doc) => matchesQuery(node, flatten(doc.body)), () => 0);
   }
 
@@ -273,10 +308,10 @@ export function createSqliteSearchIndex(filename: string): SqliteSearchIndex {
     async search(request) {
       const node = parseQuery(request.q ?? '');
       const sql = querySql(node);
-      return sql === null ? evaluatorSearch(request, node) : sqlSearch(request, sql, rankText(node));
+      return sql === null ? evaluatorSearch(request, node) : sqlSearch(request, sql, rankText(node), textPrefilter(node) !== null);
     },
     async clear() {
-      db.exec('DELETE FROM doc; DELETE FROM doc_fts; DELETE FROM doc_box;');
+      db.exec('DELETE FROM doc; DELETE FROM doc_body; DELETE FROM doc_fts; DELETE FROM doc_box;');
     },
     size: () => (db.prepare('SELECT COUNT(*) AS n FROM doc').get() as { n: number }).n,
     close: () => db.close(),
