@@ -16,7 +16,7 @@ const USAGE = `usage:
   krs users create <email>
   krs tokens create --user <email> [--name <name>]
   krs vocabularies import <type> <file>    (type: ${VOCABULARY_TYPES.join(', ')})
-  krs reindex                              (rebuild the search index snapshot from the database)`;
+  krs reindex                              (rebuild the search index from the database)`;
 
 function option(args: string[], name: string): string | undefined {
   const i = args.indexOf(name);
@@ -57,7 +57,7 @@ async function main(argv: string[]): Promise<void> {
       const n = await composed.rebuildSearch((p) => process.stderr.write(`\rreindexing: ${p.done}/${p.total} records`));
       process.stderr.write('\n');
       await composed.saveSearchSnapshot();
-      process.stdout.write(`${n} records reindexed; the server loads the new snapshot at its next start\n`);
+      process.stdout.write(`${n} records reindexed\n`);
     } else {
       fail(USAGE);
     }

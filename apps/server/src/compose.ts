@@ -8,17 +8,17 @@ import { createCore, type Core, type ReindexProgress } from '@krs/domain';
 import {
   createDb,
   createFsFileStorage,
-  createMiniSearchIndex,
   createNanoidIds,
   createSqlUnitOfWork,
   createSystemClock,
   migrateToLatest,
 } from '@krs/adapters';
 import type { ServerConfig } from './config.ts';
+import { openEmbeddedSearch } from './search-engine.ts';
 
 export interface Composed {
   core: Core;
-  /** Loads the search snapshot if it can be trusted and catches up with the database, else rebuilds. */
+  /** Resumes the search index from its saved state and catches up with the database, else rebuilds it. */
   warmSearch(onProgress?: (p: ReindexProgress) => void): Promise<{ loaded: boolean; parents: number }>;
   /** Rebuilds the index from the database (ignoring any snapshot). */
   rebuildSearch(onProgress?: (p: ReindexProgress) => void): Promise<number>;
@@ -31,15 +31,14 @@ export async function compose(config: ServerConfig): Promise<Composed> {
   const handle = createDb(join(config.dataDir, 'krs.sqlite'));
   await migrateToLatest(handle.db);
   const { repos, uow } = createSqlUnitOfWork(handle.db);
-  const search = createMiniSearchIndex();
-  const snapshotFile = join(config.dataDir, 'search-snapshot.json');
+  const search = openEmbeddedSearch(config.searchEngine, config.dataDir);
   // Any change committed after this instant is caught up on the next start.
   let watermark = new Date().toISOString();
   const core = createCore({
     repos,
     uow,
     storage: createFsFileStorage(join(config.dataDir, 'files')),
-    search,
+    search: search.index,
     clock: createSystemClock(),
     ids: createNanoidIds(),
     settings: { maxFileSize: config.maxFileSize, maxFiles: config.maxFiles, oaiHost: new URL(config.baseUrl).host },
@@ -47,18 +46,24 @@ export async function compose(config: ServerConfig): Promise<Composed> {
   return {
     core,
     async warmSearch(onProgress) {
-      const since = await search.loadSnapshot(snapshotFile);
+      const since = await search.resume();
       watermark = new Date().toISOString();
       const parents = await core.search.reindex(since === null ? { onProgress } : { since, onProgress });
+      await search.checkpoint(watermark);
       return { loaded: since !== null, parents };
     },
     async rebuildSearch(onProgress) {
       watermark = new Date().toISOString();
-      return core.search.reindex({ onProgress });
+      const parents = await core.search.reindex({ onProgress });
+      await search.checkpoint(watermark);
+      return parents;
     },
     async saveSearchSnapshot() {
-      await search.saveSnapshot(snapshotFile, watermark);
+      await search.persist(watermark);
     },
-    close: handle.close,
+    async close() {
+      search.close();
+      await handle.close();
+    },
   };
 }

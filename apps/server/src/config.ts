@@ -8,13 +8,24 @@ export interface ServerConfig {
   baseUrl: string;
   maxFileSize: number;
   maxFiles: number;
+  searchEngine: SearchEngine;
 }
+
+export const SEARCH_ENGINES = ['sqlite', 'minisearch'] as const;
+export type SearchEngine = (typeof SEARCH_ENGINES)[number];
 
 function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number): number {
   const raw = env[name];
   if (raw === undefined || raw === '') return fallback;
   if (!/^\d+$/.test(raw.trim()) || Number(raw) < min) throw new Error(`${name} must be a whole number of at least ${min}, got "${raw}".`);
   return Number(raw);
+}
+
+/** SQLite FTS5 is the default: see docs/search.md for the figures behind the choice. */
+function searchEngine(raw: string | undefined): SearchEngine {
+  if (raw === undefined || raw === '') return 'sqlite';
+  if (!(SEARCH_ENGINES as readonly string[]).includes(raw)) throw new Error(`KRS_SEARCH_ENGINE must be one of ${SEARCH_ENGINES.join(', ')}, got "${raw}".`);
+  return raw as SearchEngine;
 }
 
 export function readConfig(env: NodeJS.ProcessEnv = process.env): ServerConfig {
@@ -33,5 +44,6 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): ServerConfig {
     baseUrl,
     maxFileSize: integer(env, 'KRS_MAX_FILE_SIZE', 50 * 1024 ** 3, 1),
     maxFiles: integer(env, 'KRS_MAX_FILES', 100, 1),
+    searchEngine: searchEngine(env['KRS_SEARCH_ENGINE']),
   };
 }

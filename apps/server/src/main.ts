@@ -11,8 +11,8 @@ const started = Date.now();
 const warm = await composed.warmSearch();
 console.log(
   warm.loaded
-    ? `krs: search index loaded from its snapshot and caught up (${warm.parents} changed records) in ${Date.now() - started} ms`
-    : `krs: search index rebuilt from the database (${warm.parents} records) in ${Date.now() - started} ms`,
+    ? `krs: ${config.searchEngine} search index resumed and caught up (${warm.parents} changed records) in ${Date.now() - started} ms`
+    : `krs: ${config.searchEngine} search index rebuilt from the database (${warm.parents} records) in ${Date.now() - started} ms`,
 );
 
 const server = serve({ fetch: createApp(core, { baseUrl: config.baseUrl }).fetch, port: config.port, hostname: config.host }, (info) => {

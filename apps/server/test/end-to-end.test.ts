@@ -3,7 +3,7 @@
  * krs CLI, and plain HTTP following the links the server returns.
  */
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -170,7 +170,10 @@ describe('end to end over real HTTP', () => {
     expect(afterSnapshot.hits.total).toBe(before.hits.total);
     expect(ids(afterSnapshot)).toEqual(ids(before));
     await stopServer(server);
-    writeFileSync(join(env['KRS_DATA_DIR'] ?? '', 'search-snapshot.json'), '{"truncated');
+    const dataDir = env['KRS_DATA_DIR'] ?? '';
+    for (const f of ['search.sqlite-wal', 'search.sqlite-shm']) rmSync(join(dataDir, f), { force: true });
+    writeFileSync(join(dataDir, 'search.sqlite'), 'not a database at all');
+    writeFileSync(join(dataDir, 'search-state.json'), '{"truncated');
     server = await startServer();
     expect(ids((await http('GET', '/api/search?q=flood&sort=newest', null)).json)).toEqual(ids(before));
   });

@@ -1,0 +1,68 @@
+/**
+ * The search index of the embedded stack and how it survives restarts. Either engine is a
+ * projection of the database: at start-up it is caught up with every parent changed since the
+ * recorded watermark, and rebuilt whole when its saved state is missing, foreign or unreadable.
+ */
+import { existsSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { SearchIndex } from '@krs/domain';
+import { createMiniSearchIndex, createSqliteSearchIndex } from '@krs/adapters';
+import type { SearchEngine } from './config.ts';
+
+export interface EmbeddedSearch {
+  index: SearchIndex;
+  /** Where a previous run left off, or null when the index must be rebuilt. */
+  resume(): Promise<string | null>;
+  /** Records that the index reflects the database up to `watermark` (a time before any write not yet indexed). */
+  checkpoint(watermark: string): Promise<void>;
+  /** Called at shutdown: the in-memory engine saves its snapshot then. */
+  persist(watermark: string): Promise<void>;
+  close(): void;
+}
+
+function writeAtomically(file: string, text: string) {
+  writeFileSync(`${file}.tmp`, text);
+  renameSync(`${file}.tmp`, file);
+}
+
+export function openEmbeddedSearch(engine: SearchEngine, dataDir: string): EmbeddedSearch {
+  if (engine === 'minisearch') {
+    const index = createMiniSearchIndex();
+    const file = join(dataDir, 'search-snapshot.json');
+    return {
+      index,
+      resume: () => index.loadSnapshot(file),
+      checkpoint: async () => undefined,
+      persist: (watermark) => index.saveSnapshot(file, watermark),
+      close: () => undefined,
+    };
+  }
+  const file = join(dataDir, 'search.sqlite');
+  const stateFile = join(dataDir, 'search-state.json');
+  let index;
+  try {
+    index = createSqliteSearchIndex(file);
+  } catch {
+    // An unreadable index file is only a projection: start it afresh.
+    for (const f of [file, `${file}-wal`, `${file}-shm`, stateFile]) rmSync(f, { force: true });
+    index = createSqliteSearchIndex(file);
+  }
+  const sqliteIndex = index;
+  return {
+    index: sqliteIndex,
+    async resume() {
+      if (!existsSync(stateFile)) return null;
+      try {
+        const state = JSON.parse(readFileSync(stateFile, 'utf8')) as { engine?: unknown; watermark?: unknown };
+        return state.engine === 'sqlite' && typeof state.watermark === 'string' ? state.watermark : null;
+      } catch {
+        return null;
+      }
+    },
+    async checkpoint(watermark) {
+      writeAtomically(stateFile, JSON.stringify({ engine: 'sqlite', watermark }));
+    },
+    persist: async () => undefined,
+    close: () => sqliteIndex.close(),
+  };
+}
