@@ -4,7 +4,6 @@
  * and the real adapters both pass.
  */
 import type {
-  AnyRecord,
   ApiToken,
   DraftRecord,
   FileEntry,

@@ -22,7 +22,21 @@ async function insertOrConflict(run: () => Promise<unknown>): Promise<void> {
 
 const parse = <T>(text: string): T => JSON.parse(text) as T;
 
+type VersionedTable = 'draft' | 'record' | 'parent';
+
 export function createSqlRepositories(db: Kysely<Database>): Repositories {
+  /** Insert when `expected` is null, else update only the row still at revision `expected`. */
+  async function saveVersioned<T extends VersionedTable>(table: T, row: Database[T] & { id: string }, expected: number | null): Promise<void> {
+    if (expected === null) return insertOrConflict(() => db.insertInto(table).values(row as never).execute());
+    const r = await db
+      .updateTable(table as VersionedTable)
+      .set(row as never)
+      .where('id', '=', row.id)
+      .where('revision_id', '=', expected)
+      .executeTakeFirst();
+    if (Number(r.numUpdatedRows) !== 1) throw mismatch();
+  }
+
   return {
     records: {
       async getDraft(id) {
@@ -35,9 +49,7 @@ export function createSqlRepositories(db: Kysely<Database>): Repositories {
       },
       async saveDraft(draft, expected) {
         const row = { id: draft.id, parent_id: draft.parentId, kind: draft.kind, revision_id: draft.revisionId, data: JSON.stringify(draft) };
-        if (expected === null) return insertOrConflict(() => db.insertInto('draft').values(row).execute());
-        const r = await db.updateTable('draft').set(row).where('id', '=', draft.id).where('revision_id', '=', expected).executeTakeFirst();
-        if (Number(r.numUpdatedRows) !== 1) throw mismatch();
+        await saveVersioned('draft', row, expected);
       },
       async deleteDraft(id) {
         await db.deleteFrom('draft').where('id', '=', id).execute();
@@ -51,9 +63,7 @@ export function createSqlRepositories(db: Kysely<Database>): Repositories {
           revision_id: record.revisionId,
           data: JSON.stringify(record),
         };
-        if (expected === null) return insertOrConflict(() => db.insertInto('record').values(row).execute());
-        const r = await db.updateTable('record').set(row).where('id', '=', record.id).where('revision_id', '=', expected).executeTakeFirst();
-        if (Number(r.numUpdatedRows) !== 1) throw mismatch();
+        await saveVersioned('record', row, expected);
       },
       async listPublishedVersions(parentId) {
         const rows = await db.selectFrom('record').select('data').where('parent_id', '=', parentId).orderBy('version_index', 'desc').execute();
@@ -69,9 +79,7 @@ export function createSqlRepositories(db: Kysely<Database>): Repositories {
       },
       async saveParent(parent, expected) {
         const row = { id: parent.id, kind: parent.kind, updated: parent.updated, revision_id: parent.revisionId, data: JSON.stringify(parent) };
-        if (expected === null) return insertOrConflict(() => db.insertInto('parent').values(row).execute());
-        const r = await db.updateTable('parent').set(row).where('id', '=', parent.id).where('revision_id', '=', expected).executeTakeFirst();
-        if (Number(r.numUpdatedRows) !== 1) throw mismatch();
+        await saveVersioned('parent', row, expected);
       },
       async listParentIds(kinds, updatedSince) {
         let q = db.selectFrom('parent').select('id').where('kind', 'in', kinds);
