@@ -14,7 +14,7 @@ export function createResponder(links: Links) {
   }
 
   /** `{aggregations, hits, links, sortBy}`; the UI media type carries only hits and aggregations. */
-  function list(c: Context, page: SearchPage, options: { withLinks: boolean; aggregations?: boolean } = { withLinks: true }): Response {
+  function list(c: Context, page: SearchPage, options: { withLinks: boolean } = { withLinks: true }): Response {
     const { contentType, ui } = negotiate(c.req.header('accept'));
     const url = new URL(c.req.url);
     const query = [...url.searchParams.entries()].filter(([k]) => k !== 'token');
