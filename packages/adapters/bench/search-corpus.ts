@@ -1,5 +1,6 @@
 /** Deterministic, realistic search documents for benchmarks: titles, descriptions, creators, geometries. */
 import type { SearchDocument } from '@krs/domain';
+import { geometryBounds } from '@krs/domain/search';
 
 const TOPICS = ['flood', 'drought', 'wildfire', 'sea ice', 'glacier', 'crop yield', 'urban heat', 'air quality', 'deforestation', 'soil moisture', 'coastal erosion', 'land cover', 'mangrove', 'snow cover', 'rainfall', 'landslide', 'wetland', 'biodiversity', 'water quality', 'methane'];
 const PLACES = ['Niger delta', 'Sahel', 'Amazon basin', 'Alps', 'Bangladesh', 'Greenland', 'Mekong', 'Andes', 'Great Barrier Reef', 'Kenya', 'Sumatra', 'California', 'Po valley', 'Ganges', 'Lake Chad', 'Patagonia', 'Siberia', 'Borneo', 'Danube', 'Fiji'];
@@ -27,8 +28,15 @@ export function generateDocs(n: number, seed = 42): SearchDocument[] {
     const place = pick(PLACES);
     const title = `${topic[0]?.toUpperCase()}${topic.slice(1)} ${pick(METHODS)} in the ${place} with ${pick(SENSORS)}`;
     const description = `We present ${pick(METHODS)} of ${topic} and ${pick(TOPICS)} for the ${place} region using ${pick(SENSORS)} and ${pick(SENSORS)} observations between ${2000 + Math.floor(r() * 24)} and 2024.`;
-    const lon = r() * 360 - 180;
-    const lat = r() * 160 - 80;
+    const lon = r() * 355 - 180;
+    const lat = r() * 155 - 80;
+    // Mostly points, some study-area polygons, as deposits tend to carry.
+    const size = r() * 5;
+    const geometry =
+      r() < 0.6
+        ? { type: 'Point', coordinates: [lon, lat] }
+        : { type: 'Polygon', coordinates: [[[lon, lat], [lon + size, lat], [lon + size, lat + size], [lon, lat + size], [lon, lat]]] };
+    const locations = { features: [{ geometry, place }] };
     const [typeId, typeLabel] = pick(TYPES);
     const created = new Date(Date.UTC(2020, 0, 1) + Math.floor(r() * 5 * 365 * 86400000)).toISOString();
     const id = `b${i.toString(32).padStart(4, '0')}-${Math.floor(r() * 32 ** 5).toString(32).padStart(5, '0')}`;
@@ -51,7 +59,7 @@ export function generateDocs(n: number, seed = 42): SearchDocument[] {
       updated: created,
       resourceType: { id: typeId, label: typeLabel },
       accessStatus: restricted ? 'restricted' : 'open',
-      bounds: [[lon, lat, Math.min(180, lon + r() * 5), Math.min(90, lat + r() * 5)]],
+      bounds: geometryBounds(locations),
       body: {
         id,
         metadata: {
@@ -60,7 +68,7 @@ export function generateDocs(n: number, seed = 42): SearchDocument[] {
           creators,
           publication_date: created.slice(0, 10),
           resource_type: { id: typeId, title: { en: typeLabel } },
-          locations: { features: [{ place }] },
+          locations,
         },
         access: { record: restricted ? 'restricted' : 'public' },
       },

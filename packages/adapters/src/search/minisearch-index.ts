@@ -1,18 +1,23 @@
 /**
- * SearchIndex on MiniSearch. MiniSearch finds and ranks candidates for the free-text part of a
- * query; the domain's evaluator then applies the exact query semantics (fields, NOT, ranges,
- * phrases) and the shared filter, facet, sort and paging rules.
+ * SearchIndex on MiniSearch, in memory. MiniSearch answers the free-text leaves of a query and
+ * ranks; where its answer is a superset (phrases, fields other than the title, sloppy groups)
+ * the domain's evaluator checks the candidates, and leaves MiniSearch cannot narrow (NOT,
+ * ranges, `_exists_`) fall back to evaluating every document. Filters, facets, sort and paging
+ * are the domain's shared rules, so this engine and the in-memory fake agree by construction.
  */
-import { flatten, matchesQuery, parseQuery, positiveTerms, runSearch, type FlatDoc, type QueryNode } from '@krs/domain/search';
+import {
+  flatten,
+  fuzzyDistance,
+  matchesQuery,
+  parseQuery,
+  runSearch,
+  tokenize,
+  type QueryNode,
+} from '@krs/domain/search';
 import type { SearchDocument, SearchIndex } from '@krs/domain';
 import { randomUUID } from 'node:crypto';
-import { readFile, rename, writeFile } from 'node:fs/promises';
-import MiniSearch, { type AsPlainObject, type Options } from 'minisearch';
-
-interface Entry {
-  doc: SearchDocument;
-  flat: FlatDoc;
-}
+import { readFile, rename, rm, writeFile } from 'node:fs/promises';
+import MiniSearch, { type AsPlainObject, type Options, type SearchOptions } from 'minisearch';
 
 interface IndexedText {
   key: string;
@@ -20,31 +25,30 @@ interface IndexedText {
   text: string;
 }
 
-const textOf = (flat: FlatDoc) => [...flat.values()].flat().join(' ');
-
-/** Whether every match needs at least one positive free-text term, so MiniSearch's candidates suffice. */
-function needsText(node: QueryNode): boolean {
-  switch (node.type) {
-    case 'term':
-    case 'phrase':
-      return node.field === null;
-    case 'and':
-      return node.children.some(needsText);
-    case 'or':
-      return node.children.every(needsText);
-    default:
-      return false;
-  }
-}
-
 /** Bumped whenever the snapshot layout or the indexing options change: older files are rebuilt. */
-const SNAPSHOT_FORMAT = 'krs-minisearch-1';
+const SNAPSHOT_FORMAT = 'krs-minisearch-2';
 
 const OPTIONS: Options<IndexedText> = {
   idField: 'key',
   fields: ['title', 'text'],
-  searchOptions: { boost: { title: 2 }, prefix: true, fuzzy: 0.2 },
+  // The same words the evaluator sees, so a MiniSearch hit on a plain term is an exact answer.
+  tokenize,
+  processTerm: (term) => term,
+  searchOptions: { boost: { title: 2 } },
 };
+
+function toIndexed(doc: SearchDocument): IndexedText {
+  const flat = flatten(doc.body);
+  const title: string[] = [];
+  for (const [path, values] of flat) if (path === 'metadata.title' || path.startsWith('metadata.title.')) title.push(...values);
+  return { key: doc.key, title: title.join(' '), text: [...flat.values()].flat().join(' ') };
+}
+
+/** Keys that may match a leaf or group, and whether every one of them surely does. */
+interface Candidates {
+  keys: Set<string>;
+  exact: boolean;
+}
 
 interface Snapshot {
   format: string;
@@ -53,31 +57,108 @@ interface Snapshot {
   docs: SearchDocument[];
 }
 
+const isStringArray = (v: unknown): v is string[] => Array.isArray(v) && v.every((x) => typeof x === 'string');
+const isBox = (v: unknown) => Array.isArray(v) && v.length === 4 && v.every((x) => typeof x === 'number' && Number.isFinite(x));
+
+/** A snapshot is only a cache: anything not shaped like a document means rebuild. */
+function isSearchDocument(v: unknown): v is SearchDocument {
+  if (typeof v !== 'object' || v === null) return false;
+  const d = v as Record<string, unknown>;
+  const strings = ['key', 'id', 'parentId', 'ownerId', 'created', 'updated', 'accessStatus'];
+  const flags = ['isLatest', 'inUserListing', 'isUserLatest', 'isPublic'];
+  const rt = d['resourceType'];
+  return (
+    strings.every((k) => typeof d[k] === 'string') &&
+    flags.every((k) => typeof d[k] === 'boolean') &&
+    (d['kind'] === 'resource' || d['kind'] === 'package') &&
+    (d['state'] === 'draft' || d['state'] === 'published') &&
+    typeof d['versionIndex'] === 'number' &&
+    isStringArray(d['readers']) &&
+    Array.isArray(d['bounds']) &&
+    d['bounds'].every(isBox) &&
+    (rt === null || (typeof rt === 'object' && rt !== null && typeof (rt as Record<string, unknown>)['id'] === 'string' && typeof (rt as Record<string, unknown>)['label'] === 'string')) &&
+    typeof d['body'] === 'object' &&
+    d['body'] !== null
+  );
+}
+
 export interface MiniSearchIndex extends SearchIndex {
   size(): number;
-  /** Writes the index atomically; `watermark` is the time up to which it reflects the database. */
+  /** Writes the index atomically (temp file, then rename); `watermark` is the time up to which it reflects the database. */
   saveSnapshot(file: string, watermark: string): Promise<void>;
-  /** Loads a snapshot and returns its watermark, or null (index left empty) when it is missing, stale or corrupt. */
+  /**
+   * Loads a snapshot and returns its watermark; null, with the index left as it was, when the
+   * file is missing, from another format version, or corrupt in any way.
+   */
   loadSnapshot(file: string): Promise<string | null>;
 }
 
 export function createMiniSearchIndex(): MiniSearchIndex {
-  const entries = new Map<string, Entry>();
+  const entries = new Map<string, SearchDocument>();
   let mini = new MiniSearch<IndexedText>(OPTIONS);
-  const toIndexed = (doc: SearchDocument, flat: FlatDoc): IndexedText => ({
-    key: doc.key,
-    title: (flat.get('metadata.title') ?? []).join(' '),
-    text: textOf(flat),
-  });
+
+  function lookup(text: string, options: SearchOptions): Map<string, number> {
+    const out = new Map<string, number>();
+    for (const r of mini.search(text, { ...options, combineWith: 'AND' })) out.set(String(r.id), r.score);
+    return out;
+  }
+
+  /** Candidates for a node, or null when MiniSearch cannot narrow it (every document may match). */
+  function candidates(node: QueryNode, scores: Map<string, number>): Candidates | null {
+    switch (node.type) {
+      case 'term':
+      case 'phrase': {
+        const words = tokenize(node.value);
+        if (words.length === 0) return null;
+        const onTitle = node.field === 'metadata.title';
+        const options: SearchOptions = { fields: onTitle ? ['title'] : ['title', 'text'] };
+        if (node.type === 'term' && node.match === 'prefix') options.prefix = true;
+        if (node.type === 'term' && node.match === 'fuzzy') options.fuzzy = (term) => fuzzyDistance(term) || false;
+        const found = lookup(words.join(' '), options);
+        for (const [k, s] of found) scores.set(k, (scores.get(k) ?? 0) + s);
+        // Plain words on all fields or on the title are exactly MiniSearch's answer; a phrase
+        // also needs its words in order, another field needs them in that field.
+        const exact = node.type === 'term' && (node.field === null || onTitle);
+        return { keys: new Set(found.keys()), exact };
+      }
+      case 'and': {
+        // Plain words on the same fields go to MiniSearch as one AND query: it intersects them
+        // itself, far cheaper than building each word's full result list.
+        const plain = (field: string | null) => (c: QueryNode) => c.type === 'term' && c.match === 'exact' && c.field === field && tokenize(c.value).length > 0;
+        const grouped: QueryNode[] = [];
+        const others: QueryNode[] = [];
+        for (const field of [null, 'metadata.title']) {
+          const same = node.children.filter(plain(field));
+          if (same.length > 1) grouped.push({ type: 'term', field, match: 'exact', value: same.map((c) => (c.type === 'term' ? c.value : '')).join(' ') });
+        }
+        for (const c of node.children) if (!grouped.some((g) => g.type === 'term' && plain(g.field)(c))) others.push(c);
+        const parts = [...grouped, ...others].map((c) => candidates(c, scores));
+        const narrowing = parts.filter((p): p is Candidates => p !== null);
+        if (narrowing.length === 0) return null;
+        narrowing.sort((a, b) => a.keys.size - b.keys.size);
+        const [smallest, ...rest] = narrowing as [Candidates, ...Candidates[]];
+        const keys = new Set([...smallest.keys].filter((k) => rest.every((p) => p.keys.has(k))));
+        return { keys, exact: narrowing.length === parts.length && narrowing.every((p) => p.exact) };
+      }
+      case 'or': {
+        const parts = node.children.map((c) => candidates(c, scores));
+        if (parts.some((p) => p === null)) return null;
+        const narrowing = parts as Candidates[];
+        return { keys: new Set(narrowing.flatMap((p) => [...p.keys])), exact: narrowing.every((p) => p.exact) };
+      }
+      default:
+        return null;
+    }
+  }
 
   return {
     async upsert(docs) {
       for (const doc of docs) {
-        const flat = flatten(doc.body);
-        const indexed = toIndexed(doc, flat);
+        const indexed = toIndexed(doc);
+        // replace() needs the id to exist and add() needs it absent; the entries map knows which.
         if (entries.has(doc.key)) mini.replace(indexed);
         else mini.add(indexed);
-        entries.set(doc.key, { doc: structuredClone(doc), flat });
+        entries.set(doc.key, structuredClone(doc));
       }
     },
     async remove(keys) {
@@ -88,25 +169,15 @@ export function createMiniSearchIndex(): MiniSearchIndex {
       }
     },
     async keysOfParent(parentId) {
-      return [...entries.values()].filter((e) => e.doc.parentId === parentId).map((e) => e.doc.key);
+      return [...entries.values()].filter((d) => d.parentId === parentId).map((d) => d.key);
     },
     async search(request) {
       const query = parseQuery(request.q ?? '');
-      const terms = positiveTerms(query);
-      let candidates: Iterable<Entry> = entries.values();
       const scores = new Map<string, number>();
-      if (terms.length > 0) {
-        for (const r of mini.search(terms.join(' '), { combineWith: 'OR' })) scores.set(String(r.id), r.score);
-        if (needsText(query)) candidates = [...scores.keys()].flatMap((k) => entries.get(k) ?? []);
-      }
-      const flatOf = new Map<SearchDocument, FlatDoc>();
-      for (const e of candidates) flatOf.set(e.doc, e.flat);
-      return runSearch(
-        flatOf.keys(),
-        request,
-        (doc) => matchesQuery(query, flatOf.get(doc) ?? new Map()),
-        (doc) => scores.get(doc.key) ?? 0,
-      );
+      const found = candidates(query, scores);
+      const docs = found === null ? entries.values() : [...found.keys].flatMap((k) => entries.get(k) ?? []);
+      const matches = found?.exact ? () => true : (doc: SearchDocument) => matchesQuery(query, doc);
+      return runSearch(docs, request, matches, scores.size > 0 ? (doc) => scores.get(doc.key) ?? 0 : null);
     },
     async clear() {
       mini.removeAll();
@@ -114,24 +185,34 @@ export function createMiniSearchIndex(): MiniSearchIndex {
     },
     size: () => entries.size,
     async saveSnapshot(file, watermark) {
-      const snapshot: Snapshot = { format: SNAPSHOT_FORMAT, watermark, mini: mini.toJSON(), docs: [...entries.values()].map((e) => e.doc) };
+      const snapshot: Snapshot = { format: SNAPSHOT_FORMAT, watermark, mini: mini.toJSON(), docs: [...entries.values()] };
       const tmp = `${file}.${randomUUID()}.tmp`;
-      await writeFile(tmp, JSON.stringify(snapshot));
-      await rename(tmp, file);
+      try {
+        await writeFile(tmp, JSON.stringify(snapshot));
+        await rename(tmp, file);
+      } catch (e) {
+        await rm(tmp, { force: true });
+        throw e;
+      }
     },
     async loadSnapshot(file) {
+      let loaded: MiniSearch<IndexedText>;
       let snapshot: Snapshot;
       try {
-        snapshot = JSON.parse(await readFile(file, 'utf8')) as Snapshot;
-        if (snapshot.format !== SNAPSHOT_FORMAT || typeof snapshot.watermark !== 'string' || !Array.isArray(snapshot.docs)) return null;
-        const loaded = MiniSearch.loadJS<IndexedText>(snapshot.mini, OPTIONS);
-        if (loaded.documentCount !== snapshot.docs.length) return null;
-        mini = loaded;
+        const parsed = JSON.parse(await readFile(file, 'utf8')) as Partial<Snapshot> | null;
+        if (parsed?.format !== SNAPSHOT_FORMAT || typeof parsed.watermark !== 'string' || !Array.isArray(parsed.docs)) return null;
+        if (!parsed.docs.every(isSearchDocument) || typeof parsed.mini !== 'object' || parsed.mini === null) return null;
+        snapshot = parsed as Snapshot;
+        loaded = MiniSearch.loadJS<IndexedText>(snapshot.mini, OPTIONS);
+        const keys = new Set(snapshot.docs.map((d) => d.key));
+        // The text index and the documents must describe the same set, or answers would disagree.
+        if (keys.size !== snapshot.docs.length || loaded.documentCount !== keys.size || ![...keys].every((k) => loaded.has(k))) return null;
       } catch {
         return null;
       }
+      mini = loaded;
       entries.clear();
-      for (const doc of snapshot.docs) entries.set(doc.key, { doc, flat: flatten(doc.body) });
+      for (const doc of snapshot.docs) entries.set(doc.key, doc);
       return snapshot.watermark;
     },
   };

@@ -6,7 +6,7 @@
  * domain's evaluator, so both engines answer the same contract.
  */
 import Database from 'better-sqlite3';
-import { flatten, matchesQuery, parseQuery, runSearch, type QueryNode } from '@krs/domain/search';
+import { facetLabel, flatten, matchesQuery, parseQuery, positiveTerms, runSearch, scoreQuery, sortBuckets, tokenize, type QueryNode } from '@krs/domain/search';
 import type { BBox, FacetBucket, FacetName, SearchDocument, SearchFilter, SearchIndex, SearchRequest, SearchResult } from '@krs/domain';
 
 const SCHEMA = `
@@ -36,14 +36,13 @@ interface Sql {
 }
 
 const quote = (token: string) => `"${token.replace(/"/g, '""')}"`;
-const tokens = (text: string) => text.toLowerCase().split(/[^\p{L}\p{N}]+/u).filter((t) => t !== '');
 
 /** FTS5 MATCH text for one leaf, or null when the leaf needs the document (handled in JS). */
 function matchText(node: QueryNode): string | null {
   if (node.type !== 'term' && node.type !== 'phrase') return null;
   const column = node.field === null ? '' : node.field === 'metadata.title' ? 'title : ' : null;
   if (column === null) return null;
-  const words = tokens(node.value);
+  const words = tokenize(node.value);
   if (words.length === 0) return null;
   if (node.type === 'phrase') return `${column}${quote(words.join(' '))}`;
   if (node.match === 'fuzzy') return null;
@@ -102,15 +101,27 @@ function rankText(node: QueryNode): string[] {
   }
 }
 
-/** Whether every match needs one of the free-text leaves, so they can narrow candidates in SQL. */
+/**
+ * A superset of the matches in SQL, or null when none can be had. Any `field:value` leaf needs
+ * the value's words somewhere in the document, so the text column narrows it even where only
+ * the evaluator can decide the field.
+ */
 function textPrefilter(node: QueryNode): Sql | null {
   switch (node.type) {
     case 'term':
-    case 'phrase':
-      return querySql(node);
+    case 'phrase': {
+      if (node.type === 'term' && node.match === 'fuzzy') return null;
+      const m = matchText(node.field === null || node.field === 'metadata.title' ? node : { ...node, field: null });
+      return m === null ? null : { where: 'doc.rowid IN (SELECT rowid FROM doc_fts WHERE doc_fts MATCH ?)', params: [m] };
+    }
     case 'and': {
       const parts = node.children.map(textPrefilter).filter((p): p is Sql => p !== null);
       return parts.length === 0 ? null : { where: parts.map((p) => p.where).join(' AND '), params: parts.flatMap((p) => p.params) };
+    }
+    case 'or': {
+      const parts = node.children.map(textPrefilter);
+      if (parts.length === 0 || parts.some((p) => p === null)) return null;
+      return { where: `(${(parts as Sql[]).map((p) => p.where).join(' OR ')})`, params: (parts as Sql[]).flatMap((p) => p.params) };
     }
     default:
       return null;
@@ -161,16 +172,14 @@ function bboxSql(box: BBox | null): Sql {
   return { where: `(${parts.join(' OR ')})`, params: ranges.flatMap(([a, b]) => [b, a, n, s]) };
 }
 
+// Ties break on id (then key, for a draft and a published version of one id), as in the domain.
 const ORDER: Record<Exclude<SearchRequest['sort'], 'bestmatch'>, string> = {
-  newest: 'doc.created DESC, doc.key ASC',
-  oldest: 'doc.created ASC, doc.key ASC',
-  version: 'doc.version_index DESC, doc.created DESC, doc.key ASC',
-  'updated-desc': 'doc.updated DESC, doc.key ASC',
-  'updated-asc': 'doc.updated ASC, doc.key ASC',
+  newest: 'doc.created DESC, doc.id ASC, doc.key ASC',
+  oldest: 'doc.created ASC, doc.id ASC, doc.key ASC',
+  version: 'doc.version_index DESC, doc.created DESC, doc.id ASC, doc.key ASC',
+  'updated-desc': 'doc.updated DESC, doc.id ASC, doc.key ASC',
+  'updated-asc': 'doc.updated ASC, doc.id ASC, doc.key ASC',
 };
-
-const FACET_LABEL: Record<string, string> = { package: 'Knowledge Package', resource: 'Knowledge Resource' };
-const statusLabel = (s: string) => s.replace('-', ' ').replace(/^./, (c) => c.toUpperCase());
 
 export interface SqliteSearchIndex extends SearchIndex {
   size(): number;
@@ -261,12 +270,12 @@ export function createSqliteSearchIndex(filename: string): SqliteSearchIndex {
         counts[facet].set(key, b);
       };
       add('resource_type', g.rt, g.rtl ?? g.rt ?? '');
-      add('access_status', g.st, statusLabel(g.st));
-      add('record_type', g.kind, FACET_LABEL[g.kind] ?? g.kind);
+      add('access_status', g.st, facetLabel('access_status', g.st));
+      add('record_type', g.kind, facetLabel('record_type', g.kind));
     }
     const aggregations: SearchResult['aggregations'] = {};
     for (const facet of request.aggregations) {
-      aggregations[facet] = [...counts[facet].values()].sort((x, y) => y.docCount - x.docCount || x.key.localeCompare(y.key));
+      aggregations[facet] = sortBuckets([...counts[facet].values()]);
     }
     const w = where([filterSql(request.filter, true), query, bboxSql(request.bbox)]);
     // Ranked: every hit holds one of the positive terms, so joining the FTS match directly is
@@ -278,7 +287,7 @@ export function createSqliteSearchIndex(filename: string): SqliteSearchIndex {
         ? db
             .prepare(
               `SELECT doc.id, doc.kind, doc.state FROM doc_fts JOIN doc ON doc.rowid = doc_fts.rowid
-               WHERE doc_fts MATCH ? AND ${w.where} ORDER BY bm25(doc_fts, 2.0, 1.0), doc.created DESC, doc.key LIMIT ? OFFSET ?`,
+               WHERE doc_fts MATCH ? AND ${w.where} ORDER BY bm25(doc_fts, 2.0, 1.0), doc.created DESC, doc.id, doc.key LIMIT ? OFFSET ?`,
             )
             .all(ranked.join(' OR '), ...w.params, request.size, offset)
         : db
@@ -294,7 +303,8 @@ export function createSqliteSearchIndex(filename: string): SqliteSearchIndex {
     if (pre) parts.push(pre);
     const w = { where: parts.map((p) => `(${p.where})`).join(' AND '), params: parts.flatMap((p) => p.params) };
     const docs = (db.prepare(`SELECT b.doc FROM doc JOIN doc_body b ON b.rowid = doc.rowid WHERE ${w.where}`).all(...w.params) as { doc: string }[]).map((r) => JSON.parse(r.doc) as SearchDocument);
-    return runSearch(docs, { ...request, bbox: null }, (doc) => matchesQuery(node, flatten(doc.body)), () => 0);
+    const scored = positiveTerms(node).length > 0;
+    return runSearch(docs, { ...request, bbox: null }, (doc) => matchesQuery(node, doc), scored ? (doc) => scoreQuery(node, doc) : null);
   }
 
   return {

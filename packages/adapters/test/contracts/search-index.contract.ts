@@ -1,100 +1,511 @@
 import { describe, expect, it } from 'vitest';
-import type { SearchDocument, SearchIndex, SearchRequest } from '@krs/domain';
+import type { BBox, SearchDocument, SearchFilter, SearchIndex, SearchRequest } from '@krs/domain';
 
-function doc(id: string, over: Partial<SearchDocument> = {}, metadata: object = {}): SearchDocument {
+const day = (n: number) => `2026-01-${String(n).padStart(2, '0')}T00:00:00.000Z`;
+
+function doc(id: string, over: Partial<SearchDocument> = {}, metadata: { [key: string]: unknown } = {}): SearchDocument {
+  const state = over.state ?? 'published';
+  const parentId = over.parentId ?? `p-${id}`;
   return {
-    key: `published:${id}`,
+    key: `${state}:${id}`,
     id,
     kind: 'resource',
-    state: 'published',
-    parentId: `p-${id}`,
+    state,
+    parentId,
     ownerId: 'owner',
     versionIndex: 1,
-    isLatest: true,
+    isLatest: state === 'published',
     inUserListing: true,
     isUserLatest: true,
-    isPublic: true,
+    isPublic: state === 'published',
     readers: ['owner'],
-    created: '2026-01-01T00:00:00.000Z',
-    updated: '2026-01-01T00:00:00.000Z',
+    created: day(1),
+    updated: day(1),
     resourceType: { id: 'dataset', label: 'Dataset' },
     accessStatus: 'open',
     bounds: [],
     ...over,
-    body: { id, metadata: { title: `Record ${id}`, ...metadata } },
+    body: {
+      id,
+      parent: { id: parentId },
+      access: { record: over.isPublic === false ? 'restricted' : 'public' },
+      metadata: { title: `Record ${id}`, ...metadata },
+    },
   };
 }
 
+const PUBLIC: SearchFilter = { kinds: ['resource', 'package'], published: true, latestOnly: true, viewerId: null };
+
 const request = (over: Partial<SearchRequest> = {}): SearchRequest => ({
-  filter: { kinds: ['resource', 'package'], published: true, latestOnly: true, viewerId: null },
+  filter: PUBLIC,
   q: null,
   bbox: null,
   sort: 'newest',
   page: 1,
-  size: 10,
+  size: 100,
   aggregations: [],
   ...over,
 });
 
+/** Ids of the hits, sorted: for checks of which documents match, not of their order. */
 const ids = async (index: SearchIndex, over: Partial<SearchRequest> = {}) => (await index.search(request(over))).hits.map((h) => h.id).sort();
+/** Ids in the order the engine returned them. */
+const ordered = async (index: SearchIndex, over: Partial<SearchRequest> = {}) => (await index.search(request(over))).hits.map((h) => h.id);
+const q = (index: SearchIndex, text: string) => ids(index, { q: text });
+const buckets = (list: { key: string; docCount: number; label: string }[] | undefined) => list?.map((b) => [b.key, b.docCount, b.label]);
+
+async function corpus(make: () => Promise<SearchIndex>): Promise<SearchIndex> {
+  const index = await make();
+  await index.upsert([
+    doc(
+      'flood-a',
+      {},
+      {
+        title: 'Flood risk in the Niger delta',
+        description: 'Sentinel-1 flood maps for the rainy season.',
+        publication_date: '2020-05-01',
+        creators: [{ person_or_org: { name: 'Obi, Chidi' } }, { person_or_org: { name: 'Müller, Eva' } }],
+        resource_type: { id: 'dataset' },
+      },
+    ),
+    doc(
+      'drought-b',
+      { parentId: 'shared-parent' },
+      {
+        title: 'Drought monitoring in the Sahel',
+        description: 'Soil moisture anomalies.',
+        publication_date: '2022-01-01',
+        version: 'v2',
+        creators: [{ person_or_org: { name: 'Silva, João' } }],
+        resource_type: { id: 'software' },
+      },
+    ),
+    doc(
+      'mixed-c',
+      {},
+      {
+        title: 'Flood and drought indices',
+        description: 'Indices combining rainfall and deforestation data.',
+        publication_date: '2024',
+        creators: [{ person_or_org: { name: 'Nguyen, Linh' } }],
+        resource_type: { id: 'dataset' },
+      },
+    ),
+  ]);
+  return index;
+}
 
 export function searchIndexContract(name: string, make: () => Promise<SearchIndex>): void {
   describe(`search index contract: ${name}`, () => {
-    it('matches terms (AND-ed), phrases, fields, prefixes, NOT and ranges', async () => {
-      const index = await make();
-      await index.upsert([
-        doc('a', {}, { title: 'Flood risk in the Niger delta', publication_date: '2020-05-01' }),
-        doc('b', {}, { title: 'Drought monitoring in the Sahel', publication_date: '2022-01-01', version: 'v2' }),
-        doc('c', {}, { title: 'Flood and drought indices', publication_date: '2024' }),
-      ]);
-      expect(await ids(index, { q: 'flood' })).toEqual(['a', 'c']);
-      expect(await ids(index, { q: 'flood drought' })).toEqual(['c']);
-      expect(await ids(index, { q: 'flood OR sahel' })).toEqual(['a', 'b', 'c']);
-      expect(await ids(index, { q: '"niger delta"' })).toEqual(['a']);
-      expect(await ids(index, { q: 'metadata.title:drought' })).toEqual(['b', 'c']);
-      expect(await ids(index, { q: 'monitor*' })).toEqual(['b']);
-      expect(await ids(index, { q: 'flood -drought' })).toEqual(['a']);
-      expect(await ids(index, { q: '_exists_:metadata.version' })).toEqual(['b']);
-      expect(await ids(index, { q: 'metadata.publication_date:[2021 TO 2024]' })).toEqual(['b', 'c']);
-      expect(await ids(index, { q: 'a:b:c ((' })).toEqual([]);
+    describe('query syntax', () => {
+      it('ANDs bare terms, case- and accent-insensitively', async () => {
+        const index = await corpus(make);
+        expect(await q(index, 'flood')).toEqual(['flood-a', 'mixed-c']);
+        expect(await q(index, 'FLOOD drought')).toEqual(['mixed-c']);
+        expect(await q(index, 'flood sahel')).toEqual([]);
+        expect(await q(index, 'muller')).toEqual(['flood-a']);
+        expect(await q(index, 'Müller')).toEqual(['flood-a']);
+      });
+
+      it('treats an empty or blank query as none', async () => {
+        const index = await corpus(make);
+        expect(await q(index, '')).toEqual(['drought-b', 'flood-a', 'mixed-c']);
+        expect(await q(index, '   ')).toEqual(['drought-b', 'flood-a', 'mixed-c']);
+      });
+
+      it('matches phrases only with their words in order', async () => {
+        const index = await corpus(make);
+        expect(await q(index, '"niger delta"')).toEqual(['flood-a']);
+        expect(await q(index, '"delta niger"')).toEqual([]);
+        expect(await q(index, '"flood maps"')).toEqual(['flood-a']);
+        expect(await q(index, 'metadata.title:"flood maps"')).toEqual([]);
+      });
+
+      it('matches field:value on dotted paths', async () => {
+        const index = await corpus(make);
+        expect(await q(index, 'metadata.title:drought')).toEqual(['drought-b', 'mixed-c']);
+        expect(await q(index, 'metadata.title:rainfall')).toEqual([]);
+        expect(await q(index, 'metadata.description:rainfall')).toEqual(['mixed-c']);
+        expect(await q(index, 'metadata.creators.person_or_org.name:obi')).toEqual(['flood-a']);
+        expect(await q(index, 'metadata.creators.person_or_org.name:"Silva, João"')).toEqual(['drought-b']);
+        expect(await q(index, 'metadata.resource_type.id:dataset')).toEqual(['flood-a', 'mixed-c']);
+        expect(await q(index, 'id:drought-b')).toEqual(['drought-b']);
+        expect(await q(index, 'parent.id:shared-parent')).toEqual(['drought-b']);
+        expect(await q(index, 'access.record:public')).toEqual(['drought-b', 'flood-a', 'mixed-c']);
+        expect(await q(index, 'metadata.title:(flood indices)')).toEqual(['mixed-c']);
+      });
+
+      it('combines with AND, OR, NOT, + and -, and parentheses, AND binding tighter than OR', async () => {
+        const index = await corpus(make);
+        expect(await q(index, 'flood OR sahel')).toEqual(['drought-b', 'flood-a', 'mixed-c']);
+        expect(await q(index, 'flood AND drought')).toEqual(['mixed-c']);
+        expect(await q(index, 'flood -drought')).toEqual(['flood-a']);
+        expect(await q(index, 'flood NOT drought')).toEqual(['flood-a']);
+        expect(await q(index, 'flood AND NOT drought')).toEqual(['flood-a']);
+        expect(await q(index, '+flood -metadata.title:drought')).toEqual(['flood-a']);
+        expect(await q(index, '-flood')).toEqual(['drought-b']);
+        expect(await q(index, 'NOT flood')).toEqual(['drought-b']);
+        expect(await q(index, 'niger AND flood OR sahel')).toEqual(['drought-b', 'flood-a']);
+        expect(await q(index, 'sahel OR niger AND flood')).toEqual(['drought-b', 'flood-a']);
+        expect(await q(index, '(sahel OR niger) AND drought')).toEqual(['drought-b']);
+        expect(await q(index, 'drought -(sahel OR niger)')).toEqual(['mixed-c']);
+      });
+
+      it('matches prefixes and fuzzy terms', async () => {
+        const index = await corpus(make);
+        expect(await q(index, 'monitor*')).toEqual(['drought-b']);
+        expect(await q(index, 'defor*')).toEqual(['mixed-c']);
+        expect(await q(index, 'metadata.title:ind*')).toEqual(['mixed-c']);
+        expect(await q(index, 'metadata.title:moist*')).toEqual([]);
+        expect(await q(index, 'drougth~')).toEqual(['drought-b', 'mixed-c']);
+        expect(await q(index, 'sentinal~1')).toEqual(['flood-a']);
+      });
+
+      it('matches _exists_ and ranges on dates, inclusive and exclusive', async () => {
+        const index = await corpus(make);
+        expect(await q(index, '_exists_:metadata.version')).toEqual(['drought-b']);
+        expect(await q(index, 'flood -_exists_:metadata.version')).toEqual(['flood-a', 'mixed-c']);
+        expect(await q(index, 'metadata.publication_date:[2021 TO 2024]')).toEqual(['drought-b', 'mixed-c']);
+        expect(await q(index, 'metadata.publication_date:[2020-05-01 TO 2022-01-01]')).toEqual(['drought-b', 'flood-a']);
+        expect(await q(index, 'metadata.publication_date:{2020-05-01 TO 2022-01-01}')).toEqual([]);
+        expect(await q(index, 'metadata.publication_date:{2020-05-01 TO *]')).toEqual(['drought-b', 'mixed-c']);
+        expect(await q(index, 'metadata.publication_date:[* TO 2021]')).toEqual(['flood-a']);
+        expect(await q(index, 'flood AND metadata.publication_date:[2023 TO *]')).toEqual(['mixed-c']);
+      });
+
+      it('answers unparsable text with a plain match of its words instead of failing', async () => {
+        const index = await corpus(make);
+        expect(await q(index, 'flood ((')).toEqual(['flood-a', 'mixed-c']);
+        expect(await q(index, 'a:b:c ((')).toEqual([]);
+        expect(await q(index, '"niger delta')).toEqual(['flood-a']);
+        expect(await q(index, ')(')).toEqual(['drought-b', 'flood-a', 'mixed-c']);
+      });
     });
 
-    it('filters by visibility, version flags and facets, and counts only what the viewer may read', async () => {
-      const index = await make();
-      await index.upsert([
-        doc('pub'),
-        doc('old', { isLatest: false }),
-        doc('secret', { isPublic: false, readers: ['owner'], accessStatus: 'restricted' }),
-        doc('pkg', { kind: 'package', resourceType: { id: 'knowledge', label: 'Knowledge' } }),
-      ]);
-      expect(await ids(index)).toEqual(['pkg', 'pub']);
-      expect(await ids(index, { filter: { kinds: ['resource'], published: true, latestOnly: true, viewerId: 'owner' } })).toEqual(['pub', 'secret']);
-      const faceted = await index.search(
-        request({ aggregations: ['record_type', 'access_status'], filter: { kinds: ['resource', 'package'], published: true, latestOnly: true, viewerId: null, facets: { record_type: ['package'] } } }),
-      );
-      expect(faceted.total).toBe(1);
-      expect(faceted.aggregations.record_type?.map((b) => [b.key, b.docCount]).sort()).toEqual([['package', 1], ['resource', 1]]);
-      expect(faceted.aggregations.access_status?.map((b) => b.key)).toEqual(['open']);
+    describe('filters and visibility', () => {
+      async function listings(make2: () => Promise<SearchIndex>) {
+        const index = await make2();
+        await index.upsert([
+          // One parent, three versions: v1 published (old), v2 published (latest), v3 a draft.
+          doc('v1', { parentId: 'p1', versionIndex: 1, isLatest: false, inUserListing: true, isUserLatest: false, created: day(1) }),
+          doc('v2', { parentId: 'p1', versionIndex: 2, isLatest: true, inUserListing: true, isUserLatest: false, created: day(2) }),
+          doc('v3', { parentId: 'p1', state: 'draft', versionIndex: 3, inUserListing: true, isUserLatest: true, created: day(3) }),
+          // An edit draft of v2 hides v2 in the owner's listing: both documents exist.
+          doc('pkg', { kind: 'package', resourceType: { id: 'knowledge', label: 'Knowledge' }, created: day(4) }),
+          doc('secret', { isPublic: false, readers: ['owner', 'manager'], accessStatus: 'restricted', created: day(5) }),
+          doc('others', { ownerId: 'someone', readers: ['someone'], isPublic: false, accessStatus: 'restricted', created: day(6) }),
+          doc('their-draft', { state: 'draft', ownerId: 'someone', readers: ['someone'], created: day(7) }),
+        ]);
+        return index;
+      }
+
+      it('shows anonymous callers only public published latest versions', async () => {
+        const index = await listings(make);
+        expect(await ids(index)).toEqual(['pkg', 'v2']);
+        expect(await ids(index, { filter: { kinds: ['resource', 'package'], published: true, viewerId: null } })).toEqual(['pkg', 'v1', 'v2']);
+      });
+
+      it('shows a signed-in caller also what lists them as a reader', async () => {
+        const index = await listings(make);
+        expect(await ids(index, { filter: { ...PUBLIC, viewerId: 'owner' } })).toEqual(['pkg', 'secret', 'v2']);
+        expect(await ids(index, { filter: { ...PUBLIC, viewerId: 'manager' } })).toEqual(['pkg', 'secret', 'v2']);
+        expect(await ids(index, { filter: { ...PUBLIC, viewerId: 'someone' } })).toEqual(['others', 'pkg', 'v2']);
+        expect(await ids(index, { filter: { ...PUBLIC, viewerId: 'stranger' } })).toEqual(['pkg', 'v2']);
+      });
+
+      it('filters by kind and by state', async () => {
+        const index = await listings(make);
+        expect(await ids(index, { filter: { ...PUBLIC, kinds: ['package'] } })).toEqual(['pkg']);
+        expect(await ids(index, { filter: { ...PUBLIC, kinds: [] } })).toEqual([]);
+        expect(await ids(index, { filter: { kinds: ['resource'], published: false, viewerId: 'owner' } })).toEqual(['v3']);
+        expect(await ids(index, { filter: { kinds: ['resource'], viewerId: 'someone' } })).toEqual(['others', 'their-draft', 'v1', 'v2']);
+      });
+
+      it("lists an owner's documents, latest per parent unless all versions are asked for", async () => {
+        const index = await listings(make);
+        const mine = (allVersions: boolean) => ({ kinds: ['resource' as const, 'package' as const], userListing: { ownerId: 'owner', allVersions }, viewerId: 'owner' });
+        expect(await ids(index, { filter: mine(false) })).toEqual(['pkg', 'secret', 'v3']);
+        expect(await ids(index, { filter: mine(true) })).toEqual(['pkg', 'secret', 'v1', 'v2', 'v3']);
+        expect(await ids(index, { filter: { ...mine(false), userListing: { ownerId: 'someone', allVersions: false }, viewerId: 'someone' } })).toEqual(['others', 'their-draft']);
+      });
+
+      it('filters by parent and by ids', async () => {
+        const index = await listings(make);
+        expect(await ids(index, { filter: { kinds: ['resource'], published: true, parentId: 'p1', viewerId: null } })).toEqual(['v1', 'v2']);
+        expect(await ids(index, { filter: { ...PUBLIC, ids: ['v2', 'pkg', 'secret', 'nope'] } })).toEqual(['pkg', 'v2']);
+        expect(await ids(index, { filter: { ...PUBLIC, ids: [] } })).toEqual([]);
+      });
+
+      it('applies filters together with a query', async () => {
+        const index = await listings(make);
+        expect(await ids(index, { q: 'record', filter: { ...PUBLIC, viewerId: 'owner' } })).toEqual(['pkg', 'secret', 'v2']);
+        expect(await ids(index, { q: 'v1 OR secret OR others', filter: PUBLIC })).toEqual([]);
+      });
     });
 
-    it('filters by bounding box, across the antimeridian too', async () => {
-      const index = await make();
-      await index.upsert([doc('fiji', { bounds: [[178, -18, 179, -17]] }), doc('paris', { bounds: [[2.3, 48.8, 2.4, 48.9]] })]);
-      expect(await ids(index, { bbox: [0, 40, 10, 50] })).toEqual(['paris']);
-      expect(await ids(index, { bbox: [170, -30, -170, -10] })).toEqual(['fiji']);
+    describe('facets', () => {
+      async function faceted(make2: () => Promise<SearchIndex>) {
+        const index = await make2();
+        await index.upsert([
+          doc('d1', { created: day(1) }, { title: 'Glacier mass balance' }),
+          doc('d2', { created: day(2), accessStatus: 'embargoed' }, { title: 'Glacier velocity' }),
+          doc('s1', { created: day(3), resourceType: { id: 'software', label: 'Software' } }, { title: 'Glacier model code' }),
+          doc('k1', { created: day(4), kind: 'package', resourceType: { id: 'knowledge', label: 'Knowledge' }, accessStatus: 'metadata-only' }, { title: 'Sea ice package' }),
+          doc('n1', { created: day(5), resourceType: null }, { title: 'Untyped glacier notes' }),
+          doc('hidden', { created: day(6), isPublic: false, readers: ['owner'], accessStatus: 'restricted', resourceType: { id: 'secret-type', label: 'Secret' } }, { title: 'Glacier secret' }),
+        ]);
+        return index;
+      }
+      const all: SearchRequest['aggregations'] = ['resource_type', 'access_status', 'record_type'];
+
+      it('counts buckets with labels, largest first then by key, only the facets asked for', async () => {
+        const index = await faceted(make);
+        const r = await index.search(request({ aggregations: all }));
+        expect(r.total).toBe(5);
+        expect(buckets(r.aggregations.resource_type)).toEqual([
+          ['dataset', 2, 'Dataset'],
+          ['knowledge', 1, 'Knowledge'],
+          ['software', 1, 'Software'],
+        ]);
+        expect(buckets(r.aggregations.access_status)).toEqual([
+          ['open', 3, 'Open'],
+          ['embargoed', 1, 'Embargoed'],
+          ['metadata-only', 1, 'Metadata only'],
+        ]);
+        expect(buckets(r.aggregations.record_type)).toEqual([
+          ['resource', 4, 'Knowledge Resource'],
+          ['package', 1, 'Knowledge Package'],
+        ]);
+        const some = await index.search(request({ aggregations: ['record_type'] }));
+        expect(Object.keys(some.aggregations)).toEqual(['record_type']);
+        expect((await index.search(request())).aggregations).toEqual({});
+      });
+
+      it('never counts documents the viewer may not read', async () => {
+        const index = await faceted(make);
+        const anonymous = await index.search(request({ aggregations: all }));
+        expect(anonymous.aggregations.resource_type?.some((b) => b.key === 'secret-type')).toBe(false);
+        expect(anonymous.aggregations.access_status?.some((b) => b.key === 'restricted')).toBe(false);
+        const owner = await index.search(request({ aggregations: all, filter: { ...PUBLIC, viewerId: 'owner' } }));
+        expect(buckets(owner.aggregations.access_status)).toContainEqual(['restricted', 1, 'Restricted']);
+        expect(owner.total).toBe(6);
+      });
+
+      it('counts what the query and the box leave', async () => {
+        const index = await faceted(make);
+        const r = await index.search(request({ q: 'glacier', aggregations: all }));
+        expect(r.total).toBe(4);
+        expect(buckets(r.aggregations.record_type)).toEqual([['resource', 4, 'Knowledge Resource']]);
+        await index.upsert([doc('boxed', { created: day(9), bounds: [[10, 10, 11, 11]], resourceType: { id: 'software', label: 'Software' } }, { title: 'Glacier boxed' })]);
+        const boxed = await index.search(request({ bbox: [0, 0, 20, 20], aggregations: ['resource_type'] }));
+        expect(buckets(boxed.aggregations.resource_type)).toEqual([['software', 1, 'Software']]);
+      });
+
+      it('filters OR within a facet and AND across facets; counts ignore the facet filters themselves', async () => {
+        const index = await faceted(make);
+        const facets = (f: SearchFilter['facets']) => request({ aggregations: all, filter: { ...PUBLIC, facets: f } });
+        expect(await ids(index, facets({ resource_type: ['dataset'] }))).toEqual(['d1', 'd2']);
+        expect(await ids(index, facets({ resource_type: ['dataset', 'software'] }))).toEqual(['d1', 'd2', 's1']);
+        expect(await ids(index, facets({ resource_type: ['dataset', 'software'], access_status: ['open'] }))).toEqual(['d1', 's1']);
+        expect(await ids(index, facets({ record_type: ['package'] }))).toEqual(['k1']);
+        expect(await ids(index, facets({ record_type: ['package'], resource_type: ['dataset'] }))).toEqual([]);
+        expect(await ids(index, facets({ resource_type: ['nothing'] }))).toEqual([]);
+        expect(await ids(index, facets({ resource_type: [] }))).toEqual(['d1', 'd2', 'k1', 'n1', 's1']);
+        const r = await index.search(facets({ record_type: ['package'] }));
+        expect(r.total).toBe(1);
+        // As InvenioRDM's post_filter: a selected facet still shows its alternatives.
+        expect(buckets(r.aggregations.record_type)).toEqual([
+          ['resource', 4, 'Knowledge Resource'],
+          ['package', 1, 'Knowledge Package'],
+        ]);
+      });
+
+      it('pages and totals after facet filters', async () => {
+        const index = await faceted(make);
+        const r = await index.search(request({ size: 1, page: 2, sort: 'oldest', filter: { ...PUBLIC, facets: { resource_type: ['dataset', 'software'] } } }));
+        expect(r.total).toBe(3);
+        expect(r.hits.map((h) => h.id)).toEqual(['d2']);
+      });
     });
 
-    it('sorts, pages with an exact total, replaces and removes documents', async () => {
-      const index = await make();
-      await index.upsert(['1', '2', '3'].map((n) => doc(`r${n}`, { created: `2026-01-0${n}T00:00:00.000Z` })));
-      const page2 = await index.search(request({ size: 2, page: 2, sort: 'oldest' }));
-      expect(page2.total).toBe(3);
-      expect(page2.hits.map((h) => h.id)).toEqual(['r3']);
-      await index.upsert([doc('r1', { created: '2026-01-01T00:00:00.000Z' }, { title: 'Renamed' })]);
-      expect(await ids(index, { q: 'renamed' })).toEqual(['r1']);
-      await index.remove(['published:r1']);
-      expect(await ids(index)).toEqual(['r2', 'r3']);
-      expect(await index.keysOfParent('p-r2')).toEqual(['published:r2']);
+    describe('bounding boxes', () => {
+      async function mapped(make2: () => Promise<SearchIndex>) {
+        const index = await make2();
+        await index.upsert([
+          doc('fiji', { bounds: [[178, -18, 179, -17]] }),
+          doc('samoa', { bounds: [[-172.8, -14.1, -171.4, -13.4]], resourceType: { id: 'software', label: 'Software' } }),
+          doc('paris', { bounds: [[2.3, 48.8, 2.4, 48.9]] }, { title: 'Paris heat' }),
+          // Two parts far apart: matched by either, not by the space between them.
+          doc('two-parts', { bounds: [[-75, 40, -73, 41], [139, 35, 140, 36]] }),
+          doc('nowhere'),
+        ]);
+        return index;
+      }
+
+      it('matches documents with any part inside or across the box, edges included', async () => {
+        const index = await mapped(make);
+        expect(await ids(index, { bbox: [0, 40, 10, 50] })).toEqual(['paris']);
+        expect(await ids(index, { bbox: [2.4, 48.9, 3, 50] })).toEqual(['paris']);
+        expect(await ids(index, { bbox: [2.35, 48.85, 2.36, 48.86] })).toEqual(['paris']);
+        expect(await ids(index, { bbox: [130, 30, 145, 40] })).toEqual(['two-parts']);
+        expect(await ids(index, { bbox: [-80, 38, -70, 42] })).toEqual(['two-parts']);
+        expect(await ids(index, { bbox: [0, 0, 100, 30] })).toEqual([]);
+        expect(await ids(index, { bbox: [-180, -90, 180, 90] })).toEqual(['fiji', 'paris', 'samoa', 'two-parts']);
+      });
+
+      it('handles a box crossing the antimeridian', async () => {
+        const index = await mapped(make);
+        const pacific: BBox = [170, -30, -170, -10];
+        expect(await ids(index, { bbox: pacific })).toEqual(['fiji', 'samoa']);
+        expect(await ids(index, { bbox: [179.5, -30, -173, -10] })).toEqual([]);
+      });
+
+      it('combines the box with a query and facet filters', async () => {
+        const index = await mapped(make);
+        const pacific: BBox = [170, -30, -170, -10];
+        expect(await ids(index, { bbox: pacific, filter: { ...PUBLIC, facets: { resource_type: ['software'] } } })).toEqual(['samoa']);
+        expect(await ids(index, { bbox: [-180, -90, 180, 90], q: 'heat' })).toEqual(['paris']);
+        expect(await ids(index, { bbox: pacific, q: 'heat' })).toEqual([]);
+      });
+    });
+
+    describe('sorting and paging', () => {
+      async function dated(make2: () => Promise<SearchIndex>) {
+        const index = await make2();
+        await index.upsert([
+          doc('b', { created: day(2), updated: day(9), versionIndex: 3 }),
+          doc('a', { created: day(2), updated: day(8), versionIndex: 1 }),
+          doc('c', { created: day(1), updated: day(7), versionIndex: 2 }),
+          doc('d', { created: day(3), updated: day(6), versionIndex: 4 }),
+        ]);
+        return index;
+      }
+
+      it('sorts by every option, breaking ties by id', async () => {
+        const index = await dated(make);
+        expect(await ordered(index, { sort: 'newest' })).toEqual(['d', 'a', 'b', 'c']);
+        expect(await ordered(index, { sort: 'oldest' })).toEqual(['c', 'a', 'b', 'd']);
+        expect(await ordered(index, { sort: 'version' })).toEqual(['d', 'b', 'c', 'a']);
+        expect(await ordered(index, { sort: 'updated-desc' })).toEqual(['b', 'a', 'c', 'd']);
+        expect(await ordered(index, { sort: 'updated-asc' })).toEqual(['d', 'c', 'a', 'b']);
+      });
+
+      it('sorts bestmatch by relevance with a query, and as newest without one', async () => {
+        const index = await make();
+        await index.upsert([
+          doc('weak', { created: day(5) }, { title: 'Coastal erosion study', description: 'A long report that mentions a glacier once among many other words about coasts and sand.' }),
+          doc('strong', { created: day(1) }, { title: 'Glacier retreat', description: 'Glacier retreat measured from glacier outlines.' }),
+          doc('none', { created: day(3) }, { title: 'Sand dunes' }),
+        ]);
+        expect(await ordered(index, { sort: 'bestmatch', q: 'glacier' })).toEqual(['strong', 'weak']);
+        expect(await ordered(index, { sort: 'bestmatch' })).toEqual(['weak', 'none', 'strong']);
+        expect(await ordered(index, { sort: 'bestmatch', q: '-glacier' })).toEqual(['none']);
+        expect(await ordered(index, { sort: 'newest', q: 'glacier' })).toEqual(['weak', 'strong']);
+      });
+
+      it('pages with an exact total, without overlap or gaps, stable across calls', async () => {
+        const index = await make();
+        // Pairs share a creation time so only the id tie-break orders them.
+        const docs = Array.from({ length: 25 }, (_, i) => doc(`r${String(i).padStart(2, '0')}`, { created: day(1 + Math.floor(i / 2)) }, { title: `Ocean colour ${i}` }));
+        await index.upsert(docs.reverse());
+        for (const sort of ['newest', 'oldest', 'bestmatch'] as const) {
+          const seen: string[] = [];
+          for (let page = 1; page <= 3; page++) {
+            const r = await index.search(request({ sort, page, size: 10, q: sort === 'bestmatch' ? 'ocean' : null }));
+            expect(r.total).toBe(25);
+            expect(r.hits.length).toBe(page === 3 ? 5 : 10);
+            seen.push(...r.hits.map((h) => h.id));
+          }
+          expect(new Set(seen).size).toBe(25);
+          const again = await index.search(request({ sort, page: 2, size: 10, q: sort === 'bestmatch' ? 'ocean' : null }));
+          expect(again.hits.map((h) => h.id)).toEqual(seen.slice(10, 20));
+        }
+        const oldest = await ordered(index, { sort: 'oldest', size: 4 });
+        expect(oldest).toEqual(['r00', 'r01', 'r02', 'r03']);
+        const past = await index.search(request({ page: 4, size: 10 }));
+        expect(past.total).toBe(25);
+        expect(past.hits).toEqual([]);
+      });
+
+      it('returns id, kind and state per hit', async () => {
+        const index = await make();
+        await index.upsert([doc('x', { kind: 'package', state: 'draft', isPublic: false }), doc('x', { kind: 'package' })]);
+        const r = await index.search(request({ filter: { kinds: ['package'], viewerId: 'owner' }, sort: 'oldest' }));
+        expect(r.hits).toEqual([
+          { id: 'x', kind: 'package', state: 'draft' },
+          { id: 'x', kind: 'package', state: 'published' },
+        ]);
+      });
+    });
+
+    describe('writes', () => {
+      it('replaces a document by key: old text, flags, facets and bounds no longer match', async () => {
+        const index = await make();
+        await index.upsert([doc('r1', { bounds: [[0, 0, 1, 1]] }, { title: 'Original title' })]);
+        await index.upsert([doc('r1', { bounds: [[50, 50, 51, 51]], resourceType: { id: 'software', label: 'Software' }, accessStatus: 'embargoed' }, { title: 'Renamed' })]);
+        expect(await q(index, 'renamed')).toEqual(['r1']);
+        expect(await q(index, 'original')).toEqual([]);
+        expect(await ids(index, { bbox: [-1, -1, 2, 2] })).toEqual([]);
+        expect(await ids(index, { bbox: [49, 49, 52, 52] })).toEqual(['r1']);
+        const r = await index.search(request({ aggregations: ['resource_type', 'access_status'] }));
+        expect(r.total).toBe(1);
+        expect(buckets(r.aggregations.resource_type)).toEqual([['software', 1, 'Software']]);
+        expect(buckets(r.aggregations.access_status)).toEqual([['embargoed', 1, 'Embargoed']]);
+        await index.upsert([doc('r1', { isLatest: false }, { title: 'Renamed' })]);
+        expect(await ids(index)).toEqual([]);
+      });
+
+      it('keeps a draft and the published version of one id apart', async () => {
+        const index = await make();
+        await index.upsert([doc('r1', {}, { title: 'Published words' }), doc('r1', { state: 'draft' }, { title: 'Draft words' })]);
+        expect(await index.keysOfParent('p-r1').then((k) => k.sort())).toEqual(['draft:r1', 'published:r1']);
+        expect(await q(index, 'draft')).toEqual([]);
+        expect(await ids(index, { q: 'draft', filter: { kinds: ['resource'], published: false, viewerId: 'owner' } })).toEqual(['r1']);
+        await index.remove(['draft:r1']);
+        expect(await index.keysOfParent('p-r1')).toEqual(['published:r1']);
+        expect(await q(index, 'published')).toEqual(['r1']);
+      });
+
+      it('removes documents, ignoring unknown keys, and upserts one again after removal', async () => {
+        const index = await make();
+        await index.upsert([doc('r1'), doc('r2'), doc('r3')]);
+        await index.remove(['published:r1', 'published:nope']);
+        expect(await ids(index)).toEqual(['r2', 'r3']);
+        expect(await q(index, 'r1')).toEqual([]);
+        await index.upsert([doc('r1', {}, { title: 'Back again' })]);
+        expect(await q(index, 'back')).toEqual(['r1']);
+        await index.remove([]);
+        expect(await ids(index)).toEqual(['r1', 'r2', 'r3']);
+      });
+
+      it('upserts the same key twice in one batch, the last one winning', async () => {
+        const index = await make();
+        await index.upsert([doc('r1', {}, { title: 'First' }), doc('r1', {}, { title: 'Second' })]);
+        expect(await q(index, 'first')).toEqual([]);
+        expect(await q(index, 'second')).toEqual(['r1']);
+        expect((await index.search(request())).total).toBe(1);
+      });
+
+      it('lists the keys of a parent and clears everything', async () => {
+        const index = await make();
+        await index.upsert([doc('v1', { parentId: 'p' }), doc('v2', { parentId: 'p' }), doc('v2', { parentId: 'p', state: 'draft' }), doc('other')]);
+        expect((await index.keysOfParent('p')).sort()).toEqual(['draft:v2', 'published:v1', 'published:v2']);
+        expect(await index.keysOfParent('none')).toEqual([]);
+        await index.clear();
+        expect(await index.keysOfParent('p')).toEqual([]);
+        expect((await index.search(request({ filter: { kinds: ['resource'], viewerId: 'owner' } }))).total).toBe(0);
+        await index.upsert([doc('v1', { parentId: 'p' }, { title: 'After clear' })]);
+        expect(await q(index, 'after')).toEqual(['v1']);
+      });
+
+      it('does not change when a caller mutates a document after upserting it', async () => {
+        const index = await make();
+        const d = doc('r1', {}, { title: 'Stable' });
+        await index.upsert([d]);
+        d.isPublic = false;
+        d.readers.push('intruder');
+        expect(await ids(index)).toEqual(['r1']);
+      });
     });
   });
 }

@@ -4,8 +4,10 @@ type Position = [number, number];
 
 function positions(coords: unknown, out: Position[]): void {
   if (!Array.isArray(coords)) return;
-  if (coords.length >= 2 && typeof coords[0] === 'number' && typeof coords[1] === 'number') {
-    out.push([coords[0], coords[1]]);
+  if (typeof coords[0] === 'number' || typeof coords[1] === 'number') {
+    const [x, y] = coords as unknown[];
+    // A position out of WGS84 range is malformed, not a box to match against.
+    if (typeof x === 'number' && typeof y === 'number' && Math.abs(x) <= 180 && Math.abs(y) <= 90) out.push([x, y]);
     return;
   }
   for (const c of coords) positions(c, out);
@@ -23,6 +25,9 @@ function boundsOf(points: Position[]): BBox | null {
   return [w, s, e, n];
 }
 
+const SINGLE = new Set(['Point', 'LineString', 'Polygon']);
+const MULTI = new Set(['MultiPoint', 'MultiLineString', 'MultiPolygon']);
+
 /** One box per geometry part (a MultiPolygon over two continents is two boxes, not one huge one). */
 function geometryBoxes(geometry: unknown, out: BBox[]): void {
   if (typeof geometry !== 'object' || geometry === null) return;
@@ -31,8 +36,9 @@ function geometryBoxes(geometry: unknown, out: BBox[]): void {
     for (const part of g.geometries) geometryBoxes(part, out);
     return;
   }
-  const parts = g.type === 'MultiPolygon' || g.type === 'MultiLineString' || g.type === 'MultiPoint' ? g.coordinates : [g.coordinates];
-  if (!Array.isArray(parts)) return;
+  if (typeof g.type !== 'string' || (!SINGLE.has(g.type) && !MULTI.has(g.type))) return;
+  if (!Array.isArray(g.coordinates)) return;
+  const parts = MULTI.has(g.type) ? g.coordinates : [g.coordinates];
   for (const part of parts) {
     const points: Position[] = [];
     positions(part, points);

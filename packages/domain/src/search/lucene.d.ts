@@ -6,6 +6,7 @@ declare module 'lucene' {
     quoted?: boolean;
     prefix?: '+' | '-' | '!' | null;
     similarity?: number | null;
+    proximity?: number | null;
     term_min?: string;
     term_max?: string;
     inclusive?: 'both' | 'none' | 'left' | 'right';

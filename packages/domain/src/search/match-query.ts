@@ -1,4 +1,5 @@
 /** Evaluates a QueryNode against a document's `body`, for engines without a query language of their own. */
+import type { SearchDocument } from '../ports.ts';
 import type { QueryNode } from './query-ast.ts';
 
 export type FlatDoc = Map<string, string[]>;
@@ -19,76 +20,138 @@ export function flatten(body: unknown): FlatDoc {
   return out;
 }
 
-export const tokenize = (text: string): string[] => text.toLowerCase().split(/[^\p{L}\p{N}]+/u).filter((t) => t !== '');
+/**
+ * Words of a text as every engine indexes them: lowercased letter and digit runs with accents
+ * dropped (`Müller` is found by `muller`), as SQLite's unicode61 tokenizer does.
+ */
+export const tokenize = (text: string): string[] =>
+  text
+    .normalize('NFD')
+    .replace(/\p{M}+/gu, '')
+    .toLowerCase()
+    .split(/[^\p{L}\p{N}]+/u)
+    .filter((t) => t !== '');
 
-function valuesFor(doc: FlatDoc, field: string | null): string[] {
-  if (field === null) return [...doc.values()].flat();
-  const exact = doc.get(field);
-  if (exact) return exact;
-  // `metadata.title` also matches nested members such as `metadata.subjects.subject` by prefix.
-  return [...doc].filter(([k]) => k.startsWith(`${field}.`)).flatMap(([, v]) => v);
+/**
+ * A body as the leaves need it, each view built on first use and shared by every leaf: plain
+ * values for unfielded phrases, dotted paths for fields, words per field for terms.
+ */
+interface DocText {
+  body: object;
+  values?: string[];
+  flat?: FlatDoc;
+  words: Map<string | null, string[]>;
 }
+
+// Built per call, not cached on the document: an engine holding many documents would otherwise
+// keep a second, flattened copy of each one alive.
+const textOf = (body: object): DocText => ({ body, words: new Map() });
+
+function allValues(v: unknown, out: string[]): string[] {
+  if (Array.isArray(v)) for (const x of v) allValues(x, out);
+  else if (typeof v === 'object' && v !== null) for (const x of Object.values(v)) allValues(x, out);
+  else if (v !== null && v !== undefined) out.push(String(v));
+  return out;
+}
+
+function valuesFor(t: DocText, field: string | null): string[] {
+  if (field === null) return (t.values ??= allValues(t.body, []));
+  const flat = (t.flat ??= flatten(t.body));
+  const exact = flat.get(field);
+  if (exact) return exact;
+  // `metadata.title` also matches nested members such as `metadata.title.en` by prefix.
+  return [...flat].filter(([k]) => k.startsWith(`${field}.`)).flatMap(([, v]) => v);
+}
+
+function wordsFor(t: DocText, field: string | null): string[] {
+  let w = t.words.get(field);
+  if (!w) {
+    w = valuesFor(t, field).flatMap(tokenize);
+    t.words.set(field, w);
+  }
+  return w;
+}
+
+/** Elasticsearch's AUTO fuzziness: 0 edits up to 2 letters, 1 up to 5, else 2. */
+export const fuzzyDistance = (term: string): number => (term.length <= 2 ? 0 : term.length <= 5 ? 1 : 2);
 
 function editDistanceAtMost(a: string, b: string, max: number): boolean {
   if (Math.abs(a.length - b.length) > max) return false;
   let prev = Array.from({ length: b.length + 1 }, (_, i) => i);
   for (let i = 1; i <= a.length; i++) {
     const cur = [i];
+    let best = i;
     for (let j = 1; j <= b.length; j++) {
-      cur[j] = Math.min((prev[j] ?? 0) + 1, (cur[j - 1] ?? 0) + 1, (prev[j - 1] ?? 0) + (a[i - 1] === b[j - 1] ? 0 : 1));
+      const v = Math.min((prev[j] ?? 0) + 1, (cur[j - 1] ?? 0) + 1, (prev[j - 1] ?? 0) + (a[i - 1] === b[j - 1] ? 0 : 1));
+      cur[j] = v;
+      best = Math.min(best, v);
     }
+    if (best > max) return false;
     prev = cur;
   }
   return (prev[b.length] ?? Infinity) <= max;
 }
 
-function termMatches(values: string[], value: string, match: 'exact' | 'prefix' | 'fuzzy'): boolean {
-  const wanted = tokenize(value);
+function termMatches(t: DocText, node: Extract<QueryNode, { type: 'term' }>): boolean {
+  const wanted = tokenize(node.value);
   if (wanted.length === 0) return true;
-  const lowered = values.map((v) => v.toLowerCase());
-  if (match === 'exact' && lowered.includes(value.toLowerCase())) return true;
-  const tokens = new Set(values.flatMap(tokenize));
+  // A keyword value with punctuation (`id:abcde-12345`) equals the whole field value.
+  if (node.match === 'exact' && node.field !== null && valuesFor(t, node.field).some((v) => v.toLowerCase() === node.value.toLowerCase())) return true;
+  const words = wordsFor(t, node.field);
   return wanted.every((w) => {
-    if (match === 'prefix') return [...tokens].some((t) => t.startsWith(w));
-    if (match === 'fuzzy') return [...tokens].some((t) => editDistanceAtMost(t, w, w.length > 5 ? 2 : 1));
-    return tokens.has(w);
+    if (node.match === 'prefix') return words.some((x) => x.startsWith(w));
+    if (node.match === 'fuzzy') return words.some((x) => editDistanceAtMost(x, w, fuzzyDistance(w)));
+    return words.includes(w);
   });
+}
+
+const NUMBER = /^-?\d+(\.\d+)?$/;
+
+/** Numbers compare as numbers; anything else (dates) as text on the bound's precision. */
+function compare(value: string, limit: string): number {
+  if (NUMBER.test(value) && NUMBER.test(limit)) return Number(value) - Number(limit);
+  // A bound of `2021-06` covers every day of that month: compare on its precision.
+  const cut = value.slice(0, limit.length);
+  return cut < limit ? -1 : cut > limit ? 1 : 0;
 }
 
 function inRange(values: string[], n: Extract<QueryNode, { type: 'range' }>): boolean {
   return values.some((v) => {
-    const aboveMin = n.min === null || (n.includeMin ? v >= n.min : v > n.min);
-    // A max of `2021-06` includes `2021-06-30`: compare on the bound's precision.
-    const cut = n.max === null ? v : v.slice(0, n.max.length);
-    const belowMax = n.max === null || (n.includeMax ? cut <= n.max : cut < n.max);
-    return aboveMin && belowMax;
+    const lo = n.min === null ? 1 : compare(v, n.min);
+    const hi = n.max === null ? -1 : compare(v, n.max);
+    return (n.includeMin ? lo >= 0 : lo > 0) && (n.includeMax ? hi <= 0 : hi < 0);
   });
 }
 
-export function matchesQuery(node: QueryNode, doc: FlatDoc): boolean {
+function matches(node: QueryNode, t: DocText): boolean {
   switch (node.type) {
     case 'all':
       return true;
     case 'term':
-      return termMatches(valuesFor(doc, node.field), node.value, node.match);
+      return termMatches(t, node);
     case 'phrase': {
       const words = tokenize(node.value).join(' ');
-      return valuesFor(doc, node.field).some((v) => ` ${tokenize(v).join(' ')} `.includes(` ${words} `));
+      return valuesFor(t, node.field).some((v) => ` ${tokenize(v).join(' ')} `.includes(` ${words} `));
     }
     case 'exists':
-      return valuesFor(doc, node.field).length > 0;
+      return valuesFor(t, node.field).length > 0;
     case 'range':
-      return inRange(valuesFor(doc, node.field), node);
+      return inRange(valuesFor(t, node.field), node);
     case 'and':
-      return node.children.every((c) => matchesQuery(c, doc));
+      return node.children.every((c) => matches(c, t));
     case 'or':
-      return node.children.some((c) => matchesQuery(c, doc));
+      return node.children.some((c) => matches(c, t));
     case 'not':
-      return !matchesQuery(node.child, doc);
+      return !matches(node.child, t);
   }
 }
 
-/** Plain terms of a query (not negated), for scoring. */
+/** Whether the document's `body` satisfies the query. */
+export function matchesQuery(node: QueryNode, doc: SearchDocument): boolean {
+  return matches(node, textOf(doc.body));
+}
+
+/** Plain terms of a query (not negated), for scoring and for narrowing candidates. */
 export function positiveTerms(node: QueryNode): string[] {
   switch (node.type) {
     case 'term':
@@ -100,4 +163,22 @@ export function positiveTerms(node: QueryNode): string[] {
     default:
       return [];
   }
+}
+
+/**
+ * A simple relevance score: occurrences of the query's positive words, title words counting
+ * double, damped by the document's length so a short title that says it all ranks first.
+ */
+export function scoreQuery(node: QueryNode, doc: SearchDocument): number {
+  const terms = positiveTerms(node);
+  if (terms.length === 0) return 0;
+  const t = textOf(doc.body);
+  const all = wordsFor(t, null);
+  const title = wordsFor(t, 'metadata.title');
+  let score = 0;
+  for (const term of terms) {
+    const hit = (w: string) => w === term || w.startsWith(term);
+    score += all.filter(hit).length + title.filter(hit).length;
+  }
+  return score / Math.sqrt(1 + all.length / 50);
 }

@@ -1,32 +1,28 @@
-/** A search index that evaluates every query over all documents: simple, exact, for tests. */
+/** A search index that evaluates every query over all documents: simple and exact, for tests. */
 import type { SearchDocument, SearchIndex } from '../ports.ts';
-import { flatten, matchesQuery, parseQuery, positiveTerms, runSearch, tokenize, type FlatDoc } from '../search/index.ts';
+import { matchesQuery, parseQuery, positiveTerms, runSearch, scoreQuery } from '../search/index.ts';
 
 export function createInMemorySearchIndex(): SearchIndex & { size(): number } {
-  const docs = new Map<string, { doc: SearchDocument; flat: FlatDoc }>();
+  const docs = new Map<string, SearchDocument>();
   return {
     async upsert(list) {
-      for (const doc of list) docs.set(doc.key, { doc: structuredClone(doc), flat: flatten(doc.body) });
+      // Cloned so a caller mutating its document cannot change the index behind its back.
+      for (const doc of list) docs.set(doc.key, structuredClone(doc));
     },
     async remove(keys) {
       for (const k of keys) docs.delete(k);
     },
     async keysOfParent(parentId) {
-      return [...docs.values()].filter((e) => e.doc.parentId === parentId).map((e) => e.doc.key);
+      return [...docs.values()].filter((d) => d.parentId === parentId).map((d) => d.key);
     },
     async search(request) {
       const query = parseQuery(request.q ?? '');
-      const terms = positiveTerms(query);
-      const flatOf = new Map([...docs.values()].map((e) => [e.doc, e.flat]));
-      const score = (doc: SearchDocument) => {
-        const tokens = [...(flatOf.get(doc)?.values() ?? [])].flat().flatMap(tokenize);
-        return terms.reduce((s, t) => s + tokens.filter((x) => x === t).length, 0);
-      };
+      const scored = positiveTerms(query).length > 0;
       return runSearch(
-        flatOf.keys(),
+        docs.values(),
         request,
-        (doc) => matchesQuery(query, flatOf.get(doc) ?? new Map()),
-        score,
+        (doc) => matchesQuery(query, doc),
+        scored ? (doc) => scoreQuery(query, doc) : null,
       );
     },
     async clear() {

@@ -1,0 +1,45 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { SearchDocument, SearchRequest } from '@krs/domain';
+import { createSqliteSearchIndex } from '../src/search/index.ts';
+import { searchIndexContract } from './contracts/search-index.contract.ts';
+
+const dbFile = () => join(mkdtempSync(join(tmpdir(), 'krs-search-sqlite-')), 'search.sqlite');
+
+searchIndexContract('sqlite fts5', async () => createSqliteSearchIndex(dbFile()));
+
+describe('sqlite search index file', () => {
+  it('keeps its documents when closed and opened again', async () => {
+    const file = dbFile();
+    const doc: SearchDocument = {
+      key: 'published:a',
+      id: 'a',
+      kind: 'resource',
+      state: 'published',
+      parentId: 'p-a',
+      ownerId: 'o',
+      versionIndex: 1,
+      isLatest: true,
+      inUserListing: true,
+      isUserLatest: true,
+      isPublic: true,
+      readers: ['o'],
+      created: '2026-01-01T00:00:00.000Z',
+      updated: '2026-01-01T00:00:00.000Z',
+      resourceType: null,
+      accessStatus: 'open',
+      bounds: [[1, 1, 2, 2]],
+      body: { id: 'a', metadata: { title: 'Glacier retreat' } },
+    };
+    const first = createSqliteSearchIndex(file);
+    await first.upsert([doc]);
+    first.close();
+    const again = createSqliteSearchIndex(file);
+    const request: SearchRequest = { filter: { kinds: ['resource'], viewerId: null }, q: 'glacier', bbox: [0, 0, 5, 5], sort: 'bestmatch', page: 1, size: 10, aggregations: [] };
+    expect((await again.search(request)).hits.map((h) => h.id)).toEqual(['a']);
+    expect(again.size()).toBe(1);
+    again.close();
+  });
+});

@@ -1,0 +1,139 @@
+import { describe, expect, it } from 'vitest';
+import type { SearchDocument } from '../ports.ts';
+import { matchesQuery, scoreQuery, tokenize } from './match-query.ts';
+import { parseQuery } from './parse-query.ts';
+
+function doc(body: { [key: string]: unknown }): SearchDocument {
+  return {
+    key: 'published:a',
+    id: 'a',
+    kind: 'resource',
+    state: 'published',
+    parentId: 'p',
+    ownerId: 'o',
+    versionIndex: 1,
+    isLatest: true,
+    inUserListing: true,
+    isUserLatest: true,
+    isPublic: true,
+    readers: [],
+    created: '2026-01-01T00:00:00.000Z',
+    updated: '2026-01-01T00:00:00.000Z',
+    resourceType: null,
+    accessStatus: 'open',
+    bounds: [],
+    body,
+  };
+}
+
+const record = doc({
+  id: 'abcde-12345',
+  parent: { id: 'fghij-67890' },
+  access: { record: 'public' },
+  created: '2026-03-04T10:00:00.000Z',
+  versions: { index: 3 },
+  metadata: {
+    title: 'Flood risk in the Niger delta',
+    description: 'Sentinel-1 flood maps, 2020 to 2024.',
+    publication_date: '2021-06-15',
+    creators: [{ person_or_org: { name: 'Müller, Eva' } }, { person_or_org: { name: 'Obi, Chidi' } }],
+    resource_type: { id: 'dataset' },
+  },
+});
+const m = (q: string) => matchesQuery(parseQuery(q), record);
+
+describe('matchesQuery', () => {
+  it('matches words anywhere, case- and accent-insensitively', () => {
+    expect(m('flood')).toBe(true);
+    expect(m('FLOOD Delta')).toBe(true);
+    expect(m('muller')).toBe(true);
+    expect(m('drought')).toBe(false);
+    expect(m('flood drought')).toBe(false);
+    expect(m('')).toBe(true);
+  });
+
+  it('matches phrases only with their words in order', () => {
+    expect(m('"niger delta"')).toBe(true);
+    expect(m('"delta niger"')).toBe(false);
+    expect(m('metadata.description:"flood maps"')).toBe(true);
+    expect(m('metadata.title:"flood maps"')).toBe(false);
+  });
+
+  it('matches fields on dotted paths, through arrays, and keyword values whole', () => {
+    expect(m('metadata.title:niger')).toBe(true);
+    expect(m('metadata.title:sentinel')).toBe(false);
+    expect(m('metadata.creators.person_or_org.name:obi')).toBe(true);
+    expect(m('metadata.creators:obi')).toBe(true);
+    expect(m('metadata.resource_type.id:dataset')).toBe(true);
+    expect(m('metadata.resource_type.id:software')).toBe(false);
+    expect(m('id:abcde-12345')).toBe(true);
+    expect(m('id:fghij-67890')).toBe(false);
+    expect(m('parent.id:fghij-67890')).toBe(true);
+    expect(m('access.record:public')).toBe(true);
+    expect(m('access.record:restricted')).toBe(false);
+  });
+
+  it('matches boolean combinations', () => {
+    expect(m('flood OR drought')).toBe(true);
+    expect(m('drought OR wildfire')).toBe(false);
+    expect(m('flood -drought')).toBe(true);
+    expect(m('flood NOT niger')).toBe(false);
+    expect(m('(drought OR niger) AND flood')).toBe(true);
+    expect(m('-drought')).toBe(true);
+  });
+
+  it('matches prefixes and fuzzy terms within the edit distance of the term length', () => {
+    expect(m('nig*')).toBe(true);
+    expect(m('metadata.title:sent*')).toBe(false);
+    expect(m('niegr~')).toBe(false);
+    expect(m('nigar~')).toBe(true);
+    expect(m('sentinal~')).toBe(true);
+    expect(m('sentnal~')).toBe(true);
+    expect(m('floox~')).toBe(true);
+    expect(m('fl~')).toBe(false);
+  });
+
+  it('matches _exists_', () => {
+    expect(m('_exists_:metadata.publication_date')).toBe(true);
+    expect(m('_exists_:metadata.creators')).toBe(true);
+    expect(m('_exists_:metadata.version')).toBe(false);
+    expect(m('metadata.version:*')).toBe(false);
+  });
+
+  it('matches date ranges on the bound precision, inclusive or exclusive', () => {
+    expect(m('metadata.publication_date:[2021 TO 2022]')).toBe(true);
+    expect(m('metadata.publication_date:[2021-06-15 TO 2021-06-15]')).toBe(true);
+    expect(m('metadata.publication_date:{2021-06-15 TO *]')).toBe(false);
+    expect(m('metadata.publication_date:{2021 TO 2022]')).toBe(false);
+    expect(m('metadata.publication_date:[2019 TO 2021}')).toBe(false);
+    expect(m('metadata.publication_date:[2019 TO 2021]')).toBe(true);
+    expect(m('metadata.publication_date:[* TO 2021-05]')).toBe(false);
+    expect(m('created:[2026-03-01 TO 2026-03-31]')).toBe(true);
+  });
+
+  it('compares numbers as numbers in ranges', () => {
+    expect(m('versions.index:[2 TO 10]')).toBe(true);
+    expect(m('versions.index:{3 TO 10]')).toBe(false);
+  });
+
+  it('matches the plain words of unparsable text', () => {
+    expect(m('flood (( niger')).toBe(true);
+    expect(m('flood (( drought')).toBe(false);
+  });
+});
+
+describe('scoreQuery', () => {
+  it('ranks a title match above a description match and is zero without terms', () => {
+    const inTitle = doc({ metadata: { title: 'Glacier retreat', description: 'Ice loss.' } });
+    const inText = doc({ metadata: { title: 'Ice loss', description: 'A glacier retreat study.' } });
+    const q = parseQuery('glacier');
+    expect(scoreQuery(q, inTitle)).toBeGreaterThan(scoreQuery(q, inText));
+    expect(scoreQuery(parseQuery('_exists_:metadata'), inTitle)).toBe(0);
+  });
+});
+
+describe('tokenize', () => {
+  it('splits on anything but letters and digits, lowercases and drops accents', () => {
+    expect(tokenize('Müller, Eva; Sentinel-1 (SAR)')).toEqual(['muller', 'eva', 'sentinel', '1', 'sar']);
+  });
+});

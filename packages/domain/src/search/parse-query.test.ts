@@ -1,0 +1,121 @@
+import { describe, expect, it } from 'vitest';
+import { parseQuery } from './parse-query.ts';
+import type { QueryNode } from './query-ast.ts';
+
+const t = (value: string, field: string | null = null, match: 'exact' | 'prefix' | 'fuzzy' = 'exact'): QueryNode => ({ type: 'term', field, value, match });
+const and = (...children: QueryNode[]): QueryNode => ({ type: 'and', children });
+const or = (...children: QueryNode[]): QueryNode => ({ type: 'or', children });
+const not = (child: QueryNode): QueryNode => ({ type: 'not', child });
+
+describe('parseQuery', () => {
+  it('reads empty and blank text as no query', () => {
+    expect(parseQuery('')).toEqual({ type: 'all' });
+    expect(parseQuery('   ')).toEqual({ type: 'all' });
+    expect(parseQuery('*')).toEqual({ type: 'all' });
+  });
+
+  it('reads a bare term and ANDs bare terms', () => {
+    expect(parseQuery('flood')).toEqual(t('flood'));
+    expect(parseQuery('flood risk delta')).toEqual(and(t('flood'), t('risk'), t('delta')));
+  });
+
+  it('reads quoted phrases, with and without a field', () => {
+    expect(parseQuery('"sea ice"')).toEqual({ type: 'phrase', field: null, value: 'sea ice' });
+    expect(parseQuery('metadata.title:"sea ice" arctic')).toEqual(and({ type: 'phrase', field: 'metadata.title', value: 'sea ice' }, t('arctic')));
+  });
+
+  it('reads a sloppy phrase as all of its words', () => {
+    expect(parseQuery('"sea ice"~3')).toEqual(and(t('sea'), t('ice')));
+  });
+
+  it('reads field:value on dotted paths', () => {
+    expect(parseQuery('metadata.title:flood')).toEqual(t('flood', 'metadata.title'));
+    expect(parseQuery('metadata.creators.person_or_org.name:Obi')).toEqual(t('Obi', 'metadata.creators.person_or_org.name'));
+    expect(parseQuery('metadata.resource_type.id:dataset')).toEqual(t('dataset', 'metadata.resource_type.id'));
+    expect(parseQuery('id:abcde-12345')).toEqual(t('abcde-12345', 'id'));
+    expect(parseQuery('parent.id:abcde-12345')).toEqual(t('abcde-12345', 'parent.id'));
+    expect(parseQuery('access.record:restricted')).toEqual(t('restricted', 'access.record'));
+  });
+
+  it('gives a field to every term of a group', () => {
+    expect(parseQuery('metadata.title:(flood drought)')).toEqual(and(t('flood', 'metadata.title'), t('drought', 'metadata.title')));
+    expect(parseQuery('metadata.title:(flood OR drought) sahel')).toEqual(and(or(t('flood', 'metadata.title'), t('drought', 'metadata.title')), t('sahel')));
+  });
+
+  it('reads AND, OR, NOT and their symbols', () => {
+    expect(parseQuery('a AND b')).toEqual(and(t('a'), t('b')));
+    expect(parseQuery('a OR b')).toEqual(or(t('a'), t('b')));
+    expect(parseQuery('a && b || c')).toEqual(or(and(t('a'), t('b')), t('c')));
+    expect(parseQuery('NOT a')).toEqual(not(t('a')));
+    expect(parseQuery('a NOT b')).toEqual(and(t('a'), not(t('b'))));
+    expect(parseQuery('a AND NOT b')).toEqual(and(t('a'), not(t('b'))));
+    expect(parseQuery('a OR NOT b')).toEqual(or(t('a'), not(t('b'))));
+    expect(parseQuery('!a b')).toEqual(and(not(t('a')), t('b')));
+  });
+
+  it('binds NOT tighter than AND and AND tighter than OR', () => {
+    expect(parseQuery('a AND b OR c')).toEqual(or(and(t('a'), t('b')), t('c')));
+    expect(parseQuery('a OR b AND c')).toEqual(or(t('a'), and(t('b'), t('c'))));
+    expect(parseQuery('a b OR c')).toEqual(or(and(t('a'), t('b')), t('c')));
+    expect(parseQuery('NOT a OR b')).toEqual(or(not(t('a')), t('b')));
+    expect(parseQuery('a OR b NOT c OR d')).toEqual(or(t('a'), and(t('b'), not(t('c'))), t('d')));
+  });
+
+  it('lets parentheses override precedence', () => {
+    expect(parseQuery('(a OR b) AND c')).toEqual(and(or(t('a'), t('b')), t('c')));
+    expect(parseQuery('a AND (b OR c)')).toEqual(and(t('a'), or(t('b'), t('c'))));
+    expect(parseQuery('NOT (a OR b) c')).toEqual(and(not(or(t('a'), t('b'))), t('c')));
+    expect(parseQuery('((a))')).toEqual(t('a'));
+  });
+
+  it('reads + and - prefixes, on terms and on groups', () => {
+    expect(parseQuery('+a -b c')).toEqual(and(t('a'), not(t('b')), t('c')));
+    expect(parseQuery('flood -metadata.title:drought')).toEqual(and(t('flood'), not(t('drought', 'metadata.title'))));
+    expect(parseQuery('c -(a b)')).toEqual(and(t('c'), not(and(t('a'), t('b')))));
+    expect(parseQuery('+(a OR b) c')).toEqual(and(or(t('a'), t('b')), t('c')));
+    expect(parseQuery('x -metadata.title:(a b)')).toEqual(and(t('x'), not(and(t('a', 'metadata.title'), t('b', 'metadata.title')))));
+  });
+
+  it('reads prefixes and fuzzy terms', () => {
+    expect(parseQuery('defor*')).toEqual(t('defor', null, 'prefix'));
+    expect(parseQuery('metadata.title:glac*')).toEqual(t('glac', 'metadata.title', 'prefix'));
+    expect(parseQuery('glacier~')).toEqual(t('glacier', null, 'fuzzy'));
+    expect(parseQuery('glacier~2 alps')).toEqual(and(t('glacier', null, 'fuzzy'), t('alps')));
+    expect(parseQuery('glacier~0.8')).toEqual(t('glacier', null, 'fuzzy'));
+  });
+
+  it('reads _exists_ and field:*', () => {
+    expect(parseQuery('_exists_:metadata.version')).toEqual({ type: 'exists', field: 'metadata.version' });
+    expect(parseQuery('metadata.version:*')).toEqual({ type: 'exists', field: 'metadata.version' });
+    expect(parseQuery('-_exists_:metadata.version')).toEqual(not({ type: 'exists', field: 'metadata.version' }));
+  });
+
+  it('reads inclusive, exclusive, mixed and open ranges', () => {
+    const range = (min: string | null, max: string | null, includeMin: boolean, includeMax: boolean): QueryNode => ({
+      type: 'range',
+      field: 'metadata.publication_date',
+      min,
+      max,
+      includeMin,
+      includeMax,
+    });
+    expect(parseQuery('metadata.publication_date:[2020-01-01 TO 2021-12-31]')).toEqual(range('2020-01-01', '2021-12-31', true, true));
+    expect(parseQuery('metadata.publication_date:{2020 TO 2022}')).toEqual(range('2020', '2022', false, false));
+    expect(parseQuery('metadata.publication_date:[2020 TO 2022}')).toEqual(range('2020', '2022', true, false));
+    expect(parseQuery('metadata.publication_date:[2020 TO *]')).toEqual(range('2020', null, true, true));
+    expect(parseQuery('metadata.publication_date:[* TO 2020-06]')).toEqual(range(null, '2020-06', true, true));
+  });
+
+  it('unescapes escaped characters', () => {
+    expect(parseQuery('a\\:b')).toEqual(t('a:b'));
+  });
+
+  it('falls back to the words of text it cannot parse, never throwing', () => {
+    expect(parseQuery('a:b:c ((')).toEqual(and(t('a'), t('b'), t('c')));
+    expect(parseQuery('flood AND (')).toEqual(and(t('flood'), t('AND')));
+    expect(parseQuery('"unclosed phrase')).toEqual(and(t('unclosed'), t('phrase')));
+    expect(parseQuery('created:2020-01-01T00:00:00Z')).toEqual(and(t('created'), t('2020-01-01T00'), t('00'), t('00Z')));
+    expect(parseQuery(')(][')).toEqual({ type: 'all' });
+    for (const q of ['[', 'a:', ':', '"', 'OR', 'AND AND', '~', '^', '{a TO', '\\']) expect(() => parseQuery(q)).not.toThrow();
+  });
+});
