@@ -1,17 +1,23 @@
 /**
- * Blobs on the local filesystem. Bytes stream to a temp file while md5 and size are computed,
- * then the file is fsynced, renamed into place and its directory fsynced: a blob is either
- * complete and durable under its id, or absent. Paths come from generated ids only.
+ * Blobs on the local filesystem at `root/blobs/<first 2 chars>/<blobId>`. Bytes stream to a temp
+ * file under `root/tmp` (same filesystem, so the rename is atomic) while md5 and size are
+ * computed; then the file is fsynced, renamed into place and its directory fsynced. A blob is
+ * either complete and durable under its id, or absent. Memory stays at one batch buffer per write
+ * and one chunk per read, whatever the size.
  */
 import { createHash, randomUUID } from 'node:crypto';
-import { createReadStream } from 'node:fs';
-import { mkdir, open, rename, rm, stat } from 'node:fs/promises';
-import { join } from 'node:path';
-import { Readable } from 'node:stream';
+import { mkdir, open, rename, rm, stat, type FileHandle } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 import { DomainError, notFound, type FileStorage } from '@krs/domain';
 
-const SAFE_ID = /^[A-Za-z0-9-]{8,64}$/;
+/** Ids come from the domain's generators; anything else could name a path outside `root`. */
+const SAFE_ID = /^[A-Za-z0-9-]{2,128}$/;
+/** Network chunks are small; gathering them saves most write syscalls. */
 const WRITE_BATCH = 1024 * 1024;
+const READ_CHUNK = 256 * 1024;
+
+const isMissing = (e: unknown) => typeof e === 'object' && e !== null && (e as { code?: unknown }).code === 'ENOENT';
+const missing = () => notFound('blob.not_found', 'Stored file content is missing.');
 
 async function fsyncDir(dir: string): Promise<void> {
   const handle = await open(dir, 'r');
@@ -22,88 +28,142 @@ async function fsyncDir(dir: string): Promise<void> {
   }
 }
 
+/** Creates `dir` and makes new directory entries durable, so a renamed blob cannot vanish with its parent. */
+async function ensureDir(dir: string, root: string): Promise<void> {
+  const first = await mkdir(dir, { recursive: true });
+  if (first === undefined) return;
+  for (let d = dir; d.length >= first.length && d !== root; d = dirname(d)) await fsyncDir(dirname(d));
+}
+
+async function writeAll(handle: FileHandle, bytes: Uint8Array, length: number): Promise<void> {
+  let done = 0;
+  while (done < length) done += (await handle.write(bytes, done, length - done)).bytesWritten;
+}
+
+async function openBlob(file: string): Promise<FileHandle> {
+  try {
+    return await open(file, 'r');
+  } catch (e) {
+    throw isMissing(e) ? missing() : e;
+  }
+}
+
+/** Reads [start, end] on demand: the next chunk is read only when the consumer asks for it. */
+function streamFrom(handle: FileHandle, start: number, end: number): ReadableStream<Uint8Array> {
+  let position = start;
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      try {
+        const want = Math.min(READ_CHUNK, end + 1 - position);
+        const buffer = new Uint8Array(Math.max(want, 0));
+        const { bytesRead } = want > 0 ? await handle.read(buffer, 0, want, position) : { bytesRead: 0 };
+        if (bytesRead === 0) {
+          await handle.close();
+          controller.close();
+          return;
+        }
+        position += bytesRead;
+        controller.enqueue(buffer.subarray(0, bytesRead));
+      } catch (e) {
+        await handle.close().catch(() => undefined);
+        controller.error(e);
+      }
+    },
+    async cancel() {
+      await handle.close();
+    },
+  });
+}
+
 export function createFsFileStorage(root: string): FileStorage {
   const tmpDir = join(root, 'tmp');
-  const pathOf = (blobId: string) => {
+  const locate = (blobId: string) => {
     if (!SAFE_ID.test(blobId)) throw new Error(`Refusing unsafe blob id ${JSON.stringify(blobId)}`);
-    return { dir: join(root, 'blobs', blobId.slice(0, 2)), file: join(root, 'blobs', blobId.slice(0, 2), blobId) };
+    const dir = join(root, 'blobs', blobId.slice(0, 2));
+    return { dir, file: join(dir, blobId) };
   };
 
   return {
     async write(blobId, body, limits) {
-      const { dir, file } = pathOf(blobId);
+      const { dir, file } = locate(blobId);
       await mkdir(tmpDir, { recursive: true });
-      await mkdir(dir, { recursive: true });
-      const tmp = join(tmpDir, `${randomUUID()}.part`);
+      await ensureDir(dir, root);
+      const tmp = join(tmpDir, `${blobId}.${randomUUID()}.part`);
       const handle = await open(tmp, 'wx');
-      const md5 = createHash('md5');
-      let size = 0;
-      let ok = false;
+      let handleOpen = true;
+      let placed = false;
       try {
-        // Network chunks are small; writing them in batches of about 1 MiB saves most syscalls
-        // while memory stays bounded by one batch.
-        let batch: Uint8Array[] = [];
-        let batchBytes = 0;
-        const flush = async () => {
-          if (batchBytes === 0) return;
-          let written = 0;
-          while (written < batchBytes) {
-            written += (await handle.writev(written === 0 ? batch : [Buffer.concat(batch).subarray(written)])).bytesWritten;
-          }
-          batch = [];
-          batchBytes = 0;
-        };
+        const md5 = createHash('md5');
+        // Copying into our own buffer also frees callers to reuse theirs after each chunk.
+        const batch = new Uint8Array(WRITE_BATCH);
+        let filled = 0;
+        let size = 0;
         for await (const chunk of body) {
           size += chunk.byteLength;
           if (size > limits.maxBytes) throw new DomainError('too_large', 'file.too_large', `A file may be at most ${limits.maxBytes} bytes.`);
           md5.update(chunk);
-          batch.push(chunk);
-          batchBytes += chunk.byteLength;
-          if (batchBytes >= WRITE_BATCH) await flush();
+          for (let at = 0; at < chunk.byteLength; ) {
+            const n = Math.min(chunk.byteLength - at, WRITE_BATCH - filled);
+            batch.set(chunk.subarray(at, at + n), filled);
+            filled += n;
+            at += n;
+            if (filled === WRITE_BATCH) {
+              await writeAll(handle, batch, filled);
+              filled = 0;
+            }
+          }
         }
-        await flush();
+        await writeAll(handle, batch, filled);
         if (limits.expectedLength !== undefined && limits.expectedLength !== size) {
           throw new DomainError('invalid', 'file.content_length', `Content-Length was ${limits.expectedLength} but ${size} bytes arrived.`);
         }
         await handle.sync();
-        ok = true;
-      } finally {
+        handleOpen = false;
         await handle.close();
-        if (!ok) await rm(tmp, { force: true });
+        await rename(tmp, file);
+        placed = true;
+        await fsyncDir(dir);
+        return { size, md5: md5.digest('hex') };
+      } catch (e) {
+        if (handleOpen) await handle.close().catch(() => undefined);
+        await rm(placed ? file : tmp, { force: true });
+        throw e;
       }
-      await rename(tmp, file);
-      await fsyncDir(dir);
-      return { size, md5: md5.digest('hex') };
     },
+
     async read(blobId, range) {
-      const { file } = pathOf(blobId);
-      try {
-        await stat(file);
-      } catch {
-        throw notFound('blob.not_found', 'Stored file content is missing.');
-      }
-      const stream = createReadStream(file, range ? { start: range.start, end: range.end } : {});
-      return Readable.toWeb(stream) as ReadableStream<Uint8Array>;
+      // Opened before streaming: a missing blob is a not_found now, not a broken stream later.
+      const handle = await openBlob(locate(blobId).file);
+      return streamFrom(handle, range?.start ?? 0, range?.end ?? Number.POSITIVE_INFINITY);
     },
+
     async readHead(blobId, bytes) {
-      const handle = await open(pathOf(blobId).file, 'r');
+      const handle = await openBlob(locate(blobId).file);
       try {
         const buffer = new Uint8Array(bytes);
-        const { bytesRead } = await handle.read(buffer, 0, bytes, 0);
-        return buffer.subarray(0, bytesRead);
+        let filled = 0;
+        for (;;) {
+          const { bytesRead } = await handle.read(buffer, filled, bytes - filled, filled);
+          if (bytesRead === 0 || (filled += bytesRead) === bytes) break;
+        }
+        return buffer.subarray(0, filled);
       } finally {
         await handle.close();
       }
     },
+
     async delete(blobId) {
-      await rm(pathOf(blobId).file, { force: true });
+      await rm(locate(blobId).file, { force: true });
     },
+
     async exists(blobId) {
+      const { file } = locate(blobId);
       try {
-        await stat(pathOf(blobId).file);
+        await stat(file);
         return true;
-      } catch {
-        return false;
+      } catch (e) {
+        if (isMissing(e)) return false;
+        throw e;
       }
     },
   };

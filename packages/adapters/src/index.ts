@@ -1,7 +1,12 @@
 export { createDb, type DbHandle } from './sql/create-db.ts';
-export { migrateToLatest, createMigrator } from './sql/migrate.ts';
-export { createSqlUnitOfWork } from './sql/unit-of-work.ts';
+export type { Database } from './sql/database.ts';
+export { createMigrator, migrateToLatest } from './sql/migrate.ts';
+export { createSqlRecordRepository } from './sql/record-repository.ts';
+export { createSqlFileRepository } from './sql/file-repository.ts';
+export { createSqlUserRepository } from './sql/user-repository.ts';
+export { createSqlVocabularyRepository } from './sql/vocabulary-repository.ts';
 export { createSqlRepositories } from './sql/repositories.ts';
+export { createSqlUnitOfWork } from './sql/unit-of-work.ts';
 export { createFsFileStorage } from './fs-file-storage.ts';
 export { createNanoidIds } from './nanoid-ids.ts';
 export { createSystemClock } from './system-clock.ts';

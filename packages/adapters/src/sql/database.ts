@@ -1,7 +1,8 @@
 /**
  * The typed schema. Portable column types only (text ids, ISO text timestamps, integers, JSON as
  * text) so another dialect can be swapped in at create-db.ts. Whole aggregates are stored as JSON
- * in `data`; the columns beside it are what queries filter on.
+ * in `data`, so a new domain field needs no migration; the columns beside it are copies of the
+ * fields that queries filter, order or check revisions on, written from the same value by rows.ts.
  */
 export interface ParentTable {
   id: string;
@@ -19,6 +20,7 @@ export interface DraftTable {
   data: string;
 }
 
+/** Published versions. */
 export interface RecordTable {
   id: string;
   parent_id: string;
@@ -29,6 +31,7 @@ export interface RecordTable {
 }
 
 export interface FileEntryTable {
+  /** 'draft' or 'published': a record id has one set of files per state. */
   owner_state: string;
   record_id: string;
   key: string;

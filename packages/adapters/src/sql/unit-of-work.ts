@@ -3,8 +3,11 @@ import type { Kysely } from 'kysely';
 import type { Database } from './database.ts';
 import { createSqlRepositories } from './repositories.ts';
 
-/** `repos` read through the database handle; `uow.run` gives repositories bound to one real transaction. */
-export function createSqlUnitOfWork(db: Kysely<Database>): { repos: Repositories; uow: UnitOfWork } {
+/**
+ * `repos` work on the database handle; `uow.run` opens one real transaction and hands `work`
+ * repositories bound to it, committed when `work` resolves and rolled back when it throws.
+ */
+export function createSqlUnitOfWork(db: Kysely<Database>): { uow: UnitOfWork; repos: Repositories } {
   return {
     repos: createSqlRepositories(db),
     uow: { run: (work) => db.transaction().execute((trx) => work(createSqlRepositories(trx))) },

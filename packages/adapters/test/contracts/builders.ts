@@ -1,4 +1,4 @@
-import type { DraftRecord, FileEntry, Parent, PublishedRecord } from '@krs/domain';
+import type { ApiToken, DraftRecord, FileEntry, Parent, PublishedRecord, User, VocabularyEntry, VocabularyType } from '@krs/domain';
 
 export function parent(id: string, over: Partial<Parent> = {}): Parent {
   return {
@@ -18,18 +18,19 @@ export function parent(id: string, over: Partial<Parent> = {}): Parent {
   };
 }
 
-const content = {
+/** Fresh objects on every call: a test mutating one value must not change the next. */
+const content = () => ({
   access: { record: 'public' as const, files: 'public' as const, embargo: { active: false, until: null, reason: null } },
   files: { enabled: true, defaultPreview: null, order: [] },
   metadata: { title: 'Sea ice extent' },
   pids: {},
   customFields: {},
   resources: [],
-};
+});
 
 export function draft(id: string, parentId: string, over: Partial<DraftRecord> = {}): DraftRecord {
   return {
-    ...content,
+    ...content(),
     state: 'draft',
     id,
     kind: 'resource',
@@ -48,7 +49,7 @@ export function draft(id: string, parentId: string, over: Partial<DraftRecord> =
 
 export function published(id: string, parentId: string, over: Partial<PublishedRecord> = {}): PublishedRecord {
   return {
-    ...content,
+    ...content(),
     state: 'published',
     id,
     kind: 'resource',
@@ -77,4 +78,39 @@ export function fileEntry(key: string, over: Partial<FileEntry> = {}): FileEntry
     storageClass: null,
     ...over,
   };
+}
+
+export function user(id: string, email = `${id}@example.org`): User {
+  return { id, email, created: '2026-01-01T00:00:00.000Z' };
+}
+
+export function token(id: string, userId: string, hash = `hash-${id}`): ApiToken {
+  return { id, userId, name: 'cli', hash, created: '2026-01-01T00:00:00.000Z' };
+}
+
+export function vocabularyEntry(type: VocabularyType, id: string, over: Partial<VocabularyEntry> = {}): VocabularyEntry {
+  return { type, id, title: { en: `Title of ${id}` }, ...over };
+}
+
+/** A bigger value than the defaults, exercising what JSON round trips tend to lose. */
+export function richPackageDraft(id: string, parentId: string): DraftRecord {
+  return draft(id, parentId, {
+    kind: 'package',
+    access: { record: 'restricted', files: 'restricted', embargo: { active: true, until: '2027-01-01', reason: 'Ongoing study' } },
+    files: { enabled: true, defaultPreview: 'map.png', order: ['map.png', 'data.csv'] },
+    metadata: {
+      title: 'Ölüdeniz lagoon — 海 🌊',
+      creators: [{ person_or_org: { type: 'personal', given_name: 'Ada', family_name: 'Obi' }, affiliations: [] }],
+      publication_date: '2025-12',
+      locations: { features: [{ geometry: { type: 'Point', coordinates: [29.1, 36.5] } }] },
+      empty: null,
+      zero: 0,
+      flag: false,
+    },
+    pids: { doi: { identifier: '10.1234/x', provider: 'external' } },
+    customFields: { 'geo:work_programme': ['a', 'b'] },
+    resources: ['aaaaa-bbbbb', 'ccccc-ddddd'],
+    isEditOfPublished: true,
+    issues: [{ field: 'metadata.title', messages: ['Too long.'] }],
+  });
 }

@@ -1,25 +1,36 @@
-/** Blob storage in memory, with the same limits and atomicity as the filesystem adapter. */
+/** Blob storage in memory, with the same limits, id rules and atomicity as the filesystem adapter. */
 import SparkMD5 from 'spark-md5';
 import { DomainError, notFound } from '../errors.ts';
 import type { FileStorage } from '../ports.ts';
 
+const SAFE_ID = /^[A-Za-z0-9-]{2,128}$/;
+
+/** Ids become paths in real storage; refusing the same ids here keeps tests honest. */
+function checkId(blobId: string): string {
+  if (!SAFE_ID.test(blobId)) throw new Error(`Refusing unsafe blob id ${JSON.stringify(blobId)}`);
+  return blobId;
+}
+
 export function createInMemoryFileStorage(): FileStorage & { blobCount(): number } {
   const blobs = new Map<string, Uint8Array>();
-  const get = (id: string) => {
-    const b = blobs.get(id);
+  const get = (blobId: string) => {
+    const b = blobs.get(checkId(blobId));
     if (!b) throw notFound('blob.not_found', 'Stored file content is missing.');
     return b;
   };
   return {
     async write(blobId, body, limits) {
+      checkId(blobId);
       const parts: Uint8Array[] = [];
       const md5 = new SparkMD5.ArrayBuffer();
       let size = 0;
       for await (const chunk of body) {
         size += chunk.byteLength;
         if (size > limits.maxBytes) throw new DomainError('too_large', 'file.too_large', `A file may be at most ${limits.maxBytes} bytes.`);
-        md5.append(chunk.slice().buffer);
-        parts.push(chunk.slice());
+        // Copied: the caller may reuse its buffer once the next chunk is asked for.
+        const own = chunk.slice();
+        md5.append(own.buffer);
+        parts.push(own);
       }
       if (limits.expectedLength !== undefined && limits.expectedLength !== size) {
         throw new DomainError('invalid', 'file.content_length', `Content-Length was ${limits.expectedLength} but ${size} bytes arrived.`);
@@ -35,10 +46,10 @@ export function createInMemoryFileStorage(): FileStorage & { blobCount(): number
     },
     async read(blobId, range) {
       const b = get(blobId);
-      const slice = range ? b.slice(range.start, range.end + 1) : b.slice();
+      const bytes = range ? b.slice(range.start, range.end + 1) : b.slice();
       return new ReadableStream<Uint8Array>({
         start(controller) {
-          controller.enqueue(slice);
+          if (bytes.byteLength > 0) controller.enqueue(bytes);
           controller.close();
         },
       });
@@ -47,10 +58,10 @@ export function createInMemoryFileStorage(): FileStorage & { blobCount(): number
       return get(blobId).slice(0, bytes);
     },
     async delete(blobId) {
-      blobs.delete(blobId);
+      blobs.delete(checkId(blobId));
     },
     async exists(blobId) {
-      return blobs.has(blobId);
+      return blobs.has(checkId(blobId));
     },
     blobCount: () => blobs.size,
   };

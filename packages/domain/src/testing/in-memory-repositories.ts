@@ -27,125 +27,8 @@ const emptyState = (): State => ({
   vocabularies: new Map(),
 });
 
-const copy = <T>(value: T): T => structuredClone(value);
-const ownerKey = (o: FileOwner) => `${o.state}:${o.recordId}`;
-const mismatch = () => new DomainError('conflict', 'revision.mismatch', 'The record was changed by someone else; reload it and try again.');
-
-function checkRevision(current: { revisionId: number } | undefined, expected: number | null): void {
-  if (expected === null ? current !== undefined : current?.revisionId !== expected) throw mismatch();
-}
-
-function repositoriesOver(get: () => State): Repositories {
-  return {
-    records: {
-      async getDraft(id) {
-        const d = get().drafts.get(id);
-        return d ? copy(d) : null;
-      },
-      async getPublished(id) {
-        const r = get().published.get(id);
-        return r ? copy(r) : null;
-      },
-      async saveDraft(draft, expected) {
-        checkRevision(get().drafts.get(draft.id), expected);
-        get().drafts.set(draft.id, copy(draft));
-      },
-      async deleteDraft(id) {
-        get().drafts.delete(id);
-      },
-      async savePublished(record, expected) {
-        checkRevision(get().published.get(record.id), expected);
-        get().published.set(record.id, copy(record));
-      },
-      async listPublishedVersions(parentId) {
-        return [...get().published.values()].filter((r) => r.parentId === parentId).sort((a, b) => b.versionIndex - a.versionIndex).map(copy);
-      },
-      async listDrafts(parentId) {
-        return [...get().drafts.values()].filter((d) => d.parentId === parentId).map(copy);
-      },
-      async getParent(id) {
-        const p = get().parents.get(id);
-        return p ? copy(p) : null;
-      },
-      async saveParent(parent, expected) {
-        checkRevision(get().parents.get(parent.id), expected);
-        get().parents.set(parent.id, copy(parent));
-      },
-      async listParentIds(kinds, updatedSince) {
-        return [...get().parents.values()]
-          .filter((p) => kinds.includes(p.kind) && (updatedSince === undefined || p.updated > updatedSince))
-          .map((p) => p.id);
-      },
-    },
-    files: {
-      async list(owner) {
-        return [...(get().files.get(ownerKey(owner))?.values() ?? [])].sort((a, b) => a.key.localeCompare(b.key)).map(copy);
-      },
-      async get(owner, key) {
-        const e = get().files.get(ownerKey(owner))?.get(key);
-        return e ? copy(e) : null;
-      },
-      async save(owner, entry) {
-        const files = get().files;
-        const k = ownerKey(owner);
-        if (!files.has(k)) files.set(k, new Map());
-        files.get(k)?.set(entry.key, copy(entry));
-      },
-      async delete(owner, key) {
-        get().files.get(ownerKey(owner))?.delete(key);
-      },
-      async deleteAll(owner) {
-        get().files.delete(ownerKey(owner));
-      },
-      async count(owner) {
-        return get().files.get(ownerKey(owner))?.size ?? 0;
-      },
-    },
-    users: {
-      async create(user) {
-        const state = get();
-        if ([...state.users.values()].some((u) => u.email === user.email) || state.users.has(user.id)) {
-          throw new DomainError('conflict', 'user.exists', `User ${user.email} already exists.`);
-        }
-        state.users.set(user.id, copy(user));
-      },
-      async getByEmail(email) {
-        const u = [...get().users.values()].find((x) => x.email === email);
-        return u ? copy(u) : null;
-      },
-      async getById(id) {
-        const u = get().users.get(id);
-        return u ? copy(u) : null;
-      },
-      async addToken(token) {
-        get().tokens.set(token.hash, copy(token));
-      },
-      async findTokenByHash(hash) {
-        const t = get().tokens.get(hash);
-        return t ? copy(t) : null;
-      },
-    },
-    vocabularies: {
-      async get(type, ids) {
-        const found = new Map<string, VocabularyEntry>();
-        for (const id of ids) {
-          const e = get().vocabularies.get(`${type}:${id}`);
-          if (e) found.set(id, copy(e));
-        }
-        return found;
-      },
-      async upsert(entries) {
-        for (const e of entries) get().vocabularies.set(`${e.type}:${e.id}`, copy(e));
-        return entries.length;
-      },
-      async count(type) {
-        return [...get().vocabularies.values()].filter((e) => e.type === type).length;
-      },
-    },
-  };
-}
-
-function cloneState(s: State): State {
+/** Stored values are replaced, never mutated in place, so a transaction only needs fresh maps. */
+function snapshot(s: State): State {
   return {
     drafts: new Map(s.drafts),
     published: new Map(s.published),
@@ -157,22 +40,135 @@ function cloneState(s: State): State {
   };
 }
 
+const copy = <T>(value: T): T => structuredClone(value);
+const copyOrNull = <T>(value: T | undefined): T | null => (value === undefined ? null : copy(value));
+const ownerKey = (o: FileOwner) => `${o.state}:${o.recordId}`;
+// Code-unit order, as SQL's default BINARY collation sorts.
+const byCodeUnits = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+const mismatch = () => new DomainError('conflict', 'revision.mismatch', 'The record was changed by someone else; reload it and try again.');
+
+function checkRevision(current: { revisionId: number } | undefined, expected: number | null): void {
+  if (expected === null ? current !== undefined : current?.revisionId !== expected) throw mismatch();
+}
+
+type Writer = <T>(change: (state: State) => T) => Promise<T>;
+
+/** `read` sees the state to read; every change goes through `write`, which decides when it lands. */
+function repositoriesOver(read: () => State, write: Writer): Repositories {
+  return {
+    records: {
+      getDraft: async (id) => copyOrNull(read().drafts.get(id)),
+      getPublished: async (id) => copyOrNull(read().published.get(id)),
+      saveDraft: (draft, expected) =>
+        write((s) => {
+          checkRevision(s.drafts.get(draft.id), expected);
+          s.drafts.set(draft.id, copy(draft));
+        }),
+      deleteDraft: (id) =>
+        write((s) => {
+          s.drafts.delete(id);
+        }),
+      savePublished: (record, expected) =>
+        write((s) => {
+          checkRevision(s.published.get(record.id), expected);
+          s.published.set(record.id, copy(record));
+        }),
+      listPublishedVersions: async (parentId) =>
+        [...read().published.values()].filter((r) => r.parentId === parentId).sort((a, b) => b.versionIndex - a.versionIndex).map(copy),
+      listDrafts: async (parentId) => [...read().drafts.values()].filter((d) => d.parentId === parentId).map(copy),
+      getParent: async (id) => copyOrNull(read().parents.get(id)),
+      saveParent: (parent, expected) =>
+        write((s) => {
+          checkRevision(s.parents.get(parent.id), expected);
+          s.parents.set(parent.id, copy(parent));
+        }),
+      listParentIds: async (kinds, updatedSince) =>
+        [...read().parents.values()]
+          .filter((p) => kinds.includes(p.kind) && (updatedSince === undefined || p.updated > updatedSince))
+          .map((p) => p.id)
+          .sort(byCodeUnits),
+    },
+    files: {
+      list: async (owner) => [...(read().files.get(ownerKey(owner))?.values() ?? [])].sort((a, b) => byCodeUnits(a.key, b.key)).map(copy),
+      get: async (owner, key) => copyOrNull(read().files.get(ownerKey(owner))?.get(key)),
+      save: (owner, entry) =>
+        write((s) => {
+          const k = ownerKey(owner);
+          const entries = s.files.get(k) ?? new Map<string, FileEntry>();
+          entries.set(entry.key, copy(entry));
+          s.files.set(k, entries);
+        }),
+      delete: (owner, key) =>
+        write((s) => {
+          s.files.get(ownerKey(owner))?.delete(key);
+        }),
+      deleteAll: (owner) =>
+        write((s) => {
+          s.files.delete(ownerKey(owner));
+        }),
+      count: async (owner) => read().files.get(ownerKey(owner))?.size ?? 0,
+    },
+    users: {
+      create: (user) =>
+        write((s) => {
+          if (s.users.has(user.id) || [...s.users.values()].some((u) => u.email === user.email)) {
+            throw new DomainError('conflict', 'user.exists', `User ${user.email} already exists.`);
+          }
+          s.users.set(user.id, copy(user));
+        }),
+      getByEmail: async (email) => copyOrNull([...read().users.values()].find((u) => u.email === email)),
+      getById: async (id) => copyOrNull(read().users.get(id)),
+      addToken: (token) =>
+        write((s) => {
+          s.tokens.set(token.hash, copy(token));
+        }),
+      findTokenByHash: async (hash) => copyOrNull(read().tokens.get(hash)),
+    },
+    vocabularies: {
+      async get(type, ids) {
+        const found = new Map<string, VocabularyEntry>();
+        for (const id of ids) {
+          const e = read().vocabularies.get(`${type}:${id}`);
+          if (e) found.set(id, copy(e));
+        }
+        return found;
+      },
+      upsert: (entries) =>
+        write((s) => {
+          for (const e of entries) s.vocabularies.set(`${e.type}:${e.id}`, copy(e));
+          return entries.length;
+        }),
+      count: async (type) => [...read().vocabularies.values()].filter((e) => e.type === type).length,
+    },
+  };
+}
+
+/**
+ * `repos` reads the committed state; its writes wait for any open unit of work, as SQLite's
+ * single writer does (so, as on SQLite, writing through `repos` inside `uow.run` never finishes).
+ * Runs are serialised; each works on a snapshot that replaces the state only if `work` resolves.
+ */
 export function createInMemoryRepositories(): { repos: Repositories; uow: UnitOfWork; all(): AnyRecord[] } {
   let state = emptyState();
   let queue: Promise<unknown> = Promise.resolve();
-  const repos = repositoriesOver(() => state);
+  const exclusive = <T>(task: () => Promise<T>): Promise<T> => {
+    const done = queue.then(task);
+    queue = done.catch(() => undefined);
+    return done;
+  };
+  const repos = repositoriesOver(
+    () => state,
+    // Every change checks before it mutates, so a single write needs no snapshot to be atomic.
+    (change) => exclusive(async () => change(state)),
+  );
   const uow: UnitOfWork = {
-    run<T>(work: (tx: Repositories) => Promise<T>): Promise<T> {
-      const attempt = queue.then(async () => {
-        // Stored values are never mutated in place, so shallow map copies isolate the transaction.
-        const working = cloneState(state);
-        const result = await work(repositoriesOver(() => working));
+    run: (work) =>
+      exclusive(async () => {
+        const working = snapshot(state);
+        const result = await work(repositoriesOver(() => working, async (change) => change(working)));
         state = working;
         return result;
-      });
-      queue = attempt.catch(() => undefined);
-      return attempt;
-    },
+      }),
   };
   return { repos, uow, all: () => [...state.drafts.values(), ...state.published.values()].map(copy) };
 }

@@ -1,0 +1,38 @@
+import type { FileRepository, FileOwner } from '@krs/domain';
+import type { Kysely } from 'kysely';
+import type { Database } from './database.ts';
+import { fileEntryToRow, rowToFileEntry } from './rows.ts';
+
+/** File entries keyed by (owner state, record id, key); the primary key serves every query here. */
+export function createSqlFileRepository(db: Kysely<Database>): FileRepository {
+  const ofOwner = (owner: FileOwner) => db.selectFrom('file_entry').where('owner_state', '=', owner.state).where('record_id', '=', owner.recordId);
+  return {
+    async list(owner) {
+      return (await ofOwner(owner).select('data').orderBy('key').execute()).map(rowToFileEntry);
+    },
+    async get(owner, key) {
+      const row = await ofOwner(owner).select('data').where('key', '=', key).executeTakeFirst();
+      return row ? rowToFileEntry(row) : null;
+    },
+    async save(owner, entry) {
+      const row = fileEntryToRow(owner, entry);
+      await db
+        .insertInto('file_entry')
+        .values(row)
+        .onConflict((oc) => oc.columns(['owner_state', 'record_id', 'key']).doUpdateSet({ data: row.data }))
+        .execute();
+    },
+    async delete(owner, key) {
+      await db.deleteFrom('file_entry').where('owner_state', '=', owner.state).where('record_id', '=', owner.recordId).where('key', '=', key).execute();
+    },
+    async deleteAll(owner) {
+      await db.deleteFrom('file_entry').where('owner_state', '=', owner.state).where('record_id', '=', owner.recordId).execute();
+    },
+    async count(owner) {
+      const row = await ofOwner(owner)
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .executeTakeFirstOrThrow();
+      return Number(row.n);
+    },
+  };
+}

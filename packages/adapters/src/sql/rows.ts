@@ -1,0 +1,37 @@
+/**
+ * Row <-> domain conversions, the only place that knows how a value is laid out in its table.
+ * The driver binds strings and numbers only, so objects go in as JSON text.
+ */
+import type { ApiToken, DraftRecord, FileEntry, FileOwner, Parent, PublishedRecord, User, VocabularyEntry } from '@krs/domain';
+import type { ApiTokenTable, DraftTable, FileEntryTable, ParentTable, RecordTable, UserTable, VocabularyTable } from './database.ts';
+
+// The JSON was written by the functions below from a typed value, so reading it back is trusted.
+const parse = <T>(text: string): T => JSON.parse(text) as T;
+
+export const parentToRow = (p: Parent): ParentTable => ({ id: p.id, kind: p.kind, updated: p.updated, revision_id: p.revisionId, data: JSON.stringify(p) });
+export const rowToParent = (row: Pick<ParentTable, 'data'>): Parent => parse<Parent>(row.data);
+
+export const draftToRow = (d: DraftRecord): DraftTable => ({ id: d.id, parent_id: d.parentId, kind: d.kind, revision_id: d.revisionId, data: JSON.stringify(d) });
+export const rowToDraft = (row: Pick<DraftTable, 'data'>): DraftRecord => parse<DraftRecord>(row.data);
+
+export const recordToRow = (r: PublishedRecord): RecordTable => ({
+  id: r.id,
+  parent_id: r.parentId,
+  kind: r.kind,
+  version_index: r.versionIndex,
+  revision_id: r.revisionId,
+  data: JSON.stringify(r),
+});
+export const rowToRecord = (row: Pick<RecordTable, 'data'>): PublishedRecord => parse<PublishedRecord>(row.data);
+
+export const fileEntryToRow = (owner: FileOwner, e: FileEntry): FileEntryTable => ({ owner_state: owner.state, record_id: owner.recordId, key: e.key, data: JSON.stringify(e) });
+export const rowToFileEntry = (row: Pick<FileEntryTable, 'data'>): FileEntry => parse<FileEntry>(row.data);
+
+export const userToRow = (u: User): UserTable => ({ id: u.id, email: u.email, created: u.created });
+export const rowToUser = (row: UserTable): User => ({ id: row.id, email: row.email, created: row.created });
+
+export const tokenToRow = (t: ApiToken): ApiTokenTable => ({ hash: t.hash, id: t.id, user_id: t.userId, name: t.name, created: t.created });
+export const rowToToken = (row: ApiTokenTable): ApiToken => ({ id: row.id, userId: row.user_id, name: row.name, hash: row.hash, created: row.created });
+
+export const vocabularyToRow = (e: VocabularyEntry): VocabularyTable => ({ type: e.type, id: e.id, data: JSON.stringify(e) });
+export const rowToVocabulary = (row: Pick<VocabularyTable, 'data'>): VocabularyEntry => parse<VocabularyEntry>(row.data);

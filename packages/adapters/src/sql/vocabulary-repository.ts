@@ -1,0 +1,49 @@
+import type { VocabularyEntry, VocabularyRepository } from '@krs/domain';
+import type { Kysely } from 'kysely';
+import type { Database } from './database.ts';
+import { rowToVocabulary, vocabularyToRow } from './rows.ts';
+
+/** Rows per statement: 3 bound values each stays far below every dialect's parameter limit. */
+const UPSERT_CHUNK = 500;
+const LOOKUP_CHUNK = 500;
+
+export function createSqlVocabularyRepository(db: Kysely<Database>): VocabularyRepository {
+  async function upsertAll(handle: Kysely<Database>, entries: readonly VocabularyEntry[]): Promise<void> {
+    for (let i = 0; i < entries.length; i += UPSERT_CHUNK) {
+      await handle
+        .insertInto('vocabulary')
+        .values(entries.slice(i, i + UPSERT_CHUNK).map(vocabularyToRow))
+        .onConflict((oc) => oc.columns(['type', 'id']).doUpdateSet((eb) => ({ data: eb.ref('excluded.data') })))
+        .execute();
+    }
+  }
+
+  return {
+    async get(type, ids) {
+      const found = new Map<string, VocabularyEntry>();
+      for (let i = 0; i < ids.length; i += LOOKUP_CHUNK) {
+        const rows = await db.selectFrom('vocabulary').select('data').where('type', '=', type).where('id', 'in', ids.slice(i, i + LOOKUP_CHUNK)).execute();
+        for (const row of rows) {
+          const entry = rowToVocabulary(row);
+          found.set(entry.id, entry);
+        }
+      }
+      return found;
+    },
+    async upsert(entries) {
+      if (entries.length === 0) return 0;
+      // One transaction for the whole batch: atomic, and one durable commit instead of one per chunk.
+      if (db.isTransaction) await upsertAll(db, entries);
+      else await db.transaction().execute((trx) => upsertAll(trx, entries));
+      return entries.length;
+    },
+    async count(type) {
+      const row = await db
+        .selectFrom('vocabulary')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .where('type', '=', type)
+        .executeTakeFirstOrThrow();
+      return Number(row.n);
+    },
+  };
+}

@@ -1,0 +1,82 @@
+import { describe, expect, it } from 'vitest';
+import type { FileOwner } from '@krs/domain';
+import { fileEntry } from './builders.ts';
+import { closingAfterEach, type MakeRepositories } from './fixture.ts';
+
+const draftSide: FileOwner = { recordId: 'r1', state: 'draft' };
+const publishedSide: FileOwner = { recordId: 'r1', state: 'published' };
+const otherRecord: FileOwner = { recordId: 'r2', state: 'draft' };
+
+export function fileRepositoryContract(name: string, make: MakeRepositories): void {
+  describe(`file repository contract: ${name}`, () => {
+    const open = closingAfterEach(make);
+    const files = async () => (await open()).repos.files;
+
+    it('round-trips a committed entry with its blob and metadata', async () => {
+      const f = await files();
+      const entry = fileEntry('map.png', {
+        status: 'completed',
+        blob: { id: '0b6c2a1e-9f7d-4c1a-8e2b-3d4f5a6b7c8d', size: 12345, md5: '5d41402abc4b2a76b9719d911017c592' },
+        metadata: { width: 640, height: 480 },
+        mimetype: 'image/png',
+        fileId: 'f-1',
+        versionId: 'v-1',
+        storageClass: 'L',
+      });
+      await f.save(draftSide, entry);
+      expect(await f.get(draftSide, 'map.png')).toEqual(entry);
+      expect(await f.list(draftSide)).toEqual([entry]);
+    });
+
+    it('keeps entries per owner: state and record id', async () => {
+      const f = await files();
+      await f.save(draftSide, fileEntry('a.txt'));
+      await f.save(publishedSide, fileEntry('a.txt', { status: 'completed' }));
+      await f.save(otherRecord, fileEntry('z.txt'));
+      expect((await f.get(draftSide, 'a.txt'))?.status).toBe('pending');
+      expect((await f.get(publishedSide, 'a.txt'))?.status).toBe('completed');
+      expect(await f.get(otherRecord, 'a.txt')).toBeNull();
+      expect(await f.count(draftSide)).toBe(1);
+      expect(await f.count({ recordId: 'none', state: 'draft' })).toBe(0);
+      expect(await f.list({ recordId: 'none', state: 'draft' })).toEqual([]);
+    });
+
+    it('replaces an entry saved again under the same key', async () => {
+      const f = await files();
+      await f.save(draftSide, fileEntry('a.txt'));
+      await f.save(draftSide, fileEntry('a.txt', { status: 'completed', mimetype: 'text/plain' }));
+      expect(await f.count(draftSide)).toBe(1);
+      expect(await f.get(draftSide, 'a.txt')).toEqual(fileEntry('a.txt', { status: 'completed', mimetype: 'text/plain' }));
+    });
+
+    it('lists entries ordered by key', async () => {
+      const f = await files();
+      for (const key of ['b.txt', 'B.txt', 'a.txt', 'a b.txt', 'é.txt']) await f.save(draftSide, fileEntry(key));
+      expect((await f.list(draftSide)).map((e) => e.key)).toEqual(['B.txt', 'a b.txt', 'a.txt', 'b.txt', 'é.txt']);
+    });
+
+    it('deletes one entry or all of an owner, leaving other owners alone', async () => {
+      const f = await files();
+      await f.save(draftSide, fileEntry('a.txt'));
+      await f.save(draftSide, fileEntry('b.txt'));
+      await f.save(publishedSide, fileEntry('a.txt'));
+      await f.delete(draftSide, 'b.txt');
+      await f.delete(draftSide, 'missing.txt');
+      expect((await f.list(draftSide)).map((e) => e.key)).toEqual(['a.txt']);
+      await f.deleteAll(draftSide);
+      await f.deleteAll(otherRecord);
+      expect(await f.count(draftSide)).toBe(0);
+      expect(await f.count(publishedSide)).toBe(1);
+    });
+
+    it('does not let callers change stored entries by mutating them', async () => {
+      const f = await files();
+      const entry = fileEntry('a.txt', { metadata: { width: 1 } });
+      await f.save(draftSide, entry);
+      entry.status = 'completed';
+      const got = await f.get(draftSide, 'a.txt');
+      if (got?.metadata) got.metadata['width'] = 2;
+      expect(await f.get(draftSide, 'a.txt')).toEqual(fileEntry('a.txt', { metadata: { width: 1 } }));
+    });
+  });
+}

@@ -1,0 +1,132 @@
+import { describe, expect, it } from 'vitest';
+import { draft, parent, published, richPackageDraft } from './builders.ts';
+import { closingAfterEach, type MakeRepositories } from './fixture.ts';
+
+const rejectsMismatch = (p: Promise<unknown>) => expect(p).rejects.toMatchObject({ kind: 'conflict', code: 'revision.mismatch' });
+
+export function recordRepositoryContract(name: string, make: MakeRepositories): void {
+  describe(`record repository contract: ${name}`, () => {
+    const open = closingAfterEach(make);
+    const records = async () => (await open()).repos.records;
+
+    it('round-trips drafts, published versions and parents as equal values', async () => {
+      const r = await records();
+      await r.saveParent(parent('p1', { kind: 'package', context: ['x'], accessLinks: [{ id: 'l', permission: 'view', token: 't', createdAt: 'c', expiresAt: null, createdBy: 'u1' }] }), null);
+      await r.saveDraft(richPackageDraft('d1', 'p1'), null);
+      await r.savePublished(published('r1', 'p1'), null);
+      expect(await r.getParent('p1')).toEqual(parent('p1', { kind: 'package', context: ['x'], accessLinks: [{ id: 'l', permission: 'view', token: 't', createdAt: 'c', expiresAt: null, createdBy: 'u1' }] }));
+      expect(await r.getDraft('d1')).toEqual(richPackageDraft('d1', 'p1'));
+      expect(await r.getPublished('r1')).toEqual(published('r1', 'p1'));
+    });
+
+    it('answers null for what does not exist', async () => {
+      const r = await records();
+      expect(await r.getDraft('nope')).toBeNull();
+      expect(await r.getPublished('nope')).toBeNull();
+      expect(await r.getParent('nope')).toBeNull();
+      expect(await r.listPublishedVersions('nope')).toEqual([]);
+      expect(await r.listDrafts('nope')).toEqual([]);
+    });
+
+    it('keeps a draft and a published version of the same id apart', async () => {
+      const r = await records();
+      await r.savePublished(published('r1', 'p1', { metadata: { title: 'Published' } }), null);
+      await r.saveDraft(draft('r1', 'p1', { metadata: { title: 'Edited' }, isEditOfPublished: true }), null);
+      expect((await r.getPublished('r1'))?.metadata).toEqual({ title: 'Published' });
+      expect((await r.getDraft('r1'))?.metadata).toEqual({ title: 'Edited' });
+      await r.deleteDraft('r1');
+      expect(await r.getDraft('r1')).toBeNull();
+      expect(await r.getPublished('r1')).not.toBeNull();
+    });
+
+    it('does not let callers change stored values by mutating what they passed or got', async () => {
+      const r = await records();
+      const d = draft('d1', 'p1');
+      await r.saveDraft(d, null);
+      d.metadata['title'] = 'changed after save';
+      const got = await r.getDraft('d1');
+      expect(got?.metadata['title']).toBe('Sea ice extent');
+      if (got) got.files.order.push('x');
+      expect((await r.getDraft('d1'))?.files.order).toEqual([]);
+    });
+
+    it('refuses inserting an id that exists, for drafts, published versions and parents', async () => {
+      const r = await records();
+      await r.saveDraft(draft('d1', 'p1'), null);
+      await r.savePublished(published('r1', 'p1'), null);
+      await r.saveParent(parent('p1'), null);
+      await rejectsMismatch(r.saveDraft(draft('d1', 'p1', { metadata: { title: 'other' } }), null));
+      await rejectsMismatch(r.savePublished(published('r1', 'p1', { metadata: { title: 'other' } }), null));
+      await rejectsMismatch(r.saveParent(parent('p1', { ownerId: 'other' }), null));
+      expect((await r.getDraft('d1'))?.metadata).toEqual({ title: 'Sea ice extent' });
+      expect((await r.getParent('p1'))?.ownerId).toBe('u1');
+    });
+
+    it('updates only from the current revision', async () => {
+      const r = await records();
+      await r.saveDraft(draft('d1', 'p1'), null);
+      await r.saveDraft(draft('d1', 'p1', { revisionId: 2, metadata: { title: 'Second' } }), 1);
+      await rejectsMismatch(r.saveDraft(draft('d1', 'p1', { revisionId: 3, metadata: { title: 'Stale' } }), 1));
+      expect(await r.getDraft('d1')).toEqual(draft('d1', 'p1', { revisionId: 2, metadata: { title: 'Second' } }));
+
+      await r.savePublished(published('r1', 'p1'), null);
+      await r.savePublished(published('r1', 'p1', { revisionId: 2 }), 1);
+      await rejectsMismatch(r.savePublished(published('r1', 'p1', { revisionId: 3 }), 5));
+      expect((await r.getPublished('r1'))?.revisionId).toBe(2);
+
+      await r.saveParent(parent('p1'), null);
+      await r.saveParent(parent('p1', { revisionId: 2, latestPublishedId: 'r1' }), 1);
+      await rejectsMismatch(r.saveParent(parent('p1', { revisionId: 3 }), 1));
+      expect(await r.getParent('p1')).toEqual(parent('p1', { revisionId: 2, latestPublishedId: 'r1' }));
+    });
+
+    it('refuses updating what does not exist', async () => {
+      const r = await records();
+      await rejectsMismatch(r.saveDraft(draft('d1', 'p1'), 1));
+      await rejectsMismatch(r.savePublished(published('r1', 'p1'), 1));
+      await rejectsMismatch(r.saveParent(parent('p1'), 1));
+      expect(await r.getDraft('d1')).toBeNull();
+      expect(await r.getParent('p1')).toBeNull();
+    });
+
+    it('deletes drafts, and deleting a missing draft is fine', async () => {
+      const r = await records();
+      await r.saveDraft(draft('d1', 'p1'), null);
+      await r.deleteDraft('d1');
+      await r.deleteDraft('d1');
+      expect(await r.getDraft('d1')).toBeNull();
+      // A deleted draft's id can be inserted again.
+      await r.saveDraft(draft('d1', 'p1'), null);
+      expect(await r.getDraft('d1')).not.toBeNull();
+    });
+
+    it('lists the published versions of a parent highest index first, and its drafts', async () => {
+      const r = await records();
+      await r.savePublished(published('r2', 'p1', { versionIndex: 2 }), null);
+      await r.savePublished(published('r1', 'p1', { versionIndex: 1 }), null);
+      await r.savePublished(published('r3', 'p1', { versionIndex: 3 }), null);
+      await r.savePublished(published('x1', 'p2'), null);
+      await r.saveDraft(draft('d4', 'p1', { versionIndex: 4 }), null);
+      await r.saveDraft(draft('r2', 'p1', { versionIndex: 2 }), null);
+      await r.saveDraft(draft('y1', 'p2'), null);
+      expect((await r.listPublishedVersions('p1')).map((v) => v.id)).toEqual(['r3', 'r2', 'r1']);
+      expect((await r.listPublishedVersions('p1'))[0]).toEqual(published('r3', 'p1', { versionIndex: 3 }));
+      expect((await r.listDrafts('p1')).map((d) => d.id).sort()).toEqual(['d4', 'r2']);
+    });
+
+    it('lists parent ids by kind, and those updated strictly after a time', async () => {
+      const r = await records();
+      await r.saveParent(parent('p1', { updated: '2026-01-01T00:00:00.000Z' }), null);
+      await r.saveParent(parent('p2', { updated: '2026-02-01T00:00:00.000Z' }), null);
+      await r.saveParent(parent('k1', { kind: 'package', updated: '2026-03-01T00:00:00.000Z' }), null);
+      expect((await r.listParentIds(['resource'])).sort()).toEqual(['p1', 'p2']);
+      expect((await r.listParentIds(['package'])).sort()).toEqual(['k1']);
+      expect((await r.listParentIds(['resource', 'package'])).sort()).toEqual(['k1', 'p1', 'p2']);
+      expect(await r.listParentIds([])).toEqual([]);
+      expect((await r.listParentIds(['resource', 'package'], '2026-01-15T00:00:00.000Z')).sort()).toEqual(['k1', 'p2']);
+      expect(await r.listParentIds(['resource'], '2026-02-01T00:00:00.000Z')).toEqual([]);
+      await r.saveParent(parent('p1', { revisionId: 2, updated: '2026-04-01T00:00:00.000Z' }), 1);
+      expect((await r.listParentIds(['resource'], '2026-03-01T00:00:00.000Z')).sort()).toEqual(['p1']);
+    });
+  });
+}

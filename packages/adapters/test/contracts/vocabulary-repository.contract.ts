@@ -1,0 +1,60 @@
+import { describe, expect, it } from 'vitest';
+import { vocabularyEntry } from './builders.ts';
+import { closingAfterEach, type MakeRepositories } from './fixture.ts';
+
+export function vocabularyRepositoryContract(name: string, make: MakeRepositories): void {
+  describe(`vocabulary repository contract: ${name}`, () => {
+    const open = closingAfterEach(make);
+    const vocabularies = async () => (await open()).repos.vocabularies;
+
+    it('round-trips entries with every optional field, and without them', async () => {
+      const v = await vocabularies();
+      const full = vocabularyEntry('licenses', 'cc-by-4.0', {
+        title: { en: 'Creative Commons Attribution 4.0', de: 'Namensnennung 4.0' },
+        description: { en: 'Share and adapt.' },
+        icon: 'cc-by-icon',
+        props: { url: 'https://creativecommons.org/licenses/by/4.0/', scheme: 'spdx' },
+        tags: ['recommended', 'all'],
+      });
+      const bare = vocabularyEntry('licenses', 'mit');
+      expect(await v.upsert([full, bare])).toBe(2);
+      const got = await v.get('licenses', ['cc-by-4.0', 'mit', 'missing']);
+      expect([...got.keys()].sort()).toEqual(['cc-by-4.0', 'mit']);
+      expect(got.get('cc-by-4.0')).toEqual(full);
+      expect(got.get('mit')).toEqual(bare);
+    });
+
+    it('replaces by type and id, and keeps types apart', async () => {
+      const v = await vocabularies();
+      await v.upsert([vocabularyEntry('target_audiences', 'a'), vocabularyEntry('target_audiences', 'b'), vocabularyEntry('roles', 'a')]);
+      expect(await v.upsert([vocabularyEntry('target_audiences', 'a', { title: { en: 'A again' } })])).toBe(1);
+      expect(await v.count('target_audiences')).toBe(2);
+      expect(await v.count('roles')).toBe(1);
+      expect(await v.count('languages')).toBe(0);
+      expect((await v.get('target_audiences', ['a'])).get('a')?.title).toEqual({ en: 'A again' });
+      expect((await v.get('roles', ['a'])).get('a')?.title).toEqual({ en: 'Title of a' });
+      expect((await v.get('languages', ['a'])).size).toBe(0);
+    });
+
+    it('accepts empty batches', async () => {
+      const v = await vocabularies();
+      expect(await v.upsert([])).toBe(0);
+      expect((await v.get('subjects', [])).size).toBe(0);
+    });
+
+    it('imports ten thousand entries and looks up thousands at once', async () => {
+      const v = await vocabularies();
+      const entries = Array.from({ length: 10_000 }, (_, i) => vocabularyEntry('affiliations', `aff-${i}`, { props: { ror: `r${i}` } }));
+      const started = performance.now();
+      expect(await v.upsert(entries)).toBe(10_000);
+      expect(await v.upsert(entries.slice(0, 5_000))).toBe(5_000);
+      // Generous: a statement or a durable commit per entry would take many seconds.
+      expect(performance.now() - started).toBeLessThan(3_000);
+      expect(await v.count('affiliations')).toBe(10_000);
+      const ids = entries.filter((_, i) => i % 4 === 0).map((e) => e.id);
+      const got = await v.get('affiliations', ids);
+      expect(got.size).toBe(2_500);
+      expect(got.get('aff-9996')?.props).toEqual({ ror: 'r9996' });
+    });
+  });
+}

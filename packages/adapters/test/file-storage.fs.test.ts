@@ -1,0 +1,73 @@
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { createFsFileStorage } from '../src/index.ts';
+import { fileStorageContract } from './contracts/file-storage.contract.ts';
+import { tempDir } from './sqlite-fixture.ts';
+
+fileStorageContract('filesystem', async () => createFsFileStorage(tempDir()));
+
+async function* text(s: string) {
+  yield new TextEncoder().encode(s);
+}
+
+/** Samples resident memory while `work` runs; returns the highest growth over the start. */
+async function peakRssGrowth(work: () => Promise<void>): Promise<number> {
+  globalThis.gc?.();
+  const base = process.memoryUsage().rss;
+  let peak = base;
+  const timer = setInterval(() => {
+    peak = Math.max(peak, process.memoryUsage().rss);
+  }, 20);
+  try {
+    await work();
+  } finally {
+    clearInterval(timer);
+  }
+  return Math.max(peak, process.memoryUsage().rss) - base;
+}
+
+describe('filesystem storage specifics', () => {
+  it('places a blob at root/blobs/<first two chars>/<id> and leaves no temp file', async () => {
+    const root = tempDir();
+    const storage = createFsFileStorage(root);
+    await storage.write('c0ffee-0001', text('hello'), { maxBytes: 10 });
+    expect(readFileSync(join(root, 'blobs', 'c0', 'c0ffee-0001'), 'utf8')).toBe('hello');
+    expect(readdirSync(join(root, 'tmp'))).toEqual([]);
+  });
+
+  it('removes the temp file of every failed write', async () => {
+    const root = tempDir();
+    const storage = createFsFileStorage(root);
+    await expect(storage.write('blob-a', text('too long'), { maxBytes: 3 })).rejects.toMatchObject({ kind: 'too_large' });
+    await expect(storage.write('blob-b', text('abc'), { maxBytes: 10, expectedLength: 4 })).rejects.toMatchObject({ kind: 'invalid' });
+    async function* broken() {
+      yield new Uint8Array(2 * 1024 * 1024);
+      throw new Error('aborted');
+    }
+    await expect(storage.write('blob-c', broken(), { maxBytes: 10 * 1024 * 1024 })).rejects.toThrow('aborted');
+    expect(readdirSync(join(root, 'tmp'))).toEqual([]);
+    expect(existsSync(join(root, 'blobs', 'bl', 'blob-a'))).toBe(false);
+  });
+
+  it('writes and reads back 1 GiB with flat memory', { timeout: 180_000 }, async () => {
+    const storage = createFsFileStorage(tempDir());
+    const size = 1024 * 1024 * 1024;
+    const chunk = new Uint8Array(64 * 1024).fill(7);
+    async function* gigabyte() {
+      for (let sent = 0; sent < size; sent += chunk.byteLength) yield chunk;
+    }
+    const writing = await peakRssGrowth(async () => {
+      expect((await storage.write('blob-gib', gigabyte(), { maxBytes: size, expectedLength: size })).size).toBe(size);
+    });
+    let received = 0;
+    const reading = await peakRssGrowth(async () => {
+      const reader = (await storage.read('blob-gib')).getReader();
+      for (let r = await reader.read(); !r.done; r = await reader.read()) received += r.value.byteLength;
+    });
+    await storage.delete('blob-gib');
+    expect(received).toBe(size);
+    expect(writing).toBeLessThan(64 * 1024 * 1024);
+    expect(reading).toBeLessThan(64 * 1024 * 1024);
+  });
+});

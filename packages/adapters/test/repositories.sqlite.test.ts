@@ -1,0 +1,14 @@
+import { fileRepositoryContract } from './contracts/file-repository.contract.ts';
+import { recordRepositoryContract } from './contracts/record-repository.contract.ts';
+import { unitOfWorkContract } from './contracts/unit-of-work.contract.ts';
+import { userRepositoryContract } from './contracts/user-repository.contract.ts';
+import { vocabularyRepositoryContract } from './contracts/vocabulary-repository.contract.ts';
+import { openSqlite } from './sqlite-fixture.ts';
+
+const make = () => openSqlite();
+
+recordRepositoryContract('sqlite', make);
+fileRepositoryContract('sqlite', make);
+userRepositoryContract('sqlite', make);
+vocabularyRepositoryContract('sqlite', make);
+unitOfWorkContract('sqlite', make);

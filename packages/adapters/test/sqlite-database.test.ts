@@ -1,0 +1,85 @@
+import { copyFileSync, existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { NO_MIGRATIONS, sql } from 'kysely';
+import { describe, expect, it } from 'vitest';
+import { createDb, createMigrator, createSqlUnitOfWork, migrateToLatest } from '../src/index.ts';
+import { draft, fileEntry, parent } from './contracts/builders.ts';
+import { openSqlite, tempDir } from './sqlite-fixture.ts';
+
+const TABLES = ['api_token', 'draft', 'file_entry', 'parent', 'record', 'user', 'vocabulary'];
+
+describe('sqlite database', () => {
+  it('migrates up, down to nothing, and up again', async () => {
+    const handle = createDb(join(tempDir(), 'm.sqlite'));
+    const tables = async () =>
+      (await handle.db.introspection.getTables()).map((t) => t.name).filter((n) => !n.startsWith('kysely_')).sort();
+    try {
+      await migrateToLatest(handle.db);
+      expect(await tables()).toEqual(TABLES);
+      const down = await createMigrator(handle.db).migrateTo(NO_MIGRATIONS);
+      expect(down.error).toBeUndefined();
+      expect(await tables()).toEqual([]);
+      await migrateToLatest(handle.db);
+      expect(await tables()).toEqual(TABLES);
+      const { repos } = createSqlUnitOfWork(handle.db);
+      await repos.records.saveParent(parent('p1'), null);
+      expect(await repos.records.getParent('p1')).toEqual(parent('p1'));
+    } finally {
+      await handle.close();
+    }
+  });
+
+  it('runs durably: WAL, synchronous FULL, foreign keys on, a busy timeout', async () => {
+    const { db, close } = await openSqlite();
+    try {
+      const pragma = async (name: string) => Object.values((await sql.raw(`pragma ${name}`).execute(db)).rows[0] as object)[0];
+      expect(await pragma('journal_mode')).toBe('wal');
+      expect(await pragma('synchronous')).toBe(2);
+      expect(await pragma('foreign_keys')).toBe(1);
+      expect(await pragma('busy_timeout')).toBeGreaterThan(0);
+    } finally {
+      await close();
+    }
+  });
+
+  it('keeps an acknowledged transaction when the database is closed and opened again', async () => {
+    const first = await openSqlite();
+    await first.uow.run(async (tx) => {
+      await tx.records.saveParent(parent('p1'), null);
+      await tx.records.saveDraft(draft('d1', 'p1'), null);
+      await tx.files.save({ recordId: 'd1', state: 'draft' }, fileEntry('a.txt'));
+    });
+    await first.close();
+    const again = await openSqlite(first.file);
+    try {
+      expect(await again.repos.records.getDraft('d1')).toEqual(draft('d1', 'p1'));
+      expect(await again.repos.files.count({ recordId: 'd1', state: 'draft' })).toBe(1);
+    } finally {
+      await again.close();
+    }
+  });
+
+  it('has an acknowledged transaction in the files on disk before any close, as a crash would leave them', async () => {
+    const live = await openSqlite();
+    try {
+      await live.uow.run(async (tx) => {
+        await tx.records.saveParent(parent('p1'), null);
+        await tx.records.saveDraft(draft('d1', 'p1'), null);
+      });
+      // Copy the database and its write-ahead log while the writer is still open: what a process
+      // killed right after the commit leaves behind.
+      const crashed = join(tempDir(), 'crashed.sqlite');
+      copyFileSync(live.file, crashed);
+      expect(existsSync(`${live.file}-wal`)).toBe(true);
+      copyFileSync(`${live.file}-wal`, `${crashed}-wal`);
+      const recovered = await openSqlite(crashed);
+      try {
+        expect(await recovered.repos.records.getDraft('d1')).toEqual(draft('d1', 'p1'));
+      } finally {
+        await recovered.close();
+      }
+    } finally {
+      await live.close();
+    }
+  });
+});
