@@ -14,11 +14,14 @@ export interface ServerConfig {
 export const SEARCH_ENGINES = ['sqlite', 'minisearch'] as const;
 export type SearchEngine = (typeof SEARCH_ENGINES)[number];
 
-function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number): number {
+function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max = Number.MAX_SAFE_INTEGER): number {
   const raw = env[name];
   if (raw === undefined || raw === '') return fallback;
-  if (!/^\d+$/.test(raw.trim()) || Number(raw) < min) throw new Error(`${name} must be a whole number of at least ${min}, got "${raw}".`);
-  return Number(raw);
+  const value = Number(raw.trim());
+  if (!/^\d+$/.test(raw.trim()) || value < min || value > max) {
+    throw new Error(`${name} must be a whole number from ${min} to ${max}, got "${raw}".`);
+  }
+  return value;
 }
 
 /** SQLite FTS5 is the default: see docs/search.md for the figures behind the choice. */
@@ -29,12 +32,17 @@ function searchEngine(raw: string | undefined): SearchEngine {
 }
 
 export function readConfig(env: NodeJS.ProcessEnv = process.env): ServerConfig {
-  const port = integer(env, 'PORT', 3000, 0);
-  const baseUrl = (env['KRS_BASE_URL'] || `http://localhost:${port}`).replace(/\/+$/, '');
+  const port = integer(env, 'PORT', 3000, 0, 65535);
+  const baseUrl = (env['KRS_BASE_URL'] || `http://localhost:${port}`).trim().replace(/\/+$/, '');
+  // Every link clients follow starts with it, so it must be a plain http(s) origin plus optional path.
+  let parsed: URL | null = null;
   try {
-    new URL(baseUrl);
+    parsed = new URL(baseUrl);
   } catch {
-    throw new Error(`KRS_BASE_URL must be an absolute URL, got "${baseUrl}".`);
+    parsed = null;
+  }
+  if (parsed === null || (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') || parsed.search !== '' || parsed.hash !== '') {
+    throw new Error(`KRS_BASE_URL must be an absolute http(s) URL without query or fragment, got "${env['KRS_BASE_URL']}".`);
   }
   return {
     port,

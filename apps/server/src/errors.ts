@@ -1,10 +1,14 @@
 /**
  * The one mapping from domain errors to HTTP. The table is a Record over every ErrorKind, so a
- * new kind does not compile until it has a status.
+ * new kind does not compile until it has a status. Bodies are always `{status, message}` plus
+ * `errors: [{field, messages}]` when the error names fields (API-DECISIONS "Identity and errors").
  */
+import type { Context } from 'hono';
+import { HTTPException } from 'hono/http-exception';
+import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { isDomainError, type ErrorKind, type FieldIssue } from '@krs/domain';
 
-const STATUS: Record<ErrorKind, number> = {
+export const STATUS_OF: Readonly<Record<ErrorKind, number>> = {
   invalid: 400,
   unauthenticated: 401,
   forbidden: 403,
@@ -17,21 +21,73 @@ const STATUS: Record<ErrorKind, number> = {
   range_not_satisfiable: 416,
 };
 
+export interface ErrorBody {
+  status: number;
+  message: string;
+  errors?: FieldIssue[];
+}
+
 export interface HttpError {
   status: number;
-  body: { status: number; message: string; errors?: FieldIssue[] };
+  body: ErrorBody;
   headers: Record<string, string>;
 }
 
-export function toHttpError(err: unknown): HttpError {
-  if (!isDomainError(err)) {
-    console.error(err);
-    return { status: 500, body: { status: 500, message: 'Internal server error.' }, headers: {} };
+/** What of the request changes the answer: only whether it carried `If-Match`. */
+export interface ErrorContext {
+  hasIfMatch: boolean;
+}
+
+export const INTERNAL_ERROR_MESSAGE = 'Internal server error.';
+
+/**
+ * `revision.mismatch` from a `conflict` is a concurrent writer winning between our read and our
+ * write. A client that sent `If-Match` asked for exactly that check, so it gets 412; a client that
+ * did not gets 409 (its request conflicted and may be retried). The domain's own If-Match check
+ * throws `precondition_failed` and is 412 by the table.
+ */
+function statusOf(kind: ErrorKind, code: string, request: ErrorContext): number {
+  if (kind === 'conflict' && code === 'revision.mismatch' && request.hasIfMatch) return 412;
+  return STATUS_OF[kind];
+}
+
+/** Pure: any thrown value -> status, JSON body and headers. Unknown errors are logged to stderr and hidden. */
+export function toHttpError(err: unknown, request: ErrorContext = { hasIfMatch: false }): HttpError {
+  if (isDomainError(err)) {
+    const status = statusOf(err.kind, err.code, request);
+    // RFC 9110: a 401 must say which scheme would be accepted.
+    const headers: Record<string, string> = status === 401 ? { 'WWW-Authenticate': 'Bearer' } : {};
+    const body: ErrorBody = { status, message: err.message };
+    if (err.details && err.details.length > 0) body.errors = err.details;
+    return { status, body, headers };
   }
-  // A concurrent writer changed the row between our read and write: the client's copy is stale.
-  const status = err.code === 'revision.mismatch' ? 412 : STATUS[err.kind];
-  const headers: Record<string, string> = err.kind === 'unauthenticated' ? { 'WWW-Authenticate': 'Bearer' } : {};
-  const body: HttpError['body'] = { status, message: err.message };
-  if (err.details && err.details.length > 0) body.errors = err.details;
-  return { status, body, headers };
+  // Hono's own middleware (validator, body limit) throws these; keep their status, in our body shape.
+  if (err instanceof HTTPException && err.status >= 400 && err.status < 500) {
+    const headers: Record<string, string> = err.status === 401 ? { 'WWW-Authenticate': 'Bearer' } : {};
+    return { status: err.status, body: { status: err.status, message: err.message || 'Bad request.' }, headers };
+  }
+  console.error(err);
+  return { status: 500, body: { status: 500, message: INTERNAL_ERROR_MESSAGE }, headers: {} };
+}
+
+/** For `app.onError`: maps with the request's If-Match in view and writes the JSON response. */
+export function errorResponse(err: unknown, c: Context): Response {
+  const e = toHttpError(err, { hasIfMatch: c.req.header('if-match') !== undefined });
+  return jsonError(c, e.status, e.body, e.headers);
+}
+
+export const notFoundBody = (): ErrorBody => ({ status: 404, message: 'Not found.' });
+export const methodNotAllowedBody = (): ErrorBody => ({ status: 405, message: 'Method not allowed.' });
+
+/** For `app.notFound`. */
+export const notFoundResponse = (c: Context): Response => jsonError(c, 404, notFoundBody());
+
+/** 405 with the `Allow` header RFC 9110 asks for, when the allowed methods are known. */
+export function methodNotAllowedResponse(c: Context, allowed: readonly string[] = []): Response {
+  return jsonError(c, 405, methodNotAllowedBody(), allowed.length > 0 ? { Allow: allowed.join(', ') } : {});
+}
+
+function jsonError(c: Context, status: number, body: ErrorBody, headers: Record<string, string> = {}): Response {
+  for (const [name, value] of Object.entries(headers)) c.header(name, value);
+  return c.json(body, status as ContentfulStatusCode);
 }

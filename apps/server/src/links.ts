@@ -1,4 +1,7 @@
-/** The one place building URLs. Every link is absolute, on the configured base URL. */
+/**
+ * The one place building URLs. Every link is absolute, on the configured base URL (no trailing
+ * slash), and every path segment taken from data (ids, file keys) is percent-encoded.
+ */
 import type { RecordKind } from '@krs/domain';
 
 const enc = encodeURIComponent;
@@ -84,7 +87,21 @@ export function createLinks(baseUrl: string) {
     return `${baseUrl}${path}?${qs}`;
   }
 
-  return { record, file, files, accessLink, page, contextResources };
+  /** `self`, plus `prev`/`next` where such a page exists, for a list at `path` called with `query`. */
+  function pageLinks(path: string, query: [string, string][], at: { page: number; size: number; total: number }): PageLinks {
+    const out: PageLinks = { self: page(path, query, at.page) };
+    if (at.page > 1) out.prev = page(path, query, at.page - 1);
+    if (at.page * at.size < at.total) out.next = page(path, query, at.page + 1);
+    return out;
+  }
+
+  return { record, file, files, accessLink, page, pageLinks, contextResources };
+}
+
+export interface PageLinks {
+  self: string;
+  prev?: string;
+  next?: string;
 }
 
 export type Links = ReturnType<typeof createLinks>;

@@ -1,5 +1,15 @@
 /** Domain views -> API JSON: member names, timestamp formats and links exactly as the spec shows them. */
-import { accessStatus, type AccessLinkView, type FileEntry, type FilesView, type FileView, type RecordView, type SearchPage } from '@krs/domain';
+import {
+  accessStatus,
+  type AccessLinkView,
+  type Embargo,
+  type FileEntry,
+  type FilesOptions,
+  type FilesView,
+  type FileView,
+  type RecordView,
+  type SearchPage,
+} from '@krs/domain';
 import { isoNaive, isoWithOffset, spaced } from './http-dates.ts';
 import type { Links } from './links.ts';
 
@@ -37,6 +47,16 @@ function ui(view: RecordView): Json {
   };
 }
 
+/** InvenioRDM writes `until` only for a dated embargo. */
+function embargoOf(e: Embargo): Json {
+  return e.until === null ? { active: e.active, reason: e.reason } : { active: e.active, reason: e.reason, until: e.until };
+}
+
+/** `default_preview` only when one is set, as InvenioRDM does; `order` always (the spec shows it on packages). */
+function filesOf(f: FilesOptions): Json {
+  return f.defaultPreview === null ? { enabled: f.enabled, order: f.order } : { enabled: f.enabled, order: f.order, default_preview: f.defaultPreview };
+}
+
 export function serializeRecord(view: RecordView, links: Links, withUi: boolean): Json {
   const { record, parent, versions } = view;
   const isDraft = record.state === 'draft';
@@ -47,10 +67,10 @@ export function serializeRecord(view: RecordView, links: Links, withUi: boolean)
     access: {
       record: record.access.record,
       files: record.access.files,
-      embargo: { active: record.access.embargo.active, reason: record.access.embargo.reason, until: record.access.embargo.until },
+      embargo: embargoOf(record.access.embargo),
       status,
     },
-    files: { enabled: record.files.enabled, order: record.files.order, default_preview: record.files.defaultPreview },
+    files: filesOf(record.files),
     metadata: record.metadata,
     created: isPackage ? isoWithOffset(record.created) : spaced(record.created),
     updated: isPackage ? isoWithOffset(record.updated) : spaced(record.updated),
@@ -58,7 +78,9 @@ export function serializeRecord(view: RecordView, links: Links, withUi: boolean)
     parent: {
       id: parent.id,
       access: { owned_by: [{ user: parent.ownerId }], links: parent.accessLinks.map((l) => ({ id: l.id })) },
-      ...(isPackage ? { type: 'package', communities: {} } : {}),
+      // API-DECISIONS: search hits mix kinds and `parent.type` tells them apart.
+      type: record.kind,
+      ...(isPackage ? { communities: {} } : {}),
     },
     pids: record.pids,
     versions: { index: versions.index, is_latest: versions.isLatest, is_latest_draft: versions.isLatestDraft },
@@ -137,4 +159,27 @@ export function serializeAggregations(page: SearchPage): Json {
     };
   }
   return out;
+}
+
+export interface SearchPageOptions {
+  /** The UI media type: items gain `ui`, and the list carries only `hits` and `aggregations`. */
+  ui: boolean;
+  /** Path the list was called on, for its paging links. */
+  path: string;
+  /** Query arguments of the call (any `page` is replaced per link). */
+  query: [string, string][];
+  /** Versions and package-resource listings answer without paging links. */
+  withLinks?: boolean;
+}
+
+/** `{aggregations, hits: {hits, total}, links: {self, prev?, next?}, sortBy}`; see SearchPageOptions for the other forms. */
+export function serializeSearchPage(page: SearchPage, links: Links, opts: SearchPageOptions): Json {
+  const body: Json = {
+    aggregations: serializeAggregations(page),
+    hits: { hits: page.hits.map((h) => serializeRecord(h, links, opts.ui)), total: page.total },
+  };
+  if (opts.ui || opts.withLinks === false) return body;
+  body['links'] = links.pageLinks(opts.path, opts.query, page);
+  body['sortBy'] = page.sortBy;
+  return body;
 }
