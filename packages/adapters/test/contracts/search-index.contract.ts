@@ -403,6 +403,19 @@ export function searchIndexContract(name: string, make: () => Promise<SearchInde
         expect(await ordered(index, { sort: 'newest', q: 'glacier' })).toEqual(['weak', 'strong']);
       });
 
+      it('orders equal relevance as newest then by id, across pages, past better matches the viewer may not see', async () => {
+        const index = await make();
+        const pad = (i: number) => String(i).padStart(3, '0');
+        const hidden = Array.from({ length: 120 }, (_, i) => doc(`h${pad(i)}`, { isPublic: false, readers: ['someone'] }, { title: 'Glacier glacier glacier' }));
+        const shown = Array.from({ length: 30 }, (_, i) => doc(`s${pad(i)}`, { created: day(1 + (i % 10)) }, { title: 'Glacier survey' }));
+        await index.upsert([...hidden, ...shown]);
+        const expected = [...shown].sort((a, b) => (a.created !== b.created ? (a.created < b.created ? 1 : -1) : a.id < b.id ? -1 : 1)).map((d) => d.id);
+        const seen: string[] = [];
+        for (let page = 1; page <= 3; page++) seen.push(...(await ordered(index, { sort: 'bestmatch', q: 'glacier', page, size: 10 })));
+        expect(seen).toEqual(expected);
+        expect((await index.search(request({ sort: 'bestmatch', q: 'glacier', filter: { ...PUBLIC, viewerId: 'someone' }, size: 1 }))).hits[0]?.id).toMatch(/^h/);
+      });
+
       it('pages with an exact total, without overlap or gaps, stable across calls', async () => {
         const index = await make();
         // Pairs share a creation time so only the id tie-break orders them.

@@ -1,0 +1,315 @@
+/**
+ * Every indexed document's header (all of it but the body and bounds) in typed columns indexed
+ * by rowid, and the filter, facet, sort and paging rules of the domain's `runSearch` run over
+ * those columns. The same rules over plain objects cost about 30 ms per 100 000 documents, most
+ * of it in string-keyed maps and string comparisons; over columns they cost about a millisecond.
+ * The contract suite holds this and `runSearch` to the same answers.
+ */
+import { facetLabel, firstInOrder, sortBuckets } from '@krs/domain/search';
+import type { FacetBucket, FacetName, RecordKind, SearchDocument, SearchFilter, SearchRequest, SearchResult } from '@krs/domain';
+
+const KINDS: readonly RecordKind[] = ['resource', 'package'];
+const STATES: readonly SearchDocument['state'][] = ['draft', 'published'];
+const ACCESS: readonly SearchDocument['accessStatus'][] = ['open', 'restricted', 'embargoed', 'metadata-only'];
+
+const LATEST = 1;
+const IN_USER_LISTING = 2;
+const USER_LATEST = 4;
+const PUBLIC = 8;
+
+/** Microseconds since the epoch: orders like the ISO text, offsets included, sub-millisecond digits kept. */
+export function microsOf(iso: string): number {
+  const ms = Date.parse(iso);
+  const fraction = /\.(\d+)/.exec(iso)?.[1] ?? '';
+  return (Number.isNaN(ms) ? 0 : ms) * 1000 + Number(fraction.padEnd(6, '0').slice(3, 6));
+}
+
+class Interned {
+  private readonly codes = new Map<string, number>();
+  readonly values: string[] = [];
+  code(value: string): number {
+    let c = this.codes.get(value);
+    if (c === undefined) {
+      c = this.values.length;
+      this.codes.set(value, c);
+      this.values.push(value);
+    }
+    return c;
+  }
+  /** -1 when never seen: nothing carries it. */
+  find(value: string): number {
+    return this.codes.get(value) ?? -1;
+  }
+}
+
+export type HeaderFields = Omit<SearchDocument, 'body' | 'bounds'>;
+
+/**
+ * Orders `bestmatch`: the first `k` of `hits` by relevance, ties (and rows it cannot score) by
+ * `newest`, the order `runSearch` gives equal scores.
+ */
+export type Ranker = (hits: Int32Array, k: number, newest: (a: number, b: number) => number) => number[];
+
+export class HeaderTable {
+  private capacity = 0;
+  private present = new Uint8Array(0);
+  private kind = new Uint8Array(0);
+  private state = new Uint8Array(0);
+  private flags = new Uint8Array(0);
+  private access = new Uint8Array(0);
+  private versionIndex = new Int32Array(0);
+  private resourceType = new Int32Array(0);
+  private owner = new Int32Array(0);
+  private parent = new Int32Array(0);
+  private created = new Float64Array(0);
+  private updated = new Float64Array(0);
+  private ids: (string | undefined)[] = [];
+  private createdText: (string | undefined)[] = [];
+  private updatedText: (string | undefined)[] = [];
+  /** Only restricted or draft documents need their readers. */
+  private readers = new Map<number, readonly string[]>();
+  private readonly owners = new Interned();
+  private readonly parents = new Interned();
+  private readonly resourceTypes = new Interned();
+  private readonly resourceTypeLabels: string[] = [];
+  private count = 0;
+  private highest = 0;
+
+  get size(): number {
+    return this.count;
+  }
+
+  has(rowid: number): boolean {
+    return rowid < this.capacity && this.present[rowid] === 1;
+  }
+
+  *rowids(): IterableIterator<number> {
+    for (let rowid = 0; rowid <= this.highest; rowid++) if (this.present[rowid] === 1) yield rowid;
+  }
+
+  set(rowid: number, doc: HeaderFields): void {
+    this.ensure(rowid + 1);
+    if (this.present[rowid] !== 1) this.count++;
+    this.present[rowid] = 1;
+    this.highest = Math.max(this.highest, rowid);
+    this.kind[rowid] = KINDS.indexOf(doc.kind);
+    this.state[rowid] = STATES.indexOf(doc.state);
+    this.flags[rowid] = (doc.isLatest ? LATEST : 0) | (doc.inUserListing ? IN_USER_LISTING : 0) | (doc.isUserLatest ? USER_LATEST : 0) | (doc.isPublic ? PUBLIC : 0);
+    this.access[rowid] = ACCESS.indexOf(doc.accessStatus);
+    this.versionIndex[rowid] = doc.versionIndex;
+    if (doc.resourceType === null) this.resourceType[rowid] = -1;
+    else {
+      const code = this.resourceTypes.code(doc.resourceType.id);
+      this.resourceTypeLabels[code] = doc.resourceType.label;
+      this.resourceType[rowid] = code;
+    }
+    this.owner[rowid] = this.owners.code(doc.ownerId);
+    this.parent[rowid] = this.parents.code(doc.parentId);
+    this.created[rowid] = microsOf(doc.created);
+    this.updated[rowid] = microsOf(doc.updated);
+    this.ids[rowid] = doc.id;
+    this.createdText[rowid] = doc.created;
+    this.updatedText[rowid] = doc.updated;
+    if (doc.isPublic) this.readers.delete(rowid);
+    else this.readers.set(rowid, [...doc.readers]);
+  }
+
+  delete(rowid: number): void {
+    if (!this.has(rowid)) return;
+    this.present[rowid] = 0;
+    this.ids[rowid] = undefined;
+    this.createdText[rowid] = undefined;
+    this.updatedText[rowid] = undefined;
+    this.readers.delete(rowid);
+    this.count--;
+  }
+
+  clear(): void {
+    this.present.fill(0);
+    this.ids = [];
+    this.createdText = [];
+    this.updatedText = [];
+    this.readers.clear();
+    this.count = 0;
+    this.highest = 0;
+  }
+
+  /** The header as a document without body or bounds, for the domain's evaluator. */
+  document(rowid: number): SearchDocument | null {
+    if (!this.has(rowid)) return null;
+    const flags = this.flags[rowid] ?? 0;
+    const rt = this.resourceType[rowid] ?? -1;
+    const id = this.ids[rowid] ?? '';
+    const state = STATES[this.state[rowid] ?? 0] ?? 'draft';
+    return {
+      key: `${state}:${id}`,
+      id,
+      kind: KINDS[this.kind[rowid] ?? 0] ?? 'resource',
+      state,
+      parentId: this.parents.values[this.parent[rowid] ?? 0] ?? '',
+      ownerId: this.owners.values[this.owner[rowid] ?? 0] ?? '',
+      versionIndex: this.versionIndex[rowid] ?? 0,
+      isLatest: (flags & LATEST) !== 0,
+      inUserListing: (flags & IN_USER_LISTING) !== 0,
+      isUserLatest: (flags & USER_LATEST) !== 0,
+      isPublic: (flags & PUBLIC) !== 0,
+      readers: [...(this.readers.get(rowid) ?? [])],
+      created: this.createdText[rowid] ?? '',
+      updated: this.updatedText[rowid] ?? '',
+      resourceType: rt < 0 ? null : { id: this.resourceTypes.values[rt] ?? '', label: this.resourceTypeLabels[rt] ?? '' },
+      accessStatus: ACCESS[this.access[rowid] ?? 0] ?? 'open',
+      bounds: [],
+      body: {},
+    };
+  }
+
+  /**
+   * `runSearch` over the rows given (every row when null), which the caller has already matched
+   * against the query and box. `rank` orders `bestmatch`; without it `bestmatch` sorts as `newest`.
+   */
+  search(rows: Iterable<number> | null, request: SearchRequest, rank: Ranker | null): SearchResult {
+    const accepts = this.filterFor(request.filter);
+    const facetFilter = this.facetFilterFor(request.filter);
+    const counted = request.aggregations;
+    const rtCounts = new Int32Array(this.resourceTypes.values.length);
+    const accessCounts = new Int32Array(ACCESS.length);
+    const kindCounts = new Int32Array(KINDS.length);
+    let hits = new Int32Array(Math.min(this.highest + 1, 1024));
+    let total = 0;
+    const visit = (rowid: number) => {
+      if (!accepts(rowid)) return;
+      const rt = this.resourceType[rowid] ?? -1;
+      if (rt >= 0) rtCounts[rt]!++;
+      accessCounts[this.access[rowid] ?? 0]!++;
+      kindCounts[this.kind[rowid] ?? 0]!++;
+      if (facetFilter !== null && !facetFilter(rowid)) return;
+      if (total === hits.length) {
+        const grown = new Int32Array(hits.length * 2);
+        grown.set(hits);
+        hits = grown;
+      }
+      hits[total++] = rowid;
+    };
+    if (rows === null) {
+      for (let rowid = 0; rowid <= this.highest; rowid++) if (this.present[rowid] === 1) visit(rowid);
+    } else {
+      for (const rowid of rows) if (this.has(rowid)) visit(rowid);
+    }
+    const start = (request.page - 1) * request.size;
+    const k = start + request.size;
+    const matched = hits.subarray(0, total);
+    const page = (
+      request.sort === 'bestmatch' && rank !== null
+        ? rank(matched, k, this.comparator('newest'))
+        : firstInOrder(Array.from(matched), k, this.comparator(request.sort === 'bestmatch' ? 'newest' : request.sort))
+    ).slice(start);
+    const aggregations: SearchResult['aggregations'] = {};
+    for (const facet of counted) aggregations[facet] = this.buckets(facet, { resource_type: rtCounts, access_status: accessCounts, record_type: kindCounts }[facet]);
+    return {
+      total,
+      hits: page.map((rowid) => ({ id: this.ids[rowid] ?? '', kind: KINDS[this.kind[rowid] ?? 0] ?? 'resource', state: STATES[this.state[rowid] ?? 0] ?? 'draft' })),
+      aggregations,
+    };
+  }
+
+  private buckets(facet: FacetName, counts: Int32Array): FacetBucket[] {
+    const out: FacetBucket[] = [];
+    counts.forEach((docCount, code) => {
+      if (docCount === 0) return;
+      if (facet === 'resource_type') out.push({ key: this.resourceTypes.values[code] ?? '', docCount, label: this.resourceTypeLabels[code] ?? '' });
+      else {
+        const key = (facet === 'access_status' ? ACCESS[code] : KINDS[code]) ?? '';
+        out.push({ key, docCount, label: facetLabel(facet, key) });
+      }
+    });
+    return sortBuckets(out);
+  }
+
+  /** `passesFilter` compiled once per request. */
+  private filterFor(f: SearchFilter): (rowid: number) => boolean {
+    let kinds = 0;
+    for (const k of f.kinds) kinds |= 1 << KINDS.indexOf(k);
+    const state = f.published === true ? 1 : f.published === false ? 0 : -1;
+    const latestOnly = f.latestOnly === true;
+    const owner = f.userListing ? this.owners.find(f.userListing.ownerId) : -2;
+    const userFlags = f.userListing ? IN_USER_LISTING | (f.userListing.allVersions ? 0 : USER_LATEST) : 0;
+    const parent = f.parentId === undefined ? -2 : this.parents.find(f.parentId);
+    const ids = f.ids === undefined ? null : new Set(f.ids);
+    const viewer = f.viewerId;
+    return (rowid) => {
+      if ((kinds & (1 << (this.kind[rowid] ?? 0))) === 0) return false;
+      if (state >= 0 && this.state[rowid] !== state) return false;
+      const flags = this.flags[rowid] ?? 0;
+      if (latestOnly && (flags & LATEST) === 0) return false;
+      if (owner !== -2 && (this.owner[rowid] !== owner || (flags & userFlags) !== userFlags)) return false;
+      if (parent !== -2 && this.parent[rowid] !== parent) return false;
+      if (ids !== null && !ids.has(this.ids[rowid] ?? '')) return false;
+      if ((flags & PUBLIC) !== 0) return true;
+      return viewer !== null && (this.readers.get(rowid)?.includes(viewer) ?? false);
+    };
+  }
+
+  /** `passesFacets` compiled once per request; null when no facet filters. */
+  private facetFilterFor(f: SearchFilter): ((rowid: number) => boolean) | null {
+    const checks: ((rowid: number) => boolean)[] = [];
+    const { resource_type: rt, access_status: access, record_type: kind } = f.facets ?? {};
+    if (rt && rt.length > 0) {
+      const codes = new Set(rt.map((v) => this.resourceTypes.find(v)));
+      checks.push((rowid) => codes.has(this.resourceType[rowid] ?? -1) && (this.resourceType[rowid] ?? -1) >= 0);
+    }
+    if (access && access.length > 0) {
+      const codes = new Set(access.map((v) => ACCESS.indexOf(v as SearchDocument['accessStatus'])));
+      checks.push((rowid) => codes.has(this.access[rowid] ?? -1));
+    }
+    if (kind && kind.length > 0) {
+      const codes = new Set(kind.map((v) => KINDS.indexOf(v as RecordKind)));
+      checks.push((rowid) => codes.has(this.kind[rowid] ?? -1));
+    }
+    return checks.length === 0 ? null : (rowid) => checks.every((check) => check(rowid));
+  }
+
+  /** `compareFor` over columns: ties break on id, then draft before published (their keys' order). */
+  private comparator(sort: Exclude<SearchRequest['sort'], 'bestmatch'>): (a: number, b: number) => number {
+    const created = this.created;
+    const updated = this.updated;
+    const byId = (a: number, b: number) => {
+      const x = this.ids[a] ?? '';
+      const y = this.ids[b] ?? '';
+      return x < y ? -1 : x > y ? 1 : (this.state[a] ?? 0) - (this.state[b] ?? 0);
+    };
+    switch (sort) {
+      case 'newest':
+        return (a, b) => (created[b] ?? 0) - (created[a] ?? 0) || byId(a, b);
+      case 'oldest':
+        return (a, b) => (created[a] ?? 0) - (created[b] ?? 0) || byId(a, b);
+      case 'version':
+        return (a, b) => (this.versionIndex[b] ?? 0) - (this.versionIndex[a] ?? 0) || (created[b] ?? 0) - (created[a] ?? 0) || byId(a, b);
+      case 'updated-desc':
+        return (a, b) => (updated[b] ?? 0) - (updated[a] ?? 0) || byId(a, b);
+      case 'updated-asc':
+        return (a, b) => (updated[a] ?? 0) - (updated[b] ?? 0) || byId(a, b);
+    }
+  }
+
+  private ensure(size: number): void {
+    if (size <= this.capacity) return;
+    const capacity = Math.max(size, this.capacity * 2, 1024);
+    const grow = <T extends Uint8Array | Int32Array | Float64Array>(old: T, make: (n: number) => T): T => {
+      const next = make(capacity);
+      next.set(old);
+      return next;
+    };
+    this.present = grow(this.present, (n) => new Uint8Array(n));
+    this.kind = grow(this.kind, (n) => new Uint8Array(n));
+    this.state = grow(this.state, (n) => new Uint8Array(n));
+    this.flags = grow(this.flags, (n) => new Uint8Array(n));
+    this.access = grow(this.access, (n) => new Uint8Array(n));
+    this.versionIndex = grow(this.versionIndex, (n) => new Int32Array(n));
+    this.resourceType = grow(this.resourceType, (n) => new Int32Array(n));
+    this.owner = grow(this.owner, (n) => new Int32Array(n));
+    this.parent = grow(this.parent, (n) => new Int32Array(n));
+    this.created = grow(this.created, (n) => new Float64Array(n));
+    this.updated = grow(this.updated, (n) => new Float64Array(n));
+    this.capacity = capacity;
+  }
+}
