@@ -4,33 +4,23 @@
  *     server answering a fixed JSON body (the ratio is the figure; target >= 40%).
  *  2. A 1 GiB upload through PUT .../content, next to a plain fs write of the same bytes with
  *     fsync (target >= 70% of its MiB/s, under 64 MiB of extra server RSS).
+ *  3. Search over HTTP on generated published records, per engine (bench/search.ts).
  */
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { createWriteStream, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { createWriteStream, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import http from 'node:http';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { load } from './load.ts';
+import { searchBench } from './search.ts';
+import { serverDir, start, statusKiB, tsx } from './server-process.ts';
 
-const serverDir = resolve(import.meta.dirname, '..');
-const tsx = join(serverDir, 'node_modules', '.bin', 'tsx');
 const SECONDS = Number(process.env['BENCH_SECONDS'] ?? 8);
 const UPLOAD_MIB = Number(process.env['BENCH_UPLOAD_MIB'] ?? 1024);
 const CONNECTIONS = 64;
-
-function start(args: string[], env: NodeJS.ProcessEnv): Promise<ChildProcess> {
-  const child = spawn(tsx, args, { cwd: serverDir, env, stdio: ['ignore', 'pipe', 'inherit'] });
-  return new Promise((ok, fail) => {
-    child.stdout?.on('data', (b: Buffer) => {
-      if (b.toString().includes('listening on')) ok(child);
-    });
-    child.on('exit', (code) => fail(new Error(`exited ${code}`)));
-  });
-}
-
-const statusKiB = (pid: number, field: 'VmRSS' | 'VmHWM') =>
-  Number(new RegExp(`${field}:\\s+(\\d+)`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0);
+const SEARCH_RECORDS = Number(process.env['BENCH_SEARCH_RECORDS'] ?? 100000);
+const SEARCH_ENGINES = (process.env['BENCH_SEARCH_ENGINES'] ?? 'sqlite,minisearch').split(',');
 
 async function json(method: string, url: string, token: string, body?: unknown): Promise<any> {
   const res = await fetch(url, {
@@ -95,11 +85,11 @@ async function main() {
   const env = { ...process.env, PORT: String(port), KRS_DATA_DIR: dataDir, KRS_BASE_URL: base, INIT_CWD: serverDir };
   const token = execFileSync(tsx, ['src/cli.ts', 'tokens', 'create', '--user', 'bench@example.org'], { cwd: serverDir, env, encoding: 'utf8' }).trim();
 
-  const plain = await start(['bench/plain-server.ts', '3901'], env);
+  const { child: plain } = await start(['bench/plain-server.ts', '3901'], env);
   const plainFigures = await load('http://127.0.0.1:3901/', CONNECTIONS, SECONDS);
   plain.kill();
 
-  const server = await start(['src/main.ts'], env);
+  const { child: server } = await start(['src/main.ts'], env);
   const metadata = {
     title: 'Benchmark record about flood extent in the Niger delta',
     publication_date: '2024-01-01',
@@ -141,3 +131,4 @@ async function main() {
 }
 
 await main();
+if (SEARCH_RECORDS > 0) console.log(`\n${await searchBench(SEARCH_RECORDS, SEARCH_ENGINES)}`);

@@ -6,7 +6,7 @@ import { Hono } from 'hono';
 import type { Core } from '@krs/domain';
 import { negotiate } from './accept.ts';
 import { authenticate } from './auth.ts';
-import { toHttpError } from './errors.ts';
+import { errorResponse, methodNotAllowedResponse, notFoundResponse } from './errors.ts';
 import { jsonBody } from './json-body.ts';
 import { createLinks } from './links.ts';
 import { createResponder } from './respond.ts';
@@ -20,8 +20,6 @@ import { searchRoutes } from './routes/search.ts';
 export interface AppConfig {
   baseUrl: string;
 }
-
-const KNOWN_PREFIXES = ['/api/records', '/api/packages', '/api/search', '/api/user'];
 
 export function createApp(core: Core, config: AppConfig) {
   const links = createLinks(config.baseUrl);
@@ -42,15 +40,28 @@ export function createApp(core: Core, config: AppConfig) {
     app.route(prefix, accessLinkRoutes(core, kind));
   }
   app.route('/api', searchRoutes(core, respond));
+  const allowedAt = allowedMethods(app);
   app.notFound((c) => {
-    const status = KNOWN_PREFIXES.some((p) => c.req.path.startsWith(p)) && c.req.method !== 'GET' ? 405 : 404;
-    const message = status === 405 ? 'Method not allowed.' : 'Not found.';
-    return c.json({ status, message }, status);
+    const allowed = allowedAt(c.req.path);
+    return allowed.length > 0 ? methodNotAllowedResponse(c, allowed) : notFoundResponse(c);
   });
-  app.onError((err, c) => {
-    const e = toHttpError(err);
-    for (const [k, v] of Object.entries(e.headers)) c.header(k, v);
-    return c.json(e.body, e.status as 400);
-  });
+  app.onError(errorResponse);
   return app;
+}
+
+/**
+ * The methods routed at a path, for a 405 with `Allow` when a path exists under another method
+ * (and a 404 when it exists under none). Read from the app's route table on first use, when
+ * every route is registered.
+ */
+function allowedMethods(app: Hono<Env>): (path: string) => string[] {
+  let table: { method: string; pattern: RegExp }[] | null = null;
+  const patternOf = (path: string) =>
+    new RegExp(`^${path.split('/').map((part) => (part.startsWith(':') ? '[^/]+' : part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))).join('/')}/?$`);
+  return (path) => {
+    table ??= app.routes.filter((r) => r.method !== 'ALL').map((r) => ({ method: r.method, pattern: patternOf(r.path) }));
+    const methods = new Set(table.filter((r) => r.pattern.test(path)).map((r) => r.method));
+    if (methods.has('GET')) methods.add('HEAD');
+    return [...methods].sort();
+  };
 }

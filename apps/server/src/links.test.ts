@@ -115,5 +115,8 @@ describe('paging links', () => {
       next: `${BASE}/api/records?page=3&size=10`,
     });
     expect(links.pageLinks('/api/records', q, { page: 3, size: 10, total: 30 })).not.toHaveProperty('next');
+    // Page 11 of 1000 would pass the 10 000-hit result window, so it is not offered.
+    expect(links.pageLinks('/api/records', q, { page: 10, size: 1000, total: 50000 })).not.toHaveProperty('next');
+    expect(links.pageLinks('/api/records', q, { page: 9, size: 1000, total: 50000 }).next).toContain('page=10');
   });
 });

@@ -2,7 +2,7 @@
  * The one place building URLs. Every link is absolute, on the configured base URL (no trailing
  * slash), and every path segment taken from data (ids, file keys) is percent-encoded.
  */
-import type { RecordKind } from '@krs/domain';
+import { RESULT_WINDOW, type RecordKind } from '@krs/domain';
 
 const enc = encodeURIComponent;
 const collection = (kind: RecordKind) => (kind === 'package' ? 'packages' : 'records');
@@ -91,7 +91,8 @@ export function createLinks(baseUrl: string) {
   function pageLinks(path: string, query: [string, string][], at: { page: number; size: number; total: number }): PageLinks {
     const out: PageLinks = { self: page(path, query, at.page) };
     if (at.page > 1) out.prev = page(path, query, at.page - 1);
-    if (at.page * at.size < at.total) out.next = page(path, query, at.page + 1);
+    // No `next` past the result window: that page would be refused.
+    if (at.page * at.size < at.total && (at.page + 1) * at.size <= RESULT_WINDOW) out.next = page(path, query, at.page + 1);
     return out;
   }
 

@@ -5,14 +5,18 @@ import { readConfig } from './config.ts';
 import { compose } from './compose.ts';
 
 const config = readConfig();
+const started = Date.now();
 const composed = await compose(config);
 const { core, close } = composed;
-const started = Date.now();
 const warm = await composed.warmSearch();
+const memory = process.memoryUsage();
+const mib = (bytes: number) => Math.round(bytes / 1024 / 1024);
 console.log(
-  warm.loaded
-    ? `krs: ${config.searchEngine} search index resumed and caught up (${warm.parents} changed records) in ${Date.now() - started} ms`
-    : `krs: ${config.searchEngine} search index rebuilt from the database (${warm.parents} records) in ${Date.now() - started} ms`,
+  `${
+    warm.loaded
+      ? `krs: ${config.searchEngine} search index resumed and caught up (${warm.parents} changed records)`
+      : `krs: ${config.searchEngine} search index rebuilt from the database (${warm.parents} records)`
+  } in ${Date.now() - started} ms; memory: rss ${mib(memory.rss)} MiB, heap ${mib(memory.heapUsed)} MiB`,
 );
 
 const server = serve({ fetch: createApp(core, { baseUrl: config.baseUrl }).fetch, port: config.port, hostname: config.host }, (info) => {

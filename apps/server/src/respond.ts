@@ -3,7 +3,7 @@ import type { Context } from 'hono';
 import type { RecordView, SearchPage } from '@krs/domain';
 import { negotiate } from './accept.ts';
 import type { Links } from './links.ts';
-import { serializeAggregations, serializeRecord } from './serialize.ts';
+import { serializeRecord, serializeSearchPage } from './serialize.ts';
 
 export function createResponder(links: Links) {
   function record(c: Context, view: RecordView, status: 200 | 201 | 202 = 200): Response {
@@ -17,16 +17,9 @@ export function createResponder(links: Links) {
   function list(c: Context, page: SearchPage, options: { withLinks: boolean } = { withLinks: true }): Response {
     const { contentType, ui } = negotiate(c.req.header('accept'));
     const url = new URL(c.req.url);
+    // A link token is the caller's secret: links that others may be shown never carry it.
     const query = [...url.searchParams.entries()].filter(([k]) => k !== 'token');
-    const hits = { hits: page.hits.map((h) => serializeRecord(h, links, ui)), total: page.total };
-    const body: Record<string, unknown> = { aggregations: serializeAggregations(page), hits };
-    if (!ui && options.withLinks) {
-      const pageLinks: Record<string, string> = { self: links.page(url.pathname, query, page.page) };
-      if (page.page > 1) pageLinks['prev'] = links.page(url.pathname, query, page.page - 1);
-      if (page.page * page.size < page.total) pageLinks['next'] = links.page(url.pathname, query, page.page + 1);
-      body['links'] = pageLinks;
-      body['sortBy'] = page.sortBy;
-    }
+    const body = serializeSearchPage(page, links, { ui, path: url.pathname, query, withLinks: options.withLinks });
     c.header('Content-Type', contentType);
     return c.body(JSON.stringify(body), 200);
   }

@@ -33,6 +33,21 @@ describe('resource drafts over HTTP', () => {
     expect((await call('GET', '/api/nothing-here')).status).toBe(404);
   });
 
+  it('answers a method a path does not take with 405 and Allow, and a path that does not exist with 404', async () => {
+    const { call, alice } = await makeApp();
+    const latest = await call('POST', '/api/records/abcde-12345/versions/latest', { token: alice, json: {} });
+    expect(latest.status).toBe(405);
+    expect(latest.headers.get('allow')).toBe('GET, HEAD');
+    expect(latest.json).toEqual({ status: 405, message: 'Method not allowed.' });
+    const draft = await call('PATCH', '/api/records/abcde-12345/draft', { token: alice, json: {} });
+    expect(draft.status).toBe(405);
+    expect(draft.headers.get('allow')).toBe('DELETE, GET, HEAD, POST, PUT');
+    expect((await call('DELETE', '/api/records', { token: alice })).headers.get('allow')).toBe('GET, HEAD, POST');
+    const nowhere = await call('POST', '/api/records/abcde-12345/no-such-action', { token: alice, json: {} });
+    expect(nowhere.status).toBe(404);
+    expect(nowhere.json).toEqual({ status: 404, message: 'Not found.' });
+  });
+
   it('keeps invalid metadata as draft errors and publishes only when valid', async () => {
     const { call, alice } = await makeApp();
     const created = await call('POST', '/api/records', { token: alice, json: { metadata: { title: 'No', unknown_field: 1 }, files: { enabled: false } } });

@@ -19,10 +19,19 @@ function rng(seed: number) {
   };
 }
 
-export function generateDocs(n: number, seed = 42): SearchDocument[] {
+/** One generated published record, as a depositor would have described it. */
+export interface GeneratedRecord {
+  id: string;
+  kind: 'resource' | 'package';
+  restricted: boolean;
+  created: string;
+  metadata: { [key: string]: unknown };
+}
+
+export function generateRecords(n: number, seed = 42): GeneratedRecord[] {
   const r = rng(seed);
   const pick = <T>(xs: readonly T[]): T => xs[Math.floor(r() * xs.length)] as T;
-  const docs: SearchDocument[] = [];
+  const records: GeneratedRecord[] = [];
   for (let i = 0; i < n; i++) {
     const topic = pick(TOPICS);
     const place = pick(PLACES);
@@ -36,43 +45,53 @@ export function generateDocs(n: number, seed = 42): SearchDocument[] {
       r() < 0.6
         ? { type: 'Point', coordinates: [lon, lat] }
         : { type: 'Polygon', coordinates: [[[lon, lat], [lon + size, lat], [lon + size, lat + size], [lon, lat + size], [lon, lat]]] };
-    const locations = { features: [{ geometry, place }] };
     const [typeId, typeLabel] = pick(TYPES);
     const created = new Date(Date.UTC(2020, 0, 1) + Math.floor(r() * 5 * 365 * 86400000)).toISOString();
     const id = `b${i.toString(32).padStart(4, '0')}-${Math.floor(r() * 32 ** 5).toString(32).padStart(5, '0')}`;
-    const creators = Array.from({ length: 1 + Math.floor(r() * 3) }, () => ({ person_or_org: { type: 'personal', name: `${pick(FAMILY)}, ${pick(GIVEN)}` } }));
-    const restricted = r() < 0.05;
-    docs.push({
-      key: `published:${id}`,
+    const creators = Array.from({ length: 1 + Math.floor(r() * 3) }, () => {
+      const [family, given] = [pick(FAMILY), pick(GIVEN)];
+      return { person_or_org: { type: 'personal', name: `${family}, ${given}`, family_name: family, given_name: given } };
+    });
+    records.push({
       id,
       kind: typeId === 'knowledge' ? 'package' : 'resource',
+      restricted: r() < 0.05,
+      created,
+      metadata: {
+        title,
+        description,
+        creators,
+        publication_date: created.slice(0, 10),
+        resource_type: { id: typeId, title: { en: typeLabel } },
+        locations: { features: [{ geometry, place }] },
+      },
+    });
+  }
+  return records;
+}
+
+export function generateDocs(n: number, seed = 42): SearchDocument[] {
+  return generateRecords(n, seed).map((g, i) => {
+    const rt = g.metadata['resource_type'] as { id: string; title: { en: string } };
+    return {
+      key: `published:${g.id}`,
+      id: g.id,
+      kind: g.kind,
       state: 'published',
-      parentId: `p${id}`,
+      parentId: `p${g.id}`,
       ownerId: `u${i % 500}`,
       versionIndex: 1,
       isLatest: true,
       inUserListing: true,
       isUserLatest: true,
-      isPublic: !restricted,
+      isPublic: !g.restricted,
       readers: [`u${i % 500}`],
-      created,
-      updated: created,
-      resourceType: { id: typeId, label: typeLabel },
-      accessStatus: restricted ? 'restricted' : 'open',
-      bounds: geometryBounds(locations),
-      body: {
-        id,
-        metadata: {
-          title,
-          description,
-          creators,
-          publication_date: created.slice(0, 10),
-          resource_type: { id: typeId, title: { en: typeLabel } },
-          locations,
-        },
-        access: { record: restricted ? 'restricted' : 'public' },
-      },
-    });
-  }
-  return docs;
+      created: g.created,
+      updated: g.created,
+      resourceType: { id: rt.id, label: rt.title.en },
+      accessStatus: g.restricted ? 'restricted' : 'open',
+      bounds: geometryBounds(g.metadata['locations']),
+      body: { id: g.id, metadata: g.metadata, access: { record: g.restricted ? 'restricted' : 'public' } },
+    };
+  });
 }

@@ -8,14 +8,22 @@ export interface DbHandle {
   close(): Promise<void>;
 }
 
+export interface DbOptions {
+  /**
+   * false skips the fsync of each commit: a crash may then lose or corrupt recent writes. Only for
+   * throwaway data, such as the corpus a benchmark generates.
+   */
+  durable?: boolean;
+}
+
 /**
  * WAL with synchronous=FULL: a committed transaction survives a power cut, and readers never
  * block the writer.
  */
-export function createDb(filename: string): DbHandle {
+export function createDb(filename: string, options: DbOptions = {}): DbHandle {
   const sqlite = new SQLite(filename);
   sqlite.pragma('journal_mode = WAL');
-  sqlite.pragma('synchronous = FULL');
+  sqlite.pragma(options.durable === false ? 'synchronous = OFF' : 'synchronous = FULL');
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 5000');
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });

@@ -4,12 +4,15 @@
  */
 import { searchDocuments } from '../model/search-document.ts';
 import type { RecordKind } from '../model/types.ts';
-import type { Repositories, SearchIndex } from '../ports.ts';
+import type { Repositories, SearchDocument, SearchIndex } from '../ports.ts';
 import { managerOwnerOf } from './lookup.ts';
 
+/** Re-projects each parent: its current documents are upserted, documents it no longer has removed, in one write each. */
 export async function projectParents(repos: Repositories, search: SearchIndex, parentIds: Iterable<string>): Promise<void> {
+  const current: SearchDocument[] = [];
+  const stale: string[] = [];
   for (const parentId of new Set(parentIds)) {
-    const stale = new Set(await search.keysOfParent(parentId));
+    const old = new Set(await search.keysOfParent(parentId));
     const parent = await repos.records.getParent(parentId);
     if (parent) {
       const [published, drafts, manager] = await Promise.all([
@@ -17,12 +20,15 @@ export async function projectParents(repos: Repositories, search: SearchIndex, p
         repos.records.listDrafts(parentId),
         managerOwnerOf(repos, parent),
       ]);
-      const docs = searchDocuments(parent, published, drafts, manager ? [manager] : []);
-      await search.upsert(docs);
-      for (const doc of docs) stale.delete(doc.key);
+      for (const doc of searchDocuments(parent, published, drafts, manager ? [manager] : [])) {
+        current.push(doc);
+        old.delete(doc.key);
+      }
     }
-    if (stale.size > 0) await search.remove([...stale]);
+    stale.push(...old);
   }
+  if (stale.length > 0) await search.remove(stale);
+  if (current.length > 0) await search.upsert(current);
 }
 
 export interface ReindexProgress {

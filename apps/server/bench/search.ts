@@ -1,0 +1,104 @@
+/**
+ * The search benchmark over HTTP: N generated published records (realistic titles,
+ * descriptions, creators, places and geometries) stored through the core's use cases, then for
+ * each engine: the first start (index built from the database), a restart (index resumed from
+ * its saved state), memory, and p50/p95/p99 of sequential `GET /api/search` calls per query.
+ * `tsx bench/search.ts [records=100000] [engines=sqlite,minisearch]` runs it alone.
+ */
+import { cpSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { load } from './load.ts';
+import { seedPublished } from './seed.ts';
+import { serverDir, start, statusKiB, stop } from './server-process.ts';
+
+export const SEARCH_QUERIES: [name: string, query: string][] = [
+  ['one term', 'q=glacier'],
+  ['three terms', 'q=flood+mapping+sentinel'],
+  ['phrase', 'q=%22sea+ice%22'],
+  ['field query', 'q=metadata.title:drought'],
+  ['prefix', 'q=defor*'],
+  ['bbox', 'bbox=0,55,20,40'],
+  ['bbox + facet', 'bbox=0,55,20,40&resource_type=dataset'],
+  ['newest, page 50', 'sort=newest&page=50'],
+];
+const TIMED = 200;
+
+export interface EngineFigures {
+  engine: string;
+  firstStart: { seconds: number; log: string; rssMiB: number };
+  restart: { seconds: number; log: string; rssMiB: number };
+  queries: { name: string; p50: number; p95: number; p99: number; errors: number; total: number }[];
+  rssAfterQueriesMiB: number;
+}
+
+const indexLine = (output: string) => /krs: .*search index.*/.exec(output)?.[0].replace(/^krs: /, '') ?? '';
+
+async function totalOf(url: string): Promise<number> {
+  const body = (await (await fetch(url)).json()) as { hits?: { total?: number } };
+  return body.hits?.total ?? -1;
+}
+
+async function measureEngine(seedDir: string, engine: string, port: number): Promise<EngineFigures> {
+  const dataDir = mkdtempSync(join(tmpdir(), `krs-search-${engine}-`));
+  cpSync(seedDir, dataDir, { recursive: true });
+  const base = `http://127.0.0.1:${port}`;
+  const env = { ...process.env, PORT: String(port), KRS_DATA_DIR: dataDir, KRS_BASE_URL: base, KRS_SEARCH_ENGINE: engine, INIT_CWD: serverDir };
+  try {
+    const first = await start(['src/main.ts'], env);
+    const firstStart = { seconds: first.seconds, log: indexLine(first.output), rssMiB: statusKiB(first.child.pid ?? 0, 'VmRSS') / 1024 };
+    await stop(first.child);
+    const again = await start(['src/main.ts'], env);
+    const pid = again.child.pid ?? 0;
+    const restart = { seconds: again.seconds, log: indexLine(again.output), rssMiB: statusKiB(pid, 'VmRSS') / 1024 };
+    const queries: EngineFigures['queries'] = [];
+    for (const [name, query] of SEARCH_QUERIES) {
+      const url = `${base}/api/search?${query}`;
+      await load(url, 1, 30, { maxRequests: 10 }); // warm-up
+      const r = await load(url, 1, 120, { maxRequests: TIMED });
+      queries.push({ name, p50: r.p50, p95: r.p95, p99: r.p99, errors: r.errors, total: await totalOf(url) });
+    }
+    const rssAfterQueriesMiB = statusKiB(pid, 'VmRSS') / 1024;
+    await stop(again.child);
+    return { engine, firstStart, restart, queries, rssAfterQueriesMiB };
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+export async function searchBench(records: number, engines: string[], port = 3910): Promise<string> {
+  const seedDir = mkdtempSync(join(tmpdir(), 'krs-search-seed-'));
+  try {
+    const t0 = performance.now();
+    await seedPublished(seedDir, records, (done) => {
+      if (done % 10000 === 0) process.stderr.write(`\rseeding ${done}/${records}`);
+    });
+    process.stderr.write('\n');
+    const seedSeconds = (performance.now() - t0) / 1000;
+    const lines = [`search over HTTP: ${records} published records (stored through the use cases in ${seedSeconds.toFixed(0)} s), ${TIMED} sequential GET /api/search per query`];
+    for (const engine of engines) {
+      const f = await measureEngine(seedDir, engine, port);
+      lines.push(
+        '',
+        `${f.engine}:`,
+        `  first start (index built from the database)  ${f.firstStart.seconds.toFixed(1)} s to listening, RSS ${f.firstStart.rssMiB.toFixed(0)} MiB`,
+        `    ${f.firstStart.log}`,
+        `  restart (index resumed)                      ${f.restart.seconds.toFixed(1)} s to listening, RSS ${f.restart.rssMiB.toFixed(0)} MiB`,
+        `    ${f.restart.log}`,
+        ...f.queries.map(
+          (q) =>
+            `  ${q.name.padEnd(16)} p50 ${q.p50.toFixed(1).padStart(7)} ms  p95 ${q.p95.toFixed(1).padStart(7)} ms  p99 ${q.p99.toFixed(1).padStart(7)} ms  total ${String(q.total).padStart(7)}${q.errors > 0 ? `  ERRORS ${q.errors}` : ''}`,
+        ),
+        `  RSS after the queries ${f.rssAfterQueriesMiB.toFixed(0)} MiB`,
+      );
+    }
+    return lines.join('\n');
+  } finally {
+    rmSync(seedDir, { recursive: true, force: true });
+  }
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  console.log(await searchBench(Number(process.argv[2] ?? 100000), (process.argv[3] ?? 'sqlite,minisearch').split(',')));
+}

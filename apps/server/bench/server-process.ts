@@ -1,0 +1,46 @@
+/** Starting and stopping the real server (or a baseline) as a child process, the way operators run it. */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+
+export const serverDir = resolve(import.meta.dirname, '..');
+export const tsx = join(serverDir, 'node_modules', '.bin', 'tsx');
+
+export interface Started {
+  child: ChildProcess;
+  /** Everything the process printed on stdout until it said it was listening. */
+  output: string;
+  /** From spawn to "listening on". */
+  seconds: number;
+}
+
+/**
+ * Runs a TypeScript entry point in node itself (`--import tsx`), not through the `tsx` launcher,
+ * which would put a second process in between: the pid must be the server's, for its memory
+ * figures and its signals. Resolves once it prints "listening on"; rejects if it exits first.
+ */
+export function start(args: string[], env: NodeJS.ProcessEnv): Promise<Started> {
+  const t0 = performance.now();
+  const child = spawn(process.execPath, ['--import', 'tsx', ...args], { cwd: serverDir, env, stdio: ['ignore', 'pipe', 'inherit'] });
+  let output = '';
+  return new Promise((ok, fail) => {
+    child.stdout?.on('data', (b: Buffer) => {
+      output += b.toString();
+      if (output.includes('listening on')) ok({ child, output, seconds: (performance.now() - t0) / 1000 });
+    });
+    child.on('exit', (code) => fail(new Error(`${args.join(' ')} exited ${code} before listening:\n${output}`)));
+  });
+}
+
+/** SIGTERM, then wait for the exit (the server saves its search state on the way out). */
+export function stop(child: ChildProcess): Promise<void> {
+  return new Promise((ok) => {
+    if (child.exitCode !== null) return ok();
+    child.once('exit', () => ok());
+    child.kill('SIGTERM');
+  });
+}
+
+/** A `/proc/<pid>/status` figure in KiB (VmRSS: now; VmHWM: peak since start or the last reset). */
+export const statusKiB = (pid: number, field: 'VmRSS' | 'VmHWM'): number =>
+  Number(new RegExp(`${field}:\\s+(\\d+)`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0);
