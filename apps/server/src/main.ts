@@ -23,7 +23,11 @@ const server = serve({ fetch: createApp(core, { baseUrl: config.baseUrl }).fetch
   console.log(`krs: listening on http://${info.address}:${info.port} (base URL ${config.baseUrl}, data in ${config.dataDir})`);
 });
 
+let stopping = false;
 function shutdown(signal: string) {
+  // A second signal means "now": skip the snapshot rather than keep the operator waiting.
+  if (stopping) process.exit(1);
+  stopping = true;
   console.log(`krs: ${signal} received, finishing open requests`);
   server.close(() => {
     void composed
@@ -32,7 +36,12 @@ function shutdown(signal: string) {
       .then(() => close())
       .then(() => process.exit(0));
   });
-  setTimeout(() => process.exit(0), 10_000).unref();
+  // Idle keep-alive connections would hold close() open; busy ones get ten seconds to finish.
+  // The snapshot is saved after that, however long it takes: cutting it short costs a rebuild.
+  if ('closeIdleConnections' in server) server.closeIdleConnections();
+  setTimeout(() => {
+    if ('closeAllConnections' in server) server.closeAllConnections();
+  }, 10_000).unref();
 }
 process.on('SIGTERM', () => shutdown('SIGTERM'));
 process.on('SIGINT', () => shutdown('SIGINT'));

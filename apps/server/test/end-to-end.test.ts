@@ -60,6 +60,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   if (server.exitCode === null) await stopServer(server);
+  rmSync(env['KRS_DATA_DIR'] ?? '', { recursive: true, force: true });
 });
 
 type Res = { status: number; json: any; headers: Headers; text: string };

@@ -2,13 +2,12 @@
  * Publishing a package and its draft resources is one SQLite transaction: a crash between the
  * resources and the package leaves every one of them a draft.
  */
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createCore, type Identity, type Repositories, type UnitOfWork } from '@krs/domain';
 import { createFixedClock, createInMemoryFileStorage, createInMemorySearchIndex, createSequentialIds } from '@krs/domain/testing';
 import { createDb, createSqlRepositories, migrateToLatest } from '../src/index.ts';
+import { tempDir } from './sqlite-fixture.ts';
 
 const alice: Identity = { userId: 'alice', linkTokens: [] };
 const creators = [{ person_or_org: { type: 'personal', given_name: 'Ada', family_name: 'Obi' } }];
@@ -29,7 +28,7 @@ function crashingOnPackagePublish(db: ReturnType<typeof createDb>['db'], armed: 
 }
 
 async function setup() {
-  const handle = createDb(join(mkdtempSync(join(tmpdir(), 'krs-crash-')), 'krs.sqlite'));
+  const handle = createDb(join(tempDir(), 'krs.sqlite'));
   await migrateToLatest(handle.db);
   const repos = createSqlRepositories(handle.db);
   const armed = { on: false };

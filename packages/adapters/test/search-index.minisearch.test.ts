@@ -1,10 +1,10 @@
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { SearchDocument, SearchRequest } from '@krs/domain';
 import { createMiniSearchIndex } from '../src/search/index.ts';
 import { searchIndexContract } from './contracts/search-index.contract.ts';
+import { tempDir } from './sqlite-fixture.ts';
 
 searchIndexContract('minisearch', async () => createMiniSearchIndex());
 
@@ -30,7 +30,7 @@ const doc = (id: string, title: string): SearchDocument => ({
 });
 
 const glacier: SearchRequest = { filter: { kinds: ['resource'], published: true, viewerId: null }, q: 'glacier', bbox: null, sort: 'bestmatch', page: 1, size: 10, aggregations: [] };
-const snapshotFile = () => join(mkdtempSync(join(tmpdir(), 'krs-minisearch-')), 'snapshot.json');
+const snapshotFile = () => join(tempDir(), 'snapshot.json');
 
 describe('minisearch snapshots', () => {
   it('answers the same after a save and load, returning the watermark it was saved with', async () => {

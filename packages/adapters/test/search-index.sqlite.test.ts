@@ -1,12 +1,11 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { SearchDocument, SearchRequest } from '@krs/domain';
 import { createSqliteSearchIndex } from '../src/search/index.ts';
 import { searchIndexContract } from './contracts/search-index.contract.ts';
+import { tempDir } from './sqlite-fixture.ts';
 
-const dbFile = () => join(mkdtempSync(join(tmpdir(), 'krs-search-sqlite-')), 'search.sqlite');
+const dbFile = () => join(tempDir(), 'search.sqlite');
 
 searchIndexContract('sqlite fts5', async () => createSqliteSearchIndex(dbFile()));
 

@@ -60,16 +60,16 @@ export class HeaderTable {
   private versionIndex = new Int32Array(0);
   private resourceType = new Int32Array(0);
   private owner = new Int32Array(0);
-  private parent = new Int32Array(0);
   private created = new Float64Array(0);
   private updated = new Float64Array(0);
   private ids: (string | undefined)[] = [];
+  // Not interned like owners: nearly one per document, so a code table would only double them.
+  private parents: (string | undefined)[] = [];
   private createdText: (string | undefined)[] = [];
   private updatedText: (string | undefined)[] = [];
   /** Only restricted or draft documents need their readers. */
   private readers = new Map<number, readonly string[]>();
   private readonly owners = new Interned();
-  private readonly parents = new Interned();
   private readonly resourceTypes = new Interned();
   private readonly resourceTypeLabels: string[] = [];
   private count = 0;
@@ -104,7 +104,7 @@ export class HeaderTable {
       this.resourceType[rowid] = code;
     }
     this.owner[rowid] = this.owners.code(doc.ownerId);
-    this.parent[rowid] = this.parents.code(doc.parentId);
+    this.parents[rowid] = doc.parentId;
     this.created[rowid] = microsOf(doc.created);
     this.updated[rowid] = microsOf(doc.updated);
     this.ids[rowid] = doc.id;
@@ -118,6 +118,7 @@ export class HeaderTable {
     if (!this.has(rowid)) return;
     this.present[rowid] = 0;
     this.ids[rowid] = undefined;
+    this.parents[rowid] = undefined;
     this.createdText[rowid] = undefined;
     this.updatedText[rowid] = undefined;
     this.readers.delete(rowid);
@@ -127,6 +128,7 @@ export class HeaderTable {
   clear(): void {
     this.present.fill(0);
     this.ids = [];
+    this.parents = [];
     this.createdText = [];
     this.updatedText = [];
     this.readers.clear();
@@ -146,7 +148,7 @@ export class HeaderTable {
       id,
       kind: KINDS[this.kind[rowid] ?? 0] ?? 'resource',
       state,
-      parentId: this.parents.values[this.parent[rowid] ?? 0] ?? '',
+      parentId: this.parents[rowid] ?? '',
       ownerId: this.owners.values[this.owner[rowid] ?? 0] ?? '',
       versionIndex: this.versionIndex[rowid] ?? 0,
       isLatest: (flags & LATEST) !== 0,
@@ -233,7 +235,7 @@ export class HeaderTable {
     const latestOnly = f.latestOnly === true;
     const owner = f.userListing ? this.owners.find(f.userListing.ownerId) : -2;
     const userFlags = f.userListing ? IN_USER_LISTING | (f.userListing.allVersions ? 0 : USER_LATEST) : 0;
-    const parent = f.parentId === undefined ? -2 : this.parents.find(f.parentId);
+    const parent = f.parentId;
     const ids = f.ids === undefined ? null : new Set(f.ids);
     const viewer = f.viewerId;
     return (rowid) => {
@@ -242,7 +244,7 @@ export class HeaderTable {
       const flags = this.flags[rowid] ?? 0;
       if (latestOnly && (flags & LATEST) === 0) return false;
       if (owner !== -2 && (this.owner[rowid] !== owner || (flags & userFlags) !== userFlags)) return false;
-      if (parent !== -2 && this.parent[rowid] !== parent) return false;
+      if (parent !== undefined && this.parents[rowid] !== parent) return false;
       if (ids !== null && !ids.has(this.ids[rowid] ?? '')) return false;
       if ((flags & PUBLIC) !== 0) return true;
       return viewer !== null && (this.readers.get(rowid)?.includes(viewer) ?? false);
@@ -307,7 +309,6 @@ export class HeaderTable {
     this.versionIndex = grow(this.versionIndex, (n) => new Int32Array(n));
     this.resourceType = grow(this.resourceType, (n) => new Int32Array(n));
     this.owner = grow(this.owner, (n) => new Int32Array(n));
-    this.parent = grow(this.parent, (n) => new Int32Array(n));
     this.created = grow(this.created, (n) => new Float64Array(n));
     this.updated = grow(this.updated, (n) => new Float64Array(n));
     this.capacity = capacity;

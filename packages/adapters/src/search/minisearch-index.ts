@@ -95,7 +95,26 @@ export interface MiniSearchIndex extends SearchIndex {
 
 export function createMiniSearchIndex(): MiniSearchIndex {
   const entries = new Map<string, SearchDocument>();
+  // Keys by parent: re-projecting a parent asks for its keys, and a scan of every entry per
+  // parent made a rebuild quadratic (220 s for 100k records).
+  const byParent = new Map<string, Set<string>>();
   let mini = new MiniSearch<IndexedText>(OPTIONS);
+
+  function track(doc: SearchDocument) {
+    const previous = entries.get(doc.key);
+    if (previous !== undefined) untrack(previous);
+    entries.set(doc.key, doc);
+    const keys = byParent.get(doc.parentId) ?? new Set<string>();
+    keys.add(doc.key);
+    byParent.set(doc.parentId, keys);
+  }
+
+  function untrack(doc: SearchDocument) {
+    entries.delete(doc.key);
+    const keys = byParent.get(doc.parentId);
+    keys?.delete(doc.key);
+    if (keys?.size === 0) byParent.delete(doc.parentId);
+  }
 
   function lookup(text: string, options: SearchOptions): Map<string, number> {
     const out = new Map<string, number>();
@@ -158,18 +177,19 @@ export function createMiniSearchIndex(): MiniSearchIndex {
         // replace() needs the id to exist and add() needs it absent; the entries map knows which.
         if (entries.has(doc.key)) mini.replace(indexed);
         else mini.add(indexed);
-        entries.set(doc.key, structuredClone(doc));
+        track(structuredClone(doc));
       }
     },
     async remove(keys) {
       for (const key of keys) {
-        if (!entries.has(key)) continue;
+        const doc = entries.get(key);
+        if (doc === undefined) continue;
         mini.discard(key);
-        entries.delete(key);
+        untrack(doc);
       }
     },
     async keysOfParent(parentId) {
-      return [...entries.values()].filter((d) => d.parentId === parentId).map((d) => d.key);
+      return [...(byParent.get(parentId) ?? [])];
     },
     async search(request) {
       const query = parseQuery(request.q ?? '');
@@ -182,6 +202,7 @@ export function createMiniSearchIndex(): MiniSearchIndex {
     async clear() {
       mini.removeAll();
       entries.clear();
+      byParent.clear();
     },
     size: () => entries.size,
     async saveSnapshot(file, watermark) {
@@ -212,7 +233,8 @@ export function createMiniSearchIndex(): MiniSearchIndex {
       }
       mini = loaded;
       entries.clear();
-      for (const doc of snapshot.docs) entries.set(doc.key, doc);
+      byParent.clear();
+      for (const doc of snapshot.docs) track(doc);
       return snapshot.watermark;
     },
   };

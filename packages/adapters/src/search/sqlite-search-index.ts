@@ -38,46 +38,52 @@ CREATE VIRTUAL TABLE IF NOT EXISTS doc_fts USING fts5(title, text, tokenize = 'u
 CREATE VIRTUAL TABLE IF NOT EXISTS doc_box USING rtree(id, min_x, max_x, min_y, max_y, +doc_rowid INTEGER);
 `;
 
-interface DocRow {
-  rowid: number;
-  key: string;
-  id: string;
-  kind: SearchDocument['kind'];
-  state: SearchDocument['state'];
-  parent_id: string;
-  owner_id: string;
-  version_index: number;
-  is_latest: number;
-  in_user_listing: number;
-  is_user_latest: number;
-  is_public: number;
-  readers: string;
-  created: string;
-  updated: string;
-  resource_type: string | null;
-  resource_type_label: string | null;
-  access_status: SearchDocument['accessStatus'];
-}
+/** The `doc` columns a header needs, read as arrays: no object per row while loading a million. */
+const HEADER_COLUMNS = `rowid, id, kind, state, parent_id, owner_id, version_index, is_latest, in_user_listing, is_user_latest,
+  is_public, CASE is_public WHEN 1 THEN NULL ELSE readers END, created, updated, resource_type, resource_type_label, access_status`;
+type HeaderRow = [
+  rowid: number,
+  id: string,
+  kind: SearchDocument['kind'],
+  state: SearchDocument['state'],
+  parentId: string,
+  ownerId: string,
+  versionIndex: number,
+  isLatest: number,
+  inUserListing: number,
+  isUserLatest: number,
+  isPublic: number,
+  /** Only read for documents that are not public. */
+  readers: string | null,
+  created: string,
+  updated: string,
+  resourceType: string | null,
+  resourceTypeLabel: string | null,
+  accessStatus: SearchDocument['accessStatus'],
+];
 
-const fieldsOf = (r: DocRow): HeaderFields => ({
-  key: r.key,
-  id: r.id,
-  kind: r.kind,
-  state: r.state,
-  parentId: r.parent_id,
-  ownerId: r.owner_id,
-  versionIndex: r.version_index,
-  isLatest: r.is_latest === 1,
-  inUserListing: r.in_user_listing === 1,
-  isUserLatest: r.is_user_latest === 1,
-  isPublic: r.is_public === 1,
-  // Public documents need no readers: skip the parse for the many.
-  readers: r.is_public === 1 ? [] : (JSON.parse(r.readers) as string[]),
-  created: r.created,
-  updated: r.updated,
-  resourceType: r.resource_type === null ? null : { id: r.resource_type, label: r.resource_type_label ?? r.resource_type },
-  accessStatus: r.access_status,
-});
+function fieldsOf(r: HeaderRow): HeaderFields {
+  const [, id, kind, state, parentId, ownerId, versionIndex, isLatest, inUserListing, isUserLatest, isPublic, readers, created, updated, rt, rtLabel, accessStatus] = r;
+  return {
+    key: `${state}:${id}`,
+    id,
+    kind,
+    state,
+    parentId,
+    ownerId,
+    versionIndex,
+    isLatest: isLatest === 1,
+    inUserListing: inUserListing === 1,
+    isUserLatest: isUserLatest === 1,
+    isPublic: isPublic === 1,
+    // Public documents need no readers: neither read nor parsed for the many.
+    readers: readers === null ? [] : (JSON.parse(readers) as string[]),
+    created,
+    updated,
+    resourceType: rt === null ? null : { id: rt, label: rtLabel ?? rt },
+    accessStatus,
+  };
+}
 
 /** The smallest set first, then keep what the others hold too. */
 function intersect(sets: Set<number>[]): Set<number> {
@@ -115,7 +121,7 @@ export function createSqliteSearchIndex(filename: string): SqliteSearchIndex {
   const insertBody = db.prepare('INSERT INTO doc_body (rowid, doc) VALUES (?, ?)');
   const insertFts = db.prepare('INSERT INTO doc_fts (rowid, title, text) VALUES (?, ?, ?)');
   const insertBox = db.prepare('INSERT INTO doc_box (min_x, max_x, min_y, max_y, doc_rowid) VALUES (?, ?, ?, ?, ?)');
-  const allRows = db.prepare('SELECT * FROM doc');
+  const allRows = db.prepare(`SELECT ${HEADER_COLUMNS} FROM doc`).raw();
   const dataVersion = () => db.pragma('data_version', { simple: true }) as number;
 
   let headers = new HeaderTable();
@@ -125,7 +131,7 @@ export function createSqliteSearchIndex(filename: string): SqliteSearchIndex {
     const version = dataVersion();
     if (version !== seenVersion) {
       const next = new HeaderTable();
-      for (const row of allRows.iterate() as IterableIterator<DocRow>) next.set(row.rowid, fieldsOf(row));
+      for (const row of allRows.iterate() as IterableIterator<HeaderRow>) next.set(row[0], fieldsOf(row));
       headers = next;
       seenVersion = version;
     }
