@@ -94,26 +94,41 @@ export function createFsFileStorage(root: string): FileStorage {
       let placed = false;
       try {
         const md5 = createHash('md5');
-        // Copying into our own buffer also frees callers to reuse theirs after each chunk.
-        const batch = new Uint8Array(WRITE_BATCH);
+        // Two batch buffers: one is written to disk (on libuv's threads) while the other fills
+        // from the network, so receiving, hashing and writing overlap instead of taking turns.
+        // Copying into our own buffers also frees callers to reuse theirs after each chunk.
+        const buffers = [new Uint8Array(WRITE_BATCH), new Uint8Array(WRITE_BATCH)] as const;
+        let current = 0;
         let filled = 0;
         let size = 0;
-        for await (const chunk of body) {
-          size += chunk.byteLength;
-          if (size > limits.maxBytes) throw new DomainError('too_large', 'file.too_large', `A file may be at most ${limits.maxBytes} bytes.`);
-          md5.update(chunk);
-          for (let at = 0; at < chunk.byteLength; ) {
-            const n = Math.min(chunk.byteLength - at, WRITE_BATCH - filled);
-            batch.set(chunk.subarray(at, at + n), filled);
-            filled += n;
-            at += n;
-            if (filled === WRITE_BATCH) {
-              await writeAll(handle, batch, filled);
-              filled = 0;
+        let writing: Promise<void> = Promise.resolve();
+        const flush = async () => {
+          await writing;
+          writing = writeAll(handle, buffers[current] as Uint8Array, filled);
+          // Awaited at the next flush or at the end; noted now so a failure is never unhandled.
+          writing.catch(() => undefined);
+          current ^= 1;
+          filled = 0;
+        };
+        try {
+          for await (const chunk of body) {
+            size += chunk.byteLength;
+            if (size > limits.maxBytes) throw new DomainError('too_large', 'file.too_large', `A file may be at most ${limits.maxBytes} bytes.`);
+            md5.update(chunk);
+            for (let at = 0; at < chunk.byteLength; ) {
+              const n = Math.min(chunk.byteLength - at, WRITE_BATCH - filled);
+              (buffers[current] as Uint8Array).set(chunk.subarray(at, at + n), filled);
+              filled += n;
+              at += n;
+              if (filled === WRITE_BATCH) await flush();
             }
           }
+          await flush();
+        } finally {
+          // Never close the file under a write still in flight.
+          await writing.catch(() => undefined);
         }
-        await writeAll(handle, batch, filled);
+        await writing;
         if (limits.expectedLength !== undefined && limits.expectedLength !== size) {
           throw new DomainError('invalid', 'file.content_length', `Content-Length was ${limits.expectedLength} but ${size} bytes arrived.`);
         }

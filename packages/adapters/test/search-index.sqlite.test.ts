@@ -41,4 +41,42 @@ describe('sqlite search index file', () => {
     expect(again.size()).toBe(1);
     again.close();
   });
+
+  it('sees what another connection wrote to the file (krs reindex while the server runs)', async () => {
+    const file = dbFile();
+    const server = createSqliteSearchIndex(file);
+    const cli = createSqliteSearchIndex(file);
+    const doc = (id: string, title: string, isPublic = true): SearchDocument => ({
+      key: `published:${id}`,
+      id,
+      kind: 'resource',
+      state: 'published',
+      parentId: `p-${id}`,
+      ownerId: 'o',
+      versionIndex: 1,
+      isLatest: true,
+      inUserListing: true,
+      isUserLatest: true,
+      isPublic,
+      readers: ['o'],
+      created: '2026-01-01T00:00:00.000Z',
+      updated: '2026-01-01T00:00:00.000Z',
+      resourceType: { id: 'dataset', label: 'Dataset' },
+      accessStatus: isPublic ? 'open' : 'restricted',
+      bounds: [],
+      body: { id, metadata: { title } },
+    });
+    await server.upsert([doc('a', 'Glacier retreat')]);
+    const request: SearchRequest = { filter: { kinds: ['resource'], viewerId: null }, q: null, bbox: null, sort: 'newest', page: 1, size: 10, aggregations: ['access_status'] };
+    expect((await server.search(request)).total).toBe(1);
+    await cli.clear();
+    await cli.upsert([doc('b', 'Sea ice'), doc('c', 'Snow cover', false)]);
+    const seen = await server.search(request);
+    expect(seen.hits.map((h) => h.id)).toEqual(['b']);
+    expect(seen.aggregations.access_status?.map((b) => [b.key, b.docCount])).toEqual([['open', 1]]);
+    expect((await server.search({ ...request, filter: { kinds: ['resource'], viewerId: 'o' } })).hits.map((h) => h.id).sort()).toEqual(['b', 'c']);
+    expect(server.size()).toBe(2);
+    server.close();
+    cli.close();
+  });
 });
