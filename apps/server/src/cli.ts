@@ -4,6 +4,7 @@
  *   krs tokens create --user <email> [--name <name>]
  *   krs vocabularies import <type> <file>
  *   krs reindex
+ *   krs gc [--grace-minutes <n>]
  */
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
@@ -16,7 +17,8 @@ const USAGE = `usage:
   krs users create <email>
   krs tokens create --user <email> [--name <name>]
   krs vocabularies import <type> <file>    (type: ${VOCABULARY_TYPES.join(', ')})
-  krs reindex                              (rebuild the search index from the database)`;
+  krs reindex                              (rebuild the search index from the database)
+  krs gc [--grace-minutes <n>]             (delete stored file content no record points at, written over n minutes ago; default 60)`;
 
 function option(args: string[], name: string): string | undefined {
   const i = args.indexOf(name);
@@ -58,6 +60,11 @@ async function main(argv: string[]): Promise<void> {
       process.stderr.write('\n');
       await composed.saveSearchSnapshot();
       process.stdout.write(`${n} records reindexed\n`);
+    } else if (group === 'gc') {
+      const raw = option([verb ?? '', ...rest], '--grace-minutes') ?? '60';
+      if (!/^\d+$/.test(raw)) fail(`--grace-minutes takes a whole number, got "${raw}"\n${USAGE}`);
+      const r = await core.files.collectGarbage(Number(raw));
+      process.stdout.write(`removed ${r.removed} unreferenced blobs (${r.removedBytes} bytes), kept ${r.kept}\n`);
     } else {
       fail(USAGE);
     }

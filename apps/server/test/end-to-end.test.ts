@@ -162,6 +162,15 @@ describe('end to end over real HTTP', () => {
     expect((await http('POST', pkgV2.json.links.publish, token)).status).toBe(202);
     expect((await http('GET', '/api/search?q=niger', null)).json.aggregations.record_type.buckets.length).toBe(2);
 
+    // A discarded draft leaves its uploaded bytes behind until `krs gc` sweeps them; shared ones stay.
+    const scratch = await http('POST', '/api/records', token, { metadata });
+    const scratchEntry = (await http('POST', scratch.json.links.files, token, [{ key: 'scratch.bin' }])).json.entries[0];
+    await http('PUT', scratchEntry.links.content, token, 'scratch bytes', { 'content-type': 'application/octet-stream' });
+    expect((await http('DELETE', scratch.json.links.self, token)).status).toBe(204);
+    expect(cli('gc', '--grace-minutes', '0')).toMatch(/^removed 1 unreferenced blobs \(13 bytes\), kept 1$/);
+    expect((await http('GET', files.json.entries[0].links.content, null)).text).toBe(csv);
+    expect(() => cli('gc', '--grace-minutes', 'soon')).toThrow();
+
     const ids = (page: any) => page.hits.hits.map((h: { id: string }) => h.id);
     const before = (await http('GET', '/api/search?q=flood&sort=newest', null)).json;
     expect(cli('reindex')).toMatch(/records reindexed/);

@@ -6,7 +6,7 @@
  * and one chunk per read, whatever the size.
  */
 import { createHash, randomUUID } from 'node:crypto';
-import { mkdir, open, rename, rm, stat, type FileHandle } from 'node:fs/promises';
+import { mkdir, open, readdir, rename, rm, stat, type FileHandle } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { DomainError, notFound, type FileStorage } from '@krs/domain';
 
@@ -169,6 +169,25 @@ export function createFsFileStorage(root: string): FileStorage {
 
     async delete(blobId) {
       await rm(locate(blobId).file, { force: true });
+    },
+
+    async *list() {
+      const blobsDir = join(root, 'blobs');
+      let shards: string[];
+      try {
+        shards = await readdir(blobsDir);
+      } catch (e) {
+        if (isMissing(e)) return;
+        throw e;
+      }
+      for (const shard of shards) {
+        for (const id of await readdir(join(blobsDir, shard)).catch(() => [] as string[])) {
+          if (!SAFE_ID.test(id)) continue;
+          // A blob deleted between the listing and the stat is simply gone.
+          const info = await stat(join(blobsDir, shard, id)).catch(() => null);
+          if (info?.isFile()) yield { id, size: info.size, written: info.mtime.toISOString() };
+        }
+      }
     },
 
     async exists(blobId) {

@@ -49,6 +49,8 @@ export interface FileRepository {
   delete(owner: FileOwner, key: string): Promise<void>;
   deleteAll(owner: FileOwner): Promise<void>;
   count(owner: FileOwner): Promise<number>;
+  /** Every blob id some entry (draft or published, any record) points at. */
+  referencedBlobIds(): Promise<Set<string>>;
 }
 
 export interface UserRepository {
@@ -108,6 +110,14 @@ export interface FileStorage {
   readHead(blobId: string, bytes: number): Promise<Uint8Array>;
   delete(blobId: string): Promise<void>;
   exists(blobId: string): Promise<boolean>;
+  /** Every stored blob, with its size and when it was written (ISO 8601 UTC). */
+  list(): AsyncIterable<StoredBlobInfo>;
+}
+
+export interface StoredBlobInfo {
+  id: string;
+  size: number;
+  written: string;
 }
 
 export interface Clock {

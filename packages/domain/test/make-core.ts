@@ -10,7 +10,7 @@ import {
 export function makeCore() {
   const { repos, uow } = createInMemoryRepositories();
   const clock = createFixedClock('2026-01-01T00:00:00.000Z');
-  const storage = createInMemoryFileStorage();
+  const storage = createInMemoryFileStorage(() => clock.now());
   const search = createInMemorySearchIndex();
   const core = createCore({
     repos,

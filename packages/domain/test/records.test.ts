@@ -207,6 +207,37 @@ describe('files', () => {
   });
 });
 
+describe('collecting unreferenced file content', () => {
+  it('deletes what discarded drafts left, keeps what any version points at and what is too young to judge', async () => {
+    const { core, storage, clock } = makeCore();
+    const withFile = async (key: string, text: string) => {
+      const { record } = await core.records.createDraft(alice, 'resource', { metadata: validMetadata });
+      await core.files.start(alice, 'resource', record.id, [key]);
+      await core.files.upload(alice, 'resource', record.id, key, bytes(text), text.length);
+      await core.files.commit(alice, 'resource', record.id, key);
+      return record.id;
+    };
+    const published = await withFile('kept.txt', 'published bytes');
+    await core.records.publish(alice, 'resource', published);
+    // A new version shares the published blob; discarding it must not take the blob along.
+    const next = await core.records.newVersion(alice, 'resource', published);
+    await core.files.importFromPrevious(alice, 'resource', next.record.id);
+    await core.records.deleteDraft(alice, 'resource', next.record.id);
+    const discarded = await withFile('gone.txt', 'discarded');
+    await core.records.deleteDraft(alice, 'resource', discarded);
+    expect(storage.blobCount()).toBe(2);
+
+    clock.advance(2 * 60 * 60 * 1000);
+    await withFile('young.txt', 'just uploaded');
+    const report = await core.files.collectGarbage(60);
+    expect(report).toEqual({ removed: 1, removedBytes: 'discarded'.length, kept: 2 });
+    const content = await core.files.content(anon, 'resource', published, 'published', 'kept.txt', null);
+    expect(await readAll(content.body)).toBe('published bytes');
+    expect(await core.files.collectGarbage(60)).toEqual({ removed: 0, removedBytes: 0, kept: 2 });
+    await expect(core.files.collectGarbage(-1)).rejects.toMatchObject({ kind: 'invalid' });
+  });
+});
+
 describe('access links', () => {
   it('gives link holders their level and only owners manage links', async () => {
     const { core, clock } = makeCore();

@@ -1,5 +1,5 @@
 import type { FileRepository, FileOwner } from '@krs/domain';
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { Database } from './database.ts';
 import { fileEntryToRow, rowToFileEntry } from './rows.ts';
 
@@ -33,6 +33,14 @@ export function createSqlFileRepository(db: Kysely<Database>): FileRepository {
         .select((eb) => eb.fn.countAll<number>().as('n'))
         .executeTakeFirstOrThrow();
       return Number(row.n);
+    },
+    async referencedBlobIds() {
+      const rows = await db
+        .selectFrom('file_entry')
+        .select(sql<string | null>`json_extract(data, '$.blob.id')`.as('blob_id'))
+        .distinct()
+        .execute();
+      return new Set(rows.flatMap((r) => (r.blob_id === null ? [] : [r.blob_id])));
     },
   };
 }

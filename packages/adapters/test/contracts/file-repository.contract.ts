@@ -28,6 +28,19 @@ export function fileRepositoryContract(name: string, make: MakeRepositories): vo
       expect(await f.list(draftSide)).toEqual([entry]);
     });
 
+    it('lists each blob id some entry points at, once, across owners and states', async () => {
+      const f = await files();
+      expect(await f.referencedBlobIds()).toEqual(new Set());
+      const blob = (id: string) => ({ id, size: 1, md5: '0cc175b9c0f1b6a831c399e269772661' });
+      await f.save(draftSide, fileEntry('a.txt', { blob: blob('blob-a') }));
+      await f.save(publishedSide, fileEntry('a.txt', { status: 'completed', blob: blob('blob-a') }));
+      await f.save(otherRecord, fileEntry('b.txt', { blob: blob('blob-b') }));
+      await f.save(otherRecord, fileEntry('pending.txt'));
+      expect(await f.referencedBlobIds()).toEqual(new Set(['blob-a', 'blob-b']));
+      await f.deleteAll(otherRecord);
+      expect(await f.referencedBlobIds()).toEqual(new Set(['blob-a']));
+    });
+
     it('keeps entries per owner: state and record id', async () => {
       const f = await files();
       await f.save(draftSide, fileEntry('a.txt'));

@@ -124,6 +124,28 @@ export function fileStorageContract(name: string, make: () => Promise<FileStorag
       await storage.delete('blob-missing');
     });
 
+    it('lists every stored blob with its size and write time, and nothing deleted or failed', async () => {
+      const storage = await make();
+      const listed = async () => {
+        const out: { id: string; size: number; written: string }[] = [];
+        for await (const b of storage.list()) out.push(b);
+        return out.sort((a, b) => (a.id < b.id ? -1 : 1));
+      };
+      expect(await listed()).toEqual([]);
+      const before = Date.now() - 2000;
+      await storage.write('blob-list-a', textChunks('abc'), { maxBytes: 100 });
+      await storage.write('zz-list-b', textChunks('hello!'), { maxBytes: 100 });
+      await storage.write('blob-list-c', textChunks('x'), { maxBytes: 100 });
+      await expect(storage.write('blob-list-d', textChunks('too long'), { maxBytes: 3 })).rejects.toThrow();
+      await storage.delete('blob-list-c');
+      const blobs = await listed();
+      expect(blobs.map((b) => [b.id, b.size])).toEqual([
+        ['blob-list-a', 3],
+        ['zz-list-b', 6],
+      ]);
+      for (const b of blobs) expect(Date.parse(b.written)).toBeGreaterThanOrEqual(before);
+    });
+
     it('deletes a blob', async () => {
       const storage = await make();
       await storage.write('blob-gone', textChunks('x'), { maxBytes: 10 });

@@ -11,8 +11,10 @@ function checkId(blobId: string): string {
   return blobId;
 }
 
-export function createInMemoryFileStorage(): FileStorage & { blobCount(): number } {
+/** `now` dates each write, for `list()`; the system clock unless a test fixes it. */
+export function createInMemoryFileStorage(now: () => string = () => new Date().toISOString()): FileStorage & { blobCount(): number } {
   const blobs = new Map<string, Uint8Array>();
+  const written = new Map<string, string>();
   const get = (blobId: string) => {
     const b = blobs.get(checkId(blobId));
     if (!b) throw notFound('blob.not_found', 'Stored file content is missing.');
@@ -42,6 +44,7 @@ export function createInMemoryFileStorage(): FileStorage & { blobCount(): number
         at += p.byteLength;
       }
       blobs.set(blobId, all);
+      written.set(blobId, now());
       return { size, md5: md5.end() };
     },
     async read(blobId, range) {
@@ -59,9 +62,13 @@ export function createInMemoryFileStorage(): FileStorage & { blobCount(): number
     },
     async delete(blobId) {
       blobs.delete(checkId(blobId));
+      written.delete(blobId);
     },
     async exists(blobId) {
       return blobs.has(checkId(blobId));
+    },
+    async *list() {
+      for (const [id, bytes] of [...blobs]) yield { id, size: bytes.byteLength, written: written.get(id) ?? '' };
     },
     blobCount: () => blobs.size,
   };

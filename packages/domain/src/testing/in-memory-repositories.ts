@@ -107,6 +107,11 @@ function repositoriesOver(read: () => State, write: Writer): Repositories {
           s.files.delete(ownerKey(owner));
         }),
       count: async (owner) => read().files.get(ownerKey(owner))?.size ?? 0,
+      referencedBlobIds: async () => {
+        const ids = new Set<string>();
+        for (const entries of read().files.values()) for (const e of entries.values()) if (e.blob !== null) ids.add(e.blob.id);
+        return ids;
+      },
     },
     users: {
       create: (user) =>
