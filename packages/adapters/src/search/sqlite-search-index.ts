@@ -194,7 +194,7 @@ export function createSqliteSearchIndex(filename: string): SqliteSearchIndex {
     return rowids(parts.join(' UNION '), ranges.flatMap(([a, b]) => [b, a, n, s]));
   }
 
-  /** Indexed narrowing by the filter's parent, owner or ids; null when the filter has none. */
+  /** Indexed narrowing by the filter's parent, owner or ids: one set each that it names. */
   function filterRows(request: SearchRequest): Set<number>[] {
     const f = request.filter;
     const sets: Set<number>[] = [];
