@@ -1,33 +1,15 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { SearchDocument, SearchRequest } from '@krs/domain';
+import type { SearchRequest } from '@krs/domain';
 import { createMiniSearchIndex } from '../src/search/index.ts';
 import { searchIndexContract } from './contracts/search-index.contract.ts';
+import { searchDocument } from './contracts/builders.ts';
 import { tempDir } from './sqlite-fixture.ts';
 
 searchIndexContract('minisearch', async () => createMiniSearchIndex());
 
-const doc = (id: string, title: string): SearchDocument => ({
-  key: `published:${id}`,
-  id,
-  kind: 'resource',
-  state: 'published',
-  parentId: `p-${id}`,
-  ownerId: 'o',
-  versionIndex: 1,
-  isLatest: true,
-  inUserListing: true,
-  isUserLatest: true,
-  isPublic: true,
-  readers: ['o'],
-  created: '2026-01-01T00:00:00.000Z',
-  updated: '2026-01-01T00:00:00.000Z',
-  resourceType: null,
-  accessStatus: 'open',
-  bounds: [],
-  body: { id, metadata: { title } },
-});
+const doc = (id: string, title: string) => searchDocument(id, title);
 
 const glacier: SearchRequest = { filter: { kinds: ['resource'], published: true, viewerId: null }, q: 'glacier', bbox: null, sort: 'bestmatch', page: 1, size: 10, aggregations: [] };
 const snapshotFile = () => join(tempDir(), 'snapshot.json');

@@ -1,8 +1,9 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { SearchDocument, SearchRequest } from '@krs/domain';
+import type { SearchRequest } from '@krs/domain';
 import { createSqliteSearchIndex } from '../src/search/index.ts';
 import { searchIndexContract } from './contracts/search-index.contract.ts';
+import { searchDocument } from './contracts/builders.ts';
 import { tempDir } from './sqlite-fixture.ts';
 
 const dbFile = () => join(tempDir(), 'search.sqlite');
@@ -12,26 +13,7 @@ searchIndexContract('sqlite fts5', async () => createSqliteSearchIndex(dbFile())
 describe('sqlite search index file', () => {
   it('keeps its documents when closed and opened again', async () => {
     const file = dbFile();
-    const doc: SearchDocument = {
-      key: 'published:a',
-      id: 'a',
-      kind: 'resource',
-      state: 'published',
-      parentId: 'p-a',
-      ownerId: 'o',
-      versionIndex: 1,
-      isLatest: true,
-      inUserListing: true,
-      isUserLatest: true,
-      isPublic: true,
-      readers: ['o'],
-      created: '2026-01-01T00:00:00.000Z',
-      updated: '2026-01-01T00:00:00.000Z',
-      resourceType: null,
-      accessStatus: 'open',
-      bounds: [[1, 1, 2, 2]],
-      body: { id: 'a', metadata: { title: 'Glacier retreat' } },
-    };
+    const doc = searchDocument('a', 'Glacier retreat', { bounds: [[1, 1, 2, 2]] });
     const first = createSqliteSearchIndex(file);
     await first.upsert([doc]);
     first.close();
@@ -46,26 +28,8 @@ describe('sqlite search index file', () => {
     const file = dbFile();
     const server = createSqliteSearchIndex(file);
     const cli = createSqliteSearchIndex(file);
-    const doc = (id: string, title: string, isPublic = true): SearchDocument => ({
-      key: `published:${id}`,
-      id,
-      kind: 'resource',
-      state: 'published',
-      parentId: `p-${id}`,
-      ownerId: 'o',
-      versionIndex: 1,
-      isLatest: true,
-      inUserListing: true,
-      isUserLatest: true,
-      isPublic,
-      readers: ['o'],
-      created: '2026-01-01T00:00:00.000Z',
-      updated: '2026-01-01T00:00:00.000Z',
-      resourceType: { id: 'dataset', label: 'Dataset' },
-      accessStatus: isPublic ? 'open' : 'restricted',
-      bounds: [],
-      body: { id, metadata: { title } },
-    });
+    const doc = (id: string, title: string, isPublic = true) =>
+      searchDocument(id, title, { isPublic, resourceType: { id: 'dataset', label: 'Dataset' }, accessStatus: isPublic ? 'open' : 'restricted' });
     await server.upsert([doc('a', 'Glacier retreat')]);
     const request: SearchRequest = { filter: { kinds: ['resource'], viewerId: null }, q: null, bbox: null, sort: 'newest', page: 1, size: 10, aggregations: ['access_status'] };
     expect((await server.search(request)).total).toBe(1);

@@ -1,4 +1,4 @@
-import type { ApiToken, DraftRecord, FileEntry, Parent, PublishedRecord, User, VocabularyEntry, VocabularyType } from '@krs/domain';
+import type { ApiToken, DraftRecord, FileEntry, Parent, PublishedRecord, SearchDocument, User, VocabularyEntry, VocabularyType } from '@krs/domain';
 
 export function parent(id: string, over: Partial<Parent> = {}): Parent {
   return {
@@ -113,4 +113,29 @@ export function richPackageDraft(id: string, parentId: string): DraftRecord {
     isEditOfPublished: true,
     issues: [{ field: 'metadata.title', messages: ['Too long.'] }],
   });
+}
+
+/** A published, public search document titled `title`; `over` changes any field. */
+export function searchDocument(id: string, title: string, over: Partial<SearchDocument> = {}): SearchDocument {
+  return {
+    key: `published:${id}`,
+    id,
+    kind: 'resource',
+    state: 'published',
+    parentId: `p-${id}`,
+    ownerId: 'o',
+    versionIndex: 1,
+    isLatest: true,
+    inUserListing: true,
+    isUserLatest: true,
+    isPublic: true,
+    readers: ['o'],
+    created: '2026-01-01T00:00:00.000Z',
+    updated: '2026-01-01T00:00:00.000Z',
+    resourceType: null,
+    accessStatus: 'open',
+    bounds: [],
+    body: { id, metadata: { title } },
+    ...over,
+  };
 }
