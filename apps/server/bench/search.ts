@@ -13,7 +13,7 @@ import { load } from './load.ts';
 import { seedPublished } from './seed.ts';
 import { serverDir, start, statusKiB, stop } from './server-process.ts';
 
-export const SEARCH_QUERIES: [name: string, query: string][] = [
+const SEARCH_QUERIES: [name: string, query: string][] = [
   ['one term', 'q=glacier'],
   ['three terms', 'q=flood+mapping+sentinel'],
   ['phrase', 'q=%22sea+ice%22'],

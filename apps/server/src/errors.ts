@@ -38,7 +38,7 @@ export interface ErrorContext {
   hasIfMatch: boolean;
 }
 
-export const INTERNAL_ERROR_MESSAGE = 'Internal server error.';
+const INTERNAL_ERROR_MESSAGE = 'Internal server error.';
 
 /**
  * `revision.mismatch` from a `conflict` is a concurrent writer winning between our read and our
@@ -76,8 +76,8 @@ export function errorResponse(err: unknown, c: Context): Response {
   return jsonError(c, e.status, e.body, e.headers);
 }
 
-export const notFoundBody = (): ErrorBody => ({ status: 404, message: 'Not found.' });
-export const methodNotAllowedBody = (): ErrorBody => ({ status: 405, message: 'Method not allowed.' });
+const notFoundBody = (): ErrorBody => ({ status: 404, message: 'Not found.' });
+const methodNotAllowedBody = (): ErrorBody => ({ status: 405, message: 'Method not allowed.' });
 
 /** For `app.notFound`. */
 export const notFoundResponse = (c: Context): Response => jsonError(c, 404, notFoundBody());

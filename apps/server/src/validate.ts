@@ -9,7 +9,7 @@ import { jsonBody } from './json-body.ts';
 
 type Target = 'json' | 'query' | 'param';
 
-export const MESSAGES: Readonly<Record<Target, string>> = {
+const MESSAGES: Readonly<Record<Target, string>> = {
   json: 'A validation error occurred.',
   query: 'Invalid querystring parameters.',
   param: 'A validation error occurred.',

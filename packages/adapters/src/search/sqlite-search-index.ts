@@ -4,7 +4,7 @@
  * SQLite answers what needs an index: which documents hold the words (with their bm25 score),
  * which boxes meet the query box, which rows belong to a parent, an owner or a list of ids.
  * Everything else (kinds, states, version flags, visibility, facets, sort and paging) runs in
- * memory over each document's header in typed columns (header-table.ts), with the rules of the
+ * memory over each document's header in the domain's typed columns (`HeaderTable`), with the rules of the
  * domain's `runSearch`. Joining each FTS match back to its table row cost more than all of that
  * together (measured: 9 ms of a 12 ms ranked query at 100k documents).
  *
@@ -12,10 +12,22 @@
  * and reloaded whole when another connection (`krs reindex`) has written the file.
  */
 import Database from 'better-sqlite3';
-import { firstInOrder, flatten, matchesQuery, parseQuery, passesFilter, positiveTerms, runSearch, scoreQuery, type QueryNode } from '@krs/domain/search';
+import {
+  firstInOrder,
+  flatten,
+  HeaderTable,
+  matchesQuery,
+  parseQuery,
+  passesFilter,
+  positiveTerms,
+  runSearch,
+  scoreQuery,
+  type HeaderFields,
+  type QueryNode,
+  type Ranker,
+} from '@krs/domain/search';
 import type { BBox, SearchDocument, SearchIndex, SearchRequest, SearchResult } from '@krs/domain';
 import { ftsExpression, querySql, rankText, textPrefilter, type Param, type Sql } from './fts-query.ts';
-import { HeaderTable, type HeaderFields, type Ranker } from './header-table.ts';
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS doc (
@@ -65,7 +77,6 @@ type HeaderRow = [
 function fieldsOf(r: HeaderRow): HeaderFields {
   const [, id, kind, state, parentId, ownerId, versionIndex, isLatest, inUserListing, isUserLatest, isPublic, readers, created, updated, rt, rtLabel, accessStatus] = r;
   return {
-    key: `${state}:${id}`,
     id,
     kind,
     state,
@@ -184,23 +195,32 @@ export function createSqliteSearchIndex(filename: string): SqliteSearchIndex {
   });
   const removeMany = db.transaction((keys: readonly string[]) => keys.map(removeKey).filter((r): r is number => r !== null));
 
+  /** For SQL built from the query, whose text varies with its shape. */
   const rowids = (sql: string, params: Param[]) => new Set(db.prepare(sql).pluck().all(...params) as number[]);
+
+  const boxSql = 'SELECT doc_rowid FROM doc_box WHERE min_x <= ? AND max_x >= ? AND min_y <= ? AND max_y >= ?';
+  const inOneBox = db.prepare(boxSql).pluck();
+  const inTwoBoxes = db.prepare(`${boxSql} UNION ${boxSql}`).pluck();
+  const keysOf = db.prepare('SELECT key FROM doc WHERE parent_id = ?').pluck();
+  const ofParent = db.prepare('SELECT rowid FROM doc WHERE parent_id = ?').pluck();
+  const ofOwner = db.prepare('SELECT rowid FROM doc WHERE owner_id = ? AND in_user_listing = 1').pluck();
+  const withIds = db.prepare('SELECT rowid FROM doc WHERE id IN (SELECT value FROM json_each(?))').pluck();
+  const rowSet = (rows: unknown[]) => new Set(rows as number[]);
 
   /** Rows the R*Tree says meet the box; a box across the antimeridian is two boxes. */
   function inBox(box: BBox): Set<number> {
     const [w, s, e, n] = box;
-    const ranges: [number, number][] = w <= e ? [[w, e]] : [[w, 180], [-180, e]];
-    const parts = ranges.map(() => 'SELECT doc_rowid FROM doc_box WHERE min_x <= ? AND max_x >= ? AND min_y <= ? AND max_y >= ?');
-    return rowids(parts.join(' UNION '), ranges.flatMap(([a, b]) => [b, a, n, s]));
+    if (w <= e) return rowSet(inOneBox.all(e, w, n, s));
+    return rowSet(inTwoBoxes.all(180, w, n, s, e, -180, n, s));
   }
 
   /** Indexed narrowing by the filter's parent, owner or ids: one set each that it names. */
   function filterRows(request: SearchRequest): Set<number>[] {
     const f = request.filter;
     const sets: Set<number>[] = [];
-    if (f.parentId !== undefined) sets.push(rowids('SELECT rowid FROM doc WHERE parent_id = ?', [f.parentId]));
-    if (f.userListing) sets.push(rowids('SELECT rowid FROM doc WHERE owner_id = ? AND in_user_listing = 1', [f.userListing.ownerId]));
-    if (f.ids !== undefined) sets.push(rowids('SELECT rowid FROM doc WHERE id IN (SELECT value FROM json_each(?))', [JSON.stringify(f.ids)]));
+    if (f.parentId !== undefined) sets.push(rowSet(ofParent.all(f.parentId)));
+    if (f.userListing) sets.push(rowSet(ofOwner.all(f.userListing.ownerId)));
+    if (f.ids !== undefined) sets.push(rowSet(withIds.all(JSON.stringify(f.ids))));
     return sets;
   }
 
@@ -301,7 +321,7 @@ export function createSqliteSearchIndex(filename: string): SqliteSearchIndex {
       for (const rowid of removed) table.delete(rowid);
     },
     async keysOfParent(parentId) {
-      return (db.prepare('SELECT key FROM doc WHERE parent_id = ?').all(parentId) as { key: string }[]).map((r) => r.key);
+      return keysOf.all(parentId) as string[];
     },
     async search(request) {
       return search(request);

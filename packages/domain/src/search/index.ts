@@ -16,3 +16,4 @@ export {
   runSearch,
   sortBuckets,
 } from './run-search.ts';
+export { HeaderTable, type HeaderFields, type Ranker } from './header-table.ts';

@@ -1,12 +1,13 @@
 /**
  * Every indexed document's header (all of it but the body and bounds) in typed columns indexed
- * by rowid, and the filter, facet, sort and paging rules of the domain's `runSearch` run over
- * those columns. The same rules over plain objects cost about 30 ms per 100 000 documents, most
+ * by a row number the engine chooses, and the filter, facet, sort and paging rules of `runSearch`
+ * over those columns, for engines that find matching rows in an index of their own. The same rules over plain objects cost about 30 ms per 100 000 documents, most
  * of it in string-keyed maps and string comparisons; over columns they cost about a millisecond.
  * The contract suite holds this and `runSearch` to the same answers.
  */
-import { facetLabel, firstInOrder, sortBuckets } from '@krs/domain/search';
-import type { FacetBucket, FacetName, RecordKind, SearchDocument, SearchFilter, SearchRequest, SearchResult } from '@krs/domain';
+import type { RecordKind } from '../model/types.ts';
+import type { FacetBucket, FacetName, SearchDocument, SearchFilter, SearchRequest, SearchResult } from '../ports.ts';
+import { facetLabel, firstInOrder, sortBuckets } from './run-search.ts';
 
 const KINDS: readonly RecordKind[] = ['resource', 'package'];
 const STATES: readonly SearchDocument['state'][] = ['draft', 'published'];
@@ -18,7 +19,7 @@ const USER_LATEST = 4;
 const PUBLIC = 8;
 
 /** Microseconds since the epoch: orders like the ISO text, offsets included, sub-millisecond digits kept. */
-export function microsOf(iso: string): number {
+function microsOf(iso: string): number {
   const ms = Date.parse(iso);
   const fraction = /\.(\d+)/.exec(iso)?.[1] ?? '';
   return (Number.isNaN(ms) ? 0 : ms) * 1000 + Number(fraction.padEnd(6, '0').slice(3, 6));
@@ -42,7 +43,7 @@ class Interned {
   }
 }
 
-export type HeaderFields = Omit<SearchDocument, 'body' | 'bounds'>;
+export type HeaderFields = Omit<SearchDocument, 'key' | 'body' | 'bounds'>;
 
 /**
  * Orders `bestmatch`: the first `k` of `hits` by relevance, ties (and rows it cannot score) by
