@@ -20,6 +20,9 @@ export interface EmbeddedSearch {
   close(): void;
 }
 
+/** Bumped whenever what the SQLite index stores per document changes: an older file is rebuilt. */
+const SQLITE_FORMAT = 2;
+
 function writeAtomically(file: string, text: string) {
   writeFileSync(`${file}.tmp`, text);
   renameSync(`${file}.tmp`, file);
@@ -53,14 +56,14 @@ export function openEmbeddedSearch(engine: SearchEngine, dataDir: string): Embed
     async resume() {
       if (!existsSync(stateFile)) return null;
       try {
-        const state = JSON.parse(readFileSync(stateFile, 'utf8')) as { engine?: unknown; watermark?: unknown };
-        return state.engine === 'sqlite' && typeof state.watermark === 'string' ? state.watermark : null;
+        const state = JSON.parse(readFileSync(stateFile, 'utf8')) as { engine?: unknown; format?: unknown; watermark?: unknown };
+        return state.engine === 'sqlite' && state.format === SQLITE_FORMAT && typeof state.watermark === 'string' ? state.watermark : null;
       } catch {
         return null;
       }
     },
     async checkpoint(watermark) {
-      writeAtomically(stateFile, JSON.stringify({ engine: 'sqlite', watermark }));
+      writeAtomically(stateFile, JSON.stringify({ engine: 'sqlite', format: SQLITE_FORMAT, watermark }));
     },
     persist: async () => undefined,
     close: () => sqliteIndex.close(),

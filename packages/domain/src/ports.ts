@@ -139,6 +139,17 @@ export type SortOption = 'bestmatch' | 'newest' | 'oldest' | 'version' | 'update
 export type BBox = readonly [number, number, number, number];
 
 /**
+ * One geometry part as the bbox filter decides it exactly, coordinates as flat `[x0, y0, x1, y1, ...]`
+ * lists (longitude, latitude). A polygon's first ring is its outline, the others its holes. A part
+ * past the per-record vertex cap is kept as its `box` only, so it matches like its bounds.
+ */
+export type Shape =
+  | { type: 'point'; xy: [number, number] }
+  | { type: 'line'; xy: number[] }
+  | { type: 'polygon'; rings: number[][] }
+  | { type: 'box'; box: BBox };
+
+/**
  * What the index holds per draft or published version. The use cases compute the flags from the
  * parent's state so the index answers every listing with plain filters.
  */
@@ -168,6 +179,11 @@ export interface SearchDocument {
   accessStatus: 'open' | 'restricted' | 'embargoed' | 'metadata-only';
   /** Geometry bounds of `metadata.locations.features[].geometry`, one box per geometry part. */
   bounds: BBox[];
+  /**
+   * The same parts exactly, deciding between documents whose bounds meet a query box; absent,
+   * the bounds are taken as exact (documents built by hand, points).
+   */
+  shapes?: Shape[];
   /**
    * The record as the API shows it (id, metadata, access, parent.id, ...), for full text and
    * `field:value` queries on dotted paths.

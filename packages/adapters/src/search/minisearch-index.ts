@@ -26,7 +26,7 @@ interface IndexedText {
 }
 
 /** Bumped whenever the snapshot layout or the indexing options change: older files are rebuilt. */
-const SNAPSHOT_FORMAT = 'krs-minisearch-2';
+const SNAPSHOT_FORMAT = 'krs-minisearch-3';
 
 const OPTIONS: Options<IndexedText> = {
   idField: 'key',
@@ -59,6 +59,24 @@ interface Snapshot {
 
 const isStringArray = (v: unknown): v is string[] => Array.isArray(v) && v.every((x) => typeof x === 'string');
 const isBox = (v: unknown) => Array.isArray(v) && v.length === 4 && v.every((x) => typeof x === 'number' && Number.isFinite(x));
+const isCoordinates = (v: unknown) => Array.isArray(v) && v.length % 2 === 0 && v.length > 0 && v.every((x) => typeof x === 'number' && Number.isFinite(x));
+
+function isShape(v: unknown): boolean {
+  if (typeof v !== 'object' || v === null) return false;
+  const s = v as Record<string, unknown>;
+  switch (s['type']) {
+    case 'point':
+      return isCoordinates(s['xy']) && (s['xy'] as unknown[]).length === 2;
+    case 'line':
+      return isCoordinates(s['xy']);
+    case 'polygon':
+      return Array.isArray(s['rings']) && s['rings'].length > 0 && s['rings'].every(isCoordinates);
+    case 'box':
+      return isBox(s['box']);
+    default:
+      return false;
+  }
+}
 
 /** A snapshot is only a cache: anything not shaped like a document means rebuild. */
 function isSearchDocument(v: unknown): v is SearchDocument {
@@ -76,6 +94,7 @@ function isSearchDocument(v: unknown): v is SearchDocument {
     isStringArray(d['readers']) &&
     Array.isArray(d['bounds']) &&
     d['bounds'].every(isBox) &&
+    (d['shapes'] === undefined || (Array.isArray(d['shapes']) && d['shapes'].every(isShape))) &&
     (rt === null || (typeof rt === 'object' && rt !== null && typeof (rt as Record<string, unknown>)['id'] === 'string' && typeof (rt as Record<string, unknown>)['label'] === 'string')) &&
     typeof d['body'] === 'object' &&
     d['body'] !== null
@@ -173,11 +192,14 @@ export function createMiniSearchIndex(): MiniSearchIndex {
   return {
     async upsert(docs) {
       for (const doc of docs) {
+        // Both may throw on a document they cannot take: before the text index changes, so the
+        // two never disagree about which documents exist.
         const indexed = toIndexed(doc);
+        const copy = structuredClone(doc);
         // replace() needs the id to exist and add() needs it absent; the entries map knows which.
         if (entries.has(doc.key)) mini.replace(indexed);
         else mini.add(indexed);
-        track(structuredClone(doc));
+        track(copy);
       }
     },
     async remove(keys) {

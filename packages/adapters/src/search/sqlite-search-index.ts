@@ -22,11 +22,12 @@ import {
   positiveTerms,
   runSearch,
   scoreQuery,
+  shapesMeetBox,
   type HeaderFields,
   type QueryNode,
   type Ranker,
 } from '@krs/domain/search';
-import type { BBox, SearchDocument, SearchIndex, SearchRequest, SearchResult } from '@krs/domain';
+import type { BBox, SearchDocument, SearchIndex, SearchRequest, SearchResult, Shape } from '@krs/domain';
 import { ftsExpression, querySql, rankText, textPrefilter, type Param, type Sql } from './fts-query.ts';
 
 const SCHEMA = `
@@ -48,6 +49,8 @@ DROP INDEX IF EXISTS doc_listing;
 DROP INDEX IF EXISTS doc_facets;
 CREATE VIRTUAL TABLE IF NOT EXISTS doc_fts USING fts5(title, text, tokenize = 'unicode61 remove_diacritics 2');
 CREATE VIRTUAL TABLE IF NOT EXISTS doc_box USING rtree(id, min_x, max_x, min_y, max_y, +doc_rowid INTEGER);
+-- Exact shapes of documents with a line or polygon, for candidates whose box only overlaps the query's.
+CREATE TABLE IF NOT EXISTS doc_shape (rowid INTEGER PRIMARY KEY, shapes TEXT NOT NULL);
 `;
 
 /** The `doc` columns a header needs, read as arrays: no object per row while loading a million. */
@@ -124,6 +127,7 @@ export function createSqliteSearchIndex(filename: string): SqliteSearchIndex {
   const deleteFts = db.prepare('DELETE FROM doc_fts WHERE rowid = ?');
   const deleteBoxes = db.prepare('DELETE FROM doc_box WHERE doc_rowid = ?');
   const deleteBody = db.prepare('DELETE FROM doc_body WHERE rowid = ?');
+  const deleteShapes = db.prepare('DELETE FROM doc_shape WHERE rowid = ?');
   // A document keeps its rowid across updates, so the header cache stays dense.
   const insertDoc = db.prepare(`INSERT INTO doc (rowid, key, id, kind, state, parent_id, owner_id, version_index, is_latest, in_user_listing,
     is_user_latest, is_public, readers, created, updated, resource_type, resource_type_label, access_status)
@@ -132,6 +136,7 @@ export function createSqliteSearchIndex(filename: string): SqliteSearchIndex {
   const insertBody = db.prepare('INSERT INTO doc_body (rowid, doc) VALUES (?, ?)');
   const insertFts = db.prepare('INSERT INTO doc_fts (rowid, title, text) VALUES (?, ?, ?)');
   const insertBox = db.prepare('INSERT INTO doc_box (min_x, max_x, min_y, max_y, doc_rowid) VALUES (?, ?, ?, ?, ?)');
+  const insertShapes = db.prepare('INSERT INTO doc_shape (rowid, shapes) VALUES (?, ?)');
   const allRows = db.prepare(`SELECT ${HEADER_COLUMNS} FROM doc`).raw();
   const dataVersion = () => db.pragma('data_version', { simple: true }) as number;
 
@@ -156,6 +161,7 @@ export function createSqliteSearchIndex(filename: string): SqliteSearchIndex {
     deleteFts.run(row.rowid);
     deleteBoxes.run(row.rowid);
     deleteBody.run(row.rowid);
+    deleteShapes.run(row.rowid);
     deleteDoc.run(row.rowid);
     return row.rowid;
   };
@@ -189,6 +195,8 @@ export function createSqliteSearchIndex(filename: string): SqliteSearchIndex {
       insertBody.run(rowid, JSON.stringify(doc));
       insertFts.run(rowid, (flat.get('metadata.title') ?? []).join(' '), [...flat.values()].flat().join(' '));
       for (const [w, s, e, n] of doc.bounds) insertBox.run(w, e, s, n, rowid);
+      // Points and boxes are exactly their bounds: only lines and polygons need deciding.
+      if (doc.shapes?.some((shape) => shape.type === 'line' || shape.type === 'polygon')) insertShapes.run(rowid, JSON.stringify(doc.shapes));
       written.push([rowid, doc]);
     }
     return written;
@@ -201,17 +209,32 @@ export function createSqliteSearchIndex(filename: string): SqliteSearchIndex {
   const boxSql = 'SELECT doc_rowid FROM doc_box WHERE min_x <= ? AND max_x >= ? AND min_y <= ? AND max_y >= ?';
   const inOneBox = db.prepare(boxSql).pluck();
   const inTwoBoxes = db.prepare(`${boxSql} UNION ${boxSql}`).pluck();
+  const shapesOf = db.prepare('SELECT shapes FROM doc_shape WHERE rowid = ?').pluck();
   const keysOf = db.prepare('SELECT key FROM doc WHERE parent_id = ?').pluck();
   const ofParent = db.prepare('SELECT rowid FROM doc WHERE parent_id = ?').pluck();
   const ofOwner = db.prepare('SELECT rowid FROM doc WHERE owner_id = ? AND in_user_listing = 1').pluck();
   const withIds = db.prepare('SELECT rowid FROM doc WHERE id IN (SELECT value FROM json_each(?))').pluck();
   const rowSet = (rows: unknown[]) => new Set(rows as number[]);
 
-  /** Rows the R*Tree says meet the box; a box across the antimeridian is two boxes. */
-  function inBox(box: BBox): Set<number> {
+  /** Rows whose bounds the R*Tree says meet the box; a box across the antimeridian is two boxes. */
+  function boundsInBox(box: BBox): Set<number> {
     const [w, s, e, n] = box;
     if (w <= e) return rowSet(inOneBox.all(e, w, n, s));
     return rowSet(inTwoBoxes.all(180, w, n, s, e, -180, n, s));
+  }
+
+  /** Whether a row's exact shapes meet the box; rows without stored shapes are exactly their boxes. */
+  function shapesMeet(rowid: number, box: BBox): boolean {
+    const text = shapesOf.get(rowid) as string | undefined;
+    if (text === undefined) return true;
+    return shapesMeetBox(JSON.parse(text) as Shape[], box);
+  }
+
+  /** Rows whose geometry meets the box: the R*Tree's candidates, each decided on its exact shapes. */
+  function inBox(box: BBox): Set<number> {
+    const out = new Set<number>();
+    for (const rowid of boundsInBox(box)) if (shapesMeet(rowid, box)) out.add(rowid);
+    return out;
   }
 
   /** Indexed narrowing by the filter's parent, owner or ids: one set each that it names. */
@@ -327,7 +350,7 @@ export function createSqliteSearchIndex(filename: string): SqliteSearchIndex {
       return search(request);
     },
     async clear() {
-      db.exec('DELETE FROM doc; DELETE FROM doc_body; DELETE FROM doc_fts; DELETE FROM doc_box;');
+      db.exec('DELETE FROM doc; DELETE FROM doc_body; DELETE FROM doc_fts; DELETE FROM doc_box; DELETE FROM doc_shape;');
       headers.clear();
     },
     size: () => freshHeaders().size,

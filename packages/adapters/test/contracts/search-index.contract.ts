@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { BBox, SearchDocument, SearchFilter, SearchIndex, SearchRequest } from '@krs/domain';
+import { geometryShapes, shapeBounds } from '@krs/domain/search';
 
 const day = (n: number) => `2026-01-${String(n).padStart(2, '0')}T00:00:00.000Z`;
 
@@ -46,6 +47,14 @@ const request = (over: Partial<SearchRequest> = {}): SearchRequest => ({
   aggregations: [],
   ...over,
 });
+
+/** A document placed by GeoJSON geometries, its bounds and exact shapes as the projection computes them. */
+function placed(id: string, ...geometries: unknown[]): SearchDocument {
+  const shapes = geometryShapes({ features: geometries.map((geometry) => ({ geometry })) });
+  return doc(id, { bounds: shapes.map(shapeBounds), shapes });
+}
+const ring = (...xy: [number, number][]) => [...xy, xy[0]];
+const square = (w: number, s: number, e: number, n: number) => ring([w, s], [e, s], [e, n], [w, n]);
 
 /** Ids of the hits, sorted: for checks of which documents match, not of their order. */
 const ids = async (index: SearchIndex, over: Partial<SearchRequest> = {}) => (await index.search(request(over))).hits.map((h) => h.id).sort();
@@ -358,6 +367,65 @@ export function searchIndexContract(name: string, make: () => Promise<SearchInde
         const pacific: BBox = [170, -30, -170, -10];
         expect(await ids(index, { bbox: pacific })).toEqual(['fiji', 'samoa']);
         expect(await ids(index, { bbox: [179.5, -30, -173, -10] })).toEqual([]);
+      });
+
+      async function shaped(make2: () => Promise<SearchIndex>) {
+        const index = await make2();
+        await index.upsert([
+          // A rough Alps outline: a 1° box inside it holds none of its vertices or edges.
+          placed('alps', { type: 'Polygon', coordinates: [ring([5.5, 44], [16.5, 46.2], [14, 48], [8, 47.9], [5.7, 46.4])] }),
+          placed('donut', { type: 'Polygon', coordinates: [square(20, 0, 30, 10), square(23, 3, 27, 7)] }),
+          placed('islands', { type: 'MultiPolygon', coordinates: [[square(40, 0, 41, 1)], [square(48, 8, 49, 9)]] }),
+          placed('diagonal', { type: 'LineString', coordinates: [[60, 10], [70, 0]] }),
+          placed('fiji', { type: 'Polygon', coordinates: [square(177, -19, 179.9, -16)] }),
+          placed('mixed', { type: 'GeometryCollection', geometries: [{ type: 'Point', coordinates: [100, 50] }, { type: 'LineString', coordinates: [[110, 40], [120, 40]] }] }),
+        ]);
+        return index;
+      }
+
+      it('finds a polygon that contains the whole box, and one inside the box', async () => {
+        const index = await shaped(make);
+        expect(await ids(index, { bbox: [9.5, 46, 10.5, 47] })).toEqual(['alps']);
+        expect(await ids(index, { bbox: [0, 40, 20, 50] })).toEqual(['alps']);
+        // Crossed by the south edge, no vertex inside the box.
+        expect(await ids(index, { bbox: [10, 44.5, 11, 45.5] })).toEqual(['alps']);
+      });
+
+      it('misses a polygon whose bounds meet the box but whose area does not', async () => {
+        const index = await shaped(make);
+        expect(await ids(index, { bbox: [15, 44, 16, 44.5] })).toEqual([]);
+        expect(await ids(index, { bbox: [66, 6, 69, 9] })).toEqual([]);
+        expect(await ids(index, { bbox: [64, 4, 66, 6] })).toEqual(['diagonal']);
+      });
+
+      it('misses a box inside a hole, finds one across the hole edge or in the ring', async () => {
+        const index = await shaped(make);
+        expect(await ids(index, { bbox: [24, 4, 26, 6] })).toEqual([]);
+        expect(await ids(index, { bbox: [24, 4, 28, 6] })).toEqual(['donut']);
+        expect(await ids(index, { bbox: [21, 1, 22, 2] })).toEqual(['donut']);
+      });
+
+      it('decides each part of a multi-polygon and a geometry collection on its own', async () => {
+        const index = await shaped(make);
+        expect(await ids(index, { bbox: [44, 4, 45, 5] })).toEqual([]);
+        expect(await ids(index, { bbox: [48.5, 8.5, 50, 10] })).toEqual(['islands']);
+        expect(await ids(index, { bbox: [105, 42, 115, 45] })).toEqual([]);
+        expect(await ids(index, { bbox: [105, 35, 115, 45] })).toEqual(['mixed']);
+        expect(await ids(index, { bbox: [99, 49, 101, 51] })).toEqual(['mixed']);
+      });
+
+      it('decides exactly across the antimeridian', async () => {
+        const index = await shaped(make);
+        expect(await ids(index, { bbox: [178, -20, -171, -10] })).toEqual(['fiji']);
+        expect(await ids(index, { bbox: [179.95, -20, -171, -10] })).toEqual([]);
+      });
+
+      it('forgets the shape of a replaced or removed document', async () => {
+        const index = await shaped(make);
+        await index.upsert([placed('alps', { type: 'Point', coordinates: [0, 0] })]);
+        expect(await ids(index, { bbox: [9.5, 46, 10.5, 47] })).toEqual([]);
+        await index.remove(['published:donut']);
+        expect(await ids(index, { bbox: [21, 1, 22, 2] })).toEqual([]);
       });
 
       it('combines the box with a query and facet filters', async () => {

@@ -3,10 +3,14 @@
  * owner's view of drafts versus published records, who may read) are decided here, so every
  * search engine answers them with plain filters.
  */
-import { geometryBounds } from '../search/index.ts';
+import { geometryShapes, shapeBounds } from '../search/index.ts';
 import type { SearchDocument } from '../ports.ts';
 import { accessStatus } from './access-status.ts';
+import { pruneDepth } from './prune-depth.ts';
 import type { AnyRecord, DraftRecord, Parent, PublishedRecord } from './types.ts';
+
+/** Deeper than any metadata the schema describes (a nested GeometryCollection included); deeper values are not searchable. */
+const MAX_METADATA_DEPTH = 32;
 
 function resourceTypeOf(record: AnyRecord): SearchDocument['resourceType'] {
   const rt = record.metadata['resource_type'];
@@ -18,7 +22,7 @@ function resourceTypeOf(record: AnyRecord): SearchDocument['resourceType'] {
 }
 
 function documentOf(record: AnyRecord, parent: Parent, flags: Pick<SearchDocument, 'isLatest' | 'inUserListing' | 'isUserLatest'>, readers: string[]): SearchDocument {
-  const locations = record.metadata['locations'];
+  const shapes = geometryShapes(record.metadata['locations']);
   return {
     key: `${record.state}:${record.id}`,
     id: record.id,
@@ -34,12 +38,13 @@ function documentOf(record: AnyRecord, parent: Parent, flags: Pick<SearchDocumen
     updated: record.updated,
     resourceType: resourceTypeOf(record),
     accessStatus: accessStatus(record),
-    bounds: geometryBounds(locations),
+    bounds: shapes.map(shapeBounds),
+    shapes,
     body: {
       id: record.id,
       parent: { id: parent.id, type: record.kind, access: { owned_by: [{ user: parent.ownerId }] } },
       access: { record: record.access.record, files: record.access.files, status: accessStatus(record) },
-      metadata: record.metadata,
+      metadata: pruneDepth(record.metadata, MAX_METADATA_DEPTH),
       created: record.created,
       updated: record.updated,
       is_published: record.state === 'published',

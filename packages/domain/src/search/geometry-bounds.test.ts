@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { geometryBounds } from './geometry-bounds.ts';
+import { geometryBounds, geometryShapes, MAX_SHAPE_VERTICES, shapeBounds } from './geometry-bounds.ts';
 
 const of = (...geometries: unknown[]) => geometryBounds({ features: geometries.map((geometry) => ({ geometry })) });
 
@@ -45,5 +45,32 @@ describe('geometryBounds', () => {
         { type: 'LineString', coordinates: [[0, 0], [500, 5], [3, 3]] },
       ),
     ).toEqual([[0, 0, 3, 3]]);
+  });
+});
+
+describe('geometryShapes', () => {
+  const square = (w: number, s: number, e: number, n: number) => [[w, s], [e, s], [e, n], [w, n], [w, s]];
+
+  it('keeps polygons with their holes, lines and points as flat coordinate lists', () => {
+    expect(geometryShapes({ features: [{ geometry: { type: 'Polygon', coordinates: [square(0, 0, 4, 4), square(1, 1, 2, 2)] } }] })).toEqual([
+      { type: 'polygon', rings: [[0, 0, 4, 0, 4, 4, 0, 4, 0, 0], [1, 1, 2, 1, 2, 2, 1, 2, 1, 1]] },
+    ]);
+    expect(geometryShapes({ features: [{ geometry: { type: 'LineString', coordinates: [[0, 0], [1, 2]] } }] })).toEqual([{ type: 'line', xy: [0, 0, 1, 2] }]);
+    expect(geometryShapes({ features: [{ geometry: { type: 'Point', coordinates: [3, 4, 5] } }] })).toEqual([{ type: 'point', xy: [3, 4] }]);
+  });
+
+  it('keeps only the box of parts past the vertex cap, so a candidate costs bounded work', () => {
+    const big = Array.from({ length: MAX_SHAPE_VERTICES + 1 }, (_, i) => [(i / MAX_SHAPE_VERTICES) * 10, Math.sin(i) * 5]);
+    const shapes = geometryShapes({
+      features: [{ geometry: { type: 'Polygon', coordinates: [square(0, 0, 1, 1)] } }, { geometry: { type: 'LineString', coordinates: big } }],
+    });
+    expect(shapes.map((s) => s.type)).toEqual(['polygon', 'box']);
+    expect(shapes.map(shapeBounds)[1]?.[2]).toBeCloseTo(10);
+  });
+
+  it('reads geometry collections nested deeply without recursion, ignoring the deepest', () => {
+    let geometry: unknown = { type: 'Point', coordinates: [1, 1] };
+    for (let i = 0; i < 100_000; i++) geometry = { type: 'GeometryCollection', geometries: [geometry] };
+    expect(geometryShapes({ features: [{ geometry }] })).toEqual([]);
   });
 });

@@ -3,8 +3,10 @@
  * keep documents in memory. Facet filters act like InvenioRDM's post_filter: they narrow the
  * hits and the total but not the counts, so a selected facet still shows its alternatives.
  */
-import type { FacetBucket, FacetName, SearchDocument, SearchFilter, SearchRequest, SearchResult } from '../ports.ts';
+import type { BBox, FacetBucket, FacetName, SearchDocument, SearchFilter, SearchRequest, SearchResult, Shape } from '../ports.ts';
 import { bboxIntersects } from './bbox.ts';
+import { shapeBounds } from './geometry-bounds.ts';
+import { boxWithin, shapeIntersects } from './shape-intersects.ts';
 
 /** Everything in the filter except facets: kinds, state, version flags, owner, ids, visibility. */
 export function passesFilter(doc: SearchDocument, f: SearchFilter): boolean {
@@ -70,6 +72,21 @@ export function intersectsAny(bounds: readonly (readonly [number, number, number
   return false;
 }
 
+/** Whether any of the shapes meets the box; a part whose box lies inside the query box does whatever its shape. */
+export function shapesMeetBox(shapes: readonly Shape[], box: BBox): boolean {
+  return shapes.some((shape) => {
+    const bounds = shapeBounds(shape);
+    return bboxIntersects(box, bounds) && (boxWithin(bounds, box) || shapeIntersects(box, shape));
+  });
+}
+
+/** Whether the document's geometry meets the box: its bounds first, then its exact shapes. */
+export function meetsBox(doc: Pick<SearchDocument, 'bounds' | 'shapes'>, box: SearchRequest['bbox']): boolean {
+  if (box === null) return true;
+  if (!intersectsAny(doc.bounds, box)) return false;
+  return doc.shapes === undefined || shapesMeetBox(doc.shapes, box);
+}
+
 // Plain comparisons: ISO timestamps order as text, and localeCompare costs ten times more.
 const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 const byId = (a: SearchDocument, b: SearchDocument) => cmp(a.id, b.id) || cmp(a.key, b.key);
@@ -130,7 +147,7 @@ export function runSearch(
   for (const facet of request.aggregations) counts.set(facet, new Map());
   for (const doc of docs) {
     if (!passesFilter(doc, request.filter)) continue;
-    if (!intersectsAny(doc.bounds, request.bbox)) continue;
+    if (!meetsBox(doc, request.bbox)) continue;
     if (!matches(doc)) continue;
     for (const [facet, buckets] of counts) {
       const key = facetKey(doc, facet);
