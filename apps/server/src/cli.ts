@@ -12,12 +12,13 @@ import { isDomainError, VOCABULARY_TYPES, type VocabularyType } from '@krs/domai
 import { parseVocabularyFile } from '@krs/domain/vocabularies';
 import { readConfig } from './config.ts';
 import { compose } from './compose.ts';
+import { reindexCommand } from './commands/reindex.ts';
 
 const USAGE = `usage:
   krs users create <email>
   krs tokens create --user <email> [--name <name>]
   krs vocabularies import <type> <file>    (type: ${VOCABULARY_TYPES.join(', ')})
-  krs reindex                              (rebuild the search index from the database)
+  krs reindex                              (rebuild the search index from the database; exit status 1 when records had to be skipped)
   krs gc [--grace-minutes <n>]             (delete stored file content no record points at, written over n minutes ago; default 60)`;
 
 function option(args: string[], name: string): string | undefined {
@@ -56,10 +57,7 @@ async function main(argv: string[]): Promise<void> {
       process.stderr.write('\n');
       process.stdout.write(`${written} ${type} entries imported\n`);
     } else if (group === 'reindex') {
-      const n = await composed.rebuildSearch((p) => process.stderr.write(`\rreindexing: ${p.done}/${p.total} records`));
-      process.stderr.write('\n');
-      await composed.saveSearchSnapshot();
-      process.stdout.write(`${n} records reindexed\n`);
+      process.exitCode = await reindexCommand(composed, { out: (t) => process.stdout.write(t), progress: (t) => process.stderr.write(t) });
     } else if (group === 'gc') {
       const raw = option([verb ?? '', ...rest], '--grace-minutes') ?? '60';
       if (!/^\d+$/.test(raw)) fail(`--grace-minutes takes a whole number, got "${raw}"\n${USAGE}`);

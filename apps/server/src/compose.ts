@@ -4,7 +4,7 @@
  */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { createCore, type Core, type ReindexProgress } from '@krs/domain';
+import { createCore, type Core, type ProjectionReport, type ReindexProgress, type SearchHealth } from '@krs/domain';
 import {
   createDb,
   createFsFileStorage,
@@ -19,9 +19,11 @@ import { openEmbeddedSearch } from './search-engine.ts';
 export interface Composed {
   core: Core;
   /** Resumes the search index from its saved state and catches up with the database, else rebuilds it. */
-  warmSearch(onProgress?: (p: ReindexProgress) => void): Promise<{ loaded: boolean; parents: number }>;
+  warmSearch(onProgress?: (p: ReindexProgress) => void): Promise<{ loaded: boolean } & ProjectionReport>;
   /** Rebuilds the index from the database (ignoring any snapshot). */
-  rebuildSearch(onProgress?: (p: ReindexProgress) => void): Promise<number>;
+  rebuildSearch(onProgress?: (p: ReindexProgress) => void): Promise<ProjectionReport>;
+  /** Records the search index is missing because they could not be projected (each also logged as it happens). */
+  searchHealth(): SearchHealth;
   saveSearchSnapshot(): Promise<void>;
   close(): Promise<void>;
 }
@@ -43,21 +45,26 @@ export async function compose(config: ServerConfig): Promise<Composed> {
     ids: createNanoidIds(),
     settings: { maxFileSize: config.maxFileSize, maxFiles: config.maxFiles, oaiHost: new URL(config.baseUrl).host },
   });
+  // One JSON line per record left out of the index, whether at start-up, on a write or in `krs reindex`.
+  core.search.onSkip((s) => {
+    process.stderr.write(`${JSON.stringify({ level: 'warn', event: 'search.record_skipped', id: s.id, parentId: s.parentId, reason: s.reason })}\n`);
+  });
   return {
     core,
     async warmSearch(onProgress) {
       const since = await search.resume();
       watermark = new Date().toISOString();
-      const parents = await core.search.reindex(since === null ? { onProgress } : { since, onProgress });
+      const report = await core.search.reindex(since === null ? { onProgress } : { since, onProgress });
       await search.checkpoint(watermark);
-      return { loaded: since !== null, parents };
+      return { loaded: since !== null, ...report };
     },
     async rebuildSearch(onProgress) {
       watermark = new Date().toISOString();
-      const parents = await core.search.reindex({ onProgress });
+      const report = await core.search.reindex({ onProgress });
       await search.checkpoint(watermark);
-      return parents;
+      return report;
     },
+    searchHealth: () => core.search.health(),
     async saveSearchSnapshot() {
       await search.persist(watermark);
     },

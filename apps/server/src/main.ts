@@ -16,7 +16,7 @@ console.log(
     warm.loaded
       ? `krs: ${config.searchEngine} search index resumed and caught up (${warm.parents} changed records)`
       : `krs: ${config.searchEngine} search index rebuilt from the database (${warm.parents} records)`
-  } in ${Date.now() - started} ms; memory: rss ${mib(memory.rss)} MiB, heap ${mib(memory.heapUsed)} MiB`,
+  }${warm.skipped.length > 0 ? `, ${warm.skipped.length} records skipped (logged above)` : ''} in ${Date.now() - started} ms; memory: rss ${mib(memory.rss)} MiB, heap ${mib(memory.heapUsed)} MiB`,
 );
 
 const server = serve({ fetch: createApp(core, { baseUrl: config.baseUrl }).fetch, port: config.port, hostname: config.host }, (info) => {

@@ -21,7 +21,7 @@ import type { ListingInput } from './use-cases/listing-params.ts';
 import { resolvePaging } from './use-cases/listing-params.ts';
 import { latestVersion, listVersions } from './use-cases/list-versions.ts';
 import { newVersion } from './use-cases/new-version.ts';
-import { reindex, type ReindexProgress } from './use-cases/project-search.ts';
+import { projectionHealth, reindex, type ReindexProgress, type SkippedRecord } from './use-cases/project-search.ts';
 import { collectGarbage } from './use-cases/files/collect-garbage.ts';
 import { publishDraft } from './use-cases/publish-draft.ts';
 import { searchRecords, searchUserRecords } from './use-cases/search-records.ts';
@@ -80,6 +80,9 @@ export function createCore(deps: CoreDeps) {
     },
     search: {
       reindex: (options?: { since?: string; onProgress?: (p: ReindexProgress) => void }) => reindex(deps.repos, deps.search, options),
+      /** Records the index is missing because they could not be projected. */
+      health: () => projectionHealth(deps.search).report(),
+      onSkip: (listener: (skipped: SkippedRecord) => void) => projectionHealth(deps.search).onSkip(listener),
     },
   };
 }

@@ -9,7 +9,7 @@ export { RESULT_WINDOW, type ListingInput } from './use-cases/listing-params.ts'
 export type { ByteRange, FileSide } from './use-cases/files/read-files.ts';
 export type { AccessLinkInput } from './use-cases/access-links.ts';
 export type { ItemError } from './use-cases/packages/index.ts';
-export type { ReindexProgress } from './use-cases/project-search.ts';
+export type { ProjectionReport, ReindexProgress, SearchHealth, SkippedRecord } from './use-cases/project-search.ts';
 export type { GarbageReport } from './use-cases/files/collect-garbage.ts';
 export { sha256Hex } from './use-cases/users.ts';
 export { accessStatus, type AccessStatus } from './model/access-status.ts';

@@ -1,34 +1,160 @@
 /**
  * Keeps the search index a projection of the repositories: after each commit the use cases
  * re-project the parents they touched; start-up and `krs reindex` re-project everything.
+ *
+ * Projecting never fails the caller. The write it follows has committed, and one record the index
+ * cannot take must not stop the others from being served: such a record is left out of the index,
+ * reported to the index's `ProjectionHealth` (which the service logs and shows), and projected
+ * again whenever its parent is next re-projected: on its next write, at the next start's catch-up
+ * (which re-projects every parent changed since the previous start) or by `krs reindex`.
  */
 import { searchDocuments } from '../model/search-document.ts';
 import type { RecordKind } from '../model/types.ts';
 import type { Repositories, SearchDocument, SearchIndex } from '../ports.ts';
 import { managerOwnerOf } from './lookup.ts';
 
-/** Re-projects each parent: its current documents are upserted, documents it no longer has removed, in one write each. */
-export async function projectParents(repos: Repositories, search: SearchIndex, parentIds: Iterable<string>): Promise<void> {
-  const current: SearchDocument[] = [];
-  const stale: string[] = [];
-  for (const parentId of new Set(parentIds)) {
-    const old = new Set(await search.keysOfParent(parentId));
-    const parent = await repos.records.getParent(parentId);
-    if (parent) {
-      const [published, drafts, manager] = await Promise.all([
-        repos.records.listPublishedVersions(parentId),
-        repos.records.listDrafts(parentId),
-        managerOwnerOf(repos, parent),
-      ]);
-      for (const doc of searchDocuments(parent, published, drafts, manager ? [manager] : [])) {
-        current.push(doc);
-        old.delete(doc.key);
+/** A record the index is missing; `id` is the parent's id when its records could not even be read. */
+export interface SkippedRecord {
+  id: string;
+  parentId: string;
+  reason: string;
+}
+
+export interface SearchHealth {
+  /** How many records the index is missing. */
+  skipped: number;
+  records: SkippedRecord[];
+}
+
+/** Records the index is missing, by parent, as the latest projection of each parent left them. */
+export class ProjectionHealth {
+  private readonly byParent = new Map<string, SkippedRecord[]>();
+  private readonly listeners = new Set<(skipped: SkippedRecord) => void>();
+
+  /** The outcome of projecting `parentIds`: their earlier skips are settled, `skipped` are the new ones. */
+  settle(parentIds: Iterable<string>, skipped: readonly SkippedRecord[]): void {
+    for (const id of parentIds) this.byParent.delete(id);
+    for (const s of skipped) this.byParent.set(s.parentId, [...(this.byParent.get(s.parentId) ?? []), s]);
+    for (const s of skipped) {
+      for (const listener of this.listeners) {
+        try {
+          listener(s);
+        } catch {
+          // A failing log line must not undo the projection of everything else.
+        }
       }
     }
-    stale.push(...old);
   }
-  if (stale.length > 0) await search.remove(stale);
-  if (current.length > 0) await search.upsert(current);
+
+  clear(): void {
+    this.byParent.clear();
+  }
+
+  report(): SearchHealth {
+    const records = [...this.byParent.values()].flat();
+    return { skipped: records.length, records };
+  }
+
+  /** Calls `listener` for each record left out from now on; returns the unsubscribe. */
+  onSkip(listener: (skipped: SkippedRecord) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+}
+
+// Kept beside the index it describes, so the use cases keep calling projectParents(repos, search, ids).
+const healthByIndex = new WeakMap<SearchIndex, ProjectionHealth>();
+
+export function projectionHealth(search: SearchIndex): ProjectionHealth {
+  let health = healthByIndex.get(search);
+  if (!health) {
+    health = new ProjectionHealth();
+    healthByIndex.set(search, health);
+  }
+  return health;
+}
+
+const MAX_REASON = 300;
+const reasonOf = (e: unknown): string => {
+  const text = e instanceof Error ? `${e.name}: ${e.message}` : String(e);
+  return text.length > MAX_REASON ? `${text.slice(0, MAX_REASON)}…` : text;
+};
+
+interface ParentProjection {
+  parentId: string;
+  docs: SearchDocument[];
+  /** Keys the index holds for the parent that it no longer has. */
+  stale: string[];
+}
+
+async function parentProjection(repos: Repositories, search: SearchIndex, parentId: string): Promise<ParentProjection> {
+  const old = new Set(await search.keysOfParent(parentId));
+  const docs: SearchDocument[] = [];
+  const parent = await repos.records.getParent(parentId);
+  if (parent) {
+    const [published, drafts, manager] = await Promise.all([
+      repos.records.listPublishedVersions(parentId),
+      repos.records.listDrafts(parentId),
+      managerOwnerOf(repos, parent),
+    ]);
+    for (const doc of searchDocuments(parent, published, drafts, manager ? [manager] : [])) {
+      docs.push(doc);
+      old.delete(doc.key);
+    }
+  }
+  return { parentId, docs, stale: [...old] };
+}
+
+/** One parent document by document, when its batch failed: the ones the index takes are written, the others skipped. */
+async function writeEach(search: SearchIndex, p: ParentProjection, skipped: SkippedRecord[]): Promise<void> {
+  try {
+    if (p.stale.length > 0) await search.remove(p.stale);
+  } catch (e) {
+    skipped.push({ id: p.parentId, parentId: p.parentId, reason: reasonOf(e) });
+    return;
+  }
+  for (const doc of p.docs) {
+    try {
+      await search.upsert([doc]);
+    } catch (e) {
+      skipped.push({ id: doc.id, parentId: p.parentId, reason: reasonOf(e) });
+      // Its previous version must not stand in for it: the index answers "missing", not "stale".
+      await search.remove([doc.key]).catch(() => undefined);
+    }
+  }
+}
+
+export interface ProjectionReport {
+  parents: number;
+  skipped: SkippedRecord[];
+}
+
+/**
+ * Re-projects each parent: its current documents are upserted, documents it no longer has removed,
+ * in one write each when all goes well. Never throws: what could not be projected is in the report.
+ */
+export async function projectParents(repos: Repositories, search: SearchIndex, parentIds: Iterable<string>): Promise<ProjectionReport> {
+  const ids = [...new Set(parentIds)];
+  const skipped: SkippedRecord[] = [];
+  const built: ParentProjection[] = [];
+  for (const parentId of ids) {
+    try {
+      built.push(await parentProjection(repos, search, parentId));
+    } catch (e) {
+      skipped.push({ id: parentId, parentId, reason: reasonOf(e) });
+    }
+  }
+  try {
+    const stale = built.flatMap((p) => p.stale);
+    const docs = built.flatMap((p) => p.docs);
+    if (stale.length > 0) await search.remove(stale);
+    if (docs.length > 0) await search.upsert(docs);
+  } catch {
+    // Some document in the batch is one the index cannot take: find it, keep the rest.
+    for (const p of built) await writeEach(search, p, skipped);
+  }
+  projectionHealth(search).settle(ids, skipped);
+  return { parents: ids.length, skipped };
 }
 
 export interface ReindexProgress {
@@ -36,19 +162,24 @@ export interface ReindexProgress {
   total: number;
 }
 
-/** Rebuilds the whole index (or catches up on parents changed since `since`). */
+/** Rebuilds the whole index (or catches up on parents changed since `since`), reporting what it had to skip. */
 export async function reindex(
   repos: Repositories,
   search: SearchIndex,
   options: { since?: string; onProgress?: (p: ReindexProgress) => void } = {},
-): Promise<number> {
+): Promise<ProjectionReport> {
   const kinds: RecordKind[] = ['resource', 'package'];
-  if (options.since === undefined) await search.clear();
+  if (options.since === undefined) {
+    await search.clear();
+    projectionHealth(search).clear();
+  }
   const ids = await repos.records.listParentIds(kinds, options.since);
+  const skipped: SkippedRecord[] = [];
   const batch = 200;
   for (let i = 0; i < ids.length; i += batch) {
-    await projectParents(repos, search, ids.slice(i, i + batch));
+    const report = await projectParents(repos, search, ids.slice(i, i + batch));
+    skipped.push(...report.skipped);
     options.onProgress?.({ done: Math.min(i + batch, ids.length), total: ids.length });
   }
-  return ids.length;
+  return { parents: ids.length, skipped };
 }
