@@ -1,6 +1,6 @@
 /** Deterministic, realistic search documents for benchmarks: titles, descriptions, creators, geometries. */
 import type { SearchDocument } from '@krs/domain';
-import { geometryBounds } from '@krs/domain/search';
+import { geometryShapes, shapeBounds } from '@krs/domain/search';
 
 const TOPICS = ['flood', 'drought', 'wildfire', 'sea ice', 'glacier', 'crop yield', 'urban heat', 'air quality', 'deforestation', 'soil moisture', 'coastal erosion', 'land cover', 'mangrove', 'snow cover', 'rainfall', 'landslide', 'wetland', 'biodiversity', 'water quality', 'methane'];
 const PLACES = ['Niger delta', 'Sahel', 'Amazon basin', 'Alps', 'Bangladesh', 'Greenland', 'Mekong', 'Andes', 'Great Barrier Reef', 'Kenya', 'Sumatra', 'California', 'Po valley', 'Ganges', 'Lake Chad', 'Patagonia', 'Siberia', 'Borneo', 'Danube', 'Fiji'];
@@ -90,7 +90,8 @@ export function generateDocs(n: number, seed = 42): SearchDocument[] {
       updated: g.created,
       resourceType: { id: rt.id, label: rt.title.en },
       accessStatus: g.restricted ? 'restricted' : 'open',
-      bounds: geometryBounds(g.metadata['locations']),
+      bounds: geometryShapes(g.metadata['locations']).map(shapeBounds),
+      shapes: geometryShapes(g.metadata['locations']),
       body: { id: g.id, metadata: g.metadata, access: { record: g.restricted ? 'restricted' : 'public' } },
     };
   });

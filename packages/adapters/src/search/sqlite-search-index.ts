@@ -192,7 +192,8 @@ export function createSqliteSearchIndex(filename: string): SqliteSearchIndex {
         accessStatus: doc.accessStatus,
       });
       const rowid = Number(info.lastInsertRowid);
-      insertBody.run(rowid, JSON.stringify(doc));
+      // The shapes have their own table: a body read for the evaluator need not carry them.
+      insertBody.run(rowid, JSON.stringify({ ...doc, shapes: undefined }));
       insertFts.run(rowid, (flat.get('metadata.title') ?? []).join(' '), [...flat.values()].flat().join(' '));
       for (const [w, s, e, n] of doc.bounds) insertBox.run(w, e, s, n, rowid);
       // Points and boxes are exactly their bounds: only lines and polygons need deciding.
@@ -210,6 +211,8 @@ export function createSqliteSearchIndex(filename: string): SqliteSearchIndex {
   const inOneBox = db.prepare(boxSql).pluck();
   const inTwoBoxes = db.prepare(`${boxSql} UNION ${boxSql}`).pluck();
   const shapesOf = db.prepare('SELECT shapes FROM doc_shape WHERE rowid = ?').pluck();
+  // R*Tree coordinates are rounded outward, so a stored box inside the query box means the real one is too.
+  const withinOneBox = db.prepare('SELECT doc_rowid FROM doc_box WHERE min_x >= ? AND max_x <= ? AND min_y >= ? AND max_y <= ?').pluck();
   const keysOf = db.prepare('SELECT key FROM doc WHERE parent_id = ?').pluck();
   const ofParent = db.prepare('SELECT rowid FROM doc WHERE parent_id = ?').pluck();
   const ofOwner = db.prepare('SELECT rowid FROM doc WHERE owner_id = ? AND in_user_listing = 1').pluck();
@@ -230,10 +233,21 @@ export function createSqliteSearchIndex(filename: string): SqliteSearchIndex {
     return shapesMeetBox(JSON.parse(text) as Shape[], box);
   }
 
-  /** Rows whose geometry meets the box: the R*Tree's candidates, each decided on its exact shapes. */
+  /** Rows with a part whose box lies inside the query box: they meet it whatever their shapes. */
+  function boundsWithinBox(box: BBox): Set<number> {
+    const [w, s, e, n] = box;
+    if (w <= e) return rowSet(withinOneBox.all(w, e, s, n));
+    return new Set([...(withinOneBox.all(w, 180, s, n) as number[]), ...(withinOneBox.all(-180, e, s, n) as number[])]);
+  }
+
+  /**
+   * Rows whose geometry meets the box: the R*Tree's candidates, those with a part inside the box
+   * at once, the others (overlapping the box's edge) decided on their exact shapes.
+   */
   function inBox(box: BBox): Set<number> {
+    const sure = boundsWithinBox(box);
     const out = new Set<number>();
-    for (const rowid of boundsInBox(box)) if (shapesMeet(rowid, box)) out.add(rowid);
+    for (const rowid of boundsInBox(box)) if (sure.has(rowid) || shapesMeet(rowid, box)) out.add(rowid);
     return out;
   }
 
