@@ -1,0 +1,23 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { openEmbeddedSearch } from './search-engine.ts';
+
+describe('the SQLite search index state', () => {
+  it('resumes from its own checkpoint, and rebuilds an index written in an older layout', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'krs-search-state-'));
+    try {
+      const search = openEmbeddedSearch('sqlite', dir);
+      expect(await search.resume()).toBeNull();
+      await search.checkpoint('2026-05-01T00:00:00.000Z');
+      expect(await search.resume()).toBe('2026-05-01T00:00:00.000Z');
+      // Written before the index stored exact shapes: its boxes alone would answer bbox wrongly.
+      writeFileSync(join(dir, 'search-state.json'), JSON.stringify({ engine: 'sqlite', watermark: '2026-05-01T00:00:00.000Z' }));
+      expect(await search.resume()).toBeNull();
+      search.close();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
