@@ -49,6 +49,8 @@ export interface FileRepository {
   delete(owner: FileOwner, key: string): Promise<void>;
   deleteAll(owner: FileOwner): Promise<void>;
   count(owner: FileOwner): Promise<number>;
+  /** Whether any entry (draft or published, any record) points at the blob: bytes may go only when none does. */
+  referencesBlob(blobId: string): Promise<boolean>;
   /** Every blob id some entry (draft or published, any record) points at. */
   referencedBlobIds(): Promise<Set<string>>;
 }
