@@ -9,6 +9,9 @@ const started = Date.now();
 const composed = await compose(config);
 const { core, close } = composed;
 const warm = await composed.warmSearch();
+// Uploads a crash cut short; ones in flight in another process touch their temp data every minute.
+const swept = await core.files.sweepPartialUploads(60);
+if (swept.removed > 0) console.log(`krs: removed ${swept.removed} interrupted uploads (${swept.bytes} bytes)`);
 const memory = process.memoryUsage();
 const mib = (bytes: number) => Math.round(bytes / 1024 / 1024);
 console.log(

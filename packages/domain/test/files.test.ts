@@ -143,3 +143,19 @@ describe('stored bytes are deleted only when nothing points at them', () => {
     expect((await core.files.importFromPrevious(alice, 'resource', next.record.id)).entries.map((e) => e.key)).toEqual(['done.txt']);
   });
 });
+
+describe('interrupted uploads', () => {
+  it('gc and the start-up sweep remove partial writes untouched for the grace period', async () => {
+    const { core, storage, clock } = makeCore();
+    const cutoffs: string[] = [];
+    storage.sweepPartialWrites = async (before) => {
+      cutoffs.push(before);
+      return { removed: 1, bytes: 7 };
+    };
+    expect((await core.files.collectGarbage(60)).partialUploads).toEqual({ removed: 1, bytes: 7 });
+    expect(await core.files.sweepPartialUploads(30)).toEqual({ removed: 1, bytes: 7 });
+    const minutesBefore = (m: number) => new Date(Date.parse(clock.now()) - m * 60_000).toISOString();
+    expect(cutoffs).toEqual([minutesBefore(60), minutesBefore(30)]);
+    expect(await failureOf(core.files.sweepPartialUploads(-1))).toMatchObject({ kind: 'invalid' });
+  });
+});
