@@ -154,8 +154,9 @@ describe('interrupted uploads', () => {
     };
     expect((await core.files.collectGarbage(60)).partialUploads).toEqual({ removed: 1, bytes: 7 });
     expect(await core.files.sweepPartialUploads(30)).toEqual({ removed: 1, bytes: 7 });
-    const minutesBefore = (m: number) => new Date(Date.parse(clock.now()) - m * 60_000).toISOString();
-    expect(cutoffs).toEqual([minutesBefore(60), minutesBefore(30)]);
+    // The fixed clock ticks a millisecond per reading: whole minutes before now.
+    const now = Date.parse(clock.now());
+    expect(cutoffs.map((c) => Math.round((now - Date.parse(c)) / 60_000))).toEqual([60, 30]);
     expect(await failureOf(core.files.sweepPartialUploads(-1))).toMatchObject({ kind: 'invalid' });
   });
 });
