@@ -71,7 +71,7 @@ describe('file downloads', () => {
 
   it('answers 304 with the validators to a weak, listed or * If-None-Match, and to If-Modified-Since', async () => {
     const { get, lastModified } = await publishedFile();
-    for (const headers of [{ 'if-none-match': ETAG }, { 'if-none-match': `W/${ETAG}` }, { 'if-none-match': `"x", ${ETAG}` }, { 'if-none-match': '*' }, { 'if-modified-since': lastModified }]) {
+    for (const headers of <Record<string, string>[]>[{ 'if-none-match': ETAG }, { 'if-none-match': `W/${ETAG}` }, { 'if-none-match': `"x", ${ETAG}` }, { 'if-none-match': '*' }, { 'if-modified-since': lastModified }]) {
       const res = await get(headers);
       expect(res.status, JSON.stringify(headers)).toBe(304);
       expect(res.text).toBe('');
