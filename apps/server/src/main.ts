@@ -3,6 +3,7 @@ import { serve } from '@hono/node-server';
 import { createApp } from './app.ts';
 import { readConfig } from './config.ts';
 import { compose } from './compose.ts';
+import { httpServerOptions } from './server-options.ts';
 
 const config = readConfig();
 const started = Date.now();
@@ -22,7 +23,8 @@ console.log(
   } in ${Date.now() - started} ms; memory: rss ${mib(memory.rss)} MiB, heap ${mib(memory.heapUsed)} MiB`,
 );
 
-const server = serve({ fetch: createApp(core, { baseUrl: config.baseUrl }).fetch, port: config.port, hostname: config.host }, (info) => {
+const app = createApp(core, { baseUrl: config.baseUrl, uploadIdleTimeoutMs: config.uploadIdleTimeoutSeconds * 1000 });
+const server = serve({ fetch: app.fetch, port: config.port, hostname: config.host, serverOptions: httpServerOptions() }, (info) => {
   console.log(`krs: listening on http://${info.address}:${info.port} (base URL ${config.baseUrl}, data in ${config.dataDir})`);
 });
 

@@ -4,6 +4,7 @@ import { DomainError, wellFormed, type Core, type RecordKind } from '@krs/domain
 import { negotiate } from '../accept.ts';
 import { planDownload } from '../download.ts';
 import { toHttpError } from '../errors.ts';
+import { idleLimited } from '../idle-timeout.ts';
 import { httpDate } from '../http-dates.ts';
 import type { Links } from '../links.ts';
 import { serializeFileEntry, serializeFiles } from '../serialize.ts';
@@ -17,7 +18,7 @@ function contentDisposition(key: string): string {
   return `attachment; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(wellFormed(key))}`;
 }
 
-export function fileRoutes(core: Core, kind: RecordKind, links: Links) {
+export function fileRoutes(core: Core, kind: RecordKind, links: Links, options: { uploadIdleTimeoutMs: number }) {
   const json = (c: Context, body: unknown, status: 200 | 201 = 200) => {
     negotiate(c.req.header('accept'));
     return c.json(body, status);
@@ -32,9 +33,16 @@ export function fileRoutes(core: Core, kind: RecordKind, links: Links) {
       json(c, serializeFiles(await core.files.importFromPrevious(identityOf(c), kind, c.req.param('id')), links), 201),
     )
     .put('/:id/draft/files/:key/content', async (c) => {
-      const length = contentLength(c);
-      const view = await core.files.upload(identityOf(c), kind, c.req.param('id'), c.req.param('key'), uploadBody(c), length);
-      return json(c, serializeFileEntry(view, view.entry, links));
+      try {
+        const length = contentLength(c);
+        const body = idleLimited(uploadBody(c), options.uploadIdleTimeoutMs);
+        const view = await core.files.upload(identityOf(c), kind, c.req.param('id'), c.req.param('key'), body, length);
+        return json(c, serializeFileEntry(view, view.entry, links));
+      } catch (e) {
+        // The rest of a refused body may be large or never come: close rather than read it through.
+        c.header('Connection', 'close');
+        throw e;
+      }
     })
     .post('/:id/draft/files/:key/commit', async (c) => {
       const view = await core.files.commit(identityOf(c), kind, c.req.param('id'), c.req.param('key'));
