@@ -4,43 +4,42 @@
  */
 import { HTTPException } from 'hono/http-exception';
 
-
-/** The body's chunks as they come; throws a 408 when none arrives for `idleMs`. */
+/**
+ * The body's chunks as they come; throws a 408 when none arrives for `idleMs` after it was asked
+ * for. One timer per upload, re-armed per chunk: this runs for every chunk of every upload.
+ */
 export function idleLimited(source: AsyncIterable<Uint8Array>, idleMs: number): AsyncIterable<Uint8Array> {
   return {
-    async *[Symbol.asyncIterator]() {
+    [Symbol.asyncIterator](): AsyncIterator<Uint8Array> {
       const it = source[Symbol.asyncIterator]();
-      let finished = false;
+      let wake: ((idle: 'idle') => void) | null = null;
+      const timer = setTimeout(() => wake?.('idle'), idleMs);
       let stalled = false;
-      try {
-        for (;;) {
-          const next = it.next();
-          let timer: ReturnType<typeof setTimeout> | undefined;
-          const idle = new Promise<'idle'>((ok) => {
-            timer = setTimeout(() => ok('idle'), idleMs);
-          });
-          const result = await Promise.race([next, idle]).finally(() => clearTimeout(timer));
+      return {
+        async next() {
+          timer.refresh();
+          const pending = it.next();
+          const result = await Promise.race([pending, new Promise<'idle'>((ok) => (wake = ok))]);
+          wake = null;
           if (result === 'idle') {
             stalled = true;
-            // Settles when the connection closes, after the 408 went out.
-            next.catch(() => undefined);
+            clearTimeout(timer);
+            // The read settles when the connection closes, after the 408 went out; a stream's
+            // iterator returns only once it has, so neither is waited for.
+            pending.catch(() => undefined);
+            void Promise.resolve(it.return?.()).catch(() => undefined);
             throw new HTTPException(408, { message: `No upload data arrived for ${idleMs / 1000} seconds; nothing was kept.` });
           }
-          if (result.done) {
-            finished = true;
-            return;
-          }
-          yield result.value;
-        }
-      } finally {
-        // Release the source when the consumer stops early. After a stall a read is still
-        // pending, and a stream's iterator would only return once it settles: do not wait.
-        if (!finished) {
-          const closing = it.return?.();
-          if (stalled) void Promise.resolve(closing).catch(() => undefined);
-          else await closing;
-        }
-      }
+          if (result.done) clearTimeout(timer);
+          return result;
+        },
+        // The consumer stopped early (a limit was passed): release the source.
+        async return() {
+          clearTimeout(timer);
+          if (!stalled) await it.return?.();
+          return { done: true, value: undefined };
+        },
+      };
     },
   };
 }
