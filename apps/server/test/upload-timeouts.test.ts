@@ -18,6 +18,8 @@ let server: ChildProcess;
 let port = 0;
 let dataDir = '';
 let token = '';
+/** What the server wrote to stderr: where unexpected errors are logged. */
+const serverErrors: string[] = [];
 
 async function freePort(): Promise<number> {
   return new Promise((ok) => {
@@ -41,7 +43,8 @@ beforeAll(async () => {
   utimesSync(leftover, longAgo, longAgo);
   const env = { ...process.env, PORT: String(port), KRS_DATA_DIR: dataDir, KRS_BASE_URL: `http://127.0.0.1:${port}`, KRS_UPLOAD_IDLE_TIMEOUT: '1', INIT_CWD: serverDir };
   token = execFileSync(tsx, ['src/cli.ts', 'tokens', 'create', '--user', 'ada@example.org'], { cwd: serverDir, env, encoding: 'utf8' }).trim();
-  server = spawn(tsx, ['src/main.ts'], { cwd: serverDir, env, stdio: ['ignore', 'pipe', 'inherit'] });
+  server = spawn(tsx, ['src/main.ts'], { cwd: serverDir, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  server.stderr?.on('data', (chunk: Buffer) => serverErrors.push(chunk.toString()));
   await new Promise<void>((ok, fail) => {
     const timer = setTimeout(() => fail(new Error('server did not start')), 30_000);
     server.stdout?.on('data', (chunk: Buffer) => {
@@ -121,6 +124,24 @@ describe('upload timeouts on a real server', () => {
     const entry = await api('GET', `/api/records/${id}/draft/files/stalled.bin`);
     expect(entry.json.status).toBe('pending');
     expect(entry.json.size).toBeUndefined();
+  }, 30_000);
+
+  it('keeps nothing of an upload whose client goes away mid-body, and logs no server fault', async () => {
+    const id = await draftWithPendingFile('gone.bin');
+    const blobsBefore = blobCount();
+    const faultsBefore = serverErrors.length;
+    const { req, response } = openUpload(`/api/records/${id}/draft/files/gone.bin/content`, { 'content-length': '100000' });
+    response.catch(() => undefined);
+    req.write(Buffer.alloc(5000, 2));
+    await pause(200);
+    req.destroy();
+    // The server notices, cleans up, and goes on answering.
+    for (let i = 0; i < 50 && tmpFiles().length > 0; i++) await pause(100);
+    expect(tmpFiles()).toEqual([]);
+    expect(blobCount()).toBe(blobsBefore);
+    expect((await api('GET', `/api/records/${id}/draft/files/gone.bin`)).json.status).toBe('pending');
+    expect(serverErrors.slice(faultsBefore).join('')).not.toContain('Internal');
+    expect(serverErrors.slice(faultsBefore).join('')).not.toMatch(/Error/);
   }, 30_000);
 
   it('never cuts a slow but steady upload, however much longer than the idle time it takes', async () => {

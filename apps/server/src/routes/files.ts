@@ -1,5 +1,6 @@
 /** Files of drafts (three-step upload) and of published records. */
 import { Hono, type Context } from 'hono';
+import { HTTPException } from 'hono/http-exception';
 import { DomainError, wellFormed, type Core, type RecordKind } from '@krs/domain';
 import { negotiate } from '../accept.ts';
 import { planDownload } from '../download.ts';
@@ -41,7 +42,7 @@ export function fileRoutes(core: Core, kind: RecordKind, links: Links, options: 
       } catch (e) {
         // The rest of a refused body may be large or never come: close rather than read it through.
         c.header('Connection', 'close');
-        throw e;
+        throw clientAborted(e) ? new HTTPException(400, { message: 'The upload was interrupted before all its bytes arrived; nothing was kept.' }) : e;
       }
     })
     .post('/:id/draft/files/:key/commit', async (c) => {
@@ -63,6 +64,13 @@ export function fileRoutes(core: Core, kind: RecordKind, links: Links, options: 
       return json(c, serializeFileEntry(view, view.entry, links));
     })
     .get('/:id/files/:key/content', async (c) => downloadFor(c, core, kind, 'published'));
+}
+
+/** Node's request stream fails this way when the client goes away mid-body: its doing, not a server fault. */
+function clientAborted(e: unknown): boolean {
+  if (typeof e !== 'object' || e === null) return false;
+  const { code, message } = e as { code?: unknown; message?: unknown };
+  return code === 'ECONNRESET' || message === 'aborted';
 }
 
 /**
