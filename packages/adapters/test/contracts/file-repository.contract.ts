@@ -55,6 +55,16 @@ export function fileRepositoryContract(name: string, make: MakeRepositories): vo
       expect(await f.referencesBlob('blob-b')).toBe(false);
     });
 
+    it('reads back, lists and deletes an entry whose key holds a lone surrogate (stored before keys were checked)', async () => {
+      const f = await files();
+      const key = 'bad\ud800name.txt';
+      await f.save(draftSide, fileEntry(key));
+      expect((await f.get(draftSide, key))?.key).toBe(key);
+      expect((await f.list(draftSide)).map((e) => e.key)).toEqual([key]);
+      await f.delete(draftSide, key);
+      expect(await f.list(draftSide)).toEqual([]);
+    });
+
     it('keeps entries per owner: state and record id', async () => {
       const f = await files();
       await f.save(draftSide, fileEntry('a.txt'));
