@@ -19,6 +19,8 @@ import { searchRoutes } from './routes/search.ts';
 
 export interface AppConfig {
   baseUrl: string;
+  /** An upload that sends nothing for this long is answered 408 and dropped; default 60 s. */
+  uploadIdleTimeoutMs?: number;
 }
 
 export function createApp(core: Core, config: AppConfig) {
@@ -36,7 +38,7 @@ export function createApp(core: Core, config: AppConfig) {
   for (const [prefix, kind] of [['/api/records', 'resource'], ['/api/packages', 'package']] as const) {
     if (kind === 'package') app.route(prefix, packageRoutes(core, respond));
     app.route(prefix, recordRoutes(core, kind, respond));
-    app.route(prefix, fileRoutes(core, kind, links));
+    app.route(prefix, fileRoutes(core, kind, links, { uploadIdleTimeoutMs: config.uploadIdleTimeoutMs ?? 60_000 }));
     app.route(prefix, accessLinkRoutes(core, kind));
   }
   app.route('/api', searchRoutes(core, respond));

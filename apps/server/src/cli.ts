@@ -13,13 +13,14 @@ import { parseVocabularyFile } from '@krs/domain/vocabularies';
 import { readConfig } from './config.ts';
 import { compose } from './compose.ts';
 import { reindexCommand } from './commands/reindex.ts';
+import { gc, GC_USAGE } from './commands/gc.ts';
 
 const USAGE = `usage:
   krs users create <email>
   krs tokens create --user <email> [--name <name>]
   krs vocabularies import <type> <file>    (type: ${VOCABULARY_TYPES.join(', ')})
   krs reindex                              (rebuild the search index from the database; exit status 1 when records had to be skipped)
-  krs gc [--grace-minutes <n>]             (delete stored file content no record points at, written over n minutes ago; default 60)`;
+  ${GC_USAGE}`;
 
 function option(args: string[], name: string): string | undefined {
   const i = args.indexOf(name);
@@ -59,10 +60,7 @@ async function main(argv: string[]): Promise<void> {
     } else if (group === 'reindex') {
       process.exitCode = await reindexCommand(composed, { out: (t) => process.stdout.write(t), progress: (t) => process.stderr.write(t) });
     } else if (group === 'gc') {
-      const raw = option([verb ?? '', ...rest], '--grace-minutes') ?? '60';
-      if (!/^\d+$/.test(raw)) fail(`--grace-minutes takes a whole number, got "${raw}"\n${USAGE}`);
-      const r = await core.files.collectGarbage(Number(raw));
-      process.stdout.write(`removed ${r.removed} unreferenced blobs (${r.removedBytes} bytes), kept ${r.kept}\n`);
+      process.stdout.write(`${await gc(core, [verb ?? '', ...rest]).catch((e: Error) => fail(`${e.message}\n${USAGE}`))}\n`);
     } else {
       fail(USAGE);
     }

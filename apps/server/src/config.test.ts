@@ -12,6 +12,7 @@ describe('readConfig', () => {
       baseUrl: 'http://localhost:3000',
       maxFileSize: 50 * 1024 ** 3,
       maxFiles: 100,
+      uploadIdleTimeoutSeconds: 60,
       searchEngine: 'sqlite',
     });
   });
@@ -25,6 +26,7 @@ describe('readConfig', () => {
       KRS_BASE_URL: 'https://krs.example.org/hub//',
       KRS_MAX_FILE_SIZE: '1048576',
       KRS_MAX_FILES: '7',
+      KRS_UPLOAD_IDLE_TIMEOUT: '300',
       KRS_SEARCH_ENGINE: 'minisearch',
     });
     expect(config).toEqual({
@@ -34,6 +36,7 @@ describe('readConfig', () => {
       baseUrl: 'https://krs.example.org/hub',
       maxFileSize: 1048576,
       maxFiles: 7,
+      uploadIdleTimeoutSeconds: 300,
       searchEngine: 'minisearch',
     });
   });
@@ -48,5 +51,7 @@ describe('readConfig', () => {
     expect(() => readConfig({ KRS_BASE_URL: 'ftp://krs.example.org' })).toThrow(/KRS_BASE_URL/);
     expect(() => readConfig({ KRS_BASE_URL: 'https://krs.example.org/?a=1' })).toThrow(/KRS_BASE_URL/);
     expect(() => readConfig({ KRS_SEARCH_ENGINE: 'elastic' })).toThrow(/KRS_SEARCH_ENGINE/);
+    expect(() => readConfig({ KRS_UPLOAD_IDLE_TIMEOUT: '0' })).toThrow(/KRS_UPLOAD_IDLE_TIMEOUT/);
+    expect(() => readConfig({ KRS_UPLOAD_IDLE_TIMEOUT: '3600' })).toThrow(/KRS_UPLOAD_IDLE_TIMEOUT must be a whole number from 1 to 1800/);
   });
 });

@@ -8,6 +8,8 @@ export interface ServerConfig {
   baseUrl: string;
   maxFileSize: number;
   maxFiles: number;
+  /** Seconds an upload may send nothing before it is dropped (408). */
+  uploadIdleTimeoutSeconds: number;
   searchEngine: SearchEngine;
 }
 
@@ -52,6 +54,8 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): ServerConfig {
     baseUrl,
     maxFileSize: integer(env, 'KRS_MAX_FILE_SIZE', 50 * 1024 ** 3, 1),
     maxFiles: integer(env, 'KRS_MAX_FILES', 100, 1),
+    // At most 30 minutes: temp data of an upload silent for an hour is swept as interrupted.
+    uploadIdleTimeoutSeconds: integer(env, 'KRS_UPLOAD_IDLE_TIMEOUT', 60, 1, 1800),
     searchEngine: searchEngine(env['KRS_SEARCH_ENGINE']),
   };
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { httpDate, isoNaive, isoWithOffset, spaced } from './http-dates.ts';
+import { httpDate, isoNaive, isoWithOffset, parseHttpDate, spaced } from './http-dates.ts';
 
 describe('timestamp formats', () => {
   it('writes resources and file entries as YYYY-MM-DD HH:MM:SS.ffffff in UTC', () => {
@@ -28,5 +28,25 @@ describe('timestamp formats', () => {
 
   it('refuses text that is not a timestamp rather than printing "Invalid Date"', () => {
     expect(() => spaced('yesterday')).toThrow(/Not an ISO 8601 timestamp/);
+  });
+});
+
+describe('reading HTTP dates', () => {
+  const ms = Date.parse('1994-11-06T08:49:37Z');
+  it('reads the three forms RFC 9110 asks recipients to accept', () => {
+    expect(parseHttpDate('Sun, 06 Nov 1994 08:49:37 GMT')).toBe(ms);
+    expect(parseHttpDate('Sunday, 06-Nov-94 08:49:37 GMT', Date.parse('2026-01-01T00:00:00Z'))).toBe(ms);
+    expect(parseHttpDate('Sun Nov  6 08:49:37 1994')).toBe(ms);
+  });
+
+  it('reads a two-digit year more than 50 years ahead as the past century', () => {
+    expect(parseHttpDate('Thursday, 01-Jan-30 00:00:00 GMT', Date.parse('2026-01-01T00:00:00Z'))).toBe(Date.parse('2030-01-01T00:00:00Z'));
+    expect(parseHttpDate('Friday, 01-Jan-99 00:00:00 GMT', Date.parse('2026-01-01T00:00:00Z'))).toBe(Date.parse('1999-01-01T00:00:00Z'));
+  });
+
+  it('answers null for anything else, impossible dates included', () => {
+    for (const bad of ['', 'yesterday', '2026-03-01T10:00:00Z', 'Sun, 06 Nov 1994 08:49:37 UTC', 'Sun, 31 Feb 1994 08:49:37 GMT', 'Sun, 06 Nov 1994 24:00:00 GMT', 'Sun, 6 Nov 1994 08:49:37 GMT']) {
+      expect(parseHttpDate(bad), bad).toBeNull();
+    }
   });
 });

@@ -2,9 +2,10 @@
  * The one place building URLs. Every link is absolute, on the configured base URL (no trailing
  * slash), and every path segment taken from data (ids, file keys) is percent-encoded.
  */
-import { RESULT_WINDOW, type RecordKind } from '@krs/domain';
+import { RESULT_WINDOW, wellFormed, type RecordKind } from '@krs/domain';
 
-const enc = encodeURIComponent;
+/** encodeURIComponent throws on a lone surrogate; a stored key or a query may hold one. */
+const enc = (text: string) => encodeURIComponent(wellFormed(text));
 const collection = (kind: RecordKind) => (kind === 'package' ? 'packages' : 'records');
 
 export function createLinks(baseUrl: string) {

@@ -3,12 +3,16 @@ import { serve } from '@hono/node-server';
 import { createApp } from './app.ts';
 import { readConfig } from './config.ts';
 import { compose } from './compose.ts';
+import { httpServerOptions } from './server-options.ts';
 
 const config = readConfig();
 const started = Date.now();
 const composed = await compose(config);
 const { core, close } = composed;
 const warm = await composed.warmSearch();
+// Uploads a crash cut short; ones in flight in another process touch their temp data every minute.
+const swept = await core.files.sweepPartialUploads(60);
+if (swept.removed > 0) console.log(`krs: removed ${swept.removed} interrupted uploads (${swept.bytes} bytes)`);
 const memory = process.memoryUsage();
 const mib = (bytes: number) => Math.round(bytes / 1024 / 1024);
 console.log(
@@ -19,7 +23,8 @@ console.log(
   }${warm.skipped.length > 0 ? `, ${warm.skipped.length} records skipped (logged above)` : ''} in ${Date.now() - started} ms; memory: rss ${mib(memory.rss)} MiB, heap ${mib(memory.heapUsed)} MiB`,
 );
 
-const server = serve({ fetch: createApp(core, { baseUrl: config.baseUrl }).fetch, port: config.port, hostname: config.host }, (info) => {
+const app = createApp(core, { baseUrl: config.baseUrl, uploadIdleTimeoutMs: config.uploadIdleTimeoutSeconds * 1000 });
+const server = serve({ fetch: app.fetch, port: config.port, hostname: config.host, serverOptions: httpServerOptions() }, (info) => {
   console.log(`krs: listening on http://${info.address}:${info.port} (base URL ${config.baseUrl}, data in ${config.dataDir})`);
 });
 

@@ -167,7 +167,7 @@ describe('end to end over real HTTP', () => {
     const scratchEntry = (await http('POST', scratch.json.links.files, token, [{ key: 'scratch.bin' }])).json.entries[0];
     await http('PUT', scratchEntry.links.content, token, 'scratch bytes', { 'content-type': 'application/octet-stream' });
     expect((await http('DELETE', scratch.json.links.self, token)).status).toBe(204);
-    expect(cli('gc', '--grace-minutes', '0')).toMatch(/^removed 1 unreferenced blobs \(13 bytes\), kept 1$/);
+    expect(cli('gc', '--grace-minutes', '0')).toMatch(/^removed 1 unreferenced blobs \(13 bytes\) and 0 interrupted uploads \(0 bytes\), kept 1$/);
     expect((await http('GET', files.json.entries[0].links.content, null)).text).toBe(csv);
     expect(() => cli('gc', '--grace-minutes', 'soon')).toThrow();
 

@@ -43,7 +43,7 @@ export async function makeApp(settings: Partial<{ maxFileSize: number; maxFiles:
     }
     return { status: res.status, headers: res.headers, text, json };
   };
-  return { app, core, alice, bob, call };
+  return { app, core, repos, alice, bob, call };
 }
 
 export const metadata = {

@@ -15,6 +15,11 @@ const SAFE_ID = /^[A-Za-z0-9-]{2,128}$/;
 /** Network chunks are small; gathering them saves most write syscalls. */
 const WRITE_BATCH = 1024 * 1024;
 const READ_CHUNK = 256 * 1024;
+/**
+ * A slow upload still reaches the disk this often, batch full or not, so its temp file's mtime
+ * says it is alive: partial writes are swept by age (see sweepPartialWrites).
+ */
+const FLUSH_AT_LEAST_EVERY_MS = 60_000;
 
 const isMissing = (e: unknown) => typeof e === 'object' && e !== null && (e as { code?: unknown }).code === 'ENOENT';
 const missing = () => notFound('blob.not_found', 'Stored file content is missing.');
@@ -102,7 +107,9 @@ export function createFsFileStorage(root: string): FileStorage {
         let filled = 0;
         let size = 0;
         let writing: Promise<void> = Promise.resolve();
+        let flushedAt = Date.now();
         const flush = async () => {
+          flushedAt = Date.now();
           await writing;
           writing = writeAll(handle, buffers[current] as Uint8Array, filled);
           // Awaited at the next flush or at the end; noted now so a failure is never unhandled.
@@ -122,6 +129,7 @@ export function createFsFileStorage(root: string): FileStorage {
               at += n;
               if (filled === WRITE_BATCH) await flush();
             }
+            if (filled > 0 && Date.now() - flushedAt >= FLUSH_AT_LEAST_EVERY_MS) await flush();
           }
           await flush();
         } finally {
@@ -169,6 +177,29 @@ export function createFsFileStorage(root: string): FileStorage {
 
     async delete(blobId) {
       await rm(locate(blobId).file, { force: true });
+    },
+
+    async sweepPartialWrites(before) {
+      const cutoff = Date.parse(before);
+      const swept = { removed: 0, bytes: 0 };
+      let names: string[];
+      try {
+        names = await readdir(tmpDir);
+      } catch (e) {
+        if (isMissing(e)) return swept;
+        throw e;
+      }
+      for (const name of names) {
+        if (!name.endsWith('.part')) continue;
+        const file = join(tmpDir, name);
+        // Each batch written bumps the mtime, so only a write that stopped long ago is this old.
+        const info = await stat(file).catch(() => null);
+        if (!info?.isFile() || info.mtimeMs >= cutoff) continue;
+        await rm(file, { force: true });
+        swept.removed++;
+        swept.bytes += info.size;
+      }
+      return swept;
     },
 
     async *list() {

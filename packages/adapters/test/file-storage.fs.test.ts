@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createFsFileStorage } from '../src/index.ts';
@@ -48,6 +48,23 @@ describe('filesystem storage specifics', () => {
     await expect(storage.write('blob-c', broken(), { maxBytes: 10 * 1024 * 1024 })).rejects.toThrow('aborted');
     expect(readdirSync(join(root, 'tmp'))).toEqual([]);
     expect(existsSync(join(root, 'blobs', 'bl', 'blob-a'))).toBe(false);
+  });
+
+  it('sweeps temp files that writes cut short by a crash left, once they are older than the cut-off', async () => {
+    const root = tempDir();
+    const storage = createFsFileStorage(root);
+    await storage.write('blob-a', text('stored'), { maxBytes: 10 });
+    const stale = join(root, 'tmp', 'blob-b.0b6c2a1e.part');
+    const fresh = join(root, 'tmp', 'blob-c.9f7d4c1a.part');
+    writeFileSync(stale, 'half an upload');
+    writeFileSync(fresh, 'in flight');
+    const twoHoursAgo = new Date(Date.now() - 2 * 3600_000);
+    utimesSync(stale, twoHoursAgo, twoHoursAgo);
+    const hourAgo = new Date(Date.now() - 3600_000).toISOString();
+    expect(await storage.sweepPartialWrites(hourAgo)).toEqual({ removed: 1, bytes: 'half an upload'.length });
+    expect(readdirSync(join(root, 'tmp'))).toEqual(['blob-c.9f7d4c1a.part']);
+    expect(readFileSync(join(root, 'blobs', 'bl', 'blob-a'), 'utf8')).toBe('stored');
+    expect(await createFsFileStorage(tempDir()).sweepPartialWrites(hourAgo)).toEqual({ removed: 0, bytes: 0 });
   });
 
   it('writes and reads back 1 GiB with flat memory', { timeout: 180_000 }, async () => {

@@ -29,6 +29,17 @@ describe('sqlite database', () => {
     }
   });
 
+  it('finds the entries pointing at a blob through an index, not by reading every entry', async () => {
+    const { db, close } = await openSqlite();
+    try {
+      const plan = await sql.raw(`explain query plan select 1 from file_entry where json_extract(data, '$.blob.id') = 'b' limit 1`).execute(db);
+      expect(JSON.stringify(plan.rows)).toContain('file_entry_blob');
+      expect(JSON.stringify(plan.rows)).not.toContain('SCAN');
+    } finally {
+      await close();
+    }
+  });
+
   it('runs durably: WAL, synchronous FULL, foreign keys on, a busy timeout', async () => {
     const { db, close } = await openSqlite();
     try {

@@ -22,7 +22,7 @@ import { resolvePaging } from './use-cases/listing-params.ts';
 import { latestVersion, listVersions } from './use-cases/list-versions.ts';
 import { newVersion } from './use-cases/new-version.ts';
 import { projectionHealth, reindex, type ReindexProgress, type SkippedRecord } from './use-cases/project-search.ts';
-import { collectGarbage } from './use-cases/files/collect-garbage.ts';
+import { collectGarbage, sweepPartialUploads } from './use-cases/files/collect-garbage.ts';
 import { publishDraft } from './use-cases/publish-draft.ts';
 import { searchRecords, searchUserRecords } from './use-cases/search-records.ts';
 import { updateDraft } from './use-cases/update-draft.ts';
@@ -59,6 +59,8 @@ export function createCore(deps: CoreDeps) {
       importFromPrevious: (who: Identity, kind: RecordKind, id: string) => importFiles(deps, who, kind, id),
       /** An operator's sweep (`krs gc`), not an API action: it takes no identity. */
       collectGarbage: (graceMinutes: number) => collectGarbage(deps, graceMinutes),
+      /** Run at start-up: temp data of uploads a crash cut short. */
+      sweepPartialUploads: (graceMinutes: number) => sweepPartialUploads(deps, graceMinutes),
     },
     accessLinks: {
       create: (who: Identity, kind: RecordKind, id: string, input: links.AccessLinkInput) => links.createAccessLink(deps, who, kind, id, input),

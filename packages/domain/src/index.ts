@@ -12,4 +12,5 @@ export type { ItemError } from './use-cases/packages/index.ts';
 export type { ProjectionReport, ReindexProgress, SearchHealth, SkippedRecord } from './use-cases/project-search.ts';
 export type { GarbageReport } from './use-cases/files/collect-garbage.ts';
 export { sha256Hex } from './use-cases/users.ts';
+export { wellFormed } from './model/files.ts';
 export { accessStatus, type AccessStatus } from './model/access-status.ts';

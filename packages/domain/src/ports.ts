@@ -49,6 +49,8 @@ export interface FileRepository {
   delete(owner: FileOwner, key: string): Promise<void>;
   deleteAll(owner: FileOwner): Promise<void>;
   count(owner: FileOwner): Promise<number>;
+  /** Whether any entry (draft or published, any record) points at the blob: bytes may go only when none does. */
+  referencesBlob(blobId: string): Promise<boolean>;
   /** Every blob id some entry (draft or published, any record) points at. */
   referencedBlobIds(): Promise<Set<string>>;
 }
@@ -109,6 +111,12 @@ export interface FileStorage {
   /** Up to `bytes` first bytes, for sniffing image sizes. */
   readHead(blobId: string, bytes: number): Promise<Uint8Array>;
   delete(blobId: string): Promise<void>;
+  /**
+   * Removes what writes cut short by a crash left behind, untouched since before `before` (ISO
+   * 8601 UTC); a write in flight keeps touching its partial data and is never removed.
+   * Returns how many partial writes went and their bytes.
+   */
+  sweepPartialWrites(before: string): Promise<{ removed: number; bytes: number }>;
   exists(blobId: string): Promise<boolean>;
   /** Every stored blob, with its size and when it was written (ISO 8601 UTC). */
   list(): AsyncIterable<StoredBlobInfo>;

@@ -1,48 +1,25 @@
 /** Files of drafts (three-step upload) and of published records. */
 import { Hono, type Context } from 'hono';
-import { DomainError, type Core, type FileContent, type RecordKind } from '@krs/domain';
+import { HTTPException } from 'hono/http-exception';
+import { DomainError, wellFormed, type Core, type RecordKind } from '@krs/domain';
 import { negotiate } from '../accept.ts';
+import { planDownload } from '../download.ts';
+import { toHttpError } from '../errors.ts';
+import { idleLimited } from '../idle-timeout.ts';
 import { httpDate } from '../http-dates.ts';
 import type { Links } from '../links.ts';
 import { serializeFileEntry, serializeFiles } from '../serialize.ts';
 import { validate } from '../validate.ts';
-import { byteRange, contentLength, identityOf, streamOf, type Env } from './request.ts';
+import { contentLength, identityOf, streamOf, type Env } from './request.ts';
 import { fileKeysBody } from './schemas.ts';
 
+/** `filename*` carries the key exactly; a key stored with a lone surrogate goes as its U+FFFD form. */
 function contentDisposition(key: string): string {
   const ascii = key.replace(/[^\x20-\x7e]/g, '_').replace(/["\\]/g, '_');
-  return `attachment; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(key)}`;
+  return `attachment; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(wellFormed(key))}`;
 }
 
-function download(c: Context, content: FileContent): Response {
-  const { entry, body, range } = content;
-  const blob = entry.blob;
-  if (!blob) throw new DomainError('invalid', 'file.no_content', 'The file has no content yet.');
-  const etag = `"md5:${blob.md5}"`;
-  const headers: Record<string, string> = {
-    'Content-Type': entry.mimetype ?? 'application/octet-stream',
-    'Content-Disposition': contentDisposition(entry.key),
-    'Content-MD5': blob.md5,
-    ETag: etag,
-    'Last-Modified': httpDate(entry.updated),
-    'Accept-Ranges': 'bytes',
-    'X-Content-Type-Options': 'nosniff',
-    'Content-Security-Policy': "default-src 'none'",
-  };
-  if (c.req.header('if-none-match') === etag) {
-    void body.cancel();
-    return new Response(null, { status: 304, headers: { ETag: etag } });
-  }
-  if (range) {
-    headers['Content-Range'] = `bytes ${range.start}-${range.end}/${blob.size}`;
-    headers['Content-Length'] = String(range.end - range.start + 1);
-    return new Response(body, { status: 206, headers });
-  }
-  headers['Content-Length'] = String(blob.size);
-  return new Response(body, { status: 200, headers });
-}
-
-export function fileRoutes(core: Core, kind: RecordKind, links: Links) {
+export function fileRoutes(core: Core, kind: RecordKind, links: Links, options: { uploadIdleTimeoutMs: number }) {
   const json = (c: Context, body: unknown, status: 200 | 201 = 200) => {
     negotiate(c.req.header('accept'));
     return c.json(body, status);
@@ -57,9 +34,16 @@ export function fileRoutes(core: Core, kind: RecordKind, links: Links) {
       json(c, serializeFiles(await core.files.importFromPrevious(identityOf(c), kind, c.req.param('id')), links), 201),
     )
     .put('/:id/draft/files/:key/content', async (c) => {
-      const length = contentLength(c);
-      const view = await core.files.upload(identityOf(c), kind, c.req.param('id'), c.req.param('key'), uploadBody(c), length);
-      return json(c, serializeFileEntry(view, view.entry, links));
+      try {
+        const length = contentLength(c);
+        const body = idleLimited(uploadBody(c), options.uploadIdleTimeoutMs);
+        const view = await core.files.upload(identityOf(c), kind, c.req.param('id'), c.req.param('key'), body, length);
+        return json(c, serializeFileEntry(view, view.entry, links));
+      } catch (e) {
+        // The rest of a refused body may be large or never come: close rather than read it through.
+        c.header('Connection', 'close');
+        throw clientAborted(e) ? new HTTPException(400, { message: 'The upload was interrupted before all its bytes arrived; nothing was kept.' }) : e;
+      }
     })
     .post('/:id/draft/files/:key/commit', async (c) => {
       const view = await core.files.commit(identityOf(c), kind, c.req.param('id'), c.req.param('key'));
@@ -82,6 +66,13 @@ export function fileRoutes(core: Core, kind: RecordKind, links: Links) {
     .get('/:id/files/:key/content', async (c) => downloadFor(c, core, kind, 'published'));
 }
 
+/** Node's request stream fails this way when the client goes away mid-body: its doing, not a server fault. */
+function clientAborted(e: unknown): boolean {
+  if (typeof e !== 'object' || e === null) return false;
+  const { code, message } = e as { code?: unknown; message?: unknown };
+  return code === 'ECONNRESET' || message === 'aborted';
+}
+
 /**
  * On Node the raw request stream is read directly: the web-stream wrapper around it costs a
  * third of the upload throughput. Elsewhere (tests through app.request) the web body is used.
@@ -93,11 +84,44 @@ function uploadBody(c: Context<Env>): AsyncIterable<Uint8Array> {
   return streamOf(c.req.raw.body);
 }
 
+/** A file's bytes, honouring conditional and range requests (see download.ts). */
 async function downloadFor(c: Context<Env>, core: Core, kind: RecordKind, side: 'draft' | 'published'): Promise<Response> {
   const who = identityOf(c);
   const id = c.req.param('id') ?? '';
   const key = c.req.param('key') ?? '';
-  let size: number | null = null;
-  if (c.req.header('range') !== undefined) size = (await core.files.get(who, kind, id, side, key)).entry.blob?.size ?? null;
-  return download(c, await core.files.content(who, kind, id, side, key, byteRange(c, () => size)));
+  const { entry } = await core.files.get(who, kind, id, side, key);
+  const blob = entry.blob;
+  if (!blob) throw new DomainError('invalid', 'file.no_content', `File "${entry.key}" has no content yet.`);
+  const etag = `"md5:${blob.md5}"`;
+  const lastModified = httpDate(entry.updated);
+  const plan = planDownload((name) => c.req.header(name), c.req.method, { etag, lastModified: Date.parse(entry.updated), size: blob.size });
+  if (plan.status === 304) return new Response(null, { status: 304, headers: { ETag: etag, 'Last-Modified': lastModified } });
+  if (plan.status === 412) throw new DomainError('precondition_failed', 'file.precondition', 'The file does not match the If-Match or If-Unmodified-Since condition.');
+  if (plan.status === 416) {
+    const e = toHttpError(new DomainError('range_not_satisfiable', 'file.range', 'Range not satisfiable.'));
+    return c.json(e.body, 416, { 'Content-Range': `bytes */${blob.size}` });
+  }
+  const headers: Record<string, string> = {
+    'Content-Type': entry.mimetype ?? 'application/octet-stream',
+    'Content-Disposition': contentDisposition(entry.key),
+    'Content-MD5': blob.md5,
+    ETag: etag,
+    'Last-Modified': lastModified,
+    'Accept-Ranges': 'bytes',
+    'X-Content-Type-Options': 'nosniff',
+    'Content-Security-Policy': "default-src 'none'",
+    'Content-Length': String(plan.status === 206 ? plan.end - plan.start + 1 : blob.size),
+  };
+  if (plan.status === 206) headers['Content-Range'] = `bytes ${plan.start}-${plan.end}/${blob.size}`;
+  // A HEAD never reads the bytes: an unread stream would hold its file open.
+  if (c.req.method === 'HEAD') return new Response(null, { status: plan.status, headers });
+  const range = plan.status === 206 ? { start: plan.start, end: plan.end } : null;
+  const content = await core.files.content(who, kind, id, side, entry.key, range);
+  if (content.entry.blob?.id !== blob.id) {
+    // Re-uploaded between the two reads (pending drafts only): these headers describe other bytes.
+    void content.body.cancel();
+    throw new DomainError('conflict', 'file.changed', 'The file changed while it was being read; try again.');
+  }
+  const body = content.body;
+  return new Response(body, { status: plan.status, headers });
 }

@@ -15,21 +15,6 @@ export function ifMatch(c: Context): number | undefined {
   return Number(m[1]);
 }
 
-/** `Range: bytes=a-b` / `bytes=a-` / `bytes=-n`; null when absent, 416 when unusable. */
-export function byteRange(c: Context, size: () => number | null): { start: number; end: number | null } | null {
-  const raw = c.req.header('range');
-  if (!raw) return null;
-  const m = /^bytes=(\d*)-(\d*)$/.exec(raw.trim());
-  if (!m || (m[1] === '' && m[2] === '')) throw new DomainError('range_not_satisfiable', 'file.range', 'Range not satisfiable.');
-  if (m[1] === '') {
-    const total = size();
-    const suffix = Number(m[2]);
-    if (total === null || suffix === 0) throw new DomainError('range_not_satisfiable', 'file.range', 'Range not satisfiable.');
-    return { start: Math.max(0, total - suffix), end: null };
-  }
-  return { start: Number(m[1]), end: m[2] === '' ? null : Number(m[2]) };
-}
-
 /** Declared upload length; a malformed header is a client error. */
 export function contentLength(c: Context): number | undefined {
   const raw = c.req.header('content-length');

@@ -34,6 +34,11 @@ export function createSqlFileRepository(db: Kysely<Database>): FileRepository {
         .executeTakeFirstOrThrow();
       return Number(row.n);
     },
+    async referencesBlob(blobId) {
+      // The same expression as the file_entry_blob index, so the lookup uses it.
+      const row = await db.selectFrom('file_entry').select(sql<number>`1`.as('one')).where(sql`json_extract(data, '$.blob.id')`, '=', blobId).limit(1).executeTakeFirst();
+      return row !== undefined;
+    },
     async referencedBlobIds() {
       const rows = await db
         .selectFrom('file_entry')

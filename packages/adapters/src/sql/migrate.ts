@@ -1,9 +1,11 @@
 import { Migrator, type Kysely, type Migration, type MigrationProvider } from 'kysely';
 import * as initial from './migrations/0001-initial.ts';
+import * as fileBlobIndex from './migrations/0002-file-blob-index.ts';
 
 /** Listed statically: append-only, never renamed. */
 const migrations: Record<string, Migration> = {
   '0001-initial': initial,
+  '0002-file-blob-index': fileBlobIndex,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

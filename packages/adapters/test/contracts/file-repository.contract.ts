@@ -41,6 +41,30 @@ export function fileRepositoryContract(name: string, make: MakeRepositories): vo
       expect(await f.referencedBlobIds()).toEqual(new Set(['blob-a']));
     });
 
+    it('tells whether any entry of any owner still points at a blob', async () => {
+      const f = await files();
+      const blob = (id: string) => ({ id, size: 1, md5: '0cc175b9c0f1b6a831c399e269772661' });
+      expect(await f.referencesBlob('blob-a')).toBe(false);
+      await f.save(draftSide, fileEntry('a.txt', { blob: blob('blob-a') }));
+      await f.save(publishedSide, fileEntry('a.txt', { status: 'completed', blob: blob('blob-a') }));
+      await f.save(otherRecord, fileEntry('pending.txt'));
+      await f.delete(draftSide, 'a.txt');
+      expect(await f.referencesBlob('blob-a')).toBe(true);
+      await f.deleteAll(publishedSide);
+      expect(await f.referencesBlob('blob-a')).toBe(false);
+      expect(await f.referencesBlob('blob-b')).toBe(false);
+    });
+
+    it('reads back, lists and deletes an entry whose key holds a lone surrogate (stored before keys were checked)', async () => {
+      const f = await files();
+      const key = 'bad\ud800name.txt';
+      await f.save(draftSide, fileEntry(key));
+      expect((await f.get(draftSide, key))?.key).toBe(key);
+      expect((await f.list(draftSide)).map((e) => e.key)).toEqual([key]);
+      await f.delete(draftSide, key);
+      expect(await f.list(draftSide)).toEqual([]);
+    });
+
     it('keeps entries per owner: state and record id', async () => {
       const f = await files();
       await f.save(draftSide, fileEntry('a.txt'));

@@ -146,6 +146,26 @@ export function fileStorageContract(name: string, make: () => Promise<FileStorag
       for (const b of blobs) expect(Date.parse(b.written)).toBeGreaterThanOrEqual(before);
     });
 
+    it('sweeping partial writes leaves stored blobs and a write in flight alone', async () => {
+      const storage = await make();
+      await storage.write('blob-kept', textChunks('kept'), { maxBytes: 10 });
+      let release: () => void = () => undefined;
+      const gate = new Promise<void>((ok) => (release = ok));
+      async function* paused() {
+        yield new TextEncoder().encode('first half, ');
+        await gate;
+        yield new TextEncoder().encode('second half');
+      }
+      const writing = storage.write('blob-flight', paused(), { maxBytes: 100 });
+      await new Promise((ok) => setTimeout(ok, 20));
+      expect(await storage.sweepPartialWrites(new Date(Date.now() - 60_000).toISOString())).toEqual({ removed: 0, bytes: 0 });
+      release();
+      expect((await writing).size).toBe(23);
+      expect(await textOf(await storage.read('blob-flight'))).toBe('first half, second half');
+      expect(await storage.sweepPartialWrites(new Date(Date.now() + 60_000).toISOString())).toEqual({ removed: 0, bytes: 0 });
+      expect(await textOf(await storage.read('blob-kept'))).toBe('kept');
+    });
+
     it('deletes a blob', async () => {
       const storage = await make();
       await storage.write('blob-gone', textChunks('x'), { maxBytes: 10 });

@@ -107,6 +107,7 @@ function repositoriesOver(read: () => State, write: Writer): Repositories {
           s.files.delete(ownerKey(owner));
         }),
       count: async (owner) => read().files.get(ownerKey(owner))?.size ?? 0,
+      referencesBlob: async (blobId) => [...read().files.values()].some((entries) => [...entries.values()].some((e) => e.blob?.id === blobId)),
       referencedBlobIds: async () => {
         const ids = new Set<string>();
         for (const entries of read().files.values()) for (const e of entries.values()) if (e.blob !== null) ids.add(e.blob.id);

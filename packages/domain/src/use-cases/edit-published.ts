@@ -18,7 +18,8 @@ export async function editPublished(deps: CoreDeps, identity: Identity, kind: Re
     const draft = editDraftOf(record, now);
     await tx.records.saveDraft(draft, null);
     for (const entry of await tx.files.list({ recordId: id, state: 'published' })) {
-      await tx.files.save({ recordId: id, state: 'draft' }, entry);
+      // A pending entry published before publishing refused them is left behind, not locked in.
+      if (entry.status === 'completed') await tx.files.save({ recordId: id, state: 'draft' }, entry);
     }
     const touched = touchParent(parent, now);
     await tx.records.saveParent(touched, parent.revisionId);

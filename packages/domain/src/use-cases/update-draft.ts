@@ -1,6 +1,6 @@
-import { DomainError } from '../errors.ts';
+import { DomainError, mergeIssues } from '../errors.ts';
 import { requireLevel } from '../model/access.ts';
-import { assertFilesUnlocked } from '../model/files.ts';
+import { assertFilesUnlocked, filesOptionsAfterSave } from '../model/files.ts';
 import { mergeAccess, mergeFiles, revisionMatches, touchParent, type DraftInput } from '../model/record.ts';
 import type { DraftRecord, Identity, RecordKind } from '../model/types.ts';
 import type { RecordView } from '../model/views.ts';
@@ -31,8 +31,9 @@ export async function updateDraft(
     const now = deps.clock.now();
     requireLevel(identity, await levelFor(tx, identity, parent, now), 'edit');
     if (!revisionMatches(draft.revisionId, expectedRevision)) throw preconditionFailed();
-    const files = mergeFiles(draft.files, input.files);
-    if (files.enabled !== draft.files.enabled) assertFilesUnlocked(draft);
+    const requested = mergeFiles(draft.files, input.files);
+    if (requested.enabled !== draft.files.enabled) assertFilesUnlocked(draft);
+    const { files, issues: fileIssues } = filesOptionsAfterSave(draft.files, requested, await tx.files.count({ recordId: id, state: 'draft' }));
     const updated: DraftRecord = {
       ...draft,
       access: mergeAccess(draft.access, input.access),
@@ -47,8 +48,10 @@ export async function updateDraft(
     await tx.records.saveDraft(updated, draft.revisionId);
     const touched = touchParent(parent, now);
     await tx.records.saveParent(touched, parent.revisionId);
-    return { updated, parent: touched };
+    return { updated, parent: touched, fileIssues };
   });
   await projectParents(deps.repos, deps.search, [result.parent.id]);
-  return viewOf(result.updated, result.parent);
+  const view = viewOf(result.updated, result.parent);
+  // Reported with this save only: files stayed enabled, so the stored draft has nothing to fix.
+  return result.fileIssues.length > 0 ? { ...view, issues: mergeIssues([...view.issues, ...result.fileIssues]) } : view;
 }

@@ -1,7 +1,8 @@
 /** Finds the draft or published version whose files a request is about, and checks the caller's level. */
 import { atLeast, requireLevel, type AccessLevel } from '../../model/access.ts';
-import type { AnyRecord, FileOwner, Identity, Parent, RecordKind } from '../../model/types.ts';
-import type { Repositories } from '../../ports.ts';
+import { wellFormed } from '../../model/files.ts';
+import type { AnyRecord, FileEntry, FileOwner, Identity, Parent, RecordKind } from '../../model/types.ts';
+import type { FileRepository, Repositories } from '../../ports.ts';
 import { levelFor, loadDraft, loadParent, loadPublished } from '../lookup.ts';
 
 export interface FileTarget {
@@ -27,4 +28,14 @@ export async function publishedFileTarget(tx: Repositories, identity: Identity, 
     if (!atLeast(level, 'view')) requireLevel(identity, level, 'view');
   }
   return { record, parent, owner: { recordId: id, state: 'published' } };
+}
+
+/**
+ * The entry under `key`. A key stored before keys were checked may hold a lone surrogate, which
+ * no URL can carry: its links name it with U+FFFD, so that form finds it too.
+ */
+export async function findEntry(files: FileRepository, owner: FileOwner, key: string): Promise<FileEntry | null> {
+  const exact = await files.get(owner, key);
+  if (exact || !key.includes('\uFFFD')) return exact;
+  return (await files.list(owner)).find((e) => e.key !== key && wellFormed(e.key) === key) ?? null;
 }

@@ -2,7 +2,7 @@ import { DomainError, invalid } from '../../errors.ts';
 import type { FileEntry, Identity, RecordKind } from '../../model/types.ts';
 import type { FileContent, FilesView, FileView } from '../../model/views.ts';
 import type { CoreDeps } from '../deps.ts';
-import { draftFileTarget, publishedFileTarget, type FileTarget } from './file-target.ts';
+import { draftFileTarget, findEntry, publishedFileTarget, type FileTarget } from './file-target.ts';
 import { fileNotFound } from './start-uploads.ts';
 
 export type FileSide = 'draft' | 'published';
@@ -16,15 +16,19 @@ function target(deps: CoreDeps, identity: Identity, kind: RecordKind, id: string
 
 export async function listFiles(deps: CoreDeps, identity: Identity, kind: RecordKind, id: string, side: FileSide): Promise<FilesView> {
   const t = await target(deps, identity, kind, id, side);
-  return { kind, recordId: id, state: side, bucketId: t.record.bucketId, options: t.record.files, entries: await deps.repos.files.list(t.owner) };
+  const entries = (await deps.repos.files.list(t.owner)).filter((e) => visible(e, side));
+  return { kind, recordId: id, state: side, bucketId: t.record.bucketId, options: t.record.files, entries };
 }
 
 export async function getFile(deps: CoreDeps, identity: Identity, kind: RecordKind, id: string, side: FileSide, key: string): Promise<FileView> {
   const t = await target(deps, identity, kind, id, side);
-  const entry = await deps.repos.files.get(t.owner, key);
-  if (!entry) throw fileNotFound(key);
+  const entry = await findEntry(deps.repos.files, t.owner, key);
+  if (!entry || !visible(entry, side)) throw fileNotFound(key);
   return { kind, recordId: id, state: side, bucketId: t.record.bucketId, entry };
 }
+
+/** Published versions show committed files only: older data may hold pending entries published before that was refused. */
+const visible = (entry: FileEntry, side: FileSide) => side === 'draft' || entry.status === 'completed';
 
 export interface ByteRange {
   start: number;

@@ -1,15 +1,17 @@
 import { DomainError, invalid } from '../../errors.ts';
 import { assertFilesEnabled, assertFilesUnlocked, withContent } from '../../model/files.ts';
-import type { Identity, RecordKind } from '../../model/types.ts';
+import type { FileEntry, Identity, RecordKind } from '../../model/types.ts';
 import type { FileView } from '../../model/views.ts';
 import type { CoreDeps } from '../deps.ts';
 import { draftFileTarget } from './file-target.ts';
+import { unreferencedAfter } from './release-blob.ts';
 import { fileNotFound } from './start-uploads.ts';
 
 /**
  * Streams the bytes to storage under a fresh blob id, then points the pending entry at them.
  * The slow part runs outside any transaction; the entry is re-checked before it is changed,
- * and bytes that end up referenced by nothing are deleted.
+ * and bytes that end up referenced by nothing are deleted (the replaced ones only once no entry of
+ * any version points at them).
  */
 export async function uploadContent(
   deps: CoreDeps,
@@ -34,22 +36,22 @@ export async function uploadContent(
   }
   const blobId = deps.ids.uuid();
   const stored = await deps.storage.write(blobId, body, { maxBytes: deps.settings.maxFileSize, expectedLength: contentLength });
-  let replaced: string | null = null;
+  let saved: { next: FileEntry; bucketId: string; replaced: string | null };
   try {
-    const entry = await deps.uow.run(async (tx) => {
+    saved = await deps.uow.run(async (tx) => {
       const now = deps.clock.now();
       const target = await draftFileTarget(tx, identity, kind, id, 'edit', now);
       const current = await tx.files.get(target.owner, key);
       if (!current) throw fileNotFound(key);
       const next = withContent(current, { id: blobId, size: stored.size, md5: stored.md5 }, now);
       await tx.files.save(target.owner, next);
-      replaced = current.blob?.id ?? null;
-      return { next, bucketId: target.record.bucketId };
+      return { next, bucketId: target.record.bucketId, replaced: await unreferencedAfter(tx, current.blob?.id ?? null) };
     });
-    if (replaced !== null) await deps.storage.delete(replaced);
-    return { kind, recordId: id, state: 'draft', bucketId: entry.bucketId, entry: entry.next };
   } catch (e) {
+    // Never committed, so nothing points at the new bytes.
     await deps.storage.delete(blobId);
     throw e;
   }
+  if (saved.replaced !== null) await deps.storage.delete(saved.replaced);
+  return { kind, recordId: id, state: 'draft', bucketId: saved.bucketId, entry: saved.next };
 }

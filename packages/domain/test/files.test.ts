@@ -1,0 +1,162 @@
+import { describe, expect, it } from 'vitest';
+import { DomainError, type FileEntry, type FileOwner } from '../src/index.ts';
+import { keyProblem, pendingEntry } from '../src/model/files.ts';
+import { anon, as, bytes, makeCore, readAll, validMetadata } from './make-core.ts';
+
+const alice = as('alice');
+
+const failureOf = async (p: Promise<unknown>) => {
+  try {
+    await p;
+    return null;
+  } catch (e) {
+    if (e instanceof DomainError) return { kind: e.kind, message: e.message, fields: (e.details ?? []).map((d) => d.field) };
+    throw e;
+  }
+};
+
+type Core = ReturnType<typeof makeCore>['core'];
+
+async function draftWithFile(core: Core, key: string, text: string, commit = true) {
+  const { record } = await core.records.createDraft(alice, 'resource', { metadata: validMetadata });
+  await core.files.start(alice, 'resource', record.id, [key]);
+  await core.files.upload(alice, 'resource', record.id, key, bytes(text), text.length);
+  if (commit) await core.files.commit(alice, 'resource', record.id, key);
+  return record.id;
+}
+
+describe('file keys', () => {
+  it('counts characters, not UTF-16 units: 255 emoji fit, 256 do not', () => {
+    expect(keyProblem('😀'.repeat(255))).toBeNull();
+    expect(keyProblem('😀'.repeat(256))).toMatch(/1 to 255 characters/);
+    expect(keyProblem('a'.repeat(255))).toBeNull();
+    expect(keyProblem('a'.repeat(256))).toMatch(/1 to 255 characters/);
+    expect(keyProblem('')).toMatch(/1 to 255 characters/);
+  });
+
+  it('refuses lone surrogates, non-characters, controls, slashes and dot names; accepts ordinary Unicode', () => {
+    for (const bad of ['bad\ud800name.txt', 'x\udc00', '\ud83d', 'a\ufffe', 'a\uffff', 'a\ufdd0', 'a\u{1fffe}', 'a\u{10ffff}', 'a\u0000b', 'a\nb', 'a\u007fb', 'a\u0085b', 'a/b', '.', '..']) {
+      expect(keyProblem(bad), JSON.stringify(bad)).not.toBeNull();
+    }
+    for (const good of ['données.csv', '地图.tif', '😀.png', '...', '.hidden', 'a b.txt', 'ü\u0301.txt']) {
+      expect(keyProblem(good), good).toBeNull();
+    }
+  });
+
+  it('answers a lone surrogate key with a field error and stores nothing', async () => {
+    const { core } = makeCore();
+    const { record } = await core.records.createDraft(alice, 'resource', { metadata: validMetadata });
+    expect(await failureOf(core.files.start(alice, 'resource', record.id, ['ok.txt', 'bad\ud800name.txt']))).toMatchObject({ kind: 'invalid', fields: ['1.key'] });
+    expect((await core.files.list(alice, 'resource', record.id, 'draft')).entries).toEqual([]);
+  });
+
+  it('keeps an entry stored with a lone surrogate before keys were checked listable, readable and deletable', async () => {
+    const { core, repos } = makeCore();
+    const { record } = await core.records.createDraft(alice, 'resource', { metadata: validMetadata });
+    await repos.files.save({ recordId: record.id, state: 'draft' }, pendingEntry('bad\ud800name.txt', '2026-01-01T00:00:00.000Z'));
+    expect((await core.files.list(alice, 'resource', record.id, 'draft')).entries.map((e) => e.key)).toEqual(['bad\ud800name.txt']);
+    // Its links name it with U+FFFD, the form a URL can carry.
+    expect((await core.files.get(alice, 'resource', record.id, 'draft', 'bad\ufffdname.txt')).entry.key).toBe('bad\ud800name.txt');
+    await core.files.delete(alice, 'resource', record.id, 'bad\ufffdname.txt');
+    expect((await core.files.list(alice, 'resource', record.id, 'draft')).entries).toEqual([]);
+  });
+});
+
+describe('metadata-only records', () => {
+  it('refuses to disable files while the draft holds some, as a draft error, and keeps them enabled', async () => {
+    const { core } = makeCore();
+    const id = await draftWithFile(core, 'data.csv', 'a,b', false);
+    const saved = await core.records.updateDraft(alice, 'resource', id, { files: { enabled: false } });
+    expect(saved.record.files.enabled).toBe(true);
+    expect(saved.issues).toContainEqual({ field: 'files.enabled', messages: ['You must first delete all files to set the record to be metadata-only.'] });
+    expect((await core.records.getDraft(alice, 'resource', id)).record.files.enabled).toBe(true);
+    // Still pending, so publish refuses: nothing pending is ever published.
+    expect(await failureOf(core.records.publish(alice, 'resource', id))).toMatchObject({ kind: 'invalid', fields: ['files'] });
+    await core.files.delete(alice, 'resource', id, 'data.csv');
+    const metadataOnly = await core.records.updateDraft(alice, 'resource', id, { files: { enabled: false } });
+    expect(metadataOnly.record.files.enabled).toBe(false);
+    expect(metadataOnly.issues).toEqual([]);
+    await core.records.publish(alice, 'resource', id);
+  });
+
+  it('refuses to publish a metadata-only draft that still holds files (saved before the rule)', async () => {
+    const { core, repos } = makeCore();
+    const id = await draftWithFile(core, 'data.csv', 'a,b', false);
+    const stored = await repos.records.getDraft(id);
+    if (!stored) throw new Error('draft missing');
+    await repos.records.saveDraft({ ...stored, files: { ...stored.files, enabled: false }, revisionId: stored.revisionId + 1 }, stored.revisionId);
+    expect(await failureOf(core.records.publish(alice, 'resource', id))).toMatchObject({ kind: 'invalid', fields: ['files.enabled'] });
+    expect(await failureOf(core.files.list(anon, 'resource', id, 'published'))).toMatchObject({ kind: 'not_found' });
+  });
+});
+
+describe('stored bytes are deleted only when nothing points at them', () => {
+  it('deleting or re-uploading a pending file removes bytes only it pointed at', async () => {
+    const { core, storage } = makeCore();
+    const id = await draftWithFile(core, 'a.txt', 'first', false);
+    expect(storage.blobCount()).toBe(1);
+    await core.files.upload(alice, 'resource', id, 'a.txt', bytes('second'), 6);
+    expect(storage.blobCount()).toBe(1);
+    expect(await readAll((await core.files.content(alice, 'resource', id, 'draft', 'a.txt', null)).body)).toBe('second');
+    await core.files.delete(alice, 'resource', id, 'a.txt');
+    expect(storage.blobCount()).toBe(0);
+  });
+
+  it('a new version deleting an imported file leaves the published bytes alone', async () => {
+    const { core, storage } = makeCore();
+    const id = await draftWithFile(core, 'a.txt', 'published');
+    await core.records.publish(alice, 'resource', id);
+    const next = await core.records.newVersion(alice, 'resource', id);
+    await core.files.importFromPrevious(alice, 'resource', next.record.id);
+    await core.files.delete(alice, 'resource', next.record.id, 'a.txt');
+    expect(storage.blobCount()).toBe(1);
+    expect(await readAll((await core.files.content(anon, 'resource', id, 'published', 'a.txt', null)).body)).toBe('published');
+  });
+
+  it('a pending entry sharing its bytes with a published version (older data) keeps them on delete and on re-upload', async () => {
+    const { core, repos, storage } = makeCore();
+    const id = await draftWithFile(core, 'a.txt', 'published');
+    await core.records.publish(alice, 'resource', id);
+    const published = await repos.files.get({ recordId: id, state: 'published' }, 'a.txt');
+    const next = await core.records.newVersion(alice, 'resource', id);
+    const nextFiles: FileOwner = { recordId: next.record.id, state: 'draft' };
+    const sharing = (key: string): FileEntry => ({ ...pendingEntry(key, '2026-01-01T00:00:00.000Z'), blob: published?.blob ?? null });
+    await repos.files.save(nextFiles, sharing('a.txt'));
+    await repos.files.save(nextFiles, sharing('b.txt'));
+    await core.files.delete(alice, 'resource', next.record.id, 'a.txt');
+    await core.files.upload(alice, 'resource', next.record.id, 'b.txt', bytes('new'), 3);
+    expect(storage.blobCount()).toBe(2);
+    expect(await readAll((await core.files.content(anon, 'resource', id, 'published', 'a.txt', null)).body)).toBe('published');
+  });
+
+  it('pending entries published before that was refused are hidden, and neither imported nor carried into an edit', async () => {
+    const { core, repos } = makeCore();
+    const id = await draftWithFile(core, 'done.txt', 'done');
+    await core.records.publish(alice, 'resource', id);
+    await repos.files.save({ recordId: id, state: 'published' }, pendingEntry('stuck.txt', '2026-01-01T00:00:00.000Z'));
+    expect((await core.files.list(anon, 'resource', id, 'published')).entries.map((e) => e.key)).toEqual(['done.txt']);
+    expect(await failureOf(core.files.get(anon, 'resource', id, 'published', 'stuck.txt'))).toMatchObject({ kind: 'not_found' });
+    await core.records.edit(alice, 'resource', id);
+    expect((await core.files.list(alice, 'resource', id, 'draft')).entries.map((e) => e.key)).toEqual(['done.txt']);
+    await core.records.publish(alice, 'resource', id);
+    const next = await core.records.newVersion(alice, 'resource', id);
+    expect((await core.files.importFromPrevious(alice, 'resource', next.record.id)).entries.map((e) => e.key)).toEqual(['done.txt']);
+  });
+});
+
+describe('interrupted uploads', () => {
+  it('gc and the start-up sweep remove partial writes untouched for the grace period', async () => {
+    const { core, storage, clock } = makeCore();
+    const cutoffs: string[] = [];
+    storage.sweepPartialWrites = async (before) => {
+      cutoffs.push(before);
+      return { removed: 1, bytes: 7 };
+    };
+    expect((await core.files.collectGarbage(60)).partialUploads).toEqual({ removed: 1, bytes: 7 });
+    expect(await core.files.sweepPartialUploads(30)).toEqual({ removed: 1, bytes: 7 });
+    // The fixed clock ticks a millisecond per reading: whole minutes before now.
+    const now = Date.parse(clock.now());
+    expect(cutoffs.map((c) => Math.round((now - Date.parse(c)) / 60_000))).toEqual([60, 30]);
+    expect(await failureOf(core.files.sweepPartialUploads(-1))).toMatchObject({ kind: 'invalid' });
+  });
+});
