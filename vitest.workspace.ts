@@ -1,1 +1,1 @@
-export default ['packages/domain', 'packages/adapters', 'apps/server'];
+export default ['packages/domain', 'packages/adapters', 'apps/server', 'examples/embed'];

@@ -1,2 +1,6 @@
 import { defineProject } from 'vitest/config';
-export default defineProject({ test: { name: 'server', include: ['src/**/*.test.ts', 'test/**/*.test.ts'], testTimeout: 60000, hookTimeout: 60000 } });
+import { sourceEnv, sourceResolution } from '../../vitest.shared.ts';
+export default defineProject({
+  ...sourceResolution,
+  test: { name: 'server', include: ['src/**/*.test.ts', 'test/**/*.test.ts'], testTimeout: 60000, hookTimeout: 60000, env: sourceEnv },
+});

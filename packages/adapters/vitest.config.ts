@@ -1,2 +1,3 @@
 import { defineProject } from 'vitest/config';
-export default defineProject({ test: { name: 'adapters', include: ['src/**/*.test.ts', 'test/**/*.test.ts'] } });
+import { sourceEnv, sourceResolution } from '../../vitest.shared.ts';
+export default defineProject({ ...sourceResolution, test: { name: 'adapters', include: ['src/**/*.test.ts', 'test/**/*.test.ts'], env: sourceEnv } });
