@@ -41,7 +41,7 @@ export async function compose(config: ServerConfig): Promise<Composed> {
     search: search.index,
     clock: createSystemClock(),
     ids: createNanoidIds(),
-    settings: { maxFileSize: config.maxFileSize, maxFiles: config.maxFiles, oaiHost: new URL(config.baseUrl).host },
+    settings: { maxFileSize: config.maxFileSize, maxFiles: config.maxFiles, oaiHost: config.oaiHost },
   });
   return {
     core,

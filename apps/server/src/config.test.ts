@@ -13,6 +13,7 @@ describe('readConfig', () => {
       maxFileSize: 50 * 1024 ** 3,
       maxFiles: 100,
       searchEngine: 'sqlite',
+      oaiHost: 'localhost',
     });
   });
 
@@ -35,7 +36,13 @@ describe('readConfig', () => {
       maxFileSize: 1048576,
       maxFiles: 7,
       searchEngine: 'minisearch',
+      oaiHost: 'krs.example.org',
     });
+  });
+
+  it('names OAI identifiers by the base URL host name alone, never its port', () => {
+    expect(readConfig({ PORT: '4101' }).oaiHost).toBe('localhost');
+    expect(readConfig({ KRS_BASE_URL: 'https://Hub.Example.org:8443/krs' }).oaiHost).toBe('hub.example.org');
   });
 
   it('stops with a message naming the variable for an invalid value', () => {

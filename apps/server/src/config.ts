@@ -1,6 +1,11 @@
 /** Settings from the environment (API-DECISIONS "Running it"); a bad value stops start-up with a clear message. */
 import { resolve } from 'node:path';
 
+/** A setting the operator got wrong: start-up stops with its message on one line (exit 2). */
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
 export interface ServerConfig {
   port: number;
   host: string;
@@ -9,6 +14,8 @@ export interface ServerConfig {
   maxFileSize: number;
   maxFiles: number;
   searchEngine: SearchEngine;
+  /** The base URL's host name without the port, as OAI-PMH identifiers require (`oai:<host>:<id>`). */
+  oaiHost: string;
 }
 
 export const SEARCH_ENGINES = ['sqlite', 'minisearch'] as const;
@@ -19,7 +26,7 @@ function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min: nu
   if (raw === undefined || raw === '') return fallback;
   const value = Number(raw.trim());
   if (!/^\d+$/.test(raw.trim()) || value < min || value > max) {
-    throw new Error(`${name} must be a whole number from ${min} to ${max}, got "${raw}".`);
+    throw new ConfigError(`${name} must be a whole number from ${min} to ${max}, got "${raw}".`);
   }
   return value;
 }
@@ -27,7 +34,7 @@ function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min: nu
 /** SQLite FTS5 is the default: see docs/search.md for the figures behind the choice. */
 function searchEngine(raw: string | undefined): SearchEngine {
   if (raw === undefined || raw === '') return 'sqlite';
-  if (!(SEARCH_ENGINES as readonly string[]).includes(raw)) throw new Error(`KRS_SEARCH_ENGINE must be one of ${SEARCH_ENGINES.join(', ')}, got "${raw}".`);
+  if (!(SEARCH_ENGINES as readonly string[]).includes(raw)) throw new ConfigError(`KRS_SEARCH_ENGINE must be one of ${SEARCH_ENGINES.join(', ')}, got "${raw}".`);
   return raw as SearchEngine;
 }
 
@@ -42,7 +49,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): ServerConfig {
     parsed = null;
   }
   if (parsed === null || (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') || parsed.search !== '' || parsed.hash !== '') {
-    throw new Error(`KRS_BASE_URL must be an absolute http(s) URL without query or fragment, got "${env['KRS_BASE_URL']}".`);
+    throw new ConfigError(`KRS_BASE_URL must be an absolute http(s) URL without query or fragment, got "${env['KRS_BASE_URL']}".`);
   }
   return {
     port,
@@ -53,5 +60,6 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): ServerConfig {
     maxFileSize: integer(env, 'KRS_MAX_FILE_SIZE', 50 * 1024 ** 3, 1),
     maxFiles: integer(env, 'KRS_MAX_FILES', 100, 1),
     searchEngine: searchEngine(env['KRS_SEARCH_ENGINE']),
+    oaiHost: parsed.hostname,
   };
 }

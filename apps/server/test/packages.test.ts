@@ -18,6 +18,15 @@ describe('packages over HTTP', () => {
     expect(res.json.links.context_resources).toBe(`http://krs.test/api/packages/context/${res.json.parent.id}/resources`);
   });
 
+  it('expands the owners in the create-draft response, by id, never by e-mail', async () => {
+    const { call, alice } = await makeApp();
+    const res = await call('POST', '/api/packages', { token: alice, json: { metadata: pkgMetadata } });
+    const owner = res.json.parent.access.owned_by[0].user;
+    expect(res.json.expanded).toEqual({ parent: { access: { owned_by: [{ user: { id: owner, is_current_user: true } }] } } });
+    expect(res.text).not.toContain('@example.org');
+    expect((await call('GET', `/api/packages/${res.json.id}/draft`, { token: alice })).json.expanded).toBeUndefined();
+  });
+
   it('associates, attaches, fails to publish for an invalid resource, then publishes atomically', async () => {
     const { call, alice } = await makeApp();
     const pkg = (await call('POST', '/api/packages', { token: alice, json: { metadata: pkgMetadata, files: { enabled: false } } })).json;

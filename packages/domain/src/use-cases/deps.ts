@@ -5,7 +5,7 @@ export interface CoreSettings {
   maxFileSize: number;
   /** Most files on one record. */
   maxFiles: number;
-  /** Host named in published packages' OAI identifiers. */
+  /** Host name (no port) named in published records' OAI identifiers: `oai:<host>:<id>`. */
   oaiHost: string;
 }
 
