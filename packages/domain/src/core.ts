@@ -16,7 +16,7 @@ import { startUploads } from './use-cases/files/start-uploads.ts';
 import { uploadContent } from './use-cases/files/upload-content.ts';
 import { getDraft } from './use-cases/get-draft.ts';
 import { getRecord } from './use-cases/get-record.ts';
-import { importVocabulary } from './use-cases/import-vocabulary.ts';
+import { importVocabulary, importVocabularyFile, listVocabulary, removeVocabularyEntries } from './use-cases/import-vocabulary.ts';
 import type { ListingInput } from './use-cases/listing-params.ts';
 import { resolvePaging } from './use-cases/listing-params.ts';
 import { latestVersion, listVersions } from './use-cases/list-versions.ts';
@@ -77,6 +77,10 @@ export function createCore(deps: CoreDeps) {
     vocabularies: {
       import: (type: VocabularyType, entries: VocabularyEntry[], onProgress?: (done: number, total: number) => void) =>
         importVocabulary(deps, type, entries, onProgress),
+      importFile: (type: VocabularyType, text: string, format: 'yaml' | 'csv', onProgress?: (done: number, total: number) => void) =>
+        importVocabularyFile(deps, type, text, format, onProgress),
+      list: (type: VocabularyType) => listVocabulary(deps, type),
+      remove: (type: VocabularyType, ids: readonly string[]) => removeVocabularyEntries(deps, type, ids),
     },
     search: {
       reindex: (options?: { since?: string; onProgress?: (p: ReindexProgress) => void }) => reindex(deps.repos, deps.search, options),
