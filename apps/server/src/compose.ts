@@ -41,7 +41,7 @@ export async function compose(config: ServerConfig): Promise<Composed> {
     search: search.index,
     clock: createSystemClock(),
     ids: createNanoidIds(),
-    settings: { maxFileSize: config.maxFileSize, maxFiles: config.maxFiles, oaiHost: config.oaiHost },
+    settings: { maxFileSize: config.maxFileSize, maxFiles: config.maxFiles, oaiHost: config.oaiHost, ...(config.doiPrefix ? { doiPrefix: config.doiPrefix } : {}) },
   });
   return {
     core,

@@ -40,6 +40,12 @@ describe('readConfig', () => {
     });
   });
 
+  it('takes a DOI prefix for reserve_doi, and refuses what is not one', () => {
+    expect(readConfig({ KRS_DOI_PREFIX: '10.5072' }).doiPrefix).toBe('10.5072');
+    expect(readConfig({}).doiPrefix).toBeUndefined();
+    expect(() => readConfig({ KRS_DOI_PREFIX: 'doi:10.5072' })).toThrow(/KRS_DOI_PREFIX/);
+  });
+
   it('names OAI identifiers by the base URL host name alone, never its port', () => {
     expect(readConfig({ PORT: '4101' }).oaiHost).toBe('localhost');
     expect(readConfig({ KRS_BASE_URL: 'https://Hub.Example.org:8443/krs' }).oaiHost).toBe('hub.example.org');

@@ -16,6 +16,8 @@ export interface ServerConfig {
   searchEngine: SearchEngine;
   /** The base URL's host name without the port, as OAI-PMH identifiers require (`oai:<host>:<id>`). */
   oaiHost: string;
+  /** `KRS_DOI_PREFIX`: what `reserve_doi` puts before the record id; unset, no DOI is reserved. */
+  doiPrefix?: string;
 }
 
 export const SEARCH_ENGINES = ['sqlite', 'minisearch'] as const;
@@ -36,6 +38,12 @@ function searchEngine(raw: string | undefined): SearchEngine {
   if (raw === undefined || raw === '') return 'sqlite';
   if (!(SEARCH_ENGINES as readonly string[]).includes(raw)) throw new ConfigError(`KRS_SEARCH_ENGINE must be one of ${SEARCH_ENGINES.join(', ')}, got "${raw}".`);
   return raw as SearchEngine;
+}
+
+function doiPrefix(raw: string | undefined): { doiPrefix?: string } {
+  if (raw === undefined || raw.trim() === '') return {};
+  if (!/^10\.\d{4,9}$/.test(raw.trim())) throw new ConfigError(`KRS_DOI_PREFIX must be a DOI prefix like 10.1234, got "${raw}".`);
+  return { doiPrefix: raw.trim() };
 }
 
 export function readConfig(env: NodeJS.ProcessEnv = process.env): ServerConfig {
@@ -61,5 +69,6 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): ServerConfig {
     maxFiles: integer(env, 'KRS_MAX_FILES', 100, 1),
     searchEngine: searchEngine(env['KRS_SEARCH_ENGINE']),
     oaiHost: parsed.hostname,
+    ...doiPrefix(env['KRS_DOI_PREFIX']),
   };
 }

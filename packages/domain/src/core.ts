@@ -24,6 +24,7 @@ import { newVersion } from './use-cases/new-version.ts';
 import { reindex, type ReindexProgress } from './use-cases/project-search.ts';
 import { collectGarbage } from './use-cases/files/collect-garbage.ts';
 import { publishDraft } from './use-cases/publish-draft.ts';
+import { reserveDoi } from './use-cases/reserve-doi.ts';
 import { searchRecords, searchUserRecords } from './use-cases/search-records.ts';
 import { updateDraft } from './use-cases/update-draft.ts';
 import { authenticate, createToken, createUser } from './use-cases/users.ts';
@@ -38,6 +39,7 @@ export function createCore(deps: CoreDeps) {
       deleteDraft: (who: Identity, kind: RecordKind, id: string, ifMatch?: number) => deleteDraft(deps, who, kind, id, ifMatch),
       publish: (who: Identity, kind: RecordKind, id: string, ifMatch?: number) => publishDraft(deps, who, kind, id, ifMatch),
       edit: (who: Identity, kind: RecordKind, id: string) => editPublished(deps, who, kind, id),
+      reserveDoi: (who: Identity, kind: RecordKind, id: string) => reserveDoi(deps, who, kind, id),
       newVersion: (who: Identity, kind: RecordKind, id: string) => newVersion(deps, who, kind, id),
       get: (who: Identity, kind: RecordKind, id: string) => getRecord(deps, who, kind, id),
       versions: (who: Identity, kind: RecordKind, id: string, paging: { page?: number; size?: number }) =>

@@ -26,6 +26,7 @@ export function recordRoutes(core: Core, kind: RecordKind, respond: Responder) {
       return respond.record(c, view);
     })
     .post('/:id/draft', async (c) => respond.record(c, await core.records.edit(identityOf(c), kind, c.req.param('id')), 201))
+    .post('/:id/draft/pids/doi', async (c) => respond.record(c, await core.records.reserveDoi(identityOf(c), kind, c.req.param('id')), 201))
     .delete('/:id/draft', async (c) => {
       await core.records.deleteDraft(identityOf(c), kind, c.req.param('id'), ifMatch(c));
       return c.body(null, 204);

@@ -7,6 +7,8 @@ export interface CoreSettings {
   maxFiles: number;
   /** Host name (no port) named in published records' OAI identifiers: `oai:<host>:<id>`. */
   oaiHost: string;
+  /** DOI prefix (`10.1234`) for `reserve_doi`; without one no DOI is reserved. */
+  doiPrefix?: string;
 }
 
 export interface CoreDeps {
