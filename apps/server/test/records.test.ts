@@ -6,7 +6,7 @@ describe('resource drafts over HTTP', () => {
     const { call, alice } = await makeApp();
     const res = await call('POST', '/api/records', { token: alice, json: { metadata } });
     expect(res.status).toBe(201);
-    expect(Object.keys(res.json.links).sort()).toEqual(['access_links', 'files', 'latest', 'latest_html', 'publish', 'self', 'self_html', 'versions']);
+    expect(Object.keys(res.json.links).sort()).toEqual(['access_links', 'files', 'latest', 'latest_html', 'publish', 'reserve_doi', 'self', 'self_html', 'versions']);
     expect(res.json.links.self).toBe(`http://krs.test/api/records/${res.json.id}/draft`);
     expect(res.json.created).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{6}$/);
     expect(res.json.expires_at).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{6}$/);
