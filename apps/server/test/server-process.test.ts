@@ -42,6 +42,37 @@ describe('server start-up', () => {
     }
   });
 
+  it('stops cleanly on Ctrl-C through pnpm start: exit 0, no package-manager error', async () => {
+    const port = await new Promise<number>((ok) => {
+      const probe = createServer();
+      probe.listen(0, '127.0.0.1', () => {
+        const a = probe.address();
+        probe.close(() => ok(typeof a === 'object' && a ? a.port : 0));
+      });
+    });
+    // A terminal's Ctrl-C signals the whole foreground process group: pnpm, its shells and the server.
+    const child = spawn('pnpm', ['start'], {
+      cwd: resolve(serverDir, '../..'),
+      env: { ...process.env, PORT: String(port), KRS_DATA_DIR: dataDir, KRS_BASE_URL: '' },
+      detached: true,
+    });
+    let output = '';
+    let interrupted = false;
+    const collect = (c: Buffer) => {
+      output += c.toString();
+      if (!interrupted && output.includes('listening on') && child.pid !== undefined) {
+        interrupted = true;
+        process.kill(-child.pid, 'SIGINT');
+      }
+    };
+    child.stdout.on('data', collect);
+    child.stderr.on('data', collect);
+    const code = await new Promise<number | null>((ok) => child.on('close', (c) => ok(c)));
+    expect(output).toContain('krs: stopped');
+    expect(output).not.toMatch(/ELIFECYCLE|ERR_PNPM/);
+    expect(code).toBe(0);
+  });
+
   it('names a bad setting in one line and exits 2', async () => {
     const run = await start({ PORT: 'abc' });
     expect(run.code).toBe(2);
