@@ -1,72 +1,70 @@
 /**
- * The `krs` command. Works while the server runs (SQLite in WAL mode allows it).
- *   krs users create <email>
- *   krs tokens create --user <email> [--name <name>]
- *   krs vocabularies import <type> <file>
- *   krs reindex
- *   krs gc [--grace-minutes <n>]
+ * The `krs` command: a table of commands, one module each in `commands/`. To add a command, write
+ * `commands/<name>.ts` exporting a `Command` and add it to `COMMANDS`. Works while the server runs
+ * (SQLite in WAL mode allows it); same environment as the server.
+ *
+ * Exit codes: 0 done, 1 the work failed (the message says why), 2 the command line or the
+ * configuration was wrong.
  */
-import { readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
-import { isDomainError, VOCABULARY_TYPES, type VocabularyType } from '@krs/domain';
-import { parseVocabularyFile } from '@krs/domain/vocabularies';
-import { readConfig } from './config.ts';
-import { compose } from './compose.ts';
-import { reindexCommand } from './commands/reindex.ts';
-import { gc, GC_USAGE } from './commands/gc.ts';
+import { isDomainError } from '@krs/domain';
+import { ConfigError } from './config.ts';
+import { UsageError, type Command } from './commands/command.ts';
+import { gc } from './commands/gc.ts';
+import { reindex } from './commands/reindex.ts';
+import { tokens } from './commands/tokens.ts';
+import { users } from './commands/users.ts';
+import { vocabularies } from './commands/vocabularies.ts';
 
-const USAGE = `usage:
-  krs users create <email>
-  krs tokens create --user <email> [--name <name>]
-  krs vocabularies import <type> <file>    (type: ${VOCABULARY_TYPES.join(', ')})
-  krs reindex                              (rebuild the search index from the database; exit status 1 when records had to be skipped)
-  ${GC_USAGE}`;
+export const COMMANDS: readonly Command[] = [users, tokens, vocabularies, reindex, gc];
 
-function option(args: string[], name: string): string | undefined {
-  const i = args.indexOf(name);
-  return i >= 0 ? args[i + 1] : undefined;
+const USAGE = `usage: krs <command> [arguments] [--json]
+
+commands:
+${COMMANDS.map((c) => `  ${c.summary}`).join('\n')}
+
+Run 'krs <command> --help' for a command's arguments. Settings come from the same environment
+as the server (KRS_DATA_DIR, ...); results go to stdout, progress and messages to stderr.`;
+
+const wantsHelp = (args: string[]) => {
+  const end = args.indexOf('--');
+  return (end < 0 ? args : args.slice(0, end)).some((a) => a === '--help' || a === '-h');
+};
+
+function say(stream: NodeJS.WriteStream, text: string): void {
+  stream.write(text.endsWith('\n') ? text : `${text}\n`);
 }
 
-function fail(message: string): never {
-  process.stderr.write(`krs: ${message}\n`);
-  process.exit(2);
-}
-
-async function main(argv: string[]): Promise<void> {
-  const [group, verb, ...rest] = argv;
-  const config = readConfig();
-  const composed = await compose(config);
-  const { core, close } = composed;
+/** Runs one command line and answers the exit code; never throws. */
+export async function runCli(argv: string[]): Promise<number> {
+  const [name, ...args] = argv;
+  if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
+    const topic = name === 'help' ? COMMANDS.find((c) => c.name === args[0]) : undefined;
+    say(name === undefined ? process.stderr : process.stdout, topic ? topic.usage : USAGE);
+    return name === undefined ? 2 : 0;
+  }
+  const command = COMMANDS.find((c) => c.name === name);
+  if (!command) {
+    say(process.stderr, `krs: unknown ${name.startsWith('-') ? 'option' : 'command'} "${name}"\nRun 'krs --help' for the list of commands.`);
+    return 2;
+  }
+  if (wantsHelp(args)) {
+    say(process.stdout, command.usage);
+    return 0;
+  }
   try {
-    if (group === 'users' && verb === 'create') {
-      const email = rest[0] ?? fail(`missing email\n${USAGE}`);
-      const user = await core.users.create(email);
-      process.stdout.write(`${user.email}\n`);
-    } else if (group === 'tokens' && verb === 'create') {
-      const email = option(rest, '--user') ?? fail(`missing --user <email>\n${USAGE}`);
-      const { token } = await core.users.createToken(email, option(rest, '--name'));
-      process.stdout.write(`${token}\n`);
-    } else if (group === 'vocabularies' && verb === 'import') {
-      const [type, file] = rest;
-      if (!type || !(VOCABULARY_TYPES as readonly string[]).includes(type)) fail(`unknown vocabulary type "${type ?? ''}"\n${USAGE}`);
-      if (!file) fail(`missing file\n${USAGE}`);
-      const text = readFileSync(resolve(process.env['INIT_CWD'] || process.cwd(), file), 'utf8');
-      const entries = parseVocabularyFile(type as VocabularyType, text, file.endsWith('.csv') ? 'csv' : 'yaml');
-      const written = await core.vocabularies.import(type as VocabularyType, entries, (done, total) => {
-        process.stderr.write(`\rimporting ${type}: ${done}/${total}`);
-      });
-      process.stderr.write('\n');
-      process.stdout.write(`${written} ${type} entries imported\n`);
-    } else if (group === 'reindex') {
-      process.exitCode = await reindexCommand(composed, { out: (t) => process.stdout.write(t), progress: (t) => process.stderr.write(t) });
-    } else if (group === 'gc') {
-      process.stdout.write(`${await gc(core, [verb ?? '', ...rest]).catch((e: Error) => fail(`${e.message}\n${USAGE}`))}\n`);
-    } else {
-      fail(USAGE);
+    return (await command.run(args)) ?? 0;
+  } catch (e) {
+    if (e instanceof UsageError) {
+      say(process.stderr, `krs ${command.name}: ${e.message}\nRun 'krs ${command.name} --help' for its usage.`);
+      return 2;
     }
-  } finally {
-    await close();
+    if (e instanceof ConfigError) {
+      say(process.stderr, `krs: ${e.message}`);
+      return 2;
+    }
+    say(process.stderr, `krs ${command.name}: ${isDomainError(e) || e instanceof Error ? e.message : String(e)}`);
+    return 1;
   }
 }
 
-main(process.argv.slice(2)).catch((e: unknown) => fail(isDomainError(e) ? e.message : e instanceof Error ? e.message : String(e)));
+process.exitCode = await runCli(process.argv.slice(2));

@@ -43,7 +43,7 @@ export async function compose(config: ServerConfig): Promise<Composed> {
     search: search.index,
     clock: createSystemClock(),
     ids: createNanoidIds(),
-    settings: { maxFileSize: config.maxFileSize, maxFiles: config.maxFiles, oaiHost: new URL(config.baseUrl).host },
+    settings: { maxFileSize: config.maxFileSize, maxFiles: config.maxFiles, oaiHost: config.oaiHost, ...(config.doiPrefix ? { doiPrefix: config.doiPrefix } : {}) },
   });
   // One JSON line per record left out of the index, whether at start-up, on a write or in `krs reindex`.
   core.search.onSkip((s) => {

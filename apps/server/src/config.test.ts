@@ -14,6 +14,7 @@ describe('readConfig', () => {
       maxFiles: 100,
       uploadIdleTimeoutSeconds: 60,
       searchEngine: 'sqlite',
+      oaiHost: 'localhost',
     });
   });
 
@@ -38,7 +39,19 @@ describe('readConfig', () => {
       maxFiles: 7,
       uploadIdleTimeoutSeconds: 300,
       searchEngine: 'minisearch',
+      oaiHost: 'krs.example.org',
     });
+  });
+
+  it('takes a DOI prefix for reserve_doi, and refuses what is not one', () => {
+    expect(readConfig({ KRS_DOI_PREFIX: '10.5072' }).doiPrefix).toBe('10.5072');
+    expect(readConfig({}).doiPrefix).toBeUndefined();
+    expect(() => readConfig({ KRS_DOI_PREFIX: 'doi:10.5072' })).toThrow(/KRS_DOI_PREFIX/);
+  });
+
+  it('names OAI identifiers by the base URL host name alone, never its port', () => {
+    expect(readConfig({ PORT: '4101' }).oaiHost).toBe('localhost');
+    expect(readConfig({ KRS_BASE_URL: 'https://Hub.Example.org:8443/krs' }).oaiHost).toBe('hub.example.org');
   });
 
   it('stops with a message naming the variable for an invalid value', () => {

@@ -1,6 +1,11 @@
 /** Settings from the environment (API-DECISIONS "Running it"); a bad value stops start-up with a clear message. */
 import { resolve } from 'node:path';
 
+/** A setting the operator got wrong: start-up stops with its message on one line (exit 2). */
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
 export interface ServerConfig {
   port: number;
   host: string;
@@ -11,6 +16,10 @@ export interface ServerConfig {
   /** Seconds an upload may send nothing before it is dropped (408). */
   uploadIdleTimeoutSeconds: number;
   searchEngine: SearchEngine;
+  /** The base URL's host name without the port, as OAI-PMH identifiers require (`oai:<host>:<id>`). */
+  oaiHost: string;
+  /** `KRS_DOI_PREFIX`: what `reserve_doi` puts before the record id; unset, no DOI is reserved. */
+  doiPrefix?: string;
 }
 
 export const SEARCH_ENGINES = ['sqlite', 'minisearch'] as const;
@@ -21,7 +30,7 @@ function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min: nu
   if (raw === undefined || raw === '') return fallback;
   const value = Number(raw.trim());
   if (!/^\d+$/.test(raw.trim()) || value < min || value > max) {
-    throw new Error(`${name} must be a whole number from ${min} to ${max}, got "${raw}".`);
+    throw new ConfigError(`${name} must be a whole number from ${min} to ${max}, got "${raw}".`);
   }
   return value;
 }
@@ -29,8 +38,14 @@ function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min: nu
 /** SQLite FTS5 is the default: see docs/search.md for the figures behind the choice. */
 function searchEngine(raw: string | undefined): SearchEngine {
   if (raw === undefined || raw === '') return 'sqlite';
-  if (!(SEARCH_ENGINES as readonly string[]).includes(raw)) throw new Error(`KRS_SEARCH_ENGINE must be one of ${SEARCH_ENGINES.join(', ')}, got "${raw}".`);
+  if (!(SEARCH_ENGINES as readonly string[]).includes(raw)) throw new ConfigError(`KRS_SEARCH_ENGINE must be one of ${SEARCH_ENGINES.join(', ')}, got "${raw}".`);
   return raw as SearchEngine;
+}
+
+function doiPrefix(raw: string | undefined): { doiPrefix?: string } {
+  if (raw === undefined || raw.trim() === '') return {};
+  if (!/^10\.\d{4,9}$/.test(raw.trim())) throw new ConfigError(`KRS_DOI_PREFIX must be a DOI prefix like 10.1234, got "${raw}".`);
+  return { doiPrefix: raw.trim() };
 }
 
 export function readConfig(env: NodeJS.ProcessEnv = process.env): ServerConfig {
@@ -44,7 +59,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): ServerConfig {
     parsed = null;
   }
   if (parsed === null || (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') || parsed.search !== '' || parsed.hash !== '') {
-    throw new Error(`KRS_BASE_URL must be an absolute http(s) URL without query or fragment, got "${env['KRS_BASE_URL']}".`);
+    throw new ConfigError(`KRS_BASE_URL must be an absolute http(s) URL without query or fragment, got "${env['KRS_BASE_URL']}".`);
   }
   return {
     port,
@@ -57,5 +72,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): ServerConfig {
     // At most 30 minutes: temp data of an upload silent for an hour is swept as interrupted.
     uploadIdleTimeoutSeconds: integer(env, 'KRS_UPLOAD_IDLE_TIMEOUT', 60, 1, 1800),
     searchEngine: searchEngine(env['KRS_SEARCH_ENGINE']),
+    oaiHost: parsed.hostname,
+    ...doiPrefix(env['KRS_DOI_PREFIX']),
   };
 }

@@ -16,9 +16,10 @@ const PACKAGE_PUBLISHED = [
 ];
 
 describe('record links', () => {
-  it('gives a draft resource exactly the spec names, self and files on the draft paths', () => {
+  it('gives a draft resource the spec names plus reserve_doi (the GEO loader follows it), self and files on the draft paths', () => {
     const l = links.record('resource', 'abcde-fghij', 'parnt-00001', 'draft');
-    expect(sorted(l)).toEqual([...RESOURCE_DRAFT].sort());
+    expect(sorted(l)).toEqual([...RESOURCE_DRAFT, 'reserve_doi'].sort());
+    expect(l['reserve_doi']).toBe(`${BASE}/api/records/abcde-fghij/draft/pids/doi`);
     expect(l).toMatchObject({
       self: `${BASE}/api/records/abcde-fghij/draft`,
       files: `${BASE}/api/records/abcde-fghij/draft/files`,

@@ -28,6 +28,8 @@ export function createLinks(baseUrl: string) {
         access_links: `${a}/access/links`,
       };
       if (draft) links['publish'] = `${a}/draft/actions/publish`;
+      // Beyond the spec's list, as InvenioRDM has it: GEO's package loader reserves DOIs for resources too.
+      if (draft) links['reserve_doi'] = `${a}/draft/pids/doi`;
       return links;
     }
     const shared = {

@@ -1,13 +1,28 @@
 /** The composition root: env -> db -> migrate -> adapters -> core -> rebuild index -> serve. */
 import { serve } from '@hono/node-server';
 import { createApp } from './app.ts';
-import { readConfig } from './config.ts';
+import { ConfigError, readConfig, type ServerConfig } from './config.ts';
 import { compose } from './compose.ts';
 import { httpServerOptions } from './server-options.ts';
 
-const config = readConfig();
+/** Start-up problems are the operator's to fix: one line that says what, not a stack trace. */
+function stop(message: string, code: number): never {
+  process.stderr.write(`krs: ${message}\n`);
+  process.exit(code);
+}
+
+function configOrStop(): ServerConfig {
+  try {
+    return readConfig();
+  } catch (e) {
+    if (e instanceof ConfigError) stop(e.message, 2);
+    throw e;
+  }
+}
+
+const config = configOrStop();
 const started = Date.now();
-const composed = await compose(config);
+const composed = await compose(config).catch((e: unknown) => stop(`cannot open the data dir ${config.dataDir}: ${e instanceof Error ? e.message : String(e)}`, 1));
 const { core, close } = composed;
 const warm = await composed.warmSearch();
 // Uploads a crash cut short; ones in flight in another process touch their temp data every minute.
@@ -28,6 +43,20 @@ const server = serve({ fetch: app.fetch, port: config.port, hostname: config.hos
   console.log(`krs: listening on http://${info.address}:${info.port} (base URL ${config.baseUrl}, data in ${config.dataDir})`);
 });
 
+server.on('error', (e: NodeJS.ErrnoException) => {
+  const where = `${config.host}:${config.port}`;
+  const why =
+    e.code === 'EADDRINUSE'
+      ? `port ${config.port} is in use on ${config.host} (another krs or another program); stop it or set PORT`
+      : e.code === 'EACCES'
+        ? `not allowed to listen on ${where}; choose a PORT above 1023`
+        : e.code === 'EADDRNOTAVAIL' || e.code === 'ENOTFOUND'
+          ? `cannot listen on ${where}: HOST is not an address of this machine`
+          : `cannot listen on ${where}: ${e.message}`;
+  // Nothing was served: release the database cleanly, then stop.
+  void close().finally(() => stop(why, 1));
+});
+
 let stopping = false;
 function shutdown(signal: string) {
   // A second signal means "now": skip the snapshot rather than keep the operator waiting.
@@ -39,7 +68,10 @@ function shutdown(signal: string) {
       .saveSearchSnapshot()
       .catch((e: unknown) => console.error('krs: could not save the search snapshot', e))
       .then(() => close())
-      .then(() => process.exit(0));
+      .then(() => {
+        console.log('krs: stopped');
+        process.exit(0);
+      });
   });
   // Idle keep-alive connections would hold close() open; busy ones get ten seconds to finish.
   // The snapshot is saved after that, however long it takes: cutting it short costs a rebuild.

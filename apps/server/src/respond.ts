@@ -6,11 +6,12 @@ import type { Links } from './links.ts';
 import { serializeRecord, serializeSearchPage } from './serialize.ts';
 
 export function createResponder(links: Links) {
-  function record(c: Context, view: RecordView, status: 200 | 201 | 202 = 200): Response {
+  /** `extra` adds top-level members some responses carry (the create-draft `expanded`). */
+  function record(c: Context, view: RecordView, status: 200 | 201 | 202 = 200, extra?: { [key: string]: unknown }): Response {
     const { contentType, ui } = negotiate(c.req.header('accept'));
     c.header('ETag', `"${view.record.revisionId}"`);
     c.header('Content-Type', contentType);
-    return c.body(JSON.stringify(serializeRecord(view, links, ui)), status);
+    return c.body(JSON.stringify({ ...serializeRecord(view, links, ui), ...extra }), status);
   }
 
   /** `{aggregations, hits, links, sortBy}`; the UI media type carries only hits and aggregations. */

@@ -94,7 +94,7 @@ describe('serializeRecord: resources', () => {
       metadata,
     });
     expect(Object.keys(json['links'] as object).sort()).toEqual(
-      ['latest', 'versions', 'self_html', 'publish', 'latest_html', 'self', 'files', 'access_links'].sort(),
+      ['latest', 'versions', 'self_html', 'publish', 'latest_html', 'self', 'files', 'access_links', 'reserve_doi'].sort(),
     );
   });
 

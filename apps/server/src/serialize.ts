@@ -104,6 +104,15 @@ export function serializeRecord(view: RecordView, links: Links, withUi: boolean)
   return out;
 }
 
+/**
+ * `expanded` of a package's create-draft response: the owners as any reader may see them. A user
+ * is known here only by id and e-mail, and an e-mail is never shown, so the id is what there is.
+ */
+export function serializeExpanded(view: RecordView, callerId: string | null): Json {
+  const owner = view.parent.ownerId;
+  return { parent: { access: { owned_by: [{ user: { id: owner, is_current_user: owner === callerId } }] } } };
+}
+
 export function serializeFileEntry(view: Omit<FileView, 'entry'>, entry: FileEntry, links: Links): Json {
   const { kind, recordId, state } = view;
   const out: Json = {

@@ -2,7 +2,8 @@
  * The service as its users meet it: a real server process on a temp data dir, a token from the
  * krs CLI, and plain HTTP following the links the server returns.
  */
-import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
+import { spawn, execFile, type ChildProcess } from 'node:child_process';
+import { promisify } from 'node:util';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -27,7 +28,9 @@ let server: ChildProcess;
 let base = '';
 let env: NodeJS.ProcessEnv;
 
-const cli = (...args: string[]) => execFileSync(tsx, ['src/cli.ts', ...args], { cwd: serverDir, env, encoding: 'utf8' }).trim();
+// Asynchronous on purpose: a blocked event loop would keep fetch from retiring keep-alive sockets
+// the server has timed out, and the next request would meet a closed socket.
+const cli = async (...args: string[]) => (await promisify(execFile)(tsx, ['src/cli.ts', ...args], { cwd: serverDir, env, encoding: 'utf8' })).stdout.trim();
 
 async function startServer(): Promise<ChildProcess> {
   const child = spawn(tsx, ['src/main.ts'], { cwd: serverDir, env, stdio: ['ignore', 'pipe', 'inherit'] });
@@ -95,14 +98,14 @@ const metadata = {
 
 describe('end to end over real HTTP', () => {
   it('walks draft -> upload -> publish -> edit -> new version -> access link, then packages, and survives a restart', async () => {
-    const token = cli('tokens', 'create', '--user', 'ada@example.org');
+    const token = await cli('tokens', 'create', '--user', 'ada@example.org');
     expect(token).toMatch(/^\S{20,}$/);
-    const other = cli('tokens', 'create', '--user', 'bob@example.org', '--name', 'laptop');
+    const other = await cli('tokens', 'create', '--user', 'bob@example.org', '--name', 'laptop');
 
-    const gkh = resolve(serverDir, '../../../shared/vocabularies/gkh/vocabularies');
-    expect(cli('vocabularies', 'import', 'target_audiences', join(gkh, 'custom/target_audience.yaml'))).toMatch(/^58 target_audiences entries imported$/);
-    expect(cli('vocabularies', 'import', 'licenses', join(gkh, 'licenses/licenses.csv'))).toMatch(/entries imported$/);
-    expect(() => cli('vocabularies', 'import', 'colours', 'x.yaml')).toThrow();
+    const gkh = resolve(serverDir, '../../packages/domain/test/fixtures/vocabularies');
+    expect(await cli('vocabularies', 'import', 'target_audiences', join(gkh, 'custom/target_audience.yaml'))).toMatch(/^3 target_audiences entries imported$/);
+    expect(await cli('vocabularies', 'import', 'licenses', join(gkh, 'licenses/licenses.csv'))).toMatch(/entries imported$/);
+    await expect(cli('vocabularies', 'import', 'colours', 'x.yaml')).rejects.toThrow();
 
     const draft = await http('POST', '/api/records', token, { metadata: { ...metadata, target_audiences: [{ id: 'tu-geo-eoanalyst' }], rights: [{ id: 'cc-by-4.0' }] } });
     expect(draft.json.errors).toBeUndefined();
@@ -167,13 +170,13 @@ describe('end to end over real HTTP', () => {
     const scratchEntry = (await http('POST', scratch.json.links.files, token, [{ key: 'scratch.bin' }])).json.entries[0];
     await http('PUT', scratchEntry.links.content, token, 'scratch bytes', { 'content-type': 'application/octet-stream' });
     expect((await http('DELETE', scratch.json.links.self, token)).status).toBe(204);
-    expect(cli('gc', '--grace-minutes', '0')).toMatch(/^removed 1 unreferenced blobs \(13 bytes\) and 0 interrupted uploads \(0 bytes\), kept 1$/);
+    expect(await cli('gc', '--grace-minutes', '0')).toMatch(/^removed 1 unreferenced blobs \(13 bytes\) and 0 interrupted uploads \(0 bytes\), kept 1$/);
     expect((await http('GET', files.json.entries[0].links.content, null)).text).toBe(csv);
-    expect(() => cli('gc', '--grace-minutes', 'soon')).toThrow();
+    await expect(cli('gc', '--grace-minutes', 'soon')).rejects.toThrow();
 
     const ids = (page: any) => page.hits.hits.map((h: { id: string }) => h.id);
     const before = (await http('GET', '/api/search?q=flood&sort=newest', null)).json;
-    expect(cli('reindex')).toMatch(/records reindexed/);
+    expect(await cli('reindex')).toMatch(/records reindexed/);
     await stopServer(server);
     server = await startServer();
     const afterSnapshot = (await http('GET', '/api/search?q=flood&sort=newest', null)).json;

@@ -10,7 +10,7 @@ import { createApp } from '../src/app.ts';
 
 export const BASE = 'http://krs.test';
 
-export async function makeApp(settings: Partial<{ maxFileSize: number; maxFiles: number }> = {}) {
+export async function makeApp(settings: Partial<{ maxFileSize: number; maxFiles: number; doiPrefix: string }> = {}) {
   const { repos, uow } = createInMemoryRepositories();
   const core = createCore({
     repos,

@@ -18,6 +18,37 @@ describe('packages over HTTP', () => {
     expect(res.json.links.context_resources).toBe(`http://krs.test/api/packages/context/${res.json.parent.id}/resources`);
   });
 
+  it('expands the owners in the create-draft response, by id, never by e-mail', async () => {
+    const { call, alice } = await makeApp();
+    const res = await call('POST', '/api/packages', { token: alice, json: { metadata: pkgMetadata } });
+    const owner = res.json.parent.access.owned_by[0].user;
+    expect(res.json.expanded).toEqual({ parent: { access: { owned_by: [{ user: { id: owner, is_current_user: true } }] } } });
+    expect(res.text).not.toContain('@example.org');
+    expect((await call('GET', `/api/packages/${res.json.id}/draft`, { token: alice })).json.expanded).toBeUndefined();
+  });
+
+  it('reserves a DOI at the reserve_doi link under the configured prefix, kept by publish', async () => {
+    const { call, alice, bob } = await makeApp({ doiPrefix: '10.5072' });
+    const pkg = (await call('POST', '/api/packages', { token: alice, json: { metadata: pkgMetadata, files: { enabled: false } } })).json;
+    const path = pkg.links.reserve_doi.replace('http://krs.test', '');
+    expect((await call('POST', path, { token: bob })).status).toBe(403);
+    const reserved = await call('POST', path, { token: alice });
+    expect(reserved.status).toBe(201);
+    expect(reserved.json.pids.doi).toEqual({ identifier: `10.5072/${pkg.id}`, provider: 'krs' });
+    expect((await call('POST', path, { token: alice })).json.pids.doi.identifier).toBe(`10.5072/${pkg.id}`);
+    const published = await call('POST', `/api/packages/${pkg.id}/draft/actions/publish`, { token: alice });
+    expect(published.json.pids).toMatchObject({ doi: { identifier: `10.5072/${pkg.id}` }, oai: { provider: 'oai' } });
+  });
+
+  it('reserves no DOI without a configured prefix, and says so', async () => {
+    const { call, alice } = await makeApp();
+    const id = (await call('POST', '/api/records', { token: alice, json: { metadata } })).json.id;
+    const res = await call('POST', `/api/records/${id}/draft/pids/doi`, { token: alice });
+    expect(res.status).toBe(400);
+    expect(res.json.message).toBe('This service reserves no DOIs: no DOI prefix is configured.');
+    expect((await call('GET', `/api/records/${id}/draft`, { token: alice })).json.pids).toEqual({});
+  });
+
   it('associates, attaches, fails to publish for an invalid resource, then publishes atomically', async () => {
     const { call, alice } = await makeApp();
     const pkg = (await call('POST', '/api/packages', { token: alice, json: { metadata: pkgMetadata, files: { enabled: false } } })).json;

@@ -6,7 +6,7 @@ describe('resource drafts over HTTP', () => {
     const { call, alice } = await makeApp();
     const res = await call('POST', '/api/records', { token: alice, json: { metadata } });
     expect(res.status).toBe(201);
-    expect(Object.keys(res.json.links).sort()).toEqual(['access_links', 'files', 'latest', 'latest_html', 'publish', 'self', 'self_html', 'versions']);
+    expect(Object.keys(res.json.links).sort()).toEqual(['access_links', 'files', 'latest', 'latest_html', 'publish', 'reserve_doi', 'self', 'self_html', 'versions']);
     expect(res.json.links.self).toBe(`http://krs.test/api/records/${res.json.id}/draft`);
     expect(res.json.created).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{6}$/);
     expect(res.json.expires_at).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{6}$/);
@@ -93,6 +93,32 @@ describe('resource drafts over HTTP', () => {
     expect(versions.json.sortBy).toBe('version');
     expect(versions.json.hits.hits.map((h: { versions: { index: number } }) => h.versions.index)).toEqual([2, 1]);
     expect((await call('GET', `/api/records/${id}/versions/latest`)).json.id).toBe(v2.json.id);
+  });
+
+  it('marks the edit draft of the latest published version as latest, and of an older one as not', async () => {
+    const { call, alice } = await makeApp();
+    const id = (await call('POST', '/api/records', { token: alice, json: { metadata, files: { enabled: false } } })).json.id;
+    await call('POST', `/api/records/${id}/draft/actions/publish`, { token: alice });
+    const edit = await call('POST', `/api/records/${id}/draft`, { token: alice });
+    expect(edit.json.versions).toEqual({ index: 1, is_latest: true, is_latest_draft: true });
+    expect((await call('GET', `/api/records/${id}/draft`, { token: alice })).json.versions.is_latest).toBe(true);
+    await call('DELETE', `/api/records/${id}/draft`, { token: alice });
+    const v2 = (await call('POST', `/api/records/${id}/versions`, { token: alice })).json;
+    expect(v2.versions).toMatchObject({ index: 2, is_latest: false });
+    await call('PUT', `/api/records/${v2.id}/draft`, { token: alice, json: { metadata } });
+    await call('POST', `/api/records/${v2.id}/draft/actions/publish`, { token: alice });
+    expect((await call('POST', `/api/records/${id}/draft`, { token: alice })).json.versions).toMatchObject({ index: 1, is_latest: false });
+    expect((await call('POST', `/api/records/${v2.id}/draft`, { token: alice })).json.versions).toMatchObject({ index: 2, is_latest: true });
+  });
+
+  it('gives a published resource an OAI identifier, as packages have', async () => {
+    const { call, alice } = await makeApp();
+    const draft = await call('POST', '/api/records', { token: alice, json: { metadata, files: { enabled: false } } });
+    expect(draft.json.pids).toEqual({});
+    expect(draft.json.expanded).toBeUndefined();
+    const published = await call('POST', `/api/records/${draft.json.id}/draft/actions/publish`, { token: alice });
+    expect(published.json.pids).toEqual({ oai: { provider: 'oai', identifier: `oai:krs.test:${draft.json.id}` } });
+    expect((await call('GET', `/api/records/${draft.json.id}`)).json.pids.oai.identifier).toBe(`oai:krs.test:${draft.json.id}`);
   });
 
   it('serves the ui form for the vendor media type', async () => {

@@ -16,7 +16,7 @@ import { startUploads } from './use-cases/files/start-uploads.ts';
 import { uploadContent } from './use-cases/files/upload-content.ts';
 import { getDraft } from './use-cases/get-draft.ts';
 import { getRecord } from './use-cases/get-record.ts';
-import { importVocabulary } from './use-cases/import-vocabulary.ts';
+import { importVocabulary, importVocabularyFile, listVocabulary, removeVocabularyEntries } from './use-cases/import-vocabulary.ts';
 import type { ListingInput } from './use-cases/listing-params.ts';
 import { resolvePaging } from './use-cases/listing-params.ts';
 import { latestVersion, listVersions } from './use-cases/list-versions.ts';
@@ -24,6 +24,7 @@ import { newVersion } from './use-cases/new-version.ts';
 import { projectionHealth, reindex, type ReindexProgress, type SkippedRecord } from './use-cases/project-search.ts';
 import { collectGarbage, sweepPartialUploads } from './use-cases/files/collect-garbage.ts';
 import { publishDraft } from './use-cases/publish-draft.ts';
+import { reserveDoi } from './use-cases/reserve-doi.ts';
 import { searchRecords, searchUserRecords } from './use-cases/search-records.ts';
 import { updateDraft } from './use-cases/update-draft.ts';
 import { authenticate, createToken, createUser } from './use-cases/users.ts';
@@ -38,6 +39,7 @@ export function createCore(deps: CoreDeps) {
       deleteDraft: (who: Identity, kind: RecordKind, id: string, ifMatch?: number) => deleteDraft(deps, who, kind, id, ifMatch),
       publish: (who: Identity, kind: RecordKind, id: string, ifMatch?: number) => publishDraft(deps, who, kind, id, ifMatch),
       edit: (who: Identity, kind: RecordKind, id: string) => editPublished(deps, who, kind, id),
+      reserveDoi: (who: Identity, kind: RecordKind, id: string) => reserveDoi(deps, who, kind, id),
       newVersion: (who: Identity, kind: RecordKind, id: string) => newVersion(deps, who, kind, id),
       get: (who: Identity, kind: RecordKind, id: string) => getRecord(deps, who, kind, id),
       versions: (who: Identity, kind: RecordKind, id: string, paging: { page?: number; size?: number }) =>
@@ -79,6 +81,10 @@ export function createCore(deps: CoreDeps) {
     vocabularies: {
       import: (type: VocabularyType, entries: VocabularyEntry[], onProgress?: (done: number, total: number) => void) =>
         importVocabulary(deps, type, entries, onProgress),
+      importFile: (type: VocabularyType, text: string, format: 'yaml' | 'csv', onProgress?: (done: number, total: number) => void) =>
+        importVocabularyFile(deps, type, text, format, onProgress),
+      list: (type: VocabularyType) => listVocabulary(deps, type),
+      remove: (type: VocabularyType, ids: readonly string[]) => removeVocabularyEntries(deps, type, ids),
     },
     search: {
       reindex: (options?: { since?: string; onProgress?: (p: ReindexProgress) => void }) => reindex(deps.repos, deps.search, options),

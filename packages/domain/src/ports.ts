@@ -70,6 +70,10 @@ export interface VocabularyRepository {
   /** Inserts or replaces by (type, id). Returns how many were written. */
   upsert(entries: readonly VocabularyEntry[]): Promise<number>;
   count(type: VocabularyType): Promise<number>;
+  /** Imported entries of a type, by id in code-unit order. */
+  list(type: VocabularyType): Promise<VocabularyEntry[]>;
+  /** Deletes these ids of a type; unknown ids are skipped. Returns how many were deleted. */
+  remove(type: VocabularyType, ids: readonly string[]): Promise<number>;
 }
 
 export interface Repositories {

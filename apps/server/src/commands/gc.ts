@@ -1,13 +1,27 @@
 /** `krs gc [--grace-minutes <n>]`: the operator's sweep of stored file content nothing points at. */
 import type { Core } from '@krs/domain';
+import { parseCommandLine, printJson, UsageError, withService, type Command } from './command.ts';
 
-export const GC_USAGE = 'krs gc [--grace-minutes <n>]             (delete stored file content no record points at and temp data of interrupted uploads, untouched for n minutes; default 60)';
+type GarbageReport = Awaited<ReturnType<Core['files']['collectGarbage']>>;
 
-/** The one line the command prints; throws a message for the usage error. */
-export async function gc(core: Core, args: string[]): Promise<string> {
-  const at = args.indexOf('--grace-minutes');
-  const raw = at >= 0 ? args[at + 1] ?? '' : '60';
-  if (!/^\d+$/.test(raw)) throw new Error(`--grace-minutes takes a whole number, got "${raw}"`);
-  const r = await core.files.collectGarbage(Number(raw));
-  return `removed ${r.removed} unreferenced blobs (${r.removedBytes} bytes) and ${r.partialUploads.removed} interrupted uploads (${r.partialUploads.bytes} bytes), kept ${r.kept}`;
-}
+/** The line the command prints for a sweep. */
+export const gcSummary = (r: GarbageReport): string =>
+  `removed ${r.removed} unreferenced blobs (${r.removedBytes} bytes) and ${r.partialUploads.removed} interrupted uploads (${r.partialUploads.bytes} bytes), kept ${r.kept}`;
+
+export const gc: Command = {
+  name: 'gc',
+  summary: 'gc [--grace-minutes <n>]         delete stored file content no record points at, and interrupted uploads',
+  usage: `usage: krs gc [--grace-minutes <n>] [--json]
+
+Deletes stored file content no draft or published version points at, and the temp data of
+uploads a crash cut short, untouched for more than n minutes (default 60, so uploads still on
+their way are left alone).`,
+  async run(args) {
+    const { values } = parseCommandLine(args, { 'grace-minutes': { type: 'string' }, json: { type: 'boolean' } }, { min: 0, max: 0, names: '' });
+    const raw = values['grace-minutes'] ?? '60';
+    if (!/^\d+$/.test(raw)) throw new UsageError(`--grace-minutes takes a whole number, got "${raw}"`);
+    const r = await withService(({ core }) => core.files.collectGarbage(Number(raw)));
+    if (values.json) printJson(r);
+    else process.stdout.write(`${gcSummary(r)}\n`);
+  },
+};

@@ -1,30 +1,31 @@
 /** `krs reindex`: rebuilds the search index from the database and says what it had to leave out. */
-import type { Composed } from '../compose.ts';
+import { parseCommandLine, printJson, progress, withService, type Command } from './command.ts';
 
 /** Exit status when the index was rebuilt without some records (each named in the summary). */
 export const EXIT_SKIPPED = 1;
 
-export interface ReindexOutput {
-  /** The summary. */
-  out(text: string): void;
-  /** Progress. */
-  progress(text: string): void;
-}
+export const reindex: Command = {
+  name: 'reindex',
+  summary: 'reindex                          rebuild the search index from the database',
+  usage: `usage: krs reindex [--json]
 
-/** Returns the exit status: 0 when every record is in the index, EXIT_SKIPPED otherwise. */
-export async function reindexCommand(composed: Composed, output: ReindexOutput): Promise<number> {
-  let shown = false;
-  const report = await composed.rebuildSearch((p) => {
-    shown = true;
-    output.progress(`\rreindexing: ${p.done}/${p.total} records`);
-  });
-  if (shown) output.progress('\n');
-  await composed.saveSearchSnapshot();
-  if (report.skipped.length === 0) {
-    output.out(`${report.parents} records reindexed\n`);
-    return 0;
-  }
-  const lines = report.skipped.map((s) => `  ${s.id}${s.id === s.parentId ? '' : ` (parent ${s.parentId})`}: ${s.reason}\n`);
-  output.out(`${report.parents} records reindexed, ${report.skipped.length} skipped (not searchable until fixed and reindexed):\n${lines.join('')}`);
-  return EXIT_SKIPPED;
-}
+Rebuilds the search index from the database, with progress on stderr. A record the index cannot
+take is left out and named; the exit status is then ${EXIT_SKIPPED}.`,
+  async run(args) {
+    const { values } = parseCommandLine(args, { json: { type: 'boolean' } }, { min: 0, max: 0, names: '' });
+    const line = progress();
+    const report = await withService(async (composed) => {
+      const r = await composed.rebuildSearch((p) => line.update(`reindexing: ${p.done}/${p.total} records`));
+      await composed.saveSearchSnapshot();
+      return r;
+    });
+    line.done();
+    if (values.json) printJson({ records: report.parents, skipped: report.skipped });
+    else if (report.skipped.length === 0) process.stdout.write(`${report.parents} records reindexed\n`);
+    else {
+      const lines = report.skipped.map((s) => `  ${s.id}${s.id === s.parentId ? '' : ` (parent ${s.parentId})`}: ${s.reason}\n`);
+      process.stdout.write(`${report.parents} records reindexed, ${report.skipped.length} skipped (not searchable until fixed and reindexed):\n${lines.join('')}`);
+    }
+    return report.skipped.length === 0 ? 0 : EXIT_SKIPPED;
+  },
+};

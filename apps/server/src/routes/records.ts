@@ -2,6 +2,7 @@
 import { Hono } from 'hono';
 import type { Core, RecordKind } from '@krs/domain';
 import type { Responder } from '../respond.ts';
+import { serializeExpanded } from '../serialize.ts';
 import { validate } from '../validate.ts';
 import { identityOf, ifMatch, type Env } from './request.ts';
 import { draftBody, listingQuery, pagingQuery, toDraftInput, toListingInput } from './schemas.ts';
@@ -10,7 +11,10 @@ export function recordRoutes(core: Core, kind: RecordKind, respond: Responder) {
   return new Hono<Env>()
     .post('/', validate('json', draftBody), async (c) => {
       const input = toDraftInput(c.req.valid('json'));
-      return respond.record(c, await core.records.createDraft(identityOf(c), kind, input), 201);
+      const identity = identityOf(c);
+      const view = await core.records.createDraft(identity, kind, input);
+      // The spec shows `expanded` on the package create-draft response only.
+      return respond.record(c, view, 201, kind === 'package' ? { expanded: serializeExpanded(view, identity.userId) } : undefined);
     })
     .get('/', validate('query', listingQuery), async (c) => {
       const input = toListingInput(c.req.valid('query'), (n) => c.req.queries(n));
@@ -22,6 +26,7 @@ export function recordRoutes(core: Core, kind: RecordKind, respond: Responder) {
       return respond.record(c, view);
     })
     .post('/:id/draft', async (c) => respond.record(c, await core.records.edit(identityOf(c), kind, c.req.param('id')), 201))
+    .post('/:id/draft/pids/doi', async (c) => respond.record(c, await core.records.reserveDoi(identityOf(c), kind, c.req.param('id')), 201))
     .delete('/:id/draft', async (c) => {
       await core.records.deleteDraft(identityOf(c), kind, c.req.param('id'), ifMatch(c));
       return c.body(null, 204);

@@ -45,5 +45,18 @@ export function createSqlVocabularyRepository(db: Kysely<Database>): VocabularyR
         .executeTakeFirstOrThrow();
       return Number(row.n);
     },
+    async list(type) {
+      const rows = await db.selectFrom('vocabulary').select('data').where('type', '=', type).orderBy('id').execute();
+      return rows.map(rowToVocabulary);
+    },
+    async remove(type, ids) {
+      let removed = 0;
+      const unique = [...new Set(ids)];
+      for (let i = 0; i < unique.length; i += LOOKUP_CHUNK) {
+        const result = await db.deleteFrom('vocabulary').where('type', '=', type).where('id', 'in', unique.slice(i, i + LOOKUP_CHUNK)).executeTakeFirst();
+        removed += Number(result.numDeletedRows);
+      }
+      return removed;
+    },
   };
 }

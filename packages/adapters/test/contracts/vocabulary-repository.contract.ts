@@ -36,6 +36,18 @@ export function vocabularyRepositoryContract(name: string, make: MakeRepositorie
       expect((await v.get('languages', ['a'])).size).toBe(0);
     });
 
+    it('lists one type by id and removes ids of that type only', async () => {
+      const v = await vocabularies();
+      await v.upsert([vocabularyEntry('subjects', 'b'), vocabularyEntry('subjects', 'a'), vocabularyEntry('subjects', 'C'), vocabularyEntry('roles', 'a')]);
+      expect((await v.list('subjects')).map((e) => e.id)).toEqual(['C', 'a', 'b']);
+      expect(await v.list('subjects')).toContainEqual(vocabularyEntry('subjects', 'a'));
+      expect(await v.remove('subjects', ['a', 'a', 'missing'])).toBe(1);
+      expect((await v.list('subjects')).map((e) => e.id)).toEqual(['C', 'b']);
+      expect((await v.get('roles', ['a'])).size).toBe(1);
+      expect(await v.remove('subjects', [])).toBe(0);
+      expect(await v.list('languages')).toEqual([]);
+    });
+
     it('accepts empty batches', async () => {
       const v = await vocabularies();
       expect(await v.upsert([])).toBe(0);

@@ -159,8 +159,9 @@ export function parentAfterPublish(parent: Parent, record: PublishedRecord, now:
 export function versionsInfo(record: AnyRecord, parent: Parent): VersionsInfo {
   if (record.state === 'draft') {
     const isNext = parent.nextDraftId === record.id;
-    const editsLatest = record.isEditOfPublished && parent.latestPublishedId === record.id && parent.nextDraftId === null;
-    return { index: record.versionIndex, isLatest: false, isLatestDraft: isNext || editsLatest };
+    // The edit draft of the latest published version describes that record, which is the latest.
+    const isLatest = record.isEditOfPublished && parent.latestPublishedId === record.id;
+    return { index: record.versionIndex, isLatest, isLatestDraft: isNext || (isLatest && parent.nextDraftId === null) };
   }
   const isLatest = parent.latestPublishedId === record.id;
   return { index: record.versionIndex, isLatest, isLatestDraft: isLatest && parent.nextDraftId === null };

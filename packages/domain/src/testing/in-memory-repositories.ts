@@ -145,6 +145,17 @@ function repositoriesOver(read: () => State, write: Writer): Repositories {
           return entries.length;
         }),
       count: async (type) => [...read().vocabularies.values()].filter((e) => e.type === type).length,
+      list: async (type) =>
+        [...read().vocabularies.values()]
+          .filter((e) => e.type === type)
+          .sort((a, b) => byCodeUnits(a.id, b.id))
+          .map(copy),
+      remove: (type, ids) =>
+        write((s) => {
+          let removed = 0;
+          for (const id of new Set(ids)) if (s.vocabularies.delete(`${type}:${id}`)) removed++;
+          return removed;
+        }),
     },
   };
 }

@@ -5,8 +5,10 @@ export interface CoreSettings {
   maxFileSize: number;
   /** Most files on one record. */
   maxFiles: number;
-  /** Host named in published packages' OAI identifiers. */
+  /** Host name (no port) named in published records' OAI identifiers: `oai:<host>:<id>`. */
   oaiHost: string;
+  /** DOI prefix (`10.1234`) for `reserve_doi`; without one no DOI is reserved. */
+  doiPrefix?: string;
 }
 
 export interface CoreDeps {

@@ -36,10 +36,7 @@ async function attachedResourceProblems(tx: Repositories, draft: DraftRecord): P
 /** Turns one draft into its published version inside `tx`: files move with it, the parent advances. */
 async function publishVersion(tx: Repositories, deps: CoreDeps, draft: DraftRecord, now: string): Promise<PublishedRecord> {
   const previous = await tx.records.getPublished(draft.id);
-  const pids: Pids =
-    draft.kind === 'package'
-      ? { ...draft.pids, oai: { provider: 'oai', identifier: `oai:${deps.settings.oaiHost}:${draft.id}` } }
-      : draft.pids;
+  const pids: Pids = { ...draft.pids, oai: { provider: 'oai', identifier: `oai:${deps.settings.oaiHost}:${draft.id}` } };
   const record = publishedFrom(draft, previous, now, pids);
   await tx.records.savePublished(record, previous?.revisionId ?? null);
   const publishedFiles = { recordId: draft.id, state: 'published' } as const;

@@ -6,6 +6,7 @@
 import { parse } from 'yaml';
 import { invalid } from '../errors.ts';
 import type { VocabularyEntry, VocabularyType } from '../model/types.ts';
+import { shapeMismatch } from './vocabulary-shapes.ts';
 
 type Text = { [lang: string]: string };
 
@@ -70,5 +71,12 @@ export function parseVocabularyFile(type: VocabularyType, text: string, format: 
     throw invalid('vocabulary.file', `The file is not valid ${format.toUpperCase()}: ${(e as Error).message}`);
   }
   if (!Array.isArray(items)) throw invalid('vocabulary.file', 'A vocabulary file must be a list of entries.');
-  return items.map((item, i) => fromObject(type, item, i));
+  const entries = items.map((item, i) => fromObject(type, item, i));
+  items.forEach((item, i) => {
+    const why = shapeMismatch(type, item as Record<string, unknown>);
+    if (why !== null) {
+      throw invalid('vocabulary.type_mismatch', `This file does not hold ${type}: entry ${i + 1} ("${entries[i]?.id}") does not fit, ${why}. Nothing was imported.`);
+    }
+  });
+  return entries;
 }
