@@ -32,10 +32,10 @@ export async function seedPublished(dataDir: string, n: number, onProgress?: (do
     search: noIndex,
     clock: { now: () => now },
     ids: createNanoidIds(),
-    settings: { maxFileSize: 1024 ** 3, maxFiles: 100, oaiHost: 'localhost' },
+    settings: { maxFileSize: 1024 ** 3, maxFiles: 100, oaiHost: 'localhost', linkSecret: 'a test secret of some length' },
   });
   const owners: Identity[] = [];
-  for (let i = 0; i < 50; i++) owners.push({ userId: (await core.users.create(`depositor${i}@example.org`)).id, linkTokens: [] });
+  for (let i = 0; i < 50; i++) owners.push({ userId: (await core.users.create(`depositor${i}@example.org`)).id, linkIds: [] });
   const records = generateRecords(n);
   for (const [i, record] of records.entries()) {
     // Records keep their generated creation dates, so sorting by date means something.

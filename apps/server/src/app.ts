@@ -27,7 +27,7 @@ export function createApp(core: Core, config: AppConfig) {
   const links = createLinks(config.baseUrl);
   const respond = createResponder(links);
   const app = new Hono<Env>();
-  app.use(authenticate((token) => core.users.authenticate(token)));
+  app.use(authenticate(core.users));
   app.use('/api/*', async (c, next) => {
     // File content streams raw bytes both ways; every other body is JSON, and an Accept we
     // cannot serve is refused before any work is done.

@@ -5,10 +5,16 @@ import { authenticate } from './auth.ts';
 import { errorResponse } from './errors.ts';
 
 const TOKENS: Record<string, string> = { 'good-token': 'user-1' };
+const LINK_TOKENS: Record<string, string> = { aaa: 'link-a', bbb: 'link-b' };
 
 function makeApp() {
   const app = new Hono<{ Variables: { identity: Identity } }>();
-  app.use(authenticate(async (token) => TOKENS[token] ?? null));
+  app.use(
+    authenticate({
+      authenticate: async (token) => TOKENS[token] ?? null,
+      identify: async (userId, linkTokens) => ({ userId, linkIds: linkTokens.flatMap((t) => (LINK_TOKENS[t] ? [LINK_TOKENS[t]] : [])) }),
+    }),
+  );
   app.get('/me', (c) => c.json(c.get('identity')));
   app.onError((err, c) => errorResponse(err, c));
   return app;
@@ -20,13 +26,13 @@ describe('authenticate', () => {
   it('is anonymous without an Authorization header', async () => {
     const res = await app.request('/me');
     expect(res.status).toBe(200);
-    expect(await res.json()).toEqual({ userId: null, linkTokens: [] });
+    expect(await res.json()).toEqual({ userId: null, linkIds: [] });
   });
 
   it('resolves a bearer token to its user (scheme in any case)', async () => {
     for (const header of ['Bearer good-token', 'bearer good-token', 'Bearer   good-token  ']) {
       const res = await app.request('/me', { headers: { authorization: header } });
-      expect(await res.json()).toEqual({ userId: 'user-1', linkTokens: [] });
+      expect(await res.json()).toEqual({ userId: 'user-1', linkIds: [] });
     }
   });
 
@@ -45,10 +51,10 @@ describe('authenticate', () => {
     }
   });
 
-  it('collects every ?token= access-link token, signed in or not', async () => {
-    const anon = await app.request('/me?token=aaa&q=x&token=bbb');
-    expect(await anon.json()).toEqual({ userId: null, linkTokens: ['aaa', 'bbb'] });
+  it('hands every ?token= access-link token to the core, signed in or not', async () => {
+    const anon = await app.request('/me?token=aaa&q=x&token=bbb&token=forged');
+    expect(await anon.json()).toEqual({ userId: null, linkIds: ['link-a', 'link-b'] });
     const signedIn = await app.request('/me?token=aaa', { headers: { authorization: 'Bearer good-token' } });
-    expect(await signedIn.json()).toEqual({ userId: 'user-1', linkTokens: ['aaa'] });
+    expect(await signedIn.json()).toEqual({ userId: 'user-1', linkIds: ['link-a'] });
   });
 });

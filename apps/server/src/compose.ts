@@ -12,6 +12,7 @@ import {
   createSqlUnitOfWork,
   createSystemClock,
   migrateToLatest,
+  readOrCreateSecretKey,
 } from '@krs/adapters';
 import type { ServerConfig } from './config.ts';
 import { openEmbeddedSearch } from './search-engine.ts';
@@ -43,7 +44,9 @@ export async function compose(config: ServerConfig): Promise<Composed> {
     search: search.index,
     clock: createSystemClock(),
     ids: createNanoidIds(),
-    settings: { maxFileSize: config.maxFileSize, maxFiles: config.maxFiles, oaiHost: config.oaiHost, ...(config.doiPrefix ? { doiPrefix: config.doiPrefix } : {}) },
+    settings: { maxFileSize: config.maxFileSize, maxFiles: config.maxFiles, oaiHost: config.oaiHost,
+      linkSecret: config.secretKey ?? readOrCreateSecretKey(join(config.dataDir, 'secret.key')),
+      ...(config.doiPrefix ? { doiPrefix: config.doiPrefix } : {}) },
   });
   // One JSON line per record left out of the index, whether at start-up, on a write or in `krs reindex`.
   core.search.onSkip((s) => {

@@ -20,6 +20,8 @@ export interface ServerConfig {
   oaiHost: string;
   /** `KRS_DOI_PREFIX`: what `reserve_doi` puts before the record id; unset, no DOI is reserved. */
   doiPrefix?: string;
+  /** `KRS_SECRET_KEY`: access-link tokens are derived from it; unset, a key file in the data dir is used. */
+  secretKey?: string;
 }
 
 export const SEARCH_ENGINES = ['sqlite', 'minisearch'] as const;
@@ -48,6 +50,12 @@ function doiPrefix(raw: string | undefined): { doiPrefix?: string } {
   return { doiPrefix: raw.trim() };
 }
 
+function secretKey(raw: string | undefined): { secretKey?: string } {
+  if (raw === undefined || raw === '') return {};
+  if (raw.trim().length < 32) throw new ConfigError('KRS_SECRET_KEY must be at least 32 characters (e.g. 64 hex digits of a random key).');
+  return { secretKey: raw.trim() };
+}
+
 export function readConfig(env: NodeJS.ProcessEnv = process.env): ServerConfig {
   const port = integer(env, 'PORT', 3000, 0, 65535);
   const baseUrl = (env['KRS_BASE_URL'] || `http://localhost:${port}`).trim().replace(/\/+$/, '');
@@ -74,5 +82,6 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): ServerConfig {
     searchEngine: searchEngine(env['KRS_SEARCH_ENGINE']),
     oaiHost: parsed.hostname,
     ...doiPrefix(env['KRS_DOI_PREFIX']),
+    ...secretKey(env['KRS_SECRET_KEY']),
   };
 }

@@ -52,7 +52,7 @@ function parent(over: Partial<Parent> = {}): Parent {
     id: 'parnt-00001',
     kind: 'resource',
     ownerId: 'user-1',
-    accessLinks: [{ id: 'link-1', permission: 'view', token: 't', createdAt: '2026-03-01T10:00:00.000Z', expiresAt: null, createdBy: 'user-1' }],
+    accessLinks: [{ id: 'link-1', permission: 'view', createdAt: '2026-03-01T10:00:00.000Z', expiresAt: null, createdBy: 'user-1' }],
     latestPublishedId: null,
     latestPublishedIndex: 0,
     nextDraftId: 'abcde-fghij',
@@ -238,7 +238,8 @@ describe('serializeAccessLink', () => {
   it('writes created_at without offset and expires_at as ISO or null', () => {
     const link: AccessLinkView = {
       kind: 'resource', recordId: 'abcde-fghij',
-      link: { id: 'link-1', permission: 'preview', token: 'tok', createdAt: '2026-03-01T10:00:00.000Z', expiresAt: null, createdBy: 'user-1' },
+      link: { id: 'link-1', permission: 'preview', createdAt: '2026-03-01T10:00:00.000Z', expiresAt: null, createdBy: 'user-1' },
+      token: 'tok',
     };
     expect(serializeAccessLink(link)).toEqual({ id: 'link-1', permission: 'preview', created_at: '2026-03-01T10:00:00.000000', expires_at: null, token: 'tok' });
     expect(serializeAccessLink({ ...link, link: { ...link.link, expiresAt: '2026-04-01T00:00:00.000Z' } })['expires_at']).toBe('2026-04-01T00:00:00.000000');

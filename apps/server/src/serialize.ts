@@ -153,7 +153,7 @@ export function serializeAccessLink(view: AccessLinkView): Json {
     permission: view.link.permission,
     created_at: isoNaive(view.link.createdAt),
     expires_at: view.link.expiresAt === null ? null : isoNaive(view.link.expiresAt),
-    token: view.link.token,
+    token: view.token,
   };
 }
 

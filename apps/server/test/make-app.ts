@@ -19,7 +19,7 @@ export async function makeApp(settings: Partial<{ maxFileSize: number; maxFiles:
     search: createInMemorySearchIndex(),
     clock: createFixedClock('2026-03-01T10:00:00.000Z'),
     ids: createSequentialIds(),
-    settings: { maxFileSize: 1024, maxFiles: 5, oaiHost: 'krs.test', ...settings },
+    settings: { maxFileSize: 1024, maxFiles: 5, oaiHost: 'krs.test', linkSecret: 'a test secret of some length', ...settings },
   });
   const app = createApp(core, { baseUrl: BASE });
   const alice = (await core.users.createToken('alice@example.org')).token;

@@ -29,7 +29,7 @@ async function makeApp() {
     search,
     clock: createFixedClock('2026-03-01T10:00:00.000Z'),
     ids: createSequentialIds(),
-    settings: { maxFileSize: 1024, maxFiles: 5, oaiHost: 'krs.test' },
+    settings: { maxFileSize: 1024, maxFiles: 5, oaiHost: 'krs.test', linkSecret: 'a test secret of some length' },
   });
   const app = createApp(core, { baseUrl: 'http://krs.test' });
   const token = (await core.users.createToken('alice@example.org')).token;

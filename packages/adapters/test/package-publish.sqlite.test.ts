@@ -9,7 +9,7 @@ import { createFixedClock, createInMemoryFileStorage, createInMemorySearchIndex,
 import { createDb, createSqlRepositories, migrateToLatest } from '../src/index.ts';
 import { tempDir } from './sqlite-fixture.ts';
 
-const alice: Identity = { userId: 'alice', linkTokens: [] };
+const alice: Identity = { userId: 'alice', linkIds: [] };
 const creators = [{ person_or_org: { type: 'personal', given_name: 'Ada', family_name: 'Obi' } }];
 
 /** A unit of work whose transactions die when the package itself is written as published. */
@@ -39,7 +39,7 @@ async function setup() {
     search: createInMemorySearchIndex(),
     clock: createFixedClock(),
     ids: createSequentialIds(),
-    settings: { maxFileSize: 1024, maxFiles: 10, oaiHost: 'krs.test' },
+    settings: { maxFileSize: 1024, maxFiles: 10, oaiHost: 'krs.test', linkSecret: 'a test secret of some length' },
   });
   const pkg = (await core.records.createDraft(alice, 'package', { metadata: { title: 'Package', publication_date: '2025', creators } })).record.id;
   const resource = (await core.records.createDraft(alice, 'resource', { metadata: { title: 'Resource', publication_date: '2025', creators }, files: { enabled: false } }))

@@ -29,6 +29,22 @@ describe('sqlite database', () => {
     }
   });
 
+  it('drops access-link tokens that databases from before derived tokens stored', async () => {
+    const handle = createDb(join(tempDir(), 'old.sqlite'));
+    try {
+      await createMigrator(handle.db).migrateTo('0002-file-blob-index');
+      const link = { id: 'l1', permission: 'view', createdAt: 'c', expiresAt: null, createdBy: 'u1' };
+      const { repos } = createSqlUnitOfWork(handle.db);
+      await repos.records.saveParent({ ...parent('p1'), accessLinks: [{ ...link, token: 'stored-secret' } as typeof link & { token: string }] } as ReturnType<typeof parent>, null);
+      await migrateToLatest(handle.db);
+      const row = await handle.db.selectFrom('parent').select('data').where('id', '=', 'p1').executeTakeFirstOrThrow();
+      expect(row.data).not.toContain('stored-secret');
+      expect((await repos.records.getParent('p1'))?.accessLinks).toEqual([link]);
+    } finally {
+      await handle.close();
+    }
+  });
+
   it('finds the entries pointing at a blob through an index, not by reading every entry', async () => {
     const { db, close } = await openSqlite();
     try {

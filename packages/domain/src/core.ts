@@ -23,6 +23,7 @@ import { latestVersion, listVersions } from './use-cases/list-versions.ts';
 import { newVersion } from './use-cases/new-version.ts';
 import { projectionHealth, reindex, type ReindexProgress, type SkippedRecord } from './use-cases/project-search.ts';
 import { collectGarbage, sweepPartialUploads } from './use-cases/files/collect-garbage.ts';
+import { createLinkTokens } from './use-cases/link-tokens.ts';
 import { publishDraft } from './use-cases/publish-draft.ts';
 import { reserveDoi } from './use-cases/reserve-doi.ts';
 import { searchRecords, searchUserRecords } from './use-cases/search-records.ts';
@@ -31,6 +32,7 @@ import { authenticate, createToken, createUser } from './use-cases/users.ts';
 import * as packages from './use-cases/packages/index.ts';
 
 export function createCore(deps: CoreDeps) {
+  const linkTokens = createLinkTokens(deps.settings.linkSecret);
   return {
     records: {
       createDraft: (who: Identity, kind: RecordKind, input: DraftInput) => createDraft(deps, who, kind, input),
@@ -65,11 +67,11 @@ export function createCore(deps: CoreDeps) {
       sweepPartialUploads: (graceMinutes: number) => sweepPartialUploads(deps, graceMinutes),
     },
     accessLinks: {
-      create: (who: Identity, kind: RecordKind, id: string, input: links.AccessLinkInput) => links.createAccessLink(deps, who, kind, id, input),
-      list: (who: Identity, kind: RecordKind, id: string) => links.listAccessLinks(deps, who, kind, id),
-      get: (who: Identity, kind: RecordKind, id: string, linkId: string) => links.getAccessLink(deps, who, kind, id, linkId),
+      create: (who: Identity, kind: RecordKind, id: string, input: links.AccessLinkInput) => links.createAccessLink(deps, linkTokens, who, kind, id, input),
+      list: (who: Identity, kind: RecordKind, id: string) => links.listAccessLinks(deps, linkTokens, who, kind, id),
+      get: (who: Identity, kind: RecordKind, id: string, linkId: string) => links.getAccessLink(deps, linkTokens, who, kind, id, linkId),
       update: (who: Identity, kind: RecordKind, id: string, linkId: string, input: links.AccessLinkInput) =>
-        links.updateAccessLink(deps, who, kind, id, linkId, input),
+        links.updateAccessLink(deps, linkTokens, who, kind, id, linkId, input),
       delete: (who: Identity, kind: RecordKind, id: string, linkId: string) => links.deleteAccessLink(deps, who, kind, id, linkId),
     },
     packages: packages.bind(deps),
@@ -77,6 +79,11 @@ export function createCore(deps: CoreDeps) {
       create: (email: string) => createUser(deps, email),
       createToken: (email: string, name?: string) => createToken(deps, email, name),
       authenticate: (token: string) => authenticate(deps, token),
+      /** The identity of a request: its user (from `authenticate`) and the links whose genuine tokens it presents. */
+      identify: async (userId: string | null, presentedLinkTokens: readonly string[]): Promise<Identity> => ({
+        userId,
+        linkIds: await linkTokens.linkIdsOf(presentedLinkTokens),
+      }),
     },
     vocabularies: {
       import: (type: VocabularyType, entries: VocabularyEntry[], onProgress?: (done: number, total: number) => void) =>

@@ -19,13 +19,13 @@ export function makeCore() {
     search,
     clock,
     ids: createSequentialIds(),
-    settings: { maxFileSize: 1024 * 1024, maxFiles: 3, oaiHost: 'krs.test' },
+    settings: { maxFileSize: 1024 * 1024, maxFiles: 3, oaiHost: 'krs.test', linkSecret: 'a test secret of some length' },
   });
   return { core, repos, storage, search, clock };
 }
 
-export const as = (userId: string, linkTokens: string[] = []): Identity => ({ userId, linkTokens });
-export const anon: Identity = { userId: null, linkTokens: [] };
+export const as = (userId: string): Identity => ({ userId, linkIds: [] });
+export const anon: Identity = { userId: null, linkIds: [] };
 
 export const validMetadata = {
   title: 'Flood mapping in the Niger delta',

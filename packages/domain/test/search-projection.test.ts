@@ -34,7 +34,7 @@ function makeCore() {
     search,
     clock,
     ids: createSequentialIds(),
-    settings: { maxFileSize: 1024, maxFiles: 3, oaiHost: 'krs.test' },
+    settings: { maxFileSize: 1024, maxFiles: 3, oaiHost: 'krs.test', linkSecret: 'a test secret of some length' },
   });
   return { core, repos, inner, broken, upserts: () => upserts };
 }

@@ -11,10 +11,10 @@ export function recordRepositoryContract(name: string, make: MakeRepositories): 
 
     it('round-trips drafts, published versions and parents as equal values', async () => {
       const r = await records();
-      await r.saveParent(parent('p1', { kind: 'package', context: ['x'], accessLinks: [{ id: 'l', permission: 'view', token: 't', createdAt: 'c', expiresAt: null, createdBy: 'u1' }] }), null);
+      await r.saveParent(parent('p1', { kind: 'package', context: ['x'], accessLinks: [{ id: 'l', permission: 'view', createdAt: 'c', expiresAt: null, createdBy: 'u1' }] }), null);
       await r.saveDraft(richPackageDraft('d1', 'p1'), null);
       await r.savePublished(published('r1', 'p1'), null);
-      expect(await r.getParent('p1')).toEqual(parent('p1', { kind: 'package', context: ['x'], accessLinks: [{ id: 'l', permission: 'view', token: 't', createdAt: 'c', expiresAt: null, createdBy: 'u1' }] }));
+      expect(await r.getParent('p1')).toEqual(parent('p1', { kind: 'package', context: ['x'], accessLinks: [{ id: 'l', permission: 'view', createdAt: 'c', expiresAt: null, createdBy: 'u1' }] }));
       expect(await r.getDraft('d1')).toEqual(richPackageDraft('d1', 'p1'));
       expect(await r.getPublished('r1')).toEqual(published('r1', 'p1'));
     });

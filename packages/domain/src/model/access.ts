@@ -27,17 +27,21 @@ export function levelOn(identity: Identity, parent: Parent, now: string, manager
   let level: AccessLevel | null = null;
   if (identity.userId !== null && identity.userId === parent.ownerId) return 'owner';
   if (identity.userId !== null && managerOwnerId !== null && identity.userId === managerOwnerId) level = 'edit';
-  for (const token of identity.linkTokens) {
-    const link = parent.accessLinks.find((l) => l.token === token);
+  for (const linkId of identity.linkIds) {
+    const link = parent.accessLinks.find((l) => l.id === linkId);
     if (link && isLinkActive(link, now)) level = higher(level, link.permission);
   }
   return level;
 }
 
-/** Throws 401 for anonymous callers and 403 for signed-in ones lacking the level. */
+/**
+ * Throws 401 for callers who hold nothing here and are not signed in (signing in may help), and
+ * 403 for everyone else lacking the level: signed-in users, and link holders whose valid link
+ * grants too little.
+ */
 export function requireLevel(identity: Identity, level: AccessLevel | null, wanted: AccessLevel): void {
   if (atLeast(level, wanted)) return;
-  if (identity.userId === null) throw unauthenticated();
+  if (identity.userId === null && level === null) throw unauthenticated();
   throw forbidden();
 }
 

@@ -85,7 +85,6 @@ export type AccessPermission = 'view' | 'preview' | 'edit';
 export interface AccessLink {
   id: string;
   permission: AccessPermission;
-  token: string;
   createdAt: string;
   expiresAt: string | null;
   createdBy: string;
@@ -185,11 +184,11 @@ export const VOCABULARY_TYPES = [
 ] as const;
 export type VocabularyType = (typeof VOCABULARY_TYPES)[number];
 
-/** Who is calling: a signed-in user, or anonymous; plus access-link tokens presented with the request. */
+/** Who is calling: a signed-in user, or anonymous; plus the access links whose tokens came with the request. */
 export interface Identity {
   userId: string | null;
-  /** Raw `?token=` values; each grants what its link allows on the record it belongs to. */
-  linkTokens: string[];
+  /** Ids of links whose genuine tokens were presented (see `identify`); each grants what its link allows. */
+  linkIds: string[];
 }
 
-export const anonymous: Identity = { userId: null, linkTokens: [] };
+export const anonymous: Identity = { userId: null, linkIds: [] };

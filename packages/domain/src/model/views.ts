@@ -50,6 +50,8 @@ export interface AccessLinkView {
   kind: RecordKind;
   recordId: string;
   link: AccessLink;
+  /** Derived from the link id, never stored. */
+  token: string;
 }
 
 /** A page of search hits, loaded from the repositories (never from the index). */

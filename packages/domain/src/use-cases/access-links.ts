@@ -9,6 +9,7 @@ import type { AccessLink, AccessPermission, Identity, Parent, RecordKind } from 
 import type { AccessLinkView } from '../model/views.ts';
 import type { Repositories } from '../ports.ts';
 import type { CoreDeps } from './deps.ts';
+import type { LinkTokens } from './link-tokens.ts';
 import { levelFor, parentOfRecord } from './lookup.ts';
 
 export interface AccessLinkInput {
@@ -41,7 +42,12 @@ function checkInput(input: AccessLinkInput, now: string): { permission: AccessPe
   return { permission: permission as AccessPermission, expiresAt };
 }
 
-const view = (kind: RecordKind, recordId: string, link: AccessLink): AccessLinkView => ({ kind, recordId, link });
+const view = async (tokens: LinkTokens, kind: RecordKind, recordId: string, link: AccessLink): Promise<AccessLinkView> => ({
+  kind,
+  recordId,
+  link,
+  token: await tokens.tokenFor(link.id),
+});
 
 function findLink(parent: Parent, linkId: string): AccessLink {
   const link = parent.accessLinks.find((l) => l.id === linkId);
@@ -49,29 +55,29 @@ function findLink(parent: Parent, linkId: string): AccessLink {
   return link;
 }
 
-export async function createAccessLink(deps: CoreDeps, identity: Identity, kind: RecordKind, id: string, input: AccessLinkInput): Promise<AccessLinkView> {
+export async function createAccessLink(deps: CoreDeps, tokens: LinkTokens, identity: Identity, kind: RecordKind, id: string, input: AccessLinkInput): Promise<AccessLinkView> {
   return deps.uow.run(async (tx) => {
     const now = deps.clock.now();
     const parent = await ownedParent(tx, identity, kind, id, now);
     const checked = checkInput(input, now);
-    const link: AccessLink = { id: deps.ids.uuid(), token: deps.ids.secret(), createdAt: now, createdBy: identity.userId ?? '', ...checked };
+    const link: AccessLink = { id: deps.ids.uuid(), createdAt: now, createdBy: identity.userId ?? '', ...checked };
     await tx.records.saveParent(touchParent(parent, now, { accessLinks: [...parent.accessLinks, link] }), parent.revisionId);
-    return view(kind, id, link);
+    return view(tokens, kind, id, link);
   });
 }
 
-export async function listAccessLinks(deps: CoreDeps, identity: Identity, kind: RecordKind, id: string): Promise<AccessLinkView[]> {
+export async function listAccessLinks(deps: CoreDeps, tokens: LinkTokens, identity: Identity, kind: RecordKind, id: string): Promise<AccessLinkView[]> {
   const parent = await ownedParent(deps.repos, identity, kind, id, deps.clock.now());
-  return parent.accessLinks.map((l) => view(kind, id, l));
+  return Promise.all(parent.accessLinks.map((l) => view(tokens, kind, id, l)));
 }
 
-export async function getAccessLink(deps: CoreDeps, identity: Identity, kind: RecordKind, id: string, linkId: string): Promise<AccessLinkView> {
+export async function getAccessLink(deps: CoreDeps, tokens: LinkTokens, identity: Identity, kind: RecordKind, id: string, linkId: string): Promise<AccessLinkView> {
   const parent = await ownedParent(deps.repos, identity, kind, id, deps.clock.now());
-  return view(kind, id, findLink(parent, linkId));
+  return view(tokens, kind, id, findLink(parent, linkId));
 }
 
 /** Permission may change freely; an expiry may only move earlier, never later or away. */
-export async function updateAccessLink(deps: CoreDeps, identity: Identity, kind: RecordKind, id: string, linkId: string, input: AccessLinkInput): Promise<AccessLinkView> {
+export async function updateAccessLink(deps: CoreDeps, tokens: LinkTokens, identity: Identity, kind: RecordKind, id: string, linkId: string, input: AccessLinkInput): Promise<AccessLinkView> {
   return deps.uow.run(async (tx) => {
     const now = deps.clock.now();
     const parent = await ownedParent(tx, identity, kind, id, now);
@@ -85,7 +91,7 @@ export async function updateAccessLink(deps: CoreDeps, identity: Identity, kind:
     const updated: AccessLink = { ...link, ...checked };
     const links = parent.accessLinks.map((l) => (l.id === linkId ? updated : l));
     await tx.records.saveParent(touchParent(parent, now, { accessLinks: links }), parent.revisionId);
-    return view(kind, id, updated);
+    return view(tokens, kind, id, updated);
   });
 }
 

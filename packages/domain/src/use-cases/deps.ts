@@ -9,6 +9,8 @@ export interface CoreSettings {
   oaiHost: string;
   /** DOI prefix (`10.1234`) for `reserve_doi`; without one no DOI is reserved. */
   doiPrefix?: string;
+  /** The server secret access-link tokens are derived from (at least 16 characters); see link-tokens.ts. */
+  linkSecret: string;
 }
 
 export interface CoreDeps {
