@@ -67,6 +67,61 @@ describe('context', () => {
   });
 });
 
+describe('who may associate and take resources back', () => {
+  it('takes a resource the same id twice in one body as one item', async () => {
+    const { core, repos } = makeCore();
+    const pkg = await packageDraft(core);
+    const mine = await resourceDraft(core);
+    await core.packages.associate(alice, pkg.id, [mine, mine]);
+    expect((await repos.records.getParent(pkg.parentId))?.context).toEqual([mine]);
+  });
+
+  it('refuses association by an edit-link holder: only the resource owner may hand it to a package', async () => {
+    const { core, repos } = makeCore();
+    const bobsPackage = (await core.records.createDraft(bob, 'package', { metadata: packageMetadata })).record;
+    const resource = await resourceDraft(core);
+    const link = await core.accessLinks.create(alice, 'resource', resource, { permission: 'edit' });
+    const bobWithLink = await core.users.identify('bob', [link.token]);
+    await core.records.updateDraft(bobWithLink, 'resource', resource, { metadata: { ...validMetadata, title: 'Edited through the link' } });
+    await expect(core.packages.associate(bobWithLink, bobsPackage.id, [resource])).rejects.toMatchObject({
+      kind: 'invalid',
+      details: [{ field: 'records.0.id', messages: ['Only the owner of a resource can associate it with a package.'] }],
+    });
+    const resourceParent = (await repos.records.getDraft(resource))!.parentId;
+    expect((await repos.records.getParent(resourceParent))?.managedBy).toBeNull();
+  });
+
+  it("lets a resource's owner take it out of someone else's package, and no one else", async () => {
+    const { core, repos } = makeCore();
+    const bobsPackage = (await core.records.createDraft(bob, 'package', { metadata: packageMetadata })).record;
+    const link = await core.accessLinks.create(bob, 'package', bobsPackage.id, { permission: 'edit' });
+    const resource = await resourceDraft(core);
+    // Alice, editing bob's package through his link, puts her own resource into it: bob now manages it.
+    await core.packages.associate(await core.users.identify('alice', [link.token]), bobsPackage.id, [resource]);
+    expect((await core.records.getDraft(bob, 'resource', resource)).record.id).toBe(resource);
+    // Bob withdraws the link; alice still owns the resource and takes it back. Others may not.
+    await core.accessLinks.delete(bob, 'package', bobsPackage.id, link.link.id);
+    await expect(core.packages.dissociate(as('carol'), bobsPackage.id, [resource])).rejects.toMatchObject({ kind: 'forbidden' });
+    await expect(core.packages.dissociate(anon, bobsPackage.id, [resource])).rejects.toMatchObject({ kind: 'unauthenticated' });
+    await core.packages.dissociate(alice, bobsPackage.id, [resource]);
+    expect((await repos.records.getParent(bobsPackage.parentId))?.context).toEqual([]);
+    await expect(core.records.getDraft(bob, 'resource', resource)).rejects.toMatchObject({ kind: 'forbidden' });
+  });
+
+  it('gives the context back when a package draft that was never published is deleted', async () => {
+    const { core, repos } = makeCore();
+    const pkg = await packageDraft(core);
+    const resource = await resourceDraft(core);
+    await core.packages.associate(alice, pkg.id, [resource]);
+    await core.records.deleteDraft(alice, 'package', pkg.id);
+    const resourceParent = (await repos.records.getDraft(resource))!.parentId;
+    expect((await repos.records.getParent(resourceParent))?.managedBy).toBeNull();
+    const another = await packageDraft(core);
+    await core.packages.associate(alice, another.id, [resource]);
+    expect((await repos.records.getParent(another.parentId))?.context).toEqual([resource]);
+  });
+});
+
 describe('draft resources and publish', () => {
   it('attaches context drafts and published resources, reporting the rest per item', async () => {
     const { core } = makeCore();

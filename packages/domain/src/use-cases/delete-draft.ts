@@ -1,6 +1,6 @@
 import { requireLevel } from '../model/access.ts';
 import { revisionMatches, touchParent } from '../model/record.ts';
-import type { Identity, RecordKind } from '../model/types.ts';
+import type { Identity, Parent, RecordKind } from '../model/types.ts';
 import type { Repositories } from '../ports.ts';
 import type { CoreDeps } from './deps.ts';
 import { levelFor, loadDraft, loadParent } from './lookup.ts';
@@ -20,15 +20,32 @@ export async function deleteDraft(deps: CoreDeps, identity: Identity, kind: Reco
     if (!revisionMatches(draft.revisionId, expectedRevision)) throw preconditionFailed();
     await tx.files.deleteAll({ recordId: id, state: 'draft' });
     await tx.records.deleteDraft(id);
+    // A package that was never published gives its context back: nothing else could ever release it.
+    const releasing = kind === 'package' && !draft.isEditOfPublished && parent.latestPublishedId === null;
     await tx.records.saveParent(
-      touchParent(parent, now, { nextDraftId: parent.nextDraftId === id ? null : parent.nextDraftId }),
+      touchParent(parent, now, { nextDraftId: parent.nextDraftId === id ? null : parent.nextDraftId, ...(releasing ? { context: [] } : {}) }),
       parent.revisionId,
     );
     const parents = [parent.id];
+    if (releasing) parents.push(...(await releaseContext(tx, parent, now)));
     if (kind === 'resource' && !draft.isEditOfPublished) parents.push(...(await detachFromPackageDrafts(tx, parent.managedBy, id, now)));
     return parents;
   });
   await projectParents(deps.repos, deps.search, touched);
+}
+
+/** Resource parents managed by this package are managed by nobody again; their owners alone hold them. */
+async function releaseContext(tx: Repositories, packageParent: Parent, now: string): Promise<string[]> {
+  const released: string[] = [];
+  for (const resourceId of packageParent.context) {
+    const record = (await tx.records.getDraft(resourceId)) ?? (await tx.records.getPublished(resourceId));
+    const rp = record ? await tx.records.getParent(record.parentId) : null;
+    if (rp && rp.managedBy === packageParent.id && !released.includes(rp.id)) {
+      await tx.records.saveParent(touchParent(rp, now, { managedBy: null }), rp.revisionId);
+      released.push(rp.id);
+    }
+  }
+  return released;
 }
 
 /** Removes a vanished resource draft from the drafts and the context of the package managing it. */

@@ -10,8 +10,12 @@ export interface PageRequest {
   size: number;
 }
 
-/** Published versions the caller may read, newest first. */
+/**
+ * Published versions the caller may read, newest first. Refused (401, 403, 404) exactly where
+ * reading the record `id` itself is, so the list never tells more than the record would.
+ */
 export async function listVersions(deps: CoreDeps, identity: Identity, kind: RecordKind, id: string, paging: PageRequest): Promise<SearchPage> {
+  await getRecord(deps, identity, kind, id);
   const parent = await parentOfRecord(deps.repos, kind, id);
   const level = await levelFor(deps.repos, identity, parent, deps.clock.now());
   const readable = (await deps.repos.records.listPublishedVersions(parent.id)).filter((r) => canRead(r, level));

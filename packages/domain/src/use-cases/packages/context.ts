@@ -1,18 +1,21 @@
 /**
  * The context: resources associated with a package's parent, shared by all its versions.
  */
-import { invalid, type FieldIssue } from '../../errors.ts';
-import { atLeast } from '../../model/access.ts';
+import { forbidden, invalid, type FieldIssue } from '../../errors.ts';
+import { atLeast, requireLevel } from '../../model/access.ts';
 import { touchParent } from '../../model/record.ts';
-import type { Identity } from '../../model/types.ts';
+import type { Identity, Parent } from '../../model/types.ts';
+import type { Repositories } from '../../ports.ts';
 import type { CoreDeps } from '../deps.ts';
-import { levelFor } from '../lookup.ts';
+import { levelFor, parentOfRecord } from '../lookup.ts';
 import { projectParents } from '../project-search.ts';
 import { packageParent } from './package-target.ts';
 
 /**
  * All or nothing: each id must be a resource draft that was never published, not managed by
- * another package, and editable by the caller.
+ * another package, and owned by the caller. Association hands the package's owners edit rights on
+ * the resource, so only ownership may give it: an access link's rights are not enough (its holder
+ * would keep them after the link is gone). The same id twice in one body is one item.
  */
 export async function associate(deps: CoreDeps, identity: Identity, packageId: string, recordIds: string[]): Promise<void> {
   const touched = await deps.uow.run(async (tx) => {
@@ -21,6 +24,7 @@ export async function associate(deps: CoreDeps, identity: Identity, packageId: s
     const issues: FieldIssue[] = [];
     const resourceParents = [];
     for (const [i, id] of recordIds.entries()) {
+      if (recordIds.indexOf(id) !== i) continue;
       const fail = (message: string) => issues.push({ field: `records.${i}.id`, messages: [message] });
       const draft = await tx.records.getDraft(id);
       if (!draft || draft.kind !== 'resource') {
@@ -41,8 +45,8 @@ export async function associate(deps: CoreDeps, identity: Identity, packageId: s
         fail('The resource is managed by another package.');
         continue;
       }
-      if (!atLeast(await levelFor(tx, identity, resourceParent, now), 'edit')) {
-        fail('You may not edit this resource.');
+      if (identity.userId === null || resourceParent.ownerId !== identity.userId) {
+        fail('Only the owner of a resource can associate it with a package.');
         continue;
       }
       resourceParents.push(resourceParent);
@@ -58,11 +62,32 @@ export async function associate(deps: CoreDeps, identity: Identity, packageId: s
   await projectParents(deps.repos, deps.search, touched);
 }
 
+/**
+ * Whether the caller may take these resources out of the package: its editors may take any, and a
+ * resource's own owner may always take theirs back, whoever manages the package.
+ */
+async function requireDissociation(tx: Repositories, identity: Identity, parent: Parent, recordIds: string[], now: string): Promise<void> {
+  const level = await levelFor(tx, identity, parent, now);
+  if (atLeast(level, 'edit')) return;
+  if (identity.userId !== null && recordIds.length > 0) {
+    let ownsAll = true;
+    for (const id of recordIds) {
+      const record = (await tx.records.getDraft(id)) ?? (await tx.records.getPublished(id));
+      const rp = record?.kind === 'resource' ? await tx.records.getParent(record.parentId) : null;
+      if (rp?.ownerId !== identity.userId) ownsAll = false;
+    }
+    if (ownsAll) return;
+    throw forbidden();
+  }
+  requireLevel(identity, level, 'edit');
+}
+
 /** Removes resources from the context and from the package's draft; ids not in the context are ignored. */
 export async function dissociate(deps: CoreDeps, identity: Identity, packageId: string, recordIds: string[]): Promise<void> {
   const touched = await deps.uow.run(async (tx) => {
     const now = deps.clock.now();
-    const parent = await packageParent(tx, identity, packageId, 'edit', now);
+    const parent = await parentOfRecord(tx, 'package', packageId);
+    await requireDissociation(tx, identity, parent, recordIds, now);
     const leaving = recordIds.filter((id) => parent.context.includes(id));
     const touchedIds = [parent.id];
     for (const id of leaving) {
