@@ -28,6 +28,14 @@ const warm = await composed.warmSearch();
 // Uploads a crash cut short; ones in flight in another process touch their temp data every minute.
 const swept = await core.files.sweepPartialUploads(60);
 if (swept.removed > 0) console.log(`krs: removed ${swept.removed} interrupted uploads (${swept.bytes} bytes)`);
+// Reads treat a lapsed embargo as lifted at once; writing the lift down lets search and listings follow within the hour.
+const liftEmbargoes = () =>
+  core.records
+    .liftLapsedEmbargoes()
+    .then((n) => n > 0 && console.log(`krs: lifted ${n} embargoes whose day has come`))
+    .catch((e: unknown) => console.error(`krs: lifting embargoes failed: ${e instanceof Error ? e.message : String(e)}`));
+await liftEmbargoes();
+setInterval(() => void liftEmbargoes(), 60 * 60 * 1000).unref();
 const memory = process.memoryUsage();
 const mib = (bytes: number) => Math.round(bytes / 1024 / 1024);
 console.log(

@@ -66,3 +66,58 @@ describe('access over HTTP', () => {
     expect(refused.json.errors).toEqual([{ field: 'records.0.id', messages: ['Only the owner of a resource can associate it with a package.'] }]);
   });
 });
+
+describe('embargo over HTTP', () => {
+  const DAY = 24 * 3600 * 1000;
+
+  async function embargoedRecord(app: Awaited<ReturnType<typeof makeApp>>, until: string | null) {
+    const { call, alice } = app;
+    const draft = await call('POST', '/api/records', {
+      token: alice,
+      json: { metadata, access: { record: 'public', files: 'public', embargo: { active: true, until, reason: 'Under review' } } },
+    });
+    const id = draft.json.id as string;
+    await call('POST', `/api/records/${id}/draft/files`, { token: alice, json: [{ key: 'data.csv' }] });
+    await call('PUT', `/api/records/${id}/draft/files/data.csv/content`, { token: alice, body: 'a,b\n', headers: { 'content-type': 'application/octet-stream' } });
+    await call('POST', `/api/records/${id}/draft/files/data.csv/commit`, { token: alice });
+    return { id, draft };
+  }
+
+  it('needs a real date when active: a draft error, and publish refuses', async () => {
+    const app = await makeApp();
+    const { id, draft } = await embargoedRecord(app, null);
+    expect(draft.json.errors).toContainEqual({ field: 'access.embargo.until', messages: ['An active embargo needs the date it lifts.'] });
+    const publish = await app.call('POST', `/api/records/${id}/draft/actions/publish`, { token: app.alice });
+    expect(publish.status).toBe(400);
+    expect(publish.json.errors).toContainEqual({ field: 'access.embargo.until', messages: ['An active embargo needs the date it lifts.'] });
+    const bad = await app.call('PUT', `/api/records/${id}/draft`, { token: app.alice, json: { metadata, access: { embargo: { active: true, until: '2026-02-30' } } } });
+    expect(bad.json.errors).toContainEqual({ field: 'access.embargo.until', messages: ['Not a valid date (YYYY-MM-DD).'] });
+  });
+
+  it('closes the files to all but owners and link holders until its day, then lifts by itself', async () => {
+    const app = await makeApp();
+    const { call, alice, bob, clock, core } = app;
+    const { id } = await embargoedRecord(app, '2026-03-10');
+    expect((await call('POST', `/api/records/${id}/draft/actions/publish`, { token: alice })).status).toBe(202);
+    const record = await call('GET', `/api/records/${id}`);
+    expect(record.status).toBe(200);
+    expect(record.json.access.status).toBe('embargoed');
+    const content = `/api/records/${id}/files/data.csv/content`;
+    expect((await call('GET', content)).status).toBe(401);
+    expect((await call('GET', content, { token: bob })).status).toBe(403);
+    expect((await call('GET', content, { token: alice })).status).toBe(200);
+    const link = await call('POST', `/api/records/${id}/access/links`, { token: alice, json: { permission: 'view' } });
+    expect((await call('GET', `${content}?token=${encodeURIComponent(link.json.token)}`)).status).toBe(200);
+    expect((await call('GET', '/api/records?access_status=embargoed')).json.hits.total).toBe(1);
+
+    clock.advance(10 * DAY);
+    expect((await call('GET', content)).text).toBe('a,b\n');
+    const lifted = await call('GET', `/api/records/${id}`);
+    expect(lifted.json.access).toMatchObject({ status: 'open', files: 'public', embargo: { active: false, until: '2026-03-10' } });
+    // The sweep writes the lift down, and search follows.
+    expect(await core.records.liftLapsedEmbargoes()).toBe(1);
+    expect(await core.records.liftLapsedEmbargoes()).toBe(0);
+    expect((await call('GET', '/api/records?access_status=open')).json.hits.total).toBe(1);
+    expect((await call('GET', '/api/records?access_status=embargoed')).json.hits.total).toBe(0);
+  });
+});

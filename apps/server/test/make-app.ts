@@ -12,12 +12,13 @@ export const BASE = 'http://krs.test';
 
 export async function makeApp(settings: Partial<{ maxFileSize: number; maxFiles: number; doiPrefix: string }> = {}) {
   const { repos, uow } = createInMemoryRepositories();
+  const clock = createFixedClock('2026-03-01T10:00:00.000Z');
   const core = createCore({
     repos,
     uow,
     storage: createInMemoryFileStorage(),
     search: createInMemorySearchIndex(),
-    clock: createFixedClock('2026-03-01T10:00:00.000Z'),
+    clock,
     ids: createSequentialIds(),
     settings: { maxFileSize: 1024, maxFiles: 5, oaiHost: 'krs.test', linkSecret: 'a test secret of some length', ...settings },
   });
@@ -43,7 +44,7 @@ export async function makeApp(settings: Partial<{ maxFileSize: number; maxFiles:
     }
     return { status: res.status, headers: res.headers, text, json };
   };
-  return { app, core, repos, alice, bob, call };
+  return { app, core, repos, clock, alice, bob, call };
 }
 
 export const metadata = {

@@ -10,9 +10,9 @@ const metadata = {
 
 export async function draftPublishSearch(core: Core): Promise<{ id: string; found: string[] }> {
   const user = await core.users.create('ada@example.org');
-  const ada = { userId: user.id, linkTokens: [] };
+  const ada = { userId: user.id, linkIds: [] };
   const draft = await core.records.createDraft(ada, 'resource', { metadata, files: { enabled: false } });
   const published = await core.records.publish(ada, 'resource', draft.record.id);
-  const page = await core.records.search({ userId: null, linkTokens: [] }, ['resource'], { q: 'flood niger' });
+  const page = await core.records.search({ userId: null, linkIds: [] }, ['resource'], { q: 'flood niger' });
   return { id: published.record.id, found: page.hits.map((hit) => hit.record.id) };
 }

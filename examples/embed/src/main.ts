@@ -25,7 +25,13 @@ import {
 } from '@krs/adapters';
 import { draftPublishSearch } from './flow.ts';
 
-const settings: CoreSettings = { maxFileSize: 1024 * 1024, maxFiles: 10, oaiHost: 'krs.example.org' };
+// The secret access-link tokens are derived from: in a real service, from the environment or a key file.
+const settings: CoreSettings = {
+  maxFileSize: 1024 * 1024,
+  maxFiles: 10,
+  oaiHost: 'krs.example.org',
+  linkSecret: process.env['KRS_SECRET_KEY'] ?? 'example secret, replace in production',
+};
 
 function inMemoryCore(): Core {
   const { repos, uow } = createInMemoryRepositories();

@@ -3,7 +3,8 @@ import { join } from 'node:path';
 import { NO_MIGRATIONS, sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { createDb, createMigrator, createSqlUnitOfWork, migrateToLatest } from '../src/index.ts';
-import { draft, fileEntry, parent } from './contracts/builders.ts';
+import { draft, fileEntry, parent, published } from './contracts/builders.ts';
+import { EMBARGO_ACTIVE, EMBARGO_UNTIL } from '../src/sql/migrations/0004-embargo-index.ts';
 import { openSqlite, tempDir } from './sqlite-fixture.ts';
 
 const TABLES = ['api_token', 'draft', 'file_entry', 'parent', 'record', 'user', 'vocabulary'];
@@ -42,6 +43,20 @@ describe('sqlite database', () => {
       expect((await repos.records.getParent('p1'))?.accessLinks).toEqual([link]);
     } finally {
       await handle.close();
+    }
+  });
+
+  it('finds lapsed embargoes through an index that a damaged row does not break', async () => {
+    const { db, close } = await openSqlite();
+    try {
+      const plan = await sql.raw(`explain query plan select id from record where ${EMBARGO_ACTIVE} = 1 and ${EMBARGO_UNTIL} <= '2026-01-01'`).execute(db);
+      expect(JSON.stringify(plan.rows)).toContain('record_embargo_until');
+      const { repos } = createSqlUnitOfWork(db);
+      await repos.records.savePublished(published('r1', 'p1'), null);
+      await db.updateTable('record').set({ data: '{"metadata": ' }).where('id', '=', 'r1').execute();
+      expect(await repos.records.listLapsedEmbargoes('2026-01-01', 10)).toEqual([]);
+    } finally {
+      await close();
     }
   });
 

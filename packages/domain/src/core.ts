@@ -24,6 +24,7 @@ import { newVersion } from './use-cases/new-version.ts';
 import { projectionHealth, reindex, type ReindexProgress, type SkippedRecord } from './use-cases/project-search.ts';
 import { collectGarbage, sweepPartialUploads } from './use-cases/files/collect-garbage.ts';
 import { createLinkTokens } from './use-cases/link-tokens.ts';
+import { liftLapsedEmbargoes } from './use-cases/lift-embargoes.ts';
 import { publishDraft } from './use-cases/publish-draft.ts';
 import { reserveDoi } from './use-cases/reserve-doi.ts';
 import { searchRecords, searchUserRecords } from './use-cases/search-records.ts';
@@ -47,6 +48,8 @@ export function createCore(deps: CoreDeps) {
       versions: (who: Identity, kind: RecordKind, id: string, paging: { page?: number; size?: number }) =>
         listVersions(deps, who, kind, id, resolvePaging(paging)),
       latest: (who: Identity, kind: RecordKind, id: string) => latestVersion(deps, who, kind, id),
+      /** Writes down the embargoes whose day has come (reads already treat them as lifted). */
+      liftLapsedEmbargoes: () => liftLapsedEmbargoes(deps),
       search: (who: Identity, kinds: RecordKind[], input: ListingInput) => searchRecords(deps, who, kinds, input),
       searchOwn: (who: Identity, kind: RecordKind, input: ListingInput) => searchUserRecords(deps, who, kind, input),
     },

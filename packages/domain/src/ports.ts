@@ -38,6 +38,11 @@ export interface RecordRepository {
    * whose `updated` is later (every write to any version of a parent bumps the parent).
    */
   listParentIds(kinds: RecordKind[], updatedSince?: string): Promise<string[]>;
+  /**
+   * Ids of published versions whose embargo is still marked active though its day (`until`, a
+   * `YYYY-MM-DD` date) is `today` or earlier, at most `limit`, in id order: the embargoes to lift.
+   */
+  listLapsedEmbargoes(today: string, limit: number): Promise<string[]>;
 }
 
 /** File entries of a draft or a published version. Keys are unique per owner. */

@@ -2,12 +2,14 @@ import { Migrator, type Kysely, type Migration, type MigrationProvider } from 'k
 import * as initial from './migrations/0001-initial.ts';
 import * as fileBlobIndex from './migrations/0002-file-blob-index.ts';
 import * as accessLinkTokensDropped from './migrations/0003-access-link-tokens-dropped.ts';
+import * as embargoIndex from './migrations/0004-embargo-index.ts';
 
 /** Listed statically: append-only, never renamed. */
 const migrations: Record<string, Migration> = {
   '0001-initial': initial,
   '0002-file-blob-index': fileBlobIndex,
   '0003-access-link-tokens-dropped': accessLinkTokensDropped,
+  '0004-embargo-index': embargoIndex,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

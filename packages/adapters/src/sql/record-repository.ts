@@ -4,8 +4,9 @@
  * concurrent writer is refused even without a transaction.
  */
 import { DomainError, type RecordRepository } from '@krs/domain';
-import { InsertResult, type Kysely, type UpdateResult } from 'kysely';
+import { InsertResult, sql, type Kysely, type UpdateResult } from 'kysely';
 import type { Database } from './database.ts';
+import { EMBARGO_ACTIVE, EMBARGO_UNTIL } from './migrations/0004-embargo-index.ts';
 import { draftToRow, parentToRow, recordToRow, rowToDraft, rowToParent, rowToRecord } from './rows.ts';
 
 const mismatch = () => new DomainError('conflict', 'revision.mismatch', 'The record was changed by someone else; reload it and try again.');
@@ -70,6 +71,13 @@ export function createSqlRecordRepository(db: Kysely<Database>): RecordRepositor
       let q = db.selectFrom('parent').select('id').where('kind', 'in', kinds);
       if (updatedSince !== undefined) q = q.where('updated', '>', updatedSince);
       return (await q.orderBy('id').execute()).map((r) => r.id);
+    },
+    async listLapsedEmbargoes(today, limit) {
+      // Worded as the partial index record_embargo_until is, so only embargoed rows are read.
+      const rows = await sql<{ id: string }>`select id from record
+        where ${sql.raw(EMBARGO_ACTIVE)} = 1 and ${sql.raw(EMBARGO_UNTIL)} <= ${today}
+        order by id limit ${limit}`.execute(db);
+      return rows.rows.map((r) => r.id);
     },
   };
 }

@@ -128,5 +128,18 @@ export function recordRepositoryContract(name: string, make: MakeRepositories): 
       await r.saveParent(parent('p1', { revisionId: 2, updated: '2026-04-01T00:00:00.000Z' }), 1);
       expect((await r.listParentIds(['resource'], '2026-03-01T00:00:00.000Z')).sort()).toEqual(['p1']);
     });
+
+    it('lists published versions whose embargo day has come, in id order and up to a limit', async () => {
+      const r = await records();
+      const embargo = (active: boolean, until: string | null) => ({ access: { record: 'public' as const, files: 'restricted' as const, embargo: { active, until, reason: null } } });
+      await r.savePublished(published('r3', 'p1', embargo(true, '2026-01-01')), null);
+      await r.savePublished(published('r1', 'p1', embargo(true, '2026-03-01')), null);
+      await r.savePublished(published('r2', 'p1', embargo(true, '2026-03-02')), null);
+      await r.savePublished(published('r4', 'p1', embargo(false, '2020-01-01')), null);
+      await r.savePublished(published('r5', 'p1'), null);
+      expect(await r.listLapsedEmbargoes('2026-03-01', 10)).toEqual(['r1', 'r3']);
+      expect(await r.listLapsedEmbargoes('2026-03-01', 1)).toEqual(['r1']);
+      expect(await r.listLapsedEmbargoes('2025-12-31', 10)).toEqual([]);
+    });
   });
 }

@@ -87,6 +87,12 @@ function repositoriesOver(read: () => State, write: Writer): Repositories {
           .filter((p) => kinds.includes(p.kind) && (updatedSince === undefined || p.updated > updatedSince))
           .map((p) => p.id)
           .sort(byCodeUnits),
+      listLapsedEmbargoes: async (today, limit) =>
+        [...read().published.values()]
+          .filter((r) => r.access.embargo.active && r.access.embargo.until !== null && r.access.embargo.until <= today)
+          .map((r) => r.id)
+          .sort(byCodeUnits)
+          .slice(0, limit),
     },
     files: {
       list: async (owner) => [...(read().files.get(ownerKey(owner))?.values() ?? [])].sort((a, b) => byCodeUnits(a.key, b.key)).map(copy),

@@ -1,4 +1,5 @@
 import { atLeast, requireLevel, type AccessLevel } from '../model/access.ts';
+import { liftedAt } from '../model/embargo.ts';
 import type { Identity, PublishedRecord, RecordKind } from '../model/types.ts';
 import type { RecordView } from '../model/views.ts';
 import type { CoreDeps } from './deps.ts';
@@ -7,9 +8,9 @@ import { levelFor, loadParent, loadPublished, viewOf } from './lookup.ts';
 export const canRead = (record: PublishedRecord, level: AccessLevel | null): boolean =>
   record.access.record === 'public' || atLeast(level, 'view');
 
-/** Public records are open to anyone; restricted ones to owners and link holders. */
+/** Public records are open to anyone; restricted ones to owners and link holders. A lapsed embargo reads as lifted. */
 export async function getRecord(deps: CoreDeps, identity: Identity, kind: RecordKind, id: string): Promise<RecordView> {
-  const record = await loadPublished(deps.repos, kind, id);
+  const record = liftedAt(await loadPublished(deps.repos, kind, id), deps.clock.now());
   const parent = await loadParent(deps.repos, record.parentId);
   if (record.access.record !== 'public') requireLevel(identity, await levelFor(deps.repos, identity, parent, deps.clock.now()), 'view');
   return viewOf(record, parent);

@@ -1,4 +1,5 @@
 import { notFound } from '../errors.ts';
+import { liftedAt } from '../model/embargo.ts';
 import type { Identity, RecordKind } from '../model/types.ts';
 import type { RecordView, SearchPage } from '../model/views.ts';
 import type { CoreDeps } from './deps.ts';
@@ -18,7 +19,8 @@ export async function listVersions(deps: CoreDeps, identity: Identity, kind: Rec
   await getRecord(deps, identity, kind, id);
   const parent = await parentOfRecord(deps.repos, kind, id);
   const level = await levelFor(deps.repos, identity, parent, deps.clock.now());
-  const readable = (await deps.repos.records.listPublishedVersions(parent.id)).filter((r) => canRead(r, level));
+  const now = deps.clock.now();
+  const readable = (await deps.repos.records.listPublishedVersions(parent.id)).map((r) => liftedAt(r, now)).filter((r) => canRead(r, level));
   const slice = readable.slice((paging.page - 1) * paging.size, paging.page * paging.size);
   const hits: RecordView[] = [];
   for (const record of slice) hits.push(viewOf(record, parent));

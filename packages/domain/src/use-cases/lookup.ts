@@ -1,5 +1,6 @@
 /** Loading helpers shared by the use cases: not-found and kind checks in one place. */
-import { notFound } from '../errors.ts';
+import { mergeIssues, notFound } from '../errors.ts';
+import { embargoIssues } from '../model/embargo.ts';
 import { levelOn, type AccessLevel } from '../model/access.ts';
 import { versionsInfo } from '../model/record.ts';
 import type { RecordView } from '../model/views.ts';
@@ -41,6 +42,8 @@ export async function levelFor(repos: Repositories, identity: Identity, parent: 
   return levelOn(identity, parent, now, await managerOwnerOf(repos, parent));
 }
 
+/** A draft's view lists what stops it from publishing: its stored metadata issues and its embargo's. */
 export function viewOf(record: AnyRecord, parent: Parent): RecordView {
-  return { record, parent, versions: versionsInfo(record, parent), issues: record.state === 'draft' ? record.issues : [] };
+  const issues = record.state === 'draft' ? mergeIssues([...record.issues, ...embargoIssues(record.access)]) : [];
+  return { record, parent, versions: versionsInfo(record, parent), issues };
 }

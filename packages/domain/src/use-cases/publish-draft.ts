@@ -1,5 +1,6 @@
 import { invalid, mergeIssues, type FieldIssue } from '../errors.ts';
 import { requireLevel } from '../model/access.ts';
+import { embargoIssues, liftedAt } from '../model/embargo.ts';
 import { fileIssues } from '../model/files.ts';
 import { publishIssues } from '../model/metadata/index.ts';
 import { parentAfterPublish, publishedFrom, revisionMatches } from '../model/record.ts';
@@ -14,7 +15,7 @@ import { preconditionFailed } from './update-draft.ts';
 /** Everything that stops a draft from publishing, all at once. */
 export async function publishProblems(tx: Repositories, draft: DraftRecord): Promise<FieldIssue[]> {
   const files = await tx.files.list({ recordId: draft.id, state: 'draft' });
-  return mergeIssues([...draft.issues, ...publishIssues(draft.metadata, draft.kind), ...fileIssues(draft.files.enabled, files)]);
+  return mergeIssues([...draft.issues, ...publishIssues(draft.metadata, draft.kind), ...embargoIssues(draft.access), ...fileIssues(draft.files.enabled, files)]);
 }
 
 /** Problems of the draft resources attached to a package draft, named `resources.<id>.<field>`. */
@@ -37,7 +38,8 @@ async function attachedResourceProblems(tx: Repositories, draft: DraftRecord): P
 async function publishVersion(tx: Repositories, deps: CoreDeps, draft: DraftRecord, now: string): Promise<PublishedRecord> {
   const previous = await tx.records.getPublished(draft.id);
   const pids: Pids = { ...draft.pids, oai: { provider: 'oai', identifier: `oai:${deps.settings.oaiHost}:${draft.id}` } };
-  const record = publishedFrom(draft, previous, now, pids);
+  // An embargo whose day has come is published lifted.
+  const record = liftedAt(publishedFrom(draft, previous, now, pids), now);
   await tx.records.savePublished(record, previous?.revisionId ?? null);
   const publishedFiles = { recordId: draft.id, state: 'published' } as const;
   const draftFiles = { recordId: draft.id, state: 'draft' } as const;

@@ -1,5 +1,6 @@
 /** Finds the draft or published version whose files a request is about, and checks the caller's level. */
 import { atLeast, requireLevel, type AccessLevel } from '../../model/access.ts';
+import { filesOpenAt } from '../../model/embargo.ts';
 import { wellFormed } from '../../model/files.ts';
 import type { AnyRecord, FileEntry, FileOwner, Identity, Parent, RecordKind } from '../../model/types.ts';
 import type { FileRepository, Repositories } from '../../ports.ts';
@@ -18,12 +19,14 @@ export async function draftFileTarget(tx: Repositories, identity: Identity, kind
   return { record, parent, owner: { recordId: id, state: 'draft' } };
 }
 
-/** Files of a published record: readable by anyone when record and files are public, else by `view` holders. */
+/**
+ * Files of a published record: readable by anyone when record and files are public and no embargo
+ * holds, else by `view` holders.
+ */
 export async function publishedFileTarget(tx: Repositories, identity: Identity, kind: RecordKind, id: string, now: string): Promise<FileTarget> {
   const record = await loadPublished(tx, kind, id);
   const parent = await loadParent(tx, record.parentId);
-  const open = record.access.record === 'public' && record.access.files === 'public';
-  if (!open) {
+  if (!filesOpenAt(record.access, now)) {
     const level = await levelFor(tx, identity, parent, now);
     if (!atLeast(level, 'view')) requireLevel(identity, level, 'view');
   }
