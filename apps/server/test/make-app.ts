@@ -1,4 +1,4 @@
-import { createCore } from '@krs/domain';
+import { createCore, type SearchIndex } from '@krs/domain';
 import {
   createFixedClock,
   createInMemoryFileStorage,
@@ -10,13 +10,13 @@ import { createApp } from '../src/app.ts';
 
 export const BASE = 'http://krs.test';
 
-export async function makeApp(settings: Partial<{ maxFileSize: number; maxFiles: number }> = {}) {
+export async function makeApp(settings: Partial<{ maxFileSize: number; maxFiles: number }> = {}, search: SearchIndex = createInMemorySearchIndex()) {
   const { repos, uow } = createInMemoryRepositories();
   const core = createCore({
     repos,
     uow,
     storage: createInMemoryFileStorage(),
-    search: createInMemorySearchIndex(),
+    search,
     clock: createFixedClock('2026-03-01T10:00:00.000Z'),
     ids: createSequentialIds(),
     settings: { maxFileSize: 1024, maxFiles: 5, oaiHost: 'krs.test', ...settings },
