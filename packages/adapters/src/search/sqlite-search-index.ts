@@ -13,13 +13,17 @@
  */
 import Database from 'better-sqlite3';
 import {
+  fieldPaths,
   firstInOrder,
   flatten,
+  fuzzyExpansions,
   HeaderTable,
   matchesQuery,
   parseQuery,
   passesFilter,
+  NUMERIC_RANGE_FIELDS,
   positiveTerms,
+  rangeValues,
   runSearch,
   scoreQuery,
   type HeaderFields,
@@ -27,7 +31,15 @@ import {
   type Ranker,
 } from '@krs/domain/search';
 import type { BBox, SearchDocument, SearchIndex, SearchRequest, SearchResult } from '@krs/domain';
-import { ftsExpression, querySql, rankText, textPrefilter, type Param, type Sql } from './fts-query.ts';
+import { ftsExpression, fuzzyWords, querySql, rankText, textPrefilter, type Param, type QueryContext, type Sql } from './fts-query.ts';
+import { evaluateInSlices } from './evaluate-in-slices.ts';
+import { pathToken } from './path-token.ts';
+
+/**
+ * Bumped when the file's tables change; a file of another layout is refused, and the caller
+ * starts it afresh (the index is a projection of the database).
+ */
+const LAYOUT = 2;
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS doc (
@@ -46,7 +58,14 @@ CREATE INDEX IF NOT EXISTS doc_owner ON doc(owner_id, in_user_listing);
 -- Listing and facet indexes of the first layout: filters now run over the headers in memory.
 DROP INDEX IF EXISTS doc_listing;
 DROP INDEX IF EXISTS doc_facets;
-CREATE VIRTUAL TABLE IF NOT EXISTS doc_fts USING fts5(title, text, tokenize = 'unicode61 remove_diacritics 2');
+-- paths: one token per field path holding a value (pathToken), for _exists_.
+CREATE VIRTUAL TABLE IF NOT EXISTS doc_fts USING fts5(title, text, paths, tokenize = 'unicode61 remove_diacritics 2');
+-- The indexed words, in order: fuzzy terms read one letter's slice of it.
+CREATE VIRTUAL TABLE IF NOT EXISTS doc_vocab USING fts5vocab(doc_fts, col);
+-- The values of the range fields (RANGE_FIELDS), ordered per field: dates as text, numbers as numbers.
+CREATE TABLE IF NOT EXISTS doc_range (field TEXT NOT NULL, value NOT NULL, doc_rowid INTEGER NOT NULL);
+CREATE INDEX IF NOT EXISTS doc_range_value ON doc_range(field, value);
+CREATE INDEX IF NOT EXISTS doc_range_doc ON doc_range(doc_rowid);
 CREATE VIRTUAL TABLE IF NOT EXISTS doc_box USING rtree(id, min_x, max_x, min_y, max_y, +doc_rowid INTEGER);
 `;
 
@@ -105,6 +124,9 @@ function intersect(sets: Set<number>[]): Set<number> {
   return out;
 }
 
+/** Vocabulary rows the fuzzy terms of one query may read, all words together. */
+const VOCABULARY_ROWS_PER_QUERY = 20_000;
+
 export interface SqliteSearchIndex extends SearchIndex {
   size(): number;
   close(): void;
@@ -118,19 +140,28 @@ export function createSqliteSearchIndex(filename: string): SqliteSearchIndex {
   // catch-up from the database restores; waiting for the disk on every write buys nothing.
   db.pragma('synchronous = NORMAL');
   db.pragma('busy_timeout = 5000');
+  const layout = db.pragma('user_version', { simple: true }) as number;
+  const hasTables = db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'doc'").get() !== undefined;
+  if (layout !== LAYOUT && (layout !== 0 || hasTables)) {
+    db.close();
+    throw new Error(`search index ${filename} has layout ${layout}, not ${LAYOUT}`);
+  }
   db.exec(SCHEMA);
+  db.pragma(`user_version = ${LAYOUT}`);
   const rowOf = db.prepare<[string], { rowid: number }>('SELECT rowid FROM doc WHERE key = ?');
   const deleteDoc = db.prepare('DELETE FROM doc WHERE rowid = ?');
   const deleteFts = db.prepare('DELETE FROM doc_fts WHERE rowid = ?');
   const deleteBoxes = db.prepare('DELETE FROM doc_box WHERE doc_rowid = ?');
   const deleteBody = db.prepare('DELETE FROM doc_body WHERE rowid = ?');
+  const deleteRanges = db.prepare('DELETE FROM doc_range WHERE doc_rowid = ?');
   // A document keeps its rowid across updates, so the header cache stays dense.
   const insertDoc = db.prepare(`INSERT INTO doc (rowid, key, id, kind, state, parent_id, owner_id, version_index, is_latest, in_user_listing,
     is_user_latest, is_public, readers, created, updated, resource_type, resource_type_label, access_status)
     VALUES (@rowid, @key, @id, @kind, @state, @parentId, @ownerId, @versionIndex, @isLatest, @inUserListing, @isUserLatest, @isPublic,
     @readers, @created, @updated, @resourceType, @resourceTypeLabel, @accessStatus)`);
   const insertBody = db.prepare('INSERT INTO doc_body (rowid, doc) VALUES (?, ?)');
-  const insertFts = db.prepare('INSERT INTO doc_fts (rowid, title, text) VALUES (?, ?, ?)');
+  const insertFts = db.prepare('INSERT INTO doc_fts (rowid, title, text, paths) VALUES (?, ?, ?, ?)');
+  const insertRange = db.prepare('INSERT INTO doc_range (field, value, doc_rowid) VALUES (?, ?, ?)');
   const insertBox = db.prepare('INSERT INTO doc_box (min_x, max_x, min_y, max_y, doc_rowid) VALUES (?, ?, ?, ?, ?)');
   const allRows = db.prepare(`SELECT ${HEADER_COLUMNS} FROM doc`).raw();
   const dataVersion = () => db.pragma('data_version', { simple: true }) as number;
@@ -156,6 +187,7 @@ export function createSqliteSearchIndex(filename: string): SqliteSearchIndex {
     deleteFts.run(row.rowid);
     deleteBoxes.run(row.rowid);
     deleteBody.run(row.rowid);
+    deleteRanges.run(row.rowid);
     deleteDoc.run(row.rowid);
     return row.rowid;
   };
@@ -187,7 +219,11 @@ export function createSqliteSearchIndex(filename: string): SqliteSearchIndex {
       });
       const rowid = Number(info.lastInsertRowid);
       insertBody.run(rowid, JSON.stringify(doc));
-      insertFts.run(rowid, (flat.get('metadata.title') ?? []).join(' '), [...flat.values()].flat().join(' '));
+      insertFts.run(rowid, (flat.get('metadata.title') ?? []).join(' '), [...flat.values()].flat().join(' '), fieldPaths(flat).map(pathToken).join(' '));
+      for (const [field, value] of rangeValues(flat)) {
+        if (!NUMERIC_RANGE_FIELDS.includes(field)) insertRange.run(field, value, rowid);
+        else if (/^-?\d+(\.\d+)?$/.test(value)) insertRange.run(field, Number(value), rowid);
+      }
       for (const [w, s, e, n] of doc.bounds) insertBox.run(w, e, s, n, rowid);
       written.push([rowid, doc]);
     }
@@ -225,7 +261,25 @@ export function createSqliteSearchIndex(filename: string): SqliteSearchIndex {
   }
 
   const matchRows = db.prepare('SELECT rowid FROM doc_fts WHERE doc_fts MATCH ?').pluck();
-  const bestRows = db.prepare('SELECT rowid, bm25(doc_fts, 2.0, 1.0) FROM doc_fts WHERE doc_fts MATCH ? ORDER BY 2 LIMIT ?').raw();
+  const bestRows = db.prepare('SELECT rowid, bm25(doc_fts, 2.0, 1.0, 0.0) FROM doc_fts WHERE doc_fts MATCH ? ORDER BY 2 LIMIT ?').raw();
+  const vocabularySlice = db.prepare("SELECT term FROM doc_vocab WHERE term >= ? AND term < ? AND col IN ('title', 'text') LIMIT ?").pluck();
+
+  /**
+   * Each fuzzy word's expansion, from the slice of the vocabulary that starts with its letter.
+   * The vocabulary rows read are bounded per query; past the bound a word expands to itself.
+   */
+  function contextFor(node: QueryNode): QueryContext {
+    const fuzzy = new Map<string, string[]>();
+    let budget = VOCABULARY_ROWS_PER_QUERY;
+    for (const word of fuzzyWords(node)) {
+      if (fuzzy.has(word)) continue;
+      const first = String.fromCodePoint(word.codePointAt(0) ?? 0);
+      const rows = budget > 0 ? (vocabularySlice.all(first, String.fromCodePoint((word.codePointAt(0) ?? 0) + 1), budget) as string[]) : [];
+      budget -= rows.length;
+      fuzzy.set(word, rows.length > 0 ? fuzzyExpansions(word, rows) : [word]);
+    }
+    return { fuzzy };
+  }
 
   /**
    * bm25 ranking of the hits, asking SQLite only for the best rows: scoring every match and
@@ -268,19 +322,20 @@ export function createSqliteSearchIndex(filename: string): SqliteSearchIndex {
 
   function plan(node: QueryNode): QueryPlan {
     if (node.type === 'all') return { rows: null, rank: null, evaluate: null };
-    const expression = ftsExpression(node);
+    const ctx = contextFor(node);
+    const expression = ftsExpression(node, ctx);
     if (expression !== null) {
       const rows = new Set(matchRows.all(expression) as number[]);
       return { rows, rank: bm25Ranker(expression, rows.size), evaluate: null };
     }
-    const sql = querySql(node);
+    const sql = querySql(node, ctx);
     if (sql !== null) {
       const rows = rowids(`SELECT doc.rowid FROM doc WHERE ${sql.where}`, sql.params);
-      const rank = rankText(node);
-      const rankable = rank.length > 0 && textPrefilter(node) !== null;
+      const rank = rankText(node, ctx);
+      const rankable = rank.length > 0 && textPrefilter(node, ctx) !== null;
       return { rows, rank: rankable ? bm25Ranker(rank.map((r) => `(${r})`).join(' OR '), rows.size) : null, evaluate: null };
     }
-    const pre: Sql | null = textPrefilter(node);
+    const pre: Sql | null = textPrefilter(node, ctx);
     return {
       rows: pre === null ? null : rowids(`SELECT doc.rowid FROM doc WHERE ${pre.where}`, pre.params),
       rank: null,
@@ -288,7 +343,9 @@ export function createSqliteSearchIndex(filename: string): SqliteSearchIndex {
     };
   }
 
-  function search(request: SearchRequest): SearchResult {
+  const loadBody = db.prepare('SELECT doc FROM doc_body WHERE rowid = ?').pluck();
+
+  async function search(request: SearchRequest): Promise<SearchResult> {
     const table = freshHeaders();
     const query = plan(parseQuery(request.q ?? ''));
     const sets = filterRows(request);
@@ -297,16 +354,22 @@ export function createSqliteSearchIndex(filename: string): SqliteSearchIndex {
     const rows = sets.length === 0 ? null : intersect(sets);
     // The box was decided by the R*Tree above, so neither path below looks at bounds.
     if (query.evaluate === null) return table.search(rows, request, query.rank);
-    const loadBody = db.prepare('SELECT doc FROM doc_body WHERE rowid = ?').pluck();
-    const candidates: SearchDocument[] = [];
+    const { matches, score } = query.evaluate;
+    // Headers only, and only of documents the caller may list at all: their bodies are read,
+    // decided and dropped a slice at a time, so other requests are served in between.
+    const candidates: [number, SearchDocument][] = [];
     for (const rowid of rows ?? table.rowids()) {
       const header = table.document(rowid);
-      // Bodies are parsed only for documents the caller may list at all.
-      if (header === null || !passesFilter(header, request.filter)) continue;
-      const text = loadBody.get(rowid) as string | undefined;
-      if (text !== undefined) candidates.push({ ...header, body: (JSON.parse(text) as SearchDocument).body });
+      if (header !== null && passesFilter(header, request.filter)) candidates.push([rowid, header]);
     }
-    return runSearch(candidates, { ...request, bbox: null }, query.evaluate.matches, query.evaluate.score);
+    const decided = await evaluateInSlices(candidates, ([rowid, header]) => {
+      const text = loadBody.get(rowid) as string | undefined;
+      if (text === undefined) return null;
+      const full = { ...header, body: (JSON.parse(text) as SearchDocument).body };
+      return matches(full) ? (score === null ? 0 : score(full)) : null;
+    });
+    const found = new Map([...decided].map(([[, header], s]) => [header, s]));
+    return runSearch(found.keys(), { ...request, bbox: null }, () => true, score === null ? null : (doc) => found.get(doc) ?? 0);
   }
 
   return {
@@ -323,11 +386,9 @@ export function createSqliteSearchIndex(filename: string): SqliteSearchIndex {
     async keysOfParent(parentId) {
       return keysOf.all(parentId) as string[];
     },
-    async search(request) {
-      return search(request);
-    },
+    search,
     async clear() {
-      db.exec('DELETE FROM doc; DELETE FROM doc_body; DELETE FROM doc_fts; DELETE FROM doc_box;');
+      db.exec('DELETE FROM doc; DELETE FROM doc_body; DELETE FROM doc_fts; DELETE FROM doc_box; DELETE FROM doc_range;');
       headers.clear();
     },
     size: () => freshHeaders().size,

@@ -1,6 +1,23 @@
 export type { QueryNode } from './query-ast.ts';
-export { parseQuery } from './parse-query.ts';
-export { flatten, fuzzyDistance, matchesQuery, positiveTerms, scoreQuery, tokenize, type FlatDoc } from './match-query.ts';
+export { parseQuery, parseQueryCounting, QUERY_LIMITS } from './parse-query.ts';
+export {
+  fieldPaths,
+  flatten,
+  editDistance,
+  fuzzyDistance,
+  fuzzyExpansions,
+  MAX_FUZZY_EXPANSIONS,
+  inRange,
+  isFuzzyMatch,
+  matchesQuery,
+  NUMERIC_RANGE_FIELDS,
+  positiveTerms,
+  RANGE_FIELDS,
+  rangeValues,
+  scoreQuery,
+  tokenize,
+  type FlatDoc,
+} from './match-query.ts';
 export { parseBBox, bboxIntersects } from './bbox.ts';
 export { geometryBounds } from './geometry-bounds.ts';
 export {
