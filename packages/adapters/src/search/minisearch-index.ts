@@ -244,9 +244,10 @@ export function createMiniSearchIndex(): MiniSearchIndex {
       if (found?.exact) return runSearch(docs, request, () => true, score);
       // The evaluator reads each candidate's body: a slice at a time, and only for documents
       // the caller may list and the box allows.
-      const listable = [...docs].filter((doc) => passesFilter(doc, request.filter) && intersectsAny(doc.bounds, request.bbox));
-      const decided = await evaluateInSlices(listable, (doc) => (matchesQuery(query, doc) ? 0 : null));
-      return runSearch(decided.keys(), request, () => true, score);
+      const decided = await evaluateInSlices(docs, (doc) =>
+        passesFilter(doc, request.filter) && intersectsAny(doc.bounds, request.bbox) && matchesQuery(query, doc) ? doc : null,
+      );
+      return runSearch(decided, request, () => true, score);
     },
     async clear() {
       mini.removeAll();

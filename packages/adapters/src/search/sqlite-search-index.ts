@@ -24,7 +24,6 @@ import {
   NUMERIC_RANGE_FIELDS,
   positiveTerms,
   rangeValues,
-  runSearch,
   scoreQuery,
   type HeaderFields,
   type QueryNode,
@@ -355,21 +354,21 @@ export function createSqliteSearchIndex(filename: string): SqliteSearchIndex {
     // The box was decided by the R*Tree above, so neither path below looks at bounds.
     if (query.evaluate === null) return table.search(rows, request, query.rank);
     const { matches, score } = query.evaluate;
-    // Headers only, and only of documents the caller may list at all: their bodies are read,
-    // decided and dropped a slice at a time, so other requests are served in between.
-    const candidates: [number, SearchDocument][] = [];
-    for (const rowid of rows ?? table.rowids()) {
+    // Bodies are read only for documents the caller may list at all, decided and dropped a
+    // slice at a time, so other requests are served in between.
+    const decided = await evaluateInSlices(rows ?? table.rowids(), (rowid): [number, number] | null => {
       const header = table.document(rowid);
-      if (header !== null && passesFilter(header, request.filter)) candidates.push([rowid, header]);
-    }
-    const decided = await evaluateInSlices(candidates, ([rowid, header]) => {
+      if (header === null || !passesFilter(header, request.filter)) return null;
       const text = loadBody.get(rowid) as string | undefined;
       if (text === undefined) return null;
       const full = { ...header, body: (JSON.parse(text) as SearchDocument).body };
-      return matches(full) ? (score === null ? 0 : score(full)) : null;
+      return matches(full) ? [rowid, score === null ? 0 : score(full)] : null;
     });
-    const found = new Map([...decided].map(([[, header], s]) => [header, s]));
-    return runSearch(found.keys(), { ...request, bbox: null }, () => true, score === null ? null : (doc) => found.get(doc) ?? 0);
+    // The rest runs over the header columns, as for queries SQLite decides alone.
+    const scores = new Map(decided);
+    const rank: Ranker | null =
+      score === null ? null : (hits, k, newest) => firstInOrder(Array.from(hits), k, (a, b) => (scores.get(b) ?? 0) - (scores.get(a) ?? 0) || newest(a, b));
+    return table.search(scores.keys(), request, rank);
   }
 
   return {
