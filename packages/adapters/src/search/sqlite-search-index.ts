@@ -58,7 +58,8 @@ CREATE INDEX IF NOT EXISTS doc_owner ON doc(owner_id, in_user_listing);
 DROP INDEX IF EXISTS doc_listing;
 DROP INDEX IF EXISTS doc_facets;
 -- paths: one token per field path holding a value (pathToken), for _exists_.
-CREATE VIRTUAL TABLE IF NOT EXISTS doc_fts USING fts5(title, text, paths, tokenize = 'unicode61 remove_diacritics 2');
+-- The prefix indexes answer one- and two-letter prefixes from one list each, not by merging every word's.
+CREATE VIRTUAL TABLE IF NOT EXISTS doc_fts USING fts5(title, text, paths, prefix = '1 2', tokenize = 'unicode61 remove_diacritics 2');
 -- The indexed words, in order: fuzzy terms read one letter's slice of it.
 CREATE VIRTUAL TABLE IF NOT EXISTS doc_vocab USING fts5vocab(doc_fts, col);
 -- The values of the range fields (RANGE_FIELDS), ordered per field: dates as text, numbers as numbers.
@@ -306,7 +307,8 @@ export function createSqliteSearchIndex(filename: string): SqliteSearchIndex {
           const rest = Array.from(hits).filter((rowid) => !seen.has(rowid));
           return [...ordered, ...firstInOrder(rest, k - ordered.length, newest)];
         }
-        limit *= 4;
+        // Ties past the first read: the second reads every row, so no query pays more than twice.
+        limit = limit <= matches ? matches + 1 : limit * 4;
       }
     };
 
@@ -325,7 +327,8 @@ export function createSqliteSearchIndex(filename: string): SqliteSearchIndex {
     const expression = ftsExpression(node, ctx);
     if (expression !== null) {
       const rows = new Set(matchRows.all(expression) as number[]);
-      return { rows, rank: bm25Ranker(expression, rows.size), evaluate: null };
+      // Without words to score (only `_exists_`), every score ties: sorted as newest instead.
+      return { rows, rank: rankText(node, ctx).length > 0 ? bm25Ranker(expression, rows.size) : null, evaluate: null };
     }
     const sql = querySql(node, ctx);
     if (sql !== null) {
