@@ -32,6 +32,7 @@ import {
 import type { BBox, SearchDocument, SearchIndex, SearchRequest, SearchResult } from '@krs/domain';
 import { ftsExpression, fuzzyWords, querySql, rankText, textPrefilter, type Param, type QueryContext, type Sql } from './fts-query.ts';
 import { evaluateInSlices } from './evaluate-in-slices.ts';
+import { createInlineReader, createThreadReader } from './sqlite-reader.ts';
 import { pathToken } from './path-token.ts';
 
 /**
@@ -231,12 +232,11 @@ export function createSqliteSearchIndex(filename: string): SqliteSearchIndex {
   });
   const removeMany = db.transaction((keys: readonly string[]) => keys.map(removeKey).filter((r): r is number => r !== null));
 
-  /** For SQL built from the query, whose text varies with its shape. */
-  const rowids = (sql: string, params: Param[]) => new Set(db.prepare(sql).pluck().all(...params) as number[]);
+  // Queries whose cost grows with the corpus run off the main thread (see sqlite-reader.ts).
+  const reader = filename === ':memory:' ? createInlineReader(db) : createThreadReader(filename);
+  const rowids = async (sql: string, params: Param[]) => new Set(await reader.rowids(sql, params));
 
   const boxSql = 'SELECT doc_rowid FROM doc_box WHERE min_x <= ? AND max_x >= ? AND min_y <= ? AND max_y >= ?';
-  const inOneBox = db.prepare(boxSql).pluck();
-  const inTwoBoxes = db.prepare(`${boxSql} UNION ${boxSql}`).pluck();
   const keysOf = db.prepare('SELECT key FROM doc WHERE parent_id = ?').pluck();
   const ofParent = db.prepare('SELECT rowid FROM doc WHERE parent_id = ?').pluck();
   const ofOwner = db.prepare('SELECT rowid FROM doc WHERE owner_id = ? AND in_user_listing = 1').pluck();
@@ -244,10 +244,10 @@ export function createSqliteSearchIndex(filename: string): SqliteSearchIndex {
   const rowSet = (rows: unknown[]) => new Set(rows as number[]);
 
   /** Rows the R*Tree says meet the box; a box across the antimeridian is two boxes. */
-  function inBox(box: BBox): Set<number> {
+  function inBox(box: BBox): Promise<Set<number>> {
     const [w, s, e, n] = box;
-    if (w <= e) return rowSet(inOneBox.all(e, w, n, s));
-    return rowSet(inTwoBoxes.all(180, w, n, s, e, -180, n, s));
+    if (w <= e) return rowids(boxSql, [e, w, n, s]);
+    return rowids(`${boxSql} UNION ${boxSql}`, [180, w, n, s, e, -180, n, s]);
   }
 
   /** Indexed narrowing by the filter's parent, owner or ids: one set each that it names. */
@@ -260,21 +260,21 @@ export function createSqliteSearchIndex(filename: string): SqliteSearchIndex {
     return sets;
   }
 
-  const matchRows = db.prepare('SELECT rowid FROM doc_fts WHERE doc_fts MATCH ?').pluck();
-  const bestRows = db.prepare('SELECT rowid, bm25(doc_fts, 2.0, 1.0, 0.0) FROM doc_fts WHERE doc_fts MATCH ? ORDER BY 2 LIMIT ?').raw();
-  const vocabularySlice = db.prepare("SELECT term FROM doc_vocab WHERE term >= ? AND term < ? AND col IN ('title', 'text') LIMIT ?").pluck();
+  const matchSql = 'SELECT rowid FROM doc_fts WHERE doc_fts MATCH ?';
+  const bestSql = 'SELECT rowid, bm25(doc_fts, 2.0, 1.0, 0.0) FROM doc_fts WHERE doc_fts MATCH ? ORDER BY 2 LIMIT ?';
+  const vocabularySql = "SELECT term FROM doc_vocab WHERE term >= ? AND term < ? AND col IN ('title', 'text') LIMIT ?";
 
   /**
    * Each fuzzy word's expansion, from the slice of the vocabulary that starts with its letter.
    * The vocabulary rows read are bounded per query; past the bound a word expands to itself.
    */
-  function contextFor(node: QueryNode): QueryContext {
+  async function contextFor(node: QueryNode): Promise<QueryContext> {
     const fuzzy = new Map<string, string[]>();
     let budget = VOCABULARY_ROWS_PER_QUERY;
     for (const word of fuzzyWords(node)) {
       if (fuzzy.has(word)) continue;
       const first = String.fromCodePoint(word.codePointAt(0) ?? 0);
-      const rows = budget > 0 ? (vocabularySlice.all(first, String.fromCodePoint((word.codePointAt(0) ?? 0) + 1), budget) as string[]) : [];
+      const rows = budget > 0 ? (await reader.rows(vocabularySql, [first, String.fromCodePoint((word.codePointAt(0) ?? 0) + 1), budget])).map((r) => String(r[0])) : [];
       budget -= rows.length;
       fuzzy.set(word, rows.length > 0 ? fuzzyExpansions(word, rows) : [word]);
     }
@@ -288,19 +288,22 @@ export function createSqliteSearchIndex(filename: string): SqliteSearchIndex {
    * so every row that ties with a hit on the page has been seen. Hits that do not hold any of the
    * ranked terms (an OR with a non-text branch) come after the scored ones, newest first.
    */
+  type AsyncRanker = (...args: Parameters<Ranker>) => Promise<ReturnType<Ranker>>;
   const bm25Ranker =
-    (expression: string, matches: number): Ranker =>
-    (hits, k, newest) => {
+    (expression: string, matches: number): AsyncRanker =>
+    async (hits, k, newest) => {
       if (k === 0 || hits.length === 0) return [];
       const isHit = new Set(hits);
       let limit = Math.max(64, Math.ceil((k * 1.25 * Math.max(matches, hits.length)) / hits.length) + 16);
       for (;;) {
-        const rows = bestRows.all(expression, limit) as [number, number][];
-        const scored = rows.filter(([rowid]) => isHit.has(rowid));
-        const last = rows[rows.length - 1];
+        const pairs = await reader.pairs(bestSql, [expression, limit]);
+        const read = pairs.length / 2;
+        const scored: [number, number][] = [];
+        for (let i = 0; i < read; i++) if (isHit.has(pairs[2 * i] ?? -1)) scored.push([pairs[2 * i] ?? -1, pairs[2 * i + 1] ?? 0]);
+        const lastScore = read > 0 ? (pairs[2 * read - 1] ?? 0) : undefined;
         const kth = scored[k - 1];
-        const exhausted = rows.length < limit;
-        if (exhausted || (kth !== undefined && last !== undefined && last[1] > kth[1])) {
+        const exhausted = read < limit;
+        if (exhausted || (kth !== undefined && lastScore !== undefined && lastScore > kth[1])) {
           const ordered = scored.sort((a, b) => a[1] - b[1] || newest(a[0], b[0])).map(([rowid]) => rowid);
           if (ordered.length >= k || !exhausted) return ordered.slice(0, k);
           const seen = new Set(ordered);
@@ -316,30 +319,30 @@ export function createSqliteSearchIndex(filename: string): SqliteSearchIndex {
     /** Rows the query allows, or null for every row. */
     rows: Set<number> | null;
     /** Orders bestmatch when SQLite can rank. */
-    rank: Ranker | null;
+    rank: AsyncRanker | null;
     /** Set when only the domain's evaluator can decide the query: it then reads each candidate's body. */
     evaluate: { matches: (doc: SearchDocument) => boolean; score: ((doc: SearchDocument) => number) | null } | null;
   }
 
-  function plan(node: QueryNode): QueryPlan {
+  async function plan(node: QueryNode): Promise<QueryPlan> {
     if (node.type === 'all') return { rows: null, rank: null, evaluate: null };
-    const ctx = contextFor(node);
+    const ctx = await contextFor(node);
     const expression = ftsExpression(node, ctx);
     if (expression !== null) {
-      const rows = new Set(matchRows.all(expression) as number[]);
+      const rows = await rowids(matchSql, [expression]);
       // Without words to score (only `_exists_`), every score ties: sorted as newest instead.
       return { rows, rank: rankText(node, ctx).length > 0 ? bm25Ranker(expression, rows.size) : null, evaluate: null };
     }
     const sql = querySql(node, ctx);
     if (sql !== null) {
-      const rows = rowids(`SELECT doc.rowid FROM doc WHERE ${sql.where}`, sql.params);
+      const rows = await rowids(`SELECT doc.rowid FROM doc WHERE ${sql.where}`, sql.params);
       const rank = rankText(node, ctx);
       const rankable = rank.length > 0 && textPrefilter(node, ctx) !== null;
       return { rows, rank: rankable ? bm25Ranker(rank.map((r) => `(${r})`).join(' OR '), rows.size) : null, evaluate: null };
     }
     const pre: Sql | null = textPrefilter(node, ctx);
     return {
-      rows: pre === null ? null : rowids(`SELECT doc.rowid FROM doc WHERE ${pre.where}`, pre.params),
+      rows: pre === null ? null : await rowids(`SELECT doc.rowid FROM doc WHERE ${pre.where}`, pre.params),
       rank: null,
       evaluate: { matches: (doc) => matchesQuery(node, doc), score: positiveTerms(node).length > 0 ? (doc) => scoreQuery(node, doc) : null },
     };
@@ -348,14 +351,20 @@ export function createSqliteSearchIndex(filename: string): SqliteSearchIndex {
   const loadBody = db.prepare('SELECT doc FROM doc_body WHERE rowid = ?').pluck();
 
   async function search(request: SearchRequest): Promise<SearchResult> {
-    const table = freshHeaders();
-    const query = plan(parseQuery(request.q ?? ''));
+    const query = await plan(parseQuery(request.q ?? ''));
     const sets = filterRows(request);
     if (query.rows !== null) sets.push(query.rows);
-    if (request.bbox !== null) sets.push(inBox(request.bbox));
+    if (request.bbox !== null) sets.push(await inBox(request.bbox));
     const rows = sets.length === 0 ? null : intersect(sets);
+    // Read after the waits above: what was committed meanwhile is in the headers too.
+    const table = freshHeaders();
     // The box was decided by the R*Tree above, so neither path below looks at bounds.
-    if (query.evaluate === null) return table.search(rows, request, query.rank);
+    if (query.evaluate === null) {
+      const selection = table.select(rows, request);
+      const k = request.page * request.size;
+      const ranked = request.sort === 'bestmatch' && query.rank !== null ? await query.rank(selection.hits, k, table.newest()) : null;
+      return table.page(selection, request, ranked);
+    }
     const { matches, score } = query.evaluate;
     // Bodies are read only for documents the caller may list at all, decided and dropped a
     // slice at a time, so other requests are served in between.
@@ -394,6 +403,9 @@ export function createSqliteSearchIndex(filename: string): SqliteSearchIndex {
       headers.clear();
     },
     size: () => freshHeaders().size,
-    close: () => db.close(),
+    close: () => {
+      reader.close();
+      db.close();
+    },
   };
 }

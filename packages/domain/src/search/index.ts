@@ -33,4 +33,4 @@ export {
   runSearch,
   sortBuckets,
 } from './run-search.ts';
-export { HeaderTable, type HeaderFields, type Ranker } from './header-table.ts';
+export { HeaderTable, type HeaderFields, type Ranker, type Selection } from './header-table.ts';
