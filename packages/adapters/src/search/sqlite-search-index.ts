@@ -116,13 +116,29 @@ function fieldsOf(r: HeaderRow): HeaderFields {
   };
 }
 
-/** The smallest set first, then keep what the others hold too. */
-function intersect(sets: Set<number>[]): Set<number> {
-  const [first, ...rest] = [...sets].sort((a, b) => a.size - b.size);
-  if (first === undefined) return new Set();
-  const out = new Set<number>();
-  for (const x of first) if (rest.every((s) => s.has(x))) out.add(x);
-  return out;
+/**
+ * Rows in every list (each list without repeats), counted in a byte per rowid: typed arrays
+ * all the way, since a list may hold every document.
+ */
+function intersect(lists: Int32Array[]): Int32Array {
+  const [first, ...rest] = [...lists].sort((a, b) => a.length - b.length);
+  if (first === undefined) return new Int32Array(0);
+  if (rest.length === 0) return first;
+  let highest = 0;
+  for (const x of first) highest = Math.max(highest, x);
+  const seen = new Uint8Array(highest + 1);
+  for (const x of first) seen[x] = 1;
+  for (const list of rest) for (const x of list) if (x <= highest && seen[x] !== 0) seen[x] = (seen[x] ?? 0) + 1;
+  return first.filter((x) => seen[x] === lists.length);
+}
+
+/** A membership test for a list of rowids, a byte per rowid. */
+function memberOf(list: Int32Array): (rowid: number) => boolean {
+  let highest = 0;
+  for (const x of list) highest = Math.max(highest, x);
+  const bits = new Uint8Array(highest + 1);
+  for (const x of list) bits[x] = 1;
+  return (rowid) => bits[rowid] === 1;
 }
 
 /** Vocabulary rows the fuzzy terms of one query may read, all words together. */
@@ -234,26 +250,27 @@ export function createSqliteSearchIndex(filename: string): SqliteSearchIndex {
 
   // Queries whose cost grows with the corpus run off the main thread (see sqlite-reader.ts).
   const reader = filename === ':memory:' ? createInlineReader(db) : createThreadReader(filename);
-  const rowids = async (sql: string, params: Param[]) => new Set(await reader.rowids(sql, params));
+  const rowids = (sql: string, params: Param[]) => reader.rowids(sql, params);
 
   const boxSql = 'SELECT doc_rowid FROM doc_box WHERE min_x <= ? AND max_x >= ? AND min_y <= ? AND max_y >= ?';
   const keysOf = db.prepare('SELECT key FROM doc WHERE parent_id = ?').pluck();
   const ofParent = db.prepare('SELECT rowid FROM doc WHERE parent_id = ?').pluck();
   const ofOwner = db.prepare('SELECT rowid FROM doc WHERE owner_id = ? AND in_user_listing = 1').pluck();
   const withIds = db.prepare('SELECT rowid FROM doc WHERE id IN (SELECT value FROM json_each(?))').pluck();
-  const rowSet = (rows: unknown[]) => new Set(rows as number[]);
+  const rowSet = (rows: unknown[]) => Int32Array.from(rows as number[]);
 
   /** Rows the R*Tree says meet the box; a box across the antimeridian is two boxes. */
-  function inBox(box: BBox): Promise<Set<number>> {
+  async function inBox(box: BBox): Promise<Int32Array> {
     const [w, s, e, n] = box;
-    if (w <= e) return rowids(boxSql, [e, w, n, s]);
+    // A document with several boxes is listed once per box that meets the query box.
+    if (w <= e) return Int32Array.from(new Set(await rowids(boxSql, [e, w, n, s])));
     return rowids(`${boxSql} UNION ${boxSql}`, [180, w, n, s, e, -180, n, s]);
   }
 
   /** Indexed narrowing by the filter's parent, owner or ids: one set each that it names. */
-  function filterRows(request: SearchRequest): Set<number>[] {
+  function filterRows(request: SearchRequest): Int32Array[] {
     const f = request.filter;
-    const sets: Set<number>[] = [];
+    const sets: Int32Array[] = [];
     if (f.parentId !== undefined) sets.push(rowSet(ofParent.all(f.parentId)));
     if (f.userListing) sets.push(rowSet(ofOwner.all(f.userListing.ownerId)));
     if (f.ids !== undefined) sets.push(rowSet(withIds.all(JSON.stringify(f.ids))));
@@ -293,13 +310,13 @@ export function createSqliteSearchIndex(filename: string): SqliteSearchIndex {
     (expression: string, matches: number): AsyncRanker =>
     async (hits, k, newest) => {
       if (k === 0 || hits.length === 0) return [];
-      const isHit = new Set(hits);
+      const isHit = memberOf(hits);
       let limit = Math.max(64, Math.ceil((k * 1.25 * Math.max(matches, hits.length)) / hits.length) + 16);
       for (;;) {
         const pairs = await reader.pairs(bestSql, [expression, limit]);
         const read = pairs.length / 2;
         const scored: [number, number][] = [];
-        for (let i = 0; i < read; i++) if (isHit.has(pairs[2 * i] ?? -1)) scored.push([pairs[2 * i] ?? -1, pairs[2 * i + 1] ?? 0]);
+        for (let i = 0; i < read; i++) if (isHit(pairs[2 * i] ?? -1)) scored.push([pairs[2 * i] ?? -1, pairs[2 * i + 1] ?? 0]);
         const lastScore = read > 0 ? (pairs[2 * read - 1] ?? 0) : undefined;
         const kth = scored[k - 1];
         const exhausted = read < limit;
@@ -317,7 +334,7 @@ export function createSqliteSearchIndex(filename: string): SqliteSearchIndex {
 
   interface QueryPlan {
     /** Rows the query allows, or null for every row. */
-    rows: Set<number> | null;
+    rows: Int32Array | null;
     /** Orders bestmatch when SQLite can rank. */
     rank: AsyncRanker | null;
     /** Set when only the domain's evaluator can decide the query: it then reads each candidate's body. */
@@ -331,14 +348,14 @@ export function createSqliteSearchIndex(filename: string): SqliteSearchIndex {
     if (expression !== null) {
       const rows = await rowids(matchSql, [expression]);
       // Without words to score (only `_exists_`), every score ties: sorted as newest instead.
-      return { rows, rank: rankText(node, ctx).length > 0 ? bm25Ranker(expression, rows.size) : null, evaluate: null };
+      return { rows, rank: rankText(node, ctx).length > 0 ? bm25Ranker(expression, rows.length) : null, evaluate: null };
     }
     const sql = querySql(node, ctx);
     if (sql !== null) {
       const rows = await rowids(`SELECT doc.rowid FROM doc WHERE ${sql.where}`, sql.params);
       const rank = rankText(node, ctx);
       const rankable = rank.length > 0 && textPrefilter(node, ctx) !== null;
-      return { rows, rank: rankable ? bm25Ranker(rank.map((r) => `(${r})`).join(' OR '), rows.size) : null, evaluate: null };
+      return { rows, rank: rankable ? bm25Ranker(rank.map((r) => `(${r})`).join(' OR '), rows.length) : null, evaluate: null };
     }
     const pre: Sql | null = textPrefilter(node, ctx);
     return {
