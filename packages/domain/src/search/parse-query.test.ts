@@ -120,6 +120,13 @@ describe('parseQuery', () => {
     for (const q of ['[', 'a:', ':', '"', 'OR', 'AND AND', '~', '^', '{a TO', '\\']) expect(() => parseQuery(q)).not.toThrow();
   });
 
+  it('reads a term or phrase without a word as matching everything', () => {
+    expect(parseQuery('**')).toEqual({ type: 'all' });
+    expect(parseQuery('flood ** "!?"')).toEqual(t('flood'));
+    expect(parseQuery('flood OR "!?"')).toEqual({ type: 'all' });
+    expect(parseQuery('flood -**')).toEqual(and(t('flood'), not({ type: 'all' })));
+  });
+
   it('reads a boost and drops it', () => {
     expect(parseQuery('flood^2 risk')).toEqual(and(t('flood'), t('risk')));
   });

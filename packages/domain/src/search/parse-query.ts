@@ -9,6 +9,7 @@
  * leaves and the nesting are bounded besides (`QUERY_LIMITS`). Text the grammar rejects, or that
  * is over a bound, becomes an AND of its words, so a search box never answers with an error.
  */
+import { tokenize } from './match-query.ts';
 import type { QueryNode } from './query-ast.ts';
 
 /** Past any of these the text is matched as plain words. Documented in docs/search.md. */
@@ -137,10 +138,19 @@ function lex(q: string, stats: ParseStats): Token[] {
 
 const negate = (node: QueryNode): QueryNode => (node.type === 'not' ? node.child : { type: 'not', child: node });
 
+/** Flattens nested groups of the same operator; `all` drops out of an AND and absorbs an OR. */
 function combine(op: 'and' | 'or', parts: QueryNode[]): QueryNode {
-  const children = parts.flatMap((n) => (n.type === op ? n.children : [n]));
+  if (op === 'or' && parts.some((n) => n.type === 'all')) return { type: 'all' };
+  const children = parts.flatMap((n) => (n.type === op ? n.children : n.type === 'all' ? [] : [n]));
+  if (children.length === 0) return { type: 'all' };
   return children.length === 1 && children[0] ? children[0] : { type: op, children };
 }
+
+/**
+ * A term or phrase without a single word (`**`, `"!?"`) holds in every document, as the
+ * evaluator decides it: said so here, no engine has to look at documents to find that out.
+ */
+const wordless = (value: string) => tokenize(value).length === 0;
 
 const words = (field: string | null, text: string): QueryNode =>
   combine(
@@ -187,8 +197,10 @@ function parseTokens(tokens: Token[], stats: ParseStats): QueryNode {
     if (fuzzy) next();
     if (field === '_exists_') return leaf({ type: 'exists', field: t.text });
     if (t.raw === '*') return field === null ? { type: 'all' } : leaf({ type: 'exists', field });
-    if (t.raw.endsWith('*') && !t.raw.endsWith('\\*') && t.text.length > 1) return leaf({ type: 'term', field, value: t.text.slice(0, -1), match: 'prefix' });
-    return leaf({ type: 'term', field, value: t.text, match: fuzzy ? 'fuzzy' : 'exact' });
+    const prefix = t.raw.endsWith('*') && !t.raw.endsWith('\\*') && t.text.length > 1;
+    const value = prefix ? t.text.slice(0, -1) : t.text;
+    if (wordless(value)) return leaf({ type: 'all' });
+    return leaf({ type: 'term', field, value, match: prefix ? 'prefix' : fuzzy ? 'fuzzy' : 'exact' });
   }
 
   /** A term, phrase, range or group, in the field given (inherited from `field:(...)`). */
@@ -211,6 +223,7 @@ function parseTokens(tokens: Token[], stats: ParseStats): QueryNode {
       case 'phrase':
         // A sloppy phrase only promises its words nearby; all of them present is the closest
         // rule that needs no positions.
+        if (wordless(t.text)) return leaf({ type: 'all' });
         return leaf(t.slop ? words(field, t.text) : { type: 'phrase', field, value: t.text });
       case 'range-open':
         return range(field, t);
