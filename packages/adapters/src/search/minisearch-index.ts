@@ -244,7 +244,8 @@ export function createMiniSearchIndex(): MiniSearchIndex {
       if (found?.exact) return runSearch(docs, request, () => true, score);
       // The evaluator reads each candidate's body: a slice at a time, and only for documents
       // the caller may list and the box allows.
-      const decided = await evaluateInSlices(docs, (doc) =>
+      // A copy: a write between slices must not show a document twice or hide one.
+      const decided = await evaluateInSlices([...docs], (doc) =>
         passesFilter(doc, request.filter) && intersectsAny(doc.bounds, request.bbox) && matchesQuery(query, doc) ? doc : null,
       );
       return runSearch(decided, request, () => true, score);
