@@ -5,6 +5,7 @@
  *  2. A 1 GiB upload through PUT .../content, next to a plain fs write of the same bytes with
  *     fsync (target >= 70% of its MiB/s, under 64 MiB of extra server RSS).
  *  3. Search over HTTP on generated published records, per engine (bench/search.ts).
+ *  4. The hostile mix: cheap GETs beside pathological searches and maximal bodies (bench/hostile.ts).
  */
 import { execFileSync } from 'node:child_process';
 import { createWriteStream, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -13,6 +14,7 @@ import http from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { load } from './load.ts';
+import { hostileBench } from './hostile.ts';
 import { searchBench } from './search.ts';
 import { serverDir, start, statusKiB, tsx } from './server-process.ts';
 
@@ -21,6 +23,9 @@ const UPLOAD_MIB = Number(process.env['BENCH_UPLOAD_MIB'] ?? 1024);
 const CONNECTIONS = 64;
 const SEARCH_RECORDS = Number(process.env['BENCH_SEARCH_RECORDS'] ?? 100000);
 const SEARCH_ENGINES = (process.env['BENCH_SEARCH_ENGINES'] ?? 'sqlite,minisearch').split(',');
+const HOSTILE_RECORDS = Number(process.env['BENCH_HOSTILE_RECORDS'] ?? 100000);
+const HOSTILE_ENGINE = process.env['BENCH_HOSTILE_ENGINE'] ?? 'sqlite';
+const HOSTILE_SECONDS = Number(process.env['BENCH_HOSTILE_SECONDS'] ?? 15);
 
 async function json(method: string, url: string, token: string, body?: unknown): Promise<any> {
   const res = await fetch(url, {
@@ -132,3 +137,4 @@ async function main() {
 
 await main();
 if (SEARCH_RECORDS > 0) console.log(`\n${await searchBench(SEARCH_RECORDS, SEARCH_ENGINES)}`);
+if (HOSTILE_RECORDS > 0) console.log(`\n${await hostileBench(HOSTILE_RECORDS, HOSTILE_ENGINE, HOSTILE_SECONDS)}`);

@@ -1,4 +1,4 @@
-import { createCore } from '@krs/domain';
+import { createCore, type SearchIndex } from '@krs/domain';
 import {
   createFixedClock,
   createInMemoryFileStorage,
@@ -10,14 +10,17 @@ import { createApp } from '../src/app.ts';
 
 export const BASE = 'http://krs.test';
 
-export async function makeApp(settings: Partial<{ maxFileSize: number; maxFiles: number; doiPrefix: string }> = {}) {
+export async function makeApp(
+  settings: Partial<{ maxFileSize: number; maxFiles: number; doiPrefix: string }> = {},
+  search: SearchIndex = createInMemorySearchIndex(),
+) {
   const { repos, uow } = createInMemoryRepositories();
   const clock = createFixedClock('2026-03-01T10:00:00.000Z');
   const core = createCore({
     repos,
     uow,
     storage: createInMemoryFileStorage(),
-    search: createInMemorySearchIndex(),
+    search,
     clock,
     ids: createSequentialIds(),
     settings: { maxFileSize: 1024, maxFiles: 5, oaiHost: 'krs.test', linkSecret: 'a test secret of some length', ...settings },

@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import type { SearchRequest } from '@krs/domain';
 import { createSqliteSearchIndex } from '../src/search/index.ts';
@@ -42,5 +43,17 @@ describe('sqlite search index file', () => {
     expect(server.size()).toBe(2);
     server.close();
     cli.close();
+  });
+
+  it('refuses a file of an older layout, so the caller starts it afresh', () => {
+    const file = dbFile();
+    const old = new Database(file);
+    old.exec('CREATE TABLE doc (rowid INTEGER PRIMARY KEY, key TEXT)');
+    old.close();
+    expect(() => createSqliteSearchIndex(file)).toThrow(/layout/);
+    // Its own layout opens again.
+    const current = dbFile();
+    createSqliteSearchIndex(current).close();
+    expect(() => createSqliteSearchIndex(current).close()).not.toThrow();
   });
 });

@@ -1,9 +1,12 @@
 /**
- * The parsed query language as SQLite FTS5: MATCH expressions for the free-text leaves (terms,
- * phrases, prefixes, `metadata.title:`), SQL over `doc` for boolean shapes FTS5 cannot say alone,
- * and a text prefilter for queries only the domain's evaluator can decide.
+ * The parsed query language as SQLite: FTS5 MATCH expressions for the leaves the text index
+ * answers (terms, phrases, prefixes, fuzzy terms expanded beforehand, `metadata.title:`, and
+ * `_exists_` through the `paths` column), SQL over the `doc_range` index for ranges, SQL over
+ * `doc` for boolean shapes FTS5 cannot say alone, and a prefilter for the queries only the
+ * domain's evaluator can decide (`field:value` on fields other than the title).
  */
-import { tokenize, type QueryNode } from '@krs/domain/search';
+import { NUMERIC_RANGE_FIELDS, RANGE_FIELDS, tokenize, type QueryNode } from '@krs/domain/search';
+import { pathToken } from './path-token.ts';
 
 export type Param = string | number;
 export interface Sql {
@@ -11,20 +14,51 @@ export interface Sql {
   params: Param[];
 }
 
+/** What a query needs from the index before it can be written as SQL. */
+export interface QueryContext {
+  /** Each fuzzy query word's expansion into indexed words (empty: none are close). */
+  fuzzy: ReadonlyMap<string, readonly string[]>;
+}
+
 const quote = (token: string) => `"${token.replace(/"/g, '""')}"`;
 const inMatch = (expression: string): Sql => ({ where: 'doc.rowid IN (SELECT rowid FROM doc_fts WHERE doc_fts MATCH ?)', params: [expression] });
+/** The words a free-text leaf searches, never the `paths` column. */
+const TEXT_COLUMNS = '{title text} : ';
+/** A phrase of no words: FTS5 matches nothing with it. */
+const NOTHING = '""';
+
+/** The fuzzy query words of a query, for the caller to expand before building SQL. */
+export function fuzzyWords(node: QueryNode): string[] {
+  switch (node.type) {
+    case 'term':
+      return node.match === 'fuzzy' ? tokenize(node.value) : [];
+    case 'and':
+    case 'or':
+      return node.children.flatMap(fuzzyWords);
+    case 'not':
+      return fuzzyWords(node.child);
+    default:
+      return [];
+  }
+}
 
 /** FTS5 MATCH text for one leaf, or null when the leaf needs the document (handled in JS). */
-export function matchText(node: QueryNode): string | null {
+export function matchText(node: QueryNode, ctx: QueryContext): string | null {
+  if (node.type === 'exists') return `paths : ${quote(pathToken(node.field))}`;
   if (node.type !== 'term' && node.type !== 'phrase') return null;
-  const column = node.field === null ? '' : node.field === 'metadata.title' ? 'title : ' : null;
+  const column = node.field === null ? TEXT_COLUMNS : node.field === 'metadata.title' ? 'title : ' : null;
   if (column === null) return null;
   const words = tokenize(node.value);
   if (words.length === 0) return null;
   if (node.type === 'phrase') return `${column}${quote(words.join(' '))}`;
-  if (node.match === 'fuzzy') return null;
   const last = words.length - 1;
-  const parts = words.map((w, i) => (node.match === 'prefix' && i === last ? `${quote(w)} *` : quote(w)));
+  const parts = words.map((w, i) => {
+    if (node.match === 'fuzzy') {
+      const near = ctx.fuzzy.get(w) ?? [];
+      return near.length === 0 ? NOTHING : `(${near.map(quote).join(' OR ')})`;
+    }
+    return node.match === 'prefix' && i === last ? `${quote(w)} *` : quote(w);
+  });
   return parts.length === 1 ? `${column}${parts[0]}` : `${column}(${parts.join(' AND ')})`;
 }
 
@@ -32,18 +66,19 @@ export function matchText(node: QueryNode): string | null {
  * The whole query as one FTS5 expression, or null. Covers leaves, AND/OR of such, and an AND
  * whose NOT children are such (`(a AND b) NOT (c OR d)`); a NOT standing alone has no FTS5 form.
  */
-export function ftsExpression(node: QueryNode): string | null {
+export function ftsExpression(node: QueryNode, ctx: QueryContext): string | null {
   switch (node.type) {
     case 'term':
     case 'phrase':
-      return matchText(node);
+    case 'exists':
+      return matchText(node, ctx);
     case 'or': {
-      const parts = node.children.map(ftsExpression);
+      const parts = node.children.map((c) => ftsExpression(c, ctx));
       return parts.some((p) => p === null) ? null : parts.map((p) => `(${p})`).join(' OR ');
     }
     case 'and': {
-      const positive = node.children.filter((c) => c.type !== 'not').map(ftsExpression);
-      const negative = node.children.flatMap((c) => (c.type === 'not' ? [ftsExpression(c.child)] : []));
+      const positive = node.children.filter((c) => c.type !== 'not').map((c) => ftsExpression(c, ctx));
+      const negative = node.children.flatMap((c) => (c.type === 'not' ? [ftsExpression(c.child, ctx)] : []));
       if (positive.length === 0 || [...positive, ...negative].some((p) => p === null)) return null;
       const and = positive.map((p) => `(${p})`).join(' AND ');
       return negative.length === 0 ? and : `(${and}) NOT (${negative.map((p) => `(${p})`).join(' OR ')})`;
@@ -53,14 +88,52 @@ export function ftsExpression(node: QueryNode): string | null {
   }
 }
 
+/** Rows whose range field lies in the range, from the ordered `doc_range` index. */
+function rangeSql(node: Extract<QueryNode, { type: 'range' }>): Sql {
+  if (!(RANGE_FIELDS as readonly string[]).includes(node.field)) return { where: '0', params: [] };
+  const numeric = NUMERIC_RANGE_FIELDS.includes(node.field);
+  const conditions = ['field = ?'];
+  const params: Param[] = [node.field];
+  if (numeric) {
+    // Numbers are stored as numbers; a bound that is not one matches nothing, as in the evaluator.
+    const bounds = [node.min, node.max].filter((b): b is string => b !== null);
+    if (bounds.some((b) => !/^-?\d+(\.\d+)?$/.test(b))) return { where: '0', params: [] };
+    if (node.min !== null) {
+      conditions.push(`value ${node.includeMin ? '>=' : '>'} ?`);
+      params.push(Number(node.min));
+    }
+    if (node.max !== null) {
+      conditions.push(`value ${node.includeMax ? '<=' : '<'} ?`);
+      params.push(Number(node.max));
+    }
+  } else {
+    // Dates compare on the bound's precision: `[* TO 2021]` takes all of 2021. Every text
+    // starting with the bound sorts between the bound and the bound followed by the highest
+    // character, so each rule is one comparison the index can answer.
+    const past = (bound: string) => `${bound}\u{10FFFF}`;
+    if (node.min !== null) {
+      conditions.push('value >= ?');
+      params.push(node.includeMin ? node.min : past(node.min));
+    }
+    if (node.max !== null) {
+      conditions.push('value < ?');
+      params.push(node.includeMax ? past(node.max) : node.max);
+    }
+  }
+  return { where: `doc.rowid IN (SELECT doc_rowid FROM doc_range WHERE ${conditions.join(' AND ')})`, params };
+}
+
 /** The query as SQL over `doc`, or null if any leaf needs the evaluator. */
-export function querySql(node: QueryNode): Sql | null {
+export function querySql(node: QueryNode, ctx: QueryContext): Sql | null {
   switch (node.type) {
     case 'all':
       return { where: '1', params: [] };
+    case 'range':
+      return rangeSql(node);
     case 'term':
-    case 'phrase': {
-      const m = matchText(node);
+    case 'phrase':
+    case 'exists': {
+      const m = matchText(node, ctx);
       return m === null ? null : inMatch(m);
     }
     case 'and':
@@ -68,34 +141,32 @@ export function querySql(node: QueryNode): Sql | null {
       // Sibling free-text leaves become one MATCH expression: FTS5 intersects or unites them
       // itself, far faster than one subquery per term.
       const op = node.type === 'and' ? ' AND ' : ' OR ';
-      const texts = node.children.map(matchText);
+      const texts = node.children.map((c) => matchText(c, ctx));
       const merged = texts.filter((t): t is string => t !== null);
-      const rest = node.children.filter((_, i) => texts[i] === null).map(querySql);
+      const rest = node.children.filter((_, i) => texts[i] === null).map((c) => querySql(c, ctx));
       if (rest.some((p) => p === null)) return null;
       const parts = rest as Sql[];
       if (merged.length > 0) parts.unshift(inMatch(merged.map((m) => `(${m})`).join(op)));
       return { where: `(${parts.map((p) => p.where).join(op)})`, params: parts.flatMap((p) => p.params) };
     }
     case 'not': {
-      const inner = querySql(node.child);
+      const inner = querySql(node.child, ctx);
       return inner === null ? null : { where: `NOT (${inner.where})`, params: inner.params };
     }
-    default:
-      return null;
   }
 }
 
 /** Positive free-text leaves, for bm25 ranking. */
-export function rankText(node: QueryNode): string[] {
+export function rankText(node: QueryNode, ctx: QueryContext): string[] {
   switch (node.type) {
     case 'term':
     case 'phrase': {
-      const m = matchText(node);
+      const m = matchText(node, ctx);
       return m === null ? [] : [m];
     }
     case 'and':
     case 'or':
-      return node.children.flatMap(rankText);
+      return node.children.flatMap((c) => rankText(c, ctx));
     default:
       return [];
   }
@@ -103,23 +174,25 @@ export function rankText(node: QueryNode): string[] {
 
 /**
  * A superset of the matches in SQL, or null when none can be had. Any `field:value` leaf needs
- * the value's words somewhere in the document, so the text column narrows it even where only
- * the evaluator can decide the field.
+ * the value's words somewhere in the document, so the text columns narrow it even where only
+ * the evaluator can decide the field; every other leaf is answered exactly by `querySql`.
  */
-export function textPrefilter(node: QueryNode): Sql | null {
+export function textPrefilter(node: QueryNode, ctx: QueryContext): Sql | null {
   switch (node.type) {
     case 'term':
     case 'phrase': {
-      if (node.type === 'term' && node.match === 'fuzzy') return null;
-      const m = matchText(node.field === null || node.field === 'metadata.title' ? node : { ...node, field: null });
+      const m = matchText(node.field === null || node.field === 'metadata.title' ? node : { ...node, field: null }, ctx);
       return m === null ? null : inMatch(m);
     }
+    case 'exists':
+    case 'range':
+      return querySql(node, ctx);
     case 'and': {
-      const parts = node.children.map(textPrefilter).filter((p): p is Sql => p !== null);
+      const parts = node.children.map((c) => textPrefilter(c, ctx)).filter((p): p is Sql => p !== null);
       return parts.length === 0 ? null : { where: parts.map((p) => p.where).join(' AND '), params: parts.flatMap((p) => p.params) };
     }
     case 'or': {
-      const parts = node.children.map(textPrefilter);
+      const parts = node.children.map((c) => textPrefilter(c, ctx));
       if (parts.length === 0 || parts.some((p) => p === null)) return null;
       return { where: `(${(parts as Sql[]).map((p) => p.where).join(' OR ')})`, params: (parts as Sql[]).flatMap((p) => p.params) };
     }

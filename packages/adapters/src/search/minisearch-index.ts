@@ -1,15 +1,23 @@
 /**
- * SearchIndex on MiniSearch, in memory. MiniSearch answers the free-text leaves of a query and
- * ranks; where its answer is a superset (phrases, fields other than the title, sloppy groups)
- * the domain's evaluator checks the candidates, and leaves MiniSearch cannot narrow (NOT,
- * ranges, `_exists_`) fall back to evaluating every document. Filters, facets, sort and paging
- * are the domain's shared rules, so this engine and the in-memory fake agree by construction.
+ * SearchIndex on MiniSearch, in memory. MiniSearch answers the free-text leaves of a query
+ * (fuzzy ones with its own bounded search), `_exists_` through a field of path tokens, and
+ * ranks; ranges read a compact column of the range fields' values; NOT is the complement of
+ * what its child matched. Where the answer is a superset (phrases, fields other than the title)
+ * the domain's evaluator checks the candidates, a slice at a time. Filters, facets, sort and
+ * paging are the domain's shared rules, so this engine and the in-memory fake agree by construction.
  */
 import {
+  fieldPaths,
   flatten,
   fuzzyDistance,
+  inRange,
+  intersectsAny,
+  isFuzzyMatch,
   matchesQuery,
   parseQuery,
+  passesFilter,
+  RANGE_FIELDS,
+  rangeValues,
   runSearch,
   tokenize,
   type QueryNode,
@@ -18,11 +26,15 @@ import type { SearchDocument, SearchIndex } from '@krs/domain';
 import { randomUUID } from 'node:crypto';
 import { readFile, rename, rm, writeFile } from 'node:fs/promises';
 import MiniSearch, { type AsPlainObject, type Options, type SearchOptions } from 'minisearch';
+import { evaluateInSlices } from './evaluate-in-slices.ts';
+import { pathToken } from './path-token.ts';
 
 interface IndexedText {
   key: string;
   title: string;
   text: string;
+  /** `pathToken` of every field path holding a value, for `_exists_:`. */
+  paths: string;
 }
 
 /** Bumped whenever the snapshot layout or the indexing options change: older files are rebuilt. */
@@ -30,18 +42,18 @@ const SNAPSHOT_FORMAT = 'krs-minisearch-3';
 
 const OPTIONS: Options<IndexedText> = {
   idField: 'key',
-  fields: ['title', 'text'],
+  fields: ['title', 'text', 'paths'],
   // The same words the evaluator sees, so a MiniSearch hit on a plain term is an exact answer.
   tokenize,
   processTerm: (term) => term,
-  searchOptions: { boost: { title: 2 } },
+  searchOptions: { boost: { title: 2 }, fields: ['title', 'text'] },
 };
 
 function toIndexed(doc: SearchDocument): IndexedText {
   const flat = flatten(doc.body);
   const title: string[] = [];
   for (const [path, values] of flat) if (path === 'metadata.title' || path.startsWith('metadata.title.')) title.push(...values);
-  return { key: doc.key, title: title.join(' '), text: [...flat.values()].flat().join(' ') };
+  return { key: doc.key, title: title.join(' '), text: [...flat.values()].flat().join(' '), paths: fieldPaths(flat).map(pathToken).join(' ') };
 }
 
 /** Keys that may match a leaf or group, and whether every one of them surely does. */
@@ -117,12 +129,16 @@ export function createMiniSearchIndex(): MiniSearchIndex {
   // Keys by parent: re-projecting a parent asks for its keys, and a scan of every entry per
   // parent made a rebuild quadratic (220 s for 100k records).
   const byParent = new Map<string, Set<string>>();
+  /** The range fields' values per document that has any: the column ranges read. */
+  const ranges = new Map<string, [field: string, value: string][]>();
   let mini = new MiniSearch<IndexedText>(OPTIONS);
 
   function track(doc: SearchDocument) {
     const previous = entries.get(doc.key);
     if (previous !== undefined) untrack(previous);
     entries.set(doc.key, doc);
+    const values = rangeValues(flatten(doc.body));
+    if (values.length > 0) ranges.set(doc.key, values);
     const keys = byParent.get(doc.parentId) ?? new Set<string>();
     keys.add(doc.key);
     byParent.set(doc.parentId, keys);
@@ -130,6 +146,7 @@ export function createMiniSearchIndex(): MiniSearchIndex {
 
   function untrack(doc: SearchDocument) {
     entries.delete(doc.key);
+    ranges.delete(doc.key);
     const keys = byParent.get(doc.parentId);
     keys?.delete(doc.key);
     if (keys?.size === 0) byParent.delete(doc.parentId);
@@ -151,8 +168,18 @@ export function createMiniSearchIndex(): MiniSearchIndex {
         const onTitle = node.field === 'metadata.title';
         const options: SearchOptions = { fields: onTitle ? ['title'] : ['title', 'text'] };
         if (node.type === 'term' && node.match === 'prefix') options.prefix = true;
-        if (node.type === 'term' && node.match === 'fuzzy') options.fuzzy = (term) => fuzzyDistance(term) || false;
-        const found = lookup(words.join(' '), options);
+        let found: Map<string, number>;
+        if (node.type === 'term' && node.match === 'fuzzy') {
+          // MiniSearch's fuzzy search walks its term tree within the edit distance; the domain's
+          // rule also wants the first letter kept, checked on the words each hit matched.
+          options.fuzzy = (term) => fuzzyDistance(term) || false;
+          found = new Map();
+          for (const r of mini.search(words.join(' '), { ...options, combineWith: 'AND' })) {
+            if (words.every((w) => r.terms.some((t) => t === w || isFuzzyMatch(t, w)))) found.set(String(r.id), r.score);
+          }
+        } else {
+          found = lookup(words.join(' '), options);
+        }
         for (const [k, s] of found) scores.set(k, (scores.get(k) ?? 0) + s);
         // Plain words on all fields or on the title are exactly MiniSearch's answer; a phrase
         // also needs its words in order, another field needs them in that field.
@@ -183,6 +210,23 @@ export function createMiniSearchIndex(): MiniSearchIndex {
         if (parts.some((p) => p === null)) return null;
         const narrowing = parts as Candidates[];
         return { keys: new Set(narrowing.flatMap((p) => [...p.keys])), exact: narrowing.every((p) => p.exact) };
+      }
+      case 'exists':
+        return { keys: new Set(lookup(pathToken(node.field), { fields: ['paths'] }).keys()), exact: true };
+      case 'range': {
+        const keys = new Set<string>();
+        if ((RANGE_FIELDS as readonly string[]).includes(node.field)) {
+          for (const [key, values] of ranges) if (values.some(([field, value]) => field === node.field && inRange(value, node))) keys.add(key);
+        }
+        return { keys, exact: true };
+      }
+      case 'not': {
+        // Only an exact answer has an exact complement; scores of what is excluded do not count.
+        const inner = candidates(node.child, new Map());
+        if (inner === null || !inner.exact) return null;
+        const keys = new Set<string>();
+        for (const key of entries.keys()) if (!inner.keys.has(key)) keys.add(key);
+        return { keys, exact: true };
       }
       default:
         return null;
@@ -218,12 +262,20 @@ export function createMiniSearchIndex(): MiniSearchIndex {
       const scores = new Map<string, number>();
       const found = candidates(query, scores);
       const docs = found === null ? entries.values() : [...found.keys].flatMap((k) => entries.get(k) ?? []);
-      const matches = found?.exact ? () => true : (doc: SearchDocument) => matchesQuery(query, doc);
-      return runSearch(docs, request, matches, scores.size > 0 ? (doc) => scores.get(doc.key) ?? 0 : null);
+      const score = scores.size > 0 ? (doc: SearchDocument) => scores.get(doc.key) ?? 0 : null;
+      if (found?.exact) return runSearch(docs, request, () => true, score);
+      // The evaluator reads each candidate's body: a slice at a time, and only for documents
+      // the caller may list and the box allows.
+      // A copy: a write between slices must not show a document twice or hide one.
+      const decided = await evaluateInSlices([...docs], (doc) =>
+        passesFilter(doc, request.filter) && intersectsAny(doc.bounds, request.bbox) && matchesQuery(query, doc) ? doc : null,
+      );
+      return runSearch(decided, request, () => true, score);
     },
     async clear() {
       mini.removeAll();
       entries.clear();
+      ranges.clear();
       byParent.clear();
     },
     size: () => entries.size,
@@ -255,6 +307,7 @@ export function createMiniSearchIndex(): MiniSearchIndex {
       }
       mini = loaded;
       entries.clear();
+      ranges.clear();
       byParent.clear();
       for (const doc of snapshot.docs) track(doc);
       return snapshot.watermark;

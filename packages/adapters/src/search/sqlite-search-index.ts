@@ -13,14 +13,17 @@
  */
 import Database from 'better-sqlite3';
 import {
+  fieldPaths,
   firstInOrder,
   flatten,
+  fuzzyExpansions,
   HeaderTable,
   matchesQuery,
   parseQuery,
   passesFilter,
+  NUMERIC_RANGE_FIELDS,
   positiveTerms,
-  runSearch,
+  rangeValues,
   scoreQuery,
   shapesMeetBox,
   type HeaderFields,
@@ -28,7 +31,16 @@ import {
   type Ranker,
 } from '@krs/domain/search';
 import type { BBox, SearchDocument, SearchIndex, SearchRequest, SearchResult, Shape } from '@krs/domain';
-import { ftsExpression, querySql, rankText, textPrefilter, type Param, type Sql } from './fts-query.ts';
+import { ftsExpression, fuzzyWords, querySql, rankText, textPrefilter, type Param, type QueryContext, type Sql } from './fts-query.ts';
+import { evaluateInSlices } from './evaluate-in-slices.ts';
+import { createInlineReader, createThreadReader } from './sqlite-reader.ts';
+import { pathToken } from './path-token.ts';
+
+/**
+ * Bumped when the file's tables change; a file of another layout is refused, and the caller
+ * starts it afresh (the index is a projection of the database).
+ */
+const LAYOUT = 3;
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS doc (
@@ -47,7 +59,15 @@ CREATE INDEX IF NOT EXISTS doc_owner ON doc(owner_id, in_user_listing);
 -- Listing and facet indexes of the first layout: filters now run over the headers in memory.
 DROP INDEX IF EXISTS doc_listing;
 DROP INDEX IF EXISTS doc_facets;
-CREATE VIRTUAL TABLE IF NOT EXISTS doc_fts USING fts5(title, text, tokenize = 'unicode61 remove_diacritics 2');
+-- paths: one token per field path holding a value (pathToken), for _exists_.
+-- The prefix indexes answer one- and two-letter prefixes from one list each, not by merging every word's.
+CREATE VIRTUAL TABLE IF NOT EXISTS doc_fts USING fts5(title, text, paths, prefix = '1 2', tokenize = 'unicode61 remove_diacritics 2');
+-- The indexed words, in order: fuzzy terms read one letter's slice of it.
+CREATE VIRTUAL TABLE IF NOT EXISTS doc_vocab USING fts5vocab(doc_fts, col);
+-- The values of the range fields (RANGE_FIELDS), ordered per field: dates as text, numbers as numbers.
+CREATE TABLE IF NOT EXISTS doc_range (field TEXT NOT NULL, value NOT NULL, doc_rowid INTEGER NOT NULL);
+CREATE INDEX IF NOT EXISTS doc_range_value ON doc_range(field, value);
+CREATE INDEX IF NOT EXISTS doc_range_doc ON doc_range(doc_rowid);
 CREATE VIRTUAL TABLE IF NOT EXISTS doc_box USING rtree(id, min_x, max_x, min_y, max_y, +doc_rowid INTEGER);
 -- Exact shapes of documents with a line or polygon, for candidates whose box only overlaps the query's.
 CREATE TABLE IF NOT EXISTS doc_shape (rowid INTEGER PRIMARY KEY, shapes TEXT NOT NULL);
@@ -99,14 +119,33 @@ function fieldsOf(r: HeaderRow): HeaderFields {
   };
 }
 
-/** The smallest set first, then keep what the others hold too. */
-function intersect(sets: Set<number>[]): Set<number> {
-  const [first, ...rest] = [...sets].sort((a, b) => a.size - b.size);
-  if (first === undefined) return new Set();
-  const out = new Set<number>();
-  for (const x of first) if (rest.every((s) => s.has(x))) out.add(x);
-  return out;
+/**
+ * Rows in every list (each list without repeats), counted in a byte per rowid: typed arrays
+ * all the way, since a list may hold every document.
+ */
+function intersect(lists: Int32Array[]): Int32Array {
+  const [first, ...rest] = [...lists].sort((a, b) => a.length - b.length);
+  if (first === undefined) return new Int32Array(0);
+  if (rest.length === 0) return first;
+  let highest = 0;
+  for (const x of first) highest = Math.max(highest, x);
+  const seen = new Uint8Array(highest + 1);
+  for (const x of first) seen[x] = 1;
+  for (const list of rest) for (const x of list) if (x <= highest && seen[x] !== 0) seen[x] = (seen[x] ?? 0) + 1;
+  return first.filter((x) => seen[x] === lists.length);
 }
+
+/** A membership test for a list of rowids, a byte per rowid. */
+function memberOf(list: Int32Array): (rowid: number) => boolean {
+  let highest = 0;
+  for (const x of list) highest = Math.max(highest, x);
+  const bits = new Uint8Array(highest + 1);
+  for (const x of list) bits[x] = 1;
+  return (rowid) => bits[rowid] === 1;
+}
+
+/** Vocabulary rows the fuzzy terms of one query may read, all words together. */
+const VOCABULARY_ROWS_PER_QUERY = 20_000;
 
 export interface SqliteSearchIndex extends SearchIndex {
   size(): number;
@@ -121,20 +160,29 @@ export function createSqliteSearchIndex(filename: string): SqliteSearchIndex {
   // catch-up from the database restores; waiting for the disk on every write buys nothing.
   db.pragma('synchronous = NORMAL');
   db.pragma('busy_timeout = 5000');
+  const layout = db.pragma('user_version', { simple: true }) as number;
+  const hasTables = db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'doc'").get() !== undefined;
+  if (layout !== LAYOUT && (layout !== 0 || hasTables)) {
+    db.close();
+    throw new Error(`search index ${filename} has layout ${layout}, not ${LAYOUT}`);
+  }
   db.exec(SCHEMA);
+  db.pragma(`user_version = ${LAYOUT}`);
   const rowOf = db.prepare<[string], { rowid: number }>('SELECT rowid FROM doc WHERE key = ?');
   const deleteDoc = db.prepare('DELETE FROM doc WHERE rowid = ?');
   const deleteFts = db.prepare('DELETE FROM doc_fts WHERE rowid = ?');
   const deleteBoxes = db.prepare('DELETE FROM doc_box WHERE doc_rowid = ?');
   const deleteBody = db.prepare('DELETE FROM doc_body WHERE rowid = ?');
   const deleteShapes = db.prepare('DELETE FROM doc_shape WHERE rowid = ?');
+  const deleteRanges = db.prepare('DELETE FROM doc_range WHERE doc_rowid = ?');
   // A document keeps its rowid across updates, so the header cache stays dense.
   const insertDoc = db.prepare(`INSERT INTO doc (rowid, key, id, kind, state, parent_id, owner_id, version_index, is_latest, in_user_listing,
     is_user_latest, is_public, readers, created, updated, resource_type, resource_type_label, access_status)
     VALUES (@rowid, @key, @id, @kind, @state, @parentId, @ownerId, @versionIndex, @isLatest, @inUserListing, @isUserLatest, @isPublic,
     @readers, @created, @updated, @resourceType, @resourceTypeLabel, @accessStatus)`);
   const insertBody = db.prepare('INSERT INTO doc_body (rowid, doc) VALUES (?, ?)');
-  const insertFts = db.prepare('INSERT INTO doc_fts (rowid, title, text) VALUES (?, ?, ?)');
+  const insertFts = db.prepare('INSERT INTO doc_fts (rowid, title, text, paths) VALUES (?, ?, ?, ?)');
+  const insertRange = db.prepare('INSERT INTO doc_range (field, value, doc_rowid) VALUES (?, ?, ?)');
   const insertBox = db.prepare('INSERT INTO doc_box (min_x, max_x, min_y, max_y, doc_rowid) VALUES (?, ?, ?, ?, ?)');
   const insertShapes = db.prepare('INSERT INTO doc_shape (rowid, shapes) VALUES (?, ?)');
   const allRows = db.prepare(`SELECT ${HEADER_COLUMNS} FROM doc`).raw();
@@ -162,6 +210,7 @@ export function createSqliteSearchIndex(filename: string): SqliteSearchIndex {
     deleteBoxes.run(row.rowid);
     deleteBody.run(row.rowid);
     deleteShapes.run(row.rowid);
+    deleteRanges.run(row.rowid);
     deleteDoc.run(row.rowid);
     return row.rowid;
   };
@@ -194,7 +243,11 @@ export function createSqliteSearchIndex(filename: string): SqliteSearchIndex {
       const rowid = Number(info.lastInsertRowid);
       // The shapes have their own table: a body read for the evaluator need not carry them.
       insertBody.run(rowid, JSON.stringify({ ...doc, shapes: undefined }));
-      insertFts.run(rowid, (flat.get('metadata.title') ?? []).join(' '), [...flat.values()].flat().join(' '));
+      insertFts.run(rowid, (flat.get('metadata.title') ?? []).join(' '), [...flat.values()].flat().join(' '), fieldPaths(flat).map(pathToken).join(' '));
+      for (const [field, value] of rangeValues(flat)) {
+        if (!NUMERIC_RANGE_FIELDS.includes(field)) insertRange.run(field, value, rowid);
+        else if (/^-?\d+(\.\d+)?$/.test(value)) insertRange.run(field, Number(value), rowid);
+      }
       for (const [w, s, e, n] of doc.bounds) insertBox.run(w, e, s, n, rowid);
       // Points and boxes are exactly their bounds: only lines and polygons need deciding.
       if (doc.shapes?.some((shape) => shape.type === 'line' || shape.type === 'polygon')) insertShapes.run(rowid, JSON.stringify(doc.shapes));
@@ -204,26 +257,26 @@ export function createSqliteSearchIndex(filename: string): SqliteSearchIndex {
   });
   const removeMany = db.transaction((keys: readonly string[]) => keys.map(removeKey).filter((r): r is number => r !== null));
 
-  /** For SQL built from the query, whose text varies with its shape. */
-  const rowids = (sql: string, params: Param[]) => new Set(db.prepare(sql).pluck().all(...params) as number[]);
+  // Queries whose cost grows with the corpus run off the main thread (see sqlite-reader.ts).
+  const reader = filename === ':memory:' ? createInlineReader(db) : createThreadReader(filename);
+  const rowids = (sql: string, params: Param[]) => reader.rowids(sql, params);
 
   const boxSql = 'SELECT doc_rowid FROM doc_box WHERE min_x <= ? AND max_x >= ? AND min_y <= ? AND max_y >= ?';
-  const inOneBox = db.prepare(boxSql).pluck();
-  const inTwoBoxes = db.prepare(`${boxSql} UNION ${boxSql}`).pluck();
   const shapesOf = db.prepare('SELECT shapes FROM doc_shape WHERE rowid = ?').pluck();
   // R*Tree coordinates are rounded outward, so a stored box inside the query box means the real one is too.
-  const withinOneBox = db.prepare('SELECT doc_rowid FROM doc_box WHERE min_x >= ? AND max_x <= ? AND min_y >= ? AND max_y <= ?').pluck();
+  const withinSql = 'SELECT doc_rowid FROM doc_box WHERE min_x >= ? AND max_x <= ? AND min_y >= ? AND max_y <= ?';
   const keysOf = db.prepare('SELECT key FROM doc WHERE parent_id = ?').pluck();
   const ofParent = db.prepare('SELECT rowid FROM doc WHERE parent_id = ?').pluck();
   const ofOwner = db.prepare('SELECT rowid FROM doc WHERE owner_id = ? AND in_user_listing = 1').pluck();
   const withIds = db.prepare('SELECT rowid FROM doc WHERE id IN (SELECT value FROM json_each(?))').pluck();
-  const rowSet = (rows: unknown[]) => new Set(rows as number[]);
+  const rowSet = (rows: unknown[]) => Int32Array.from(rows as number[]);
 
   /** Rows whose bounds the R*Tree says meet the box; a box across the antimeridian is two boxes. */
-  function boundsInBox(box: BBox): Set<number> {
+  async function boundsInBox(box: BBox): Promise<Int32Array> {
     const [w, s, e, n] = box;
-    if (w <= e) return rowSet(inOneBox.all(e, w, n, s));
-    return rowSet(inTwoBoxes.all(180, w, n, s, e, -180, n, s));
+    // A document with several boxes is listed once per box that meets the query box.
+    if (w <= e) return Int32Array.from(new Set(await rowids(boxSql, [e, w, n, s])));
+    return rowids(`${boxSql} UNION ${boxSql}`, [180, w, n, s, e, -180, n, s]);
   }
 
   /** Whether a row's exact shapes meet the box; rows without stored shapes are exactly their boxes. */
@@ -234,35 +287,54 @@ export function createSqliteSearchIndex(filename: string): SqliteSearchIndex {
   }
 
   /** Rows with a part whose box lies inside the query box: they meet it whatever their shapes. */
-  function boundsWithinBox(box: BBox): Set<number> {
+  async function boundsWithinBox(box: BBox): Promise<Set<number>> {
     const [w, s, e, n] = box;
-    if (w <= e) return rowSet(withinOneBox.all(w, e, s, n));
-    return new Set([...(withinOneBox.all(w, 180, s, n) as number[]), ...(withinOneBox.all(-180, e, s, n) as number[])]);
+    if (w <= e) return new Set(await rowids(withinSql, [w, e, s, n]));
+    const [west, east] = await Promise.all([rowids(withinSql, [w, 180, s, n]), rowids(withinSql, [-180, e, s, n])]);
+    return new Set([...west, ...east]);
   }
 
   /**
    * Rows whose geometry meets the box: the R*Tree's candidates, those with a part inside the box
    * at once, the others (overlapping the box's edge) decided on their exact shapes.
    */
-  function inBox(box: BBox): Set<number> {
-    const sure = boundsWithinBox(box);
-    const out = new Set<number>();
-    for (const rowid of boundsInBox(box)) if (sure.has(rowid) || shapesMeet(rowid, box)) out.add(rowid);
-    return out;
+  async function inBox(box: BBox): Promise<Int32Array> {
+    const [candidates, sure] = await Promise.all([boundsInBox(box), boundsWithinBox(box)]);
+    const out: number[] = [];
+    for (const rowid of candidates) if (sure.has(rowid) || shapesMeet(rowid, box)) out.push(rowid);
+    return Int32Array.from(out);
   }
 
   /** Indexed narrowing by the filter's parent, owner or ids: one set each that it names. */
-  function filterRows(request: SearchRequest): Set<number>[] {
+  function filterRows(request: SearchRequest): Int32Array[] {
     const f = request.filter;
-    const sets: Set<number>[] = [];
+    const sets: Int32Array[] = [];
     if (f.parentId !== undefined) sets.push(rowSet(ofParent.all(f.parentId)));
     if (f.userListing) sets.push(rowSet(ofOwner.all(f.userListing.ownerId)));
     if (f.ids !== undefined) sets.push(rowSet(withIds.all(JSON.stringify(f.ids))));
     return sets;
   }
 
-  const matchRows = db.prepare('SELECT rowid FROM doc_fts WHERE doc_fts MATCH ?').pluck();
-  const bestRows = db.prepare('SELECT rowid, bm25(doc_fts, 2.0, 1.0) FROM doc_fts WHERE doc_fts MATCH ? ORDER BY 2 LIMIT ?').raw();
+  const matchSql = 'SELECT rowid FROM doc_fts WHERE doc_fts MATCH ?';
+  const bestSql = 'SELECT rowid, bm25(doc_fts, 2.0, 1.0, 0.0) FROM doc_fts WHERE doc_fts MATCH ? ORDER BY 2 LIMIT ?';
+  const vocabularySql = "SELECT term FROM doc_vocab WHERE term >= ? AND term < ? AND col IN ('title', 'text') LIMIT ?";
+
+  /**
+   * Each fuzzy word's expansion, from the slice of the vocabulary that starts with its letter.
+   * The vocabulary rows read are bounded per query; past the bound a word expands to itself.
+   */
+  async function contextFor(node: QueryNode): Promise<QueryContext> {
+    const fuzzy = new Map<string, string[]>();
+    let budget = VOCABULARY_ROWS_PER_QUERY;
+    for (const word of fuzzyWords(node)) {
+      if (fuzzy.has(word)) continue;
+      const first = String.fromCodePoint(word.codePointAt(0) ?? 0);
+      const rows = budget > 0 ? (await reader.rows(vocabularySql, [first, String.fromCodePoint((word.codePointAt(0) ?? 0) + 1), budget])).map((r) => String(r[0])) : [];
+      budget -= rows.length;
+      fuzzy.set(word, rows.length > 0 ? fuzzyExpansions(word, rows) : [word]);
+    }
+    return { fuzzy };
+  }
 
   /**
    * bm25 ranking of the hits, asking SQLite only for the best rows: scoring every match and
@@ -271,79 +343,99 @@ export function createSqliteSearchIndex(filename: string): SqliteSearchIndex {
    * so every row that ties with a hit on the page has been seen. Hits that do not hold any of the
    * ranked terms (an OR with a non-text branch) come after the scored ones, newest first.
    */
+  type AsyncRanker = (...args: Parameters<Ranker>) => Promise<ReturnType<Ranker>>;
   const bm25Ranker =
-    (expression: string, matches: number): Ranker =>
-    (hits, k, newest) => {
+    (expression: string, matches: number): AsyncRanker =>
+    async (hits, k, newest) => {
       if (k === 0 || hits.length === 0) return [];
-      const isHit = new Set(hits);
+      const isHit = memberOf(hits);
       let limit = Math.max(64, Math.ceil((k * 1.25 * Math.max(matches, hits.length)) / hits.length) + 16);
       for (;;) {
-        const rows = bestRows.all(expression, limit) as [number, number][];
-        const scored = rows.filter(([rowid]) => isHit.has(rowid));
-        const last = rows[rows.length - 1];
+        const pairs = await reader.pairs(bestSql, [expression, limit]);
+        const read = pairs.length / 2;
+        const scored: [number, number][] = [];
+        for (let i = 0; i < read; i++) if (isHit(pairs[2 * i] ?? -1)) scored.push([pairs[2 * i] ?? -1, pairs[2 * i + 1] ?? 0]);
+        const lastScore = read > 0 ? (pairs[2 * read - 1] ?? 0) : undefined;
         const kth = scored[k - 1];
-        const exhausted = rows.length < limit;
-        if (exhausted || (kth !== undefined && last !== undefined && last[1] > kth[1])) {
+        const exhausted = read < limit;
+        if (exhausted || (kth !== undefined && lastScore !== undefined && lastScore > kth[1])) {
           const ordered = scored.sort((a, b) => a[1] - b[1] || newest(a[0], b[0])).map(([rowid]) => rowid);
           if (ordered.length >= k || !exhausted) return ordered.slice(0, k);
           const seen = new Set(ordered);
           const rest = Array.from(hits).filter((rowid) => !seen.has(rowid));
           return [...ordered, ...firstInOrder(rest, k - ordered.length, newest)];
         }
-        limit *= 4;
+        // Ties past the first read: the second reads every row, so no query pays more than twice.
+        limit = limit <= matches ? matches + 1 : limit * 4;
       }
     };
 
   interface QueryPlan {
     /** Rows the query allows, or null for every row. */
-    rows: Set<number> | null;
+    rows: Int32Array | null;
     /** Orders bestmatch when SQLite can rank. */
-    rank: Ranker | null;
+    rank: AsyncRanker | null;
     /** Set when only the domain's evaluator can decide the query: it then reads each candidate's body. */
     evaluate: { matches: (doc: SearchDocument) => boolean; score: ((doc: SearchDocument) => number) | null } | null;
   }
 
-  function plan(node: QueryNode): QueryPlan {
+  async function plan(node: QueryNode): Promise<QueryPlan> {
     if (node.type === 'all') return { rows: null, rank: null, evaluate: null };
-    const expression = ftsExpression(node);
+    const ctx = await contextFor(node);
+    const expression = ftsExpression(node, ctx);
     if (expression !== null) {
-      const rows = new Set(matchRows.all(expression) as number[]);
-      return { rows, rank: bm25Ranker(expression, rows.size), evaluate: null };
+      const rows = await rowids(matchSql, [expression]);
+      // Without words to score (only `_exists_`), every score ties: sorted as newest instead.
+      return { rows, rank: rankText(node, ctx).length > 0 ? bm25Ranker(expression, rows.length) : null, evaluate: null };
     }
-    const sql = querySql(node);
+    const sql = querySql(node, ctx);
     if (sql !== null) {
-      const rows = rowids(`SELECT doc.rowid FROM doc WHERE ${sql.where}`, sql.params);
-      const rank = rankText(node);
-      const rankable = rank.length > 0 && textPrefilter(node) !== null;
-      return { rows, rank: rankable ? bm25Ranker(rank.map((r) => `(${r})`).join(' OR '), rows.size) : null, evaluate: null };
+      const rows = await rowids(`SELECT doc.rowid FROM doc WHERE ${sql.where}`, sql.params);
+      const rank = rankText(node, ctx);
+      const rankable = rank.length > 0 && textPrefilter(node, ctx) !== null;
+      return { rows, rank: rankable ? bm25Ranker(rank.map((r) => `(${r})`).join(' OR '), rows.length) : null, evaluate: null };
     }
-    const pre: Sql | null = textPrefilter(node);
+    const pre: Sql | null = textPrefilter(node, ctx);
     return {
-      rows: pre === null ? null : rowids(`SELECT doc.rowid FROM doc WHERE ${pre.where}`, pre.params),
+      rows: pre === null ? null : await rowids(`SELECT doc.rowid FROM doc WHERE ${pre.where}`, pre.params),
       rank: null,
       evaluate: { matches: (doc) => matchesQuery(node, doc), score: positiveTerms(node).length > 0 ? (doc) => scoreQuery(node, doc) : null },
     };
   }
 
-  function search(request: SearchRequest): SearchResult {
-    const table = freshHeaders();
-    const query = plan(parseQuery(request.q ?? ''));
+  const loadBody = db.prepare('SELECT doc FROM doc_body WHERE rowid = ?').pluck();
+
+  async function search(request: SearchRequest): Promise<SearchResult> {
+    const query = await plan(parseQuery(request.q ?? ''));
     const sets = filterRows(request);
     if (query.rows !== null) sets.push(query.rows);
-    if (request.bbox !== null) sets.push(inBox(request.bbox));
+    if (request.bbox !== null) sets.push(await inBox(request.bbox));
     const rows = sets.length === 0 ? null : intersect(sets);
+    // Read after the waits above: what was committed meanwhile is in the headers too.
+    const table = freshHeaders();
     // The box was decided by the R*Tree above, so neither path below looks at bounds.
-    if (query.evaluate === null) return table.search(rows, request, query.rank);
-    const loadBody = db.prepare('SELECT doc FROM doc_body WHERE rowid = ?').pluck();
-    const candidates: SearchDocument[] = [];
-    for (const rowid of rows ?? table.rowids()) {
-      const header = table.document(rowid);
-      // Bodies are parsed only for documents the caller may list at all.
-      if (header === null || !passesFilter(header, request.filter)) continue;
-      const text = loadBody.get(rowid) as string | undefined;
-      if (text !== undefined) candidates.push({ ...header, body: (JSON.parse(text) as SearchDocument).body });
+    if (query.evaluate === null) {
+      const selection = table.select(rows, request);
+      const k = request.page * request.size;
+      const ranked = request.sort === 'bestmatch' && query.rank !== null ? await query.rank(selection.hits, k, table.newest()) : null;
+      return table.page(selection, request, ranked);
     }
-    return runSearch(candidates, { ...request, bbox: null }, query.evaluate.matches, query.evaluate.score);
+    const { matches, score } = query.evaluate;
+    // Bodies are read only for documents the caller may list at all, decided and dropped a
+    // slice at a time, so other requests are served in between.
+    const decided = await evaluateInSlices(rows ?? table.rowids(), (rowid): [number, number] | null => {
+      const header = table.document(rowid);
+      if (header === null || !passesFilter(header, request.filter)) return null;
+      const text = loadBody.get(rowid) as string | undefined;
+      if (text === undefined) return null;
+      const full = { ...header, body: (JSON.parse(text) as SearchDocument).body };
+      return matches(full) ? [rowid, score === null ? 0 : score(full)] : null;
+    });
+    // The rest runs over the header columns, as for queries SQLite decides alone.
+    const scores = new Map(decided);
+    const rank: Ranker | null =
+      score === null ? null : (hits, k, newest) => firstInOrder(Array.from(hits), k, (a, b) => (scores.get(b) ?? 0) - (scores.get(a) ?? 0) || newest(a, b));
+    return table.search(scores.keys(), request, rank);
   }
 
   return {
@@ -360,14 +452,15 @@ export function createSqliteSearchIndex(filename: string): SqliteSearchIndex {
     async keysOfParent(parentId) {
       return keysOf.all(parentId) as string[];
     },
-    async search(request) {
-      return search(request);
-    },
+    search,
     async clear() {
-      db.exec('DELETE FROM doc; DELETE FROM doc_body; DELETE FROM doc_fts; DELETE FROM doc_box; DELETE FROM doc_shape;');
+      db.exec('DELETE FROM doc; DELETE FROM doc_body; DELETE FROM doc_fts; DELETE FROM doc_box; DELETE FROM doc_shape; DELETE FROM doc_range;');
       headers.clear();
     },
     size: () => freshHeaders().size,
-    close: () => db.close(),
+    close: () => {
+      reader.close();
+      db.close();
+    },
   };
 }

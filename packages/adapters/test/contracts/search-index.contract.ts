@@ -191,6 +191,76 @@ export function searchIndexContract(name: string, make: () => Promise<SearchInde
       });
     });
 
+    describe('fuzzy, prefix, _exists_, ranges and hostile shapes', () => {
+      it('matches fuzzy terms within the edit distance of their length, keeping the first letter', async () => {
+        const index = await corpus(make);
+        expect(await q(index, 'flod~')).toEqual(['flood-a', 'mixed-c']);
+        expect(await q(index, 'sahle~')).toEqual([]);
+        expect(await q(index, 'sahl~')).toEqual(['drought-b']);
+        // Two edits from six letters on; never a different first letter.
+        expect(await q(index, 'monitorign~')).toEqual(['drought-b']);
+        expect(await q(index, 'ronitoring~')).toEqual([]);
+        expect(await q(index, 'dlood~')).toEqual([]);
+        // Up to two letters, no edits at all.
+        expect(await q(index, 'sx~')).toEqual([]);
+        expect(await q(index, 'metadata.title:indces~')).toEqual(['mixed-c']);
+        expect(await q(index, 'metadata.title:anomalies~')).toEqual([]);
+        expect(await q(index, 'flod~ -drougth~')).toEqual(['flood-a']);
+        expect(await q(index, 'zzzzzz~ OR sahel')).toEqual(['drought-b']);
+      });
+
+      it('matches prefixes down to one letter, on all fields or on the title', async () => {
+        const index = await corpus(make);
+        expect(await q(index, 's*')).toEqual(['drought-b', 'flood-a']);
+        expect(await q(index, 'metadata.title:s*')).toEqual(['drought-b']);
+        expect(await q(index, 'nig* -metadata.title:flo*')).toEqual([]);
+        expect(await q(index, 'indic* OR moist*')).toEqual(['drought-b', 'mixed-c']);
+      });
+
+      it('matches _exists_ on any path, its parents included, combined with the rest', async () => {
+        const index = await corpus(make);
+        expect(await q(index, '_exists_:metadata.creators.person_or_org.name')).toEqual(['drought-b', 'flood-a', 'mixed-c']);
+        expect(await q(index, '_exists_:metadata.creators')).toEqual(['drought-b', 'flood-a', 'mixed-c']);
+        expect(await q(index, '_exists_:metadata.creators.person_or_org.name.first')).toEqual([]);
+        expect(await q(index, '_exists_:metadata.vers')).toEqual([]);
+        expect(await q(index, 'NOT _exists_:metadata.version')).toEqual(['flood-a', 'mixed-c']);
+        expect(await q(index, '_exists_:metadata.version OR niger')).toEqual(['drought-b', 'flood-a']);
+        expect(await q(index, 'metadata.version:*')).toEqual(['drought-b']);
+        await index.upsert([doc('nested-d', {}, { title: { en: 'Nested title' }, additional_titles: [] })]);
+        expect(await q(index, '_exists_:metadata.title.en')).toEqual(['nested-d']);
+        expect((await q(index, '_exists_:metadata.title')).length).toBe(4);
+        // An empty list holds no value.
+        expect(await q(index, '_exists_:metadata.additional_titles')).toEqual([]);
+      });
+
+      it('matches ranges on the date fields only, on the precision of each bound', async () => {
+        const index = await corpus(make);
+        expect(await q(index, 'metadata.publication_date:[2020 TO 2020]')).toEqual(['flood-a']);
+        expect(await q(index, 'metadata.publication_date:{2020 TO 2024}')).toEqual(['drought-b']);
+        expect(await q(index, 'metadata.publication_date:[2020-05 TO 2022-01}')).toEqual(['flood-a']);
+        expect(await q(index, 'metadata.publication_date:[2023-06-01 TO *]')).toEqual(['mixed-c']);
+        expect(await q(index, 'metadata.publication_date:[* TO *]')).toEqual(['drought-b', 'flood-a', 'mixed-c']);
+        expect(await q(index, 'metadata.publication_date:[2030 TO 2040]')).toEqual([]);
+        expect(await q(index, '-metadata.publication_date:[2021 TO *] OR metadata.publication_date:[2024 TO 2024]')).toEqual(['flood-a', 'mixed-c']);
+        // Not a range field: nothing, whatever the values.
+        expect(await q(index, 'metadata.title:[a TO z]')).toEqual([]);
+        expect(await q(index, '[2020 TO 2024]')).toEqual([]);
+      });
+
+      it('answers deep nesting, unclosed groups and long queries with the same plain-word fallback everywhere', async () => {
+        const index = await corpus(make);
+        let deep = 'flood';
+        for (let i = 0; i < 20; i++) deep = `(${deep} ${i % 2 === 0 ? 'OR' : 'AND'} delta)`;
+        expect(await q(index, deep)).toEqual(['flood-a']);
+        expect(await q(index, '(flood '.repeat(20))).toEqual(['flood-a', 'mixed-c']);
+        expect(await q(index, '(niger OR (drought AND (sahel OR (soil AND (moisture)))))')).toEqual(['drought-b', 'flood-a']);
+        const many = Array.from({ length: 40 }, (_, i) => `flood${i}~`).join(' OR ');
+        expect(await q(index, many)).toEqual([]);
+        expect(await q(index, `flood ${'"'.repeat(3)}`)).toEqual(['flood-a', 'mixed-c']);
+        expect(await q(index, 'sahel '.repeat(500))).toEqual(['drought-b']);
+      });
+    });
+
     describe('filters and visibility', () => {
       async function listings(make2: () => Promise<SearchIndex>) {
         const index = await make2();

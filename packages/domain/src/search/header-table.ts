@@ -51,6 +51,12 @@ export type HeaderFields = Omit<SearchDocument, 'key' | 'body' | 'bounds'>;
  */
 export type Ranker = (hits: Int32Array, k: number, newest: (a: number, b: number) => number) => number[];
 
+/** Hits of a search before ordering and paging, with the facet counts. */
+export interface Selection {
+  hits: Int32Array;
+  aggregations: SearchResult['aggregations'];
+}
+
 export class HeaderTable {
   private capacity = 0;
   private present = new Uint8Array(0);
@@ -171,9 +177,16 @@ export class HeaderTable {
    * against the query and box. `rank` orders `bestmatch`; without it `bestmatch` sorts as `newest`.
    */
   search(rows: Iterable<number> | null, request: SearchRequest, rank: Ranker | null): SearchResult {
+    const selection = this.select(rows, request);
+    const k = (request.page - 1) * request.size + request.size;
+    const ranked = request.sort === 'bestmatch' && rank !== null ? rank(selection.hits, k, this.newest()) : null;
+    return this.page(selection, request, ranked);
+  }
+
+  /** The filter, facet counts and facet filters over the rows given: the hits, unordered. */
+  select(rows: Iterable<number> | null, request: SearchRequest): Selection {
     const accepts = this.filterFor(request.filter);
     const facetFilter = this.facetFilterFor(request.filter);
-    const counted = request.aggregations;
     const rtCounts = new Int32Array(this.resourceTypes.values.length);
     const accessCounts = new Int32Array(ACCESS.length);
     const kindCounts = new Int32Array(KINDS.length);
@@ -198,21 +211,31 @@ export class HeaderTable {
     } else {
       for (const rowid of rows) if (this.has(rowid)) visit(rowid);
     }
+    const aggregations: SearchResult['aggregations'] = {};
+    for (const facet of request.aggregations) aggregations[facet] = this.buckets(facet, { resource_type: rtCounts, access_status: accessCounts, record_type: kindCounts }[facet]);
+    return { hits: hits.subarray(0, total), aggregations };
+  }
+
+  /**
+   * The requested page of a selection: in the order `ranked` gives (the first hits by
+   * relevance, from a `Ranker`), or else by the sort option (`bestmatch` as `newest`).
+   */
+  page(selection: Selection, request: SearchRequest, ranked: number[] | null): SearchResult {
     const start = (request.page - 1) * request.size;
     const k = start + request.size;
-    const matched = hits.subarray(0, total);
-    const page = (
-      request.sort === 'bestmatch' && rank !== null
-        ? rank(matched, k, this.comparator('newest'))
-        : firstInOrder(Array.from(matched), k, this.comparator(request.sort === 'bestmatch' ? 'newest' : request.sort))
-    ).slice(start);
-    const aggregations: SearchResult['aggregations'] = {};
-    for (const facet of counted) aggregations[facet] = this.buckets(facet, { resource_type: rtCounts, access_status: accessCounts, record_type: kindCounts }[facet]);
+    const ordered = ranked ?? firstInOrder(Array.from(selection.hits), k, this.comparator(request.sort === 'bestmatch' ? 'newest' : request.sort));
     return {
-      total,
-      hits: page.map((rowid) => ({ id: this.ids[rowid] ?? '', kind: KINDS[this.kind[rowid] ?? 0] ?? 'resource', state: STATES[this.state[rowid] ?? 0] ?? 'draft' })),
-      aggregations,
+      total: selection.hits.length,
+      hits: ordered
+        .slice(start, k)
+        .map((rowid) => ({ id: this.ids[rowid] ?? '', kind: KINDS[this.kind[rowid] ?? 0] ?? 'resource', state: STATES[this.state[rowid] ?? 0] ?? 'draft' })),
+      aggregations: selection.aggregations,
     };
+  }
+
+  /** `newest` over rows, the order of equal relevance. */
+  newest(): (a: number, b: number) => number {
+    return this.comparator('newest');
   }
 
   private buckets(facet: FacetName, counts: Int32Array): FacetBucket[] {

@@ -1,6 +1,23 @@
 export type { QueryNode } from './query-ast.ts';
-export { parseQuery } from './parse-query.ts';
-export { flatten, fuzzyDistance, matchesQuery, positiveTerms, scoreQuery, tokenize, type FlatDoc } from './match-query.ts';
+export { parseQuery, parseQueryCounting, QUERY_LIMITS } from './parse-query.ts';
+export {
+  fieldPaths,
+  flatten,
+  editDistance,
+  fuzzyDistance,
+  fuzzyExpansions,
+  MAX_FUZZY_EXPANSIONS,
+  inRange,
+  isFuzzyMatch,
+  matchesQuery,
+  NUMERIC_RANGE_FIELDS,
+  positiveTerms,
+  RANGE_FIELDS,
+  rangeValues,
+  scoreQuery,
+  tokenize,
+  type FlatDoc,
+} from './match-query.ts';
 export { parseBBox, bboxIntersects } from './bbox.ts';
 export { geometryBounds, geometryShapes, MAX_SHAPE_VERTICES, shapeBounds } from './geometry-bounds.ts';
 export { boxWithin, shapeIntersects, splitAtAntimeridian } from './shape-intersects.ts';
@@ -19,4 +36,4 @@ export {
   runSearch,
   sortBuckets,
 } from './run-search.ts';
-export { HeaderTable, type HeaderFields, type Ranker } from './header-table.ts';
+export { HeaderTable, type HeaderFields, type Ranker, type Selection } from './header-table.ts';

@@ -75,8 +75,38 @@ function wordsFor(t: DocText, field: string | null): string[] {
 /** Elasticsearch's AUTO fuzziness: 0 edits up to 2 letters, 1 up to 5, else 2. */
 export const fuzzyDistance = (term: string): number => (term.length <= 2 ? 0 : term.length <= 5 ? 1 : 2);
 
-function editDistanceAtMost(a: string, b: string, max: number): boolean {
-  if (Math.abs(a.length - b.length) > max) return false;
+/**
+ * Whether an indexed word is a fuzzy match of a query word: within its edit distance, and
+ * starting with the same letter (Lucene's `prefix_length` 1), which lets an engine look at one
+ * letter's slice of its vocabulary instead of all of it.
+ */
+export const isFuzzyMatch = (word: string, term: string): boolean =>
+  word.length > 0 && word.codePointAt(0) === term.codePointAt(0) && editDistance(word, term, fuzzyDistance(term)) <= fuzzyDistance(term);
+
+/** Most indexed words one fuzzy query word expands to in an engine (Lucene's `max_expansions`). */
+export const MAX_FUZZY_EXPANSIONS = 50;
+
+/**
+ * The indexed words a fuzzy query word stands for, nearest first, at most
+ * `MAX_FUZZY_EXPANSIONS`; `vocabulary` is the engine's words starting with the same letter.
+ */
+export function fuzzyExpansions(term: string, vocabulary: Iterable<string>): string[] {
+  const max = fuzzyDistance(term);
+  const found: [word: string, distance: number][] = [];
+  for (const word of vocabulary) {
+    if (word.codePointAt(0) !== term.codePointAt(0)) continue;
+    const d = editDistance(word, term, max);
+    if (d <= max) found.push([word, d]);
+  }
+  return found
+    .sort((a, b) => a[1] - b[1] || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0))
+    .slice(0, MAX_FUZZY_EXPANSIONS)
+    .map(([word]) => word);
+}
+
+/** The edit distance of a and b, or `max + 1` as soon as it is known to exceed `max`. */
+export function editDistance(a: string, b: string, max: number): number {
+  if (Math.abs(a.length - b.length) > max) return max + 1;
   let prev = Array.from({ length: b.length + 1 }, (_, i) => i);
   for (let i = 1; i <= a.length; i++) {
     const cur = [i];
@@ -86,10 +116,10 @@ function editDistanceAtMost(a: string, b: string, max: number): boolean {
       cur[j] = v;
       best = Math.min(best, v);
     }
-    if (best > max) return false;
+    if (best > max) return max + 1;
     prev = cur;
   }
-  return (prev[b.length] ?? Infinity) <= max;
+  return Math.min(prev[b.length] ?? max + 1, max + 1);
 }
 
 function termMatches(t: DocText, node: Extract<QueryNode, { type: 'term' }>): boolean {
@@ -100,27 +130,54 @@ function termMatches(t: DocText, node: Extract<QueryNode, { type: 'term' }>): bo
   const words = wordsFor(t, node.field);
   return wanted.every((w) => {
     if (node.match === 'prefix') return words.some((x) => x.startsWith(w));
-    if (node.match === 'fuzzy') return words.some((x) => editDistanceAtMost(x, w, fuzzyDistance(w)));
+    if (node.match === 'fuzzy') return words.some((x) => isFuzzyMatch(x, w));
     return words.includes(w);
   });
 }
 
+/**
+ * The fields ranges apply to, each kept by the engines in an ordered index of its own; a range
+ * on any other field matches nothing. Dates compare as text on the bound's precision, the
+ * version index as a number.
+ */
+export const RANGE_FIELDS = ['metadata.publication_date', 'metadata.dates.date', 'created', 'updated', 'versions.index'] as const;
+export const NUMERIC_RANGE_FIELDS: readonly string[] = ['versions.index'];
+const isRangeField = (field: string): boolean => (RANGE_FIELDS as readonly string[]).includes(field);
+
+/** The values of a flattened body in the range fields, for an engine's range index. */
+export function rangeValues(flat: FlatDoc): [field: string, value: string][] {
+  return RANGE_FIELDS.flatMap((field) => (flat.get(field) ?? []).map((v): [string, string] => [field, v]));
+}
+
+/**
+ * Every dotted path of a flattened body that holds a value, with its ancestors (`metadata.title.en` gives
+ * `metadata`, `metadata.title` and `metadata.title.en`): what `_exists_:` can find.
+ */
+export function fieldPaths(flat: FlatDoc): string[] {
+  const out = new Set<string>();
+  for (const path of flat.keys()) {
+    if (path === '') continue;
+    for (let i = path.indexOf('.'); i !== -1; i = path.indexOf('.', i + 1)) out.add(path.slice(0, i));
+    out.add(path);
+  }
+  return [...out];
+}
+
 const NUMBER = /^-?\d+(\.\d+)?$/;
 
-/** Numbers compare as numbers; anything else (dates) as text on the bound's precision. */
-function compare(value: string, limit: string): number {
-  if (NUMBER.test(value) && NUMBER.test(limit)) return Number(value) - Number(limit);
+/** Numbers as numbers in numeric fields; anything else (dates) as text on the bound's precision. */
+function compare(field: string, value: string, limit: string): number {
+  if (NUMERIC_RANGE_FIELDS.includes(field)) return NUMBER.test(value) && NUMBER.test(limit) ? Number(value) - Number(limit) : Number.NaN;
   // A bound of `2021-06` covers every day of that month: compare on its precision.
   const cut = value.slice(0, limit.length);
   return cut < limit ? -1 : cut > limit ? 1 : 0;
 }
 
-function inRange(values: string[], n: Extract<QueryNode, { type: 'range' }>): boolean {
-  return values.some((v) => {
-    const lo = n.min === null ? 1 : compare(v, n.min);
-    const hi = n.max === null ? -1 : compare(v, n.max);
-    return (n.includeMin ? lo >= 0 : lo > 0) && (n.includeMax ? hi <= 0 : hi < 0);
-  });
+/** Whether one value of the range's field lies in the range. */
+export function inRange(value: string, n: Extract<QueryNode, { type: 'range' }>): boolean {
+  const lo = n.min === null ? 1 : compare(n.field, value, n.min);
+  const hi = n.max === null ? -1 : compare(n.field, value, n.max);
+  return (n.includeMin ? lo >= 0 : lo > 0) && (n.includeMax ? hi <= 0 : hi < 0);
 }
 
 function matches(node: QueryNode, t: DocText): boolean {
@@ -136,7 +193,7 @@ function matches(node: QueryNode, t: DocText): boolean {
     case 'exists':
       return valuesFor(t, node.field).length > 0;
     case 'range':
-      return inRange(valuesFor(t, node.field), node);
+      return isRangeField(node.field) && valuesFor(t, node.field).some((v) => inRange(v, node));
     case 'and':
       return node.children.every((c) => matches(c, t));
     case 'or':

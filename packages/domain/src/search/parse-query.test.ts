@@ -1,5 +1,6 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { parseQuery } from './parse-query.ts';
+import { parseQuery, parseQueryCounting, QUERY_LIMITS } from './parse-query.ts';
 import type { QueryNode } from './query-ast.ts';
 
 const t = (value: string, field: string | null = null, match: 'exact' | 'prefix' | 'fuzzy' = 'exact'): QueryNode => ({ type: 'term', field, value, match });
@@ -112,10 +113,97 @@ describe('parseQuery', () => {
 
   it('falls back to the words of text it cannot parse, never throwing', () => {
     expect(parseQuery('a:b:c ((')).toEqual(and(t('a'), t('b'), t('c')));
-    expect(parseQuery('flood AND (')).toEqual(and(t('flood'), t('AND')));
+    expect(parseQuery('flood AND (')).toEqual(t('flood'));
     expect(parseQuery('"unclosed phrase')).toEqual(and(t('unclosed'), t('phrase')));
     expect(parseQuery('created:2020-01-01T00:00:00Z')).toEqual(and(t('created'), t('2020-01-01T00'), t('00'), t('00Z')));
     expect(parseQuery(')(][')).toEqual({ type: 'all' });
     for (const q of ['[', 'a:', ':', '"', 'OR', 'AND AND', '~', '^', '{a TO', '\\']) expect(() => parseQuery(q)).not.toThrow();
+  });
+
+  it('reads a term or phrase without a word as matching everything', () => {
+    expect(parseQuery('**')).toEqual({ type: 'all' });
+    expect(parseQuery('flood ** "!?"')).toEqual(t('flood'));
+    expect(parseQuery('flood OR "!?"')).toEqual({ type: 'all' });
+    expect(parseQuery('flood -**')).toEqual(and(t('flood'), not({ type: 'all' })));
+  });
+
+  it('reads a boost and drops it', () => {
+    expect(parseQuery('flood^2 risk')).toEqual(and(t('flood'), t('risk')));
+  });
+});
+
+/** Work per character of text: the lexer reads each character once, the parser each token once. */
+const STEPS_PER_CHAR = 4;
+const stepsOf = (q: string) => parseQueryCounting(q).stats.steps;
+
+describe('parseQuery on hostile text', () => {
+  it('answers twenty unclosed groups with their words, in work linear in the length', () => {
+    const q = '(a '.repeat(20);
+    expect(parseQuery(q)).toEqual(t('a'));
+    expect(stepsOf(q)).toBeLessThanOrEqual(STEPS_PER_CHAR * q.length);
+    // Twice the text, at most twice the work: no backtracking.
+    const longer = '(a '.repeat(40);
+    expect(stepsOf(longer)).toBeLessThanOrEqual(2 * stepsOf(q) + STEPS_PER_CHAR);
+  });
+
+  it('keeps nesting up to its bound and falls back to the words past it', () => {
+    const nest = (levels: number) => {
+      let q = 'a';
+      for (let i = 0; i < levels; i++) q = `(${q} ${i % 2 === 0 ? 'OR' : 'AND'} b${i})`;
+      return q;
+    };
+    // The outermost group is `(... AND b7)`, holding `(... OR b6)`: the structure is kept.
+    const kept = parseQuery(nest(QUERY_LIMITS.depth));
+    expect(kept.type === 'and' && kept.children[0]?.type === 'or').toBe(true);
+    const deep = parseQuery(nest(20));
+    expect(deep.type).toBe('and');
+    if (deep.type === 'and') expect(deep.children.every((c) => c.type === 'term' && c.match === 'exact' && c.field === null)).toBe(true);
+    expect(stepsOf(nest(20))).toBeLessThanOrEqual(STEPS_PER_CHAR * nest(20).length);
+  });
+
+  it('bounds the terms of a query and of its fallback', () => {
+    const many = Array.from({ length: 100 }, (_, i) => `w${i}~`).join(' ');
+    const node = parseQuery(many);
+    expect(node.type).toBe('and');
+    if (node.type === 'and') {
+      expect(node.children).toHaveLength(QUERY_LIMITS.terms);
+      expect(node.children.every((c) => c.type === 'term' && c.match === 'exact')).toBe(true);
+    }
+    const fits = Array.from({ length: QUERY_LIMITS.terms }, (_, i) => `w${i}~`).join(' ');
+    const kept = parseQuery(fits);
+    expect(kept.type === 'and' && kept.children.every((c) => c.type === 'term' && c.match === 'fuzzy')).toBe(true);
+  });
+
+  it('reads only the first characters of text over the length bound', () => {
+    const q = 'flood '.repeat(10_000) + 'drought';
+    expect(parseQuery(q)).toEqual(t('flood'));
+    expect(stepsOf(q)).toBeLessThanOrEqual(STEPS_PER_CHAR * QUERY_LIMITS.length);
+  });
+
+  it('stays linear on long runs of every special character', () => {
+    for (const c of ['(', ')', '"', '[', '{', '\\', '~', '^', ':', '-', '!', '*', 'NOT ', 'a:', '"a', '(a OR ', 'a AND ', '[a TO ']) {
+      const q = c.repeat(Math.floor(QUERY_LIMITS.length / c.length));
+      expect(() => parseQuery(q)).not.toThrow();
+      expect(stepsOf(q)).toBeLessThanOrEqual(STEPS_PER_CHAR * q.length);
+    }
+  });
+
+  it('never throws and stays linear on random text (seeded)', () => {
+    const alphabet = fc.constantFrom(...'ab ()[]{}"\\:~^*+-!&|_.0129é'.split(''), 'AND', 'OR', 'NOT', 'TO', ' metadata.title:', '_exists_:');
+    fc.assert(
+      fc.property(fc.array(alphabet, { maxLength: 300 }), (parts) => {
+        const q = parts.join('');
+        const { node, stats } = parseQueryCounting(q);
+        expect(node).toBeTypeOf('object');
+        expect(stats.steps).toBeLessThanOrEqual(STEPS_PER_CHAR * Math.min(q.length, QUERY_LIMITS.length) + 1);
+      }),
+      { seed: 20261123, numRuns: 2000 },
+    );
+    fc.assert(
+      fc.property(fc.string({ unit: 'binary', maxLength: 2000 }), (q) => {
+        expect(parseQueryCounting(q).stats.steps).toBeLessThanOrEqual(STEPS_PER_CHAR * Math.min(q.length, QUERY_LIMITS.length) + 1);
+      }),
+      { seed: 7, numRuns: 500 },
+    );
   });
 });

@@ -1,0 +1,198 @@
+/**
+ * The hostile mix: N generated published records, one server, and three phases of equal length.
+ *  1. quiet: a client sends cheap GETs (`GET /api/records/{id}`) back to back;
+ *  2. queries: the same, while a second client sends pathological searches (unclosed groups,
+ *     deep nesting, many fuzzy and prefix terms, `_exists_`, ranges, NOT, evaluator-only field
+ *     queries, over-long text), anonymous, one after another;
+ *  3. queries + bodies: the same, the second client also sending maximal legal draft bodies
+ *     (PUTs near the 10 MiB limit: many creators, a long description).
+ * Per phase: the server's event-loop delay (p99 and max, measured inside the server by
+ * `loop-delay.ts`), the cheap GETs' p99, the hostile calls' answers, and the server's peak RSS
+ * over its RSS before the phase. Targets: max loop delay < 50 ms, cheap GET p99 at most twice
+ * its quiet value, under 256 MiB over the normal RSS.
+ * `tsx bench/hostile.ts [records=100000] [engine=sqlite] [seconds=15]` runs it alone.
+ */
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { load, type LoadResult } from './load.ts';
+import { seedPublished } from './seed.ts';
+import { serverDir, start, statusKiB, stop, tsx } from './server-process.ts';
+
+const nested = (levels: number) => {
+  let q = 'glacier';
+  for (let i = 0; i < levels; i++) q = `(${q} ${i % 2 === 0 ? 'OR' : 'AND'} flood)`;
+  return q;
+};
+const COMMON = ['glacier', 'flood', 'mapping', 'sentinel', 'drought', 'monitoring', 'coastal', 'erosion', 'urban', 'heat', 'forest', 'deforestation', 'water', 'quality', 'soil', 'moisture'];
+
+/** Each is a query string for GET /api/search. */
+export const HOSTILE_QUERIES: [name: string, q: string][] = [
+  ['20 unclosed groups', '(a '.repeat(20)],
+  ['nesting, 20 levels', nested(20)],
+  ['nesting, 8 levels', nested(8)],
+  ['32 fuzzy terms', Array.from({ length: 32 }, (_, i) => `${(COMMON[i % COMMON.length] ?? 'x').slice(0, -1)}x~`).join(' OR ')],
+  ['26 one-letter prefixes', Array.from({ length: 26 }, (_, i) => `${String.fromCharCode(97 + i)}*`).join(' OR ')],
+  ['_exists_ on all', '_exists_:metadata.title OR _exists_:metadata.creators.person_or_org.name'],
+  ['ranges', 'metadata.publication_date:[1900 TO 2100] OR created:[* TO *] OR versions.index:[1 TO 10]'],
+  ['NOT a common word', '-data'],
+  ['field query (evaluator)', 'metadata.description:the'],
+  ['1000 characters', 'flood sentinel '.repeat(70)],
+  ['special characters', '"(['.repeat(300)],
+];
+
+/** A draft body just under the 10 MiB JSON limit: thousands of creators and a long description. */
+function maximalBody(): string {
+  const creators = Array.from({ length: 20_000 }, (_, i) => ({
+    person_or_org: { type: 'personal', given_name: `Given${i}`, family_name: `Family name number ${i}` },
+    affiliations: [{ name: `Institute of Earth Observation ${i % 97}` }],
+  }));
+  const metadata = { title: 'Maximal body', publication_date: '2024', resource_type: { id: 'dataset' }, creators, description: '' };
+  const room = 10 * 1024 * 1024 - Buffer.byteLength(JSON.stringify({ metadata })) - 1024;
+  metadata.description = '<p>Sentinel flood mapping over the delta. </p>'.repeat(Math.max(0, Math.floor(room / 46)));
+  return JSON.stringify({ metadata });
+}
+
+interface Loop {
+  p50: number;
+  p99: number;
+  max: number;
+  samples: number;
+}
+
+/** Asks the server (SIGUSR2) for its loop-delay figures since the last ask. */
+async function loopFigures(pid: number, file: string): Promise<Loop> {
+  rmSync(file, { force: true });
+  process.kill(pid, 'SIGUSR2');
+  for (let i = 0; i < 6000 && !existsSync(file); i++) await new Promise((r) => setTimeout(r, 10));
+  return JSON.parse(readFileSync(file, 'utf8')) as Loop;
+}
+
+interface HostileCall {
+  name: string;
+  statuses: Map<number, number>;
+  slowestMs: number;
+}
+
+/** Sends the hostile calls one after another, round robin, until `until` resolves. */
+async function hostileClient(base: string, token: string, draftId: string | null, body: string, stopAt: number): Promise<HostileCall[]> {
+  const calls = new Map<string, HostileCall>();
+  const record = (name: string, status: number, ms: number) => {
+    const c = calls.get(name) ?? { name, statuses: new Map(), slowestMs: 0 };
+    c.statuses.set(status, (c.statuses.get(status) ?? 0) + 1);
+    c.slowestMs = Math.max(c.slowestMs, ms);
+    calls.set(name, c);
+  };
+  const steps: [string, () => Promise<Response>][] = HOSTILE_QUERIES.map(([name, q]) => [name, () => fetch(`${base}/api/search?q=${encodeURIComponent(q)}`)]);
+  if (draftId !== null) {
+    const put = (): Promise<Response> =>
+      fetch(`${base}/api/records/${draftId}/draft`, { method: 'PUT', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body });
+    // First in each round: the evaluator-only query takes seconds and would starve it.
+    steps.unshift(['draft PUT near 10 MiB', put]);
+  }
+  for (let i = 0; performance.now() < stopAt; i++) {
+    const [name, call] = steps[i % steps.length] as [string, () => Promise<Response>];
+    const t0 = performance.now();
+    try {
+      const res = await call();
+      await res.arrayBuffer();
+      record(name, res.status, performance.now() - t0);
+    } catch {
+      record(name, 0, performance.now() - t0);
+    }
+  }
+  return [...calls.values()];
+}
+
+interface Phase {
+  name: string;
+  loop: Loop;
+  get: LoadResult;
+  hostile: HostileCall[];
+  rssBeforeMiB: number;
+  rssPeakMiB: number;
+}
+
+export async function hostileBench(records: number, engine = 'sqlite', seconds = 15, port = 3920): Promise<string> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'krs-hostile-'));
+  const loopFile = join(dataDir, 'loop.json');
+  try {
+    const t0 = performance.now();
+    await seedPublished(dataDir, records, (done) => {
+      if (done % 10000 === 0) process.stderr.write(`\rseeding ${done}/${records}`);
+    });
+    process.stderr.write('\n');
+    const seedSeconds = (performance.now() - t0) / 1000;
+    const base = `http://127.0.0.1:${port}`;
+    const env = { ...process.env, PORT: String(port), KRS_DATA_DIR: dataDir, KRS_BASE_URL: base, KRS_SEARCH_ENGINE: engine, KRS_BENCH_LOOP_FILE: loopFile, INIT_CWD: serverDir };
+    const token = execFileSync(tsx, ['src/cli.ts', 'tokens', 'create', '--user', 'hostile@example.org'], { cwd: serverDir, env, encoding: 'utf8' }).trim();
+    const server = await start(['--import', pathToFileURL(join(serverDir, 'bench', 'loop-delay.ts')).href, 'src/main.ts'], env);
+    const pid = server.child.pid ?? 0;
+    try {
+      const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
+      const small = { metadata: { title: 'A cheap record', publication_date: '2024', resource_type: { id: 'dataset' }, creators: [{ person_or_org: { type: 'personal', family_name: 'Obi' } }] }, files: { enabled: false } };
+      const created = (await (await fetch(`${base}/api/records`, { method: 'POST', headers, body: JSON.stringify(small) })).json()) as { id: string };
+      await fetch(`${base}/api/records/${created.id}/draft/actions/publish`, { method: 'POST', headers });
+      const draft = (await (await fetch(`${base}/api/records`, { method: 'POST', headers, body: JSON.stringify(small) })).json()) as { id: string };
+      const body = maximalBody();
+      const cheap = `${base}/api/records/${created.id}`;
+      await load(cheap, 2, 2); // warm-up
+      for (const [, q] of HOSTILE_QUERIES) await (await fetch(`${base}/api/search?q=${encodeURIComponent(q)}`)).arrayBuffer();
+
+      const phases: Phase[] = [];
+      for (const [name, hostile, withBodies] of [
+        ['quiet', false, false],
+        ['hostile queries', true, false],
+        ['hostile queries + maximal bodies', true, true],
+      ] as const) {
+        await loopFigures(pid, loopFile);
+        writeFileSync(`/proc/${pid}/clear_refs`, '5');
+        const rssBeforeMiB = statusKiB(pid, 'VmRSS') / 1024;
+        const stopAt = performance.now() + seconds * 1000;
+        const [get, calls] = await Promise.all([
+          load(cheap, 2, seconds),
+          hostile ? hostileClient(base, token, withBodies ? draft.id : null, body, stopAt) : Promise.resolve([]),
+        ]);
+        phases.push({ name, get, hostile: calls, loop: await loopFigures(pid, loopFile), rssBeforeMiB, rssPeakMiB: statusKiB(pid, 'VmHWM') / 1024 });
+      }
+      // Each hostile call alone, three times: which of them holds the loop, and for how long.
+      const alone: [string, number, number][] = [];
+      for (const [name, q] of HOSTILE_QUERIES) {
+        await loopFigures(pid, loopFile);
+        const t = performance.now();
+        for (let i = 0; i < 3; i++) await (await fetch(`${base}/api/search?q=${encodeURIComponent(q)}`)).arrayBuffer();
+        alone.push([name, (await loopFigures(pid, loopFile)).max, (performance.now() - t) / 3]);
+      }
+      const quiet = phases[0]?.get.p99 ?? Number.NaN;
+      const lines = [
+        `hostile mix: ${engine}, ${records} published records (stored in ${seedSeconds.toFixed(0)} s), ${seconds} s per phase; cheap GET = GET /api/records/{id} on 2 connections`,
+      ];
+      for (const p of phases) {
+        lines.push(
+          '',
+          `${p.name}:`,
+          `  event-loop delay  p50 ${p.loop.p50.toFixed(1)} ms  p99 ${p.loop.p99.toFixed(1)} ms  max ${p.loop.max.toFixed(1)} ms (target max < 50 ms: ${p.loop.max < 50 ? 'met' : 'NOT met'})`,
+          `  cheap GET         ${p.get.perSecond.toFixed(0)} req/s  p50 ${p.get.p50.toFixed(2)} ms  p99 ${p.get.p99.toFixed(2)} ms  (${(p.get.p99 / quiet).toFixed(2)}x quiet; target <= 2x: ${p.get.p99 <= 2 * quiet ? 'met' : 'NOT met'})  errors ${p.get.errors}`,
+          `  RSS               ${p.rssBeforeMiB.toFixed(0)} MiB before, peak ${p.rssPeakMiB.toFixed(0)} MiB (+${(p.rssPeakMiB - p.rssBeforeMiB).toFixed(0)} MiB; target < 256)`,
+          ...p.hostile.map(
+            (c) =>
+              `  ${c.name.padEnd(34)} ${[...c.statuses].map(([status, n]) => `${n}x ${status}`).join(', ')}, slowest ${c.slowestMs.toFixed(0)} ms`,
+          ),
+        );
+      }
+      lines.push('', 'each hostile query alone (3 calls): longest event-loop block, mean answer time');
+      for (const [name, max, mean] of alone) lines.push(`  ${name.padEnd(34)} loop max ${max.toFixed(1).padStart(7)} ms  answer ${mean.toFixed(0).padStart(5)} ms`);
+      return lines.join('\n');
+    } finally {
+      await stop(server.child);
+    }
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  console.log(await hostileBench(Number(process.argv[2] ?? 100000), process.argv[3] ?? 'sqlite', Number(process.argv[4] ?? 15)));
+}

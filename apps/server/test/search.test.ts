@@ -1,0 +1,57 @@
+import { describe, expect, it } from 'vitest';
+import { createSqliteSearchIndex } from '@krs/adapters';
+import { createInMemorySearchIndex } from '@krs/domain/testing';
+import { makeApp, metadata } from './make-app.ts';
+
+/** `(((urban OR x0) AND x1) OR x2) ...`, one group per level. */
+function nested(levels: number, ops: readonly string[] = ['OR', 'AND']): string {
+  let q = 'urban';
+  for (let i = 0; i < levels; i++) q = `(${q} ${ops[i % ops.length]} x${i})`;
+  return q;
+}
+
+const engines = [
+  ['in-memory', () => createInMemorySearchIndex()],
+  ['sqlite fts5', () => createSqliteSearchIndex(':memory:')],
+] as const;
+
+describe.each(engines)('GET /api/search with hostile queries (%s)', (_, makeIndex) => {
+  async function published() {
+    const app = await makeApp({}, makeIndex());
+    const id = (await app.call('POST', '/api/records', { token: app.alice, json: { metadata, files: { enabled: false } } })).json.id;
+    await app.call('POST', `/api/records/${id}/draft/actions/publish`, { token: app.alice });
+    return { ...app, id };
+  }
+  const search = (call: Awaited<ReturnType<typeof published>>['call'], q: string) => call('GET', `/api/search?q=${encodeURIComponent(q)}`);
+
+  it('answers twenty unclosed groups with a plain match of their words', async () => {
+    const { call, id } = await published();
+    const res = await search(call, '(urban '.repeat(20));
+    expect(res.status).toBe(200);
+    expect(res.json.hits.hits.map((h: { id: string }) => h.id)).toEqual([id]);
+    expect((await search(call, '(a '.repeat(20))).status).toBe(200);
+  });
+
+  it('answers a boolean query nested twenty levels deep', async () => {
+    const { call } = await published();
+    const res = await search(call, nested(20));
+    expect(res.status).toBe(200);
+    expect(res.json.hits.total).toBe(0);
+    // Within the nesting bound the query keeps its meaning.
+    expect((await search(call, nested(7, ['OR']))).json.hits.total).toBe(1);
+  });
+
+  it('answers many fuzzy and prefix terms, _exists_ and ranges', async () => {
+    const { call } = await published();
+    for (const q of [
+      Array.from({ length: 40 }, (_, i) => `landsat${i}~`).join(' OR '),
+      Array.from({ length: 40 }, (_, i) => `u${i}*`).join(' OR '),
+      '_exists_:metadata.title AND _exists_:nothing.here',
+      'metadata.publication_date:[2024 TO *] OR metadata.publication_date:{* TO 1900}',
+      `${'"'.repeat(99)}${'['.repeat(99)}`,
+    ]) {
+      expect((await search(call, q)).status).toBe(200);
+    }
+    expect((await search(call, 'urbn~ AND metadata.publication_date:[2024-01 TO 2024-12]')).json.hits.total).toBe(1);
+  });
+});

@@ -1,0 +1,120 @@
+/**
+ * Read queries of the SQLite search index that may cost more than a few milliseconds (a match
+ * of every document, a prefix of one letter, bm25 over a large match, a box around the world),
+ * run on a worker thread with a read-only connection of its own. better-sqlite3 is synchronous:
+ * on the main thread such a query would stop every other request until it ends; here it only
+ * delays its own answer. WAL lets the worker read while the main connection writes, and each
+ * statement reads the last committed state.
+ *
+ * A database in memory cannot be opened twice, so it is read inline, on the calling thread.
+ */
+import type { Database } from 'better-sqlite3';
+import { createRequire } from 'node:module';
+import { Worker } from 'node:worker_threads';
+import type { Param } from './fts-query.ts';
+
+export interface SqliteReader {
+  /** The first column of every row, as integers (rowids). */
+  rowids(sql: string, params: readonly Param[]): Promise<Int32Array>;
+  /** Every row as an array of its columns. */
+  rows(sql: string, params: readonly Param[]): Promise<unknown[][]>;
+  /** Rows of two numbers (rowid, score), flattened: a typed array crosses threads without copying each row. */
+  pairs(sql: string, params: readonly Param[]): Promise<Float64Array>;
+  close(): void;
+}
+
+interface Request {
+  id: number;
+  kind: 'rowids' | 'rows' | 'pairs';
+  sql: string;
+  params: readonly Param[];
+}
+type Result = Int32Array | Float64Array | unknown[][];
+type Reply = { id: number; result: Result } | { id: number; error: string };
+
+/** Plain JavaScript, evaluated by the worker: it loads better-sqlite3 from the path given. */
+const WORKER_SOURCE = `
+const { parentPort, workerData } = require('node:worker_threads');
+const Database = require(workerData.module);
+const db = new Database(workerData.filename, { readonly: true, fileMustExist: true });
+db.pragma('busy_timeout = 5000');
+const statements = new Map();
+function statement(sql) {
+  let s = statements.get(sql);
+  if (s === undefined) {
+    s = db.prepare(sql).raw();
+    // Query shapes vary with the text searched: keep the recent ones only.
+    if (statements.size >= 256) statements.delete(statements.keys().next().value);
+    statements.set(sql, s);
+  }
+  return s;
+}
+parentPort.on('message', ({ id, kind, sql, params }) => {
+  try {
+    const rows = statement(sql).all(...params);
+    if (kind === 'rows') return parentPort.postMessage({ id, result: rows });
+    if (kind === 'pairs') {
+      const pairs = new Float64Array(rows.length * 2);
+      for (let i = 0; i < rows.length; i++) {
+        pairs[2 * i] = rows[i][0];
+        pairs[2 * i + 1] = rows[i][1];
+      }
+      return parentPort.postMessage({ id, result: pairs }, [pairs.buffer]);
+    }
+    const out = new Int32Array(rows.length);
+    for (let i = 0; i < rows.length; i++) out[i] = rows[i][0];
+    parentPort.postMessage({ id, result: out }, [out.buffer]);
+  } catch (e) {
+    parentPort.postMessage({ id, error: String((e && e.message) || e) });
+  }
+});
+`;
+
+export function createThreadReader(filename: string): SqliteReader {
+  const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { filename, module: createRequire(import.meta.url).resolve('better-sqlite3') } });
+  // An idle reader never keeps the process alive.
+  worker.unref();
+  const pending = new Map<number, { ok: (v: Result) => void; fail: (e: Error) => void }>();
+  let next = 0;
+  let failure: Error | null = null;
+  const failAll = (e: Error) => {
+    failure = e;
+    for (const p of pending.values()) p.fail(e);
+    pending.clear();
+  };
+  worker.on('message', (reply: Reply) => {
+    const p = pending.get(reply.id);
+    if (p === undefined) return;
+    pending.delete(reply.id);
+    if ('error' in reply) p.fail(new Error(reply.error));
+    else p.ok(reply.result);
+  });
+  worker.on('error', (e) => failAll(e));
+  worker.on('exit', () => failAll(new Error('the search reader thread has stopped')));
+  const ask = (kind: Request['kind'], sql: string, params: readonly Param[]) =>
+    new Promise<Result>((ok, fail) => {
+      if (failure !== null) return fail(failure);
+      const id = next++;
+      pending.set(id, { ok, fail });
+      // Referenced while it has work, so the answer is awaited even at shutdown.
+      if (pending.size === 1) worker.ref();
+      worker.postMessage({ id, kind, sql, params } satisfies Request);
+    }).finally(() => {
+      if (pending.size === 0) worker.unref();
+    });
+  return {
+    rowids: (sql, params) => ask('rowids', sql, params) as Promise<Int32Array>,
+    rows: (sql, params) => ask('rows', sql, params) as Promise<unknown[][]>,
+    pairs: (sql, params) => ask('pairs', sql, params) as Promise<Float64Array>,
+    close: () => void worker.terminate(),
+  };
+}
+
+export function createInlineReader(db: Database): SqliteReader {
+  return {
+    rowids: async (sql, params) => Int32Array.from(db.prepare(sql).pluck().all(...params) as number[]),
+    rows: async (sql, params) => db.prepare(sql).raw().all(...params) as unknown[][],
+    pairs: async (sql, params) => Float64Array.from((db.prepare(sql).raw().all(...params) as [number, number][]).flat()),
+    close: () => undefined,
+  };
+}
