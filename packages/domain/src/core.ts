@@ -28,6 +28,8 @@ import { searchRecords, searchUserRecords } from './use-cases/search-records.ts'
 import { updateDraft } from './use-cases/update-draft.ts';
 import { authenticate, createToken, createUser } from './use-cases/users.ts';
 import * as packages from './use-cases/packages/index.ts';
+import { checkReadiness } from './use-cases/operations/check-readiness.ts';
+import { verifyStore, type VerifyOptions } from './use-cases/operations/verify-store.ts';
 
 export function createCore(deps: CoreDeps) {
   return {
@@ -80,6 +82,11 @@ export function createCore(deps: CoreDeps) {
     },
     search: {
       reindex: (options?: { since?: string; onProgress?: (p: ReindexProgress) => void }) => reindex(deps.repos, deps.search, options),
+    },
+    /** An operator's view of the stores, not API actions: they take no identity. */
+    operations: {
+      readiness: (timeoutMs: number) => checkReadiness(deps, timeoutMs),
+      verify: (options?: VerifyOptions) => verifyStore(deps, options),
     },
   };
 }
