@@ -9,6 +9,8 @@ import { authenticate } from './auth.ts';
 import { errorResponse, methodNotAllowedResponse, notFoundResponse } from './errors.ts';
 import { jsonBody } from './json-body.ts';
 import { createLinks } from './links.ts';
+import { opsRoutes, type OpsOptions } from './ops/routes.ts';
+import { requestLog } from './ops/request-log.ts';
 import { createResponder } from './respond.ts';
 import { accessLinkRoutes } from './routes/access-links.ts';
 import { fileRoutes } from './routes/files.ts';
@@ -19,12 +21,17 @@ import { searchRoutes } from './routes/search.ts';
 
 export interface AppConfig {
   baseUrl: string;
+  /** Request log, metrics and probe settings; without them probes still answer. */
+  ops?: OpsOptions;
 }
 
 export function createApp(core: Core, config: AppConfig) {
   const links = createLinks(config.baseUrl);
   const respond = createResponder(links);
   const app = new Hono<Env>();
+  const ops = config.ops ?? {};
+  if (ops.logger || ops.metrics) app.use(requestLog(ops.logger ?? null, ops.metrics?.observeRequest ?? null));
+  app.route('/', opsRoutes(core, ops));
   app.use(authenticate((token) => core.users.authenticate(token)));
   app.use('/api/*', async (c, next) => {
     // File content streams raw bytes both ways; every other body is JSON, and an Accept we

@@ -6,14 +6,17 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { createCore, type Core, type ReindexProgress } from '@krs/domain';
 import {
+  countRecords,
   createDb,
   createFsFileStorage,
   createNanoidIds,
   createSqlUnitOfWork,
   createSystemClock,
   migrateToLatest,
+  type DbHandle,
 } from '@krs/adapters';
 import type { ServerConfig } from './config.ts';
+import type { Metrics, RecordCounts } from './ops/metrics.ts';
 import { openEmbeddedSearch } from './search-engine.ts';
 
 export interface Composed {
@@ -23,22 +26,29 @@ export interface Composed {
   /** Rebuilds the index from the database (ignoring any snapshot). */
   rebuildSearch(onProgress?: (p: ReindexProgress) => void): Promise<number>;
   saveSearchSnapshot(): Promise<void>;
+  countRecords(): Promise<RecordCounts>;
+  /** The database handle, for an online backup. */
+  db: DbHandle;
+  filesRoot: string;
   close(): Promise<void>;
 }
 
-export async function compose(config: ServerConfig): Promise<Composed> {
+/** With `metrics`, database statements, search operations and stored bytes are measured. */
+export async function compose(config: ServerConfig, metrics: Metrics | null = null): Promise<Composed> {
   mkdirSync(config.dataDir, { recursive: true });
-  const handle = createDb(join(config.dataDir, 'krs.sqlite'));
+  const handle = createDb(join(config.dataDir, 'krs.sqlite'), metrics ? { onQuery: (text, seconds) => metrics.observeQuery(text, seconds) } : {});
   await migrateToLatest(handle.db);
   const { repos, uow } = createSqlUnitOfWork(handle.db);
   const search = openEmbeddedSearch(config.searchEngine, config.dataDir);
   // Any change committed after this instant is caught up on the next start.
   let watermark = new Date().toISOString();
+  const filesRoot = join(config.dataDir, 'files');
+  const storage = createFsFileStorage(filesRoot);
   const core = createCore({
     repos,
     uow,
-    storage: createFsFileStorage(join(config.dataDir, 'files')),
-    search: search.index,
+    storage: metrics ? metrics.instrumentStorage(storage) : storage,
+    search: metrics ? metrics.instrumentSearch(search.index) : search.index,
     clock: createSystemClock(),
     ids: createNanoidIds(),
     settings: { maxFileSize: config.maxFileSize, maxFiles: config.maxFiles, oaiHost: new URL(config.baseUrl).host },
@@ -61,6 +71,9 @@ export async function compose(config: ServerConfig): Promise<Composed> {
     async saveSearchSnapshot() {
       await search.persist(watermark);
     },
+    countRecords: () => countRecords(handle.db),
+    db: handle,
+    filesRoot,
     async close() {
       search.close();
       await handle.close();

@@ -13,6 +13,8 @@ describe('readConfig', () => {
       maxFileSize: 50 * 1024 ** 3,
       maxFiles: 100,
       searchEngine: 'sqlite',
+      logLevel: 'info',
+      metricsToken: null,
     });
   });
 
@@ -26,6 +28,8 @@ describe('readConfig', () => {
       KRS_MAX_FILE_SIZE: '1048576',
       KRS_MAX_FILES: '7',
       KRS_SEARCH_ENGINE: 'minisearch',
+      KRS_LOG_LEVEL: 'warn',
+      KRS_METRICS_TOKEN: 's3cret',
     });
     expect(config).toEqual({
       port: 4000,
@@ -35,6 +39,8 @@ describe('readConfig', () => {
       maxFileSize: 1048576,
       maxFiles: 7,
       searchEngine: 'minisearch',
+      logLevel: 'warn',
+      metricsToken: 's3cret',
     });
   });
 
@@ -48,5 +54,6 @@ describe('readConfig', () => {
     expect(() => readConfig({ KRS_BASE_URL: 'ftp://krs.example.org' })).toThrow(/KRS_BASE_URL/);
     expect(() => readConfig({ KRS_BASE_URL: 'https://krs.example.org/?a=1' })).toThrow(/KRS_BASE_URL/);
     expect(() => readConfig({ KRS_SEARCH_ENGINE: 'elastic' })).toThrow(/KRS_SEARCH_ENGINE/);
+    expect(() => readConfig({ KRS_LOG_LEVEL: 'verbose' })).toThrow(/KRS_LOG_LEVEL/);
   });
 });

@@ -1,5 +1,6 @@
 /** Settings from the environment (API-DECISIONS "Running it"); a bad value stops start-up with a clear message. */
 import { resolve } from 'node:path';
+import { LOG_LEVELS, type LogLevel } from './ops/logger.ts';
 
 export interface ServerConfig {
   port: number;
@@ -9,6 +10,9 @@ export interface ServerConfig {
   maxFileSize: number;
   maxFiles: number;
   searchEngine: SearchEngine;
+  logLevel: LogLevel;
+  /** Null: `/metrics` is open (bind it to a private interface, or set a token). */
+  metricsToken: string | null;
 }
 
 export const SEARCH_ENGINES = ['sqlite', 'minisearch'] as const;
@@ -29,6 +33,12 @@ function searchEngine(raw: string | undefined): SearchEngine {
   if (raw === undefined || raw === '') return 'sqlite';
   if (!(SEARCH_ENGINES as readonly string[]).includes(raw)) throw new Error(`KRS_SEARCH_ENGINE must be one of ${SEARCH_ENGINES.join(', ')}, got "${raw}".`);
   return raw as SearchEngine;
+}
+
+function logLevel(raw: string | undefined): LogLevel {
+  if (raw === undefined || raw === '') return 'info';
+  if (!(LOG_LEVELS as readonly string[]).includes(raw)) throw new Error(`KRS_LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got "${raw}".`);
+  return raw as LogLevel;
 }
 
 export function readConfig(env: NodeJS.ProcessEnv = process.env): ServerConfig {
@@ -53,5 +63,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): ServerConfig {
     maxFileSize: integer(env, 'KRS_MAX_FILE_SIZE', 50 * 1024 ** 3, 1),
     maxFiles: integer(env, 'KRS_MAX_FILES', 100, 1),
     searchEngine: searchEngine(env['KRS_SEARCH_ENGINE']),
+    logLevel: logLevel(env['KRS_LOG_LEVEL']),
+    metricsToken: env['KRS_METRICS_TOKEN'] || null,
   };
 }

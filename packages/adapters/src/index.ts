@@ -11,3 +11,4 @@ export { createFsFileStorage } from './fs-file-storage.ts';
 export { createNanoidIds } from './nanoid-ids.ts';
 export { createSystemClock } from './system-clock.ts';
 export * from './search/index.ts';
+export { countRecords } from './sql/record-counts.ts';

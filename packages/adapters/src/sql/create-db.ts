@@ -1,6 +1,6 @@
 /** The one place naming the SQL dialect. */
 import SQLite from 'better-sqlite3';
-import { Kysely, SqliteDialect } from 'kysely';
+import { Kysely, SqliteDialect, type LogEvent } from 'kysely';
 import type { Database } from './database.ts';
 
 export interface DbHandle {
@@ -14,6 +14,8 @@ export interface DbOptions {
    * throwaway data, such as the corpus a benchmark generates.
    */
   durable?: boolean;
+  /** Called after each statement with its SQL text and duration, for metrics. */
+  onQuery?: (sql: string, seconds: number) => void;
 }
 
 /**
@@ -26,6 +28,10 @@ export function createDb(filename: string, options: DbOptions = {}): DbHandle {
   sqlite.pragma(options.durable === false ? 'synchronous = OFF' : 'synchronous = FULL');
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 5000');
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
+  const onQuery = options.onQuery;
+  const db = new Kysely<Database>({
+    dialect: new SqliteDialect({ database: sqlite }),
+    ...(onQuery ? { log: (event: LogEvent) => onQuery(event.query.sql, event.queryDurationMillis / 1000) } : {}),
+  });
   return { db, close: () => db.destroy() };
 }
