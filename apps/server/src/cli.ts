@@ -5,6 +5,7 @@
  *   krs vocabularies import <type> <file>
  *   krs reindex
  *   krs gc [--grace-minutes <n>]
+ *   krs verify | backup <dir> | restore <dir>   (commands/verify.ts, commands/backup.ts)
  */
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
@@ -12,13 +13,26 @@ import { isDomainError, VOCABULARY_TYPES, type VocabularyType } from '@krs/domai
 import { parseVocabularyFile } from '@krs/domain/vocabularies';
 import { readConfig } from './config.ts';
 import { compose } from './compose.ts';
+import { backupCommand, parseBackupArgs, restoreCommand } from './commands/backup.ts';
+import { parseVerifyArgs, verifyCommand } from './commands/verify.ts';
 
 const USAGE = `usage:
   krs users create <email>
   krs tokens create --user <email> [--name <name>]
   krs vocabularies import <type> <file>    (type: ${VOCABULARY_TYPES.join(', ')})
   krs reindex                              (rebuild the search index from the database)
-  krs gc [--grace-minutes <n>]             (delete stored file content no record points at, written over n minutes ago; default 60)`;
+  krs gc [--grace-minutes <n>]             (delete stored file content no record points at, written over n minutes ago; default 60)
+  krs verify [--since <time>] [--limit <n>] [--json]   (re-hash stored files, compare the search index with the database)
+  krs backup <dir> [--copy] | krs restore <dir> [--link]   (consistent copy of a running deployment; restore into an empty data dir)`;
+
+/** Usage errors of the commands that parse their own arguments. */
+function parsed<T>(parse: () => T): T {
+  try {
+    return parse();
+  } catch (e) {
+    return fail(`${e instanceof Error ? e.message : String(e)}\n${USAGE}`);
+  }
+}
 
 function option(args: string[], name: string): string | undefined {
   const i = args.indexOf(name);
@@ -33,6 +47,8 @@ function fail(message: string): never {
 async function main(argv: string[]): Promise<void> {
   const [group, verb, ...rest] = argv;
   const config = readConfig();
+  // Restore fills an empty data dir, so it runs before anything opens (and creates) the database.
+  if (group === 'restore') return void (process.exitCode = await restoreCommand(config, parsed(() => parseBackupArgs(argv.slice(1), '--link'))));
   const composed = await compose(config);
   const { core, close } = composed;
   try {
@@ -65,6 +81,10 @@ async function main(argv: string[]): Promise<void> {
       if (!/^\d+$/.test(raw)) fail(`--grace-minutes takes a whole number, got "${raw}"\n${USAGE}`);
       const r = await core.files.collectGarbage(Number(raw));
       process.stdout.write(`removed ${r.removed} unreferenced blobs (${r.removedBytes} bytes), kept ${r.kept}\n`);
+    } else if (group === 'verify') {
+      process.exitCode = await verifyCommand(core, parsed(() => parseVerifyArgs(argv.slice(1))));
+    } else if (group === 'backup') {
+      process.exitCode = await backupCommand(composed, parsed(() => parseBackupArgs(argv.slice(1), '--copy')));
     } else {
       fail(USAGE);
     }

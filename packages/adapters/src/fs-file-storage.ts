@@ -75,13 +75,16 @@ function streamFrom(handle: FileHandle, start: number, end: number): ReadableStr
   });
 }
 
+/** Where a blob lives under `root`: the one statement of the layout, shared with backups. */
+export function locateBlob(root: string, blobId: string): { dir: string; file: string } {
+  if (!SAFE_ID.test(blobId)) throw new Error(`Refusing unsafe blob id ${JSON.stringify(blobId)}`);
+  const dir = join(root, 'blobs', blobId.slice(0, 2));
+  return { dir, file: join(dir, blobId) };
+}
+
 export function createFsFileStorage(root: string): FileStorage {
   const tmpDir = join(root, 'tmp');
-  const locate = (blobId: string) => {
-    if (!SAFE_ID.test(blobId)) throw new Error(`Refusing unsafe blob id ${JSON.stringify(blobId)}`);
-    const dir = join(root, 'blobs', blobId.slice(0, 2));
-    return { dir, file: join(dir, blobId) };
-  };
+  const locate = (blobId: string) => locateBlob(root, blobId);
 
   return {
     async write(blobId, body, limits) {

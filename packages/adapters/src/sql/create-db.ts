@@ -5,6 +5,11 @@ import type { Database } from './database.ts';
 
 export interface DbHandle {
   db: Kysely<Database>;
+  /**
+   * Copies the database to `destination` with SQLite's online backup: a consistent image of one
+   * instant while other connections (the server) keep writing.
+   */
+  backup(destination: string, onProgress?: (p: { totalPages: number; remainingPages: number }) => void): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -33,5 +38,18 @@ export function createDb(filename: string, options: DbOptions = {}): DbHandle {
     dialect: new SqliteDialect({ database: sqlite }),
     ...(onQuery ? { log: (event: LogEvent) => onQuery(event.query.sql, event.queryDurationMillis / 1000) } : {}),
   });
-  return { db, close: () => db.destroy() };
+  return {
+    db,
+    async backup(destination, onProgress) {
+      await sqlite.backup(destination, {
+        progress(p) {
+          onProgress?.(p);
+          // Everything left in one step, under one read transaction: copied in small steps, a
+          // busy writer would make SQLite restart the copy after each of its commits.
+          return Math.max(p.remainingPages, 1);
+        },
+      });
+    },
+    close: () => db.destroy(),
+  };
 }
