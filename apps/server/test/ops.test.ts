@@ -2,7 +2,7 @@
  * What an operator's tools see: probes, request log lines and metrics, through `app.request()`;
  * readiness also on the real adapters, broken on disk.
  */
-import { mkdtempSync, openSync, closeSync, rmSync, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, truncateSync, writeFileSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import parsePrometheusTextFormat, { type ParsedFamily } from 'parse-prometheus-text-format';
@@ -223,3 +223,41 @@ describe('metrics', () => {
     expect(family(ok.families, 'krs_http_requests_total')).toBeDefined();
   });
 });
+
+describe('verify on the real stores', () => {
+  it('finds a flipped byte, a truncated blob and a missing blob on disk, after a clean first pass', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'krs-verify-'));
+    const composed = await compose(readConfig({ KRS_DATA_DIR: dataDir }));
+    try {
+      const { core } = composed;
+      const alice = { userId: (await core.users.create('alice@example.org')).id, linkTokens: [] };
+      const { record } = await core.records.createDraft(alice, 'resource', { metadata });
+      const keys = ['flip.bin', 'short.bin', 'gone.bin', 'fine.bin'];
+      await core.files.start(alice, 'resource', record.id, keys);
+      for (const key of keys) {
+        const body = `content of ${key} `.repeat(50);
+        await core.files.upload(alice, 'resource', record.id, key, (async function* () {
+          yield new TextEncoder().encode(body);
+        })(), body.length);
+        await core.files.commit(alice, 'resource', record.id, key);
+      }
+      const entries = (await core.files.list(alice, 'resource', record.id, 'draft')).entries;
+      const fileOf = (key: string) => {
+        const id = entries.find((e) => e.key === key)?.blob?.id ?? '';
+        return join(dataDir, 'files', 'blobs', id.slice(0, 2), id);
+      };
+      expect((await core.operations.verify()).ok).toBe(true);
+      const flipped = readFileSync(fileOf('flip.bin'));
+      flipped[100] = flipped[100]! ^ 0x01;
+      writeFileSync(fileOf('flip.bin'), flipped);
+      truncateSync(fileOf('short.bin'), 10);
+      rmSync(fileOf('gone.bin'));
+      const report = await core.operations.verify();
+      expect(report.ok).toBe(false);
+      expect(report.files.problems.map((p) => `${p.key} ${p.kind}`).sort()).toEqual(['flip.bin md5', 'gone.bin missing', 'short.bin size']);
+    } finally {
+      await composed.close();
+    }
+  });
+});
+
