@@ -34,9 +34,11 @@ logger.info(
     rss_mib: mib(memory.rss),
     heap_mib: mib(memory.heapUsed),
   },
-  warm.loaded
-    ? `krs: ${config.searchEngine} search index resumed and caught up (${warm.parents} changed records)`
-    : `krs: ${config.searchEngine} search index rebuilt from the database (${warm.parents} records)`,
+  `${
+    warm.loaded
+      ? `krs: ${config.searchEngine} search index resumed and caught up (${warm.parents} changed records)`
+      : `krs: ${config.searchEngine} search index rebuilt from the database (${warm.parents} records)`
+  } in ${Date.now() - started} ms; memory: rss ${mib(memory.rss)} MiB, heap ${mib(memory.heapUsed)} MiB`,
 );
 
 let stopping = false;
