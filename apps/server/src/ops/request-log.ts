@@ -37,8 +37,12 @@ export function requestLog(logger: Logger | null, observe: RequestObserver | nul
     const started = performance.now();
     const offered = c.req.header('x-request-id');
     const id = offered !== undefined && CLIENT_ID.test(offered) ? offered : randomUUID();
-    await next();
+    // Set before the handler runs, so it goes out with the response's own headers: added
+    // afterwards, it would make the server rebuild the response it had ready to send.
     c.header('X-Request-Id', id);
+    await next();
+    // A handler returning its own Response (file content) drops headers set before it.
+    if (!c.res.headers.has('x-request-id')) c.header('X-Request-Id', id);
     const method = c.req.method;
     const route = routeLabel(c);
     const status = c.res.status;
