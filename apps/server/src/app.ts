@@ -30,7 +30,9 @@ export function createApp(core: Core, config: AppConfig) {
   const respond = createResponder(links);
   const app = new Hono<Env>();
   const ops = config.ops ?? {};
-  if (ops.logger || ops.metrics) app.use(requestLog(ops.logger ?? null, ops.metrics?.observeRequest ?? null));
+  // Request lines are `info`: at a quieter level the middleware does not build them at all.
+  const requestLogger = ops.logger?.isLevelEnabled('info') ? ops.logger : null;
+  if (requestLogger || ops.metrics) app.use(requestLog(requestLogger, ops.metrics?.observeRequest ?? null));
   app.route('/', opsRoutes(core, ops));
   app.use(authenticate((token) => core.users.authenticate(token)));
   app.use('/api/*', async (c, next) => {

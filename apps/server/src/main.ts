@@ -8,6 +8,8 @@ import { createMetrics, type RecordCounts } from './ops/metrics.ts';
 
 const config = readConfig();
 const logger = createLogger(config.logLevel);
+// Start-up and shutdown lines show at any level but silent: supervisors wait for "listening on".
+const lifecycle = config.logLevel === 'silent' || logger.isLevelEnabled('info') ? logger : logger.child({}, { level: 'info' });
 process.on('uncaughtException', (err) => {
   logger.fatal({ err }, 'krs: uncaught exception, exiting');
   logger.flush();
@@ -25,7 +27,7 @@ const { core, close } = composed;
 const warm = await composed.warmSearch();
 const memory = process.memoryUsage();
 const mib = (bytes: number) => Math.round(bytes / 1024 / 1024);
-logger.info(
+lifecycle.info(
   {
     search_engine: config.searchEngine,
     search_resumed: warm.loaded,
@@ -47,7 +49,7 @@ const app = createApp(core, {
   ops: { logger, metrics, metricsToken: config.metricsToken, stopping: () => stopping },
 });
 const server = serve({ fetch: app.fetch, port: config.port, hostname: config.host }, (info) => {
-  logger.info(
+  lifecycle.info(
     { address: info.address, port: info.port, base_url: config.baseUrl, data_dir: config.dataDir, metrics_protected: config.metricsToken !== null },
     `krs: listening on http://${info.address}:${info.port}`,
   );
@@ -64,14 +66,14 @@ function shutdown(signal: string) {
   // A second signal means "now": skip the snapshot rather than keep the operator waiting.
   if (stopping) exit(1);
   stopping = true;
-  logger.info({ signal }, 'krs: finishing open requests');
+  lifecycle.info({ signal }, 'krs: finishing open requests');
   server.close(() => {
     void composed
       .saveSearchSnapshot()
       .catch((err: unknown) => logger.error({ err }, 'krs: could not save the search snapshot'))
       .then(() => close())
       .then(() => {
-        logger.info({ uptime_s: Math.round((Date.now() - started) / 1000) }, 'krs: stopped');
+        lifecycle.info({ uptime_s: Math.round((Date.now() - started) / 1000) }, 'krs: stopped');
         exit(0);
       });
   });

@@ -20,9 +20,9 @@ import { BASE, metadata } from './make-app.ts';
 
 type LogLine = { [field: string]: unknown };
 
-async function opsApp(options: { metricsToken?: string; breakCore?: (core: Core) => Core } = {}) {
+async function opsApp(options: { metricsToken?: string; breakCore?: (core: Core) => Core; level?: 'info' | 'warn' } = {}) {
   const raw: string[] = [];
-  const logger = createLogger('info', { write: (line: string) => void raw.push(line) });
+  const logger = createLogger(options.level ?? 'info', { write: (line: string) => void raw.push(line) });
   const metrics: Metrics = createMetrics({ countRecords: async () => [{ kind: 'resource', state: 'draft', count: 2 }] });
   const { repos, uow } = createInMemoryRepositories();
   const core = createCore({
@@ -160,6 +160,14 @@ describe('request log', () => {
     const [line] = lines();
     expect(line).toMatchObject({ level: 50, status: 500, route: '/api/records/:id', err: { message: 'disk on fire' } });
     expect(String((line?.['err'] as { stack?: unknown }).stack)).toContain('disk on fire');
+  });
+
+  it('writes no request lines at KRS_LOG_LEVEL=warn, while metrics still count the requests', async () => {
+    const { app, lines, metrics } = await opsApp({ level: 'warn' });
+    const res = await app.request('/healthz');
+    expect(res.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+    expect(lines()).toEqual([]);
+    expect(await metrics.render()).toMatch(/krs_http_requests_total\{method="GET",route="\/healthz",status="200"\} 1/);
   });
 
   it('labels requests no route matches as unmatched, whatever their path', async () => {
