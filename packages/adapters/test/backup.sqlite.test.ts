@@ -89,5 +89,6 @@ describe('backup and restore of the embedded stack', () => {
     const target = join(tempDir(), 'restored');
     await expect(restoreBackup(dest, target, { link: false })).rejects.toThrow();
     expect(existsSync(join(target, 'krs.sqlite'))).toBe(false);
+    expect(existsSync(join(target, 'krs.sqlite.part'))).toBe(false);
   });
 });

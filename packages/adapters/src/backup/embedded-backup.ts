@@ -12,7 +12,7 @@
  * unless a gc sweep runs during the backup.
  */
 import { randomUUID } from 'node:crypto';
-import { copyFile, link, mkdir, open, readdir, readFile, rename, stat, writeFile } from 'node:fs/promises';
+import { copyFile, link, mkdir, open, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { sql } from 'kysely';
 import { join } from 'node:path';
 import { createDb, type DbHandle } from '../sql/create-db.ts';
@@ -159,24 +159,31 @@ export async function restoreBackup(source: string, dataDir: string, options: Bl
   const manifest = await readManifest(source);
   if (!(await isEmptyDir(dataDir))) throw new Error(`${dataDir} is not empty; restore into a new or empty data directory.`);
   await mkdir(dataDir, { recursive: true });
-  const ids = await referencedBlobIds(join(source, manifest.database));
+  // Everything is read from the copy, so a backup on read-only media restores too.
+  const partial = join(dataDir, `${DATABASE_FILE}.part`);
+  await copyFile(join(source, manifest.database), partial);
+  let handle: DbHandle | null = null;
+  let ids: string[];
+  try {
+    handle = createDb(partial);
+    const { rows } = await sql<{ integrity_check: string }>`PRAGMA integrity_check`.execute(handle.db);
+    const verdict = rows.map((r) => r.integrity_check).join('; ');
+    if (verdict !== 'ok') throw new Error(`The backup's database fails SQLite's integrity check: ${verdict}`);
+    ids = [...(await createSqlFileRepository(handle.db).referencedBlobIds())].sort();
+  } catch (e) {
+    await handle?.close().catch(() => undefined);
+    await rm(partial, { force: true });
+    throw e;
+  }
+  await handle.close();
   const filesRoot = join(dataDir, 'files');
   const lost: string[] = [];
   for (const [i, id] of ids.entries()) {
     if (!(await transferBlob(join(source, 'files'), filesRoot, id, options.link))) lost.push(id);
     options.onProgress?.({ phase: 'files', done: i + 1, total: ids.length });
   }
-  const partial = join(dataDir, `${DATABASE_FILE}.part`);
-  await copyFile(join(source, manifest.database), partial);
-  const handle = createDb(partial);
-  try {
-    const { rows } = await sql<{ integrity_check: string }>`PRAGMA integrity_check`.execute(handle.db);
-    const verdict = rows.map((r) => r.integrity_check).join('; ');
-    if (verdict !== 'ok') throw new Error(`The backup's database fails SQLite's integrity check: ${verdict}`);
-  } finally {
-    await handle.close();
-  }
   await fsync(partial);
+  // Last: a data dir without krs.sqlite is visibly an unfinished restore.
   await rename(partial, join(dataDir, DATABASE_FILE));
   options.onProgress?.({ phase: 'database', done: 1, total: 1 });
   return { ...manifest, missing: [...new Set([...manifest.missing, ...lost])].sort() };
