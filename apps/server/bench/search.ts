@@ -35,7 +35,8 @@ export interface EngineFigures {
   rssAfterQueriesMiB: number;
 }
 
-const indexLine = (output: string) => /krs: .*search index.*/.exec(output)?.[0].replace(/^krs: /, '') ?? '';
+/** The start-up line's message (a JSON log line's `msg`). */
+const indexLine = (output: string) => /krs: [^"\n]*search index[^"\n]*/.exec(output)?.[0].replace(/^krs: /, '') ?? '';
 
 async function totalOf(url: string): Promise<number> {
   const body = (await (await fetch(url)).json()) as { hits?: { total?: number } };

@@ -16,6 +16,7 @@ const noIndex: SearchIndex = {
   keysOfParent: async () => [],
   search: async () => ({ total: 0, hits: [], aggregations: {} }),
   clear: async () => undefined,
+  check: async () => undefined,
 };
 
 export async function seedPublished(dataDir: string, n: number, onProgress?: (done: number) => void): Promise<void> {

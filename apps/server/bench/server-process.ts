@@ -24,10 +24,15 @@ export function start(args: string[], env: NodeJS.ProcessEnv): Promise<Started> 
   const child = spawn(process.execPath, ['--import', 'tsx', ...args], { cwd: serverDir, env, stdio: ['ignore', 'pipe', 'inherit'] });
   let output = '';
   return new Promise((ok, fail) => {
-    child.stdout?.on('data', (b: Buffer) => {
+    const collect = (b: Buffer) => {
       output += b.toString();
-      if (output.includes('listening on')) ok({ child, output, seconds: (performance.now() - t0) / 1000 });
-    });
+      if (!output.includes('listening on')) return;
+      // From here on the server's log lines (one per request) are drained, not kept and searched.
+      child.stdout?.off('data', collect);
+      child.stdout?.resume();
+      ok({ child, output, seconds: (performance.now() - t0) / 1000 });
+    };
+    child.stdout?.on('data', collect);
     child.on('exit', (code) => fail(new Error(`${args.join(' ')} exited ${code} before listening:\n${output}`)));
   });
 }

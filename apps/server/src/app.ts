@@ -9,6 +9,8 @@ import { authenticate } from './auth.ts';
 import { errorResponse, methodNotAllowedResponse, notFoundResponse } from './errors.ts';
 import { jsonBody } from './json-body.ts';
 import { createLinks } from './links.ts';
+import { opsRoutes, type OpsOptions } from './ops/routes.ts';
+import { requestLog } from './ops/request-log.ts';
 import { createResponder } from './respond.ts';
 import { accessLinkRoutes } from './routes/access-links.ts';
 import { fileRoutes } from './routes/files.ts';
@@ -21,12 +23,19 @@ export interface AppConfig {
   baseUrl: string;
   /** An upload that sends nothing for this long is answered 408 and dropped; default 60 s. */
   uploadIdleTimeoutMs?: number;
+  /** Request log, metrics and probe settings; without them probes still answer. */
+  ops?: OpsOptions;
 }
 
 export function createApp(core: Core, config: AppConfig) {
   const links = createLinks(config.baseUrl);
   const respond = createResponder(links);
   const app = new Hono<Env>();
+  const ops = config.ops ?? {};
+  // Request lines are `info`: at a quieter level the middleware does not build them at all.
+  const requestLogger = ops.logger?.isLevelEnabled('info') ? ops.logger : null;
+  if (requestLogger || ops.metrics) app.use(requestLog(requestLogger, ops.metrics?.observeRequest ?? null));
+  app.route('/', opsRoutes(core, ops));
   app.use(authenticate(core.users));
   app.use('/api/*', async (c, next) => {
     // File content streams raw bytes both ways; every other body is JSON, and an Accept we

@@ -6,6 +6,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { createCore, type Core, type ProjectionReport, type ReindexProgress, type SearchHealth } from '@krs/domain';
 import {
+  countRecords,
   createDb,
   createFsFileStorage,
   createNanoidIds,
@@ -13,8 +14,10 @@ import {
   createSystemClock,
   migrateToLatest,
   readOrCreateSecretKey,
+  type DbHandle,
 } from '@krs/adapters';
 import type { ServerConfig } from './config.ts';
+import type { Metrics, RecordCounts } from './ops/metrics.ts';
 import { openEmbeddedSearch } from './search-engine.ts';
 
 export interface Composed {
@@ -26,22 +29,29 @@ export interface Composed {
   /** Records the search index is missing because they could not be projected (each also logged as it happens). */
   searchHealth(): SearchHealth;
   saveSearchSnapshot(): Promise<void>;
+  countRecords(): Promise<RecordCounts>;
+  /** The database handle, for an online backup. */
+  db: DbHandle;
+  filesRoot: string;
   close(): Promise<void>;
 }
 
-export async function compose(config: ServerConfig): Promise<Composed> {
+/** With `metrics`, database statements, search operations and stored bytes are measured. */
+export async function compose(config: ServerConfig, metrics: Metrics | null = null): Promise<Composed> {
   mkdirSync(config.dataDir, { recursive: true });
-  const handle = createDb(join(config.dataDir, 'krs.sqlite'));
+  const handle = createDb(join(config.dataDir, 'krs.sqlite'), metrics ? { onQuery: (text, seconds) => metrics.observeQuery(text, seconds) } : {});
   await migrateToLatest(handle.db);
   const { repos, uow } = createSqlUnitOfWork(handle.db);
   const search = openEmbeddedSearch(config.searchEngine, config.dataDir);
   // Any change committed after this instant is caught up on the next start.
   let watermark = new Date().toISOString();
+  const filesRoot = join(config.dataDir, 'files');
+  const storage = createFsFileStorage(filesRoot);
   const core = createCore({
     repos,
     uow,
-    storage: createFsFileStorage(join(config.dataDir, 'files')),
-    search: search.index,
+    storage: metrics ? metrics.instrumentStorage(storage) : storage,
+    search: metrics ? metrics.instrumentSearch(search.index) : search.index,
     clock: createSystemClock(),
     ids: createNanoidIds(),
     settings: { maxFileSize: config.maxFileSize, maxFiles: config.maxFiles, oaiHost: config.oaiHost,
@@ -71,6 +81,9 @@ export async function compose(config: ServerConfig): Promise<Composed> {
     async saveSearchSnapshot() {
       await search.persist(watermark);
     },
+    countRecords: () => countRecords(handle.db),
+    db: handle,
+    filesRoot,
     async close() {
       search.close();
       await handle.close();

@@ -15,6 +15,8 @@ describe('readConfig', () => {
       uploadIdleTimeoutSeconds: 60,
       searchEngine: 'sqlite',
       oaiHost: 'localhost',
+      logLevel: 'info',
+      metricsToken: null,
     });
   });
 
@@ -29,6 +31,8 @@ describe('readConfig', () => {
       KRS_MAX_FILES: '7',
       KRS_UPLOAD_IDLE_TIMEOUT: '300',
       KRS_SEARCH_ENGINE: 'minisearch',
+      KRS_LOG_LEVEL: 'warn',
+      KRS_METRICS_TOKEN: 's3cret',
     });
     expect(config).toEqual({
       port: 4000,
@@ -40,6 +44,8 @@ describe('readConfig', () => {
       uploadIdleTimeoutSeconds: 300,
       searchEngine: 'minisearch',
       oaiHost: 'krs.example.org',
+      logLevel: 'warn',
+      metricsToken: 's3cret',
     });
   });
 
@@ -66,5 +72,6 @@ describe('readConfig', () => {
     expect(() => readConfig({ KRS_SEARCH_ENGINE: 'elastic' })).toThrow(/KRS_SEARCH_ENGINE/);
     expect(() => readConfig({ KRS_UPLOAD_IDLE_TIMEOUT: '0' })).toThrow(/KRS_UPLOAD_IDLE_TIMEOUT/);
     expect(() => readConfig({ KRS_UPLOAD_IDLE_TIMEOUT: '3600' })).toThrow(/KRS_UPLOAD_IDLE_TIMEOUT must be a whole number from 1 to 1800/);
+    expect(() => readConfig({ KRS_LOG_LEVEL: 'verbose' })).toThrow(/KRS_LOG_LEVEL/);
   });
 });

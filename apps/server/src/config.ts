@@ -1,5 +1,6 @@
 /** Settings from the environment (API-DECISIONS "Running it"); a bad value stops start-up with a clear message. */
 import { resolve } from 'node:path';
+import { LOG_LEVELS, type LogLevel } from './ops/logger.ts';
 
 /** A setting the operator got wrong: start-up stops with its message on one line (exit 2). */
 export class ConfigError extends Error {
@@ -22,6 +23,9 @@ export interface ServerConfig {
   doiPrefix?: string;
   /** `KRS_SECRET_KEY`: access-link tokens are derived from it; unset, a key file in the data dir is used. */
   secretKey?: string;
+  logLevel: LogLevel;
+  /** Null: `/metrics` is open (bind it to a private interface, or set a token). */
+  metricsToken: string | null;
 }
 
 export const SEARCH_ENGINES = ['sqlite', 'minisearch'] as const;
@@ -56,6 +60,12 @@ function secretKey(raw: string | undefined): { secretKey?: string } {
   return { secretKey: raw.trim() };
 }
 
+function logLevel(raw: string | undefined): LogLevel {
+  if (raw === undefined || raw === '') return 'info';
+  if (!(LOG_LEVELS as readonly string[]).includes(raw)) throw new ConfigError(`KRS_LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got "${raw}".`);
+  return raw as LogLevel;
+}
+
 export function readConfig(env: NodeJS.ProcessEnv = process.env): ServerConfig {
   const port = integer(env, 'PORT', 3000, 0, 65535);
   const baseUrl = (env['KRS_BASE_URL'] || `http://localhost:${port}`).trim().replace(/\/+$/, '');
@@ -83,5 +93,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): ServerConfig {
     oaiHost: parsed.hostname,
     ...doiPrefix(env['KRS_DOI_PREFIX']),
     ...secretKey(env['KRS_SECRET_KEY']),
+    logLevel: logLevel(env['KRS_LOG_LEVEL']),
+    metricsToken: env['KRS_METRICS_TOKEN'] || null,
   };
 }

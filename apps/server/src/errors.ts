@@ -51,7 +51,7 @@ function statusOf(kind: ErrorKind, code: string, request: ErrorContext): number 
   return STATUS_OF[kind];
 }
 
-/** Pure: any thrown value -> status, JSON body and headers. Unknown errors are logged to stderr and hidden. */
+/** Pure: any thrown value -> status, JSON body and headers. Unknown errors are hidden from the client. */
 export function toHttpError(err: unknown, request: ErrorContext = { hasIfMatch: false }): HttpError {
   if (isDomainError(err)) {
     const status = statusOf(err.kind, err.code, request);
@@ -66,7 +66,7 @@ export function toHttpError(err: unknown, request: ErrorContext = { hasIfMatch: 
     const headers: Record<string, string> = err.status === 401 ? { 'WWW-Authenticate': 'Bearer' } : {};
     return { status: err.status, body: { status: err.status, message: err.message || 'Bad request.' }, headers };
   }
-  console.error(err);
+  // Logged with its stack by the request log, as a JSON line with the request id.
   return { status: 500, body: { status: 500, message: INTERNAL_ERROR_MESSAGE }, headers: {} };
 }
 

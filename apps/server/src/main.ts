@@ -3,6 +3,8 @@ import { serve } from '@hono/node-server';
 import { createApp } from './app.ts';
 import { ConfigError, readConfig, type ServerConfig } from './config.ts';
 import { compose } from './compose.ts';
+import { createLogger } from './ops/logger.ts';
+import { createMetrics, type RecordCounts } from './ops/metrics.ts';
 import { httpServerOptions } from './server-options.ts';
 
 /** Start-up problems are the operator's to fix: one line that says what, not a stack trace. */
@@ -21,24 +23,49 @@ function configOrStop(): ServerConfig {
 }
 
 const config = configOrStop();
+const logger = createLogger(config.logLevel);
+// Start-up and shutdown lines show at any level but silent: supervisors wait for "listening on".
+const lifecycle = config.logLevel === 'silent' || logger.isLevelEnabled('info') ? logger : logger.child({}, { level: 'info' });
+process.on('uncaughtException', (err) => {
+  logger.fatal({ err }, 'krs: uncaught exception, exiting');
+  logger.flush();
+  process.exit(1);
+});
+process.on('unhandledRejection', (err) => logger.error({ err }, 'krs: unhandled promise rejection'));
+
 const started = Date.now();
-const composed = await compose(config).catch((e: unknown) => stop(`cannot open the data dir ${config.dataDir}: ${e instanceof Error ? e.message : String(e)}`, 1));
+// The database is opened with the metrics' query hook, so the record count is bound afterwards.
+let countRecords: () => Promise<RecordCounts> = async () => [];
+const metrics = createMetrics({ countRecords: () => countRecords() });
+const composed = await compose(config, metrics).catch((e: unknown) =>
+  stop(`cannot open the data dir ${config.dataDir}: ${e instanceof Error ? e.message : String(e)}`, 1),
+);
+countRecords = composed.countRecords;
 const { core, close } = composed;
 const warm = await composed.warmSearch();
 // Uploads a crash cut short; ones in flight in another process touch their temp data every minute.
 const swept = await core.files.sweepPartialUploads(60);
-if (swept.removed > 0) console.log(`krs: removed ${swept.removed} interrupted uploads (${swept.bytes} bytes)`);
+if (swept.removed > 0) lifecycle.info({ removed: swept.removed, bytes: swept.bytes }, `krs: removed ${swept.removed} interrupted uploads`);
 // Reads treat a lapsed embargo as lifted at once; writing the lift down lets search and listings follow within the hour.
 const liftEmbargoes = () =>
   core.records
     .liftLapsedEmbargoes()
-    .then((n) => n > 0 && console.log(`krs: lifted ${n} embargoes whose day has come`))
-    .catch((e: unknown) => console.error(`krs: lifting embargoes failed: ${e instanceof Error ? e.message : String(e)}`));
+    .then((n) => n > 0 && lifecycle.info({ lifted: n }, `krs: lifted ${n} embargoes whose day has come`))
+    .catch((err: unknown) => logger.error({ err }, 'krs: lifting embargoes failed'));
 await liftEmbargoes();
 setInterval(() => void liftEmbargoes(), 60 * 60 * 1000).unref();
 const memory = process.memoryUsage();
 const mib = (bytes: number) => Math.round(bytes / 1024 / 1024);
-console.log(
+lifecycle.info(
+  {
+    search_engine: config.searchEngine,
+    search_resumed: warm.loaded,
+    search_parents: warm.parents,
+    search_skipped: warm.skipped.length,
+    startup_ms: Date.now() - started,
+    rss_mib: mib(memory.rss),
+    heap_mib: mib(memory.heapUsed),
+  },
   `${
     warm.loaded
       ? `krs: ${config.searchEngine} search index resumed and caught up (${warm.parents} changed records)`
@@ -46,9 +73,19 @@ console.log(
   }${warm.skipped.length > 0 ? `, ${warm.skipped.length} records skipped (logged above)` : ''} in ${Date.now() - started} ms; memory: rss ${mib(memory.rss)} MiB, heap ${mib(memory.heapUsed)} MiB`,
 );
 
-const app = createApp(core, { baseUrl: config.baseUrl, uploadIdleTimeoutMs: config.uploadIdleTimeoutSeconds * 1000 });
+let stopping = false;
+const app = createApp(core, {
+  baseUrl: config.baseUrl,
+  uploadIdleTimeoutMs: config.uploadIdleTimeoutSeconds * 1000,
+  ops: { logger, metrics, metricsToken: config.metricsToken, stopping: () => stopping },
+});
 const server = serve({ fetch: app.fetch, port: config.port, hostname: config.host, serverOptions: httpServerOptions() }, (info) => {
-  console.log(`krs: listening on http://${info.address}:${info.port} (base URL ${config.baseUrl}, data in ${config.dataDir})`);
+  lifecycle.info(
+    { address: info.address, port: info.port, base_url: config.baseUrl, data_dir: config.dataDir, metrics_protected: config.metricsToken !== null },
+    `krs: listening on http://${info.address}:${info.port}`,
+  );
+  // The line above is what supervisors and tests wait for: it must not sit in a buffer.
+  logger.flush();
 });
 
 server.on('error', (e: NodeJS.ErrnoException) => {
@@ -62,23 +99,28 @@ server.on('error', (e: NodeJS.ErrnoException) => {
           ? `cannot listen on ${where}: HOST is not an address of this machine`
           : `cannot listen on ${where}: ${e.message}`;
   // Nothing was served: release the database cleanly, then stop.
+  logger.flush();
   void close().finally(() => stop(why, 1));
 });
 
-let stopping = false;
+function exit(code: number): never {
+  logger.flush();
+  process.exit(code);
+}
+
 function shutdown(signal: string) {
   // A second signal means "now": skip the snapshot rather than keep the operator waiting.
-  if (stopping) process.exit(1);
+  if (stopping) exit(1);
   stopping = true;
-  console.log(`krs: ${signal} received, finishing open requests`);
+  lifecycle.info({ signal }, 'krs: finishing open requests');
   server.close(() => {
     void composed
       .saveSearchSnapshot()
-      .catch((e: unknown) => console.error('krs: could not save the search snapshot', e))
+      .catch((err: unknown) => logger.error({ err }, 'krs: could not save the search snapshot'))
       .then(() => close())
       .then(() => {
-        console.log('krs: stopped');
-        process.exit(0);
+        lifecycle.info({ uptime_s: Math.round((Date.now() - started) / 1000) }, 'krs: stopped');
+        exit(0);
       });
   });
   // Idle keep-alive connections would hold close() open; busy ones get ten seconds to finish.

@@ -6,7 +6,7 @@
  * and one chunk per read, whatever the size.
  */
 import { createHash, randomUUID } from 'node:crypto';
-import { mkdir, open, readdir, rename, rm, stat, type FileHandle } from 'node:fs/promises';
+import { access, constants, mkdir, open, readdir, rename, rm, stat, type FileHandle } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { DomainError, notFound, type FileStorage } from '@krs/domain';
 
@@ -80,13 +80,16 @@ function streamFrom(handle: FileHandle, start: number, end: number): ReadableStr
   });
 }
 
+/** Where a blob lives under `root`: the one statement of the layout, shared with backups. */
+export function locateBlob(root: string, blobId: string): { dir: string; file: string } {
+  if (!SAFE_ID.test(blobId)) throw new Error(`Refusing unsafe blob id ${JSON.stringify(blobId)}`);
+  const dir = join(root, 'blobs', blobId.slice(0, 2));
+  return { dir, file: join(dir, blobId) };
+}
+
 export function createFsFileStorage(root: string): FileStorage {
   const tmpDir = join(root, 'tmp');
-  const locate = (blobId: string) => {
-    if (!SAFE_ID.test(blobId)) throw new Error(`Refusing unsafe blob id ${JSON.stringify(blobId)}`);
-    const dir = join(root, 'blobs', blobId.slice(0, 2));
-    return { dir, file: join(dir, blobId) };
-  };
+  const locate = (blobId: string) => locateBlob(root, blobId);
 
   return {
     async write(blobId, body, limits) {
@@ -218,6 +221,18 @@ export function createFsFileStorage(root: string): FileStorage {
           const info = await stat(join(blobsDir, shard, id)).catch(() => null);
           if (info?.isFile()) yield { id, size: info.size, written: info.mtime.toISOString() };
         }
+      }
+    },
+
+    async check() {
+      // The root may not exist before the first upload; creating it is what the first write would do.
+      await mkdir(root, { recursive: true });
+      if (!(await stat(root)).isDirectory()) throw new Error(`${root} is not a directory`);
+      await access(root, constants.R_OK | constants.W_OK | constants.X_OK);
+      for (const dir of [join(root, 'blobs'), tmpDir]) {
+        const info = await stat(dir).catch((e: unknown) => (isMissing(e) ? null : Promise.reject(e)));
+        if (info !== null && !info.isDirectory()) throw new Error(`${dir} is not a directory`);
+        if (info !== null) await access(dir, constants.R_OK | constants.W_OK | constants.X_OK);
       }
     },
 

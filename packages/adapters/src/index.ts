@@ -12,3 +12,5 @@ export { createNanoidIds } from './nanoid-ids.ts';
 export { createSystemClock } from './system-clock.ts';
 export * from './search/index.ts';
 export { readOrCreateSecretKey } from './secret-key-file.ts';
+export { countRecords } from './sql/record-counts.ts';
+export { BACKUP_FORMAT, readManifest, restoreBackup, takeBackup, type BackupManifest, type BackupProgress } from './backup/embedded-backup.ts';

@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createFsFileStorage } from '../src/index.ts';
@@ -28,6 +28,22 @@ async function peakRssGrowth(work: () => Promise<void>): Promise<number> {
 }
 
 describe('filesystem storage specifics', () => {
+  it('fails its readiness check when its directory is not a usable directory', async () => {
+    const parent = tempDir();
+    const root = join(parent, 'files');
+    const storage = createFsFileStorage(root);
+    await expect(storage.check()).resolves.toBeUndefined();
+    rmSync(root, { recursive: true });
+    writeFileSync(root, 'not a directory');
+    await expect(storage.check()).rejects.toThrow();
+    rmSync(root);
+    mkdirSync(join(root, 'blobs'), { recursive: true });
+    await expect(storage.check()).resolves.toBeUndefined();
+    rmSync(join(root, 'blobs'), { recursive: true });
+    writeFileSync(join(root, 'blobs'), '');
+    await expect(storage.check()).rejects.toThrow(/not a directory/);
+  });
+
   it('places a blob at root/blobs/<first two chars>/<id> and leaves no temp file', async () => {
     const root = tempDir();
     const storage = createFsFileStorage(root);

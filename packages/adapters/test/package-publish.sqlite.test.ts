@@ -24,6 +24,7 @@ function crashingOnPackagePublish(db: ReturnType<typeof createDb>['db'], armed: 
         };
         return work({ ...tx, records: { ...tx.records, savePublished } });
       }),
+    check: async () => undefined,
   };
 }
 

@@ -1,3 +1,4 @@
+import { openSync, rmSync, writeSync, closeSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
@@ -12,6 +13,20 @@ const dbFile = () => join(tempDir(), 'search.sqlite');
 searchIndexContract('sqlite fts5', async () => createSqliteSearchIndex(dbFile()));
 
 describe('sqlite search index file', () => {
+  it('fails its readiness check once the file is overwritten or removed under it', async () => {
+    const file = dbFile();
+    const index = createSqliteSearchIndex(file);
+    await index.upsert([searchDocument('a', 'Glacier retreat')]);
+    await expect(index.check()).resolves.toBeUndefined();
+    const fd = openSync(file, 'r+');
+    writeSync(fd, new Uint8Array(64).fill(0x55), 0, 64, 0);
+    closeSync(fd);
+    await expect(index.check()).rejects.toThrow(/not an SQLite database/);
+    rmSync(file);
+    await expect(index.check()).rejects.toThrow();
+    index.close();
+  });
+
   it('keeps its documents when closed and opened again', async () => {
     const file = dbFile();
     const doc = searchDocument('a', 'Glacier retreat', { bounds: [[1, 1, 2, 2]] });

@@ -31,6 +31,8 @@ import { searchRecords, searchUserRecords } from './use-cases/search-records.ts'
 import { updateDraft } from './use-cases/update-draft.ts';
 import { authenticate, createToken, createUser } from './use-cases/users.ts';
 import * as packages from './use-cases/packages/index.ts';
+import { checkReadiness } from './use-cases/operations/check-readiness.ts';
+import { verifyStore, type VerifyOptions } from './use-cases/operations/verify-store.ts';
 
 export function createCore(deps: CoreDeps) {
   const linkTokens = createLinkTokens(deps.settings.linkSecret);
@@ -101,6 +103,11 @@ export function createCore(deps: CoreDeps) {
       /** Records the index is missing because they could not be projected. */
       health: () => projectionHealth(deps.search).report(),
       onSkip: (listener: (skipped: SkippedRecord) => void) => projectionHealth(deps.search).onSkip(listener),
+    },
+    /** An operator's view of the stores, not API actions: they take no identity. */
+    operations: {
+      readiness: (timeoutMs: number) => checkReadiness(deps, timeoutMs),
+      verify: (options?: VerifyOptions) => verifyStore(deps, options),
     },
   };
 }

@@ -58,6 +58,25 @@ export interface FileRepository {
   referencesBlob(blobId: string): Promise<boolean>;
   /** Every blob id some entry (draft or published, any record) points at. */
   referencedBlobIds(): Promise<Set<string>>;
+  /**
+   * Entries of every owner, in `OwnedFileEntry` order (entry `updated`, then owner state, record
+   * id, key), after `after` and updated at or after `updatedSince`, at most `limit` of them:
+   * pages for a sweep over all stored content that needs no more memory than one page.
+   */
+  listAll(options: { after?: FileEntryCursor; updatedSince?: string; limit: number }): Promise<OwnedFileEntry[]>;
+}
+
+export interface OwnedFileEntry {
+  owner: FileOwner;
+  entry: FileEntry;
+}
+
+/** Where a `listAll` page ended. */
+export interface FileEntryCursor {
+  updated: string;
+  state: FileOwner['state'];
+  recordId: string;
+  key: string;
 }
 
 export interface UserRepository {
@@ -94,6 +113,8 @@ export interface Repositories {
  */
 export interface UnitOfWork {
   run<T>(work: (tx: Repositories) => Promise<T>): Promise<T>;
+  /** Throws unless the database answers a query; cheap enough for a readiness probe every second. */
+  check(): Promise<void>;
 }
 
 export interface WriteLimits {
@@ -129,6 +150,8 @@ export interface FileStorage {
   exists(blobId: string): Promise<boolean>;
   /** Every stored blob, with its size and when it was written (ISO 8601 UTC). */
   list(): AsyncIterable<StoredBlobInfo>;
+  /** Throws unless blobs can be read and written; cheap enough for a readiness probe every second. */
+  check(): Promise<void>;
 }
 
 export interface StoredBlobInfo {
@@ -259,4 +282,6 @@ export interface SearchIndex {
   keysOfParent(parentId: string): Promise<string[]>;
   search(request: SearchRequest): Promise<SearchResult>;
   clear(): Promise<void>;
+  /** Throws unless the index answers a lookup; cheap enough for a readiness probe every second. */
+  check(): Promise<void>;
 }

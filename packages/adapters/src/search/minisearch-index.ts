@@ -278,6 +278,8 @@ export function createMiniSearchIndex(): MiniSearchIndex {
       ranges.clear();
       byParent.clear();
     },
+    // Held in this process's memory: if the process answers, so does the index.
+    check: async () => undefined,
     size: () => entries.size,
     async saveSnapshot(file, watermark) {
       const snapshot: Snapshot = { format: SNAPSHOT_FORMAT, watermark, mini: mini.toJSON(), docs: [...entries.values()] };

@@ -11,6 +11,7 @@
  * The headers are a cache of the `doc` table: loaded at open, updated after each of our commits,
  * and reloaded whole when another connection (`krs reindex`) has written the file.
  */
+import { open } from 'node:fs/promises';
 import Database from 'better-sqlite3';
 import {
   fieldPaths,
@@ -186,6 +187,7 @@ export function createSqliteSearchIndex(filename: string): SqliteSearchIndex {
   const insertBox = db.prepare('INSERT INTO doc_box (min_x, max_x, min_y, max_y, doc_rowid) VALUES (?, ?, ?, ?, ?)');
   const insertShapes = db.prepare('INSERT INTO doc_shape (rowid, shapes) VALUES (?, ?)');
   const allRows = db.prepare(`SELECT ${HEADER_COLUMNS} FROM doc`).raw();
+  const anyRow = db.prepare('SELECT rowid FROM doc LIMIT 1');
   const dataVersion = () => db.pragma('data_version', { simple: true }) as number;
 
   let headers = new HeaderTable();
@@ -456,6 +458,21 @@ export function createSqliteSearchIndex(filename: string): SqliteSearchIndex {
     async clear() {
       db.exec('DELETE FROM doc; DELETE FROM doc_body; DELETE FROM doc_fts; DELETE FROM doc_box; DELETE FROM doc_shape; DELETE FROM doc_range;');
       headers.clear();
+    },
+    async check() {
+      // A query may be answered from SQLite's page cache, so the file itself is looked at too:
+      // an index file replaced or overwritten under the running process shows in its header.
+      if (filename !== ':memory:' && filename !== '') {
+        const handle = await open(filename, 'r');
+        try {
+          const header = new Uint8Array(16);
+          await handle.read(header, 0, 16, 0);
+          if (new TextDecoder().decode(header) !== 'SQLite format 3\0') throw new Error(`${filename} is not an SQLite database`);
+        } finally {
+          await handle.close();
+        }
+      }
+      anyRow.get();
     },
     size: () => freshHeaders().size,
     close: () => {

@@ -47,5 +47,16 @@ export function createSqlFileRepository(db: Kysely<Database>): FileRepository {
         .execute();
       return new Set(rows.flatMap((r) => (r.blob_id === null ? [] : [r.blob_id])));
     },
+    async listAll({ after, updatedSince, limit }) {
+      // An operator's sweep: it sorts on the JSON `updated` rather than carry an index every write pays for.
+      const updated = sql<string>`json_extract(data, '$.updated')`;
+      let query = db.selectFrom('file_entry').select(['owner_state', 'record_id', 'data']);
+      if (updatedSince !== undefined) query = query.where(updated, '>=', updatedSince);
+      if (after !== undefined) {
+        query = query.where(sql<boolean>`(${updated}, owner_state, record_id, key) > (${after.updated}, ${after.state}, ${after.recordId}, ${after.key})`);
+      }
+      const rows = await query.orderBy(updated).orderBy('owner_state').orderBy('record_id').orderBy('key').limit(limit).execute();
+      return rows.map((row) => ({ owner: { state: row.owner_state as FileOwner['state'], recordId: row.record_id }, entry: rowToFileEntry(row) }));
+    },
   };
 }

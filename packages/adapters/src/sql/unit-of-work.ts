@@ -10,6 +10,11 @@ import { createSqlRepositories } from './repositories.ts';
 export function createSqlUnitOfWork(db: Kysely<Database>): { uow: UnitOfWork; repos: Repositories } {
   return {
     repos: createSqlRepositories(db),
-    uow: { run: (work) => db.transaction().execute((trx) => work(createSqlRepositories(trx))) },
+    uow: {
+      run: (work) => db.transaction().execute((trx) => work(createSqlRepositories(trx))),
+      async check() {
+        await db.selectFrom('parent').select('id').limit(1).execute();
+      },
+    },
   };
 }

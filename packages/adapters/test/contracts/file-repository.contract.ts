@@ -12,6 +12,24 @@ export function fileRepositoryContract(name: string, make: MakeRepositories): vo
     const open = closingAfterEach(make);
     const files = async () => (await open()).repos.files;
 
+    it('pages through every owner\'s entries in (updated, state, record, key) order, from a time on', async () => {
+      const f = await files();
+      const at = (minute: number) => `2026-01-01T00:0${minute}:00.000Z`;
+      await f.save(otherRecord, fileEntry('b.txt', { updated: at(2) }));
+      await f.save(publishedSide, fileEntry('a.txt', { updated: at(1) }));
+      await f.save(draftSide, fileEntry('z.txt', { updated: at(1) }));
+      await f.save(draftSide, fileEntry('a.txt', { updated: at(1) }));
+      await f.save(draftSide, fileEntry('old.txt', { updated: at(0) }));
+      const names = (page: { owner: FileOwner; entry: { key: string } }[]) => page.map((o) => `${o.owner.state}:${o.owner.recordId}:${o.entry.key}`);
+      const first = await f.listAll({ updatedSince: at(1), limit: 2 });
+      expect(names(first)).toEqual(['draft:r1:a.txt', 'draft:r1:z.txt']);
+      const last = first[1]!;
+      const next = await f.listAll({ updatedSince: at(1), limit: 2, after: { updated: last.entry.updated, state: last.owner.state, recordId: last.owner.recordId, key: last.entry.key } });
+      expect(names(next)).toEqual(['published:r1:a.txt', 'draft:r2:b.txt']);
+      expect((await f.listAll({ limit: 10 })).map((o) => o.entry.key)).toEqual(['old.txt', 'a.txt', 'z.txt', 'a.txt', 'b.txt']);
+      expect(next[1]?.entry).toEqual(await f.get(otherRecord, 'b.txt'));
+    });
+
     it('round-trips a committed entry with its blob and metadata', async () => {
       const f = await files();
       const entry = fileEntry('map.png', {

@@ -21,6 +21,13 @@ function pattern(length: number): Uint8Array {
 
 export function fileStorageContract(name: string, make: () => Promise<FileStorage>): void {
   describe(`file storage contract: ${name}`, () => {
+    it('answers a readiness check before the first write and after it', async () => {
+      const storage = await make();
+      await expect(storage.check()).resolves.toBeUndefined();
+      await storage.write('blob-ready', textChunks('x'), { maxBytes: 10 });
+      await expect(storage.check()).resolves.toBeUndefined();
+    });
+
     it('stores streamed bytes with their md5 and size, and reads them back', async () => {
       const storage = await make();
       expect(await storage.write('blob-0001', textChunks('hel', 'lo'), { maxBytes: 100 })).toEqual({ size: 5, md5: '5d41402abc4b2a76b9719d911017c592' });

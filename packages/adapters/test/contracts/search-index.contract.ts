@@ -106,6 +106,13 @@ async function corpus(make: () => Promise<SearchIndex>): Promise<SearchIndex> {
 
 export function searchIndexContract(name: string, make: () => Promise<SearchIndex>): void {
   describe(`search index contract: ${name}`, () => {
+    it('answers a readiness check, empty or not', async () => {
+      const index = await make();
+      await expect(index.check()).resolves.toBeUndefined();
+      await index.upsert([doc('ready-a', {}, { title: 'Ready' })]);
+      await expect(index.check()).resolves.toBeUndefined();
+    });
+
     describe('query syntax', () => {
       it('ANDs bare terms, case- and accent-insensitively', async () => {
         const index = await corpus(make);

@@ -39,6 +39,11 @@ export function unitOfWorkContract(name: string, make: MakeRepositories): void {
   describe(`unit of work contract: ${name}`, () => {
     const open = closingAfterEach(make);
 
+    it('answers a readiness check on a working database', async () => {
+      const { uow } = await open();
+      await expect(uow.check()).resolves.toBeUndefined();
+    });
+
     it('commits every write of a run that resolves, and returns its value', async () => {
       const { repos, uow } = await open();
       expect(

@@ -74,6 +74,7 @@ export function createInMemoryFileStorage(now: () => string = () => new Date().t
     async *list() {
       for (const [id, bytes] of [...blobs]) yield { id, size: bytes.byteLength, written: written.get(id) ?? '' };
     },
+    check: async () => undefined,
     blobCount: () => blobs.size,
   };
 }

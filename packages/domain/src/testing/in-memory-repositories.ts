@@ -5,7 +5,7 @@
  */
 import { DomainError } from '../errors.ts';
 import type { AnyRecord, ApiToken, DraftRecord, FileEntry, FileOwner, Parent, PublishedRecord, User, VocabularyEntry } from '../model/types.ts';
-import type { Repositories, UnitOfWork } from '../ports.ts';
+import type { OwnedFileEntry, Repositories, UnitOfWork } from '../ports.ts';
 
 interface State {
   drafts: Map<string, DraftRecord>;
@@ -119,6 +119,22 @@ function repositoriesOver(read: () => State, write: Writer): Repositories {
         for (const entries of read().files.values()) for (const e of entries.values()) if (e.blob !== null) ids.add(e.blob.id);
         return ids;
       },
+      listAll: async ({ after, updatedSince, limit }) => {
+        const all: OwnedFileEntry[] = [];
+        for (const [k, entries] of read().files) {
+          const at = k.indexOf(':');
+          const owner: FileOwner = { state: k.slice(0, at) as FileOwner['state'], recordId: k.slice(at + 1) };
+          for (const entry of entries.values()) all.push({ owner, entry });
+        }
+        const cursorOf = (o: OwnedFileEntry): string[] => [o.entry.updated, o.owner.state, o.owner.recordId, o.entry.key];
+        const compare = (a: string[], b: string[]) => a.reduce((r, x, i) => r || byCodeUnits(x, b[i] ?? ''), 0);
+        const from = after ? [after.updated, after.state, after.recordId, after.key] : null;
+        return all
+          .filter((o) => (updatedSince === undefined || o.entry.updated >= updatedSince) && (from === null || compare(cursorOf(o), from) > 0))
+          .sort((a, b) => compare(cursorOf(a), cursorOf(b)))
+          .slice(0, limit)
+          .map(copy);
+      },
     },
     users: {
       create: (user) =>
@@ -192,6 +208,7 @@ export function createInMemoryRepositories(): { repos: Repositories; uow: UnitOf
         state = working;
         return result;
       }),
+    check: async () => undefined,
   };
   return { repos, uow, all: () => [...state.drafts.values(), ...state.published.values()].map(copy) };
 }

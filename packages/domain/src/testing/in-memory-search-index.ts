@@ -28,6 +28,7 @@ export function createInMemorySearchIndex(): SearchIndex & { size(): number } {
     async clear() {
       docs.clear();
     },
+    check: async () => undefined,
     size: () => docs.size,
   };
 }
