@@ -23,9 +23,9 @@ export const METADATA_LIMITS = {
   /** Any other list (subjects, languages, dates, funding, features, affiliations of one person, ...). */
   maxList: 1_000,
   /** GeoJSON positions over all locations of a record. */
-  maxPositions: 50_000,
+  maxPositions: 20_000,
   /** Characters of the normalised metadata written as JSON. */
-  maxSerialized: 6 * 1024 * 1024,
+  maxSerialized: 4 * 1024 * 1024,
   /** Draft problems kept and shown; more are summed up in one last entry. */
   maxIssues: 100,
 } as const;

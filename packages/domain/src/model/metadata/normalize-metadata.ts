@@ -142,8 +142,8 @@ const RULES: { [field: string]: FieldRule } = {
     const s = n.string(v, p);
     return s === undefined || s === '' ? undefined : isEdtf(s) ? s : n.issue(p, 'Please provide a valid date or interval (YYYY, YYYY-MM, YYYY-MM-DD or A/B).');
   },
-  creators: (n, v, path) => n.list(v, path, (item, p) => creatorLike(n, item, p, false), METADATA_LIMITS.maxPeople),
-  contributors: (n, v, path) => n.list(v, path, (item, p) => creatorLike(n, item, p, true), METADATA_LIMITS.maxPeople),
+  creators: (n, v, path) => n.longList(v, path, (item, p) => creatorLike(n, item, p, false), METADATA_LIMITS.maxPeople),
+  contributors: (n, v, path) => n.longList(v, path, (item, p) => creatorLike(n, item, p, true), METADATA_LIMITS.maxPeople),
   resource_type: (n, v, p, kind) => (kind === 'package' ? undefined : n.vocab(v, p, 'resource_types')),
   publisher: (n, v, p) => n.string(v, p),
   rights: (n, v, path) =>
@@ -178,7 +178,7 @@ const RULES: { [field: string]: FieldRule } = {
       return { date, type, ...(description ? { description } : {}) };
     }),
   related_identifiers: (n, v, path) =>
-    n.list(v, path, (item, p) => {
+    n.longList(v, path, (item, p) => {
       const o = n.object(item, p, ['identifier', 'scheme', 'relation_type', 'resource_type', 'title', 'description']);
       if (!o) return undefined;
       const identifier = n.string(o['identifier'], `${p}.identifier`, { required: true });
@@ -201,10 +201,10 @@ const RULES: { [field: string]: FieldRule } = {
   sizes: stringList,
   formats: stringList,
   version: (n, v, p) => n.string(v, p),
-  locations: (n, v, path) => {
+  locations: async (n, v, path) => {
     const o = n.object(v, path, ['features']);
     if (!o) return undefined;
-    const features = n.list(o['features'], `${path}.features`, (item, p) => {
+    const features = await n.longList(o['features'], `${path}.features`, (item, p) => {
       const f = n.object(item, p, ['geometry', 'place', 'description', 'identifiers']);
       if (!f) return undefined;
       const out: Obj = {};
@@ -220,12 +220,12 @@ const RULES: { [field: string]: FieldRule } = {
       const identifiers = n.schemeIdentifiers(f['identifiers'], `${p}.identifiers`);
       if (identifiers && identifiers.length > 0) out['identifiers'] = identifiers;
       return Object.keys(out).length > 0 ? out : n.issue(p, 'A location needs a geometry, a place or a description.');
-    });
+    }, METADATA_LIMITS.maxList);
     return features ? { features } : undefined;
   },
   funding: (n, v, path) => n.list(v, path, (item, p) => funding(n, item, p)),
   references: (n, v, path) =>
-    n.list(v, path, (item, p) => {
+    n.longList(v, path, (item, p) => {
       const o = n.object(item, p, ['reference', 'scheme', 'identifier']);
       const reference = o && n.string(o['reference'], `${p}.reference`, { required: true });
       if (!o || !reference) return undefined;
@@ -265,7 +265,7 @@ export async function normalizeMetadata(input: unknown, kind: RecordKind, vocab:
       n.issue(`metadata.${keyInPath(field)}`, 'Unknown field.');
       continue;
     }
-    const normalized = rule(n, value, `metadata.${field}`, kind);
+    const normalized = await rule(n, value, `metadata.${field}`, kind);
     if (normalized !== undefined) out[field] = normalized;
   }
   if (n.limitIssues.length > 0) throw limitExceeded(n.limitIssues);
@@ -282,7 +282,7 @@ export async function normalizeMetadata(input: unknown, kind: RecordKind, vocab:
       ref.drop();
     }
   }
-  const metadata = prune(out, n.dropped) as Metadata;
+  const metadata = (n.droppedCount > 0 ? prune(out, n.dropped) : out) as Metadata;
   const size = JSON.stringify(metadata).length;
   if (size > METADATA_LIMITS.maxSerialized) {
     throw limitExceeded([{ field: 'metadata', messages: [`Larger than the maximum of ${METADATA_LIMITS.maxSerialized} characters once normalised (${size}).`] }]);

@@ -22,11 +22,24 @@ interface Ref {
 /** A member name as shown in an issue's path: unknown names can be arbitrarily long. */
 export const keyInPath = (key: string) => (key.length > 100 ? `${key.slice(0, 100)}…` : key);
 
+/** Items and positions read between two pauses: a few milliseconds of work. */
+const SLICE = 2_000;
+/** Lets other requests run; a timer, not a microtask, so I/O callbacks get their turn. */
+export const pause = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
+
 export class Normalizer {
   readonly issues: FieldIssue[] = [];
   readonly limitIssues: FieldIssue[] = [];
   readonly refs: Ref[] = [];
   readonly dropped = new WeakSet<object>();
+  droppedCount = 0;
+  private items = 0;
+  private pausedAt = 0;
+
+  /** List items and positions read so far: what the pauses are spaced by. */
+  work(): number {
+    return this.items + (METADATA_LIMITS.maxPositions - Math.max(this.positions.left, 0));
+  }
   readonly positions: PositionBudget = { left: METADATA_LIMITS.maxPositions };
 
   issue(field: string, message: string): undefined {
@@ -65,6 +78,28 @@ export class Normalizer {
     if (v.length > max) return this.overLimit(path, `Longer than maximum length ${max}.`);
     const out: T[] = [];
     for (let i = 0; i < v.length; i++) {
+      this.items++;
+      const r = each(v[i], `${path}.${i}`);
+      if (r !== undefined) out.push(r);
+    }
+    return out;
+  }
+
+  /**
+   * A list long enough to matter (creators, related identifiers, locations): items are read in
+   * slices with a pause between them, so one big record never holds the event loop for long.
+   */
+  async longList<T>(v: unknown, path: string, each: (item: unknown, itemPath: string) => T | undefined, max: number): Promise<T[] | undefined> {
+    if (v === undefined || v === null) return undefined;
+    if (!Array.isArray(v)) return this.issue(path, 'Not a valid list.');
+    if (v.length > max) return this.overLimit(path, `Longer than maximum length ${max}.`);
+    const out: T[] = [];
+    for (let i = 0; i < v.length; i++) {
+      if (this.work() - this.pausedAt >= SLICE) {
+        await pause();
+        this.pausedAt = this.work();
+      }
+      this.items++;
       const r = each(v[i], `${path}.${i}`);
       if (r !== undefined) out.push(r);
     }
@@ -123,7 +158,10 @@ export class Normalizer {
           delete out['title'];
         }
       },
-      drop: () => this.dropped.add(holder ?? out),
+      drop: () => {
+        this.dropped.add(holder ?? out);
+        this.droppedCount++;
+      },
     });
     return out;
   }
