@@ -7,9 +7,14 @@ import { DomainError } from '@krs/domain';
 
 export const MAX_JSON_BYTES = 10 * 1024 * 1024;
 
+/** Requests whose body was already read here (the app and `validate` both mount this). */
+const read = new WeakSet<object>();
+
 export const jsonBody: MiddlewareHandler = async (c, next) => {
   const method = c.req.method;
   if (method !== 'POST' && method !== 'PUT' && method !== 'PATCH' && method !== 'DELETE') return next();
+  if (read.has(c.req)) return next();
+  read.add(c.req);
   const length = c.req.header('content-length');
   if (length !== undefined && Number(length) > MAX_JSON_BYTES) throw tooLarge();
   const text = await readLimited(c.req.raw);
@@ -22,12 +27,16 @@ export const jsonBody: MiddlewareHandler = async (c, next) => {
   if (!type || !/^application\/([\w.+-]+\+)?json\s*(;.*)?$/i.test(type.trim())) {
     throw new DomainError('unsupported_media_type', 'request.content_type', 'The request body must be JSON (Content-Type: application/json).');
   }
+  let parsed: unknown;
   try {
-    JSON.parse(text);
+    parsed = JSON.parse(text);
   } catch {
     throw new DomainError('invalid', 'request.json', 'Unable to decode JSON data in request body.');
   }
   c.req.raw = new Request(c.req.raw, { body: text, headers: c.req.raw.headers, duplex: 'half' } as RequestInit);
+  // Parsing a 10 MiB body holds the event loop for tens of milliseconds: the validators get this
+  // parse instead of doing it again.
+  Object.defineProperty(c.req, 'json', { value: () => Promise.resolve(parsed) });
   return next();
 };
 
