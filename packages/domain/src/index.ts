@@ -13,3 +13,4 @@ export type { ReindexProgress } from './use-cases/project-search.ts';
 export type { GarbageReport } from './use-cases/files/collect-garbage.ts';
 export { sha256Hex } from './use-cases/users.ts';
 export { accessStatus, type AccessStatus } from './model/access-status.ts';
+export { METADATA_LIMITS } from './model/metadata/limits.ts';
