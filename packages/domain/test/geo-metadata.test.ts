@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { DomainError } from '../src/index.ts';
+import { searchDocuments } from '../src/model/search-document.ts';
 import { geoPackageMetadata, geoResourceMetadata, geoVocabularies } from './fixtures/geo-package.ts';
 import { as, makeCore } from './make-core.ts';
 
@@ -14,7 +15,7 @@ async function coreWithGeoVocabularies() {
 
 describe('GEO Knowledge Hub metadata', () => {
   it('publishes a package and its resources as GEO writes them, keeping its extensions', async () => {
-    const { core } = await coreWithGeoVocabularies();
+    const { core, repos } = await coreWithGeoVocabularies();
     const resources: string[] = [];
     for (const metadata of [geoResourceMetadata, { ...geoResourceMetadata, title: 'Turbidity maps of Lake Geneva' }]) {
       const draft = await core.records.createDraft(alice, 'resource', { metadata, files: { enabled: false } });
@@ -29,7 +30,9 @@ describe('GEO Knowledge Hub metadata', () => {
     const published = await core.records.publish(alice, 'package', pkg.record.id);
 
     const m = published.record.metadata as Obj;
-    expect(m['creators'][1].person_or_org.email).toBe('sam.okafor@example.org');
+    expect(m['creators'][1].person_or_org).toEqual({ type: 'personal', given_name: 'Sam', family_name: 'Okafor', name: 'Okafor, Sam' });
+    const stored = (await repos.records.getPublished(pkg.record.id))?.metadata as Obj;
+    expect(stored['creators'][1].person_or_org.email).toBe('sam.okafor@example.org');
     expect(m['related_identifiers'][0]).toMatchObject({ title: 'How packages are organised', description: 'A page <em>explaining</em> this package' });
     expect(m['funding'][0]).toEqual({ funder: { name: 'Lake Fund' }, award: { number: 'LF-42', title: { en: 'Clear lakes' }, icon: 'lf-icon', disclaimer: 'Funded by the Lake Fund.' } });
     expect(m['locations'].features[0].identifiers).toEqual([{ scheme: 'wikidata', identifier: 'Q6403' }]);
@@ -45,6 +48,26 @@ describe('GEO Knowledge Hub metadata', () => {
     expect(draft.issues).toEqual([{ field: 'metadata.creators.0.person_or_org.email', messages: ['Not a valid email address.'] }]);
     expect((draft.record.metadata as Obj)['creators'][0].person_or_org).toEqual({ type: 'personal', family_name: 'Silva', name: 'Silva' });
     await expect(core.records.publish(alice, 'resource', draft.record.id)).rejects.toBeInstanceOf(DomainError);
+  });
+});
+
+describe('people\'s e-mail addresses', () => {
+  it('are kept for the next version and shown only to those who may edit the record', async () => {
+    const { core, repos } = await coreWithGeoVocabularies();
+    const first = await core.records.createDraft(alice, 'resource', { metadata: geoResourceMetadata, files: { enabled: false } });
+    const email = (view: { record: { metadata: Obj } }) => view.record.metadata['creators'][1].person_or_org.email;
+    expect(email(first)).toBe('ana.silva@example.org');
+    await core.records.publish(alice, 'resource', first.record.id);
+    expect(email(await core.records.get(as('bob'), 'resource', first.record.id))).toBeUndefined();
+    expect(email(await core.records.get(alice, 'resource', first.record.id))).toBeUndefined();
+    const parent = (await repos.records.getParent(first.parent.id))!;
+    const published = (await repos.records.getPublished(first.record.id))!;
+    expect(JSON.stringify(searchDocuments(parent, [published], []))).not.toContain('ana.silva');
+
+    const next = await core.records.newVersion(alice, 'resource', first.record.id);
+    expect(email(next)).toBe('ana.silva@example.org');
+    const preview = await core.accessLinks.create(alice, 'resource', first.record.id, { permission: 'preview' });
+    expect(email(await core.records.getDraft(as('bob', [preview.link.token]), 'resource', next.record.id))).toBeUndefined();
   });
 });
 

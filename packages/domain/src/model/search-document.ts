@@ -6,6 +6,7 @@
 import { geometryBounds } from '../search/index.ts';
 import type { SearchDocument } from '../ports.ts';
 import { accessStatus } from './access-status.ts';
+import { withoutEmails } from './metadata/privacy.ts';
 import type { AnyRecord, DraftRecord, Parent, PublishedRecord } from './types.ts';
 
 function resourceTypeOf(record: AnyRecord): SearchDocument['resourceType'] {
@@ -39,7 +40,8 @@ function documentOf(record: AnyRecord, parent: Parent, flags: Pick<SearchDocumen
       id: record.id,
       parent: { id: parent.id, type: record.kind, access: { owned_by: [{ user: parent.ownerId }] } },
       access: { record: record.access.record, files: record.access.files, status: accessStatus(record) },
-      metadata: record.metadata,
+      // Searching by a person's e-mail would reveal it: it is never indexed.
+      metadata: withoutEmails(record.metadata),
       created: record.created,
       updated: record.updated,
       is_published: record.state === 'published',

@@ -1,6 +1,7 @@
 /** Loading helpers shared by the use cases: not-found and kind checks in one place. */
 import { notFound } from '../errors.ts';
 import { levelOn, type AccessLevel } from '../model/access.ts';
+import { withoutEmails } from '../model/metadata/privacy.ts';
 import { versionsInfo } from '../model/record.ts';
 import type { RecordView } from '../model/views.ts';
 import type { AnyRecord, DraftRecord, Identity, Parent, PublishedRecord, RecordKind } from '../model/types.ts';
@@ -41,6 +42,13 @@ export async function levelFor(repos: Repositories, identity: Identity, parent: 
   return levelOn(identity, parent, now, await managerOwnerOf(repos, parent));
 }
 
+/** Published versions are shown to anyone who may read them: without people's e-mail addresses. */
 export function viewOf(record: AnyRecord, parent: Parent): RecordView {
-  return { record, parent, versions: versionsInfo(record, parent), issues: record.state === 'draft' ? record.issues : [] };
+  const shown = record.state === 'published' ? { ...record, metadata: withoutEmails(record.metadata) } : record;
+  return { record: shown, parent, versions: versionsInfo(record, parent), issues: record.state === 'draft' ? record.issues : [] };
+}
+
+/** A draft as a reader below `edit` (a preview link holder) sees it. */
+export function previewOf(view: RecordView): RecordView {
+  return { ...view, record: { ...view.record, metadata: withoutEmails(view.record.metadata) } };
 }
