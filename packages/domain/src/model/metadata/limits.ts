@@ -11,7 +11,7 @@ export const METADATA_LIMITS = {
   /** Characters of any plain-text member (titles, names, identifiers, places, ...). */
   maxText: 10_000,
   /** Characters of an HTML description, as sent and after sanitising. */
-  maxHtml: 200_000,
+  maxHtml: 100_000,
   /** Creators, and contributors. */
   maxPeople: 20_000,
   /** Related identifiers, and references. */

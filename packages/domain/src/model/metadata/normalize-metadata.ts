@@ -127,7 +127,7 @@ const RULES: { [field: string]: FieldRule } = {
     }),
   description: (n, v, p) => n.html(v, p),
   additional_descriptions: (n, v, path) =>
-    n.list(v, path, (item, p) => {
+    n.longList(v, path, (item, p) => {
       const o = n.object(item, p, ['description', 'type', 'lang']);
       const description = o && n.html(o['description'], `${p}.description`, { required: true });
       if (!o || description === undefined) return undefined;
@@ -137,7 +137,7 @@ const RULES: { [field: string]: FieldRule } = {
       const lang = n.vocab(o['lang'], `${p}.lang`, 'languages', out);
       if (lang) out['lang'] = lang;
       return out;
-    }),
+    }, METADATA_LIMITS.maxList),
   publication_date: (n, v, p) => {
     const s = n.string(v, p);
     return s === undefined || s === '' ? undefined : isEdtf(s) ? s : n.issue(p, 'Please provide a valid date or interval (YYYY, YYYY-MM, YYYY-MM-DD or A/B).');

@@ -34,11 +34,12 @@ export class Normalizer {
   readonly dropped = new WeakSet<object>();
   droppedCount = 0;
   private items = 0;
+  private htmlChars = 0;
   private pausedAt = 0;
 
-  /** List items and positions read so far: what the pauses are spaced by. */
+  /** List items, positions and sanitised HTML (in hundreds of characters) so far: what pauses are spaced by. */
   work(): number {
-    return this.items + (METADATA_LIMITS.maxPositions - Math.max(this.positions.left, 0));
+    return this.items + (METADATA_LIMITS.maxPositions - Math.max(this.positions.left, 0)) + Math.floor(this.htmlChars / 100);
   }
   readonly positions: PositionBudget = { left: METADATA_LIMITS.maxPositions };
 
@@ -67,6 +68,7 @@ export class Normalizer {
     const s = this.string(v, path, { ...opts, max: METADATA_LIMITS.maxHtml });
     if (s === undefined) return undefined;
     const clean = sanitizeHtml(s);
+    this.htmlChars += s.length;
     if (clean.length > METADATA_LIMITS.maxHtml) return this.overLimit(path, `Longer than maximum length ${METADATA_LIMITS.maxHtml} once sanitised.`);
     return clean;
   }
