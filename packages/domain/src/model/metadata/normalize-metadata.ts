@@ -79,7 +79,7 @@ function creatorLike(n: Normalizer, v: unknown, path: string, roleRequired: bool
  */
 function funding(n: Normalizer, v: unknown, path: string): Obj | undefined {
   const o = n.object(v, path, ['funder', 'award']);
-  if (!o) return v === undefined ? undefined : undefined;
+  if (!o) return undefined;
   const f = n.object(o['funder'], `${path}.funder`, ['id', 'name']);
   if (!f) return o['funder'] === undefined ? n.issue(`${path}.funder`, 'Missing data for required field.') : undefined;
   const funder: Obj = {};
