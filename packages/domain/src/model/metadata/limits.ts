@@ -25,7 +25,7 @@ export const METADATA_LIMITS = {
   /** GeoJSON positions over all locations of a record. */
   maxPositions: 20_000,
   /** Characters of the normalised metadata written as JSON. */
-  maxSerialized: 4 * 1024 * 1024,
+  maxSerialized: 2 * 1024 * 1024,
   /** Draft problems kept and shown; more are summed up in one last entry. */
   maxIssues: 100,
 } as const;
