@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
 import { sanitizeHtml, type SanitizeStats } from '../src/model/metadata/index.ts';
 
 function sanitizeCounting(html: string): { out: string; steps: number } {
@@ -54,5 +55,23 @@ describe('HTML sanitising', () => {
       const once = sanitizeHtml(input);
       expect(sanitizeHtml(once)).toBe(once);
     }
+  });
+});
+
+describe('HTML sanitising under random input', () => {
+  const htmlish = fc.array(fc.oneof(fc.string(), fc.constantFrom('<', '>', '</', '<a ', '<p>', '"', "'", '=', ' href=', 'javascript:', '<script>', '/>', '&lt;')), { maxLength: 60 }).map((parts) => parts.join(''));
+
+  it('does linear work, bounds its output, and is stable on its own output', () => {
+    fc.assert(
+      fc.property(htmlish, (input) => {
+        const { out, steps } = sanitizeCounting(input);
+        expect(steps).toBeLessThanOrEqual(input.length + 2);
+        expect(out.length).toBeLessThanOrEqual(6 * input.length);
+        expect(sanitizeHtml(out)).toBe(out);
+        expect(out).not.toMatch(/<(script|img|iframe)/i);
+        expect(out).not.toMatch(/<a[^>]*href="\s*javascript/i);
+      }),
+      { seed: 1123, numRuns: 2000 },
+    );
   });
 });

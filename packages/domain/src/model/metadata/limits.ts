@@ -42,19 +42,32 @@ export const limitExceeded = (issues: FieldIssue[]) =>
  * or null. Iterative, so hostile nesting cannot exhaust the stack; it stops at the first offence.
  */
 export function tooDeepPath(value: unknown, path: string, maxDepth: number): string | null {
-  const stack: { value: unknown; path: string; depth: number }[] = [{ value, path, depth: 1 }];
+  // Paths are only spelled out for the offender: building one per container would cost more than the walk.
+  interface Entry {
+    value: object;
+    depth: number;
+    parent: Entry | null;
+    key: string;
+  }
+  const pathOf = (e: Entry): string => {
+    const keys: string[] = [];
+    for (let at: Entry | null = e; at !== null && at.parent !== null; at = at.parent) keys.push(at.key.length > 100 ? `${at.key.slice(0, 100)}…` : at.key);
+    return [path, ...keys.reverse()].join('.');
+  };
+  if (typeof value !== 'object' || value === null) return null;
+  const stack: Entry[] = [{ value, depth: 1, parent: null, key: '' }];
   while (stack.length > 0) {
     const top = stack.pop()!;
-    if (typeof top.value !== 'object' || top.value === null) continue;
-    if (top.depth > maxDepth) return top.path;
+    if (top.depth > maxDepth) return pathOf(top);
     if (Array.isArray(top.value)) {
       for (let i = 0; i < top.value.length; i++) {
         const child: unknown = top.value[i];
-        if (typeof child === 'object' && child !== null) stack.push({ value: child, path: `${top.path}.${i}`, depth: top.depth + 1 });
+        if (typeof child === 'object' && child !== null) stack.push({ value: child, depth: top.depth + 1, parent: top, key: String(i) });
       }
     } else {
-      for (const [key, child] of Object.entries(top.value)) {
-        if (typeof child === 'object' && child !== null) stack.push({ value: child, path: `${top.path}.${key}`, depth: top.depth + 1 });
+      for (const key in top.value) {
+        const child: unknown = (top.value as { [k: string]: unknown })[key];
+        if (typeof child === 'object' && child !== null) stack.push({ value: child, depth: top.depth + 1, parent: top, key });
       }
     }
   }

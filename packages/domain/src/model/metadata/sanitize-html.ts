@@ -39,7 +39,7 @@ const escapeAttribute = (s: string) => s.replace(/["<>]/g, (c) => (c === '"' ? '
 function isSafeUrl(value: string): boolean {
   const v = value.trim();
   if (/^(https?:\/\/|mailto:|\/|#)/i.test(v)) return true;
-  return !/[:&\\]/.test(v) && !/[\u0000-\u001f]/.test(v);
+  return !/[:&\\<>"'`]/.test(v) && !/[\u0000-\u001f]/.test(v);
 }
 
 interface Tag {
