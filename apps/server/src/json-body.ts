@@ -1,11 +1,21 @@
 /**
- * JSON bodies: Content-Type must be JSON (415), size at most 10 MiB (413), and text that does not
- * parse is a 400 with InvenioRDM's message. An empty body reads as `{}` so bodiless POSTs work.
+ * JSON bodies: Content-Type must be JSON (415), size at most 10 MiB (413), nesting and the number
+ * of objects and arrays within limits (400, measured as the bytes arrive, before parsing), and text
+ * that does not parse is a 400 with InvenioRDM's message. An empty body reads as `{}` so bodiless
+ * POSTs work.
  */
 import type { MiddlewareHandler } from 'hono';
-import { DomainError } from '@krs/domain';
+import { DomainError, METADATA_LIMITS } from '@krs/domain';
+import { JsonShapeScanner, type ShapeProblem } from './json-shape.ts';
 
 export const MAX_JSON_BYTES = 10 * 1024 * 1024;
+/** `metadata` sits one level below the body, so the body may nest one level more than metadata. */
+export const MAX_JSON_DEPTH = METADATA_LIMITS.maxDepth + 1;
+/**
+ * Objects and arrays in one body. The largest legal metadata (limited to 2 MiB once normalised)
+ * holds about 100,000; parsing millions of empty ones would hold the loop for seconds.
+ */
+export const MAX_JSON_CONTAINERS = 200_000;
 
 /** Requests whose body was already read here (the app and `validate` both mount this). */
 const read = new WeakSet<object>();
@@ -40,6 +50,14 @@ export const jsonBody: MiddlewareHandler = async (c, next) => {
   return next();
 };
 
+function shapeRefused(problem: ShapeProblem): DomainError {
+  const details =
+    problem.kind === 'too_deep'
+      ? [{ field: problem.path, messages: [`Nested deeper than ${METADATA_LIMITS.maxDepth} levels.`] }]
+      : [{ field: '_schema', messages: [`More than ${MAX_JSON_CONTAINERS} objects and arrays in one body.`] }];
+  return new DomainError('invalid', 'request.shape', 'A validation error occurred: the record is larger than the documented limits.', details);
+}
+
 const tooLarge = () => new DomainError('too_large', 'request.too_large', `Request bodies may be at most ${MAX_JSON_BYTES} bytes.`);
 
 function withJsonType(headers: Headers): Headers {
@@ -52,6 +70,7 @@ async function readLimited(req: Request): Promise<string> {
   if (!req.body) return '';
   const reader = req.body.getReader();
   const parts: Uint8Array[] = [];
+  const shape = new JsonShapeScanner(MAX_JSON_DEPTH, MAX_JSON_CONTAINERS);
   let size = 0;
   for (;;) {
     const { done, value } = await reader.read();
@@ -60,6 +79,11 @@ async function readLimited(req: Request): Promise<string> {
     if (size > MAX_JSON_BYTES) {
       await reader.cancel();
       throw tooLarge();
+    }
+    const problem = shape.write(value);
+    if (problem) {
+      await reader.cancel();
+      throw shapeRefused(problem);
     }
     parts.push(value);
   }

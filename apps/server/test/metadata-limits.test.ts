@@ -24,6 +24,19 @@ describe('metadata limits over HTTP', () => {
     expect(order.json.errors.map((e: { field: string }) => e.field)).toEqual(['files.order']);
   });
 
+  it('refuses hostile bodies by their shape while they arrive, before parsing them', async () => {
+    const { call, alice } = await makeApp();
+    const nested = `{"metadata": {"funding": [{"award": ${'['.repeat(5 * 1024 * 1024)}`;
+    const deepBody = await call('POST', '/api/records', { token: alice, body: nested, headers: { 'content-type': 'application/json' } });
+    expect(deepBody.status).toBe(400);
+    expect(deepBody.json.errors).toEqual([{ field: `metadata.funding.0.award${'.0'.repeat(13)}`, messages: ['Nested deeper than 16 levels.'] }]);
+    const many = `{"metadata": {"funding": [${Array(1_000_000).fill('{}').join(',')}]}}`;
+    const manyBody = await call('POST', '/api/records', { token: alice, body: many, headers: { 'content-type': 'application/json' } });
+    expect(manyBody.status).toBe(400);
+    expect(manyBody.json.errors[0].field).toBe('_schema');
+    expect((await call('GET', '/api/user/records', { token: alice })).json.hits.total).toBe(0);
+  });
+
   it('lists every problem that blocks publishing when a draft is saved, keeping what was sent', async () => {
     const { call, alice } = await makeApp();
     const draft = await call('POST', '/api/records', { token: alice, json: { metadata: { title: 'ab' } } });
