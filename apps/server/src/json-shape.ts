@@ -22,7 +22,9 @@ export type ShapeProblem = { kind: 'too_deep'; path: string } | { kind: 'too_man
 const KEY_BYTES = 100;
 
 export class JsonShapeScanner {
+  /** Frames are reused: depth never passes `maxDepth + 1`, so nothing is allocated per container. */
   private readonly frames: Frame[] = [];
+  private depth = 0;
   private inString = false;
   private escaped = false;
   private capturingKey = false;
@@ -33,65 +35,81 @@ export class JsonShapeScanner {
   constructor(
     private readonly maxDepth: number,
     private readonly maxContainers: number,
-  ) {}
+  ) {
+    for (let i = 0; i <= maxDepth; i++) this.frames.push({ array: false, index: 0, key: [], expectingKey: false });
+  }
 
   /** Feeds the next chunk; stops reading at the first problem. */
   write(chunk: Uint8Array): ShapeProblem | null {
     if (this.problem) return this.problem;
-    for (let i = 0; i < chunk.length; i++) {
+    // State in locals for the hot loop, written back at the end.
+    const frames = this.frames;
+    let { depth, inString, escaped, capturingKey, containers } = this;
+    let problem: ShapeProblem | null = null;
+    const n = chunk.length;
+    for (let i = 0; i < n; i++) {
       const b = chunk[i]!;
-      if (this.inString) {
-        if (this.escaped) this.escaped = false;
-        else if (b === 0x5c) this.escaped = true;
+      if (inString) {
+        if (escaped) escaped = false;
+        else if (b === 0x5c) escaped = true;
         else if (b === 0x22) {
-          this.inString = false;
-          this.capturingKey = false;
+          inString = false;
+          capturingKey = false;
           continue;
         }
-        if (this.capturingKey) {
-          const key = this.frames[this.frames.length - 1]!.key;
+        if (capturingKey) {
+          const key = frames[depth - 1]!.key;
           if (key.length < KEY_BYTES) key.push(b);
         }
         continue;
       }
-      const top = this.frames[this.frames.length - 1];
-      switch (b) {
-        case 0x22: // "
-          this.inString = true;
-          if (top && !top.array && top.expectingKey) {
-            top.key = [];
-            this.capturingKey = true;
-          }
+      if (b === 0x22) {
+        inString = true;
+        const top = depth > 0 ? frames[depth - 1]! : null;
+        if (top && !top.array && top.expectingKey) {
+          top.key.length = 0;
+          capturingKey = true;
+        }
+      } else if (b === 0x7b || b === 0x5b) {
+        containers++;
+        if (depth >= this.maxDepth) {
+          depth++;
+          problem = { kind: 'too_deep', path: this.path(depth) };
           break;
-        case 0x7b: // {
-        case 0x5b: // [
-          this.containers++;
-          this.frames.push({ array: b === 0x5b, index: 0, key: [], expectingKey: b === 0x7b });
-          if (this.frames.length > this.maxDepth) return (this.problem = { kind: 'too_deep', path: this.path() });
-          if (this.containers > this.maxContainers) return (this.problem = { kind: 'too_many_containers' });
+        }
+        if (containers > this.maxContainers) {
+          problem = { kind: 'too_many_containers' };
           break;
-        case 0x7d: // }
-        case 0x5d: // ]
-          this.frames.pop();
-          break;
-        case 0x2c: // ,
-          if (top?.array) top.index++;
-          else if (top) top.expectingKey = true;
-          break;
-        case 0x3a: // :
-          if (top) top.expectingKey = false;
-          break;
+        }
+        const f = frames[depth]!;
+        f.array = b === 0x5b;
+        f.index = 0;
+        f.key.length = 0;
+        f.expectingKey = b === 0x7b;
+        depth++;
+      } else if (b === 0x7d || b === 0x5d) {
+        if (depth > 0) depth--;
+      } else if (b === 0x2c) {
+        if (depth > 0) {
+          const top = frames[depth - 1]!;
+          if (top.array) top.index++;
+          else top.expectingKey = true;
+        }
+      } else if (b === 0x3a) {
+        if (depth > 0) frames[depth - 1]!.expectingKey = false;
       }
     }
-    return null;
+    Object.assign(this, { depth, inString, escaped, capturingKey, containers });
+    this.problem = problem;
+    return problem;
   }
 
-  /** Dotted path of the innermost value, the body's own members first, as field errors name them. */
-  private path(): string {
+  /** Dotted path of the container at `depth`, the body's own members first, as field errors name them. */
+  private path(depth: number): string {
     const decoder = new TextDecoder();
     const parts: string[] = [];
-    // The last frame is the offending container itself; each frame above it names where it sits.
-    for (let i = 0; i < this.frames.length - 1; i++) {
+    // Each frame above the offender names where the next one sits.
+    for (let i = 0; i < depth - 1; i++) {
       const f = this.frames[i]!;
       parts.push(f.array ? String(f.index) : decoder.decode(new Uint8Array(f.key)));
     }
