@@ -8,11 +8,14 @@ type Position = number[];
 export interface PositionBudget {
   /** Positions still allowed in this record. */
   left: number;
+  /** Positions read, refused ones included: the work done. */
+  examined: number;
 }
 
 const isCoordinate = (x: unknown): x is number => typeof x === 'number' && Number.isFinite(x);
 
 function position(p: unknown, budget: PositionBudget): Position | null {
+  budget.examined++;
   if (!Array.isArray(p) || p.length < 2 || p.length > 3 || !p.every(isCoordinate)) return null;
   const [lon, lat] = p as number[];
   if (Math.abs(lon!) > 180 || Math.abs(lat!) > 90) return null;

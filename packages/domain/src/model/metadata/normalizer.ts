@@ -39,9 +39,9 @@ export class Normalizer {
 
   /** List items, positions and sanitised HTML (in hundreds of characters) so far: what pauses are spaced by. */
   work(): number {
-    return this.items + (METADATA_LIMITS.maxPositions - Math.max(this.positions.left, 0)) + Math.floor(this.htmlChars / 100);
+    return this.items + this.positions.examined + Math.floor(this.htmlChars / 100);
   }
-  readonly positions: PositionBudget = { left: METADATA_LIMITS.maxPositions };
+  readonly positions: PositionBudget = { left: METADATA_LIMITS.maxPositions, examined: 0 };
 
   issue(field: string, message: string): undefined {
     this.issues.push({ field, messages: [message] });
