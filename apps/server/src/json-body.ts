@@ -16,6 +16,8 @@ export const MAX_JSON_DEPTH = METADATA_LIMITS.maxDepth + 1;
  * holds about 100,000; parsing millions of empty ones would hold the loop for seconds.
  */
 export const MAX_JSON_CONTAINERS = 200_000;
+/** List items in one body: the largest legal metadata has under 150,000 (positions included). */
+export const MAX_JSON_ITEMS = 250_000;
 
 /** Requests whose body was already read here (the app and `validate` both mount this). */
 const read = new WeakSet<object>();
@@ -54,7 +56,9 @@ function shapeRefused(problem: ShapeProblem): DomainError {
   const details =
     problem.kind === 'too_deep'
       ? [{ field: problem.path, messages: [`Nested deeper than ${METADATA_LIMITS.maxDepth} levels.`] }]
-      : [{ field: '_schema', messages: [`More than ${MAX_JSON_CONTAINERS} objects and arrays in one body.`] }];
+      : problem.kind === 'too_many_items'
+        ? [{ field: problem.path, messages: [`More than ${MAX_JSON_ITEMS} list items in one body.`] }]
+        : [{ field: '_schema', messages: [`More than ${MAX_JSON_CONTAINERS} objects and arrays in one body.`] }];
   return new DomainError('invalid', 'request.shape', 'A validation error occurred: the record is larger than the documented limits.', details);
 }
 
@@ -70,7 +74,7 @@ async function readLimited(req: Request): Promise<string> {
   if (!req.body) return '';
   const reader = req.body.getReader();
   const parts: Uint8Array[] = [];
-  const shape = new JsonShapeScanner(MAX_JSON_DEPTH, MAX_JSON_CONTAINERS);
+  const shape = new JsonShapeScanner(MAX_JSON_DEPTH, MAX_JSON_CONTAINERS, MAX_JSON_ITEMS);
   let size = 0;
   for (;;) {
     const { done, value } = await reader.read();

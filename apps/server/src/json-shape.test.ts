@@ -33,6 +33,14 @@ describe('JSON shape scanning', () => {
     expect(scan(JSON.stringify({ a: '[[[[{{{{'.repeat(100) }), 2, 2)).toBeNull();
   });
 
+  it('counts list items over the whole body and names the list that passes the limit', () => {
+    const body = JSON.stringify({ metadata: { subjects: ['a', 'b', 'c'] }, files: { order: ['x', 'y', 'z'] } });
+    expect(new JsonShapeScanner(10, 100, 4).write(bytes(body))).toBeNull();
+    expect(scan(body, 10, 100)).toBeNull();
+    const tight = new JsonShapeScanner(10, 100, 3);
+    expect(tight.write(bytes(body))).toEqual({ kind: 'too_many_items', path: 'files.order' });
+  });
+
   it('stops at the first problem: ten megabytes of [ are refused after the first few', () => {
     const scanner = new JsonShapeScanner(17, 200_000);
     const chunk = bytes('['.repeat(64 * 1024));

@@ -16,7 +16,7 @@ interface Frame {
   expectingKey: boolean;
 }
 
-export type ShapeProblem = { kind: 'too_deep'; path: string } | { kind: 'too_many_containers' };
+export type ShapeProblem = { kind: 'too_deep'; path: string } | { kind: 'too_many_containers' } | { kind: 'too_many_items'; path: string };
 
 /** Longest member name kept for a path (bytes); longer ones are cut. */
 const KEY_BYTES = 100;
@@ -29,12 +29,15 @@ export class JsonShapeScanner {
   private escaped = false;
   private capturingKey = false;
   private containers = 0;
+  private items = 0;
   problem: ShapeProblem | null = null;
 
   /** `maxDepth` counts the body itself as level 1. */
   constructor(
     private readonly maxDepth: number,
     private readonly maxContainers: number,
+    /** List items in the whole body (a list of half a million file names is cheap to send, not to check). */
+    private readonly maxItems: number = Number.POSITIVE_INFINITY,
   ) {
     for (let i = 0; i <= maxDepth; i++) this.frames.push({ array: false, index: 0, key: [], expectingKey: false });
   }
@@ -44,7 +47,7 @@ export class JsonShapeScanner {
     if (this.problem) return this.problem;
     // State in locals for the hot loop, written back at the end.
     const frames = this.frames;
-    let { depth, inString, escaped, capturingKey, containers } = this;
+    let { depth, inString, escaped, capturingKey, containers, items } = this;
     let problem: ShapeProblem | null = null;
     const n = chunk.length;
     for (let i = 0; i < n; i++) {
@@ -92,19 +95,24 @@ export class JsonShapeScanner {
       } else if (b === 0x2c) {
         if (depth > 0) {
           const top = frames[depth - 1]!;
-          if (top.array) top.index++;
-          else top.expectingKey = true;
+          if (top.array) {
+            top.index++;
+            if (++items > this.maxItems) {
+              problem = { kind: 'too_many_items', path: this.path(depth) };
+              break;
+            }
+          } else top.expectingKey = true;
         }
       } else if (b === 0x3a) {
         if (depth > 0) frames[depth - 1]!.expectingKey = false;
       }
     }
-    Object.assign(this, { depth, inString, escaped, capturingKey, containers });
+    Object.assign(this, { depth, inString, escaped, capturingKey, containers, items });
     this.problem = problem;
     return problem;
   }
 
-  /** Dotted path of the container at `depth`, the body's own members first, as field errors name them. */
+  /** Dotted path of the container at `depth` (1 is the body), the body's own members first, as field errors name them. */
   private path(depth: number): string {
     const decoder = new TextDecoder();
     const parts: string[] = [];

@@ -34,6 +34,9 @@ describe('metadata limits over HTTP', () => {
     const manyBody = await call('POST', '/api/records', { token: alice, body: many, headers: { 'content-type': 'application/json' } });
     expect(manyBody.status).toBe(400);
     expect(manyBody.json.errors[0].field).toBe('_schema');
+    const order = await call('POST', '/api/records', { token: alice, json: { files: { enabled: true, order: Array.from({ length: 500_000 }, (_, i) => `f${i}`) } } });
+    expect(order.status).toBe(400);
+    expect(order.json.errors).toEqual([{ field: 'files.order', messages: [expect.stringMatching(/list items/)] }]);
     expect((await call('GET', '/api/user/records', { token: alice })).json.hits.total).toBe(0);
   });
 
