@@ -11,7 +11,7 @@ import { isEdtf } from './edtf.ts';
 import { normalizeGeometry } from './geometry.ts';
 import { identifierProblem, isEmail } from './identifiers.ts';
 import { assertNotTooDeep, limitExceeded, METADATA_LIMITS } from './limits.ts';
-import { isObj, keyInPath, Normalizer, type Obj } from './normalizer.ts';
+import { isObj, keyInPath, Normalizer, pause, type Obj } from './normalizer.ts';
 
 const TITLE_TYPES = ['alternative-title', 'subtitle', 'translated-title', 'other'];
 const DATE_TYPES = ['accepted', 'available', 'collected', 'copyrighted', 'created', 'issued', 'other', 'submitted', 'updated', 'valid', 'withdrawn'];
@@ -274,7 +274,10 @@ export async function normalizeMetadata(input: unknown, kind: RecordKind, vocab:
   for (const ref of n.refs) byType.set(ref.type, (byType.get(ref.type) ?? new Set()).add(ref.id));
   const found = new Map<VocabularyType, Map<string, VocabularyEntry>>();
   for (const [type, ids] of byType) found.set(type, await vocab.get(type, [...ids]));
-  for (const ref of n.refs) {
+  for (let i = 0; i < n.refs.length; i++) {
+    // A body can hold up to 200,000 vocabulary references: expand them in slices too.
+    if (i > 0 && i % 5_000 === 0) await pause();
+    const ref = n.refs[i]!;
     const entry = found.get(ref.type)?.get(ref.id);
     if (entry) ref.apply(entry);
     else {

@@ -22,7 +22,7 @@ interface Ref {
 /** A member name as shown in an issue's path: unknown names can be arbitrarily long. */
 export const keyInPath = (key: string) => (key.length > 100 ? `${key.slice(0, 100)}…` : key);
 
-/** Items and positions read between two pauses: a few milliseconds of work. */
+/** Work units (see `work()`) between two pauses: a few milliseconds. */
 const SLICE = 2_000;
 /** Lets other requests run; a timer, not a microtask, so I/O callbacks get their turn. */
 export const pause = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
