@@ -1,15 +1,32 @@
 /**
- * JSON bodies: Content-Type must be JSON (415), size at most 10 MiB (413), and text that does not
- * parse is a 400 with InvenioRDM's message. An empty body reads as `{}` so bodiless POSTs work.
+ * JSON bodies: Content-Type must be JSON (415), size at most 10 MiB (413), nesting and the number
+ * of objects and arrays within limits (400, measured as the bytes arrive, before parsing), and text
+ * that does not parse is a 400 with InvenioRDM's message. An empty body reads as `{}` so bodiless
+ * POSTs work.
  */
 import type { MiddlewareHandler } from 'hono';
-import { DomainError } from '@krs/domain';
+import { DomainError, METADATA_LIMITS } from '@krs/domain';
+import { JsonShapeScanner, type ShapeProblem } from './json-shape.ts';
 
 export const MAX_JSON_BYTES = 10 * 1024 * 1024;
+/** `metadata` sits one level below the body, so the body may nest one level more than metadata. */
+export const MAX_JSON_DEPTH = METADATA_LIMITS.maxDepth + 1;
+/**
+ * Objects and arrays in one body. The largest legal metadata (limited to 2 MiB once normalised)
+ * holds about 100,000; parsing millions of empty ones would hold the loop for seconds.
+ */
+export const MAX_JSON_CONTAINERS = 200_000;
+/** List items in one body: the largest legal metadata has under 150,000 (positions included). */
+export const MAX_JSON_ITEMS = 250_000;
+
+/** Requests whose body was already read here (the app and `validate` both mount this). */
+const read = new WeakSet<object>();
 
 export const jsonBody: MiddlewareHandler = async (c, next) => {
   const method = c.req.method;
   if (method !== 'POST' && method !== 'PUT' && method !== 'PATCH' && method !== 'DELETE') return next();
+  if (read.has(c.req)) return next();
+  read.add(c.req);
   const length = c.req.header('content-length');
   if (length !== undefined && Number(length) > MAX_JSON_BYTES) throw tooLarge();
   const text = await readLimited(c.req.raw);
@@ -22,14 +39,28 @@ export const jsonBody: MiddlewareHandler = async (c, next) => {
   if (!type || !/^application\/([\w.+-]+\+)?json\s*(;.*)?$/i.test(type.trim())) {
     throw new DomainError('unsupported_media_type', 'request.content_type', 'The request body must be JSON (Content-Type: application/json).');
   }
+  let parsed: unknown;
   try {
-    JSON.parse(text);
+    parsed = JSON.parse(text);
   } catch {
     throw new DomainError('invalid', 'request.json', 'Unable to decode JSON data in request body.');
   }
   c.req.raw = new Request(c.req.raw, { body: text, headers: c.req.raw.headers, duplex: 'half' } as RequestInit);
+  // Parsing a 10 MiB body holds the event loop for tens of milliseconds: the validators get this
+  // parse instead of doing it again.
+  Object.defineProperty(c.req, 'json', { value: () => Promise.resolve(parsed) });
   return next();
 };
+
+function shapeRefused(problem: ShapeProblem): DomainError {
+  const details =
+    problem.kind === 'too_deep'
+      ? [{ field: problem.path, messages: [`Nested deeper than ${METADATA_LIMITS.maxDepth} levels.`] }]
+      : problem.kind === 'too_many_items'
+        ? [{ field: problem.path, messages: [`More than ${MAX_JSON_ITEMS} list items in one body.`] }]
+        : [{ field: '_schema', messages: [`More than ${MAX_JSON_CONTAINERS} objects and arrays in one body.`] }];
+  return new DomainError('invalid', 'request.shape', 'A validation error occurred: the record is larger than the documented limits.', details);
+}
 
 const tooLarge = () => new DomainError('too_large', 'request.too_large', `Request bodies may be at most ${MAX_JSON_BYTES} bytes.`);
 
@@ -43,6 +74,7 @@ async function readLimited(req: Request): Promise<string> {
   if (!req.body) return '';
   const reader = req.body.getReader();
   const parts: Uint8Array[] = [];
+  const shape = new JsonShapeScanner(MAX_JSON_DEPTH, MAX_JSON_CONTAINERS, MAX_JSON_ITEMS);
   let size = 0;
   for (;;) {
     const { done, value } = await reader.read();
@@ -51,6 +83,11 @@ async function readLimited(req: Request): Promise<string> {
     if (size > MAX_JSON_BYTES) {
       await reader.cancel();
       throw tooLarge();
+    }
+    const problem = shape.write(value);
+    if (problem) {
+      await reader.cancel();
+      throw shapeRefused(problem);
     }
     parts.push(value);
   }

@@ -16,3 +16,4 @@ export { wellFormed } from './model/files.ts';
 export { accessStatus, type AccessStatus } from './model/access-status.ts';
 export { DEPENDENCIES, type Dependency, type Readiness } from './use-cases/operations/check-readiness.ts';
 export type { FileProblem, IndexProblem, VerifyOptions, VerifyProgress, VerifyReport } from './use-cases/operations/verify-store.ts';
+export { METADATA_LIMITS } from './model/metadata/limits.ts';

@@ -7,6 +7,7 @@ import { geometryShapes, shapeBounds } from '../search/index.ts';
 import type { SearchDocument } from '../ports.ts';
 import { accessStatus } from './access-status.ts';
 import { pruneDepth } from './prune-depth.ts';
+import { withoutEmails } from './metadata/privacy.ts';
 import type { AnyRecord, DraftRecord, Parent, PublishedRecord } from './types.ts';
 
 /** Deeper than any metadata the schema describes (a nested GeometryCollection included); deeper values are not searchable. */
@@ -44,7 +45,8 @@ function documentOf(record: AnyRecord, parent: Parent, flags: Pick<SearchDocumen
       id: record.id,
       parent: { id: parent.id, type: record.kind, access: { owned_by: [{ user: parent.ownerId }] } },
       access: { record: record.access.record, files: record.access.files, status: accessStatus(record) },
-      metadata: pruneDepth(record.metadata, MAX_METADATA_DEPTH),
+      // Searching by a person's e-mail would reveal it: it is never indexed.
+      metadata: pruneDepth(withoutEmails(record.metadata), MAX_METADATA_DEPTH),
       created: record.created,
       updated: record.updated,
       is_published: record.state === 'published',

@@ -4,12 +4,13 @@ import type { Identity, RecordKind } from '../model/types.ts';
 import type { RecordView } from '../model/views.ts';
 import type { CoreDeps } from './deps.ts';
 import { viewOf } from './lookup.ts';
-import { normalizeDraftMetadata } from './normalize-draft-metadata.ts';
+import { checkDraftInput, normalizeDraftMetadata } from './normalize-draft-metadata.ts';
 import { projectParents } from './project-search.ts';
 
 /** Creates a first draft and its parent; the caller becomes the owner. Metadata problems are kept as draft issues. */
 export async function createDraft(deps: CoreDeps, identity: Identity, kind: RecordKind, input: DraftInput): Promise<RecordView> {
   const ownerId = requireSignedIn(identity);
+  checkDraftInput(deps, input);
   const { metadata, issues } = await normalizeDraftMetadata(deps, kind, input.metadata);
   const now = deps.clock.now();
   const parent = { ...newParent(deps.ids.recordId(), kind, ownerId, now) };

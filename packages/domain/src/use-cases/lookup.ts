@@ -2,6 +2,7 @@
 import { mergeIssues, notFound } from '../errors.ts';
 import { embargoIssues } from '../model/embargo.ts';
 import { levelOn, type AccessLevel } from '../model/access.ts';
+import { withoutEmails } from '../model/metadata/privacy.ts';
 import { versionsInfo } from '../model/record.ts';
 import type { RecordView } from '../model/views.ts';
 import type { AnyRecord, DraftRecord, Identity, Parent, PublishedRecord, RecordKind } from '../model/types.ts';
@@ -42,8 +43,14 @@ export async function levelFor(repos: Repositories, identity: Identity, parent: 
   return levelOn(identity, parent, now, await managerOwnerOf(repos, parent));
 }
 
-/** A draft's view lists what stops it from publishing: its stored metadata issues and its embargo's. */
+/** Published versions are shown to anyone who may read them: without people's e-mail addresses. A draft's view lists what stops it from publishing: its stored metadata issues and its embargo's. */
 export function viewOf(record: AnyRecord, parent: Parent): RecordView {
+  const shown = record.state === 'published' ? { ...record, metadata: withoutEmails(record.metadata) } : record;
   const issues = record.state === 'draft' ? mergeIssues([...record.issues, ...embargoIssues(record.access)]) : [];
-  return { record, parent, versions: versionsInfo(record, parent), issues };
+  return { record: shown, parent, versions: versionsInfo(record, parent), issues };
+}
+
+/** A draft as a reader below `edit` (a preview link holder) sees it. */
+export function previewOf(view: RecordView): RecordView {
+  return { ...view, record: { ...view.record, metadata: withoutEmails(view.record.metadata) } };
 }

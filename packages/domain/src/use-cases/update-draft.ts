@@ -6,7 +6,7 @@ import type { DraftRecord, Identity, RecordKind } from '../model/types.ts';
 import type { RecordView } from '../model/views.ts';
 import type { CoreDeps } from './deps.ts';
 import { levelFor, loadDraft, loadParent, viewOf } from './lookup.ts';
-import { normalizeDraftMetadata } from './normalize-draft-metadata.ts';
+import { checkDraftInput, normalizeDraftMetadata } from './normalize-draft-metadata.ts';
 import { projectParents } from './project-search.ts';
 
 export const preconditionFailed = () =>
@@ -24,6 +24,7 @@ export async function updateDraft(
   input: DraftInput,
   expectedRevision?: number,
 ): Promise<RecordView> {
+  checkDraftInput(deps, input);
   const normalized = input.metadata === undefined ? null : await normalizeDraftMetadata(deps, kind, input.metadata);
   const result = await deps.uow.run(async (tx) => {
     const draft = await loadDraft(tx, kind, id);

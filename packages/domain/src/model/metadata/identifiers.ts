@@ -24,3 +24,9 @@ export function identifierProblem(scheme: string, identifier: string): string | 
       return identifier.trim() === '' ? 'Identifier must not be empty.' : null;
   }
 }
+
+/** An e-mail address as InvenioRDM (marshmallow's Email) accepts it, in spirit: one local part, one dotted domain. */
+export function isEmail(text: string): boolean {
+  if (text.length > 254) return false;
+  return /^[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]{1,64}@[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)+$/.test(text);
+}

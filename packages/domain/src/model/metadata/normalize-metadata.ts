@@ -1,106 +1,23 @@
 /**
- * Draft-level normalisation of metadata: never throws for bad input. Valid parts are kept,
+ * Draft-level normalisation of metadata: never throws for bad content. Valid parts are kept,
  * invalid ones dropped and reported as field issues. Vocabulary ids are expanded from the
- * vocabularies (display members a client sent are ignored and rebuilt).
+ * vocabularies (display members a client sent are ignored and rebuilt). Input past the size
+ * limits (limits.ts) is refused whole with a DomainError, before any recursive walk meets it.
  */
-import xss from 'xss';
 import type { FieldIssue } from '../../errors.ts';
 import type { VocabularyLookup } from '../../vocabularies/vocabulary-lookup.ts';
 import type { Metadata, RecordKind, VocabularyEntry, VocabularyType } from '../types.ts';
 import { isEdtf } from './edtf.ts';
-import { geometryProblem } from './geometry.ts';
-import { identifierProblem } from './identifiers.ts';
-
-type Obj = { [key: string]: unknown };
-const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
-
-interface Ref {
-  type: VocabularyType;
-  id: string;
-  path: string;
-  apply(entry: VocabularyEntry): void;
-  drop(): void;
-}
+import { normalizeGeometry } from './geometry.ts';
+import { identifierProblem, isEmail } from './identifiers.ts';
+import { assertNotTooDeep, limitExceeded, METADATA_LIMITS } from './limits.ts';
+import { isObj, keyInPath, Normalizer, pause, type Obj } from './normalizer.ts';
 
 const TITLE_TYPES = ['alternative-title', 'subtitle', 'translated-title', 'other'];
 const DATE_TYPES = ['accepted', 'available', 'collected', 'copyrighted', 'created', 'issued', 'other', 'submitted', 'updated', 'valid', 'withdrawn'];
 
-class Normalizer {
-  readonly issues: FieldIssue[] = [];
-  readonly refs: Ref[] = [];
-  readonly dropped = new WeakSet<object>();
-
-  issue(field: string, message: string): undefined {
-    this.issues.push({ field, messages: [message] });
-    return undefined;
-  }
-
-  string(v: unknown, path: string, opts: { required?: boolean } = {}): string | undefined {
-    if (v === undefined || v === null) return opts.required ? this.issue(path, 'Missing data for required field.') : undefined;
-    if (typeof v !== 'string') return this.issue(path, 'Not a valid string.');
-    const t = v.trim();
-    if (t === '' && opts.required) return this.issue(path, 'Field may not be empty.');
-    return t;
-  }
-
-  list<T>(v: unknown, path: string, each: (item: unknown, itemPath: string) => T | undefined): T[] | undefined {
-    if (v === undefined || v === null) return undefined;
-    if (!Array.isArray(v)) return this.issue(path, 'Not a valid list.');
-    const out: T[] = [];
-    v.forEach((item, i) => {
-      const r = each(item, `${path}.${i}`);
-      if (r !== undefined) out.push(r);
-    });
-    return out;
-  }
-
-  object(v: unknown, path: string, allowed: string[]): Obj | undefined {
-    if (v === undefined || v === null) return undefined;
-    if (!isObj(v)) return this.issue(path, 'Not a valid object.');
-    for (const k of Object.keys(v)) if (!allowed.includes(k)) this.issue(`${path}.${k}`, 'Unknown field.');
-    return v;
-  }
-
-  /** `{id}` from a vocabulary, expanded later; `holder` is dropped from its list if the id is unknown. */
-  vocab(v: unknown, path: string, type: VocabularyType, holder?: object): Obj | undefined {
-    if (v === undefined || v === null) return undefined;
-    if (!isObj(v) || (typeof v['id'] !== 'string' && typeof v['id'] !== 'number')) return this.issue(path, 'Must be an object with an id.');
-    const out: Obj = { id: String(v['id']) };
-    this.refs.push({
-      type,
-      id: String(v['id']),
-      path,
-      apply: (entry) => {
-        out['title'] = entry.title;
-        if (entry.description && type !== 'resource_types') out['description'] = entry.description;
-        if (entry.icon !== undefined && type === 'licenses') out['icon'] = entry.icon;
-        if (entry.props && (type === 'licenses' || type === 'subjects')) out['props'] = entry.props;
-        if (type === 'subjects') {
-          out['subject'] = entry.title['en'] ?? Object.values(entry.title)[0] ?? entry.id;
-          if (entry.props?.['scheme']) out['scheme'] = entry.props['scheme'];
-          delete out['title'];
-          delete out['props'];
-        }
-        if (type === 'affiliations') {
-          out['name'] = entry.title['en'] ?? Object.values(entry.title)[0] ?? entry.id;
-          delete out['title'];
-        }
-      },
-      drop: () => this.dropped.add(holder ?? out),
-    });
-    return out;
-  }
-
-  fixed(v: unknown, path: string, allowed: string[]): Obj | undefined {
-    if (v === undefined || v === null) return undefined;
-    if (!isObj(v) || typeof v['id'] !== 'string') return this.issue(path, 'Must be an object with an id.');
-    if (!allowed.includes(v['id'])) return this.issue(`${path}.id`, `Invalid value; use one of: ${allowed.join(', ')}.`);
-    return { id: v['id'] };
-  }
-}
-
 function personOrOrg(n: Normalizer, v: unknown, path: string): Obj | undefined {
-  const o = n.object(v, path, ['type', 'name', 'given_name', 'family_name', 'identifiers']);
+  const o = n.object(v, path, ['type', 'name', 'given_name', 'family_name', 'identifiers', 'email']);
   if (!o) return v === undefined ? n.issue(path, 'Missing data for required field.') : undefined;
   const type = o['type'];
   if (type !== 'personal' && type !== 'organizational') return n.issue(`${path}.type`, 'Must be "personal" or "organizational".');
@@ -117,6 +34,11 @@ function personOrOrg(n: Normalizer, v: unknown, path: string): Obj | undefined {
     if (name === undefined) return undefined;
     out['name'] = name;
   }
+  const email = n.string(o['email'], `${path}.email`, { max: 254 });
+  if (email) {
+    if (isEmail(email)) out['email'] = email;
+    else n.issue(`${path}.email`, 'Not a valid email address.');
+  }
   const ids = n.list(o['identifiers'], `${path}.identifiers`, (item, p) => {
     const id = n.object(item, p, ['scheme', 'identifier']);
     if (!id) return undefined;
@@ -125,7 +47,7 @@ function personOrOrg(n: Normalizer, v: unknown, path: string): Obj | undefined {
     if (scheme === undefined || identifier === undefined) return undefined;
     const problem = identifierProblem(scheme, identifier);
     return problem ? n.issue(`${p}.identifier`, problem) : { scheme: scheme.toLowerCase(), identifier };
-  });
+  }, METADATA_LIMITS.maxPersonIdentifiers);
   if (ids) out['identifiers'] = ids;
   return out;
 }
@@ -142,12 +64,45 @@ function creatorLike(n: Normalizer, v: unknown, path: string, roleRequired: bool
     if (a['id'] !== undefined) return n.vocab(a, p, 'affiliations');
     const name = n.string(a['name'], `${p}.name`, { required: true });
     return name === undefined ? undefined : { name };
-  });
+  }, METADATA_LIMITS.maxAffiliations);
   if (affiliations) out['affiliations'] = affiliations;
   if (o['role'] !== undefined) {
     const role = n.vocab(o['role'], `${path}.role`, 'roles');
     if (role) out['role'] = role;
   } else if (roleRequired) n.issue(`${path}.role`, 'Missing data for required field.');
+  return out;
+}
+
+/**
+ * InvenioRDM's funding entry: a funder (`id` from the funders vocabulary, or a `name`) and an
+ * optional award (`id`, or a `number` with a `title`), plus GEO's `icon` and `disclaimer`.
+ */
+function funding(n: Normalizer, v: unknown, path: string): Obj | undefined {
+  const o = n.object(v, path, ['funder', 'award']);
+  if (!o) return undefined;
+  const f = n.object(o['funder'], `${path}.funder`, ['id', 'name']);
+  if (!f) return o['funder'] === undefined ? n.issue(`${path}.funder`, 'Missing data for required field.') : undefined;
+  const funder: Obj = {};
+  const funderId = n.string(f['id'], `${path}.funder.id`);
+  const funderName = n.string(f['name'], `${path}.funder.name`);
+  if (funderId) funder['id'] = funderId;
+  if (funderName) funder['name'] = funderName;
+  if (!funderId && !funderName) return n.issue(`${path}.funder`, 'An id or a name is required.');
+  const out: Obj = { funder };
+  const a = n.object(o['award'], `${path}.award`, ['id', 'number', 'title', 'identifiers', 'acronym', 'icon', 'disclaimer']);
+  if (a) {
+    const award: Obj = {};
+    for (const key of ['id', 'number', 'acronym', 'icon', 'disclaimer']) {
+      const text = n.string(a[key], `${path}.award.${key}`);
+      if (text) award[key] = text;
+    }
+    const title = n.i18n(a['title'], `${path}.award.title`);
+    if (title) award['title'] = title;
+    const identifiers = n.schemeIdentifiers(a['identifiers'], `${path}.award.identifiers`, METADATA_LIMITS.maxPersonIdentifiers);
+    if (identifiers && identifiers.length > 0) award['identifiers'] = identifiers;
+    if (!award['id'] && !(award['number'] && award['title'])) return n.issue(`${path}.award`, 'An award needs an id, or a number and a title.');
+    out['award'] = award;
+  }
   return out;
 }
 
@@ -170,28 +125,25 @@ const RULES: { [field: string]: FieldRule } = {
       if (lang) out['lang'] = lang;
       return out;
     }),
-  description: (n, v, p) => {
-    const s = n.string(v, p);
-    return s === undefined ? undefined : xss(s);
-  },
+  description: (n, v, p) => n.html(v, p),
   additional_descriptions: (n, v, path) =>
-    n.list(v, path, (item, p) => {
+    n.longList(v, path, (item, p) => {
       const o = n.object(item, p, ['description', 'type', 'lang']);
-      const description = o && n.string(o['description'], `${p}.description`, { required: true });
+      const description = o && n.html(o['description'], `${p}.description`, { required: true });
       if (!o || description === undefined) return undefined;
-      const out: Obj = { description: xss(description) };
+      const out: Obj = { description };
       const type = n.vocab(o['type'], `${p}.type`, 'description_types', out);
       if (type) out['type'] = type;
       const lang = n.vocab(o['lang'], `${p}.lang`, 'languages', out);
       if (lang) out['lang'] = lang;
       return out;
-    }),
+    }, METADATA_LIMITS.maxList),
   publication_date: (n, v, p) => {
     const s = n.string(v, p);
     return s === undefined || s === '' ? undefined : isEdtf(s) ? s : n.issue(p, 'Please provide a valid date or interval (YYYY, YYYY-MM, YYYY-MM-DD or A/B).');
   },
-  creators: (n, v, path) => n.list(v, path, (item, p) => creatorLike(n, item, p, false)),
-  contributors: (n, v, path) => n.list(v, path, (item, p) => creatorLike(n, item, p, true)),
+  creators: (n, v, path) => n.longList(v, path, (item, p) => creatorLike(n, item, p, false), METADATA_LIMITS.maxPeople),
+  contributors: (n, v, path) => n.longList(v, path, (item, p) => creatorLike(n, item, p, true), METADATA_LIMITS.maxPeople),
   resource_type: (n, v, p, kind) => (kind === 'package' ? undefined : n.vocab(v, p, 'resource_types')),
   publisher: (n, v, p) => n.string(v, p),
   rights: (n, v, path) =>
@@ -199,8 +151,11 @@ const RULES: { [field: string]: FieldRule } = {
       if (isObj(item) && item['id'] !== undefined) return n.vocab(item, p, 'licenses');
       const o = n.object(item, p, ['title', 'description', 'link']);
       if (!o) return undefined;
-      if (!isObj(o['title'])) return n.issue(`${p}.title`, 'Missing data for required field.');
-      return { title: o['title'], ...(isObj(o['description']) ? { description: o['description'] } : {}), ...(typeof o['link'] === 'string' ? { link: o['link'] } : {}) };
+      const title = n.i18n(o['title'], `${p}.title`, { required: true });
+      if (!title) return undefined;
+      const description = n.i18n(o['description'], `${p}.description`);
+      const link = n.string(o['link'], `${p}.link`);
+      return { title, ...(description ? { description } : {}), ...(link ? { link } : {}) };
     }),
   languages: vocabList('languages'),
   subjects: (n, v, path) =>
@@ -223,8 +178,8 @@ const RULES: { [field: string]: FieldRule } = {
       return { date, type, ...(description ? { description } : {}) };
     }),
   related_identifiers: (n, v, path) =>
-    n.list(v, path, (item, p) => {
-      const o = n.object(item, p, ['identifier', 'scheme', 'relation_type', 'resource_type']);
+    n.longList(v, path, (item, p) => {
+      const o = n.object(item, p, ['identifier', 'scheme', 'relation_type', 'resource_type', 'title', 'description']);
       if (!o) return undefined;
       const identifier = n.string(o['identifier'], `${p}.identifier`, { required: true });
       const scheme = n.string(o['scheme'], `${p}.scheme`, { required: true });
@@ -235,47 +190,49 @@ const RULES: { [field: string]: FieldRule } = {
       out['relation_type'] = relation;
       const rt = n.vocab(o['resource_type'], `${p}.resource_type`, 'resource_types', out);
       if (rt) out['resource_type'] = rt;
+      // GEO's extension: a label and an explanation of the link.
+      const title = n.string(o['title'], `${p}.title`);
+      if (title) out['title'] = title;
+      const description = n.html(o['description'], `${p}.description`);
+      if (description) out['description'] = description;
       return out;
-    }),
-  identifiers: (n, v, path) =>
-    n.list(v, path, (item, p) => {
-      const o = n.object(item, p, ['identifier', 'scheme']);
-      const identifier = o && n.string(o['identifier'], `${p}.identifier`, { required: true });
-      const scheme = o && n.string(o['scheme'], `${p}.scheme`, { required: true });
-      return identifier && scheme ? { identifier, scheme: scheme.toLowerCase() } : undefined;
-    }),
+    }, METADATA_LIMITS.maxLinks),
+  identifiers: (n, v, path) => n.schemeIdentifiers(v, path),
   sizes: stringList,
   formats: stringList,
   version: (n, v, p) => n.string(v, p),
-  locations: (n, v, path) => {
+  locations: async (n, v, path) => {
     const o = n.object(v, path, ['features']);
     if (!o) return undefined;
-    const features = n.list(o['features'], `${path}.features`, (item, p) => {
+    const features = await n.longList(o['features'], `${path}.features`, (item, p) => {
       const f = n.object(item, p, ['geometry', 'place', 'description', 'identifiers']);
       if (!f) return undefined;
       const out: Obj = {};
-      if (f['geometry'] !== undefined) {
-        const problem = geometryProblem(f['geometry']);
-        if (problem) return n.issue(`${p}.geometry`, problem);
-        out['geometry'] = f['geometry'];
+      if (f['geometry'] !== undefined && f['geometry'] !== null) {
+        const checked = normalizeGeometry(f['geometry'], n.positions);
+        if ('problem' in checked) return checked.overLimit ? n.overLimit(`${p}.geometry`, checked.problem) : n.issue(`${p}.geometry`, checked.problem);
+        out['geometry'] = checked.geometry;
       }
       const place = n.string(f['place'], `${p}.place`);
       if (place) out['place'] = place;
       const description = n.string(f['description'], `${p}.description`);
       if (description) out['description'] = description;
-      if (Array.isArray(f['identifiers'])) out['identifiers'] = f['identifiers'];
+      const identifiers = n.schemeIdentifiers(f['identifiers'], `${p}.identifiers`);
+      if (identifiers && identifiers.length > 0) out['identifiers'] = identifiers;
       return Object.keys(out).length > 0 ? out : n.issue(p, 'A location needs a geometry, a place or a description.');
-    });
+    }, METADATA_LIMITS.maxList);
     return features ? { features } : undefined;
   },
-  funding: (n, v, path) => n.list(v, path, (item, p) => (isObj(item) ? item : n.issue(p, 'Not a valid object.'))),
+  funding: (n, v, path) => n.list(v, path, (item, p) => funding(n, item, p)),
   references: (n, v, path) =>
-    n.list(v, path, (item, p) => {
+    n.longList(v, path, (item, p) => {
       const o = n.object(item, p, ['reference', 'scheme', 'identifier']);
       const reference = o && n.string(o['reference'], `${p}.reference`, { required: true });
       if (!o || !reference) return undefined;
-      return { reference, ...(typeof o['scheme'] === 'string' ? { scheme: o['scheme'] } : {}), ...(typeof o['identifier'] === 'string' ? { identifier: o['identifier'] } : {}) };
-    }),
+      const scheme = n.string(o['scheme'], `${p}.scheme`);
+      const identifier = n.string(o['identifier'], `${p}.identifier`);
+      return { reference, ...(scheme ? { scheme: scheme.toLowerCase() } : {}), ...(identifier ? { identifier } : {}) };
+    }, METADATA_LIMITS.maxLinks),
   target_audiences: vocabList('target_audiences'),
   engagement_priorities: vocabList('engagement_priorities'),
   geo_work_programme_activity: (n, v, p) => n.vocab(v, p, 'geo_work_programme_activities'),
@@ -292,7 +249,12 @@ function prune(value: unknown, dropped: WeakSet<object>): unknown {
   return value;
 }
 
+/**
+ * Throws a DomainError (400) when the input is past a limit; otherwise returns what can be stored
+ * and the draft issues (not yet capped: the caller adds publish requirements first).
+ */
 export async function normalizeMetadata(input: unknown, kind: RecordKind, vocab: VocabularyLookup): Promise<{ metadata: Metadata; issues: FieldIssue[] }> {
+  assertNotTooDeep(input, 'metadata', METADATA_LIMITS.maxDepth);
   const n = new Normalizer();
   const source: Obj = isObj(input) ? input : {};
   if (input !== undefined && input !== null && !isObj(input)) n.issue('metadata', 'Not a valid object.');
@@ -300,18 +262,22 @@ export async function normalizeMetadata(input: unknown, kind: RecordKind, vocab:
   for (const [field, value] of Object.entries(source)) {
     const rule = RULES[field];
     if (!rule) {
-      n.issue(`metadata.${field}`, 'Unknown field.');
+      n.issue(`metadata.${keyInPath(field)}`, 'Unknown field.');
       continue;
     }
-    const normalized = rule(n, value, `metadata.${field}`, kind);
+    const normalized = await rule(n, value, `metadata.${field}`, kind);
     if (normalized !== undefined) out[field] = normalized;
   }
+  if (n.limitIssues.length > 0) throw limitExceeded(n.limitIssues);
   if (kind === 'package') out['resource_type'] = n.vocab({ id: 'knowledge' }, 'metadata.resource_type', 'resource_types');
   const byType = new Map<VocabularyType, Set<string>>();
   for (const ref of n.refs) byType.set(ref.type, (byType.get(ref.type) ?? new Set()).add(ref.id));
   const found = new Map<VocabularyType, Map<string, VocabularyEntry>>();
   for (const [type, ids] of byType) found.set(type, await vocab.get(type, [...ids]));
-  for (const ref of n.refs) {
+  for (let i = 0; i < n.refs.length; i++) {
+    // A body can hold up to 200,000 vocabulary references: expand them in slices too.
+    if (i > 0 && i % 5_000 === 0) await pause();
+    const ref = n.refs[i]!;
     const entry = found.get(ref.type)?.get(ref.id);
     if (entry) ref.apply(entry);
     else {
@@ -319,5 +285,10 @@ export async function normalizeMetadata(input: unknown, kind: RecordKind, vocab:
       ref.drop();
     }
   }
-  return { metadata: prune(out, n.dropped) as Metadata, issues: n.issues };
+  const metadata = (n.droppedCount > 0 ? prune(out, n.dropped) : out) as Metadata;
+  const size = JSON.stringify(metadata).length;
+  if (size > METADATA_LIMITS.maxSerialized) {
+    throw limitExceeded([{ field: 'metadata', messages: [`Larger than the maximum of ${METADATA_LIMITS.maxSerialized} characters once normalised (${size}).`] }]);
+  }
+  return { metadata, issues: n.issues };
 }
