@@ -4,8 +4,8 @@
  *  2. queries: the same, while a second client sends pathological searches (unclosed groups,
  *     deep nesting, many fuzzy and prefix terms, `_exists_`, ranges, NOT, evaluator-only field
  *     queries, over-long text), anonymous, one after another;
- *  3. queries + bodies: the same, the second client also sending maximal legal draft bodies
- *     (PUTs near the 10 MiB limit: many creators, a long description).
+ *  3. queries + bodies: the same, the second client also sending the largest legal draft body
+ *     (every metadata limit reached) and one near the 10 MiB limit that the metadata limits refuse.
  * Per phase: the server's event-loop delay (p99 and max, measured inside the server by
  * `loop-delay.ts`), the cheap GETs' p99, the hostile calls' answers, and the server's peak RSS
  * over its RSS before the phase. Targets: max loop delay < 50 ms, cheap GET p99 at most twice
@@ -17,6 +17,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { largestLegalMetadata } from '@krs/domain/testing';
 import { load, type LoadResult } from './load.ts';
 import { seedPublished } from './seed.ts';
 import { serverDir, start, statusKiB, stop, tsx } from './server-process.ts';
@@ -43,8 +44,11 @@ export const HOSTILE_QUERIES: [name: string, q: string][] = [
   ['special characters', '"(['.repeat(300)],
 ];
 
-/** A draft body just under the 10 MiB JSON limit: thousands of creators and a long description. */
-function maximalBody(): string {
+/** The largest draft body the limits accept (docs/limits.md): stored, so its whole cost is paid. */
+const largestLegalBody = (): string => JSON.stringify({ metadata: largestLegalMetadata(), files: { enabled: false } });
+
+/** A body just under the 10 MiB JSON limit with 20 000 creators and a long description: past the metadata limits, refused. */
+function oversizedBody(): string {
   const creators = Array.from({ length: 20_000 }, (_, i) => ({
     person_or_org: { type: 'personal', given_name: `Given${i}`, family_name: `Family name number ${i}` },
     affiliations: [{ name: `Institute of Earth Observation ${i % 97}` }],
@@ -77,7 +81,7 @@ interface HostileCall {
 }
 
 /** Sends the hostile calls one after another, round robin, until `until` resolves. */
-async function hostileClient(base: string, token: string, draftId: string | null, body: string, stopAt: number): Promise<HostileCall[]> {
+async function hostileClient(base: string, token: string, draftId: string | null, bodies: { legal: string; oversized: string }, stopAt: number): Promise<HostileCall[]> {
   const calls = new Map<string, HostileCall>();
   const record = (name: string, status: number, ms: number) => {
     const c = calls.get(name) ?? { name, statuses: new Map(), slowestMs: 0 };
@@ -87,10 +91,10 @@ async function hostileClient(base: string, token: string, draftId: string | null
   };
   const steps: [string, () => Promise<Response>][] = HOSTILE_QUERIES.map(([name, q]) => [name, () => fetch(`${base}/api/search?q=${encodeURIComponent(q)}`)]);
   if (draftId !== null) {
-    const put = (): Promise<Response> =>
+    const put = (body: string) => (): Promise<Response> =>
       fetch(`${base}/api/records/${draftId}/draft`, { method: 'PUT', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body });
-    // First in each round: the evaluator-only query takes seconds and would starve it.
-    steps.unshift(['draft PUT near 10 MiB', put]);
+    // First in each round: the evaluator-only query takes seconds and would starve them.
+    steps.unshift(['draft PUT, largest legal', put(bodies.legal)], ['draft PUT near 10 MiB (refused)', put(bodies.oversized)]);
   }
   for (let i = 0; performance.now() < stopAt; i++) {
     const [name, call] = steps[i % steps.length] as [string, () => Promise<Response>];
@@ -136,7 +140,7 @@ export async function hostileBench(records: number, engine = 'sqlite', seconds =
       const created = (await (await fetch(`${base}/api/records`, { method: 'POST', headers, body: JSON.stringify(small) })).json()) as { id: string };
       await fetch(`${base}/api/records/${created.id}/draft/actions/publish`, { method: 'POST', headers });
       const draft = (await (await fetch(`${base}/api/records`, { method: 'POST', headers, body: JSON.stringify(small) })).json()) as { id: string };
-      const body = maximalBody();
+      const bodies = { legal: largestLegalBody(), oversized: oversizedBody() };
       const cheap = `${base}/api/records/${created.id}`;
       await load(cheap, 2, 2); // warm-up
       for (const [, q] of HOSTILE_QUERIES) await (await fetch(`${base}/api/search?q=${encodeURIComponent(q)}`)).arrayBuffer();
@@ -153,7 +157,7 @@ export async function hostileBench(records: number, engine = 'sqlite', seconds =
         const stopAt = performance.now() + seconds * 1000;
         const [get, calls] = await Promise.all([
           load(cheap, 2, seconds),
-          hostile ? hostileClient(base, token, withBodies ? draft.id : null, body, stopAt) : Promise.resolve([]),
+          hostile ? hostileClient(base, token, withBodies ? draft.id : null, bodies, stopAt) : Promise.resolve([]),
         ]);
         phases.push({ name, get, hostile: calls, loop: await loopFigures(pid, loopFile), rssBeforeMiB, rssPeakMiB: statusKiB(pid, 'VmHWM') / 1024 });
       }

@@ -2,29 +2,15 @@
  * The service as its users meet it: a real server process on a temp data dir, a token from the
  * krs CLI, and plain HTTP following the links the server returns.
  */
-import { spawn, execFile, type ChildProcess } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freePort, serverDir, startServer, tsx, type RealServer } from './real-server.ts';
 
-const serverDir = resolve(import.meta.dirname, '..');
-const tsx = join(serverDir, 'node_modules', '.bin', 'tsx');
-
-async function freePort(): Promise<number> {
-  return new Promise((ok) => {
-    const s = createServer();
-    s.listen(0, '127.0.0.1', () => {
-      const address = s.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      s.close(() => ok(port));
-    });
-  });
-}
-
-let server: ChildProcess;
+let server: RealServer;
 let base = '';
 let env: NodeJS.ProcessEnv;
 
@@ -32,37 +18,15 @@ let env: NodeJS.ProcessEnv;
 // the server has timed out, and the next request would meet a closed socket.
 const cli = async (...args: string[]) => (await promisify(execFile)(tsx, ['src/cli.ts', ...args], { cwd: serverDir, env, encoding: 'utf8' })).stdout.trim();
 
-async function startServer(): Promise<ChildProcess> {
-  const child = spawn(tsx, ['src/main.ts'], { cwd: serverDir, env, stdio: ['ignore', 'pipe', 'inherit'] });
-  await new Promise<void>((ok, fail) => {
-    const timer = setTimeout(() => fail(new Error('server did not start')), 30_000);
-    child.stdout?.on('data', (chunk: Buffer) => {
-      if (chunk.toString().includes('listening on')) {
-        clearTimeout(timer);
-        ok();
-      }
-    });
-    child.on('exit', (code) => fail(new Error(`server exited with ${code}`)));
-  });
-  return child;
-}
-
-async function stopServer(child: ChildProcess): Promise<void> {
-  await new Promise<void>((ok) => {
-    child.on('exit', () => ok());
-    child.kill('SIGTERM');
-  });
-}
-
 beforeAll(async () => {
   const port = await freePort();
   base = `http://127.0.0.1:${port}`;
   env = { ...process.env, PORT: String(port), KRS_DATA_DIR: mkdtempSync(join(tmpdir(), 'krs-e2e-')), KRS_BASE_URL: base, INIT_CWD: serverDir };
-  server = await startServer();
+  server = await startServer(env);
 });
 
 afterAll(async () => {
-  if (server.exitCode === null) await stopServer(server);
+  await server.stop();
   rmSync(env['KRS_DATA_DIR'] ?? '', { recursive: true, force: true });
 });
 
@@ -177,17 +141,17 @@ describe('end to end over real HTTP', () => {
     const ids = (page: any) => page.hits.hits.map((h: { id: string }) => h.id);
     const before = (await http('GET', '/api/search?q=flood&sort=newest', null)).json;
     expect(await cli('reindex')).toMatch(/records reindexed/);
-    await stopServer(server);
-    server = await startServer();
+    await server.stop();
+    server = await startServer(env);
     const afterSnapshot = (await http('GET', '/api/search?q=flood&sort=newest', null)).json;
     expect(afterSnapshot.hits.total).toBe(before.hits.total);
     expect(ids(afterSnapshot)).toEqual(ids(before));
-    await stopServer(server);
+    await server.stop();
     const dataDir = env['KRS_DATA_DIR'] ?? '';
     for (const f of ['search.sqlite-wal', 'search.sqlite-shm']) rmSync(join(dataDir, f), { force: true });
     writeFileSync(join(dataDir, 'search.sqlite'), 'not a database at all');
     writeFileSync(join(dataDir, 'search-state.json'), '{"truncated');
-    server = await startServer();
+    server = await startServer(env);
     expect(ids((await http('GET', '/api/search?q=flood&sort=newest', null)).json)).toEqual(ids(before));
   });
 });

@@ -2,61 +2,20 @@
  * Start-up and `krs reindex` with records already stored that the search index cannot take or
  * that nest far too deep: a real server process over a data dir whose rows are edited directly.
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDb } from '@krs/adapters';
-
-const serverDir = resolve(import.meta.dirname, '..');
-const tsx = join(serverDir, 'node_modules', '.bin', 'tsx');
-
-async function freePort(): Promise<number> {
-  return new Promise((ok) => {
-    const s = createServer();
-    s.listen(0, '127.0.0.1', () => {
-      const address = s.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      s.close(() => ok(port));
-    });
-  });
-}
+import { freePort, serverDir, startServer, tsx, type RealServer } from './real-server.ts';
 
 let env: NodeJS.ProcessEnv;
 let base = '';
 let dataDir = '';
-let server: ChildProcess | null = null;
-let serverLog = '';
+let server: RealServer | null = null;
 
 const cli = (...args: string[]) => spawnSync(tsx, ['src/cli.ts', ...args], { cwd: serverDir, env, encoding: 'utf8' });
-
-async function startServer(): Promise<ChildProcess> {
-  serverLog = '';
-  const child = spawn(tsx, ['src/main.ts'], { cwd: serverDir, env, stdio: ['ignore', 'pipe', 'pipe'] });
-  child.stderr?.on('data', (chunk: Buffer) => (serverLog += chunk.toString()));
-  await new Promise<void>((ok, fail) => {
-    const timer = setTimeout(() => fail(new Error('server did not start')), 30_000);
-    child.stdout?.on('data', (chunk: Buffer) => {
-      serverLog += chunk.toString();
-      if (serverLog.includes('listening on')) {
-        clearTimeout(timer);
-        ok();
-      }
-    });
-    child.on('exit', (code) => fail(new Error(`server exited with ${code}: ${serverLog}`)));
-  });
-  return child;
-}
-
-async function stopServer(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null) return;
-  await new Promise<void>((ok) => {
-    child.on('exit', () => ok());
-    child.kill('SIGTERM');
-  });
-}
 
 async function http(method: string, path: string, token: string | null, body?: unknown) {
   const headers: Record<string, string> = {};
@@ -82,14 +41,14 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  if (server) await stopServer(server);
+  if (server) await server.stop();
   rmSync(dataDir, { recursive: true, force: true });
 });
 
 describe('records the search index cannot take', () => {
   it('are skipped and reported at start-up and by krs reindex while every other record is served', async () => {
     const token = cli('tokens', 'create', '--user', 'ada@example.org').stdout.trim();
-    server = await startServer();
+    server = await startServer(env, { captureStderr: true });
     const published: { id: string; parent: string }[] = [];
     for (const title of ['Sea ice extent', 'Glacier velocity field', 'Glacier lake outbursts']) {
       const draft = await http('POST', '/api/records', token, { metadata: metadata(title), files: { enabled: false } });
@@ -98,7 +57,7 @@ describe('records the search index cannot take', () => {
       expect(done.status).toBe(202);
       published.push({ id: done.json.id, parent: done.json.parent.id });
     }
-    await stopServer(server);
+    await server.stop();
     server = null;
 
     const [deep, corrupt, healthy] = published as [(typeof published)[number], (typeof published)[number], (typeof published)[number]];
@@ -115,14 +74,14 @@ describe('records the search index cannot take', () => {
     // No saved index state: the start-up rebuilds from every row.
     for (const f of ['search.sqlite', 'search.sqlite-wal', 'search.sqlite-shm', 'search-state.json']) rmSync(join(dataDir, f), { force: true });
 
-    server = await startServer();
+    server = await startServer(env, { captureStderr: true });
     const found = await http('GET', '/api/records?q=glacier&sort=newest', null);
-    expect(found.status, serverLog).toBe(200);
+    expect(found.status, server.log()).toBe(200);
     expect(found.json.hits.hits.map((h: { id: string }) => h.id)).toEqual([healthy.id]);
     // The deep record is indexed (its deep part left out); only the unreadable one is skipped.
-    const skipped = serverLog.split('\n').filter((l) => l.includes('search.record_skipped'));
+    const skipped = server.log().split('\n').filter((l) => l.includes('search.record_skipped'));
     expect(skipped.map((l) => JSON.parse(l))).toEqual([expect.objectContaining({ level: 'warn', id: corrupt.parent, parentId: corrupt.parent })]);
-    expect(serverLog).toMatch(/1 records skipped/);
+    expect(server.log()).toMatch(/1 records skipped/);
 
     const reindex = cli('reindex');
     expect(reindex.status).toBe(1);
