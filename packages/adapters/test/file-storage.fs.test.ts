@@ -100,7 +100,11 @@ describe('filesystem storage specifics', () => {
     });
     await storage.delete('blob-gib');
     expect(received).toBe(size);
-    expect(writing).toBeLessThan(64 * 1024 * 1024);
-    expect(reading).toBeLessThan(64 * 1024 * 1024);
+    // Streamed, not buffered: a gigabyte held whole would add 1024 MiB. The bound leaves room for the
+    // garbage collector's pace, which differs between Node majors (up to 75 MiB seen on 24); the
+    // upload memory target itself is measured by `pnpm bench`, not here.
+    const flat = 128 * 1024 * 1024;
+    expect(writing).toBeLessThan(flat);
+    expect(reading).toBeLessThan(flat);
   });
 });
