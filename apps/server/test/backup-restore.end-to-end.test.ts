@@ -5,11 +5,11 @@
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
+import { freePort } from './real-server.ts';
 
 const serverDir = resolve(import.meta.dirname, '..');
 const tsx = join(serverDir, 'node_modules', '.bin', 'tsx');
@@ -21,17 +21,6 @@ afterAll(async () => {
   for (const child of children) if (child.exitCode === null) child.kill('SIGKILL');
   rmSync(scratch, { recursive: true, force: true });
 });
-
-async function freePort(): Promise<number> {
-  return new Promise((ok) => {
-    const s = createServer();
-    s.listen(0, '127.0.0.1', () => {
-      const address = s.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      s.close(() => ok(port));
-    });
-  });
-}
 
 async function deployment(name: string) {
   const port = await freePort();

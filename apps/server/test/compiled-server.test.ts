@@ -5,11 +5,11 @@
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freePort } from './real-server.ts';
 
 const serverDir = resolve(import.meta.dirname, '..');
 const root = resolve(serverDir, '../..');
@@ -17,17 +17,6 @@ const exec = promisify(execFile);
 // Without the source export condition the tests give the processes they start.
 const { NODE_OPTIONS: _nodeOptions, ...plainEnv } = process.env;
 const dataDir = mkdtempSync(join(tmpdir(), 'krs-compiled-'));
-
-async function freePort(): Promise<number> {
-  return new Promise((ok) => {
-    const s = createServer();
-    s.listen(0, '127.0.0.1', () => {
-      const address = s.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      s.close(() => ok(port));
-    });
-  });
-}
 
 function untilListening(child: ChildProcess): Promise<void> {
   return new Promise((ok, fail) => {

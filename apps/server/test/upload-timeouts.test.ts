@@ -6,10 +6,10 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freePort } from './real-server.ts';
 
 const serverDir = resolve(import.meta.dirname, '..');
 const tsx = join(serverDir, 'node_modules', '.bin', 'tsx');
@@ -20,17 +20,6 @@ let dataDir = '';
 let token = '';
 /** What the server wrote to stderr: where unexpected errors are logged. */
 const serverErrors: string[] = [];
-
-async function freePort(): Promise<number> {
-  return new Promise((ok) => {
-    const s = createServer();
-    s.listen(0, '127.0.0.1', () => {
-      const address = s.address();
-      const p = typeof address === 'object' && address ? address.port : 0;
-      s.close(() => ok(p));
-    });
-  });
-}
 
 beforeAll(async () => {
   port = await freePort();
