@@ -19,6 +19,9 @@ export const MAX_JSON_CONTAINERS = 200_000;
 /** List items in one body: the largest legal metadata has under 150,000 (positions included). */
 export const MAX_JSON_ITEMS = 250_000;
 
+/** Bodies longer than this hand the loop to others after parsing, before the handler's own work. */
+const YIELD_AFTER_CHARS = 64 * 1024;
+
 /** Requests whose body was already read here (the app and `validate` both mount this). */
 const read = new WeakSet<object>();
 
@@ -49,6 +52,8 @@ export const jsonBody: MiddlewareHandler = async (c, next) => {
   // Parsing a 10 MiB body holds the event loop for tens of milliseconds: the validators get this
   // parse instead of doing it again.
   Object.defineProperty(c.req, 'json', { value: () => Promise.resolve(parsed) });
+  // Reading and parsing a large body took its share of the loop: other requests go first.
+  if (text.length > YIELD_AFTER_CHARS) await new Promise((resolve) => setImmediate(resolve));
   return next();
 };
 

@@ -4,7 +4,7 @@
  * against their declarations and run on plain Node, with no TypeScript source in sight.
  */
 import { execFile } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -24,7 +24,21 @@ const run = async (command: string, args: string[], cwd: string) =>
 
 afterAll(() => rmSync(project, { recursive: true, force: true }));
 
+/** The `name@version` entries of a pnpm lockfile's `packages:` section. */
+function lockedPackages(file: string): string[] {
+  const text = readFileSync(file, 'utf8');
+  const section = text.slice(text.indexOf('\npackages:\n'), text.indexOf('\nsnapshots:\n'));
+  return [...section.matchAll(/^ {2}'?((?:@[^/\s]+\/)?[^@\s']+@[^:'\s]+)'?:$/gm)].map((m) => m[1] ?? '');
+}
+
 describe('examples/embed, a project outside the workspace', () => {
+  it('pins only third-party versions the workspace installs, so its install needs nothing beyond the store', () => {
+    const workspace = new Set(lockedPackages(join(root, 'pnpm-lock.yaml')));
+    const example = lockedPackages(join(exampleDir, 'pnpm-lock.yaml')).filter((p) => !p.startsWith('@krs/'));
+    expect(example.length).toBeGreaterThan(10);
+    expect(example.filter((p) => !workspace.has(p))).toEqual([]);
+  });
+
   it('installs the packed @krs/domain and @krs/adapters and runs draft -> publish -> search on in-memory and SQLite cores', async () => {
     for (const entry of ['package.json', 'pnpm-lock.yaml', 'tsconfig.json', 'src']) {
       cpSync(join(exampleDir, entry), join(project, entry), { recursive: true });

@@ -60,6 +60,32 @@ describe('sqlite search index file', () => {
     cli.close();
   });
 
+  it('answers searches made while its own writes and those of another connection are under way with what has been written', async () => {
+    const file = dbFile();
+    const server = createSqliteSearchIndex(file);
+    const cli = createSqliteSearchIndex(file);
+    const request: SearchRequest = { filter: { kinds: ['resource'], viewerId: null }, q: null, bbox: null, sort: 'newest', page: 1, size: 100, aggregations: [] };
+    const writes: Promise<void>[] = [];
+    const totals: Promise<number>[] = [];
+    for (let i = 0; i < 40; i++) {
+      writes.push(server.upsert([searchDocument(`s${i}`, `Server document ${i}`)]));
+      if (i % 10 === 0) writes.push(cli.upsert([searchDocument(`c${i}`, `Other process ${i}`)]));
+      totals.push(server.search(request).then((r) => r.total));
+    }
+    await Promise.all(writes);
+    // Each answer counts only documents written by then, never more.
+    for (const total of await Promise.all(totals)) expect(total).toBeLessThanOrEqual(44);
+    const after = await server.search(request);
+    expect(after.total).toBe(44);
+    expect(after.hits.map((h) => h.id).sort()).toEqual([...Array.from({ length: 4 }, (_, i) => `c${i * 10}`), ...Array.from({ length: 40 }, (_, i) => `s${i}`)].sort());
+    expect(server.size()).toBe(44);
+    await server.remove(['published:s0', 'published:c0']);
+    expect(server.size()).toBe(42);
+    expect((await cli.search(request)).total).toBe(42);
+    server.close();
+    cli.close();
+  });
+
   it('refuses a file of an older layout, so the caller starts it afresh', () => {
     const file = dbFile();
     const old = new Database(file);

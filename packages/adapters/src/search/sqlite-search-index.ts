@@ -8,8 +8,9 @@
  * domain's `runSearch`. Joining each FTS match back to its table row cost more than all of that
  * together (measured: 9 ms of a 12 ms ranked query at 100k documents).
  *
- * The headers are a cache of the `doc` table: loaded at open, updated after each of our commits,
- * and reloaded whole when another connection (`krs reindex`) has written the file.
+ * The headers are a cache of the `doc` table: loaded at open, updated after each of our writes (made
+ * on a worker thread, see sqlite-writer.ts), and reloaded whole when another process (`krs reindex`)
+ * has written the file.
  */
 import { open } from 'node:fs/promises';
 import Database from 'better-sqlite3';
@@ -36,6 +37,7 @@ import { ftsExpression, fuzzyWords, querySql, rankText, textPrefilter, type Para
 import { evaluateInSlices } from './evaluate-in-slices.ts';
 import { createInlineReader, createThreadReader } from './sqlite-reader.ts';
 import { pathToken } from './path-token.ts';
+import { createInlineWriter, createThreadWriter, type PreparedDoc, type Written } from './sqlite-writer.ts';
 
 /**
  * Bumped when the file's tables change; a file of another layout is refused, and the caller
@@ -72,7 +74,67 @@ CREATE INDEX IF NOT EXISTS doc_range_doc ON doc_range(doc_rowid);
 CREATE VIRTUAL TABLE IF NOT EXISTS doc_box USING rtree(id, min_x, max_x, min_y, max_y, +doc_rowid INTEGER);
 -- Exact shapes of documents with a line or polygon, for candidates whose box only overlaps the query's.
 CREATE TABLE IF NOT EXISTS doc_shape (rowid INTEGER PRIMARY KEY, shapes TEXT NOT NULL);
+-- Counts write transactions, so a cache of the headers can tell whether a write it did not make happened.
+CREATE TABLE IF NOT EXISTS doc_generation (id INTEGER PRIMARY KEY CHECK (id = 1), value INTEGER NOT NULL);
+INSERT OR IGNORE INTO doc_generation (id, value) VALUES (1, 0);
 `;
+
+/** Work that may run this long in one go before other requests get a turn. */
+const TURN_MS = 8;
+
+/** Hands the loop to others when the work since the last turn has taken `TURN_MS`. */
+function turnTaker(): () => Promise<void> {
+  let since = performance.now();
+  return async () => {
+    if (performance.now() - since < TURN_MS) return;
+    await new Promise((resolve) => setImmediate(resolve));
+    since = performance.now();
+  };
+}
+
+/**
+ * A document as the rows the writer stores. Flattening the largest legal record and joining its
+ * text take tens of milliseconds each: other requests may get a turn between the two.
+ */
+async function prepareDoc(doc: SearchDocument, takeTurn: () => Promise<void>): Promise<PreparedDoc> {
+  const flat = flatten(doc.body);
+  await takeTurn();
+  const ranges: PreparedDoc['ranges'] = [];
+  for (const [field, value] of rangeValues(flat)) {
+    if (!NUMERIC_RANGE_FIELDS.includes(field)) ranges.push([field, value]);
+    else if (/^-?\d+(\.\d+)?$/.test(value)) ranges.push([field, Number(value)]);
+  }
+  return {
+    key: doc.key,
+    header: {
+      id: doc.id,
+      kind: doc.kind,
+      state: doc.state,
+      parentId: doc.parentId,
+      ownerId: doc.ownerId,
+      versionIndex: doc.versionIndex,
+      isLatest: doc.isLatest ? 1 : 0,
+      inUserListing: doc.inUserListing ? 1 : 0,
+      isUserLatest: doc.isUserLatest ? 1 : 0,
+      isPublic: doc.isPublic ? 1 : 0,
+      readers: JSON.stringify(doc.readers),
+      created: doc.created,
+      updated: doc.updated,
+      resourceType: doc.resourceType?.id ?? null,
+      resourceTypeLabel: doc.resourceType?.label ?? null,
+      accessStatus: doc.accessStatus,
+    },
+    // The shapes have their own table: a body read for the evaluator need not carry them.
+    body: JSON.stringify({ ...doc, shapes: undefined }),
+    title: (flat.get('metadata.title') ?? []).join(' '),
+    text: Array.from(flat.values(), (values) => values.join(' ')).join(' '),
+    paths: fieldPaths(flat).map(pathToken).join(' '),
+    ranges,
+    boxes: doc.bounds.map(([w, s, e, n]) => [w, s, e, n]),
+    // Points and boxes are exactly their bounds: only lines and polygons need deciding.
+    shapes: doc.shapes?.some((shape) => shape.type === 'line' || shape.type === 'polygon') ? JSON.stringify(doc.shapes) : null,
+  };
+}
 
 /** The `doc` columns a header needs, read as arrays: no object per row while loading a million. */
 const HEADER_COLUMNS = `rowid, id, kind, state, parent_id, owner_id, version_index, is_latest, in_user_listing, is_user_latest,
@@ -169,95 +231,48 @@ export function createSqliteSearchIndex(filename: string): SqliteSearchIndex {
   }
   db.exec(SCHEMA);
   db.pragma(`user_version = ${LAYOUT}`);
-  const rowOf = db.prepare<[string], { rowid: number }>('SELECT rowid FROM doc WHERE key = ?');
-  const deleteDoc = db.prepare('DELETE FROM doc WHERE rowid = ?');
-  const deleteFts = db.prepare('DELETE FROM doc_fts WHERE rowid = ?');
-  const deleteBoxes = db.prepare('DELETE FROM doc_box WHERE doc_rowid = ?');
-  const deleteBody = db.prepare('DELETE FROM doc_body WHERE rowid = ?');
-  const deleteShapes = db.prepare('DELETE FROM doc_shape WHERE rowid = ?');
-  const deleteRanges = db.prepare('DELETE FROM doc_range WHERE doc_rowid = ?');
-  // A document keeps its rowid across updates, so the header cache stays dense.
-  const insertDoc = db.prepare(`INSERT INTO doc (rowid, key, id, kind, state, parent_id, owner_id, version_index, is_latest, in_user_listing,
-    is_user_latest, is_public, readers, created, updated, resource_type, resource_type_label, access_status)
-    VALUES (@rowid, @key, @id, @kind, @state, @parentId, @ownerId, @versionIndex, @isLatest, @inUserListing, @isUserLatest, @isPublic,
-    @readers, @created, @updated, @resourceType, @resourceTypeLabel, @accessStatus)`);
-  const insertBody = db.prepare('INSERT INTO doc_body (rowid, doc) VALUES (?, ?)');
-  const insertFts = db.prepare('INSERT INTO doc_fts (rowid, title, text, paths) VALUES (?, ?, ?, ?)');
-  const insertRange = db.prepare('INSERT INTO doc_range (field, value, doc_rowid) VALUES (?, ?, ?)');
-  const insertBox = db.prepare('INSERT INTO doc_box (min_x, max_x, min_y, max_y, doc_rowid) VALUES (?, ?, ?, ?, ?)');
-  const insertShapes = db.prepare('INSERT INTO doc_shape (rowid, shapes) VALUES (?, ?)');
   const allRows = db.prepare(`SELECT ${HEADER_COLUMNS} FROM doc`).raw();
   const anyRow = db.prepare('SELECT rowid FROM doc LIMIT 1');
-  const dataVersion = () => db.pragma('data_version', { simple: true }) as number;
+  const generationNow = db.prepare('SELECT value FROM doc_generation WHERE id = 1').pluck();
+  const generation = () => generationNow.get() as number;
+
+  // Writes run off the main thread (see sqlite-writer.ts); memory cannot be shared by two connections.
+  const writer = filename === ':memory:' ? createInlineWriter(db) : createThreadWriter(filename);
 
   let headers = new HeaderTable();
-  let seenVersion = -1;
-  /** Another connection committed since we last looked: our cache may be stale, so read it again. */
+  /** The write count the headers reflect; -1 when a write of another process may be missing from them. */
+  let seen = -1;
+  /** Our writes asked for and not yet answered: the count may already include them. */
+  let inFlight = 0;
+  /** Reads the headers again when a write we did not make has committed since we last looked. */
   function freshHeaders(): HeaderTable {
-    const version = dataVersion();
-    if (version !== seenVersion) {
+    const now = generation();
+    const onlyOurs = seen >= 0 && now > seen && now <= seen + inFlight;
+    if (now !== seen && !onlyOurs) {
       const next = new HeaderTable();
       for (const row of allRows.iterate() as IterableIterator<HeaderRow>) next.set(row[0], fieldsOf(row));
       headers = next;
-      seenVersion = version;
+      seen = now;
     }
     return headers;
   }
   freshHeaders();
 
-  const removeKey = (key: string): number | null => {
-    const row = rowOf.get(key);
-    if (!row) return null;
-    deleteFts.run(row.rowid);
-    deleteBoxes.run(row.rowid);
-    deleteBody.run(row.rowid);
-    deleteShapes.run(row.rowid);
-    deleteRanges.run(row.rowid);
-    deleteDoc.run(row.rowid);
-    return row.rowid;
-  };
-
-  const upsertMany = db.transaction((docs: readonly SearchDocument[]) => {
-    const written: [number, SearchDocument][] = [];
-    for (const doc of docs) {
-      const previous = removeKey(doc.key);
-      const flat = flatten(doc.body);
-      const info = insertDoc.run({
-        rowid: previous,
-        key: doc.key,
-        id: doc.id,
-        kind: doc.kind,
-        state: doc.state,
-        parentId: doc.parentId,
-        ownerId: doc.ownerId,
-        versionIndex: doc.versionIndex,
-        isLatest: doc.isLatest ? 1 : 0,
-        inUserListing: doc.inUserListing ? 1 : 0,
-        isUserLatest: doc.isUserLatest ? 1 : 0,
-        isPublic: doc.isPublic ? 1 : 0,
-        readers: JSON.stringify(doc.readers),
-        created: doc.created,
-        updated: doc.updated,
-        resourceType: doc.resourceType?.id ?? null,
-        resourceTypeLabel: doc.resourceType?.label ?? null,
-        accessStatus: doc.accessStatus,
-      });
-      const rowid = Number(info.lastInsertRowid);
-      // The shapes have their own table: a body read for the evaluator need not carry them.
-      insertBody.run(rowid, JSON.stringify({ ...doc, shapes: undefined }));
-      insertFts.run(rowid, (flat.get('metadata.title') ?? []).join(' '), [...flat.values()].flat().join(' '), fieldPaths(flat).map(pathToken).join(' '));
-      for (const [field, value] of rangeValues(flat)) {
-        if (!NUMERIC_RANGE_FIELDS.includes(field)) insertRange.run(field, value, rowid);
-        else if (/^-?\d+(\.\d+)?$/.test(value)) insertRange.run(field, Number(value), rowid);
-      }
-      for (const [w, s, e, n] of doc.bounds) insertBox.run(w, e, s, n, rowid);
-      // Points and boxes are exactly their bounds: only lines and polygons need deciding.
-      if (doc.shapes?.some((shape) => shape.type === 'line' || shape.type === 'polygon')) insertShapes.run(rowid, JSON.stringify(doc.shapes));
-      written.push([rowid, doc]);
+  /** Runs one of our writes and applies it to the headers, in the order the writes commit. */
+  async function write(run: () => Promise<Written>, apply: (table: HeaderTable, rowids: number[]) => void): Promise<void> {
+    inFlight++;
+    let written: Written;
+    try {
+      written = await run();
+    } finally {
+      inFlight--;
     }
-    return written;
-  });
-  const removeMany = db.transaction((keys: readonly string[]) => keys.map(removeKey).filter((r): r is number => r !== null));
+    // Already read from the file by a reload that followed the commit.
+    if (written.generation <= seen) return;
+    apply(headers, written.rowids);
+    // A gap means another process wrote in between: reload at the next read.
+    seen = written.generation === seen + 1 ? written.generation : -1;
+  }
 
   // Queries whose cost grows with the corpus run off the main thread (see sqlite-reader.ts).
   const reader = filename === ':memory:' ? createInlineReader(db) : createThreadReader(filename);
@@ -267,7 +282,6 @@ export function createSqliteSearchIndex(filename: string): SqliteSearchIndex {
   const shapesOf = db.prepare('SELECT shapes FROM doc_shape WHERE rowid = ?').pluck();
   // R*Tree coordinates are rounded outward, so a stored box inside the query box means the real one is too.
   const withinSql = 'SELECT doc_rowid FROM doc_box WHERE min_x >= ? AND max_x <= ? AND min_y >= ? AND max_y <= ?';
-  const keysOf = db.prepare('SELECT key FROM doc WHERE parent_id = ?').pluck();
   const ofParent = db.prepare('SELECT rowid FROM doc WHERE parent_id = ?').pluck();
   const ofOwner = db.prepare('SELECT rowid FROM doc WHERE owner_id = ? AND in_user_listing = 1').pluck();
   const withIds = db.prepare('SELECT rowid FROM doc WHERE id IN (SELECT value FROM json_each(?))').pluck();
@@ -442,22 +456,32 @@ export function createSqliteSearchIndex(filename: string): SqliteSearchIndex {
 
   return {
     async upsert(docs) {
-      const written = upsertMany(docs);
-      const table = freshHeaders();
-      for (const [rowid, doc] of written) table.set(rowid, doc);
+      // The caller's work so far (reading and building the documents) ends its turn here.
+      await new Promise((resolve) => setImmediate(resolve));
+      const takeTurn = turnTaker();
+      const prepared: PreparedDoc[] = [];
+      for (const doc of docs) {
+        prepared.push(await prepareDoc(doc, takeTurn));
+        await takeTurn();
+      }
+      await write(
+        () => writer.upsert(prepared),
+        (table, rowids) => rowids.forEach((rowid, i) => table.set(rowid, docs[i] as SearchDocument)),
+      );
     },
     async remove(keys) {
-      const removed = removeMany(keys);
-      const table = freshHeaders();
-      for (const rowid of removed) table.delete(rowid);
+      await write(
+        () => writer.remove(keys),
+        (table, rowids) => rowids.forEach((rowid) => table.delete(rowid)),
+      );
     },
-    async keysOfParent(parentId) {
-      return keysOf.all(parentId) as string[];
-    },
+    keysOfParent: (parentId) => writer.keysOfParent(parentId),
     search,
     async clear() {
-      db.exec('DELETE FROM doc; DELETE FROM doc_body; DELETE FROM doc_fts; DELETE FROM doc_box; DELETE FROM doc_shape; DELETE FROM doc_range;');
-      headers.clear();
+      await write(
+        () => writer.clear(),
+        (table) => table.clear(),
+      );
     },
     async check() {
       // A query may be answered from SQLite's page cache, so the file itself is looked at too:
@@ -477,6 +501,7 @@ export function createSqliteSearchIndex(filename: string): SqliteSearchIndex {
     size: () => freshHeaders().size,
     close: () => {
       reader.close();
+      writer.close();
       db.close();
     },
   };

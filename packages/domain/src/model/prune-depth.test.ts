@@ -2,12 +2,13 @@ import { describe, expect, it } from 'vitest';
 import { pruneDepth } from './prune-depth.ts';
 
 describe('pruneDepth', () => {
-  it('copies a value, leaving out what lies deeper than the limit', () => {
+  it('copies a value, leaving out what lies deeper than the limit; a value within it is returned as it is', () => {
     const value = { a: 1, b: [1, { c: 'x', d: [2] }], e: null };
     const copy = pruneDepth(value, 2);
     expect(copy).toEqual({ a: 1, b: [1, { c: 'x' }], e: null });
     expect(pruneDepth(value, 10)).toEqual(value);
-    expect(pruneDepth(value, 10)).not.toBe(value);
+    expect(pruneDepth(value, 10)).toBe(value);
+    expect(pruneDepth(value, 2)).not.toBe(value);
     expect(pruneDepth('text', 0)).toBe('text');
   });
 

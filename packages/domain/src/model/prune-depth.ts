@@ -1,7 +1,8 @@
 /**
- * A copy of a JSON value without whatever lies deeper than `maxDepth` levels. Search documents
- * carry metadata through it, so no engine's walk over a document (flattening, cloning,
- * serializing) can run out of stack on a value nested thousands of levels deep.
+ * A JSON value without whatever lies deeper than `maxDepth` levels: a pruned copy, or the value
+ * itself when nothing does. Search documents carry metadata through it, so no engine's walk over
+ * a document (flattening, cloning, serializing) can run out of stack on a value nested thousands
+ * of levels deep.
  */
 type Container = unknown[] | { [key: string]: unknown };
 
@@ -9,7 +10,7 @@ const isContainer = (v: unknown): v is Container => typeof v === 'object' && v !
 const shell = (v: Container): Container => (Array.isArray(v) ? [] : {});
 
 export function pruneDepth(value: unknown, maxDepth: number): unknown {
-  if (!isContainer(value)) return value;
+  if (!isContainer(value) || depthWithin(value, maxDepth)) return value;
   const root = shell(value);
   // An explicit stack, not recursion: the input is the deep value this guards against.
   const pending: [Container, Container, number][] = [[value, root, 0]];
@@ -28,4 +29,19 @@ export function pruneDepth(value: unknown, maxDepth: number): unknown {
     }
   }
   return root;
+}
+
+/** Whether nothing lies deeper than `maxDepth`: checked without copying, as almost every value passes. */
+function depthWithin(value: Container, maxDepth: number): boolean {
+  const pending: [Container, number][] = [[value, 0]];
+  while (pending.length > 0) {
+    const [container, depth] = pending.pop() as [Container, number];
+    const members = Array.isArray(container) ? container : Object.values(container);
+    for (const v of members) {
+      if (!isContainer(v)) continue;
+      if (depth + 1 > maxDepth) return false;
+      pending.push([v, depth + 1]);
+    }
+  }
+  return true;
 }

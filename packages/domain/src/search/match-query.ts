@@ -4,19 +4,42 @@ import type { QueryNode } from './query-ast.ts';
 
 export type FlatDoc = Map<string, string[]>;
 
-/** Dotted path -> string values, through arrays (`metadata.creators.person_or_org.name`). */
+/** A dotted path while flattening: its values, and its members' paths, each built once. */
+interface PathNode {
+  path: string;
+  values: string[] | null;
+  members: Map<string, PathNode> | null;
+}
+
+/**
+ * Dotted path -> string values, through arrays (`metadata.creators.person_or_org.name`), paths in
+ * the order their first value is met. A list of 20,000 creators shares one node per member path,
+ * so no path string is built or looked up again per item.
+ */
 export function flatten(body: unknown): FlatDoc {
   const out: FlatDoc = new Map();
-  const walk = (v: unknown, path: string) => {
-    if (Array.isArray(v)) for (const x of v) walk(x, path);
-    else if (typeof v === 'object' && v !== null) for (const [k, x] of Object.entries(v)) walk(x, path ? `${path}.${k}` : k);
-    else if (v !== null && v !== undefined) {
-      const list = out.get(path) ?? [];
-      list.push(String(v));
-      out.set(path, list);
+  const walk = (v: unknown, node: PathNode) => {
+    if (Array.isArray(v)) {
+      for (const x of v) walk(x, node);
+    } else if (typeof v === 'object' && v !== null) {
+      const members = (node.members ??= new Map());
+      for (const k of Object.keys(v)) {
+        let member = members.get(k);
+        if (member === undefined) {
+          member = { path: node.path === '' ? k : `${node.path}.${k}`, values: null, members: null };
+          members.set(k, member);
+        }
+        walk((v as Record<string, unknown>)[k], member);
+      }
+    } else if (v !== null && v !== undefined) {
+      if (node.values === null) {
+        node.values = [];
+        out.set(node.path, node.values);
+      }
+      node.values.push(String(v));
     }
   };
-  walk(body, '');
+  walk(body, { path: '', values: null, members: null });
   return out;
 }
 

@@ -1,0 +1,201 @@
+/**
+ * Writes of the SQLite search index, on a worker thread with a connection of its own.
+ *
+ * FTS5 tokenises a document's whole text in one native call, and deleting the previous version
+ * tokenises that again: for the largest legal record the two take over 100 ms, during which a
+ * write on the main thread would stop every other request. Here they only delay the write's
+ * own answer. The main thread prepares the rows (it holds the domain's flattening rules); the
+ * worker runs plain JavaScript over prepared statements.
+ *
+ * Every write transaction also counts itself in `doc_generation`, and answers the count it
+ * committed: the main thread's cache of document headers compares it with the count it has seen,
+ * which tells its own writes from another process's (`krs reindex` on the same file).
+ *
+ * A database in memory cannot be opened twice, so it is written inline, on the calling thread,
+ * by the same code.
+ */
+import type { Database } from 'better-sqlite3';
+import { createRequire } from 'node:module';
+import { Worker } from 'node:worker_threads';
+
+/** One document as rows: what the main thread computes from a SearchDocument. */
+export interface PreparedDoc {
+  key: string;
+  /** The `doc` table's columns (named parameters of its insert). */
+  header: Record<string, string | number | null>;
+  /** The document without its shapes, as JSON. */
+  body: string;
+  title: string;
+  text: string;
+  paths: string;
+  ranges: [field: string, value: string | number][];
+  /** west, south, east, north */
+  boxes: [number, number, number, number][];
+  /** JSON of the exact shapes, when a line or polygon needs them. */
+  shapes: string | null;
+}
+
+export interface Written {
+  /** The rowid each document (upsert) or each removed key that existed (remove) has. */
+  rowids: number[];
+  /** The write's place in the file's sequence of write transactions. */
+  generation: number;
+}
+
+export interface SqliteWriter {
+  upsert(docs: readonly PreparedDoc[]): Promise<Written>;
+  remove(keys: readonly string[]): Promise<Written>;
+  keysOfParent(parentId: string): Promise<string[]>;
+  clear(): Promise<Written>;
+  /** Writes already asked for complete first. */
+  close(): void;
+}
+
+/**
+ * Plain JavaScript, a function of a better-sqlite3 connection: evaluated in the worker, and on the
+ * calling thread for a database in memory.
+ */
+const WRITER_CORE = `function (db) {
+  const rowOf = db.prepare('SELECT rowid FROM doc WHERE key = ?');
+  const deleteDoc = db.prepare('DELETE FROM doc WHERE rowid = ?');
+  const deleteFts = db.prepare('DELETE FROM doc_fts WHERE rowid = ?');
+  const deleteBoxes = db.prepare('DELETE FROM doc_box WHERE doc_rowid = ?');
+  const deleteBody = db.prepare('DELETE FROM doc_body WHERE rowid = ?');
+  const deleteShapes = db.prepare('DELETE FROM doc_shape WHERE rowid = ?');
+  const deleteRanges = db.prepare('DELETE FROM doc_range WHERE doc_rowid = ?');
+  const insertDoc = db.prepare('INSERT INTO doc (rowid, key, id, kind, state, parent_id, owner_id, version_index, is_latest, in_user_listing, ' +
+    'is_user_latest, is_public, readers, created, updated, resource_type, resource_type_label, access_status) ' +
+    'VALUES (@rowid, @key, @id, @kind, @state, @parentId, @ownerId, @versionIndex, @isLatest, @inUserListing, @isUserLatest, @isPublic, ' +
+    '@readers, @created, @updated, @resourceType, @resourceTypeLabel, @accessStatus)');
+  const insertBody = db.prepare('INSERT INTO doc_body (rowid, doc) VALUES (?, ?)');
+  const insertFts = db.prepare('INSERT INTO doc_fts (rowid, title, text, paths) VALUES (?, ?, ?, ?)');
+  const insertRange = db.prepare('INSERT INTO doc_range (field, value, doc_rowid) VALUES (?, ?, ?)');
+  const insertBox = db.prepare('INSERT INTO doc_box (min_x, max_x, min_y, max_y, doc_rowid) VALUES (?, ?, ?, ?, ?)');
+  const insertShapes = db.prepare('INSERT INTO doc_shape (rowid, shapes) VALUES (?, ?)');
+  const keysOf = db.prepare('SELECT key FROM doc WHERE parent_id = ?').pluck();
+  const bump = db.prepare('UPDATE doc_generation SET value = value + 1 WHERE id = 1 RETURNING value').pluck();
+  const removeKey = (key) => {
+    const row = rowOf.get(key);
+    if (!row) return null;
+    deleteFts.run(row.rowid);
+    deleteBoxes.run(row.rowid);
+    deleteBody.run(row.rowid);
+    deleteShapes.run(row.rowid);
+    deleteRanges.run(row.rowid);
+    deleteDoc.run(row.rowid);
+    return row.rowid;
+  };
+  const upsert = db.transaction((docs) => {
+    const rowids = [];
+    for (const doc of docs) {
+      const previous = removeKey(doc.key);
+      const rowid = Number(insertDoc.run({ ...doc.header, rowid: previous, key: doc.key }).lastInsertRowid);
+      insertBody.run(rowid, doc.body);
+      insertFts.run(rowid, doc.title, doc.text, doc.paths);
+      for (const [field, value] of doc.ranges) insertRange.run(field, value, rowid);
+      for (const [w, s, e, n] of doc.boxes) insertBox.run(w, e, s, n, rowid);
+      if (doc.shapes !== null) insertShapes.run(rowid, doc.shapes);
+      rowids.push(rowid);
+    }
+    return { rowids, generation: bump.get() };
+  });
+  const remove = db.transaction((keys) => {
+    const rowids = keys.map(removeKey).filter((r) => r !== null);
+    return { rowids, generation: bump.get() };
+  });
+  const clear = db.transaction(() => {
+    db.exec('DELETE FROM doc; DELETE FROM doc_body; DELETE FROM doc_fts; DELETE FROM doc_box; DELETE FROM doc_shape; DELETE FROM doc_range;');
+    return { rowids: [], generation: bump.get() };
+  });
+  return {
+    upsert,
+    remove,
+    clear,
+    keysOfParent: (parentId) => keysOf.all(parentId),
+  };
+}`;
+
+type Operation = 'upsert' | 'remove' | 'clear' | 'keysOfParent' | 'close';
+type Reply = { id: number; result: unknown } | { id: number; error: string };
+
+const WORKER_SOURCE = `
+const { parentPort, workerData } = require('node:worker_threads');
+const Database = require(workerData.module);
+const db = new Database(workerData.filename, { fileMustExist: true });
+db.pragma('journal_mode = WAL');
+db.pragma('synchronous = NORMAL');
+db.pragma('busy_timeout = 5000');
+const core = (${WRITER_CORE})(db);
+parentPort.on('message', ({ id, op, arg }) => {
+  if (op === 'close') {
+    db.close();
+    parentPort.postMessage({ id, result: null });
+    return parentPort.close();
+  }
+  try {
+    parentPort.postMessage({ id, result: core[op](arg) });
+  } catch (e) {
+    parentPort.postMessage({ id, error: String((e && e.message) || e) });
+  }
+});
+`;
+
+interface WriterCore {
+  upsert(docs: readonly PreparedDoc[]): Written;
+  remove(keys: readonly string[]): Written;
+  clear(): Written;
+  keysOfParent(parentId: string): string[];
+}
+
+/** Writes through a worker; the file must exist with its tables (the main connection creates them). */
+export function createThreadWriter(filename: string): SqliteWriter {
+  const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { filename, module: createRequire(import.meta.url).resolve('better-sqlite3') } });
+  worker.unref();
+  const pending = new Map<number, { ok: (v: unknown) => void; fail: (e: Error) => void }>();
+  let next = 0;
+  let failure: Error | null = null;
+  const failAll = (e: Error) => {
+    failure = e;
+    for (const p of pending.values()) p.fail(e);
+    pending.clear();
+  };
+  worker.on('message', (reply: Reply) => {
+    const p = pending.get(reply.id);
+    if (p === undefined) return;
+    pending.delete(reply.id);
+    if ('error' in reply) p.fail(new Error(reply.error));
+    else p.ok(reply.result);
+  });
+  worker.on('error', (e) => failAll(e));
+  worker.on('exit', () => failAll(new Error('the search writer thread has stopped')));
+  const ask = <T>(op: Operation, arg?: unknown) =>
+    new Promise<T>((ok, fail) => {
+      if (failure !== null) return fail(failure);
+      const id = next++;
+      pending.set(id, { ok: ok as (v: unknown) => void, fail });
+      // Referenced while it has work: a write asked for is finished even at shutdown.
+      if (pending.size === 1) worker.ref();
+      worker.postMessage({ id, op, arg });
+    }).finally(() => {
+      if (pending.size === 0) worker.unref();
+    });
+  return {
+    upsert: (docs) => ask<Written>('upsert', docs),
+    remove: (keys) => ask<Written>('remove', keys),
+    clear: () => ask<Written>('clear'),
+    keysOfParent: (parentId) => ask<string[]>('keysOfParent', parentId),
+    close: () => void ask('close').catch(() => undefined),
+  };
+}
+
+/** Writes on the calling thread, through the same statements: for a database in memory. */
+export function createInlineWriter(db: Database): SqliteWriter {
+  const core = (new Function(`return (${WRITER_CORE});`)() as (db: Database) => WriterCore)(db);
+  return {
+    upsert: async (docs) => core.upsert(docs),
+    remove: async (keys) => core.remove(keys),
+    clear: async () => core.clear(),
+    keysOfParent: async (parentId) => core.keysOfParent(parentId),
+    close: () => undefined,
+  };
+}
