@@ -1,6 +1,6 @@
 import { openSync, rmSync, writeSync, closeSync } from 'node:fs';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
+import { Sqlite as Database } from '../src/sql/sqlite-driver.ts';
 import { describe, expect, it } from 'vitest';
 import type { SearchRequest } from '@krs/domain';
 import { createSqliteSearchIndex } from '../src/search/index.ts';

@@ -9,8 +9,8 @@
  * A database in memory cannot be opened twice, so it is read inline, on the calling thread.
  */
 import type { Database } from 'better-sqlite3';
-import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
+import { SQLITE_MODULE_PATH } from '../sql/sqlite-driver.ts';
 import type { Param } from './fts-query.ts';
 
 export interface SqliteReader {
@@ -71,7 +71,7 @@ parentPort.on('message', ({ id, kind, sql, params }) => {
 `;
 
 export function createThreadReader(filename: string): SqliteReader {
-  const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { filename, module: createRequire(import.meta.url).resolve('better-sqlite3') } });
+  const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { filename, module: SQLITE_MODULE_PATH } });
   // An idle reader never keeps the process alive.
   worker.unref();
   const pending = new Map<number, { ok: (v: Result) => void; fail: (e: Error) => void }>();

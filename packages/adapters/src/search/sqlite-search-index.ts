@@ -13,7 +13,7 @@
  * has written the file.
  */
 import { open } from 'node:fs/promises';
-import Database from 'better-sqlite3';
+import { Sqlite as Database } from '../sql/sqlite-driver.ts';
 import {
   fieldPaths,
   firstInOrder,

@@ -15,8 +15,8 @@
  * by the same code.
  */
 import type { Database } from 'better-sqlite3';
-import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
+import { SQLITE_MODULE_PATH } from '../sql/sqlite-driver.ts';
 
 /** One document as rows: what the main thread computes from a SearchDocument. */
 export interface PreparedDoc {
@@ -107,10 +107,13 @@ const WRITER_CORE = `function (db) {
     db.exec('DELETE FROM doc; DELETE FROM doc_body; DELETE FROM doc_fts; DELETE FROM doc_box; DELETE FROM doc_shape; DELETE FROM doc_range;');
     return { rowids: [], generation: bump.get() };
   });
+  // BEGIN IMMEDIATE: a transaction that reads first and then writes cannot wait for another
+  // process's write lock (SQLite answers "database is locked" at once); one that takes the lock
+  // first waits for it up to busy_timeout.
   return {
-    upsert,
-    remove,
-    clear,
+    upsert: (docs) => upsert.immediate(docs),
+    remove: (keys) => remove.immediate(keys),
+    clear: () => clear.immediate(),
     keysOfParent: (parentId) => keysOf.all(parentId),
   };
 }`;
@@ -149,7 +152,7 @@ interface WriterCore {
 
 /** Writes through a worker; the file must exist with its tables (the main connection creates them). */
 export function createThreadWriter(filename: string): SqliteWriter {
-  const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { filename, module: createRequire(import.meta.url).resolve('better-sqlite3') } });
+  const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { filename, module: SQLITE_MODULE_PATH } });
   worker.unref();
   const pending = new Map<number, { ok: (v: unknown) => void; fail: (e: Error) => void }>();
   let next = 0;

@@ -1,5 +1,5 @@
 /** The one place naming the SQL dialect. */
-import SQLite from 'better-sqlite3';
+import { Sqlite as SQLite } from './sqlite-driver.ts';
 import { Kysely, SqliteDialect, type LogEvent } from 'kysely';
 import type { Database } from './database.ts';
 
