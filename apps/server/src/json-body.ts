@@ -18,6 +18,12 @@ export const MAX_JSON_DEPTH = METADATA_LIMITS.maxDepth + 1;
 export const MAX_JSON_CONTAINERS = 200_000;
 /** List items in one body: the largest legal metadata has under 150,000 (positions included). */
 export const MAX_JSON_ITEMS = 250_000;
+/**
+ * Bytes of one JSON string as sent. No member may hold more than 100,000 characters, which is
+ * at most 1.2 MB however it is escaped (a `\uXXXX\uXXXX` pair per character); a longer string
+ * is refused as it arrives, not parsed first.
+ */
+export const MAX_JSON_STRING_BYTES = 2 * 1024 * 1024;
 
 /** Bodies longer than this hand the loop to others after parsing, before the handler's own work. */
 const YIELD_AFTER_CHARS = 64 * 1024;
@@ -63,7 +69,9 @@ function shapeRefused(problem: ShapeProblem): DomainError {
       ? [{ field: problem.path, messages: [`Nested deeper than ${METADATA_LIMITS.maxDepth} levels.`] }]
       : problem.kind === 'too_many_items'
         ? [{ field: problem.path, messages: [`More than ${MAX_JSON_ITEMS} list items in one body.`] }]
-        : [{ field: '_schema', messages: [`More than ${MAX_JSON_CONTAINERS} objects and arrays in one body.`] }];
+        : problem.kind === 'too_long'
+          ? [{ field: problem.path, messages: [`Longer than any member may be (${METADATA_LIMITS.maxHtml} characters).`] }]
+          : [{ field: '_schema', messages: [`More than ${MAX_JSON_CONTAINERS} objects and arrays in one body.`] }];
   return new DomainError('invalid', 'request.shape', 'A validation error occurred: the record is larger than the documented limits.', details);
 }
 
@@ -78,8 +86,11 @@ function withJsonType(headers: Headers): Headers {
 async function readLimited(req: Request): Promise<string> {
   if (!req.body) return '';
   const reader = req.body.getReader();
-  const parts: Uint8Array[] = [];
-  const shape = new JsonShapeScanner(MAX_JSON_DEPTH, MAX_JSON_CONTAINERS, MAX_JSON_ITEMS);
+  // Decoded chunk by chunk as the bytes arrive: decoding ten megabytes at the end held the loop
+  // for tens of milliseconds, and joining the chunks first for as long again.
+  const decoder = new TextDecoder();
+  let text = '';
+  const shape = new JsonShapeScanner(MAX_JSON_DEPTH, MAX_JSON_CONTAINERS, MAX_JSON_ITEMS, MAX_JSON_STRING_BYTES);
   let size = 0;
   for (;;) {
     const { done, value } = await reader.read();
@@ -94,7 +105,7 @@ async function readLimited(req: Request): Promise<string> {
       await reader.cancel();
       throw shapeRefused(problem);
     }
-    parts.push(value);
+    text += decoder.decode(value, { stream: true });
   }
-  return new TextDecoder().decode(Buffer.concat(parts));
+  return text + decoder.decode();
 }

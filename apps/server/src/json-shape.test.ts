@@ -41,6 +41,20 @@ describe('JSON shape scanning', () => {
     expect(tight.write(bytes(body))).toEqual({ kind: 'too_many_items', path: 'files.order' });
   });
 
+  it('names the member whose string is longer than allowed, escapes counted as sent, across chunks', () => {
+    const body = JSON.stringify({ metadata: { title: 'short', creators: [{ name: 'x' }, { name: 'é'.repeat(10) }] } });
+    const scanner = (max: number) => new JsonShapeScanner(10, 100, 100, max);
+    expect(scanner(19).write(bytes(body))).toEqual({ kind: 'too_long', path: 'metadata.creators.1.name' });
+    expect(scanner(20).write(bytes(body))).toBeNull();
+    const escaped = '{"description": "\\u00e9\\u00e9"}';
+    expect(new JsonShapeScanner(5, 5, 5, 11).write(bytes(escaped))).toEqual({ kind: 'too_long', path: 'description' });
+    const chunked = new JsonShapeScanner(5, 5, 5, 10);
+    const all = bytes(JSON.stringify({ list: ['a'.repeat(6), 'b'.repeat(11)] }));
+    let problem = null;
+    for (let i = 0; i < all.length && problem === null; i += 3) problem = chunked.write(all.subarray(i, i + 3));
+    expect(problem).toEqual({ kind: 'too_long', path: 'list.1' });
+  });
+
   it('stops at the first problem: ten megabytes of [ are refused after the first few', () => {
     const scanner = new JsonShapeScanner(17, 200_000);
     const chunk = bytes('['.repeat(64 * 1024));

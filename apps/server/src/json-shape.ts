@@ -1,6 +1,7 @@
 /**
  * Measures the shape of a JSON body while its bytes stream in, before it is parsed: nesting depth
- * (with the path of the first value nested too deep) and the number of objects and arrays.
+ * (with the path of the first value nested too deep), the number of objects and arrays, and the
+ * length of each string (with the path of the first one too long).
  * `JSON.parse` of ten megabytes of `[[[[...` or of millions of `{}` is what first holds the event
  * loop and the memory, so such bodies are refused on these counts without ever being parsed.
  *
@@ -16,7 +17,11 @@ interface Frame {
   expectingKey: boolean;
 }
 
-export type ShapeProblem = { kind: 'too_deep'; path: string } | { kind: 'too_many_containers' } | { kind: 'too_many_items'; path: string };
+export type ShapeProblem =
+  | { kind: 'too_deep'; path: string }
+  | { kind: 'too_many_containers' }
+  | { kind: 'too_many_items'; path: string }
+  | { kind: 'too_long'; path: string };
 
 /** Longest member name kept for a path (bytes); longer ones are cut. */
 const KEY_BYTES = 100;
@@ -30,6 +35,7 @@ export class JsonShapeScanner {
   private capturingKey = false;
   private containers = 0;
   private items = 0;
+  private stringBytes = 0;
   problem: ShapeProblem | null = null;
 
   /** `maxDepth` counts the body itself as level 1. */
@@ -38,6 +44,8 @@ export class JsonShapeScanner {
     private readonly maxContainers: number,
     /** List items in the whole body (a list of half a million file names is cheap to send, not to check). */
     private readonly maxItems: number = Number.POSITIVE_INFINITY,
+    /** Bytes of one string as sent, escapes included. */
+    private readonly maxStringBytes: number = Number.POSITIVE_INFINITY,
   ) {
     for (let i = 0; i <= maxDepth; i++) this.frames.push({ array: false, index: 0, key: [], expectingKey: false });
   }
@@ -47,7 +55,7 @@ export class JsonShapeScanner {
     if (this.problem) return this.problem;
     // State in locals for the hot loop, written back at the end.
     const frames = this.frames;
-    let { depth, inString, escaped, capturingKey, containers, items } = this;
+    let { depth, inString, escaped, capturingKey, containers, items, stringBytes } = this;
     let problem: ShapeProblem | null = null;
     const n = chunk.length;
     for (let i = 0; i < n; i++) {
@@ -60,6 +68,11 @@ export class JsonShapeScanner {
           capturingKey = false;
           continue;
         }
+        if (++stringBytes > this.maxStringBytes) {
+          // The member holding the string: its object's frame names it by the key being read.
+          problem = { kind: 'too_long', path: this.path(depth + 1) };
+          break;
+        }
         if (capturingKey) {
           const key = frames[depth - 1]!.key;
           if (key.length < KEY_BYTES) key.push(b);
@@ -68,6 +81,7 @@ export class JsonShapeScanner {
       }
       if (b === 0x22) {
         inString = true;
+        stringBytes = 0;
         const top = depth > 0 ? frames[depth - 1]! : null;
         if (top && !top.array && top.expectingKey) {
           top.key.length = 0;
@@ -107,7 +121,7 @@ export class JsonShapeScanner {
         if (depth > 0) frames[depth - 1]!.expectingKey = false;
       }
     }
-    Object.assign(this, { depth, inString, escaped, capturingKey, containers, items });
+    Object.assign(this, { depth, inString, escaped, capturingKey, containers, items, stringBytes });
     this.problem = problem;
     return problem;
   }

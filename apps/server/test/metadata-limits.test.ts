@@ -37,6 +37,9 @@ describe('metadata limits over HTTP', () => {
     const order = await call('POST', '/api/records', { token: alice, json: { files: { enabled: true, order: Array.from({ length: 500_000 }, (_, i) => `f${i}`) } } });
     expect(order.status).toBe(400);
     expect(order.json.errors).toEqual([{ field: 'files.order', messages: [expect.stringMatching(/list items/)] }]);
+    const long = await call('POST', '/api/records', { token: alice, json: { metadata: { ...metadata, description: '<p>flood</p>'.repeat(800_000) } } });
+    expect(long.status).toBe(400);
+    expect(long.json.errors).toEqual([{ field: 'metadata.description', messages: ['Longer than any member may be (100000 characters).'] }]);
     expect((await call('GET', '/api/user/records', { token: alice })).json.hits.total).toBe(0);
   });
 
