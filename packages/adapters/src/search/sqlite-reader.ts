@@ -11,6 +11,7 @@
 import type { Database } from 'better-sqlite3';
 import { Worker } from 'node:worker_threads';
 import { SQLITE_MODULE_PATH } from '../sql/sqlite-driver.ts';
+import { LOWER_PRIORITY } from './worker-priority.ts';
 import type { Param } from './fts-query.ts';
 
 export interface SqliteReader {
@@ -37,6 +38,7 @@ const WORKER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
 const Database = require(workerData.module);
 const db = new Database(workerData.filename, { readonly: true, fileMustExist: true });
+${LOWER_PRIORITY}
 db.pragma('busy_timeout = 5000');
 const statements = new Map();
 function statement(sql) {

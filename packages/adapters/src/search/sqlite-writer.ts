@@ -17,6 +17,7 @@
 import type { Database } from 'better-sqlite3';
 import { Worker } from 'node:worker_threads';
 import { SQLITE_MODULE_PATH } from '../sql/sqlite-driver.ts';
+import { LOWER_PRIORITY } from './worker-priority.ts';
 
 /** One document as rows: what the main thread computes from a SearchDocument. */
 export interface PreparedDoc {
@@ -125,6 +126,7 @@ const WORKER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
 const Database = require(workerData.module);
 const db = new Database(workerData.filename, { fileMustExist: true });
+${LOWER_PRIORITY}
 db.pragma('journal_mode = WAL');
 db.pragma('synchronous = NORMAL');
 db.pragma('busy_timeout = 5000');
