@@ -29,7 +29,9 @@ async function parseRows<R extends { data: string }, T>(rows: R[], parse: (row: 
 }
 
 async function parseRow<R extends { data: string }, T>(row: R | undefined, parse: (row: R) => T): Promise<T | null> {
-  return row === undefined ? null : ((await parseRows([row], parse))[0] ?? null);
+  if (row === undefined) return null;
+  if (row.data.length > LARGE_ROW_CHARS) await nextTurn();
+  return parse(row);
 }
 
 /** Each save changes exactly one row or, by the checks in its statement, none. */
