@@ -423,7 +423,7 @@ export function createSqliteSearchIndex(filename: string): SqliteSearchIndex {
 
   const loadBodies = db.prepare('SELECT rowid, doc FROM doc_body WHERE rowid IN (SELECT value FROM json_each(?))').raw();
   /** Bodies read by one statement when only the evaluator can decide a query. */
-  const BODY_BATCH = 256;
+  const BODY_BATCH = 32;
 
   async function search(request: SearchRequest): Promise<SearchResult> {
     const query = await plan(parseQuery(request.q ?? ''));
@@ -441,9 +441,10 @@ export function createSqliteSearchIndex(filename: string): SqliteSearchIndex {
       return table.page(selection, request, ranked);
     }
     const { matches, score } = query.evaluate;
-    // Bodies are read only for documents the caller may list at all, a batch per statement
-    // (one statement per body cost 25 us each in its read transaction alone), decided and
-    // dropped a slice at a time, so other requests are served in between.
+    // Bodies are read only for documents the caller may list at all, a small batch per statement
+    // (one statement per body cost 25 us each in its read transaction alone; 256 per statement
+    // made each step of the slices below 15-20 ms), decided and dropped a slice at a time, so
+    // other requests are served in between.
     const candidates = rows ?? Int32Array.from(table.rowids());
     const batches = function* () {
       for (let i = 0; i < candidates.length; i += BODY_BATCH) yield candidates.subarray(i, i + BODY_BATCH);
