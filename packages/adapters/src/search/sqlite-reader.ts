@@ -26,7 +26,7 @@ export interface SqliteReader {
 
 interface Request {
   id: number;
-  kind: 'rowids' | 'rows' | 'pairs';
+  kind: 'rowids' | 'rows' | 'pairs' | 'close';
   sql: string;
   params: readonly Param[];
 }
@@ -37,9 +37,17 @@ type Reply = { id: number; result: Result } | { id: number; error: string };
 const WORKER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
 const Database = require(workerData.module);
-const db = new Database(workerData.filename, { readonly: true, fileMustExist: true });
+// A file that cannot be opened is reported with each query, never thrown from here: the
+// thread stays up until it is asked to close.
+let db = null;
+let openError = null;
+try {
+  db = new Database(workerData.filename, { readonly: true, fileMustExist: true });
+  db.pragma('busy_timeout = 5000');
+} catch (e) {
+  openError = String((e && e.message) || e);
+}
 ${LOWER_PRIORITY}
-db.pragma('busy_timeout = 5000');
 const statements = new Map();
 function statement(sql) {
   let s = statements.get(sql);
@@ -52,6 +60,11 @@ function statement(sql) {
   return s;
 }
 parentPort.on('message', ({ id, kind, sql, params }) => {
+  if (kind === 'close') {
+    if (db !== null) db.close();
+    return parentPort.close();
+  }
+  if (openError !== null) return parentPort.postMessage({ id, error: openError });
   try {
     const rows = statement(sql).all(...params);
     if (kind === 'rows') return parentPort.postMessage({ id, result: rows });
@@ -108,7 +121,13 @@ export function createThreadReader(filename: string): SqliteReader {
     rowids: (sql, params) => ask('rowids', sql, params) as Promise<Int32Array>,
     rows: (sql, params) => ask('rows', sql, params) as Promise<unknown[][]>,
     pairs: (sql, params) => ask('pairs', sql, params) as Promise<Float64Array>,
-    close: () => void worker.terminate(),
+    // Asked, never terminated: a thread stopped inside better-sqlite3's native code (opening the
+    // file, say) aborts the whole process.
+    close: () => {
+      if (failure !== null) return;
+      failure = new Error('the search reader is closed');
+      worker.postMessage({ id: -1, kind: 'close', sql: '', params: [] });
+    },
   };
 }
 

@@ -125,18 +125,28 @@ type Reply = { id: number; result: unknown } | { id: number; error: string };
 const WORKER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
 const Database = require(workerData.module);
-const db = new Database(workerData.filename, { fileMustExist: true });
+// A file that cannot be opened is reported with each write, never thrown from here: a thread
+// that dies inside better-sqlite3's native code can abort the whole process.
+let db = null;
+let core = null;
+let openError = null;
+try {
+  db = new Database(workerData.filename, { fileMustExist: true });
+  db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = NORMAL');
+  db.pragma('busy_timeout = 5000');
+  core = (${WRITER_CORE})(db);
+} catch (e) {
+  openError = String((e && e.message) || e);
+}
 ${LOWER_PRIORITY}
-db.pragma('journal_mode = WAL');
-db.pragma('synchronous = NORMAL');
-db.pragma('busy_timeout = 5000');
-const core = (${WRITER_CORE})(db);
 parentPort.on('message', ({ id, op, arg }) => {
   if (op === 'close') {
-    db.close();
+    if (db !== null) db.close();
     parentPort.postMessage({ id, result: null });
     return parentPort.close();
   }
+  if (openError !== null) return parentPort.postMessage({ id, error: openError });
   try {
     parentPort.postMessage({ id, result: core[op](arg) });
   } catch (e) {
