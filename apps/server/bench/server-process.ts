@@ -20,8 +20,27 @@ export interface Started {
  * figures and its signals. Resolves once it prints "listening on"; rejects if it exits first.
  */
 export function start(args: string[], env: NodeJS.ProcessEnv): Promise<Started> {
+  return startCommand(process.execPath, ['--import', 'tsx', ...args], env);
+}
+
+/**
+ * The server as production runs it, from compiled JavaScript (`dist/`, built by `tsc -b`), with no
+ * loader in the request path; `launch` may wrap the command (to pin it to some cores, say).
+ */
+export function startCompiled(
+  env: NodeJS.ProcessEnv,
+  launch: (command: string, args: string[]) => [string, string[]] = (c, a) => [c, a],
+): Promise<Started> {
+  const [command, args] = launch(process.execPath, ['dist/main.js']);
+  // The bench itself runs with the source condition (NODE_OPTIONS); production does not.
+  const { NODE_OPTIONS: _, ...productionEnv } = env;
+  return startCommand(command, args, productionEnv);
+}
+
+function startCommand(command: string, argv: string[], env: NodeJS.ProcessEnv): Promise<Started> {
   const t0 = performance.now();
-  const child = spawn(process.execPath, ['--import', 'tsx', ...args], { cwd: serverDir, env, stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(command, argv, { cwd: serverDir, env, stdio: ['ignore', 'pipe', 'inherit'] });
+  const args = [command, ...argv];
   let output = '';
   return new Promise((ok, fail) => {
     const collect = (b: Buffer) => {

@@ -2,6 +2,7 @@
 import { Sqlite as SQLite } from './sqlite-driver.ts';
 import { Kysely, SqliteDialect, type LogEvent } from 'kysely';
 import type { Database } from './database.ts';
+import { withStatementCache } from './statement-cache.ts';
 
 export interface DbHandle {
   db: Kysely<Database>;
@@ -35,7 +36,7 @@ export function createDb(filename: string, options: DbOptions = {}): DbHandle {
   sqlite.pragma('busy_timeout = 5000');
   const onQuery = options.onQuery;
   const db = new Kysely<Database>({
-    dialect: new SqliteDialect({ database: sqlite }),
+    dialect: new SqliteDialect({ database: withStatementCache(sqlite) }),
     ...(onQuery ? { log: (event: LogEvent) => onQuery(event.query.sql, event.queryDurationMillis / 1000) } : {}),
   });
   return {

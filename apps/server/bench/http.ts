@@ -1,0 +1,132 @@
+/**
+ * The hot read paths over HTTP, each next to a plain node:http server answering the very bytes
+ * krs answered for the same path (captured once before the runs), both measured with `wrk` in
+ * the same run. The server runs from compiled JavaScript, as in production.
+ *   `tsx bench/http.ts [seconds]` runs it alone.
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import type { CapturedAnswer } from './plain-server.ts';
+import { serverDir, start, startCompiled, stop, tsx } from './server-process.ts';
+import { hasWrk, pinned, wrk, type WrkResult } from './wrk.ts';
+
+const CONNECTIONS = 64;
+/** Record GET, draft GET, file entry, small download and listing: at least this share of plain. */
+const TARGET = 0.4;
+/** Above this share of a core, the generator, not the server, may be what limits a run. */
+const GENERATOR_LIMIT = 0.9;
+
+interface Scenario {
+  name: string;
+  path: string;
+  headers: Record<string, string>;
+}
+
+async function call(method: string, url: string, token: string, body?: unknown): Promise<Record<string, any>> {
+  const res = await fetch(url, {
+    method,
+    headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  if (!res.ok) throw new Error(`${method} ${url} answered ${res.status}: ${await res.text()}`);
+  return (await res.json()) as Record<string, any>;
+}
+
+async function seed(base: string, token: string): Promise<{ record: string; draft: string }> {
+  const metadata = {
+    title: 'Benchmark record about flood extent in the Niger delta',
+    publication_date: '2024-01-01',
+    resource_type: { id: 'dataset' },
+    description: '<p>Flood extent maps derived from Sentinel-1 backscatter, 2019-2023.</p>',
+    creators: [{ person_or_org: { type: 'personal', given_name: 'Ada', family_name: 'Obi' }, affiliations: [{ name: 'University of Lagos' }] }],
+    subjects: [{ subject: 'flood' }, { subject: 'SAR' }],
+  };
+  const draft = await call('POST', `${base}/api/records`, token, { metadata });
+  await call('POST', `${base}/api/records/${draft['id']}/draft/files`, token, [{ key: 'readme.txt' }]);
+  const put = await fetch(`${base}/api/records/${draft['id']}/draft/files/readme.txt/content`, {
+    method: 'PUT',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/octet-stream' },
+    body: 'Flood extent, Niger delta. '.repeat(40),
+  });
+  if (!put.ok) throw new Error(`upload answered ${put.status}`);
+  await call('POST', `${base}/api/records/${draft['id']}/draft/files/readme.txt/commit`, token);
+  await call('POST', `${base}/api/records/${draft['id']}/draft/actions/publish`, token);
+  // Nine more published records, so the listing has a page of ten.
+  for (let i = 0; i < 9; i++) {
+    const d = await call('POST', `${base}/api/records`, token, { metadata: { ...metadata, title: `${metadata.title} ${i}` }, files: { enabled: false } });
+    await call('POST', `${base}/api/records/${d['id']}/draft/actions/publish`, token);
+  }
+  const open = await call('POST', `${base}/api/records`, token, { metadata, files: { enabled: false } });
+  return { record: String(draft['id']), draft: String(open['id']) };
+}
+
+async function capture(base: string, scenario: Scenario): Promise<CapturedAnswer> {
+  const res = await fetch(`${base}${scenario.path}`, { headers: scenario.headers });
+  if (res.status !== 200) throw new Error(`${scenario.path} answered ${res.status}`);
+  return { type: res.headers.get('content-type') ?? 'application/octet-stream', body: Buffer.from(await res.arrayBuffer()).toString('base64') };
+}
+
+const fmt = (r: WrkResult) => `${r.perSecond.toFixed(0).padStart(7)} req/s  p50 ${r.p50.toFixed(2)} ms  p99 ${r.p99.toFixed(2)} ms`;
+
+export async function httpBench(seconds: number): Promise<string> {
+  if (!hasWrk()) return 'HTTP hot paths: skipped, `wrk` is not installed (Debian: apt-get install wrk).';
+  const dataDir = mkdtempSync(join(tmpdir(), 'krs-bench-http-'));
+  const port = 3910;
+  const plainPort = 3911;
+  const base = `http://127.0.0.1:${port}`;
+  const env = { ...process.env, PORT: String(port), KRS_DATA_DIR: dataDir, KRS_BASE_URL: base, INIT_CWD: serverDir };
+  execFileSync('pnpm', ['exec', 'tsc', '-b', 'tsconfig.build.json'], { cwd: serverDir, stdio: 'inherit' });
+  const token = execFileSync(tsx, ['src/cli.ts', 'tokens', 'create', '--user', 'bench@example.org'], { cwd: serverDir, env, encoding: 'utf8' }).trim();
+  const auth = { authorization: `Bearer ${token}` };
+  const { child: server } = await startCompiled(env, pinned);
+  const lines: string[] = [];
+  try {
+    const { record, draft } = await seed(base, token);
+    const scenarios: Scenario[] = [
+      { name: 'GET /api/records/{id}', path: `/api/records/${record}`, headers: {} },
+      { name: 'GET /api/records/{id}/draft', path: `/api/records/${draft}/draft`, headers: auth },
+      { name: 'GET .../files/{key}', path: `/api/records/${record}/files/readme.txt`, headers: {} },
+      { name: 'GET .../files/{key}/content (1 KiB)', path: `/api/records/${record}/files/readme.txt/content`, headers: {} },
+      { name: 'GET /api/records?size=10', path: '/api/records?size=10', headers: {} },
+    ];
+    const answers: Record<string, CapturedAnswer> = {};
+    for (const s of scenarios) answers[s.path] = await capture(base, s);
+    const krs: WrkResult[] = [];
+    for (const s of scenarios) {
+      await wrk(`${base}${s.path}`, { connections: CONNECTIONS, seconds: 1, headers: s.headers }); // warm-up
+      krs.push(await wrk(`${base}${s.path}`, { connections: CONNECTIONS, seconds, headers: s.headers }));
+    }
+    await stop(server);
+    const answersFile = join(dataDir, 'answers.json');
+    writeFileSync(answersFile, JSON.stringify(answers));
+    const { child: plain } = await start(['bench/plain-server.ts', String(plainPort), answersFile], env);
+    const plainResults: WrkResult[] = [];
+    try {
+      for (const s of scenarios) plainResults.push(await wrk(`http://127.0.0.1:${plainPort}${s.path}`, { connections: CONNECTIONS, seconds, headers: s.headers }));
+    } finally {
+      await stop(plain);
+    }
+    lines.push(`HTTP hot paths (wrk -t1 -c${CONNECTIONS} -d${seconds}s; server from dist/, pinned away from the generator where there are cores to spare)`);
+    scenarios.forEach((s, i) => {
+      const k = krs[i] as WrkResult;
+      const p = plainResults[i] as WrkResult;
+      const ratio = k.perSecond / p.perSecond;
+      const bound = p.generatorCpu > GENERATOR_LIMIT ? `  FLAGGED: the generator used ${(p.generatorCpu * 100).toFixed(0)}% of a core, the plain figure may be its own` : '';
+      lines.push(`${s.name}`);
+      lines.push(`  krs    ${fmt(k)}  errors ${k.errors}`);
+      lines.push(`  plain  ${fmt(p)}  (generator ${(p.generatorCpu * 100).toFixed(0)}% of a core)${bound}`);
+      lines.push(`  ratio ${(ratio * 100).toFixed(1)}% (target >= ${TARGET * 100}%: ${ratio >= TARGET ? 'met' : 'NOT met'})`);
+    });
+  } finally {
+    await stop(server);
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+  return lines.join('\n');
+}
+
+if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  console.log(await httpBench(Number(process.argv[2] ?? 5)));
+}
