@@ -64,6 +64,9 @@ interface Loop {
   p99: number;
   max: number;
   samples: number;
+  /** Garbage-collection pauses in the phase: the longest, and their sum. */
+  gcMax: number;
+  gcTotal: number;
 }
 
 /** Asks the server (SIGUSR2) for its loop-delay figures since the last ask. */
@@ -177,7 +180,7 @@ export async function hostileBench(records: number, engine = 'sqlite', seconds =
         lines.push(
           '',
           `${p.name}:`,
-          `  event-loop delay  p50 ${p.loop.p50.toFixed(1)} ms  p99 ${p.loop.p99.toFixed(1)} ms  max ${p.loop.max.toFixed(1)} ms (target max < 50 ms: ${p.loop.max < 50 ? 'met' : 'NOT met'})`,
+          `  event-loop delay  p50 ${p.loop.p50.toFixed(1)} ms  p99 ${p.loop.p99.toFixed(1)} ms  max ${p.loop.max.toFixed(1)} ms (target max < 50 ms: ${p.loop.max < 50 ? 'met' : 'NOT met'}); longest GC pause ${p.loop.gcMax.toFixed(1)} ms, GC ${p.loop.gcTotal.toFixed(0)} ms in all`,
           `  cheap GET         ${p.get.perSecond.toFixed(0)} req/s  p50 ${p.get.p50.toFixed(2)} ms  p99 ${p.get.p99.toFixed(2)} ms  (${(p.get.p99 / quiet).toFixed(2)}x quiet; target <= 2x: ${p.get.p99 <= 2 * quiet ? 'met' : 'NOT met'})  errors ${p.get.errors}`,
           `  RSS               ${p.rssBeforeMiB.toFixed(0)} MiB before, peak ${p.rssPeakMiB.toFixed(0)} MiB (+${(p.rssPeakMiB - p.rssBeforeMiB).toFixed(0)} MiB; target < 256)`,
           ...p.hostile.map(
