@@ -16,6 +16,7 @@ import { startUploads } from './use-cases/files/start-uploads.ts';
 import { uploadContent } from './use-cases/files/upload-content.ts';
 import { getDraft } from './use-cases/get-draft.ts';
 import { getRecord } from './use-cases/get-record.ts';
+import { harvest, harvestOne, type HarvestQuery } from './use-cases/harvest.ts';
 import { importVocabulary, importVocabularyFile, listVocabulary, removeVocabularyEntries } from './use-cases/import-vocabulary.ts';
 import type { ListingInput } from './use-cases/listing-params.ts';
 import { resolvePaging } from './use-cases/listing-params.ts';
@@ -97,6 +98,13 @@ export function createCore(deps: CoreDeps) {
         importVocabularyFile(deps, type, text, format, onProgress),
       list: (type: VocabularyType) => listVocabulary(deps, type),
       remove: (type: VocabularyType, ids: readonly string[]) => removeVocabularyEntries(deps, type, ids),
+    },
+    /** What OAI-PMH harvesters see; anonymous by nature, so it takes no identity. */
+    harvest: {
+      list: (query: HarvestQuery) => harvest(deps, query),
+      get: (id: string) => harvestOne(deps, id),
+      /** The first version in update order, for the repository's earliest datestamp. */
+      earliest: async () => (await deps.repos.records.listPublishedByUpdate({ limit: 1 }))[0]?.updated ?? null,
     },
     search: {
       reindex: (options?: { since?: string; onProgress?: (p: ReindexProgress) => void }) => reindex(deps.repos, deps.search, options),

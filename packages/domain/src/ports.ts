@@ -43,6 +43,19 @@ export interface RecordRepository {
    * `YYYY-MM-DD` date) is `today` or earlier, at most `limit`, in id order: the embargoes to lift.
    */
   listLapsedEmbargoes(today: string, limit: number): Promise<string[]>;
+  /**
+   * Published versions in the order of their `updated` instant, ties by id: the order harvesters
+   * walk (OAI-PMH). Only versions with `from <= updated <= until` (ISO strings; either bound may
+   * be absent) and strictly after the `after` position, at most `limit`.
+   */
+  listPublishedByUpdate(query: UpdateOrderQuery): Promise<PublishedRecord[]>;
+}
+
+export interface UpdateOrderQuery {
+  from?: string;
+  until?: string;
+  after?: { updated: string; id: string };
+  limit: number;
 }
 
 /** File entries of a draft or a published version. Keys are unique per owner. */

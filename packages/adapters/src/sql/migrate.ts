@@ -3,6 +3,7 @@ import * as initial from './migrations/0001-initial.ts';
 import * as fileBlobIndex from './migrations/0002-file-blob-index.ts';
 import * as accessLinkTokensDropped from './migrations/0003-access-link-tokens-dropped.ts';
 import * as embargoIndex from './migrations/0004-embargo-index.ts';
+import * as recordUpdatedIndex from './migrations/0005-record-updated-index.ts';
 
 /** Listed statically: append-only, never renamed. */
 const migrations: Record<string, Migration> = {
@@ -10,6 +11,7 @@ const migrations: Record<string, Migration> = {
   '0002-file-blob-index': fileBlobIndex,
   '0003-access-link-tokens-dropped': accessLinkTokensDropped,
   '0004-embargo-index': embargoIndex,
+  '0005-record-updated-index': recordUpdatedIndex,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

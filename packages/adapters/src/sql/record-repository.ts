@@ -7,6 +7,7 @@ import { DomainError, type RecordRepository } from '@krs/domain';
 import { InsertResult, sql, type Kysely, type UpdateResult } from 'kysely';
 import type { Database } from './database.ts';
 import { EMBARGO_ACTIVE, EMBARGO_UNTIL } from './migrations/0004-embargo-index.ts';
+import { RECORD_UPDATED } from './migrations/0005-record-updated-index.ts';
 import { draftToRow, parentToRow, recordToRow, rowToDraft, rowToParent, rowToRecord } from './rows.ts';
 
 const mismatch = () => new DomainError('conflict', 'revision.mismatch', 'The record was changed by someone else; reload it and try again.');
@@ -100,6 +101,17 @@ export function createSqlRecordRepository(db: Kysely<Database>): RecordRepositor
         where ${sql.raw(EMBARGO_ACTIVE)} = 1 and ${sql.raw(EMBARGO_UNTIL)} <= ${today}
         order by id limit ${limit}`.execute(db);
       return rows.rows.map((r) => r.id);
+    },
+    async listPublishedByUpdate({ from, until, after, limit }) {
+      // Worded as the index record_updated is, so a harvest page reads only its own rows.
+      const updated = sql.raw(RECORD_UPDATED);
+      const rows = await sql<{ data: string }>`select data from record
+        where ${updated} is not null
+        ${from === undefined ? sql`` : sql`and ${updated} >= ${from}`}
+        ${until === undefined ? sql`` : sql`and ${updated} <= ${until}`}
+        ${after === undefined ? sql`` : sql`and (${updated} > ${after.updated} or (${updated} = ${after.updated} and id > ${after.id}))`}
+        order by ${updated}, id limit ${limit}`.execute(db);
+      return parseRows(rows.rows, rowToRecord);
     },
   };
 }

@@ -141,5 +141,26 @@ export function recordRepositoryContract(name: string, make: MakeRepositories): 
       expect(await r.listLapsedEmbargoes('2026-03-01', 1)).toEqual(['r1']);
       expect(await r.listLapsedEmbargoes('2025-12-31', 10)).toEqual([]);
     });
+
+    it('walks published versions in update order, ties by id, between bounds and after a position', async () => {
+      const r = await records();
+      const at = (updated: string) => ({ updated });
+      await r.savePublished(published('b', 'p1', at('2026-01-02T10:00:00.000Z')), null);
+      await r.savePublished(published('a', 'p1', at('2026-01-02T10:00:00.000Z')), null);
+      await r.savePublished(published('c', 'p2', at('2026-01-01T00:00:00.000Z')), null);
+      await r.savePublished(published('d', 'p2', at('2026-01-03T23:59:59.999Z')), null);
+      await r.saveDraft(draft('e', 'p3', { updated: '2026-01-02T00:00:00.000Z' }), null);
+      const ids = async (q: Parameters<typeof r.listPublishedByUpdate>[0]) => (await r.listPublishedByUpdate(q)).map((x) => x.id);
+      expect(await ids({ limit: 10 })).toEqual(['c', 'a', 'b', 'd']);
+      expect(await ids({ limit: 2 })).toEqual(['c', 'a']);
+      expect(await ids({ limit: 10, after: { updated: '2026-01-02T10:00:00.000Z', id: 'a' } })).toEqual(['b', 'd']);
+      expect(await ids({ limit: 10, from: '2026-01-02T00:00:00.000Z', until: '2026-01-02T23:59:59.999Z' })).toEqual(['a', 'b']);
+      expect(await ids({ limit: 10, until: '2026-01-01T00:00:00.000Z' })).toEqual(['c']);
+      expect(await ids({ limit: 10, from: '2026-01-04T00:00:00.000Z' })).toEqual([]);
+      // A version re-saved with a later instant moves to the end of the walk.
+      await r.savePublished(published('c', 'p2', { updated: '2026-02-01T00:00:00.000Z', revisionId: 2 }), 1);
+      expect(await ids({ limit: 10 })).toEqual(['a', 'b', 'd', 'c']);
+      expect((await r.listPublishedByUpdate({ limit: 1 }))[0]).toEqual(published('a', 'p1', at('2026-01-02T10:00:00.000Z')));
+    });
   });
 }

@@ -93,6 +93,13 @@ function repositoriesOver(read: () => State, write: Writer): Repositories {
           .map((r) => r.id)
           .sort(byCodeUnits)
           .slice(0, limit),
+      listPublishedByUpdate: async ({ from, until, after, limit }) =>
+        [...read().published.values()]
+          .filter((r) => (from === undefined || r.updated >= from) && (until === undefined || r.updated <= until))
+          .filter((r) => after === undefined || r.updated > after.updated || (r.updated === after.updated && byCodeUnits(r.id, after.id) > 0))
+          .sort((a, b) => byCodeUnits(a.updated, b.updated) || byCodeUnits(a.id, b.id))
+          .slice(0, limit)
+          .map(copy),
     },
     files: {
       list: async (owner) => [...(read().files.get(ownerKey(owner))?.values() ?? [])].sort((a, b) => byCodeUnits(a.key, b.key)).map(copy),

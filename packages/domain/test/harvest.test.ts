@@ -1,0 +1,62 @@
+import { describe, expect, it } from 'vitest';
+import type { HarvestPage } from '../src/index.ts';
+import { as, makeCore, validMetadata } from './make-core.ts';
+
+const alice = as('alice');
+
+async function publish(core: ReturnType<typeof makeCore>['core'], kind: 'resource' | 'package', metadata: Record<string, unknown> = validMetadata, access?: Record<string, unknown>) {
+  const draft = await core.records.createDraft(alice, kind, { metadata, files: { enabled: false }, ...(access ? { access } : {}) });
+  return (await core.records.publish(alice, kind, draft.record.id)).record;
+}
+
+async function walk(core: ReturnType<typeof makeCore>['core'], limit: number, query: Omit<Parameters<typeof core.harvest.list>[0], 'limit'> = {}) {
+  const pages: HarvestPage[] = [];
+  let page = await core.harvest.list({ ...query, limit });
+  pages.push(page);
+  while (page.next !== null) {
+    page = await core.harvest.list({ ...query, limit, after: page.next });
+    pages.push(page);
+  }
+  return pages;
+}
+
+describe('harvest (what OAI-PMH serves)', () => {
+  it('walks every published version once, in update order, a page at a time, the last page saying it is last', async () => {
+    const { core } = makeCore();
+    const ids: string[] = [];
+    for (let i = 0; i < 5; i++) ids.push((await publish(core, 'resource', { ...validMetadata, title: `Record ${i}` })).id);
+    const pages = await walk(core, 2);
+    expect(pages.map((p) => p.items.length)).toEqual([2, 2, 1]);
+    expect(pages.flatMap((p) => p.items.map((i) => i.id))).toEqual(ids);
+    expect(pages.at(-1)?.next).toBeNull();
+    // A page that happens to end the walk exactly is known to be the last one.
+    expect((await walk(core, 5)).map((p) => p.items.length)).toEqual([5]);
+  });
+
+  it('gives restricted versions without their metadata, so harvesters treat them as deleted', async () => {
+    const { core } = makeCore();
+    const open = await publish(core, 'resource');
+    const closed = await publish(core, 'resource', validMetadata, { record: 'restricted', files: 'restricted' });
+    const [page] = await walk(core, 10);
+    const byId = new Map(page?.items.map((i) => [i.id, i]));
+    expect(byId.get(open.id)?.view?.record.metadata['title']).toBe(validMetadata.title);
+    expect(byId.get(closed.id)?.view).toBeNull();
+    expect((await core.harvest.get(closed.id))?.view).toBeNull();
+    expect(await core.harvest.get('no-such-id')).toBeNull();
+  });
+
+  it('filters by set (kind, resource type) and by update bounds', async () => {
+    const { core } = makeCore();
+    const resource = await publish(core, 'resource');
+    const pkg = await publish(core, 'package', { ...validMetadata, resource_type: { id: 'knowledge' } });
+    const ids = async (query: Parameters<typeof walk>[2]) => (await walk(core, 1, query)).flatMap((p) => p.items.map((i) => i.id));
+    expect(await ids({ set: { kind: 'package' } })).toEqual([pkg.id]);
+    expect(await ids({ set: { kind: 'resource' } })).toEqual([resource.id]);
+    expect(await ids({ set: { resourceType: 'dataset' } })).toEqual([resource.id]);
+    expect(await ids({ set: { resourceType: 'nothing' } })).toEqual([]);
+    expect(await ids({ from: pkg.updated })).toEqual([pkg.id]);
+    expect(await ids({ until: resource.updated })).toEqual([resource.id]);
+    expect((await core.harvest.get(pkg.id))?.sets).toEqual([{ kind: 'package' }, { resourceType: 'knowledge' }]);
+    expect(await core.harvest.earliest()).toBe(resource.updated);
+  });
+});
