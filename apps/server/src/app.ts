@@ -18,6 +18,7 @@ import { packageRoutes } from './routes/packages.ts';
 import { recordRoutes } from './routes/records.ts';
 import type { Env } from './routes/request.ts';
 import { searchRoutes } from './routes/search.ts';
+import { oaiRoutes, type OaiOptions } from './routes/oai.ts';
 
 export interface AppConfig {
   baseUrl: string;
@@ -25,6 +26,7 @@ export interface AppConfig {
   uploadIdleTimeoutMs?: number;
   /** Request log, metrics and probe settings; without them probes still answer. */
   ops?: OpsOptions;
+  oai?: OaiOptions;
 }
 
 export function createApp(core: Core, config: AppConfig) {
@@ -51,6 +53,7 @@ export function createApp(core: Core, config: AppConfig) {
     app.route(prefix, accessLinkRoutes(core, kind));
   }
   app.route('/api', searchRoutes(core, respond));
+  app.route('/', oaiRoutes(core, links, config.oai));
   const allowedAt = allowedMethods(app);
   app.notFound((c) => {
     const allowed = allowedAt(c.req.path);

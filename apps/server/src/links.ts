@@ -99,7 +99,10 @@ export function createLinks(baseUrl: string) {
     return out;
   }
 
-  return { record, file, files, accessLink, page, pageLinks, contextResources };
+  /** The OAI-PMH endpoint, at InvenioRDM's path. */
+  const oai = `${baseUrl}/oai2d`;
+
+  return { record, file, files, accessLink, page, pageLinks, contextResources, landing: html, oai };
 }
 
 export interface PageLinks {

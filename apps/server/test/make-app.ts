@@ -6,13 +6,14 @@ import {
   createInMemorySearchIndex,
   createSequentialIds,
 } from '@krs/domain/testing';
-import { createApp } from '../src/app.ts';
+import { createApp, type AppConfig } from '../src/app.ts';
 
 export const BASE = 'http://krs.test';
 
 export async function makeApp(
   settings: Partial<{ maxFileSize: number; maxFiles: number; doiPrefix: string }> = {},
   search: SearchIndex = createInMemorySearchIndex(),
+  config: Omit<AppConfig, 'baseUrl'> = {},
 ) {
   const { repos, uow } = createInMemoryRepositories();
   const clock = createFixedClock('2026-03-01T10:00:00.000Z');
@@ -25,7 +26,7 @@ export async function makeApp(
     ids: createSequentialIds(),
     settings: { maxFileSize: 1024, maxFiles: 5, oaiHost: 'krs.test', linkSecret: 'a test secret of some length', ...settings },
   });
-  const app = createApp(core, { baseUrl: BASE });
+  const app = createApp(core, { ...config, baseUrl: BASE });
   const alice = (await core.users.createToken('alice@example.org')).token;
   const bob = (await core.users.createToken('bob@example.org')).token;
   type Init = { token?: string; json?: unknown; body?: string; headers?: Record<string, string> };

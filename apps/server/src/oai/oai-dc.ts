@@ -1,0 +1,89 @@
+/**
+ * Simple Dublin Core (`oai_dc`), the format every OAI-PMH repository must offer, from a published
+ * version's metadata, mapped as InvenioRDM maps it: creators and contributors by name, the
+ * description as plain text, the DOI and the landing page as identifiers, rights, subjects,
+ * languages, related identifiers as relations, places as coverage.
+ */
+import type { XMLBuilder } from 'xmlbuilder2/lib/interfaces.js';
+import type { RecordView } from '@krs/domain';
+import type { Links } from '../links.ts';
+
+export const OAI_DC = {
+  prefix: 'oai_dc',
+  schema: 'http://www.openarchives.org/OAI/2.0/oai_dc.xsd',
+  namespace: 'http://www.openarchives.org/OAI/2.0/oai_dc/',
+} as const;
+const DC = 'http://purl.org/dc/elements/1.1/';
+const XSI = 'http://www.w3.org/2001/XMLSchema-instance';
+
+type Json = Record<string, unknown>;
+const obj = (v: unknown): Json | null => (typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Json) : null);
+const list = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
+const str = (v: unknown): string | null => (typeof v === 'string' && v.trim() !== '' ? v : null);
+const en = (v: unknown): string | null => str(obj(v)?.['en']);
+
+const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: '\u00a0' };
+
+/** Text of sanitised HTML: tags dropped, block ends as spaces, entities decoded. Linear in the input. */
+export function textOf(html: string): string {
+  return html
+    .replace(/<\/(p|div|li|h[1-6]|br)\s*>|<br\s*\/?>/gi, ' ')
+    .replace(/<[^>]*>/g, '')
+    .replace(/&(#x[0-9a-f]+|#\d+|[a-z]+);/gi, (whole, name: string) => {
+      if (name[0] === '#') {
+        const code = name[1] === 'x' || name[1] === 'X' ? parseInt(name.slice(2), 16) : parseInt(name.slice(1), 10);
+        return code > 0 && code <= 0x10ffff ? String.fromCodePoint(code) : whole;
+      }
+      return ENTITIES[name.toLowerCase()] ?? whole;
+    })
+    .replace(/\s+/g, ' ')
+    .trim();
+}
+
+function personName(entry: unknown): string | null {
+  const p = obj(obj(entry)?.['person_or_org']);
+  if (p === null) return null;
+  const family = str(p['family_name']);
+  const given = str(p['given_name']);
+  if (family !== null) return given === null ? family : `${family}, ${given}`;
+  return str(p['name']);
+}
+
+export function renderOaiDc(parent: XMLBuilder, view: RecordView, links: Links): void {
+  const m = view.record.metadata as Json;
+  const dc = parent.ele(OAI_DC.namespace, 'oai_dc:dc').att('http://www.w3.org/2000/xmlns/', 'xmlns:dc', DC).att(XSI, 'xsi:schemaLocation', `${OAI_DC.namespace} ${OAI_DC.schema}`);
+  const add = (name: string, value: string | null) => {
+    if (value !== null) dc.ele(DC, `dc:${name}`).txt(value);
+  };
+  add('title', str(m['title']));
+  for (const t of list(m['additional_titles'])) add('title', str(obj(t)?.['title']));
+  for (const c of list(m['creators'])) add('creator', personName(c));
+  for (const c of list(m['contributors'])) add('contributor', personName(c));
+  for (const s of list(m['subjects'])) add('subject', str(obj(s)?.['subject']) ?? str(obj(s)?.['id']));
+  const description = str(m['description']);
+  if (description !== null) add('description', textOf(description));
+  for (const d of list(m['additional_descriptions'])) {
+    const text = str(obj(d)?.['description']);
+    if (text !== null) add('description', textOf(text));
+  }
+  add('publisher', str(m['publisher']));
+  add('date', str(m['publication_date']));
+  const type = obj(m['resource_type']);
+  add('type', en(type?.['title']) ?? str(type?.['id']));
+  const doi = str(obj(view.record.pids['doi'])?.['identifier']);
+  if (doi !== null) add('identifier', `https://doi.org/${doi}`);
+  add('identifier', links.landing(view.record.kind, view.record.id));
+  for (const r of list(m['related_identifiers'])) {
+    const related = obj(r);
+    const id = str(related?.['identifier']);
+    if (id !== null) add('relation', `${str(related?.['scheme']) ?? 'url'}:${id}`);
+  }
+  for (const l of list(m['languages'])) add('language', str(obj(l)?.['id']));
+  for (const r of list(m['rights'])) {
+    const right = obj(r);
+    add('rights', en(right?.['title']) ?? str(right?.['id']));
+    add('rights', str(right?.['link']));
+  }
+  add('rights', view.record.access.record === 'public' ? 'info:eu-repo/semantics/openAccess' : 'info:eu-repo/semantics/restrictedAccess');
+  for (const f of list(obj(m['locations'])?.['features'])) add('coverage', str(obj(f)?.['place']));
+}
