@@ -9,6 +9,7 @@ import {
   countRecords,
   createDb,
   createFsFileStorage,
+  withSmallBlobCache,
   createNanoidIds,
   createSqlUnitOfWork,
   createSystemClock,
@@ -46,7 +47,7 @@ export async function compose(config: ServerConfig, metrics: Metrics | null = nu
   // Any change committed after this instant is caught up on the next start.
   let watermark = new Date().toISOString();
   const filesRoot = join(config.dataDir, 'files');
-  const storage = createFsFileStorage(filesRoot);
+  const storage = withSmallBlobCache(createFsFileStorage(filesRoot));
   const core = createCore({
     repos,
     uow,

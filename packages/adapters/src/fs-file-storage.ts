@@ -69,6 +69,12 @@ function streamFrom(handle: FileHandle, start: number, end: number): ReadableStr
         }
         position += bytesRead;
         controller.enqueue(buffer.subarray(0, bytesRead));
+        // A short read of a regular file is its end: saying so now spares a read that would
+        // return nothing (a small file is then one open, one read and one close).
+        if (bytesRead < want || position > end) {
+          controller.close();
+          await handle.close().catch(() => undefined);
+        }
       } catch (e) {
         await handle.close().catch(() => undefined);
         controller.error(e);

@@ -1,0 +1,109 @@
+/**
+ * Keeps the bytes of small blobs in memory, so a popular small file (a README, a thumbnail, a
+ * GeoJSON outline) is answered without the three thread-pool round trips of open, read and
+ * close. Blobs never change once written, and one is deleted only when no file entry points at
+ * it any more, so a cached copy can never be stale for anyone allowed to ask for it; a delete
+ * through this storage drops the copy too. Memory is bounded by `maxTotalBytes`, least recently
+ * used first out.
+ */
+import type { FileStorage } from '@krs/domain';
+
+export interface SmallBlobCacheOptions {
+  /** Blobs up to this size are kept (default 64 KiB). */
+  maxBlobBytes?: number;
+  /** All kept blobs together (default 32 MiB). */
+  maxTotalBytes?: number;
+}
+
+function streamOf(bytes: Uint8Array): ReadableStream<Uint8Array> {
+  return new ReadableStream<Uint8Array>({
+    start(controller) {
+      // A copy: a consumer may keep or transfer the chunk it is given.
+      if (bytes.length > 0) controller.enqueue(bytes.slice());
+      controller.close();
+    },
+  });
+}
+
+/** Passes `source` through and, when it ends within `limit` bytes, hands its bytes to `keep`. */
+function remembering(source: ReadableStream<Uint8Array>, limit: number, keep: (bytes: Uint8Array) => void): ReadableStream<Uint8Array> {
+  const reader = source.getReader();
+  let chunks: Uint8Array[] | null = [];
+  let size = 0;
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      const { done, value } = await reader.read();
+      if (done) {
+        controller.close();
+        if (chunks !== null) {
+          const bytes = new Uint8Array(size);
+          let at = 0;
+          for (const c of chunks) {
+            bytes.set(c, at);
+            at += c.length;
+          }
+          keep(bytes);
+        }
+        return;
+      }
+      if (chunks !== null) {
+        size += value.length;
+        if (size > limit) chunks = null;
+        else chunks.push(value.slice());
+      }
+      controller.enqueue(value);
+    },
+    cancel: (reason) => reader.cancel(reason),
+  });
+}
+
+export function withSmallBlobCache(storage: FileStorage, options: SmallBlobCacheOptions = {}): FileStorage {
+  const maxBlob = options.maxBlobBytes ?? 64 * 1024;
+  const maxTotal = options.maxTotalBytes ?? 32 * 1024 * 1024;
+  // Map order is insertion order: re-inserting on use makes the first key the least recently used.
+  const kept = new Map<string, Uint8Array>();
+  let total = 0;
+  const forget = (blobId: string) => {
+    const bytes = kept.get(blobId);
+    if (bytes === undefined) return;
+    kept.delete(blobId);
+    total -= bytes.length;
+  };
+  const keep = (blobId: string, bytes: Uint8Array) => {
+    if (bytes.length > maxBlob || bytes.length > maxTotal) return;
+    forget(blobId);
+    while (total + bytes.length > maxTotal) forget(kept.keys().next().value as string);
+    kept.set(blobId, bytes);
+    total += bytes.length;
+  };
+  const cached = (blobId: string) => {
+    const bytes = kept.get(blobId);
+    if (bytes !== undefined) {
+      kept.delete(blobId);
+      kept.set(blobId, bytes);
+    }
+    return bytes;
+  };
+  return {
+    write: (blobId, body, limits) => storage.write(blobId, body, limits),
+    sweepPartialWrites: (before) => storage.sweepPartialWrites(before),
+    exists: (blobId) => storage.exists(blobId),
+    list: () => storage.list(),
+    check: () => storage.check(),
+    async read(blobId, range) {
+      const bytes = cached(blobId);
+      if (bytes !== undefined) return streamOf(range === undefined ? bytes : bytes.subarray(range.start, Math.min(range.end + 1, bytes.length)));
+      const stream = await storage.read(blobId, range);
+      // Only whole reads are kept: a range says nothing about the rest of the blob.
+      return range === undefined ? remembering(stream, maxBlob, (b) => keep(blobId, b)) : stream;
+    },
+    async readHead(blobId, n) {
+      const bytes = cached(blobId);
+      return bytes !== undefined ? bytes.slice(0, n) : storage.readHead(blobId, n);
+    },
+    async delete(blobId) {
+      forget(blobId);
+      await storage.delete(blobId);
+    },
+  };
+}
