@@ -37,8 +37,18 @@ export interface Composed {
   close(): Promise<void>;
 }
 
-/** With `metrics`, database statements, search operations and stored bytes are measured. */
-export async function compose(config: ServerConfig, metrics: Metrics | null = null): Promise<Composed> {
+export interface ComposeOptions {
+  /** Measures database statements, search operations and stored bytes. */
+  metrics?: Metrics | null;
+  /**
+   * Answers repeated reads of small blobs from memory: for serving. Off for the operator's
+   * commands, whose reads (`krs verify`) must see what is on disk now.
+   */
+  cacheSmallBlobs?: boolean;
+}
+
+export async function compose(config: ServerConfig, options: ComposeOptions = {}): Promise<Composed> {
+  const metrics = options.metrics ?? null;
   mkdirSync(config.dataDir, { recursive: true });
   const handle = createDb(join(config.dataDir, 'krs.sqlite'), metrics ? { onQuery: (text, seconds) => metrics.observeQuery(text, seconds) } : {});
   await migrateToLatest(handle.db);
@@ -47,7 +57,8 @@ export async function compose(config: ServerConfig, metrics: Metrics | null = nu
   // Any change committed after this instant is caught up on the next start.
   let watermark = new Date().toISOString();
   const filesRoot = join(config.dataDir, 'files');
-  const storage = withSmallBlobCache(createFsFileStorage(filesRoot));
+  const onDisk = createFsFileStorage(filesRoot);
+  const storage = options.cacheSmallBlobs ? withSmallBlobCache(onDisk) : onDisk;
   const core = createCore({
     repos,
     uow,

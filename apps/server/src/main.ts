@@ -37,7 +37,7 @@ const started = Date.now();
 // The database is opened with the metrics' query hook, so the record count is bound afterwards.
 let countRecords: () => Promise<RecordCounts> = async () => [];
 const metrics = createMetrics({ countRecords: () => countRecords() });
-const composed = await compose(config, metrics).catch((e: unknown) =>
+const composed = await compose(config, { metrics, cacheSmallBlobs: true }).catch((e: unknown) =>
   stop(`cannot open the data dir ${config.dataDir}: ${e instanceof Error ? e.message : String(e)}`, 1),
 );
 countRecords = composed.countRecords;
