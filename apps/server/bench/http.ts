@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { CapturedAnswer } from './plain-server.ts';
 import { serverDir, start, startCompiled, stop, tsx } from './server-process.ts';
-import { hasWrk, pinned, wrk, type WrkResult } from './wrk.ts';
+import { hasWrk, keepOffGeneratorCore, pinned, wrk, type WrkResult } from './wrk.ts';
 
 const CONNECTIONS = 64;
 /** Record GET, draft GET, file entry, small download and listing: at least this share of plain. */
@@ -73,6 +73,7 @@ const fmt = (r: WrkResult) => `${r.perSecond.toFixed(0).padStart(7)} req/s  p50 
 
 export async function httpBench(seconds: number): Promise<string> {
   if (!hasWrk()) return 'HTTP hot paths: skipped, `wrk` is not installed (Debian: apt-get install wrk).';
+  keepOffGeneratorCore();
   const dataDir = mkdtempSync(join(tmpdir(), 'krs-bench-http-'));
   const port = 3910;
   const plainPort = 3911;
