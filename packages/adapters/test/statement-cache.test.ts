@@ -16,8 +16,11 @@ describe('statement cache', () => {
     // Capacity 2: the CREATE was evicted by the SELECT, the INSERT is still there.
     db.prepare(insert).run(['d']);
     expect(compiled).toBe(3);
+    // The INSERT was just used: a new text evicts the SELECT, the least recently used.
     db.prepare('SELECT 1').all([]);
-    db.prepare('CREATE TABLE IF NOT EXISTS t (id INTEGER PRIMARY KEY, v TEXT)').run([]);
+    db.prepare(insert).run(['e']);
+    expect(compiled).toBe(4);
+    db.prepare('SELECT v FROM t ORDER BY id').all([]);
     expect(compiled).toBe(5);
     db.close();
   });

@@ -32,6 +32,10 @@ export interface RecordRepository {
   /** Drafts of a parent, any order. */
   listDrafts(parentId: string): Promise<DraftRecord[]>;
   getParent(id: string): Promise<Parent | null>;
+  /** Several at once (a page of search hits), in any order; ids that do not exist are left out. */
+  getDraftsByIds(ids: readonly string[]): Promise<DraftRecord[]>;
+  getPublishedByIds(ids: readonly string[]): Promise<PublishedRecord[]>;
+  getParentsByIds(ids: readonly string[]): Promise<Parent[]>;
   saveParent(parent: Parent, expectedRevision: number | null): Promise<void>;
   /**
    * Parent ids of the given kinds, for rebuilding projections; with `updatedSince`, only parents

@@ -35,6 +35,16 @@ async function parseRow<R extends { data: string }, T>(row: R | undefined, parse
   return parse(row);
 }
 
+/** Bound parameters per statement stay well under SQLite's limit (32,766) and PostgreSQL's (65,535). */
+const IDS_PER_STATEMENT = 500;
+
+async function byIds<T>(ids: readonly string[], load: (chunk: string[]) => Promise<T[]>): Promise<T[]> {
+  const unique = [...new Set(ids)];
+  const out: T[] = [];
+  for (let i = 0; i < unique.length; i += IDS_PER_STATEMENT) out.push(...(await load(unique.slice(i, i + IDS_PER_STATEMENT))));
+  return out;
+}
+
 /** Each save changes exactly one row or, by the checks in its statement, none. */
 function expectOneRow(result: InsertResult | UpdateResult): void {
   const changed = result instanceof InsertResult ? result.numInsertedOrUpdatedRows : result.numUpdatedRows;
@@ -94,6 +104,15 @@ export function createSqlRecordRepository(db: Kysely<Database>): RecordRepositor
       let q = db.selectFrom('parent').select('id').where('kind', 'in', kinds);
       if (updatedSince !== undefined) q = q.where('updated', '>', updatedSince);
       return (await q.orderBy('id').execute()).map((r) => r.id);
+    },
+    async getDraftsByIds(ids) {
+      return byIds(ids, async (chunk) => parseRows(await db.selectFrom('draft').select('data').where('id', 'in', chunk).execute(), rowToDraft));
+    },
+    async getPublishedByIds(ids) {
+      return byIds(ids, async (chunk) => parseRows(await db.selectFrom('record').select('data').where('id', 'in', chunk).execute(), rowToRecord));
+    },
+    async getParentsByIds(ids) {
+      return byIds(ids, async (chunk) => parseRows(await db.selectFrom('parent').select('data').where('id', 'in', chunk).execute(), rowToParent));
     },
     async listLapsedEmbargoes(today, limit) {
       // Worded as the partial index record_embargo_until is, so only embargoed rows are read.

@@ -19,7 +19,11 @@ export function withStatementCache(database: Preparer, capacity = 512): SqliteDa
     close: () => database.close(),
     prepare(sql) {
       let statement = cache.get(sql);
-      if (statement === undefined) {
+      if (statement !== undefined) {
+        // Most recently used last, so the first key is the one to evict.
+        cache.delete(sql);
+        cache.set(sql, statement);
+      } else {
         const compiled = database.prepare(sql);
         statement = {
           reader: compiled.reader,
@@ -27,7 +31,7 @@ export function withStatementCache(database: Preparer, capacity = 512): SqliteDa
           run: (parameters) => compiled.run(parameters),
           iterate: (parameters) => database.prepare(sql).iterate(parameters),
         };
-        // Query texts vary with list lengths (IN (?, ?, ...)): keep the most recent ones only.
+        // Query texts vary with list lengths (IN (?, ?, ...)): keep the most recently used only.
         if (cache.size >= capacity) cache.delete(cache.keys().next().value as string);
         cache.set(sql, statement);
       }

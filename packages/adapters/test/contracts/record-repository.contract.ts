@@ -142,6 +142,23 @@ export function recordRepositoryContract(name: string, make: MakeRepositories): 
       expect(await r.listLapsedEmbargoes('2025-12-31', 10)).toEqual([]);
     });
 
+    it('reads several drafts, published versions and parents at once, leaving out ids that do not exist', async () => {
+      const r = await records();
+      await r.saveParent(parent('p1'), null);
+      await r.saveParent(parent('p2'), null);
+      await r.saveDraft(draft('d1', 'p1'), null);
+      await r.savePublished(published('r1', 'p1'), null);
+      await r.savePublished(published('r2', 'p2'), null);
+      const ids = (xs: { id: string }[]) => xs.map((x) => x.id).sort();
+      expect(ids(await r.getPublishedByIds(['r2', 'nope', 'r1', 'd1', 'r1']))).toEqual(['r1', 'r2']);
+      expect(ids(await r.getDraftsByIds(['d1', 'r1']))).toEqual(['d1']);
+      expect(ids(await r.getParentsByIds(['p2', 'p1', 'p3']))).toEqual(['p1', 'p2']);
+      expect(await r.getPublishedByIds([])).toEqual([]);
+      expect((await r.getPublishedByIds(['r1']))[0]).toEqual(published('r1', 'p1'));
+      const many = Array.from({ length: 1200 }, (_, i) => `x${i}`).concat('r2');
+      expect(ids(await r.getPublishedByIds(many))).toEqual(['r2']);
+    });
+
     it('walks published versions in update order, ties by id, between bounds and after a position', async () => {
       const r = await records();
       const at = (updated: string) => ({ updated });

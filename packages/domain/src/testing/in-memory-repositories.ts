@@ -87,6 +87,9 @@ function repositoriesOver(read: () => State, write: Writer): Repositories {
           .filter((p) => kinds.includes(p.kind) && (updatedSince === undefined || p.updated > updatedSince))
           .map((p) => p.id)
           .sort(byCodeUnits),
+      getDraftsByIds: async (ids) => [...new Set(ids)].flatMap((id) => (read().drafts.has(id) ? [copy(read().drafts.get(id) as DraftRecord)] : [])),
+      getPublishedByIds: async (ids) => [...new Set(ids)].flatMap((id) => (read().published.has(id) ? [copy(read().published.get(id) as PublishedRecord)] : [])),
+      getParentsByIds: async (ids) => [...new Set(ids)].flatMap((id) => (read().parents.has(id) ? [copy(read().parents.get(id) as Parent)] : [])),
       listLapsedEmbargoes: async (today, limit) =>
         [...read().published.values()]
           .filter((r) => r.access.embargo.active && r.access.embargo.until !== null && r.access.embargo.until <= today)

@@ -8,11 +8,23 @@ import { resolvePaging, resolveSort, type ListingInput, type ListingKind } from 
 import { viewOf } from './lookup.ts';
 
 /** Loads the hits from the repositories: the index only says which, never what. */
+/** Records and parents of a page of hits, read in three statements rather than two per hit. */
 export async function hydrate(deps: CoreDeps, result: SearchResult): Promise<RecordView[]> {
+  const records = deps.repos.records;
+  const draftIds = result.hits.filter((h) => h.state === 'draft').map((h) => h.id);
+  const publishedIds = result.hits.filter((h) => h.state !== 'draft').map((h) => h.id);
+  const [drafts, published] = await Promise.all([
+    draftIds.length > 0 ? records.getDraftsByIds(draftIds) : [],
+    publishedIds.length > 0 ? records.getPublishedByIds(publishedIds) : [],
+  ]);
+  const draftById = new Map(drafts.map((d) => [d.id, d]));
+  const publishedById = new Map(published.map((r) => [r.id, r]));
+  const parentIds = [...new Set([...drafts, ...published].map((r) => r.parentId))];
+  const parents = new Map((parentIds.length > 0 ? await records.getParentsByIds(parentIds) : []).map((p) => [p.id, p]));
   const views: RecordView[] = [];
   for (const hit of result.hits) {
-    const record = hit.state === 'draft' ? await deps.repos.records.getDraft(hit.id) : await deps.repos.records.getPublished(hit.id);
-    const parent = record ? await deps.repos.records.getParent(record.parentId) : null;
+    const record = hit.state === 'draft' ? draftById.get(hit.id) : publishedById.get(hit.id);
+    const parent = record ? parents.get(record.parentId) : undefined;
     if (record && parent) views.push(viewOf(record, parent));
   }
   return views;
