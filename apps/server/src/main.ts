@@ -108,10 +108,17 @@ function exit(code: number): never {
   process.exit(code);
 }
 
+let firstSignalAt = 0;
 function shutdown(signal: string) {
-  // A second signal means "now": skip the snapshot rather than keep the operator waiting.
-  if (stopping) exit(1);
+  if (stopping) {
+    // A second signal means "now": skip the snapshot rather than keep the operator waiting. One
+    // within a second is the same Ctrl-C reaching us twice (from the terminal's process group
+    // and again through `pnpm start`), not a second request.
+    if (Date.now() - firstSignalAt > 1000) exit(1);
+    return;
+  }
   stopping = true;
+  firstSignalAt = Date.now();
   lifecycle.info({ signal }, 'krs: finishing open requests');
   server.close(() => {
     void composed

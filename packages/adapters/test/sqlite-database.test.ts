@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { createDb, createMigrator, createSqlUnitOfWork, migrateToLatest } from '../src/index.ts';
 import { draft, fileEntry, parent, published } from './contracts/builders.ts';
 import { EMBARGO_ACTIVE, EMBARGO_UNTIL } from '../src/sql/migrations/0004-embargo-index.ts';
+import { commitSyncs } from '../src/sql/create-db.ts';
 import { openSqlite, tempDir } from './sqlite-fixture.ts';
 
 const TABLES = ['api_token', 'draft', 'file_entry', 'parent', 'record', 'user', 'vocabulary'];
@@ -71,16 +72,42 @@ describe('sqlite database', () => {
     }
   });
 
-  it('runs durably: WAL, synchronous FULL, foreign keys on, a busy timeout', async () => {
+  it('runs WAL with commits synced by the unit of work (synchronous NORMAL), foreign keys on, a busy timeout', async () => {
     const { db, close } = await openSqlite();
     try {
       const pragma = async (name: string) => Object.values((await sql.raw(`pragma ${name}`).execute(db)).rows[0] as object)[0];
       expect(await pragma('journal_mode')).toBe('wal');
-      expect(await pragma('synchronous')).toBe(2);
+      expect(await pragma('synchronous')).toBe(1);
+      expect(commitSyncs.has(db)).toBe(true);
       expect(await pragma('foreign_keys')).toBe(1);
       expect(await pragma('busy_timeout')).toBeGreaterThan(0);
     } finally {
       await close();
+    }
+  });
+
+  it('answers a unit of work only once a WAL fsync begun after its commit has ended, one fsync serving the writers that wait for it', async () => {
+    const handle = createDb(join(tempDir(), 'sync.sqlite'));
+    await migrateToLatest(handle.db);
+    const real = commitSyncs.get(handle.db);
+    expect(real).toBeDefined();
+    const gates: (() => void)[] = [];
+    commitSyncs.set(handle.db, () => new Promise<void>((resolve) => gates.push(() => void real?.().then(resolve))));
+    const { uow, repos } = createSqlUnitOfWork(handle.db);
+    try {
+      let answered = 0;
+      const runs = [1, 2, 3].map((i) => uow.run(async (tx) => tx.records.saveParent(parent(`p${i}`), null)).then(() => answered++));
+      await new Promise((r) => setTimeout(r, 20));
+      // Committed (other readers see it) but not answered: the fsync has not ended.
+      expect(await repos.records.getParent('p1')).not.toBeNull();
+      expect(answered).toBe(0);
+      for (const open of gates) open();
+      await Promise.all(runs);
+      expect(answered).toBe(3);
+      // The first unit ran alone; the two that queued behind it shared one transaction and one fsync.
+      expect(gates).toHaveLength(2);
+    } finally {
+      await handle.close();
     }
   });
 

@@ -1,5 +1,7 @@
 /** The one place naming the SQL dialect. */
 import { Sqlite as SQLite } from './sqlite-driver.ts';
+import { open } from 'node:fs/promises';
+import { dirname } from 'node:path';
 import { Kysely, SqliteDialect, type LogEvent } from 'kysely';
 import type { Database } from './database.ts';
 import { withStatementCache } from './statement-cache.ts';
@@ -25,13 +27,26 @@ export interface DbOptions {
 }
 
 /**
- * WAL with synchronous=FULL: a committed transaction survives a power cut, and readers never
- * block the writer.
+ * The fsync that makes the units of work committed so far durable, for each database handle
+ * createDb opened (read by the unit of work; absent for throwaway databases).
+ */
+export const commitSyncs = new WeakMap<Kysely<Database>, () => Promise<void>>();
+
+/**
+ * WAL, and readers never block the writer. Durability without blocking the event loop: SQLite
+ * commits with synchronous=NORMAL (no fsync in the commit, which better-sqlite3 would run on the
+ * main thread), and the unit of work fsyncs the WAL file on the thread pool before it answers
+ * (`commitSyncs`): a unit of work that resolved survives a power cut, as with synchronous=FULL.
+ * One fsync covers every commit written before it began, so concurrent writers share them. WAL
+ * with NORMAL never corrupts on a crash; it can only lose commits not yet synced, which no
+ * caller has been told about. Closing the handle syncs what is left (writes outside units of
+ * work, such as the CLI's).
  */
 export function createDb(filename: string, options: DbOptions = {}): DbHandle {
   const sqlite = new SQLite(filename);
   sqlite.pragma('journal_mode = WAL');
-  sqlite.pragma(options.durable === false ? 'synchronous = OFF' : 'synchronous = FULL');
+  const durable = options.durable !== false && filename !== ':memory:' && filename !== '';
+  sqlite.pragma(durable ? 'synchronous = NORMAL' : 'synchronous = OFF');
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 5000');
   const onQuery = options.onQuery;
@@ -39,6 +54,8 @@ export function createDb(filename: string, options: DbOptions = {}): DbHandle {
     dialect: new SqliteDialect({ database: withStatementCache(sqlite) }),
     ...(onQuery ? { log: (event: LogEvent) => onQuery(event.query.sql, event.queryDurationMillis / 1000) } : {}),
   });
+  const syncWal = durable ? walSyncer(`${filename}-wal`) : null;
+  if (syncWal !== null) commitSyncs.set(db, syncWal);
   return {
     db,
     async backup(destination, onProgress) {
@@ -51,6 +68,59 @@ export function createDb(filename: string, options: DbOptions = {}): DbHandle {
         },
       });
     },
-    close: () => db.destroy(),
+    async close() {
+      await syncWal?.();
+      await db.destroy();
+    },
+  };
+}
+
+/**
+ * fsyncs the WAL file, coalescing: a call while an fsync runs waits for the next one, which
+ * starts once the running one ends and covers every commit made until then. The file is opened
+ * for each fsync: SQLite may delete and recreate it when the last connection closes.
+ */
+function walSyncer(walFile: string): () => Promise<void> {
+  let running: Promise<void> | null = null;
+  let next: Promise<void> | null = null;
+  let dirSynced = false;
+  const syncOnce = async () => {
+    let handle;
+    try {
+      handle = await open(walFile, 'r');
+    } catch (e) {
+      // No WAL file: nothing was written since the last checkpoint, which SQLite synced itself.
+      if ((e as NodeJS.ErrnoException).code === 'ENOENT') return;
+      throw e;
+    }
+    try {
+      await handle.datasync();
+    } finally {
+      await handle.close();
+    }
+    if (!dirSynced) {
+      // The WAL file's own directory entry, the first time: a new file must survive too.
+      const dir = await open(dirname(walFile), 'r');
+      try {
+        await dir.sync();
+      } finally {
+        await dir.close();
+      }
+      dirSynced = true;
+    }
+  };
+  const start = (): Promise<void> => {
+    running = syncOnce().finally(() => {
+      running = null;
+    });
+    return running;
+  };
+  return () => {
+    if (running === null) return start();
+    next ??= running.then(
+      () => ((next = null), start()),
+      () => ((next = null), start()),
+    );
+    return next;
   };
 }

@@ -1,17 +1,81 @@
 import type { Repositories, UnitOfWork } from '@krs/domain';
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { Database } from './database.ts';
+import { commitSyncs } from './create-db.ts';
 import { createSqlRepositories } from './repositories.ts';
 
+/** Most units of work sharing one commit: bounds how long one batch holds the connection. */
+const MAX_BATCH = 64;
+
+interface Pending {
+  work: (tx: Repositories) => Promise<unknown>;
+  settle: (outcome: { ok: true; value: unknown } | { ok: false; error: unknown }) => void;
+}
+
 /**
- * `repos` work on the database handle; `uow.run` opens one real transaction and hands `work`
- * repositories bound to it, committed when `work` resolves and rolled back when it throws.
+ * `repos` work on the database handle; `uow.run` hands `work` repositories bound to a real
+ * transaction, committed when `work` resolves and rolled back when it throws.
+ *
+ * Group commit: the units of work that queue up while one transaction runs go together in the
+ * next, each inside a savepoint of its own; a unit that throws is rolled back to its savepoint
+ * alone. On a database from createDb, each caller hears back only once an fsync that began after
+ * its commit has ended (see create-db.ts), so an answer never promises more than the disk holds,
+ * and concurrent writers share fsyncs instead of queueing one each. Alone, a unit of work is
+ * one transaction and one fsync, as before.
  */
 export function createSqlUnitOfWork(db: Kysely<Database>): { uow: UnitOfWork; repos: Repositories } {
+  const sync = commitSyncs.get(db);
+  const queue: Pending[] = [];
+  let draining = false;
+
+  async function runBatch(batch: Pending[]): Promise<void> {
+    const outcomes: Parameters<Pending['settle']>[0][] = [];
+    try {
+      await db.transaction().execute(async (trx) => {
+        const repos = createSqlRepositories(trx);
+        for (const item of batch) {
+          await sql`savepoint unit`.execute(trx);
+          try {
+            const value = await item.work(repos);
+            await sql`release savepoint unit`.execute(trx);
+            outcomes.push({ ok: true, value });
+          } catch (error) {
+            await sql`rollback to savepoint unit`.execute(trx);
+            await sql`release savepoint unit`.execute(trx);
+            outcomes.push({ ok: false, error });
+          }
+        }
+      });
+    } catch (error) {
+      // The commit itself failed: nothing of the batch is kept, and every unit says so.
+      for (const item of batch) item.settle({ ok: false, error });
+      return;
+    }
+    const settleAll = () => batch.forEach((item, i) => item.settle(outcomes[i] as Parameters<Pending['settle']>[0]));
+    if (sync === undefined) return settleAll();
+    // Answered once durable; the next batch need not wait for this fsync, a later one covers it.
+    sync().then(settleAll, (error: unknown) => {
+      for (const item of batch) item.settle({ ok: false, error });
+    });
+  }
+
+  async function drain(): Promise<void> {
+    draining = true;
+    try {
+      while (queue.length > 0) await runBatch(queue.splice(0, MAX_BATCH));
+    } finally {
+      draining = false;
+    }
+  }
+
   return {
     repos: createSqlRepositories(db),
     uow: {
-      run: (work) => db.transaction().execute((trx) => work(createSqlRepositories(trx))),
+      run: <T>(work: (tx: Repositories) => Promise<T>) =>
+        new Promise<T>((resolve, reject) => {
+          queue.push({ work, settle: (o) => (o.ok ? resolve(o.value as T) : reject(o.error)) });
+          if (!draining) void drain();
+        }),
       async check() {
         await db.selectFrom('parent').select('id').limit(1).execute();
       },

@@ -148,5 +148,23 @@ export function unitOfWorkContract(name: string, make: MakeRepositories): void {
       await uow.run(async (tx) => tx.records.saveParent(parent('p1'), null));
       expect(await repos.records.getParent('p1')).not.toBeNull();
     });
+
+    it('keeps each of many concurrent runs apart: the ones that resolve commit, the ones that throw leave nothing, each caller gets its own outcome', async () => {
+      const { repos, uow } = await open();
+      const outcomes = await Promise.allSettled(
+        Array.from({ length: 40 }, (_, i) =>
+          uow.run(async (tx) => {
+            await tx.records.saveParent(parent(`p${i}`), null);
+            if (i % 3 === 0) throw new Error(`unit ${i} fails`);
+            return i;
+          }),
+        ),
+      );
+      outcomes.forEach((o, i) => {
+        if (i % 3 === 0) expect(o).toMatchObject({ status: 'rejected', reason: { message: `unit ${i} fails` } });
+        else expect(o).toEqual({ status: 'fulfilled', value: i });
+      });
+      for (let i = 0; i < 40; i++) expect(await repos.records.getParent(`p${i}`), `p${i}`).toEqual(i % 3 === 0 ? null : parent(`p${i}`));
+    });
   });
 }
