@@ -87,8 +87,9 @@ interface ParentProjection {
   stale: string[];
 }
 
-async function parentProjection(repos: Repositories, search: SearchIndex, parentId: string): Promise<ParentProjection> {
-  const old = new Set(await search.keysOfParent(parentId));
+async function parentProjection(repos: Repositories, search: SearchIndex, parentId: string, indexIsEmpty: boolean): Promise<ParentProjection> {
+  // Just cleared, the index holds nothing to replace: asking it per parent only costs time.
+  const old = new Set(indexIsEmpty ? [] : await search.keysOfParent(parentId));
   const docs: SearchDocument[] = [];
   const parent = await repos.records.getParent(parentId);
   if (parent) {
@@ -133,17 +134,36 @@ export interface ProjectionReport {
  * Re-projects each parent: its current documents are upserted, documents it no longer has removed,
  * in one write each when all goes well. Never throws: what could not be projected is in the report.
  */
-export async function projectParents(repos: Repositories, search: SearchIndex, parentIds: Iterable<string>): Promise<ProjectionReport> {
+export async function projectParents(
+  repos: Repositories,
+  search: SearchIndex,
+  parentIds: Iterable<string>,
+  options: { indexIsEmpty?: boolean } = {},
+): Promise<ProjectionReport> {
+  return writeProjections(search, await buildProjections(repos, search, parentIds, options.indexIsEmpty ?? false));
+}
+
+interface BuiltBatch {
+  ids: string[];
+  built: ParentProjection[];
+  skipped: SkippedRecord[];
+}
+
+async function buildProjections(repos: Repositories, search: SearchIndex, parentIds: Iterable<string>, indexIsEmpty: boolean): Promise<BuiltBatch> {
   const ids = [...new Set(parentIds)];
   const skipped: SkippedRecord[] = [];
   const built: ParentProjection[] = [];
   for (const parentId of ids) {
     try {
-      built.push(await parentProjection(repos, search, parentId));
+      built.push(await parentProjection(repos, search, parentId, indexIsEmpty));
     } catch (e) {
       skipped.push({ id: parentId, parentId, reason: reasonOf(e) });
     }
   }
+  return { ids, built, skipped };
+}
+
+async function writeProjections(search: SearchIndex, { ids, built, skipped }: BuiltBatch): Promise<ProjectionReport> {
   try {
     const stale = built.flatMap((p) => p.stale);
     const docs = built.flatMap((p) => p.docs);
@@ -176,10 +196,18 @@ export async function reindex(
   const ids = await repos.records.listParentIds(kinds, options.since);
   const skipped: SkippedRecord[] = [];
   const batch = 200;
+  // The next batch is read and built while the previous one is written: an index that writes
+  // on another thread (SQLite's) then works at the same time as the loop instead of in turn.
+  let writing: Promise<void> = Promise.resolve();
   for (let i = 0; i < ids.length; i += batch) {
-    const report = await projectParents(repos, search, ids.slice(i, i + batch));
-    skipped.push(...report.skipped);
-    options.onProgress?.({ done: Math.min(i + batch, ids.length), total: ids.length });
+    const built = await buildProjections(repos, search, ids.slice(i, i + batch), options.since === undefined);
+    await writing;
+    const done = Math.min(i + batch, ids.length);
+    writing = writeProjections(search, built).then((report) => {
+      skipped.push(...report.skipped);
+      options.onProgress?.({ done, total: ids.length });
+    });
   }
+  await writing;
   return { parents: ids.length, skipped };
 }
