@@ -19,6 +19,7 @@ import { recordRoutes } from './routes/records.ts';
 import type { Env } from './routes/request.ts';
 import { searchRoutes } from './routes/search.ts';
 import { oaiRoutes, type OaiOptions } from './routes/oai.ts';
+import { notFoundPage, pageRoutes, wantsHtml } from './pages/routes.tsx';
 
 export interface AppConfig {
   baseUrl: string;
@@ -54,10 +55,12 @@ export function createApp(core: Core, config: AppConfig) {
   }
   app.route('/api', searchRoutes(core, respond));
   app.route('/', oaiRoutes(core, links, config.oai));
+  app.route('/', pageRoutes(core, links));
   const allowedAt = allowedMethods(app);
   app.notFound((c) => {
     const allowed = allowedAt(c.req.path);
-    return allowed.length > 0 ? methodNotAllowedResponse(c, allowed) : notFoundResponse(c);
+    if (allowed.length > 0) return methodNotAllowedResponse(c, allowed);
+    return wantsHtml(c) ? notFoundPage(c) : notFoundResponse(c);
   });
   app.onError(errorResponse);
   return app;

@@ -1,0 +1,59 @@
+/** Reading the free-form metadata of a record for display: every member optional, every shape checked. */
+type Json = Record<string, unknown>;
+
+export const obj = (v: unknown): Json | null => (typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Json) : null);
+export const list = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
+export const str = (v: unknown): string | null => (typeof v === 'string' && v.trim() !== '' ? v : null);
+/** A vocabulary entry's English title, else its id. */
+export const label = (v: unknown): string | null => str(obj(obj(v)?.['title'])?.['en']) ?? str(obj(v)?.['id']);
+
+export interface Person {
+  name: string;
+  orcid: string | null;
+  affiliations: string[];
+}
+
+export function people(v: unknown): Person[] {
+  return list(v).flatMap((entry) => {
+    const p = obj(obj(entry)?.['person_or_org']);
+    if (p === null) return [];
+    const family = str(p['family_name']);
+    const given = str(p['given_name']);
+    const name = family !== null ? (given !== null ? `${given} ${family}` : family) : str(p['name']);
+    if (name === null) return [];
+    const orcid = list(p['identifiers']).map(obj).find((i) => i?.['scheme'] === 'orcid');
+    const affiliations = list(obj(entry)?.['affiliations']).flatMap((a) => str(obj(a)?.['name']) ?? label(a) ?? []);
+    return [{ name, orcid: str(orcid?.['identifier']), affiliations }];
+  });
+}
+
+export interface Place {
+  name: string | null;
+  /** Every [lon, lat] of its geometry, for the map. */
+  points: [number, number][];
+}
+
+function positions(geometry: unknown, out: [number, number][], depth = 0): void {
+  if (depth > 8) return;
+  const g = obj(geometry);
+  if (g === null) return;
+  if (g['type'] === 'GeometryCollection') {
+    for (const inner of list(g['geometries'])) positions(inner, out, depth + 1);
+    return;
+  }
+  const walk = (c: unknown, d: number): void => {
+    if (d > 6 || !Array.isArray(c)) return;
+    if (typeof c[0] === 'number' && typeof c[1] === 'number') out.push([c[0], c[1]]);
+    else for (const x of c) walk(x, d + 1);
+  };
+  walk(g['coordinates'], 0);
+}
+
+export function places(v: unknown): Place[] {
+  return list(obj(v)?.['features']).map((f) => {
+    const feature = obj(f);
+    const points: [number, number][] = [];
+    positions(feature?.['geometry'], points);
+    return { name: str(feature?.['place']) ?? str(feature?.['description']), points: points.slice(0, 5000) };
+  });
+}

@@ -1,0 +1,223 @@
+/** The landing page of a published version, and the preview of a draft, for resources and packages alike. */
+import type { FileEntry, RecordView } from '@krs/domain';
+import type { Links } from '../links.ts';
+import { bytes, Layout } from './layout.tsx';
+import { label, list, obj, people, places, str } from './metadata-view.ts';
+import { WorldMap } from './world-map.tsx';
+
+export interface RecordPageProps {
+  view: RecordView;
+  files: FileEntry[];
+  links: Links;
+  /** A package's resources (title, landing page, type), when the page is a package's. */
+  resources?: { title: string; href: string; type: string | null }[];
+  /** The access-link token the page was opened with: download links keep it. */
+  token?: string;
+}
+
+const withToken = (href: string, token: string | undefined) => (token === undefined ? href : `${href}?token=${encodeURIComponent(token)}`);
+
+export function RecordPage(props: RecordPageProps) {
+  const { view, links } = props;
+  const r = view.record;
+  const m = r.metadata as Record<string, unknown>;
+  const title = str(m['title']) ?? '(untitled)';
+  const draft = r.state === 'draft';
+  const kindName = r.kind === 'package' ? 'Knowledge Package' : 'Knowledge Resource';
+  const creators = people(m['creators']);
+  const contributors = people(m['contributors']);
+  const where = places(m['locations']);
+  const description = str(m['description']);
+  const doi = str(obj(r.pids['doi'])?.['identifier']);
+  const embargo = r.access.embargo;
+  const committed = props.files.filter((f) => f.status === 'completed' && f.blob !== null);
+  const jsonHref = `${links.record(r.kind, r.id, r.parentId, r.state)['self']}`;
+  return (
+    <Layout title={title} head={<link rel="alternate" type="application/json" href={jsonHref} />}>
+      {draft ? (
+        <p class="notice" role="status">
+          Preview of a draft: not published, visible only to its owners and to holders of a link.
+        </p>
+      ) : null}
+      {!draft && !view.versions.isLatest ? (
+        <p class="notice" role="status">
+          A newer version exists. <a href={`${links.landing(r.kind, r.id)}/latest`}>Go to the latest version</a>
+        </p>
+      ) : null}
+      <article class="layout">
+        <div>
+          <p class="badges">
+            <span>{kindName}</span>
+            {label(m['resource_type']) ? <span>{label(m['resource_type'])}</span> : null}
+            <span>{r.access.record === 'public' ? 'Open access' : 'Restricted'}</span>
+            {embargo.active ? <span>Embargoed until {embargo.until ?? 'further notice'}</span> : null}
+            <span>Version {view.versions.index}</span>
+          </p>
+          <h1>{title}</h1>
+          {creators.length > 0 ? (
+            <ul class="plain creators" aria-label="Creators">
+              {creators.map((p) => (
+                <li>
+                  {p.name}
+                  {p.orcid ? (
+                    <>
+                      {' '}
+                      <a href={`https://orcid.org/${p.orcid}`} aria-label={`ORCID of ${p.name}`}>
+                        ORCID
+                      </a>
+                    </>
+                  ) : null}
+                  {p.affiliations.length > 0 ? <span class="meta"> ({p.affiliations.join('; ')})</span> : null}
+                </li>
+              ))}
+            </ul>
+          ) : null}
+          <p class="meta">
+            {str(m['publication_date']) ? `Published ${str(m['publication_date'])}` : null}
+            {str(m['publisher']) ? ` · ${str(m['publisher'])}` : null}
+            {doi ? (
+              <>
+                {' · '}
+                <a href={`https://doi.org/${doi}`}>doi:{doi}</a>
+              </>
+            ) : null}
+          </p>
+          {description ? (
+            <section aria-labelledby="h-description">
+              <h2 id="h-description">Description</h2>
+              {/* Sanitised when it was stored (packages/domain sanitize-html): only safe markup is left. */}
+              <div class="description" dangerouslySetInnerHTML={{ __html: description }} />
+            </section>
+          ) : null}
+          {props.resources !== undefined ? (
+            <section aria-labelledby="h-resources">
+              <h2 id="h-resources">Resources in this package</h2>
+              {props.resources.length === 0 ? (
+                <p class="meta">None.</p>
+              ) : (
+                <ul>
+                  {props.resources.map((res) => (
+                    <li>
+                      <a href={res.href}>{res.title}</a>
+                      {res.type ? <span class="meta"> · {res.type}</span> : null}
+                    </li>
+                  ))}
+                </ul>
+              )}
+              <p>
+                <a href={`${links.landing('package', r.id)}/context`}>Every resource of this package, across its versions</a>
+              </p>
+            </section>
+          ) : null}
+          <section aria-labelledby="h-files">
+            <h2 id="h-files">Files</h2>
+            {!r.files.enabled ? (
+              <p class="meta">Metadata only: this record has no files.</p>
+            ) : committed.length === 0 ? (
+              <p class="meta">No files.</p>
+            ) : (
+              <table>
+                <thead>
+                  <tr>
+                    <th scope="col">Name</th>
+                    <th scope="col">Size</th>
+                    <th scope="col">MD5</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {committed.map((f) => (
+                    <tr>
+                      <td>
+                        <a href={withToken(links.file(r.kind, r.id, r.state, f.key)['content'] as string, props.token)} download={f.key}>
+                          {f.key}
+                        </a>
+                      </td>
+                      <td>{bytes(f.blob?.size ?? 0)}</td>
+                      <td>
+                        <code>{f.blob?.md5}</code>
+                      </td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            )}
+          </section>
+          <MoreDetails m={m} contributors={contributors.map((c) => c.name)} />
+        </div>
+        <aside>
+          <WorldMap places={where} />
+          {where.some((p) => p.name) ? (
+            <section aria-labelledby="h-places">
+              <h2 id="h-places">Places</h2>
+              <ul class="plain">{where.filter((p) => p.name).map((p) => <li>{p.name}</li>)}</ul>
+            </section>
+          ) : null}
+          <section aria-labelledby="h-versions">
+            <h2 id="h-versions">Versions</h2>
+            <p>
+              This is version {view.versions.index}
+              {!draft && view.versions.isLatest ? ', the latest' : ''}.
+            </p>
+            <p>
+              <a href={links.record(r.kind, r.id, r.parentId, r.state)['versions']}>All versions (JSON)</a>
+            </p>
+          </section>
+          <section aria-labelledby="h-export" data-slot="exports">
+            <h2 id="h-export">Data</h2>
+            <ul class="plain">
+              <li>
+                <a href={jsonHref}>JSON</a>
+              </li>
+              {!draft ? (
+                <li>
+                  <a href={`${links.oai}?verb=GetRecord&metadataPrefix=oai_dc&identifier=${encodeURIComponent(str(obj(r.pids['oai'])?.['identifier']) ?? '')}`}>Dublin Core (OAI-PMH)</a>
+                </li>
+              ) : null}
+            </ul>
+          </section>
+        </aside>
+      </article>
+    </Layout>
+  );
+}
+
+/** Subjects, rights, related identifiers, languages, funding and GEO's own fields, when present. */
+function MoreDetails(props: { m: Record<string, unknown>; contributors: string[] }) {
+  const { m } = props;
+  const rows: [string, string[]][] = [
+    ['Contributors', props.contributors],
+    ['Subjects', list(m['subjects']).flatMap((s) => str(obj(s)?.['subject']) ?? label(s) ?? [])],
+    ['Keywords', list(m['keywords']).flatMap((k) => str(k) ?? [])],
+    ['Rights', list(m['rights']).flatMap((x) => label(x) ?? [])],
+    ['Languages', list(m['languages']).flatMap((x) => label(x) ?? [])],
+    [
+      'Related identifiers',
+      list(m['related_identifiers']).flatMap((x) => {
+        const id = str(obj(x)?.['identifier']);
+        const relation = label(obj(x)?.['relation_type']);
+        return id === null ? [] : [`${relation ? `${relation}: ` : ''}${id}`];
+      }),
+    ],
+    ['Funding', list(m['funding']).flatMap((f) => [label(obj(f)?.['funder']), str(obj(obj(f)?.['award'])?.['title']) ?? label(obj(f)?.['award'])].filter((x): x is string => x !== null).join(', ') || [])],
+    ['Target audiences', list(m['target_audiences']).flatMap((x) => label(x) ?? [])],
+    ['Engagement priorities', list(m['engagement_priorities']).flatMap((x) => label(x) ?? [])],
+    ['Work programme activity', [label(m['geo_work_programme_activity'])].filter((x): x is string => x !== null)],
+  ];
+  const shown = rows.filter(([, values]) => values.length > 0);
+  if (shown.length === 0) return null;
+  return (
+    <section aria-labelledby="h-details">
+      <h2 id="h-details">Details</h2>
+      <table>
+        <tbody>
+          {shown.map(([name, values]) => (
+            <tr>
+              <th scope="row">{name}</th>
+              <td>{values.join('; ')}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </section>
+  );
+}

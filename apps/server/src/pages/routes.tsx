@@ -1,0 +1,113 @@
+/**
+ * The pages behind every `*_html` link the API returns, and the site's home and search. Each
+ * handler calls Core as the API routes do (same identity, same `?token=` links, same access
+ * decisions) and renders HTML; a refusal is a page with the status the API would give.
+ */
+import { Hono, type Context } from 'hono';
+import { DomainError, type Core, type ListingInput, type RecordKind, type RecordView } from '@krs/domain';
+import { toHttpError } from '../errors.ts';
+import type { Links } from '../links.ts';
+import { identityOf, type Env } from '../routes/request.ts';
+import { listingQuery, toListingInput } from '../routes/schemas.ts';
+import { label, str } from './metadata-view.ts';
+import { MessagePage } from './message-page.tsx';
+import { RecordPage } from './record-page.tsx';
+import { SearchPage } from './search-page.tsx';
+import { STYLESHEET } from './stylesheet.ts';
+import { STYLESHEET_PATH } from './layout.tsx';
+
+const PAGE_HEADERS = { 'Content-Type': 'text/html; charset=utf-8', 'Cache-Control': 'no-cache' };
+/** Resources listed on a package page; the context page pages through all of them. */
+const RESOURCES_SHOWN = 100;
+
+const html = (c: Context, body: { toString(): string }, status: 200 | 400 | 401 | 403 | 404 | 406 | 500 = 200) => c.body(`<!doctype html>${body.toString()}`, status, PAGE_HEADERS);
+
+const listing = (over: Partial<ListingInput> = {}): ListingInput => ({ q: null, bbox: null, sort: null, facets: {}, ...over });
+
+/** A page for any error thrown while making a page; the status is the one the API gives. */
+export function pageErrorResponse(err: unknown, c: Context): Response {
+  const e = toHttpError(err);
+  const status = (e.status >= 500 ? 500 : e.status) as 400 | 401 | 403 | 404 | 406 | 500;
+  const details = (e.body.errors ?? []).flatMap((d) => d.messages);
+  const message = e.status >= 500 ? 'The server could not make this page. It has been logged; try again later.' : [e.body.message, ...details].join(' ');
+  const res = html(c, <MessagePage status={e.status} message={message} />, status);
+  for (const [k, v] of Object.entries(e.headers)) res.headers.set(k, v);
+  return res;
+}
+
+/** Browsers asking for a path outside the API get pages, not JSON. */
+export const wantsHtml = (c: Context): boolean => !c.req.path.startsWith('/api/') && (c.req.header('accept') ?? '').includes('text/html');
+
+export function notFoundPage(c: Context): Response {
+  return html(c, <MessagePage status={404} message="There is no page at this address." />, 404);
+}
+
+export function pageRoutes(core: Core, links: Links) {
+  const token = (c: Context) => c.req.query('token');
+
+  async function resourcesOf(c: Context<Env>, view: RecordView) {
+    const page =
+      view.record.state === 'draft'
+        ? await core.packages.draftResources(identityOf(c), view.record.id, listing({ size: RESOURCES_SHOWN }))
+        : await core.packages.publishedResources(identityOf(c), view.record.id, listing({ size: RESOURCES_SHOWN }));
+    return page.hits.map((h) => ({
+      title: str((h.record.metadata as Record<string, unknown>)['title']) ?? '(untitled)',
+      href: links.record(h.record.kind, h.record.id, h.record.parentId, h.record.state)['self_html'] as string,
+      type: label((h.record.metadata as Record<string, unknown>)['resource_type']),
+    }));
+  }
+
+  async function landing(c: Context<Env>, kind: RecordKind, side: 'published' | 'draft') {
+    const id = c.req.param('id') as string;
+    const view = side === 'draft' ? await core.records.getDraft(identityOf(c), kind, id) : await core.records.get(identityOf(c), kind, id);
+    const files = view.record.files.enabled ? (await core.files.list(identityOf(c), kind, id, side)).entries : [];
+    const resources = kind === 'package' ? await resourcesOf(c, view) : undefined;
+    return html(c, <RecordPage view={view} files={files} links={links} {...(resources ? { resources } : {})} {...(token(c) ? { token: token(c) } : {})} />);
+  }
+
+  async function latest(c: Context<Env>, kind: RecordKind) {
+    const view = await core.records.latest(identityOf(c), kind, c.req.param('id') as string);
+    const t = token(c);
+    return c.redirect(`${links.landing(kind, view.record.id)}${t ? `?token=${encodeURIComponent(t)}` : ''}`, 302);
+  }
+
+  /** Query parameters as sent, or a 400 page naming the one that is wrong. */
+  function listingFrom(c: Context<Env>, over: Partial<ListingInput> = {}): ListingInput {
+    const parsed = listingQuery.safeParse(c.req.query());
+    if (!parsed.success) {
+      const field = parsed.error.issues[0]?.path.join('.') ?? 'query';
+      throw new DomainError('invalid', 'request.query', `The ${field} parameter is not valid.`);
+    }
+    return { ...toListingInput(parsed.data, (n) => c.req.queries(n)), ...over };
+  }
+
+  const pairs = (c: Context) => [...new URL(c.req.url).searchParams.entries()].filter(([k]) => k !== 'token');
+
+  const app = new Hono<Env>()
+    .get(STYLESHEET_PATH, (c) => c.body(STYLESHEET, 200, { 'Content-Type': 'text/css; charset=utf-8', 'Cache-Control': 'public, max-age=86400' }))
+    .get('/', async (c) => {
+      const page = await core.records.search(identityOf(c), ['resource', 'package'], listing({ sort: 'newest', size: 10 }));
+      return html(c, <SearchPage page={page} links={links} query={[]} path="/search" heading="Newest records" />);
+    })
+    .get('/search', async (c) => {
+      const page = await core.records.search(identityOf(c), ['resource', 'package'], listingFrom(c));
+      const q = c.req.query('q');
+      return html(c, <SearchPage page={page} links={links} query={pairs(c)} path="/search" heading={q ? `Search: ${q}` : 'Search'} />);
+    })
+    .get('/uploads/:id', (c) => landing(c, 'resource', 'draft'))
+    .get('/packages/uploads/:id', (c) => landing(c, 'package', 'draft'))
+    .get('/records/:id', (c) => landing(c, 'resource', 'published'))
+    .get('/records/:id/latest', (c) => latest(c, 'resource'))
+    .get('/packages/:id', (c) => landing(c, 'package', 'published'))
+    .get('/packages/:id/latest', (c) => latest(c, 'package'))
+    .get('/packages/:id/context', async (c) => {
+      // Listed to whoever may view the package's parent, as the API's context listing is.
+      const view = await core.records.get(identityOf(c), 'package', c.req.param('id'));
+      const page = await core.packages.contextResources(identityOf(c), view.parent.id, listingFrom(c, { sort: 'newest' }));
+      const title = str((view.record.metadata as Record<string, unknown>)['title']) ?? '(untitled)';
+      return html(c, <SearchPage page={{ ...page, aggregations: {} }} links={links} query={pairs(c)} path={c.req.path} heading={`Resources of the package “${title}”, across its versions`} />);
+    });
+  app.onError(pageErrorResponse);
+  return app;
+}
+

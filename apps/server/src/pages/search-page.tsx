@@ -1,0 +1,134 @@
+/**
+ * The search page (and the home page, the newest records): the same query language, facets and
+ * sorts as `GET /api/search`, every state in the URL so a result page can be shared.
+ */
+import type { RecordView, SearchPage as Page } from '@krs/domain';
+import { textOf } from '../html-text.ts';
+import type { Links } from '../links.ts';
+import { Layout } from './layout.tsx';
+import { label, people, str } from './metadata-view.ts';
+
+export interface SearchPageProps {
+  page: Page;
+  links: Links;
+  /** The query as received, to rebuild links that change one thing. */
+  query: [string, string][];
+  path: string;
+  heading: string;
+}
+
+const SORTS: [string, string][] = [
+  ['bestmatch', 'Best match'],
+  ['newest', 'Newest'],
+  ['oldest', 'Oldest'],
+  ['updated-desc', 'Recently updated'],
+];
+const FACET_NAMES: Record<string, string> = { resource_type: 'Resource type', access_status: 'Access', record_type: 'Kind' };
+
+/** The current URL with some parameters replaced (a value of null removes them) and paging reset unless given. */
+function hrefWith(path: string, query: [string, string][], changes: Record<string, string | null>, toggle?: [string, string]): string {
+  let args = query.filter(([k]) => !(k in changes) && k !== 'page');
+  if (toggle !== undefined) {
+    const [k, v] = toggle;
+    args = args.some(([a, b]) => a === k && b === v) ? args.filter(([a, b]) => !(a === k && b === v)) : [...args, toggle];
+  }
+  for (const [k, v] of Object.entries(changes)) if (v !== null) args.push([k, v]);
+  const qs = new URLSearchParams(args).toString();
+  return qs === '' ? path : `${path}?${qs}`;
+}
+
+function Hit(props: { view: RecordView; links: Links }) {
+  const r = props.view.record;
+  const m = r.metadata as Record<string, unknown>;
+  const creators = people(m['creators']).map((p) => p.name);
+  const text = textOf(str(m['description']) ?? '');
+  return (
+    <li>
+      <p class="badges">
+        <span>{r.kind === 'package' ? 'Knowledge Package' : 'Knowledge Resource'}</span>
+        {label(m['resource_type']) ? <span>{label(m['resource_type'])}</span> : null}
+        {r.access.record !== 'public' ? <span>Restricted</span> : null}
+        {r.state === 'draft' ? <span>Draft</span> : null}
+      </p>
+      <h2>
+        <a href={props.links.record(r.kind, r.id, r.parentId, r.state)['self_html']}>{str(m['title']) ?? '(untitled)'}</a>
+      </h2>
+      <p class="meta">
+        {creators.slice(0, 5).join('; ')}
+        {creators.length > 5 ? ' et al.' : ''}
+        {str(m['publication_date']) ? ` · ${str(m['publication_date'])}` : ''}
+      </p>
+      {text !== '' ? <p>{text.length > 300 ? `${text.slice(0, 300)}…` : text}</p> : null}
+    </li>
+  );
+}
+
+export function SearchPage(props: SearchPageProps) {
+  const { page, query, path } = props;
+  const get = (k: string) => query.find(([a]) => a === k)?.[1] ?? '';
+  const lastPage = Math.max(1, Math.ceil(Math.min(page.total, 10_000) / page.size));
+  return (
+    <Layout title={props.heading}>
+      <h1>{props.heading}</h1>
+      <form action="/search" method="get" class="search-form">
+        <p>
+          <label for="q">Query</label>{' '}
+          <input id="q" type="search" name="q" value={get('q')} />{' '}
+          <label for="bbox">Area (west,north,east,south)</label>{' '}
+          <input id="bbox" type="text" name="bbox" value={get('bbox')} placeholder="-10,60,30,35" />{' '}
+          <label for="sort">Sort</label>{' '}
+          <select id="sort" name="sort">
+            {SORTS.map(([value, name]) => (
+              <option value={value} selected={page.sortBy === value}>
+                {name}
+              </option>
+            ))}
+          </select>{' '}
+          <button type="submit">Search</button>
+        </p>
+      </form>
+      <div class="layout">
+        <section aria-labelledby="h-results">
+          <h2 id="h-results" class="visually-hidden">
+            Results
+          </h2>
+          <p class="meta" role="status">
+            {page.total === 1 ? '1 record' : `${page.total.toLocaleString('en')} records`}
+          </p>
+          <ol class="hits">
+            {page.hits.map((v) => (
+              <Hit view={v} links={props.links} />
+            ))}
+          </ol>
+          <nav class="paging" aria-label="Pages">
+            {page.page > 1 ? <a href={hrefWith(path, query, { page: String(page.page - 1) })}>Previous page</a> : null}
+            <span>
+              Page {page.page} of {lastPage}
+            </span>
+            {page.page < lastPage ? <a href={hrefWith(path, query, { page: String(page.page + 1) })}>Next page</a> : null}
+          </nav>
+        </section>
+        <aside aria-label="Filters">
+          {Object.entries(page.aggregations).map(([facet, buckets]) =>
+            buckets.length === 0 ? null : (
+              <section class="facet">
+                <h2>{FACET_NAMES[facet] ?? facet}</h2>
+                <ul class="plain">
+                  {buckets.map((b) => (
+                    <li>
+                      <a href={hrefWith('/search', query, {}, [facet, b.key])} aria-current={b.isSelected ? 'true' : undefined}>
+                        {b.isSelected ? '✓ ' : ''}
+                        {b.label}
+                      </a>{' '}
+                      <span class="meta">({b.docCount})</span>
+                    </li>
+                  ))}
+                </ul>
+              </section>
+            ),
+          )}
+        </aside>
+      </div>
+    </Layout>
+  );
+}

@@ -1,0 +1,138 @@
+import { describe, expect, it } from 'vitest';
+import { makeApp, metadata } from './make-app.ts';
+
+const html = { accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8' };
+
+async function setUp() {
+  const env = await makeApp();
+  const { call, alice } = env;
+  const page = async (path: string, token?: string) => {
+    const res = await env.app.request(path, { headers: { ...html, ...(token ? { authorization: `Bearer ${token}` } : {}) } });
+    return { status: res.status, type: res.headers.get('content-type') ?? '', location: res.headers.get('location'), text: await res.text() };
+  };
+  const publishRecord = async (over: Record<string, unknown> = {}, access?: unknown) => {
+    const draft = await call('POST', '/api/records', { token: alice, json: { metadata: { ...metadata, ...over }, ...(access ? { access } : {}) } });
+    const id = draft.json.id as string;
+    await call('POST', `/api/records/${id}/draft/files`, { token: alice, json: [{ key: 'notes.txt' }] });
+    await call('PUT', `/api/records/${id}/draft/files/notes.txt/content`, { token: alice, body: 'hello', headers: { 'content-type': 'application/octet-stream' } });
+    await call('POST', `/api/records/${id}/draft/files/notes.txt/commit`, { token: alice });
+    const done = await call('POST', `/api/records/${id}/draft/actions/publish`, { token: alice });
+    expect(done.status).toBe(202);
+    return done.json as { id: string; links: Record<string, string>; parent: { id: string } };
+  };
+  return { ...env, page, publishRecord };
+}
+
+describe('pages behind the *_html links', () => {
+  it('serves the landing page a published record links to: title, creators, description, files with download links', async () => {
+    const { page, publishRecord } = await setUp();
+    const rec = await publishRecord({ title: 'Glacier retreat <script>alert(1)</script>', description: '<p>Ice <b>loss</b> &amp; melt</p>' });
+    const path = new URL(rec.links['self_html'] as string).pathname;
+    expect(path).toBe(`/records/${rec.id}`);
+    const res = await page(path);
+    expect(res.status).toBe(200);
+    expect(res.type).toBe('text/html; charset=utf-8');
+    expect(res.text).toMatch(/^<!doctype html>/);
+    // Text from the record is escaped; the sanitised description is kept as markup.
+    expect(res.text).toContain('Glacier retreat &lt;script&gt;alert(1)&lt;/script&gt;');
+    expect(res.text).not.toContain('<script>alert(1)');
+    expect(res.text).toContain('<p>Ice <b>loss</b> &amp; melt</p>');
+    expect(res.text).toContain('Ada Obi');
+    expect(res.text).toContain(`href="http://krs.test/api/records/${rec.id}/files/notes.txt/content"`);
+    expect(res.text).toContain('5d41402abc4b2a76b9719d911017c592');
+    expect(res.text).toMatch(/<main id="main">/);
+  });
+
+  it('redirects latest_html to the newest version and tells older versions a newer one exists', async () => {
+    const { page, publishRecord, call, alice } = await setUp();
+    const first = await publishRecord();
+    const v2 = await call('POST', `/api/records/${first.id}/versions`, { token: alice });
+    await call('PUT', `/api/records/${v2.json.id}/draft`, { token: alice, json: { metadata: { ...metadata, title: 'Second' }, files: { enabled: false } } });
+    expect((await call('POST', `/api/records/${v2.json.id}/draft/actions/publish`, { token: alice })).status).toBe(202);
+    const latest = await page(new URL(first.links['latest_html'] as string).pathname);
+    expect(latest.status).toBe(302);
+    expect(latest.location).toBe(`http://krs.test/records/${v2.json.id}`);
+    expect((await page(`/records/${first.id}`)).text).toContain('A newer version exists');
+    expect((await page(`/records/${v2.json.id}`)).text).not.toContain('A newer version exists');
+  });
+
+  it('gives restricted records and drafts the API decisions as pages: 401 anonymous, 403 others, 200 with a link token', async () => {
+    const { page, publishRecord, call, alice, bob } = await setUp();
+    const closed = await publishRecord({}, { record: 'restricted', files: 'restricted' });
+    expect((await page(`/records/${closed.id}`)).status).toBe(401);
+    const forbidden = await page(`/records/${closed.id}`, bob);
+    expect(forbidden.status).toBe(403);
+    expect(forbidden.type).toContain('text/html');
+    expect((await page(`/records/${closed.id}`, alice)).status).toBe(200);
+    const draft = await call('POST', '/api/records', { token: alice, json: { metadata: { ...metadata, title: 'Work in progress' } } });
+    const preview = new URL(draft.json.links['self_html']).pathname;
+    expect(preview).toBe(`/uploads/${draft.json.id}`);
+    expect((await page(preview)).status).toBe(401);
+    const link = await call('POST', `/api/records/${draft.json.id}/access/links`, { token: alice, json: { permission: 'preview' } });
+    const shown = await page(`${preview}?token=${encodeURIComponent(link.json.token)}`);
+    expect(shown.status).toBe(200);
+    expect(shown.text).toContain('Work in progress');
+    expect(shown.text).toContain('Preview of a draft');
+    expect((await page('/records/nope0-nope0')).status).toBe(404);
+  });
+
+  it('shows a package with its resources and a context page of every resource across versions', async () => {
+    const { page, publishRecord, call, alice } = await setUp();
+    const resource = await publishRecord({ title: 'Resource inside' });
+    const pkg = await call('POST', '/api/packages', { token: alice, json: { metadata: { ...metadata, title: 'The package' }, files: { enabled: false } } });
+    expect((await call('POST', `/api/packages/${pkg.json.id}/draft/resources`, { token: alice, json: { resources: [{ id: resource.id }] } })).status).toBe(200);
+    const done = await call('POST', `/api/packages/${pkg.json.id}/draft/actions/publish`, { token: alice });
+    expect(done.status).toBe(202);
+    const landing = await page(new URL(done.json.links['self_html']).pathname);
+    expect(landing.status).toBe(200);
+    expect(landing.text).toContain('The package');
+    expect(landing.text).toContain(`href="http://krs.test/records/${resource.id}"`);
+    // The context is listed to those who may view the package's parent, as GET .../context/{parent}/resources is.
+    const contextPath = new URL(done.json.links['context_html']).pathname;
+    expect((await page(contextPath)).status).toBe(401);
+    const context = await page(contextPath, alice);
+    expect(context.status).toBe(200);
+    expect(context.text).toContain('Resources of the package “The package”');
+    const inContext = await call('POST', '/api/records', { token: alice, json: { metadata: { ...metadata, title: 'Draft in the context' } } });
+    const associated = await call('POST', `/api/packages/${pkg.json.id}/context/actions/associate`, { token: alice, json: { records: [{ id: inContext.json.id }] } });
+    expect(associated.status).toBe(204);
+    const withDraft = (await page(contextPath, alice)).text;
+    expect(withDraft).toContain('Draft in the context');
+    // A draft is linked to its preview page, not to a landing page it does not have yet.
+    expect(withDraft).toContain(`href="http://krs.test/uploads/${inContext.json.id}"`);
+  });
+
+  it('searches with the API query language, facets as links that keep the query, and answers bad parameters with a 400 page', async () => {
+    const { page, publishRecord } = await setUp();
+    await publishRecord({ title: 'Flood maps of the delta' });
+    await publishRecord({ title: 'Drought index' });
+    const found = await page('/search?q=flood');
+    expect(found.status).toBe(200);
+    expect(found.text).toContain('Flood maps of the delta');
+    expect(found.text).not.toContain('Drought index');
+    expect(found.text).toContain('href="/search?q=flood&amp;resource_type=dataset"');
+    const filtered = await page('/search?q=flood&resource_type=dataset');
+    expect(filtered.text).toContain('aria-current="true"');
+    const home = await page('/');
+    expect(home.text).toContain('Drought index');
+    expect(home.text).toContain('Flood maps of the delta');
+    const bad = await page('/search?bbox=1,2,3');
+    expect(bad.status).toBe(400);
+    expect(bad.text).toContain('bbox must be four numbers');
+    const badSize = await page('/search?size=0');
+    expect(badSize.status).toBe(400);
+  });
+
+  it('answers unknown pages with an HTML 404 for browsers, while API paths keep JSON errors; serves its stylesheet', async () => {
+    const { page, app } = await setUp();
+    const missing = await page('/no/such/page');
+    expect(missing.status).toBe(404);
+    expect(missing.type).toContain('text/html');
+    const api = await app.request('/api/nothing', { headers: html });
+    expect(api.status).toBe(404);
+    expect(api.headers.get('content-type')).toContain('application/json');
+    const css = await app.request('/static/krs.css');
+    expect(css.status).toBe(200);
+    expect(css.headers.get('content-type')).toContain('text/css');
+  });
+});
