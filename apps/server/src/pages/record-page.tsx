@@ -31,7 +31,7 @@ export function RecordPage(props: RecordPageProps) {
   const doi = str(obj(r.pids['doi'])?.['identifier']);
   const embargo = r.access.embargo;
   const committed = props.files.filter((f) => f.status === 'completed' && f.blob !== null);
-  const jsonHref = `${links.record(r.kind, r.id, r.parentId, r.state)['self']}`;
+  const jsonHref = withToken(links.record(r.kind, r.id, r.parentId, r.state)['self'] as string, props.token);
   return (
     <Layout title={title} head={<link rel="alternate" type="application/json" href={jsonHref} />}>
       {draft ? (
@@ -48,7 +48,7 @@ export function RecordPage(props: RecordPageProps) {
         <div>
           <p class="badges">
             <span>{kindName}</span>
-            {label(m['resource_type']) ? <span>{label(m['resource_type'])}</span> : null}
+            {label(m['resource_type']) && label(m['resource_type']) !== kindName ? <span>{label(m['resource_type'])}</span> : null}
             <span>{r.access.record === 'public' ? 'Open access' : 'Restricted'}</span>
             {embargo.active ? <span>Embargoed until {embargo.until ?? 'further notice'}</span> : null}
             <span>Version {view.versions.index}</span>
@@ -73,7 +73,7 @@ export function RecordPage(props: RecordPageProps) {
             </ul>
           ) : null}
           <p class="meta">
-            {str(m['publication_date']) ? `Published ${str(m['publication_date'])}` : null}
+            {str(m['publication_date']) ? `Publication date ${str(m['publication_date'])}` : null}
             {str(m['publisher']) ? ` · ${str(m['publisher'])}` : null}
             {doi ? (
               <>

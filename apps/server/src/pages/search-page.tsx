@@ -41,12 +41,13 @@ function Hit(props: { view: RecordView; links: Links }) {
   const r = props.view.record;
   const m = r.metadata as Record<string, unknown>;
   const creators = people(m['creators']).map((p) => p.name);
+  const kindName = r.kind === 'package' ? 'Knowledge Package' : 'Knowledge Resource';
   const text = textOf(str(m['description']) ?? '');
   return (
     <li>
       <p class="badges">
-        <span>{r.kind === 'package' ? 'Knowledge Package' : 'Knowledge Resource'}</span>
-        {label(m['resource_type']) ? <span>{label(m['resource_type'])}</span> : null}
+        <span>{kindName}</span>
+        {label(m['resource_type']) && label(m['resource_type']) !== kindName ? <span>{label(m['resource_type'])}</span> : null}
         {r.access.record !== 'public' ? <span>Restricted</span> : null}
         {r.state === 'draft' ? <span>Draft</span> : null}
       </p>

@@ -1,0 +1,125 @@
+/**
+ * The pages in a real browser (the Chromium that @sparticuz/chromium ships, driven by
+ * playwright-core) against a real server process: a person searching, filtering, opening a
+ * record, downloading its file, opening a package and a draft shared by link. Screenshots of each
+ * step go to apps/server/test-output/ for people to look at.
+ */
+import { execFile } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import chromium from '@sparticuz/chromium';
+import { chromium as playwright, type Browser, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freePort, serverDir, startServer, tsx, type RealServer } from './real-server.ts';
+
+const shots = join(serverDir, 'test-output');
+let server: RealServer;
+let browser: Browser;
+let base = '';
+let env: NodeJS.ProcessEnv;
+let token = '';
+
+async function api(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<any> {
+  const res = await fetch(`${base}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${token}`, ...(body !== undefined && typeof body !== 'string' ? { 'content-type': 'application/json' } : {}), ...headers },
+    body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
+  });
+  const text = await res.text();
+  return text ? JSON.parse(text) : null;
+}
+
+const metadata = (title: string, extra: Record<string, unknown> = {}) => ({
+  title,
+  publication_date: '2024-09-01',
+  resource_type: { id: 'dataset' },
+  description: '<p>Derived from <b>Sentinel-1</b> backscatter.</p>',
+  creators: [{ person_or_org: { type: 'personal', given_name: 'Ada', family_name: 'Obi', identifiers: [{ scheme: 'orcid', identifier: '0000-0002-1825-0097' }] }, affiliations: [{ name: 'University of Lagos' }] }],
+  locations: { features: [{ geometry: { type: 'Point', coordinates: [6.2, 4.8] }, place: 'Niger delta' }] },
+  ...extra,
+});
+
+async function shot(page: Page, name: string) {
+  await page.screenshot({ path: join(shots, `${name}.png`), fullPage: true });
+}
+
+beforeAll(async () => {
+  mkdirSync(shots, { recursive: true });
+  const port = await freePort();
+  base = `http://127.0.0.1:${port}`;
+  env = { ...process.env, PORT: String(port), KRS_DATA_DIR: mkdtempSync(join(tmpdir(), 'krs-pages-')), KRS_BASE_URL: base, INIT_CWD: serverDir };
+  server = await startServer(env);
+  token = (await promisify(execFile)(tsx, ['src/cli.ts', 'tokens', 'create', '--user', 'ada@example.org'], { cwd: serverDir, env, encoding: 'utf8' })).stdout.trim();
+  browser = await playwright.launch({ executablePath: await chromium.executablePath(), args: chromium.args, headless: true });
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await server?.stop();
+  rmSync(env['KRS_DATA_DIR'] ?? '', { recursive: true, force: true });
+});
+
+describe('the pages in a browser', () => {
+  it('search, filter, open a record, download its file, open a package and a draft shared by link', async () => {
+    // A record with a file, another without, a package holding the first, a draft shared by link.
+    const rec = await api('POST', '/api/records', { metadata: metadata('Flood extent maps for the Niger delta') });
+    await api('POST', `/api/records/${rec.id}/draft/files`, [{ key: 'readme.txt' }]);
+    await api('PUT', `/api/records/${rec.id}/draft/files/readme.txt/content`, 'Flood extent, Niger delta.', { 'content-type': 'application/octet-stream' });
+    await api('POST', `/api/records/${rec.id}/draft/files/readme.txt/commit`);
+    const published = await api('POST', `/api/records/${rec.id}/draft/actions/publish`);
+    const other = await api('POST', '/api/records', { metadata: metadata('Drought index for the Sahel', { resource_type: { id: 'publication' } }), files: { enabled: false } });
+    await api('POST', `/api/records/${other.id}/draft/actions/publish`);
+    const pkg = await api('POST', '/api/packages', { metadata: metadata('Flood response package'), files: { enabled: false } });
+    await api('POST', `/api/packages/${pkg.id}/draft/resources`, { resources: [{ id: rec.id }] });
+    const pkgDone = await api('POST', `/api/packages/${pkg.id}/draft/actions/publish`);
+    const draft = await api('POST', '/api/records', { metadata: metadata('Unpublished flood model') });
+    const link = await api('POST', `/api/records/${draft.id}/access/links`, { permission: 'preview' });
+
+    const page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
+    await page.goto(`${base}/`);
+    expect(await page.locator('h1').textContent()).toBe('Newest records');
+    await shot(page, '1-home');
+
+    await page.fill('#site-q', 'flood');
+    await page.press('#site-q', 'Enter');
+    await page.waitForURL(/\/search\?q=flood/);
+    expect(await page.locator('ol.hits > li').count()).toBe(2);
+    await shot(page, '2-search');
+
+    await page.click('aside section:has(h2:has-text("Kind")) a:has-text("Knowledge Package")');
+    await page.waitForURL(/record_type=/);
+    expect(await page.locator('ol.hits > li').count()).toBe(1);
+    expect(await page.locator('ol.hits h2').textContent()).toContain('Flood response package');
+    await shot(page, '3-filtered');
+
+    await page.goto(published.links.self_html);
+    expect(await page.locator('h1').textContent()).toBe('Flood extent maps for the Niger delta');
+    expect(await page.locator('svg[role=img]').count()).toBe(1);
+    await shot(page, '4-record');
+    const href = await page.locator('a:has-text("readme.txt")').getAttribute('href');
+    const downloaded = await page.request.get(href ?? '');
+    expect(downloaded.status()).toBe(200);
+    expect(await downloaded.text()).toBe('Flood extent, Niger delta.');
+
+    await page.goto(pkgDone.links.self_html);
+    await page.click('a:has-text("Flood extent maps for the Niger delta")');
+    await page.waitForURL(new RegExp(`/records/${rec.id}$`));
+    await page.goto(pkgDone.links.self_html);
+    await shot(page, '5-package');
+
+    await page.goto(draft.links.self_html);
+    expect(await page.locator('h1').textContent()).toBe('Sign-in or a link is needed');
+    await page.goto(`${draft.links.self_html}?token=${encodeURIComponent(link.token)}`);
+    expect(await page.locator('h1').textContent()).toBe('Unpublished flood model');
+    expect(await page.locator('[role=status]').first().textContent()).toContain('Preview of a draft');
+    await shot(page, '6-draft-preview');
+
+    // Keyboard: the skip link is the first stop and leads to the content.
+    await page.goto(`${base}/`);
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate('document.activeElement?.textContent?.trim()')).toBe('Skip to content');
+    await page.close();
+  });
+});
