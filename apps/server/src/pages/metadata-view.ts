@@ -29,31 +29,14 @@ export function people(v: unknown): Person[] {
 
 export interface Place {
   name: string | null;
-  /** Every [lon, lat] of its geometry, for the map. */
-  points: [number, number][];
-}
-
-function positions(geometry: unknown, out: [number, number][], depth = 0): void {
-  if (depth > 8) return;
-  const g = obj(geometry);
-  if (g === null) return;
-  if (g['type'] === 'GeometryCollection') {
-    for (const inner of list(g['geometries'])) positions(inner, out, depth + 1);
-    return;
-  }
-  const walk = (c: unknown, d: number): void => {
-    if (d > 6 || !Array.isArray(c)) return;
-    if (typeof c[0] === 'number' && typeof c[1] === 'number') out.push([c[0], c[1]]);
-    else for (const x of c) walk(x, d + 1);
-  };
-  walk(g['coordinates'], 0);
+  /** The GeoJSON geometry as stored (checked when it was saved), or null. */
+  geometry: Json | null;
 }
 
 export function places(v: unknown): Place[] {
   return list(obj(v)?.['features']).map((f) => {
     const feature = obj(f);
-    const points: [number, number][] = [];
-    positions(feature?.['geometry'], points);
-    return { name: str(feature?.['place']) ?? str(feature?.['description']), points: points.slice(0, 5000) };
+    const geometry = obj(feature?.['geometry']);
+    return { name: str(feature?.['place']) ?? str(feature?.['description']), geometry: typeof geometry?.['type'] === 'string' ? geometry : null };
   });
 }

@@ -22,6 +22,8 @@ h2 { font-size: 1.2rem; margin: 1.5rem 0 .5rem; border-bottom: 1px solid var(--l
 .notice { padding: .75rem 1rem; border-left: 4px solid #f0a500; background: #fff8e6; margin: 1rem 0; }
 .layout { display: grid; grid-template-columns: minmax(0, 1fr) 18rem; gap: 2rem; }
 @media (max-width: 800px) { .layout { grid-template-columns: 1fr; } }
+figure.map { margin: 0 0 1rem; }
+figure.map svg { display: block; border: 1px solid var(--line); border-radius: 6px; }
 aside section { background: var(--bg-soft); border: 1px solid var(--line); border-radius: 6px; padding: .75rem 1rem; margin-bottom: 1rem; }
 aside h2 { margin-top: 0; font-size: 1rem; }
 table { border-collapse: collapse; width: 100%; }

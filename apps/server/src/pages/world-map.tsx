@@ -1,39 +1,50 @@
 /**
- * Where a record's locations are, drawn on the server as inline SVG: an equirectangular frame with
- * a graticule, points as dots and areas as outlines of their positions' bounding boxes. No tiles,
- * no script: it works offline and without JavaScript.
+ * Where a record's locations are, drawn on the server as inline SVG: Natural Earth's coastlines
+ * (world-atlas, 1:110m) in an equirectangular projection (d3-geo), points as dots and areas as
+ * their own outlines. No tiles, no script: it works offline and without JavaScript.
  */
+import { createRequire } from 'node:module';
+import { geoEquirectangular, geoGraticule10, geoPath, type GeoPermissibleObjects } from 'd3-geo';
+import { feature } from 'topojson-client';
 import type { Place } from './metadata-view.ts';
 
-const W = 360;
-const H = 180;
-const x = (lon: number) => Math.max(0, Math.min(W, lon + 180));
-const y = (lat: number) => Math.max(0, Math.min(H, 90 - lat));
+const W = 720;
+const H = 360;
+const projection = geoEquirectangular().fitSize([W, H], { type: 'Sphere' });
+const path = geoPath(projection);
+
+let land: string | null = null;
+/** The coastlines' path, computed once: the same for every page. */
+function landPath(): string {
+  if (land === null) {
+    const topology = createRequire(import.meta.url)('world-atlas/land-110m.json') as Parameters<typeof feature>[0];
+    const object = topology.objects['land'];
+    land = object === undefined ? '' : (path(feature(topology, object) as GeoPermissibleObjects) ?? '');
+  }
+  return land;
+}
+const graticule = path(geoGraticule10()) ?? '';
 
 export function WorldMap(props: { places: Place[] }) {
-  const shapes = props.places.filter((p) => p.points.length > 0);
+  const shapes = props.places.filter((p) => p.geometry !== null);
   if (shapes.length === 0) return null;
-  const lines = [];
-  for (let lon = -150; lon <= 150; lon += 30) lines.push(<line x1={x(lon)} y1={0} x2={x(lon)} y2={H} />);
-  for (let lat = -60; lat <= 60; lat += 30) lines.push(<line x1={0} y1={y(lat)} x2={W} y2={y(lat)} />);
   return (
     <figure class="map">
-      <svg viewBox={`0 0 ${W} ${H}`} role="img" aria-label={`Map of ${shapes.length} location${shapes.length === 1 ? '' : 's'}`} width="100%">
+      <svg viewBox={`0 0 ${W} ${H}`} role="img" aria-label={`World map showing ${shapes.length} location${shapes.length === 1 ? '' : 's'}`} width="100%">
         <rect width={W} height={H} fill="#dbe9f6" />
-        <g stroke="#a9c1d9" stroke-width="0.4">{lines}</g>
+        <path d={graticule} fill="none" stroke="#b8cde0" stroke-width="0.5" />
+        <path d={landPath()} fill="#f3efe4" stroke="#9aa5ad" stroke-width="0.5" />
         {shapes.map((p) => {
-          if (p.points.length === 1) {
-            const [lon, lat] = p.points[0] as [number, number];
-            return <circle cx={x(lon)} cy={y(lat)} r="2.5" fill="#c0392b" stroke="#fff" stroke-width="0.8" />;
+          const g = p.geometry as unknown as GeoPermissibleObjects & { type: string; coordinates?: unknown };
+          if (g.type === 'Point') {
+            const at = projection(g.coordinates as [number, number]);
+            return at ? <circle cx={at[0]} cy={at[1]} r="9" fill="#c0392b" stroke="#fff" stroke-width="3" /> : null;
           }
-          const lons = p.points.map((q) => q[0]);
-          const lats = p.points.map((q) => q[1]);
-          const [x0, x1] = [x(Math.min(...lons)), x(Math.max(...lons))];
-          const [y0, y1] = [y(Math.max(...lats)), y(Math.min(...lats))];
-          return <rect x={x0} y={y0} width={Math.max(x1 - x0, 1.5)} height={Math.max(y1 - y0, 1.5)} fill="#c0392b" fill-opacity="0.3" stroke="#c0392b" stroke-width="0.8" />;
+          const d = path.pointRadius(9)(g);
+          return d ? <path d={d} fill="#c0392b" fill-opacity="0.35" stroke="#c0392b" stroke-width="2.5" /> : null;
         })}
       </svg>
-      <figcaption class="meta">Locations (longitude -180 to 180, latitude 90 to -90).</figcaption>
+      <figcaption class="meta">Locations on a world map (Natural Earth coastlines).</figcaption>
     </figure>
   );
 }
