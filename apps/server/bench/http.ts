@@ -100,6 +100,14 @@ export async function httpBench(seconds: number): Promise<string> {
       await wrk(`${base}${s.path}`, { connections: CONNECTIONS, seconds: 1, headers: s.headers }); // warm-up
       krs.push(await wrk(`${base}${s.path}`, { connections: CONNECTIONS, seconds, headers: s.headers }));
     }
+    const pages: { name: string; result: WrkResult; target: boolean }[] = [];
+    for (const [name, path, target] of [
+      ['GET /records/{id} (landing page)', `/records/${record}`, true],
+      ['GET /search?q=flood (search page)', '/search?q=flood', false],
+    ] as const) {
+      await wrk(`${base}${path}`, { connections: CONNECTIONS, seconds: 1 });
+      pages.push({ name, result: await wrk(`${base}${path}`, { connections: CONNECTIONS, seconds }), target });
+    }
     await stop(server);
     const answersFile = join(dataDir, 'answers.json');
     writeFileSync(answersFile, JSON.stringify(answers));
@@ -121,6 +129,12 @@ export async function httpBench(seconds: number): Promise<string> {
       lines.push(`  plain  ${fmt(p)}  (generator ${(p.generatorCpu * 100).toFixed(0)}% of a core)${bound}`);
       lines.push(`  ratio ${(ratio * 100).toFixed(1)}% (target >= ${TARGET * 100}%: ${ratio >= TARGET ? 'met' : 'NOT met'})`);
     });
+    const jsonGet = krs[0] as WrkResult;
+    lines.push('Pages, against the JSON record GET of the same run (target: a landing page costs at most 3x)');
+    for (const p of pages) {
+      const cost = jsonGet.perSecond / p.result.perSecond;
+      lines.push(`  ${p.name.padEnd(34)} ${fmt(p.result)}  ${cost.toFixed(1)}x the JSON GET${p.target ? ` (target <= 3x: ${cost <= 3 ? 'met' : 'NOT met'})` : ''}`);
+    }
   } finally {
     await stop(server);
     rmSync(dataDir, { recursive: true, force: true });
