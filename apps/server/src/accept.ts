@@ -6,9 +6,11 @@ export const UI_TYPES = ['application/vnd.service.v1+json', 'application/vnd.inv
 export interface Negotiated {
   contentType: string;
   ui: boolean;
+  /** schema.org JSON-LD, where the caller allows it (a record GET). */
+  jsonLd?: boolean;
 }
 
-export function negotiate(accept: string | undefined): Negotiated {
+export function negotiate(accept: string | undefined, options: { jsonLd?: boolean } = {}): Negotiated {
   if (!accept || accept.trim() === '') return { contentType: 'application/json', ui: false };
   const wanted = accept
     .split(',')
@@ -21,6 +23,7 @@ export function negotiate(accept: string | undefined): Negotiated {
     .sort((a, b) => b.q - a.q);
   for (const { type } of wanted) {
     if (UI_TYPES.includes(type)) return { contentType: type, ui: true };
+    if (options.jsonLd && type === 'application/ld+json') return { contentType: type, ui: false, jsonLd: true };
     if (type === 'application/json' || type === 'application/*' || type === '*/*') return { contentType: 'application/json', ui: false };
   }
   throw new DomainError('not_acceptable', 'request.accept', `Cannot answer with ${accept}; use application/json or ${UI_TYPES[0]}.`);

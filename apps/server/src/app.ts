@@ -21,6 +21,9 @@ import { searchRoutes } from './routes/search.ts';
 import { oaiRoutes, type OaiOptions } from './routes/oai.ts';
 import { notFoundPage, pageRoutes, wantsHtml } from './pages/routes.tsx';
 
+/** The record GETs that also answer schema.org JSON-LD. */
+const RECORD_GET = /^\/api\/(records|packages)\/[^/]+$/;
+
 export interface AppConfig {
   baseUrl: string;
   /** An upload that sends nothing for this long is answered 408 and dropped; default 60 s. */
@@ -44,7 +47,7 @@ export function createApp(core: Core, config: AppConfig) {
     // File content streams raw bytes both ways; every other body is JSON, and an Accept we
     // cannot serve is refused before any work is done.
     if (c.req.path.endsWith('/content')) return next();
-    negotiate(c.req.header('accept'));
+    negotiate(c.req.header('accept'), { jsonLd: c.req.method === 'GET' && RECORD_GET.test(c.req.path) });
     return jsonBody(c, next);
   });
   for (const [prefix, kind] of [['/api/records', 'resource'], ['/api/packages', 'package']] as const) {

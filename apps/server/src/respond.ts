@@ -2,15 +2,19 @@
 import type { Context } from 'hono';
 import type { RecordView, SearchPage } from '@krs/domain';
 import { negotiate } from './accept.ts';
+import { toJsonLd } from './exports/json-ld.ts';
+import { signposting } from './exports/signposting.ts';
 import type { Links } from './links.ts';
 import { serializeRecord, serializeSearchPage } from './serialize.ts';
 
 export function createResponder(links: Links) {
   /** `extra` adds top-level members some responses carry (the create-draft `expanded`). */
   function record(c: Context, view: RecordView, status: 200 | 201 | 202 = 200, extra?: { [key: string]: unknown }): Response {
-    const { contentType, ui } = negotiate(c.req.header('accept'));
+    const { contentType, ui, jsonLd } = negotiate(c.req.header('accept'), { jsonLd: c.req.method === 'GET' && view.record.state === 'published' });
     c.header('ETag', `"${view.record.revisionId}"`);
     c.header('Content-Type', contentType);
+    if (c.req.method === 'GET' && view.record.state === 'published') c.header('Link', signposting(view, links));
+    if (jsonLd) return c.body(JSON.stringify(toJsonLd(view, links)), status);
     return c.body(JSON.stringify({ ...serializeRecord(view, links, ui), ...extra }), status);
   }
 

@@ -1,5 +1,6 @@
 /** The landing page of a published version, and the preview of a draft, for resources and packages alike. */
 import type { FileEntry, RecordView } from '@krs/domain';
+import { jsonLdScript, toJsonLd } from '../exports/json-ld.ts';
 import type { Links } from '../links.ts';
 import { bytes, Layout } from './layout.tsx';
 import { label, list, obj, people, places, str } from './metadata-view.ts';
@@ -33,7 +34,16 @@ export function RecordPage(props: RecordPageProps) {
   const committed = props.files.filter((f) => f.status === 'completed' && f.blob !== null);
   const jsonHref = withToken(links.record(r.kind, r.id, r.parentId, r.state)['self'] as string, props.token);
   return (
-    <Layout title={title} head={<link rel="alternate" type="application/json" href={jsonHref} />}>
+    <Layout
+      title={title}
+      head={
+        <>
+          <link rel="alternate" type="application/json" href={jsonHref} />
+          {/* For dataset search engines; drafts are not for indexing. */}
+          {!draft ? <script type="application/ld+json" dangerouslySetInnerHTML={{ __html: jsonLdScript(toJsonLd(view, links, props.files)) }} /> : <meta name="robots" content="noindex" />}
+        </>
+      }
+    >
       {draft ? (
         <p class="notice" role="status">
           Preview of a draft: not published, visible only to its owners and to holders of a link.

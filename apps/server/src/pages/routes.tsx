@@ -6,6 +6,7 @@
 import { Hono, type Context } from 'hono';
 import { DomainError, type Core, type ListingInput, type RecordKind, type RecordView } from '@krs/domain';
 import { toHttpError } from '../errors.ts';
+import { signposting } from '../exports/signposting.ts';
 import type { Links } from '../links.ts';
 import { identityOf, type Env } from '../routes/request.ts';
 import { listingQuery, toListingInput } from '../routes/schemas.ts';
@@ -62,6 +63,7 @@ export function pageRoutes(core: Core, links: Links) {
     const view = side === 'draft' ? await core.records.getDraft(identityOf(c), kind, id) : await core.records.get(identityOf(c), kind, id);
     const files = view.record.files.enabled ? (await core.files.list(identityOf(c), kind, id, side)).entries : [];
     const resources = kind === 'package' ? await resourcesOf(c, view) : undefined;
+    if (side === 'published') c.header('Link', signposting(view, links, files));
     return html(c, <RecordPage view={view} files={files} links={links} {...(resources ? { resources } : {})} {...(token(c) ? { token: token(c) } : {})} />);
   }
 

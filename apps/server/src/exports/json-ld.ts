@@ -1,0 +1,94 @@
+/**
+ * schema.org JSON-LD of a record, for search engines (embedded in landing pages) and for
+ * `Accept: application/ld+json` on the record GET. Creators are Persons or Organizations with
+ * their ORCID as `@id`, places are `spatialCoverage` with coordinates or a box.
+ */
+import type { FileEntry, RecordView } from '@krs/domain';
+import { textOf } from '../html-text.ts';
+import type { Links } from '../links.ts';
+import { label, list, obj, people, places, str } from '../pages/metadata-view.ts';
+
+export const JSON_LD_TYPE = 'application/ld+json';
+
+type Json = Record<string, unknown>;
+
+function schemaType(view: RecordView): string {
+  const type = str(obj((view.record.metadata as Json)['resource_type'])?.['id']) ?? '';
+  if (type.startsWith('dataset')) return 'Dataset';
+  if (type.startsWith('software')) return 'SoftwareSourceCode';
+  if (type.startsWith('publication')) return 'ScholarlyArticle';
+  return 'CreativeWork';
+}
+
+function spatial(geometry: Json | null): Json | null {
+  if (geometry === null) return null;
+  const points: [number, number][] = [];
+  const walk = (c: unknown, depth: number): void => {
+    if (depth > 6 || !Array.isArray(c)) return;
+    if (typeof c[0] === 'number' && typeof c[1] === 'number') points.push([c[0], c[1]]);
+    else for (const x of c) walk(x, depth + 1);
+  };
+  walk(geometry['coordinates'], 0);
+  if (points.length === 0) return null;
+  if (points.length === 1) {
+    const [lon, lat] = points[0] as [number, number];
+    return { '@type': 'GeoCoordinates', latitude: lat, longitude: lon };
+  }
+  const lons = points.map((p) => p[0]);
+  const lats = points.map((p) => p[1]);
+  // schema.org boxes are "south west north east".
+  return { '@type': 'GeoShape', box: `${Math.min(...lats)} ${Math.min(...lons)} ${Math.max(...lats)} ${Math.max(...lons)}` };
+}
+
+export function toJsonLd(view: RecordView, links: Links, files: FileEntry[] = []): Json {
+  const r = view.record;
+  const m = r.metadata as Json;
+  const landing = r.state === 'draft' ? (links.record(r.kind, r.id, r.parentId, r.state)['self_html'] as string) : links.landing(r.kind, r.id);
+  const doi = str(obj(r.pids['doi'])?.['identifier']);
+  const person = (p: ReturnType<typeof people>[number]) => ({
+    '@type': 'Person',
+    name: p.name,
+    ...(p.orcid ? { '@id': `https://orcid.org/${p.orcid}` } : {}),
+    ...(p.affiliations.length > 0 ? { affiliation: p.affiliations.map((name) => ({ '@type': 'Organization', name })) } : {}),
+  });
+  const description = str(m['description']);
+  const doc: Json = {
+    '@context': 'https://schema.org',
+    '@type': schemaType(view),
+    '@id': doi ? `https://doi.org/${doi}` : landing,
+    url: landing,
+    name: str(m['title']) ?? '',
+    ...(description ? { description: textOf(description) } : {}),
+    ...(str(m['publication_date']) ? { datePublished: str(m['publication_date']) } : {}),
+    ...(r.state === 'published' ? { dateModified: r.updated } : {}),
+    creator: people(m['creators']).map(person),
+    ...(people(m['contributors']).length > 0 ? { contributor: people(m['contributors']).map(person) } : {}),
+    ...(str(m['publisher']) ? { publisher: { '@type': 'Organization', name: str(m['publisher']) } } : {}),
+    keywords: list(m['subjects']).flatMap((s) => str(obj(s)?.['subject']) ?? label(s) ?? []),
+    ...(doi ? { identifier: `https://doi.org/${doi}` } : {}),
+    version: String(view.versions.index),
+    isAccessibleForFree: r.access.record === 'public' && r.access.files === 'public',
+    inLanguage: list(m['languages']).flatMap((l) => str(obj(l)?.['id']) ?? []),
+  };
+  const licenses = list(m['rights']).flatMap((x) => str(obj(x)?.['link']) ?? label(x) ?? []);
+  if (licenses.length > 0) doc['license'] = licenses.length === 1 ? licenses[0] : licenses;
+  const coverage = places(m['locations']).flatMap((p) => {
+    const geo = spatial(p.geometry);
+    return geo === null && p.name === null ? [] : [{ '@type': 'Place', ...(p.name ? { name: p.name } : {}), ...(geo ? { geo } : {}) }];
+  });
+  if (coverage.length > 0) doc['spatialCoverage'] = coverage;
+  const committed = files.filter((f) => f.status === 'completed' && f.blob !== null);
+  if (committed.length > 0) {
+    doc['distribution'] = committed.slice(0, 100).map((f) => ({
+      '@type': 'DataDownload',
+      name: f.key,
+      contentUrl: links.file(r.kind, r.id, r.state, f.key)['content'],
+      contentSize: String(f.blob?.size ?? 0),
+      ...(f.mimetype ? { encodingFormat: f.mimetype } : {}),
+    }));
+  }
+  return doc;
+}
+
+/** For a `<script type="application/ld+json">`: `<` escaped so no text in a record can close the element. */
+export const jsonLdScript = (doc: Json): string => JSON.stringify(doc).replace(/</g, '\\u003c');
