@@ -1,6 +1,8 @@
 /**
  * The packages as another Node service meets them: packed with `pnpm pack`, installed from the
- * tarballs into a project outside the workspace (offline, from the pnpm store), type-checked
+ * tarballs into a project outside the workspace (from the pnpm store where it can, the registry
+ * otherwise: the packed tarballs' checksums change with every source change, so pnpm resolves
+ * their dependencies again, and on a fresh machine their metadata is not cached), type-checked
  * against their declarations and run on plain Node, with no TypeScript source in sight.
  */
 import { execFile } from 'node:child_process';
@@ -46,7 +48,7 @@ describe('examples/embed, a project outside the workspace', () => {
     await run('pnpm', ['--filter', '@krs/domain', '--filter', '@krs/adapters', 'pack', '--out', join(project, 'packs', '%s.tgz')], root);
     expect(readdirSync(join(project, 'packs')).sort()).toEqual(['krs-adapters.tgz', 'krs-domain.tgz']);
 
-    await run('pnpm', ['install', '--offline', '--ignore-workspace', '--no-frozen-lockfile'], project);
+    await run('pnpm', ['install', '--prefer-offline', '--ignore-workspace', '--no-frozen-lockfile'], project);
     await run('pnpm', ['run', 'build'], project);
     const output = await run(process.execPath, ['dist/main.js'], project);
 
