@@ -13,7 +13,8 @@ import type { AnyRecord, DraftRecord, Parent, PublishedRecord } from './types.ts
 /** Deeper than any metadata the schema describes (a nested GeometryCollection included); deeper values are not searchable. */
 const MAX_METADATA_DEPTH = 32;
 
-function resourceTypeOf(record: AnyRecord): SearchDocument['resourceType'] {
+/** A record's resource type as it is indexed and harvested: its vocabulary id and English label. */
+export function resourceTypeOf(record: AnyRecord): SearchDocument['resourceType'] {
   const rt = record.metadata['resource_type'];
   if (typeof rt !== 'object' || rt === null) return null;
   const { id, title } = rt as { id?: unknown; title?: unknown };

@@ -11,6 +11,7 @@ import type { PublishedRecord, RecordKind } from '../model/types.ts';
 import type { RecordView } from '../model/views.ts';
 import type { CoreDeps } from './deps.ts';
 import { viewOf } from './lookup.ts';
+import { resourceTypeOf } from '../model/search-document.ts';
 
 /** Where a walk stands: the last version handed out. */
 export interface HarvestPosition {
@@ -52,52 +53,54 @@ export interface HarvestPage {
  */
 const SCAN_TURN = 500;
 
-export function resourceTypeOf(record: PublishedRecord): string | null {
-  const rt = record.metadata['resource_type'];
-  if (typeof rt !== 'object' || rt === null) return null;
-  const id = (rt as { id?: unknown }).id;
-  return typeof id === 'string' ? id : null;
-}
+const typeOf = (record: PublishedRecord): string | null => resourceTypeOf(record)?.id ?? null;
 
 export function setsOf(record: PublishedRecord): HarvestSet[] {
-  const type = resourceTypeOf(record);
+  const type = typeOf(record);
   return type === null ? [{ kind: record.kind }] : [{ kind: record.kind }, { resourceType: type }];
 }
 
 const inSet = (record: PublishedRecord, set: HarvestSet | undefined): boolean =>
-  set === undefined || ('kind' in set ? record.kind === set.kind : resourceTypeOf(record) === set.resourceType);
+  set === undefined || ('kind' in set ? record.kind === set.kind : typeOf(record) === set.resourceType);
 
-async function itemOf(deps: CoreDeps, record: PublishedRecord, now: string): Promise<HarvestItem> {
-  const current = liftedAt(record, now);
-  const base = { id: record.id, kind: record.kind, updated: record.updated, sets: setsOf(record) };
-  if (current.access.record !== 'public') return { ...base, view: null };
-  const parent = await deps.repos.records.getParent(record.parentId);
-  return { ...base, view: parent === null ? null : viewOf(current, parent) };
+/** Harvest items of these versions, their parents read in one go (only public versions need them). */
+async function itemsOf(deps: CoreDeps, records: PublishedRecord[], now: string): Promise<HarvestItem[]> {
+  const current = records.map((r) => liftedAt(r, now));
+  const open = current.filter((r) => r.access.record === 'public');
+  const parents = new Map((open.length > 0 ? await deps.repos.records.getParentsByIds(open.map((r) => r.parentId)) : []).map((p) => [p.id, p]));
+  return current.map((record) => {
+    const parent = record.access.record === 'public' ? parents.get(record.parentId) : undefined;
+    return { id: record.id, kind: record.kind, updated: record.updated, sets: setsOf(record), view: parent === undefined ? null : viewOf(record, parent) };
+  });
 }
 
 export async function harvest(deps: CoreDeps, query: HarvestQuery): Promise<HarvestPage> {
-  const now = deps.clock.now();
-  const items: HarvestItem[] = [];
+  const matching: PublishedRecord[] = [];
   let after = query.after;
   let last: HarvestPosition | undefined;
-  for (;;) {
+  let next: HarvestPosition | null = null;
+  walk: for (;;) {
     // One more than a page: a page is known to be the last when nothing matching follows it.
     const want = Math.min(query.limit + 1, SCAN_TURN);
     const batch = await deps.repos.records.listPublishedByUpdate({ from: query.from, until: query.until, after, limit: want });
     for (const record of batch) {
       after = { updated: record.updated, id: record.id };
       if (!inSet(record, query.set)) continue;
-      if (items.length === query.limit) return { items, next: last ?? null };
-      items.push(await itemOf(deps, record, now));
+      if (matching.length === query.limit) {
+        next = last ?? null;
+        break walk;
+      }
+      matching.push(record);
       last = after;
     }
-    if (batch.length < want) return { items, next: null };
+    if (batch.length < want) break;
     await pause();
   }
+  return { items: await itemsOf(deps, matching, deps.clock.now()), next };
 }
 
 /** One published version as a harvester sees it, or null when there is no such version. */
 export async function harvestOne(deps: CoreDeps, id: string): Promise<HarvestItem | null> {
   const record = await deps.repos.records.getPublished(id);
-  return record === null ? null : itemOf(deps, record, deps.clock.now());
+  return record === null ? null : ((await itemsOf(deps, [record], deps.clock.now()))[0] ?? null);
 }
