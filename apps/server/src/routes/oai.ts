@@ -42,12 +42,11 @@ const SPEC_CHARS = /^[A-Za-z0-9\-_.!~*'()]+$/;
 const specOf = (set: HarvestSet): string | null =>
   'kind' in set ? (set.kind === 'resource' ? 'resources' : 'packages') : SPEC_CHARS.test(set.resourceType) ? `${TYPE_SET}${set.resourceType}` : null;
 
-function setOf(spec: string): HarvestSet {
+/** The set a setSpec names, or null for one this repository does not have. */
+function setOf(spec: string): HarvestSet | null {
   const kind = SET_KINDS[spec];
   if (kind !== undefined) return kind;
-  if (spec.startsWith(TYPE_SET) && spec.length > TYPE_SET.length) return { resourceType: spec.slice(TYPE_SET.length) };
-  // An unknown set holds nothing: the list is empty (noRecordsMatch), as the protocol allows.
-  return { resourceType: `\u0000${spec}` };
+  return spec.startsWith(TYPE_SET) && spec.length > TYPE_SET.length ? { resourceType: spec.slice(TYPE_SET.length) } : null;
 }
 
 export function oaiRoutes(core: Core, links: Links, options: OaiOptions = {}) {
@@ -149,10 +148,13 @@ export function oaiRoutes(core: Core, links: Links, options: OaiOptions = {}) {
       state = { metadataPrefix: args['metadataPrefix'] as string, ...range, ...(args['set'] !== undefined ? { set: args['set'] } : {}), cursor: 0 };
     }
     const format = formatOf(state.metadataPrefix);
+    const set = state.set === undefined ? undefined : setOf(state.set);
+    // An unknown set holds nothing: the protocol's answer is noRecordsMatch.
+    if (set === null) throw new OaiError('noRecordsMatch', `This repository has no set "${(state.set ?? '').slice(0, 100)}".`);
     const page = await core.harvest.list({
       ...(state.from !== undefined ? { from: state.from } : {}),
       ...(state.until !== undefined ? { until: state.until } : {}),
-      ...(state.set !== undefined ? { set: setOf(state.set) } : {}),
+      ...(set !== undefined ? { set } : {}),
       ...(state.after !== undefined ? { after: state.after } : {}),
       limit: pageSize,
     });
