@@ -6,7 +6,7 @@
 import type { FileEntry, RecordView } from '@krs/domain';
 import { textOf } from '../html-text.ts';
 import type { Links } from '../links.ts';
-import { label, list, obj, people, places, str } from '../pages/metadata-view.ts';
+import { label, list, obj, people, places, str } from '../metadata-view.ts';
 
 export const JSON_LD_TYPE = 'application/ld+json';
 

@@ -5,7 +5,7 @@
  */
 import type { FileEntry, RecordView } from '@krs/domain';
 import type { Links } from '../links.ts';
-import { list, obj, people, str } from '../pages/metadata-view.ts';
+import { list, obj, people, str } from '../metadata-view.ts';
 import { JSON_LD_TYPE } from './json-ld.ts';
 
 /** Files linked as `item`, and authors, at most; the rest are in the `describedby` metadata. */

@@ -8,6 +8,7 @@ import type { XMLBuilder } from 'xmlbuilder2/lib/interfaces.js';
 import type { RecordView } from '@krs/domain';
 import { textOf } from '../html-text.ts';
 import type { Links } from '../links.ts';
+import { label, list, obj, people, places, str } from '../metadata-view.ts';
 
 export const OAI_DC = {
   prefix: 'oai_dc',
@@ -18,19 +19,6 @@ const DC = 'http://purl.org/dc/elements/1.1/';
 const XSI = 'http://www.w3.org/2001/XMLSchema-instance';
 
 type Json = Record<string, unknown>;
-const obj = (v: unknown): Json | null => (typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Json) : null);
-const list = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
-const str = (v: unknown): string | null => (typeof v === 'string' && v.trim() !== '' ? v : null);
-const en = (v: unknown): string | null => str(obj(v)?.['en']);
-
-function personName(entry: unknown): string | null {
-  const p = obj(obj(entry)?.['person_or_org']);
-  if (p === null) return null;
-  const family = str(p['family_name']);
-  const given = str(p['given_name']);
-  if (family !== null) return given === null ? family : `${family}, ${given}`;
-  return str(p['name']);
-}
 
 export function renderOaiDc(parent: XMLBuilder, view: RecordView, links: Links): void {
   const m = view.record.metadata as Json;
@@ -40,8 +28,8 @@ export function renderOaiDc(parent: XMLBuilder, view: RecordView, links: Links):
   };
   add('title', str(m['title']));
   for (const t of list(m['additional_titles'])) add('title', str(obj(t)?.['title']));
-  for (const c of list(m['creators'])) add('creator', personName(c));
-  for (const c of list(m['contributors'])) add('contributor', personName(c));
+  for (const p of people(m['creators'])) add('creator', p.sortName);
+  for (const p of people(m['contributors'])) add('contributor', p.sortName);
   for (const s of list(m['subjects'])) add('subject', str(obj(s)?.['subject']) ?? str(obj(s)?.['id']));
   const description = str(m['description']);
   if (description !== null) add('description', textOf(description));
@@ -51,8 +39,7 @@ export function renderOaiDc(parent: XMLBuilder, view: RecordView, links: Links):
   }
   add('publisher', str(m['publisher']));
   add('date', str(m['publication_date']));
-  const type = obj(m['resource_type']);
-  add('type', en(type?.['title']) ?? str(type?.['id']));
+  add('type', label(m['resource_type']));
   const doi = str(obj(view.record.pids['doi'])?.['identifier']);
   if (doi !== null) add('identifier', `https://doi.org/${doi}`);
   add('identifier', links.landing(view.record.kind, view.record.id));
@@ -64,9 +51,9 @@ export function renderOaiDc(parent: XMLBuilder, view: RecordView, links: Links):
   for (const l of list(m['languages'])) add('language', str(obj(l)?.['id']));
   for (const r of list(m['rights'])) {
     const right = obj(r);
-    add('rights', en(right?.['title']) ?? str(right?.['id']));
+    add('rights', label(right));
     add('rights', str(right?.['link']));
   }
   add('rights', view.record.access.record === 'public' ? 'info:eu-repo/semantics/openAccess' : 'info:eu-repo/semantics/restrictedAccess');
-  for (const f of list(obj(m['locations'])?.['features'])) add('coverage', str(obj(f)?.['place']));
+  for (const p of places(m['locations'])) add('coverage', p.name);
 }

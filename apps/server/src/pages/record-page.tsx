@@ -3,7 +3,7 @@ import type { FileEntry, RecordView } from '@krs/domain';
 import { jsonLdScript, toJsonLd } from '../exports/json-ld.ts';
 import type { Links } from '../links.ts';
 import { bytes, Layout } from './layout.tsx';
-import { label, list, obj, people, places, str } from './metadata-view.ts';
+import { label, list, obj, people, places, str } from '../metadata-view.ts';
 import { WorldMap } from './world-map.tsx';
 
 export interface RecordPageProps {

@@ -10,7 +10,7 @@ import { signposting } from '../exports/signposting.ts';
 import type { Links } from '../links.ts';
 import { identityOf, type Env } from '../routes/request.ts';
 import { listingQuery, toListingInput } from '../routes/schemas.ts';
-import { label, str } from './metadata-view.ts';
+import { label, str } from '../metadata-view.ts';
 import { MessagePage } from './message-page.tsx';
 import { RecordPage } from './record-page.tsx';
 import { SearchPage } from './search-page.tsx';

@@ -6,7 +6,7 @@ import type { RecordView, SearchPage as Page } from '@krs/domain';
 import { textOf } from '../html-text.ts';
 import type { Links } from '../links.ts';
 import { Layout } from './layout.tsx';
-import { label, people, str } from './metadata-view.ts';
+import { label, people, str } from '../metadata-view.ts';
 
 export interface SearchPageProps {
   page: Page;

@@ -6,7 +6,7 @@
 import { createRequire } from 'node:module';
 import { geoEquirectangular, geoGraticule10, geoPath, type GeoPermissibleObjects } from 'd3-geo';
 import { feature } from 'topojson-client';
-import type { Place } from './metadata-view.ts';
+import type { Place } from '../metadata-view.ts';
 
 const W = 720;
 const H = 360;

@@ -1,4 +1,4 @@
-/** Reading the free-form metadata of a record for display: every member optional, every shape checked. */
+/** Reading a record's free-form metadata for pages and exports: every member optional, every shape checked. */
 type Json = Record<string, unknown>;
 
 export const obj = (v: unknown): Json | null => (typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Json) : null);
@@ -9,6 +9,8 @@ export const label = (v: unknown): string | null => str(obj(obj(v)?.['title'])?.
 
 export interface Person {
   name: string;
+  /** "Family, Given" as catalogues list people; the name alone for organisations. */
+  sortName: string;
   orcid: string | null;
   affiliations: string[];
 }
@@ -21,9 +23,10 @@ export function people(v: unknown): Person[] {
     const given = str(p['given_name']);
     const name = family !== null ? (given !== null ? `${given} ${family}` : family) : str(p['name']);
     if (name === null) return [];
+    const sortName = family !== null && given !== null ? `${family}, ${given}` : name;
     const orcid = list(p['identifiers']).map(obj).find((i) => i?.['scheme'] === 'orcid');
     const affiliations = list(obj(entry)?.['affiliations']).flatMap((a) => str(obj(a)?.['name']) ?? label(a) ?? []);
-    return [{ name, orcid: str(orcid?.['identifier']), affiliations }];
+    return [{ name, sortName, orcid: str(orcid?.['identifier']), affiliations }];
   });
 }
 
