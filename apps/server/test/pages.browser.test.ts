@@ -103,6 +103,20 @@ describe('the pages in a browser', () => {
     expect(downloaded.status()).toBe(200);
     expect(await downloaded.text()).toBe('Flood extent, Niger delta.');
 
+    // The citation: APA first, then Vancouver through the style switcher (a plain form, no script needed).
+    expect(await page.locator('#h-citation + div').textContent()).toContain('(2024). Flood extent maps for the Niger delta');
+    await page.selectOption('#citation-style', 'vancouver');
+    await page.click('section.citation button:has-text("Show")');
+    await page.waitForURL(/style=vancouver/);
+    expect(await page.locator('#h-citation + div').textContent()).toContain('Flood extent maps for the Niger delta [Internet]');
+    await shot(page, '4b-citation-vancouver');
+    const bibtexHref = await page.locator('a:has-text("BibTeX")').getAttribute('href');
+    const bibtex = await page.request.get(bibtexHref ?? '');
+    expect(bibtex.headers()['content-type']).toBe('application/x-bibtex; charset=utf-8');
+    expect(await bibtex.text()).toContain('title = {Flood extent maps for the {Niger} delta}');
+    await page.click('a:has-text("DataCite XML")');
+    expect(await page.content()).toContain('Flood extent maps for the Niger delta');
+
     await page.goto(pkgDone.links.self_html);
     await page.click('a:has-text("Flood extent maps for the Niger delta")');
     await page.waitForURL(new RegExp(`/records/${rec.id}$`));

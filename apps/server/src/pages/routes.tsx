@@ -6,13 +6,13 @@
 import { Hono, type Context } from 'hono';
 import { DomainError, type Core, type ListingInput, type RecordKind, type RecordView } from '@krs/domain';
 import { toHttpError } from '../errors.ts';
-import { signposting } from '../exports/signposting.ts';
-import type { Links } from '../links.ts';
+import { citationStyle } from '../exports/citation.ts';
+import type { Exporter } from '../exports/exporter.ts';
 import { identityOf, type Env } from '../routes/request.ts';
 import { listingQuery, toListingInput } from '../routes/schemas.ts';
 import { label, str } from '../metadata-view.ts';
 import { MessagePage } from './message-page.tsx';
-import { RecordPage } from './record-page.tsx';
+import { RecordPage, type RecordPageProps } from './record-page.tsx';
 import { SearchPage } from './search-page.tsx';
 import { STYLESHEET } from './stylesheet.ts';
 import { STYLESHEET_PATH } from './layout.tsx';
@@ -43,7 +43,8 @@ export function notFoundPage(c: Context): Response {
   return html(c, <MessagePage status={404} message="There is no page at this address." />, 404);
 }
 
-export function pageRoutes(core: Core, links: Links) {
+export function pageRoutes(core: Core, exporter: Exporter) {
+  const links = exporter.links;
   const token = (c: Context) => c.req.query('token');
 
   async function resourcesOf(c: Context<Env>, view: RecordView) {
@@ -63,8 +64,16 @@ export function pageRoutes(core: Core, links: Links) {
     const view = side === 'draft' ? await core.records.getDraft(identityOf(c), kind, id) : await core.records.get(identityOf(c), kind, id);
     const files = view.record.files.enabled ? (await core.files.list(identityOf(c), kind, id, side)).entries : [];
     const resources = kind === 'package' ? await resourcesOf(c, view) : undefined;
-    if (side === 'published') c.header('Link', signposting(view, links, files));
-    return html(c, <RecordPage view={view} files={files} links={links} {...(resources ? { resources } : {})} {...(token(c) ? { token: token(c) } : {})} />);
+    let citation: RecordPageProps['citation'];
+    if (side === 'published') {
+      c.header('Link', exporter.signposting(view, files));
+      const style = citationStyle(c.req.query('style'));
+      citation = { style, html: exporter.citation(view, style, 'en-US', 'html') };
+    }
+    return html(
+      c,
+      <RecordPage view={view} files={files} links={links} {...(citation ? { citation } : {})} {...(resources ? { resources } : {})} {...(token(c) ? { token: token(c) } : {})} />,
+    );
   }
 
   async function latest(c: Context<Env>, kind: RecordKind) {
