@@ -94,6 +94,23 @@ describe('the pages in a browser', () => {
     expect(await page.locator('ol.hits h2').textContent()).toContain('Flood response package');
     await shot(page, '3-filtered');
 
+    // Draw an area on the map: two clicks, first over Europe (nothing there), then around the Niger delta.
+    await page.goto(`${base}/search?q=flood`);
+    await page.click('summary:has-text("Draw the area on a map")');
+    const picker = page.locator('input[type=image]');
+    await picker.click({ position: { x: 240, y: 40 } });
+    await page.waitForURL(/corner=/);
+    await page.locator('input[type=image]').click({ position: { x: 290, y: 70 } });
+    await page.waitForURL(/bbox=/);
+    expect(await page.locator('ol.hits > li').count()).toBe(0);
+    await page.locator('input[type=image]').click({ position: { x: 230, y: 100 } });
+    await page.waitForURL(/corner=/);
+    await page.locator('input[type=image]').click({ position: { x: 270, y: 130 } });
+    await page.waitForURL(/bbox=-7\.5%2C15%2C22\.5%2C-7\.5/);
+    expect(new URL(page.url()).searchParams.get('q')).toBe('flood');
+    expect(await page.locator('ol.hits > li').count()).toBe(2);
+    await shot(page, '3b-area');
+
     await page.goto(published.links.self_html);
     expect(await page.locator('h1').textContent()).toBe('Flood extent maps for the Niger delta');
     expect(await page.locator('svg[role=img]').count()).toBe(1);

@@ -16,6 +16,24 @@ import { RecordPage, type RecordPageProps } from './record-page.tsx';
 import { SearchPage } from './search-page.tsx';
 import { STYLESHEET } from './stylesheet.ts';
 import { STYLESHEET_PATH } from './layout.tsx';
+import { areaPickerSvg, pickedPoint } from './world-map.tsx';
+
+/** Query parameters of the area picker's clicks (`<input type="image" name="at">`) and first corner. */
+const PICKER_PARAMS = ['at.x', 'at.y', 'corner'];
+
+/** `lon,lat` as numbers in range, or null. */
+function pointOf(text: string | undefined): [number, number] | null {
+  const m = /^(-?\d+(?:\.\d+)?),(-?\d+(?:\.\d+)?)$/.exec(text ?? '');
+  if (!m) return null;
+  const [lon, lat] = [Number(m[1]), Number(m[2])];
+  return Math.abs(lon) <= 180 && Math.abs(lat) <= 90 ? [lon, lat] : null;
+}
+
+/** `W,N,E,S` as numbers, or null; the search itself reports what is wrong with a typed box. */
+function boxOf(text: string | undefined): [number, number, number, number] | null {
+  const parts = (text ?? '').split(',').map(Number);
+  return parts.length === 4 && parts.every((n) => Number.isFinite(n)) ? (parts as [number, number, number, number]) : null;
+}
 
 const PAGE_HEADERS = { 'Content-Type': 'text/html; charset=utf-8', 'Cache-Control': 'no-cache' };
 /** Resources listed on a package page; the context page pages through all of them. */
@@ -100,7 +118,24 @@ export function pageRoutes(core: Core, exporter: Exporter) {
       const page = await core.records.search(identityOf(c), ['resource', 'package'], listing({ sort: 'newest', size: 10 }));
       return html(c, <SearchPage page={page} links={links} query={[]} path="/search" heading="Newest records" />);
     })
+    .get('/search/area.svg', (c) =>
+      c.body(areaPickerSvg(boxOf(c.req.query('bbox')), pointOf(c.req.query('corner'))), 200, { 'Content-Type': 'image/svg+xml', 'Cache-Control': 'public, max-age=86400' }),
+    )
     .get('/search', async (c) => {
+      // A click on the area picker: the first sets a corner, the second draws the box.
+      const x = c.req.query('at.x');
+      const y = c.req.query('at.y');
+      if (x !== undefined && y !== undefined) {
+        if (!/^\d+$/.test(x) || !/^\d+$/.test(y)) throw new DomainError('invalid', 'request.query', 'The map click is not a pair of pixel coordinates.');
+        const [lon, lat] = pickedPoint(Number(x), Number(y));
+        const corner = pointOf(c.req.query('corner'));
+        const rest = pairs(c).filter(([k]) => !PICKER_PARAMS.includes(k) && k !== 'page' && (corner === null || k !== 'bbox'));
+        const next: [string, string][] =
+          corner === null
+            ? [['corner', `${lon},${lat}`]]
+            : [['bbox', `${Math.min(lon, corner[0])},${Math.max(lat, corner[1])},${Math.max(lon, corner[0])},${Math.min(lat, corner[1])}`]];
+        return c.redirect(`/search?${new URLSearchParams([...rest.filter(([k]) => k !== next[0]?.[0]), ...next]).toString()}`, 303);
+      }
       const page = await core.records.search(identityOf(c), ['resource', 'package'], listingFrom(c));
       const q = c.req.query('q');
       return html(c, <SearchPage page={page} links={links} query={pairs(c)} path="/search" heading={q ? `Search: ${q}` : 'Search'} />);
