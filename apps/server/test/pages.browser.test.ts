@@ -72,7 +72,9 @@ describe('the pages in a browser', () => {
     const other = await api('POST', '/api/records', { metadata: metadata('Drought index for the Sahel', { resource_type: { id: 'publication' } }), files: { enabled: false } });
     await api('POST', `/api/records/${other.id}/draft/actions/publish`);
     const pkg = await api('POST', '/api/packages', { metadata: metadata('Flood response package'), files: { enabled: false } });
-    await api('POST', `/api/packages/${pkg.id}/draft/resources`, { resources: [{ id: rec.id }] });
+    const inContext = await api('POST', '/api/records', { metadata: metadata('Depth model for the delta'), files: { enabled: false } });
+    await api('POST', `/api/packages/${pkg.id}/context/actions/associate`, { records: [{ id: inContext.id }] });
+    await api('POST', `/api/packages/${pkg.id}/draft/resources`, { resources: [{ id: rec.id }, { id: inContext.id }] });
     const pkgDone = await api('POST', `/api/packages/${pkg.id}/draft/actions/publish`);
     const draft = await api('POST', '/api/records', { metadata: metadata('Unpublished flood model') });
     const link = await api('POST', `/api/records/${draft.id}/access/links`, { permission: 'preview' });
@@ -139,6 +141,24 @@ describe('the pages in a browser', () => {
     await page.waitForURL(new RegExp(`/records/${rec.id}$`));
     await page.goto(pkgDone.links.self_html);
     await shot(page, '5-package');
+    // The context page is for those who may view the package's parent: its owner here.
+    await page.click('a:has-text("Every resource of this package")');
+    expect(await page.locator('h1').textContent()).toBe('Sign-in or a link is needed');
+    // The owner's token as a header (pages have no sign-in of their own); one context only: the shipped Chromium runs single-process.
+    const owner = page;
+    await owner.setExtraHTTPHeaders({ authorization: `Bearer ${token}` });
+    await owner.goto(pkgDone.links.self_html);
+    await owner.click('a:has-text("Every resource of this package")');
+    await owner.waitForURL(/\/context$/);
+    expect(await owner.locator('h1').textContent()).toContain('Resources of the package “Flood response package”');
+    expect(await owner.locator('ol.hits h2').allTextContents()).toEqual(['Depth model for the delta']);
+    await shot(owner, '5b-context');
+    // Searching from the context page stays within the context.
+    await owner.fill('#q', 'nothing-like-this');
+    await owner.click('form.search-form button');
+    await owner.waitForURL(/\/context\?q=nothing-like-this/);
+    expect(await owner.locator('ol.hits > li').count()).toBe(0);
+    await owner.setExtraHTTPHeaders({});
 
     await page.goto(draft.links.self_html);
     expect(await page.locator('h1').textContent()).toBe('Sign-in or a link is needed');

@@ -102,7 +102,7 @@ export function SearchPage(props: SearchPageProps) {
   return (
     <Layout title={props.heading}>
       <h1>{props.heading}</h1>
-      <form action="/search" method="get" class="search-form">
+      <form action={path} method="get" class="search-form">
         <p>
           <label for="q">Query</label>{' '}
           <input id="q" type="search" name="q" value={get('q')} />{' '}
