@@ -28,6 +28,12 @@ export interface Composed {
   warmSearch(onProgress?: (p: ReindexProgress) => void): Promise<{ loaded: boolean } & ProjectionReport>;
   /** Rebuilds the index from the database (ignoring any snapshot). */
   rebuildSearch(onProgress?: (p: ReindexProgress) => void): Promise<ProjectionReport>;
+  /**
+   * With a database other nodes write too (PostgreSQL): re-projects, every `intervalMs`, the
+   * records changed since shortly before the last pass, so this node's index follows the other
+   * nodes' writes within about that time. Returns the function that stops it.
+   */
+  followDatabase(intervalMs: number, onError: (err: unknown) => void): () => void;
   /** Records the search index is missing because they could not be projected (each also logged as it happens). */
   searchHealth(): SearchHealth;
   saveSearchSnapshot(): Promise<void>;
@@ -90,6 +96,27 @@ export async function compose(config: ServerConfig, options: ComposeOptions = {}
       const report = await core.search.reindex({ onProgress });
       await search.checkpoint(watermark);
       return report;
+    },
+    followDatabase(intervalMs, onError) {
+      // Overlap covers commits that land after a pass began but carry an earlier `updated`, and clock skew between nodes.
+      const overlapMs = 30_000;
+      let since = new Date(Date.now() - overlapMs).toISOString();
+      let running = false;
+      const timer = setInterval(() => {
+        if (running) return;
+        running = true;
+        const next = new Date(Date.now() - overlapMs).toISOString();
+        core.search
+          .reindex({ since })
+          .then(() => {
+            since = next;
+          }, onError)
+          .finally(() => {
+            running = false;
+          });
+      }, intervalMs);
+      timer.unref();
+      return () => clearInterval(timer);
     },
     searchHealth: () => core.search.health(),
     async saveSearchSnapshot() {
