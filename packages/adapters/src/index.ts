@@ -8,7 +8,7 @@ export { createSqlVocabularyRepository } from './sql/vocabulary-repository.ts';
 export { createSqlRepositories } from './sql/repositories.ts';
 export { createSqlUnitOfWork } from './sql/unit-of-work.ts';
 export { createFsFileStorage } from './fs-file-storage.ts';
-export { createS3FileStorage, type S3FileStorageOptions } from './storage/s3-file-storage.ts';
+export { createS3FileStorage, openS3FileStorage, type S3FileStorageOptions } from './storage/s3-file-storage.ts';
 export { withSmallBlobCache, type SmallBlobCacheOptions } from './small-blob-cache.ts';
 export { createNanoidIds } from './nanoid-ids.ts';
 export { createSystemClock } from './system-clock.ts';
