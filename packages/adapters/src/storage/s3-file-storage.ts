@@ -211,7 +211,15 @@ export function createS3FileStorage(client: S3Client, options: S3FileStorageOpti
 
     async check() {
       // One request: the bucket exists and these credentials may use it.
-      await client.send(new HeadBucketCommand({ Bucket: bucket }));
+      try {
+        await client.send(new HeadBucketCommand({ Bucket: bucket }));
+      } catch (e) {
+        // HEAD answers carry no error body, so the SDK can only say "UnknownError": name the status.
+        const status = httpStatus(e);
+        if (status === 404) throw new Error(`bucket ${bucket} does not exist`, { cause: e });
+        if (status === 403) throw new Error(`access to bucket ${bucket} is denied`, { cause: e });
+        throw e;
+      }
     },
   };
 }
