@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { S3Client } from '@aws-sdk/client-s3';
 import type { FileStorage } from '@krs/domain';
 import { createS3FileStorage } from '../src/index.ts';
 import { fileStorageContract } from './contracts/file-storage.contract.ts';
@@ -74,5 +75,74 @@ describe('S3 storage specifics', () => {
 
   it('fails its readiness check when the bucket is missing', async () => {
     await expect(createS3FileStorage(s3.client(), { bucket: 'no-such-bucket' }).check()).rejects.toThrow();
+  });
+
+  it('deletes twice without error, and then answers not_found for its head', async () => {
+    const storage = fresh();
+    await storage.write('blob-twice', text('x'), { maxBytes: 10 });
+    await storage.delete('blob-twice');
+    await storage.delete('blob-twice');
+    await expect(storage.readHead('blob-twice', 1)).rejects.toMatchObject({ kind: 'not_found', code: 'blob.not_found' });
+  });
+});
+
+/**
+ * s3rver keeps no listable multipart uploads, so the sweep is checked against an S3 stand-in for
+ * the three calls it makes, answering from a table of uploads as S3 would (paged, by prefix).
+ */
+describe('S3 storage sweep of incomplete multipart uploads', () => {
+  const now = Date.now();
+  const ago = (minutes: number) => new Date(now - minutes * 60_000);
+  interface FakeUpload {
+    Key: string;
+    UploadId: string;
+    Initiated: Date;
+    parts: { Size: number; LastModified: Date }[];
+  }
+
+  function fakeS3(uploads: FakeUpload[]): S3Client {
+    const client = new S3Client({ region: 'us-east-1', endpoint: 'http://127.0.0.1:9', credentials: { accessKeyId: 'x', secretAccessKey: 'x' } });
+    client.middlewareStack.add(
+      (_next, context) => async (args) => {
+        const input = args.input as { Prefix?: string; KeyMarker?: string; Key?: string; UploadId?: string };
+        const answer = (output: object) => ({ output: { $metadata: {}, ...output }, response: {} });
+        switch (context.commandName) {
+          case 'ListMultipartUploadsCommand': {
+            // Two uploads a page, so the sweep must follow the markers.
+            const matching = uploads.filter((u) => u.Key.startsWith(input.Prefix ?? '')).sort((a, b) => (a.Key < b.Key ? -1 : 1));
+            const from = input.KeyMarker === undefined ? 0 : matching.findIndex((u) => u.Key === input.KeyMarker) + 1;
+            const page = matching.slice(from, from + 2);
+            const last = page[page.length - 1];
+            return answer({ Uploads: page, IsTruncated: from + 2 < matching.length, NextKeyMarker: last?.Key, NextUploadIdMarker: last?.UploadId }) as never;
+          }
+          case 'ListPartsCommand':
+            return answer({ Parts: uploads.find((u) => u.UploadId === input.UploadId)?.parts ?? [], IsTruncated: false }) as never;
+          case 'AbortMultipartUploadCommand': {
+            const at = uploads.findIndex((u) => u.UploadId === input.UploadId);
+            if (at < 0) throw Object.assign(new Error('The specified upload does not exist.'), { name: 'NoSuchUpload', $metadata: { httpStatusCode: 404 } });
+            uploads.splice(at, 1);
+            return answer({}) as never;
+          }
+          default:
+            throw new Error(`unexpected ${context.commandName ?? 'command'}`);
+        }
+      },
+      { step: 'initialize', name: 'fakeS3' },
+    );
+    return client;
+  }
+
+  it('aborts uploads untouched since the cut-off, and keeps fresh, active and foreign ones', async () => {
+    const uploads: FakeUpload[] = [
+      { Key: 'krs/blobs/blob-stalled', UploadId: 'u1', Initiated: ago(180), parts: [{ Size: 5_242_880, LastModified: ago(170) }, { Size: 5_242_880, LastModified: ago(150) }] },
+      { Key: 'krs/blobs/blob-no-parts', UploadId: 'u2', Initiated: ago(120), parts: [] },
+      { Key: 'krs/blobs/blob-slow', UploadId: 'u3', Initiated: ago(180), parts: [{ Size: 5_242_880, LastModified: ago(1) }] },
+      { Key: 'krs/blobs/blob-fresh', UploadId: 'u4', Initiated: ago(5), parts: [] },
+      { Key: 'other/blobs/blob-foreign', UploadId: 'u5', Initiated: ago(600), parts: [{ Size: 7, LastModified: ago(600) }] },
+    ];
+    const storage = createS3FileStorage(fakeS3(uploads), { bucket: 'b', prefix: 'krs' });
+    expect(await storage.sweepPartialWrites(ago(60).toISOString())).toEqual({ removed: 2, bytes: 2 * 5_242_880 });
+    expect(uploads.map((u) => u.UploadId).sort()).toEqual(['u3', 'u4', 'u5']);
+    expect(await storage.sweepPartialWrites(ago(60).toISOString())).toEqual({ removed: 0, bytes: 0 });
   });
 });
