@@ -73,6 +73,29 @@ describe('S3 storage specifics', () => {
     expect(await listed(storage)).toEqual([]);
   });
 
+  it('stops reading the body and keeps nothing when S3 fails mid-upload', async () => {
+    const client = s3.client();
+    client.middlewareStack.add(
+      (next, context) => async (args) => {
+        if (context.commandName === 'UploadPartCommand') throw new Error('S3 went away');
+        return next(args);
+      },
+      { step: 'initialize', name: 'failParts' },
+    );
+    const storage = createS3FileStorage(client, { bucket: s3.bucket, prefix: `run-${++runs}` });
+    let closed = false;
+    async function* endless() {
+      try {
+        for (;;) yield new Uint8Array(1 << 20);
+      } finally {
+        closed = true;
+      }
+    }
+    await expect(storage.write('blob-s3-down', endless(), { maxBytes: 2 ** 40 })).rejects.toThrow('S3 went away');
+    expect(closed).toBe(true);
+    expect(await listed(storage)).toEqual([]);
+  });
+
   it('fails its readiness check when the bucket is missing', async () => {
     await expect(createS3FileStorage(s3.client(), { bucket: 'no-such-bucket' }).check()).rejects.toThrow();
   });

@@ -132,10 +132,14 @@ export function createS3FileStorage(client: S3Client, options: S3FileStorageOpti
       }
       // Parts are left on error and aborted here: lib-storage would otherwise throw the abort's
       // own failure instead of ours (a server without AbortMultipartUpload), losing the domain error.
-      const upload = new Upload({ client, params: { Bucket: bucket, Key, Body: Readable.from(measured()) }, partSize, queueSize, leavePartsOnError: true });
+      const source = Readable.from(measured());
+      const upload = new Upload({ client, params: { Bucket: bucket, Key, Body: source }, partSize, queueSize, leavePartsOnError: true });
       try {
         await upload.done();
       } catch (e) {
+        // Ends the body (its generator returns) when S3 failed rather than the body. lib-storage's
+        // workers already do so as they stop; this keeps it from resting on their internals.
+        source.destroy();
         const UploadId = upload.uploadId;
         // Best effort: what stays behind is swept by sweepPartialWrites.
         if (UploadId) await client.send(new AbortMultipartUploadCommand({ Bucket: bucket, Key, UploadId })).catch(() => undefined);
