@@ -71,13 +71,14 @@ async function openStorage(config: ServerConfig): Promise<{ storage: FileStorage
 export async function compose(config: ServerConfig, options: ComposeOptions = {}): Promise<Composed> {
   const metrics = options.metrics ?? null;
   mkdirSync(config.dataDir, { recursive: true });
+  // First: a storage that fails its check leaves no database or index open behind it.
+  const blobs = await openStorage(config);
   const handle = createDb(join(config.dataDir, 'krs.sqlite'), metrics ? { onQuery: (text, seconds) => metrics.observeQuery(text, seconds) } : {});
   await migrateToLatest(handle.db);
   const { repos, uow } = createSqlUnitOfWork(handle.db);
   const search = openEmbeddedSearch(config.searchEngine, config.dataDir);
   // Any change committed after this instant is caught up on the next start.
   let watermark = new Date().toISOString();
-  const blobs = await openStorage(config);
   const storage = options.cacheSmallBlobs ? withSmallBlobCache(blobs.storage) : blobs.storage;
   const core = createCore({
     repos,
