@@ -56,7 +56,7 @@ async function openStorage(config: ServerConfig): Promise<{ storage: FileStorage
     return { storage: createFsFileStorage(filesRoot), filesRoot, close: () => undefined };
   }
   const { bucket, prefix, forcePathStyle } = config.storage;
-  const s3 = openS3FileStorage({ bucket, prefix, forcePathStyle });
+  const s3 = await openS3FileStorage({ bucket, prefix, forcePathStyle });
   // A wrong bucket, endpoint, region or credential stops start-up here, not at the first upload.
   try {
     await s3.storage.check();

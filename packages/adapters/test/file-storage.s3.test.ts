@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { S3Client } from '@aws-sdk/client-s3';
 import type { FileStorage } from '@krs/domain';
-import { createS3FileStorage } from '../src/index.ts';
+import { createS3FileStorage } from '../src/storage/s3-file-storage.ts';
 import { fileStorageContract } from './contracts/file-storage.contract.ts';
 import { startS3rver } from './s3rver-fixture.ts';
 

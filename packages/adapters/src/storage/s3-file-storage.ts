@@ -21,7 +21,7 @@ import {
   ListMultipartUploadsCommand,
   ListObjectsV2Command,
   ListPartsCommand,
-  S3Client,
+  type S3Client,
 } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import { DomainError, notFound, type FileStorage } from '@krs/domain';
@@ -226,15 +226,4 @@ export function createS3FileStorage(client: S3Client, options: S3FileStorageOpti
       }
     },
   };
-}
-
-/**
- * The storage with its own client, configured the AWS SDK's standard way (`AWS_ENDPOINT_URL_S3`,
- * `AWS_REGION`, `AWS_ACCESS_KEY_ID`, `AWS_SECRET_ACCESS_KEY`, profiles, instance roles), so
- * operators set S3 up as for any other tool. `forcePathStyle` addresses the bucket in the path,
- * which most S3-compatible servers need. `close` ends the client's idle connections.
- */
-export function openS3FileStorage(options: S3FileStorageOptions & { forcePathStyle?: boolean }): { storage: FileStorage; close(): void } {
-  const client = new S3Client({ forcePathStyle: options.forcePathStyle ?? false });
-  return { storage: createS3FileStorage(client, options), close: () => client.destroy() };
 }
