@@ -10,6 +10,7 @@ import { isDomainError } from '@krs/domain';
 import { ConfigError } from './config.ts';
 import { UsageError, type Command } from './commands/command.ts';
 import { backup, restore } from './commands/backup.ts';
+import { copy } from './commands/copy.ts';
 import { gc } from './commands/gc.ts';
 import { reindex } from './commands/reindex.ts';
 import { tokens } from './commands/tokens.ts';
@@ -17,7 +18,7 @@ import { users } from './commands/users.ts';
 import { verify } from './commands/verify.ts';
 import { vocabularies } from './commands/vocabularies.ts';
 
-export const COMMANDS: readonly Command[] = [users, tokens, vocabularies, reindex, gc, verify, backup, restore];
+export const COMMANDS: readonly Command[] = [users, tokens, vocabularies, reindex, gc, verify, backup, restore, copy];
 
 const USAGE = `usage: krs <command> [arguments] [--json]
 

@@ -57,7 +57,7 @@ export interface ComposeOptions {
   cacheSmallBlobs?: boolean;
 }
 
-async function openStorage(config: ServerConfig): Promise<{ storage: FileStorage; filesRoot: string | null; close(): void }> {
+export async function openStorage(config: Pick<ServerConfig, 'storage' | 'dataDir'>): Promise<{ storage: FileStorage; filesRoot: string | null; close(): void }> {
   if (config.storage.kind === 'fs') {
     const filesRoot = join(config.dataDir, 'files');
     return { storage: createFsFileStorage(filesRoot), filesRoot, close: () => undefined };

@@ -97,7 +97,7 @@ function logLevel(raw: string | undefined): LogLevel {
 /** S3's bucket naming rules (lowercase, digits, dots, hyphens); prefix segments as plain key parts. */
 const S3_URL = /^s3:\/\/([a-z0-9][a-z0-9.-]{1,61}[a-z0-9])(?:\/((?:[A-Za-z0-9._-]+\/)*[A-Za-z0-9._-]+)?\/?)?$/;
 
-function storage(env: NodeJS.ProcessEnv): StorageConfig {
+export function storage(env: NodeJS.ProcessEnv): StorageConfig {
   const raw = env['KRS_STORAGE']?.trim();
   const pathStyle = env['KRS_S3_FORCE_PATH_STYLE']?.trim() ?? '';
   if (!['', 'true', 'false'].includes(pathStyle)) throw new ConfigError(`KRS_S3_FORCE_PATH_STYLE must be true or false, got "${pathStyle}".`);

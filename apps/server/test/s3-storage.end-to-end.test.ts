@@ -3,7 +3,7 @@
  * a file goes up through the three-step API, is published, and comes back by a Range request,
  * while the data dir holds no blob.
  */
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { execFile, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort, serverDir, startServer, tsx, type RealServer } from './real-server.ts';
+import { startS3rver } from './s3rver-process.ts';
 
 const bucket = 'krs-e2e';
 let s3rver: ChildProcess;
@@ -19,30 +20,9 @@ let server: RealServer;
 let base = '';
 let env: NodeJS.ProcessEnv;
 
-/** s3rver on a port of its choosing (`-p 0`), ready once it prints it. */
-async function startS3rver(dir: string): Promise<{ child: ChildProcess; endpoint: string }> {
-  const child = spawn(join(serverDir, 'node_modules', '.bin', 's3rver'), ['-d', dir, '-a', '127.0.0.1', '-p', '0', '-s', '--configure-bucket', bucket], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  let out = '';
-  const port = await new Promise<string>((ok, fail) => {
-    const timer = setTimeout(() => fail(new Error(`s3rver did not start: ${out}`)), 30_000);
-    child.stdout?.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-      const listening = /listening on [\d.]+:(\d+)/.exec(out);
-      if (listening?.[1]) {
-        clearTimeout(timer);
-        ok(listening[1]);
-      }
-    });
-    child.on('exit', (code) => fail(new Error(`s3rver exited with ${code}: ${out}`)));
-  });
-  return { child, endpoint: `http://127.0.0.1:${port}` };
-}
-
 beforeAll(async () => {
   s3Dir = mkdtempSync(join(tmpdir(), 'krs-s3rver-'));
-  const s3 = await startS3rver(s3Dir);
+  const s3 = await startS3rver(s3Dir, bucket);
   s3rver = s3.child;
   const port = await freePort();
   base = `http://127.0.0.1:${port}`;

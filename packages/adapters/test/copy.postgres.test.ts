@@ -39,10 +39,14 @@ describe('copying an embedded store into PostgreSQL', () => {
       await copyDatabase(source.db, target.db);
       expect((await verifyCopy(source.db, target.db)).every((t) => t.matches)).toBe(true);
 
-      // A row that differs on the target is reported, not silently overwritten.
+      // A row changed since is brought up to date; a row only the target holds is reported.
+      await source.repos.records.saveParent({ ...parent('p1'), revisionId: 2, updated: '2026-02-01T00:00:00.000Z' }, 1);
       await target.db.updateTable('vocabulary').set({ data: '{"type":"roles","id":"editor","title":{"en":"changed"}}' }).where('id', '=', 'editor').execute();
       await copyDatabase(source.db, target.db);
-      expect((await verifyCopy(source.db, target.db)).find((t) => t.table === 'vocabulary')?.matches).toBe(false);
+      expect((await verifyCopy(source.db, target.db)).every((t) => t.matches)).toBe(true);
+      expect((await target.repos.records.getParent('p1'))?.revisionId).toBe(2);
+      await target.repos.records.saveParent(parent('only-on-target'), null);
+      expect((await verifyCopy(source.db, target.db)).find((t) => t.table === 'parent')).toMatchObject({ source: 1201, target: 1202, matches: false });
     } finally {
       await source.close();
       await target.close();

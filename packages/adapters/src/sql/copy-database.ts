@@ -1,9 +1,11 @@
 /**
  * Copies every table of one store into another (SQLite into PostgreSQL, the way up from one node
- * to many), resumable and verified. Rows go in key order, in batches, each batch inserted with ON
- * CONFLICT DO NOTHING: a copy cut short is run again and goes on where it stopped, and rows the
- * target already holds are never overwritten. Verification reads both sides again and compares
- * row counts and a digest of every row's content.
+ * to many), resumable and verified. Rows go in key order, in batches, each batch upserted: a copy
+ * cut short is run again and goes on, and a run after writes on the source (a live copy, then a
+ * last run with the server stopped) brings changed rows up to date. Rows deleted on the source
+ * since an earlier run stay on the target and make verification fail: copy into an empty
+ * database for an exact copy. Verification reads both sides again and compares row counts and a
+ * digest of every row's content.
  */
 import { createHash } from 'node:crypto';
 import { sql, type Kysely } from 'kysely';
@@ -66,10 +68,12 @@ export async function copyDatabase(from: Kysely<Database>, to: Kysely<Database>,
     let copied = 0;
     onProgress?.({ table, copied, total });
     for await (const rows of rowsOf(from, table)) {
+      const key = TABLES[table] as string[];
+      const rest = Object.keys(rows[0] as Row).filter((c) => !key.includes(c));
       await to
         .insertInto(table as 'parent')
         .values(rows as never)
-        .onConflict((oc) => oc.doNothing())
+        .onConflict((oc) => oc.columns(key as never).doUpdateSet(Object.fromEntries(rest.map((c) => [c, sql.ref(`excluded.${c}`)])) as never))
         .execute();
       copied += rows.length;
       onProgress?.({ table, copied, total });

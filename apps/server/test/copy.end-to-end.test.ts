@@ -1,0 +1,79 @@
+/**
+ * Moving up: an embedded deployment with records and files is copied with `krs copy` into
+ * PostgreSQL and S3, and a server started on those serves the same records and bytes.
+ */
+import { execFile, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, describe, expect, it } from 'vitest';
+import { freshDatabase } from '../../../packages/adapters/test/postgres-fixture.ts';
+import { freePort, serverDir, startServer, tsx, type RealServer } from './real-server.ts';
+import { startS3rver } from './s3rver-process.ts';
+
+const cleanup: (() => Promise<void> | void)[] = [];
+afterAll(async () => {
+  for (const step of cleanup.reverse()) await step();
+});
+
+async function serve(extra: NodeJS.ProcessEnv, dataDir: string): Promise<{ base: string; env: NodeJS.ProcessEnv; server: RealServer }> {
+  const port = await freePort();
+  const base = `http://127.0.0.1:${port}`;
+  const env = { ...process.env, PORT: String(port), KRS_DATA_DIR: dataDir, KRS_BASE_URL: base, INIT_CWD: serverDir, ...extra };
+  const server = await startServer(env);
+  cleanup.push(() => server.stop());
+  return { base, env, server };
+}
+
+const run = (env: NodeJS.ProcessEnv, ...args: string[]) => promisify(execFile)(tsx, ['src/cli.ts', ...args], { cwd: serverDir, env, encoding: 'utf8' });
+
+describe('krs copy', () => {
+  it('copies an embedded deployment into PostgreSQL and S3, verified, and a server on them serves it', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'krs-copy-'));
+    const s3Dir = mkdtempSync(join(tmpdir(), 'krs-copy-s3-'));
+    cleanup.push(() => rmSync(dataDir, { recursive: true, force: true }), () => rmSync(s3Dir, { recursive: true, force: true }));
+    const s3: { child: ChildProcess; endpoint: string } = await startS3rver(s3Dir, 'krs-up');
+    cleanup.push(() => void s3.child.kill());
+
+    const embedded = await serve({}, dataDir);
+    const token = (await run(embedded.env, 'tokens', 'create', '--user', 'ada@example.org')).stdout.trim();
+    const call = async (base: string, method: string, path: string, body?: string, type = 'application/json') => {
+      const res = await fetch(`${base}${path}`, { method, headers: { authorization: `Bearer ${token}`, ...(body !== undefined ? { 'content-type': type } : {}) }, ...(body !== undefined ? { body } : {}) });
+      return { status: res.status, text: await res.text() };
+    };
+    const metadata = { title: 'Flood extent maps', publication_date: '2024-09-01', resource_type: { id: 'dataset' }, creators: [{ person_or_org: { type: 'personal', family_name: 'Obi' } }] };
+    const id = JSON.parse((await call(embedded.base, 'POST', '/api/records', JSON.stringify({ metadata }))).text).id as string;
+    await call(embedded.base, 'POST', `/api/records/${id}/draft/files`, JSON.stringify([{ key: 'extent.csv' }]));
+    await call(embedded.base, 'PUT', `/api/records/${id}/draft/files/extent.csv/content`, 'lon,lat\n6.2,4.8\n', 'application/octet-stream');
+    await call(embedded.base, 'POST', `/api/records/${id}/draft/files/extent.csv/commit`);
+    expect((await call(embedded.base, 'POST', `/api/records/${id}/draft/actions/publish`)).status).toBe(202);
+    const before = JSON.parse((await call(embedded.base, 'GET', `/api/records/${id}`)).text);
+    await embedded.server.stop();
+
+    const url = await freshDatabase();
+    const s3Env = { KRS_S3_FORCE_PATH_STYLE: 'true', AWS_ENDPOINT_URL_S3: s3.endpoint, AWS_REGION: 'us-east-1', AWS_ACCESS_KEY_ID: 'S3RVER', AWS_SECRET_ACCESS_KEY: 'S3RVER' };
+    const copied = await run({ ...embedded.env, ...s3Env }, 'copy', '--to', url, '--storage', 's3://krs-up/site', '--json');
+    const report = JSON.parse(copied.stdout);
+    expect(report.ok).toBe(true);
+    expect(report.tables.find((t: { table: string }) => t.table === 'record')).toMatchObject({ source: 1, target: 1, matches: true });
+    expect(report.blobs).toMatchObject({ copied: 1, skipped: 0, verified: 1, differing: [] });
+    // Again: nothing new to copy, still the same.
+    expect(JSON.parse((await run({ ...embedded.env, ...s3Env }, 'copy', '--to', url, '--storage', 's3://krs-up/site', '--json')).stdout).blobs).toMatchObject({ copied: 0, skipped: 1 });
+
+    const moved = await serve({ ...s3Env, KRS_DATABASE_URL: url, KRS_STORAGE: 's3://krs-up/site' }, mkdtempSync(join(tmpdir(), 'krs-copy-node-')));
+    const after = JSON.parse((await call(moved.base, 'GET', `/api/records/${id}`)).text);
+    expect(after.metadata).toEqual(before.metadata);
+    expect(after.revision_id).toBe(before.revision_id);
+    const file = await fetch(`${moved.base}/api/records/${id}/files/extent.csv/content`);
+    expect(await file.text()).toBe('lon,lat\n6.2,4.8\n');
+    // The same token works: users and tokens came over too.
+    expect((await call(moved.base, 'GET', '/api/user/records')).status).toBe(200);
+  });
+
+  it('refuses a target that is not PostgreSQL, naming the option', async () => {
+    const failed = await run({ ...process.env, KRS_DATA_DIR: mkdtempSync(join(tmpdir(), 'krs-copy-bad-')), INIT_CWD: serverDir }, 'copy', '--to', 'mysql://db/krs').catch((e: { code: number; stderr: string }) => e);
+    expect((failed as { code: number }).code).toBe(2);
+    expect((failed as { stderr: string }).stderr).toContain('--to must be a PostgreSQL URL');
+  });
+});
