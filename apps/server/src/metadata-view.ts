@@ -13,6 +13,8 @@ export interface Person {
   sortName: string;
   orcid: string | null;
   affiliations: string[];
+  /** An organisation (`type: organizational`) rather than a person. */
+  organization: boolean;
 }
 
 export function people(v: unknown): Person[] {
@@ -26,7 +28,7 @@ export function people(v: unknown): Person[] {
     const sortName = family !== null && given !== null ? `${family}, ${given}` : name;
     const orcid = list(p['identifiers']).map(obj).find((i) => i?.['scheme'] === 'orcid');
     const affiliations = list(obj(entry)?.['affiliations']).flatMap((a) => str(obj(a)?.['name']) ?? label(a) ?? []);
-    return [{ name, sortName, orcid: str(orcid?.['identifier']), affiliations }];
+    return [{ name, sortName, orcid: str(orcid?.['identifier']), affiliations, organization: p['type'] === 'organizational' }];
   });
 }
 

@@ -1,3 +1,5 @@
+import { parse as parseBibtex } from '@retorquere/bibtex-parser';
+import jsonld from 'jsonld';
 import { describe, expect, it } from 'vitest';
 import { convert } from 'xmlbuilder2';
 import { makeApp, metadata } from './make-app.ts';
@@ -116,10 +118,16 @@ describe('export formats', () => {
     const csl = (await call('GET', `/records/${id}/export/csl`)).json;
     expect(csl).toMatchObject({ id, type: 'dataset', title: full.title, publisher: 'Polar Data Centre', issued: { 'date-parts': [[2024, 6, 1]] } });
     expect(csl.author).toEqual([{ family: 'Obi', given: 'Ada' }, { literal: 'European Space Agency' }]);
-    const bib = (await call('GET', `/records/${id}/export/bibtex`)).text;
-    expect(bib).toMatch(/^@\w+\{/);
-    expect(bib).toContain('author = {Obi, Ada and {European Space Agency}}');
-    expect(bib).toContain('year = {2024}');
+    const bib = parseBibtex((await call('GET', `/records/${id}/export/bibtex`)).text);
+    expect(bib.errors).toEqual([]);
+    expect(bib.entries).toHaveLength(1);
+    expect(bib.entries[0]?.fields).toMatchObject({
+      author: [{ lastName: 'Obi', firstName: 'Ada' }, { name: 'European Space Agency' }],
+      year: '2024',
+      publisher: ['Polar Data Centre'],
+    });
+    // The title's <i> is read as the CSL rich text it looks like; the rest comes through as text.
+    expect(bib.entries[0]?.fields['title']).toMatch(/^Sea ice .*extent.* <\/div><script>alert\(1\)<\/script>$/);
 
     const apa = await call('GET', `/api/records/${id}`, { headers: { accept: 'text/x-bibliography' } });
     expect(apa.status).toBe(200);
@@ -132,6 +140,30 @@ describe('export formats', () => {
     expect(unknown.status).toBe(400);
     expect(unknown.json.message).toContain('apa, harvard1, vancouver');
     expect((await call('GET', `/api/records/${id}?locale=xx-YY`, { headers: { accept: 'text/x-bibliography' } })).status).toBe(400);
+  });
+
+  it('gives JSON-LD that a JSON-LD processor expands into schema.org terms, field by field', async () => {
+    const { call, id } = await published();
+    const doc = (await call('GET', `/records/${id}/export/json-ld`)).json;
+    // The processor fetches no context over the network: schema.org's context maps every term under its @vocab.
+    const documentLoader = async (url: string) => {
+      if (!url.startsWith('https://schema.org')) throw new Error(`unexpected context ${url}`);
+      return { contextUrl: undefined, documentUrl: url, document: { '@context': { '@vocab': 'https://schema.org/' } } };
+    };
+    const [node] = (await jsonld.expand(doc, { documentLoader })) as Record<string, unknown>[];
+    const value = (key: string) => (node?.[`https://schema.org/${key}`] as { '@value'?: unknown; '@id'?: string }[] | undefined)?.map((v) => v['@value'] ?? v['@id'] ?? v);
+    expect(node?.['@type']).toEqual(['https://schema.org/Dataset']);
+    expect(node?.['@id']).toBe(`http://krs.test/records/${id}`);
+    expect(value('name')).toEqual([full.title]);
+    expect(value('description')).toEqual(['Daily sea ice & snow']);
+    expect(value('datePublished')).toEqual(['2024-06-01']);
+    const creators = node?.['https://schema.org/creator'] as Record<string, unknown>[];
+    expect(creators.map((c) => c['@id'] ?? (c['https://schema.org/name'] as { '@value': string }[])[0]?.['@value'])).toEqual(['https://orcid.org/0000-0002-1825-0097', 'European Space Agency']);
+    expect(creators[1]?.['@type']).toEqual(['https://schema.org/Organization']);
+    const places = node?.['https://schema.org/spatialCoverage'] as Record<string, unknown>[];
+    expect(places).toHaveLength(2);
+    const box = (places[1]?.['https://schema.org/geo'] as Record<string, unknown>[])[0];
+    expect((box?.['https://schema.org/box'] as { '@value': string }[])[0]?.['@value']).toBe('70 20 80 50');
   });
 
   it('answers a linkset of the record and its files, and GeoJSON of its places', async () => {

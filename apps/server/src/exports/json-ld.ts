@@ -36,7 +36,7 @@ export function toJsonLd(view: RecordView, links: Links, files: FileEntry[] = []
   const landing = r.state === 'draft' ? (links.record(r.kind, r.id, r.parentId, r.state)['self_html'] as string) : links.landing(r.kind, r.id);
   const doi = str(obj(r.pids['doi'])?.['identifier']);
   const person = (p: ReturnType<typeof people>[number]) => ({
-    '@type': 'Person',
+    '@type': p.organization ? 'Organization' : 'Person',
     name: p.name,
     ...(p.orcid ? { '@id': `https://orcid.org/${p.orcid}` } : {}),
     ...(p.affiliations.length > 0 ? { affiliation: p.affiliations.map((name) => ({ '@type': 'Organization', name })) } : {}),
