@@ -19,8 +19,8 @@ async function appWithDocument() {
   const metrics = createMetrics({ countRecords: async () => [] });
   const env = await makeApp({}, undefined, { ops: { metrics } });
   const res = await env.app.request('/api/openapi.json');
-  const doc = (await res.json()) as OpenApiDocument;
-  return { ...env, res, doc };
+  const raw = (await res.json()) as { [key: string]: unknown };
+  return { ...env, res, raw, doc: raw as unknown as OpenApiDocument };
 }
 
 /** `METHOD /path/{param}` for every route the app registers (middleware is `ALL` and left out). */
@@ -44,12 +44,12 @@ function documented(doc: OpenApiDocument): Set<string> {
 
 describe('GET /api/openapi.json', () => {
   it('is a valid OpenAPI 3.1 document', async () => {
-    const { res, doc } = await appWithDocument();
+    const { res, raw, doc } = await appWithDocument();
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toMatch(/^application\/json/);
     expect(doc.openapi).toBe('3.1.0');
     const validator = new Validator();
-    const result = await validator.validate(structuredClone(doc));
+    const result = await validator.validate(structuredClone(raw));
     expect(result.errors ?? []).toEqual([]);
     expect(result.valid).toBe(true);
     expect(validator.version).toBe('3.1');
