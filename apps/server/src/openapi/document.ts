@@ -44,7 +44,6 @@ interface OperationObject {
 export interface OpenApiDocument {
   openapi: '3.1.0';
   info: { title: string; version: string; description: string };
-  jsonSchemaDialect: string;
   servers: { url: string }[];
   tags: { name: string; description?: string }[];
   paths: Record<string, Partial<Record<Operation['method'], OperationObject>>>;
@@ -79,7 +78,6 @@ const RESPONSE_SCHEMAS = {
 } as const;
 
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
-const DIALECT = 'https://json-schema.org/draft/2020-12/schema';
 
 /** JSON Schema for one zod schema, as the request sees it (before transforms). */
 function toSchema(schema: ZodType): JsonSchema {
@@ -331,7 +329,6 @@ export function buildDocument(options: DocumentOptions): OpenApiDocument {
   return {
     openapi: '3.1.0',
     info: { title: 'Knowledge Records Service API', version: options.version, description: DESCRIPTION },
-    jsonSchemaDialect: DIALECT,
     servers: [{ url: options.baseUrl }],
     tags: tags.map((name) => ({ name })),
     paths,

@@ -562,17 +562,17 @@ export interface TableOptions {
   docsAssets: readonly { path: string; mediaType: string }[];
 }
 
-/** Every operation krs answers, in the order the app mounts them. */
+/** Every operation krs answers: the API first, then harvesting, pages, probes and this reference. */
 export function operationTable(options: TableOptions): Operation[] {
   return [
-    ...opsOperations(options.metrics),
-    ...docsOperations(options.docsAssets),
     ...recordOperations('resource'),
     ...recordOperations('package'),
     ...packageOperations,
     ...searchOperations,
     ...oaiOperations,
     ...pageOperations,
+    ...opsOperations(options.metrics),
+    ...docsOperations(options.docsAssets),
   ];
 }
 
