@@ -48,6 +48,9 @@ describe('GET /api/openapi.json', () => {
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toMatch(/^application\/json/);
     expect(doc.openapi).toBe('3.1.0');
+    // Each named schema is itself valid JSON Schema draft 2020-12 (the dialect zod emits and 3.1 uses).
+    const ajv = new Ajv2020({ strict: false });
+    for (const [name, schema] of Object.entries(doc.components.schemas)) expect(ajv.validateSchema(schema), `${name}: ${JSON.stringify(ajv.errors)}`).toBe(true);
     const validator = new Validator();
     const result = await validator.validate(structuredClone(raw));
     expect(result.errors ?? []).toEqual([]);
@@ -117,14 +120,30 @@ describe('GET /api/openapi.json', () => {
     expect(doc.paths['/api/user/records']?.get?.security).toEqual([{ bearerAuth: [] }]);
   });
 
-  it('describes real answers: records, lists, files, access links and errors match their documented schemas', async () => {
-    const { call, alice, doc } = await appWithDocument();
+  it('describes real answers: each status is documented for its operation, and each body matches its schema', async () => {
+    const env = await appWithDocument();
+    const { alice, doc } = env;
     const ajv = new Ajv2020({ strict: false, allErrors: true });
     for (const [name, schema] of Object.entries(doc.components.schemas)) ajv.addSchema(schema, `#/components/schemas/${name}`);
     const check = (name: string, body: unknown) => {
       const validate = ajv.getSchema(`#/components/schemas/${name}`);
       if (!validate) throw new Error(`no schema ${name}`);
       expect(validate(body), `${name}: ${JSON.stringify(validate.errors)}`).toBe(true);
+    };
+    const templates = Object.keys(doc.paths).map((path) => ({
+      path,
+      pattern: new RegExp(`^${path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{[^}]+\}/g, '[^/]+')}$`),
+    }));
+    /** The call, after checking that its status is one the document gives for that operation. */
+    const call = async (method: string, path: string, init: Parameters<typeof env.call>[2] = {}) => {
+      const res = await env.call(method, path, init);
+      const bare = path.split('?')[0] ?? path;
+      // A literal path (`/api/records`) wins over a template that also matches it.
+      const template = templates.find((t) => t.path === bare) ?? templates.find((t) => t.pattern.test(bare));
+      const op = template && doc.paths[template.path]?.[method.toLowerCase() as (typeof METHODS)[number]];
+      expect(op, `${method} ${path} is documented`).toBeDefined();
+      expect(Object.keys(op?.responses ?? {}), `${method} ${path} answered ${res.status}: ${res.text.slice(0, 200)}`).toContain(String(res.status));
+      return res;
     };
     const draft = await call('POST', '/api/records', { token: alice, json: { metadata } });
     expect(draft.status).toBe(201);
@@ -136,11 +155,24 @@ describe('GET /api/openapi.json', () => {
     check('FileEntry', uploaded.json);
     const committed = await call('POST', `/api/records/${id}/draft/files/a.txt/commit`, { token: alice });
     check('FileEntry', committed.json);
+    expect((await call('PUT', `/api/records/${id}/draft`, { token: alice, json: { metadata }, headers: { 'if-match': '"99"' } })).status).toBe(412);
+    expect((await call('PUT', `/api/records/${id}/draft`, { token: alice, body: 'x=1', headers: { 'content-type': 'text/plain' } })).status).toBe(415);
     const published = await call('POST', `/api/records/${id}/draft/actions/publish`, { token: alice });
     expect(published.status).toBe(202);
     check('Record', published.json);
     const ui = await call('GET', `/api/records/${id}`, { headers: { accept: 'application/vnd.inveniordm.v1+json' } });
     check('Record', ui.json);
+    const ld = await call('GET', `/api/records/${id}`, { headers: { accept: 'application/ld+json' } });
+    expect(ld.headers.get('content-type')).toBe('application/ld+json');
+    check('JsonLd', ld.json);
+    expect((await call('GET', `/api/records/${id}/versions/latest`, { headers: { accept: 'application/ld+json' } })).status).toBe(406);
+    check('Record', (await call('GET', `/api/records/${id}/versions/latest`)).json);
+    check('FileList', (await call('GET', `/api/records/${id}/files`)).json);
+    const whole = await call('GET', `/api/records/${id}/files/a.txt/content`);
+    expect(whole.text).toBe('hello');
+    expect((await call('GET', `/api/records/${id}/files/a.txt/content`, { headers: { range: 'bytes=1-2' } })).status).toBe(206);
+    expect((await call('GET', `/api/records/${id}/files/a.txt/content`, { headers: { range: 'bytes=9-' } })).status).toBe(416);
+    expect((await call('GET', `/api/records/${id}/files/a.txt/content`, { headers: { 'if-none-match': whole.headers.get('etag') ?? '' } })).status).toBe(304);
     check('SearchResult', (await call('GET', '/api/records')).json);
     check('SearchResult', (await call('GET', '/api/search', { headers: { accept: 'application/vnd.inveniordm.v1+json' } })).json);
     check('SearchResult', (await call('GET', `/api/records/${id}/versions`)).json);
@@ -148,15 +180,21 @@ describe('GET /api/openapi.json', () => {
     expect(link.status).toBe(201);
     check('AccessLink', link.json);
     check('AccessLinkList', (await call('GET', `/api/records/${id}/access/links`, { token: alice })).json);
-    const pkg = await call('POST', '/api/packages', { token: alice, json: { metadata: { ...metadata, resource_type: { id: 'knowledge_package' } } } });
+    const pkg = await call('POST', '/api/packages', { token: alice, json: { metadata } });
     check('Record', pkg.json);
     check('ResourceErrors', (await call('POST', `/api/packages/${pkg.json.id as string}/draft/resources`, { token: alice, json: { resources: [{ id }] } })).json);
+    check('SearchResult', (await call('GET', `/api/packages/${pkg.json.id as string}/draft/resources`, { token: alice })).json);
     const invalid = await call('GET', '/api/records?size=ten');
     expect(invalid.status).toBe(400);
     check('Error', invalid.json);
     check('Error', (await call('GET', '/api/records/nope')).json);
+    check('Error', (await call('GET', '/api/user/records')).json);
+    check('Error', (await call('GET', '/api/search', { token: 'not-a-token' })).json);
+    expect((await call('GET', '/api/search', { headers: { accept: 'text/csv' } })).status).toBe(406);
     check('Health', (await call('GET', '/healthz')).json);
     check('Readiness', (await call('GET', '/readyz')).json);
+    expect((await call('GET', '/oai2d?verb=Identify')).status).toBe(200);
+    expect((await call('GET', `/records/${id}/latest`)).status).toBe(302);
   });
 });
 

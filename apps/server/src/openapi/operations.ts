@@ -66,11 +66,12 @@ const READ = [401, 403, 404, 406, 500] as const;
 const QUERY_READ = [400, ...READ] as const;
 const WRITE = [400, 401, 403, 404, 406, 409, 413, 415, 500] as const;
 
-const recordAnswer = (status: Success['status'], description: string, jsonLd = false): Success => ({
+/** `published`: a GET of a published version, which carries Signposting `Link`; `jsonLd`: also answers schema.org JSON-LD. */
+const recordAnswer = (status: Success['status'], description: string, read: { published?: boolean; jsonLd?: boolean } = {}): Success => ({
   status,
   description,
-  body: { kind: 'record', jsonLd },
-  headers: ['ETag', ...(jsonLd ? ['Link'] : [])],
+  body: { kind: 'record', jsonLd: read.jsonLd ?? false },
+  headers: ['ETag', ...(read.published ? ['Link'] : [])],
 });
 const listAnswer = (description = 'A page of records.'): Success => ({ status: 200, description, body: { kind: 'list' } });
 const json = (status: Success['status'], description: string, schema: ZodType): Success => ({ status, description, body: { kind: 'json', schema } });
@@ -176,7 +177,7 @@ function recordOperations(kind: 'resource' | 'package'): Operation[] {
       description: 'Also answers schema.org JSON-LD with `Accept: application/ld+json`, and a Signposting `Link` header.',
       tags: [tag],
       access: 'optional',
-      responses: [recordAnswer(200, 'The published record.', true)],
+      responses: [recordAnswer(200, 'The published record.', { published: true, jsonLd: true })],
       errors: READ,
     },
     { method: 'post', path: `${base}/{id}/versions`, summary: `Create a new version of a ${noun}`, tags: [tag], access: 'user', responses: [recordAnswer(201, 'The new version draft.')], errors: WRITE },
@@ -196,7 +197,7 @@ function recordOperations(kind: 'resource' | 'package'): Operation[] {
       summary: `Read the latest version of a ${noun}`,
       tags: [tag],
       access: 'optional',
-      responses: [recordAnswer(200, 'The latest published version.', true)],
+      responses: [recordAnswer(200, 'The latest published version.', { published: true })],
       errors: READ,
     },
     { method: 'get', path: `${base}/{id}/draft/files`, summary: `List a ${noun} draft's files`, tags: [files], access: 'user-or-link', responses: [json(200, 'The draft files.', fileList)], errors: READ },
@@ -503,7 +504,7 @@ const pageOperations: Operation[] = [
     tags: ['Pages'],
     access: 'none',
     responses: [{ status: 200, description: 'CSS.', body: { kind: 'asset', mediaType: 'text/css' } }],
-    errors: [],
+    errors: [401],
   },
 ];
 
