@@ -103,7 +103,7 @@ describe('GET /api/openapi.json', () => {
     expect(doc.components.schemas['DraftBody']).toEqual(draft);
     expect(doc.paths['/api/records']?.post?.requestBody?.content['application/json']?.schema).toEqual({ $ref: '#/components/schemas/DraftBody' });
     const params = doc.paths['/api/search']?.get?.parameters ?? [];
-    expect(params.filter((p) => p.in === 'query').map((p) => p.name)).toEqual([...Object.keys(listingQuery.shape), 'resource_type', 'access_status', 'record_type']);
+    expect(params.flatMap((p) => ('in' in p && p.in === 'query' ? [p.name] : []))).toEqual([...Object.keys(listingQuery.shape), 'resource_type', 'access_status', 'record_type']);
   });
 
   it('documents content negotiation and both credentials', async () => {

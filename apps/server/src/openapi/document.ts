@@ -35,7 +35,7 @@ interface OperationObject {
   summary: string;
   description?: string;
   tags: string[];
-  parameters?: Parameter[];
+  parameters?: (Parameter | { $ref: string })[];
   requestBody?: { required: boolean; content: Record<string, MediaType> };
   responses: Record<string, Response | { $ref: string }>;
   security: Record<string, string[]>[];
@@ -284,8 +284,7 @@ function operationObject(op: Operation, nameOf: Map<ZodType, string>): Operation
     security: SECURITY[op.access],
   };
   if (op.description) out.description = op.description;
-  const allParameters = [...parameters, ...refs] as Parameter[];
-  if (allParameters.length > 0) out.parameters = allParameters;
+  if (parameters.length + refs.length > 0) out.parameters = [...parameters, ...refs];
   if (op.request?.kind === 'json') {
     out.requestBody = { required: op.request.required ?? false, content: { 'application/json': { schema: ref(op.request.name) } } };
   } else if (op.request?.kind === 'bytes') {

@@ -33,7 +33,11 @@ export interface Success {
   headers?: readonly string[];
 }
 
-/** Who may call: anyone (optionally signed in or with link tokens), a signed-in user, or no credential at all. */
+/**
+ * Who may call: anyone (signed in or with link tokens, or neither), a signed-in user, a signed-in
+ * user or the holder of a link (an `edit` link may do all an owner does but manage links), or no
+ * credential at all.
+ */
 export type Access = 'optional' | 'user' | 'user-or-link' | 'none' | 'metrics';
 
 export interface Operation {
@@ -133,7 +137,7 @@ function recordOperations(kind: 'resource' | 'package'): Operation[] {
       summary: `Edit a published ${noun}`,
       description: 'Opens a draft of the published version (or answers the one already open).',
       tags: [tag],
-      access: 'user',
+      access: 'user-or-link',
       responses: [recordAnswer(201, 'The draft of the published version.')],
       errors: WRITE,
     },
@@ -142,7 +146,7 @@ function recordOperations(kind: 'resource' | 'package'): Operation[] {
       path: `${base}/{id}/draft`,
       summary: `Delete a ${noun} draft`,
       tags: [tag],
-      access: 'user',
+      access: 'user-or-link',
       ifMatch: true,
       responses: [empty()],
       errors: [...READ, 409, 412],
@@ -152,7 +156,7 @@ function recordOperations(kind: 'resource' | 'package'): Operation[] {
       path: `${base}/{id}/draft/pids/doi`,
       summary: `Reserve a DOI for a ${noun} draft`,
       tags: [tag],
-      access: 'user',
+      access: 'user-or-link',
       responses: [recordAnswer(201, 'The draft with its reserved DOI in `pids`.')],
       errors: WRITE,
     },
@@ -165,7 +169,7 @@ function recordOperations(kind: 'resource' | 'package'): Operation[] {
           ? 'Publishes the package with its attached draft resources; an error in any of them blocks publication (400 naming the fields).'
           : 'A draft whose metadata is incomplete answers 400 naming the fields.',
       tags: [tag],
-      access: 'user',
+      access: 'user-or-link',
       ifMatch: true,
       responses: [recordAnswer(202, 'The published record.')],
       errors: [...WRITE, 412],
@@ -180,7 +184,7 @@ function recordOperations(kind: 'resource' | 'package'): Operation[] {
       responses: [recordAnswer(200, 'The published record.', { published: true, jsonLd: true })],
       errors: READ,
     },
-    { method: 'post', path: `${base}/{id}/versions`, summary: `Create a new version of a ${noun}`, tags: [tag], access: 'user', responses: [recordAnswer(201, 'The new version draft.')], errors: WRITE },
+    { method: 'post', path: `${base}/{id}/versions`, summary: `Create a new version of a ${noun}`, tags: [tag], access: 'user-or-link', responses: [recordAnswer(201, 'The new version draft.')], errors: WRITE },
     {
       method: 'get',
       path: `${base}/{id}/versions`,
@@ -217,7 +221,7 @@ function recordOperations(kind: 'resource' | 'package'): Operation[] {
       path: `${base}/{id}/draft/actions/files-import`,
       summary: `Import the previous version's files into a ${noun} draft`,
       tags: [files],
-      access: 'user',
+      access: 'user-or-link',
       responses: [json(201, 'The draft files.', fileList)],
       errors: WRITE,
     },
@@ -303,7 +307,7 @@ const packageOperations: Operation[] = [
     path: '/api/packages/{id}/context/actions/associate',
     summary: 'Put draft resources in a package context',
     tags: [PACKAGE_CONTEXT],
-    access: 'user',
+    access: 'user-or-link',
     request: { kind: 'json', schema: recordsBody, name: 'RecordsBody', required: true },
     responses: [empty()],
     errors: WRITE,
@@ -313,7 +317,7 @@ const packageOperations: Operation[] = [
     path: '/api/packages/{id}/context/actions/dissociate',
     summary: 'Take draft resources out of a package context',
     tags: [PACKAGE_CONTEXT],
-    access: 'user',
+    access: 'user-or-link',
     request: { kind: 'json', schema: recordsBody, name: 'RecordsBody', required: true },
     responses: [empty()],
     errors: WRITE,
@@ -334,7 +338,7 @@ const packageOperations: Operation[] = [
     summary: 'Attach resources to a package draft',
     description: 'Each resource is a draft in the context or a published resource. Per-resource failures are listed in `errors`; the status stays 200.',
     tags: [PACKAGE_CONTEXT],
-    access: 'user',
+    access: 'user-or-link',
     request: { kind: 'json', schema: resourcesBody, name: 'ResourcesBody', required: true },
     responses: [json(200, 'What could not be attached.', resourceErrors)],
     errors: WRITE,
@@ -344,7 +348,7 @@ const packageOperations: Operation[] = [
     path: '/api/packages/{id}/draft/resources',
     summary: 'Detach resources from a package draft',
     tags: [PACKAGE_CONTEXT],
-    access: 'user',
+    access: 'user-or-link',
     request: { kind: 'json', schema: resourcesBody, name: 'ResourcesBody', required: true },
     responses: [json(200, 'What could not be detached.', resourceErrors)],
     errors: WRITE,
@@ -354,7 +358,7 @@ const packageOperations: Operation[] = [
     path: '/api/packages/{id}/draft/actions/resources-import',
     summary: "Copy the previous version's resources into a package draft",
     tags: [PACKAGE_CONTEXT],
-    access: 'user',
+    access: 'user-or-link',
     responses: [empty()],
     errors: WRITE,
   },
