@@ -163,7 +163,11 @@ const HEADERS: Record<string, string> = {
 
 const headerKey = (name: string) => name.replace(/[^A-Za-z0-9]/g, '');
 
-function components(schemas: Record<string, JsonSchema>): OpenApiDocument['components'] {
+/** Page routes refuse with an HTML page, except a bad bearer token, refused before any page is made. */
+const isPageError = (op: Operation, status: ErrorStatus) => op.htmlErrors === true && status !== 401;
+
+/** `pageStatuses`: the statuses some page route refuses with, which get an HTML variant. */
+function components(schemas: Record<string, JsonSchema>, pageStatuses: ReadonlySet<ErrorStatus>): OpenApiDocument['components'] {
   const responses: Record<string, Response> = {};
   for (const status of ERROR_STATUSES) {
     responses[`Error${status}`] = {
@@ -171,7 +175,7 @@ function components(schemas: Record<string, JsonSchema>): OpenApiDocument['compo
       ...(status === 401 ? { headers: { 'WWW-Authenticate': { $ref: '#/components/headers/WWWAuthenticate' } } } : {}),
       content: { 'application/json': { schema: ref('Error') } },
     };
-    responses[`Page${status}`] = { description: `${ERROR_TEXT[status]} As an HTML page.`, content: { 'text/html': { schema: { type: 'string' } } } };
+    if (pageStatuses.has(status)) responses[`Page${status}`] = { description: `${ERROR_TEXT[status]} As an HTML page.`, content: { 'text/html': { schema: { type: 'string' } } } };
   }
   const headers: OpenApiDocument['components']['headers'] = {};
   for (const [name, description] of Object.entries(HEADERS)) headers[headerKey(name)] = { description, schema: { type: 'string' } };
@@ -272,25 +276,16 @@ function operationObject(op: Operation, nameOf: Map<ZodType, string>): Operation
     responses[String(success.status)] = { description: success.description, ...(headers ? { headers } : {}), ...(content ? { content } : {}) };
   }
   for (const status of op.errors) {
-    const page = op.htmlErrors === true && status !== 401;
-    responses[String(status)] = { $ref: `#/components/responses/${page ? 'Page' : 'Error'}${status}` };
+    responses[String(status)] = { $ref: `#/components/responses/${isPageError(op, status) ? 'Page' : 'Error'}${status}` };
   }
 
-  const out: OperationObject = {
-    operationId: operationId(op.method, op.path),
-    summary: op.summary,
-    tags: [...op.tags],
-    responses,
-    security: SECURITY[op.access],
-  };
-  if (op.description) out.description = op.description;
-  if (parameters.length + refs.length > 0) out.parameters = [...parameters, ...refs];
+  let requestBody: OperationObject['requestBody'];
   if (op.request?.kind === 'json') {
-    out.requestBody = { required: op.request.required ?? false, content: { 'application/json': { schema: ref(op.request.name) } } };
+    requestBody = { required: op.request.required ?? false, content: { 'application/json': { schema: ref(op.request.name) } } };
   } else if (op.request?.kind === 'bytes') {
-    out.requestBody = { required: true, content: { 'application/octet-stream': { schema: { type: 'string', contentMediaType: 'application/octet-stream' } } } };
+    requestBody = { required: true, content: { 'application/octet-stream': { schema: { type: 'string', contentMediaType: 'application/octet-stream' } } } };
   } else if (op.request?.kind === 'form') {
-    out.requestBody = {
+    requestBody = {
       required: true,
       content: {
         'application/x-www-form-urlencoded': {
@@ -303,6 +298,17 @@ function operationObject(op: Operation, nameOf: Map<ZodType, string>): Operation
       },
     };
   }
+  // Members in the order a reader looks for them.
+  const out: OperationObject = {
+    operationId: operationId(op.method, op.path),
+    summary: op.summary,
+    ...(op.description ? { description: op.description } : {}),
+    tags: [...op.tags],
+    ...(parameters.length + refs.length > 0 ? { parameters: [...parameters, ...refs] } : {}),
+    ...(requestBody ? { requestBody } : {}),
+    responses,
+    security: SECURITY[op.access],
+  };
   return out;
 }
 
@@ -319,7 +325,9 @@ export function buildDocument(options: DocumentOptions): OpenApiDocument {
   const { schemas, nameOf } = componentSchemas();
   const paths: OpenApiDocument['paths'] = {};
   const tags: string[] = [];
+  const pageStatuses = new Set<ErrorStatus>();
   for (const op of operationTable(options)) {
+    for (const status of op.errors) if (isPageError(op, status)) pageStatuses.add(status);
     const item = (paths[op.path] ??= {});
     if (item[op.method]) throw new Error(`The route table lists ${op.method.toUpperCase()} ${op.path} twice.`);
     item[op.method] = operationObject(op, nameOf);
@@ -331,6 +339,6 @@ export function buildDocument(options: DocumentOptions): OpenApiDocument {
     servers: [{ url: options.baseUrl }],
     tags: tags.map((name) => ({ name })),
     paths,
-    components: components(schemas),
+    components: components(schemas, pageStatuses),
   };
 }
