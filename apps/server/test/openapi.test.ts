@@ -195,6 +195,9 @@ describe('GET /api/openapi.json', () => {
     check('Readiness', (await call('GET', '/readyz')).json);
     expect((await call('GET', '/oai2d?verb=Identify')).status).toBe(200);
     expect((await call('GET', `/records/${id}/latest`)).status).toBe(302);
+    const missingPage = await call('GET', '/records/nope', { headers: { accept: 'text/html' } });
+    expect([missingPage.status, missingPage.headers.get('content-type')]).toEqual([404, 'text/html; charset=utf-8']);
+    expect((await call('GET', '/search?size=ten', { headers: { accept: 'text/html' } })).status).toBe(400);
   });
 });
 
