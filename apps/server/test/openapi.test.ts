@@ -4,6 +4,7 @@
  * here), request schemas that are the routes' own, real answers that match the documented
  * shapes, and a reference page that loads nothing from another origin.
  */
+import { gunzipSync } from 'node:zlib';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { describe, expect, it } from 'vitest';
@@ -14,6 +15,9 @@ import type { OpenApiDocument } from '../src/openapi/document.ts';
 import { BASE, makeApp, metadata } from './make-app.ts';
 
 const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head'] as const;
+
+/** The paths the page's `src` and `href` values resolve to. */
+const assetPaths = (html: string) => [...html.matchAll(/\b(?:src|href)="([^"]*)"/g)].map((m) => new URL(m[1] ?? '', new URL('/api/docs', BASE)).pathname);
 
 async function appWithDocument() {
   const metrics = createMetrics({ countRecords: async () => [] });
@@ -244,6 +248,15 @@ describe('GET /api/docs', () => {
       }
     }
     expect(seen.sort()).toEqual(['.css', '.js', '.js', '.png']);
+    // Text assets go gzipped to clients that take it, and decompress to the same bytes.
+    const bundle = assetPaths(html).find((u) => u.endsWith('/swagger-ui-bundle.js')) ?? '';
+    const plain = new Uint8Array(await (await app.request(bundle)).arrayBuffer());
+    const zipped = await app.request(bundle, { headers: { 'accept-encoding': 'gzip, br' } });
+    expect(zipped.headers.get('content-encoding')).toBe('gzip');
+    expect(zipped.headers.get('vary')).toBe('Accept-Encoding');
+    const packed = new Uint8Array(await zipped.arrayBuffer());
+    expect(packed.length).toBeLessThan(plain.length / 2);
+    expect(Buffer.compare(gunzipSync(packed), plain)).toBe(0);
     // The initializer's relative `openapi.json` resolves from the page to the document.
     const docUrl = new URL('openapi.json', page);
     expect(docUrl.pathname).toBe('/api/openapi.json');

@@ -31,7 +31,11 @@ export function openapiRoutes(options: OpenApiOptions) {
     .get('/api/openapi.json', (c) => c.body(document, 200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-cache' }))
     .get(DOCS_PATH, (c) => c.body(page, 200, { 'Content-Type': 'text/html; charset=utf-8', 'Cache-Control': 'no-cache', 'Content-Security-Policy': csp }));
   for (const asset of assets) {
-    app.get(asset.path, (c) => c.body(asset.body, 200, { 'Content-Type': asset.mediaType, 'Cache-Control': YEAR, 'X-Content-Type-Options': 'nosniff' }));
+    app.get(asset.path, (c) => {
+      const headers = { 'Content-Type': asset.mediaType, 'Cache-Control': YEAR, 'X-Content-Type-Options': 'nosniff', Vary: 'Accept-Encoding' };
+      const gzipped = /\bgzip\b/i.test(c.req.header('accept-encoding') ?? '') ? asset.gzipped() : null;
+      return gzipped ? c.body(gzipped, 200, { ...headers, 'Content-Encoding': 'gzip' }) : c.body(asset.body, 200, headers);
+    });
   }
   return app;
 }
