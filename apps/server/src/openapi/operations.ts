@@ -6,7 +6,7 @@
  */
 import type { ZodObject, ZodType } from 'zod';
 import { accessLinkBody, draftBody, fileKeysBody, listingQuery, pagingQuery, recordsBody, resourcesBody } from '../routes/schemas.ts';
-import { accessLink, accessLinkList, fileEntry, fileList, health, jsonLd, readiness, record, resourceErrors, searchResult } from './responses.ts';
+import { accessLink, accessLinkList, fileEntry, fileList, health, readiness, resourceErrors } from './responses.ts';
 
 export type Method = 'get' | 'post' | 'put' | 'patch' | 'delete' | 'head';
 
@@ -542,7 +542,7 @@ function opsOperations(metrics: boolean): Operation[] {
 }
 
 /** The reference's own routes: the document, the page and its assets (paths known at start-up). */
-export function docsOperations(assets: readonly { path: string; mediaType: string }[]): Operation[] {
+function docsOperations(assets: readonly { path: string; mediaType: string }[]): Operation[] {
   return [
     { method: 'get', path: '/api/openapi.json', summary: 'This OpenAPI document', tags: ['Documentation'], access: 'none', responses: [{ status: 200, description: 'OpenAPI 3.1.', body: { kind: 'asset', mediaType: 'application/json' } }], errors: [] },
     { method: 'get', path: '/api/docs', summary: 'Interactive API reference', tags: ['Documentation'], access: 'none', responses: [html('The reference page.')], errors: [] },
@@ -580,6 +580,3 @@ export function operationTable(options: TableOptions): Operation[] {
     ...docsOperations(options.docsAssets),
   ];
 }
-
-/** Bodies the record answers may take, by media type. */
-export const RECORD_SCHEMAS = { record, jsonLd, searchResult } as const;
