@@ -6,11 +6,11 @@ export const UI_TYPES = ['application/vnd.service.v1+json', 'application/vnd.inv
 export interface Negotiated {
   contentType: string;
   ui: boolean;
-  /** schema.org JSON-LD, where the caller allows it (a record GET). */
-  jsonLd?: boolean;
+  /** One of the `alternates` the caller offered (a record GET's export formats), when preferred. */
+  alternate?: string;
 }
 
-export function negotiate(accept: string | undefined, options: { jsonLd?: boolean } = {}): Negotiated {
+export function negotiate(accept: string | undefined, options: { alternates?: readonly string[] } = {}): Negotiated {
   if (!accept || accept.trim() === '') return { contentType: 'application/json', ui: false };
   const wanted = accept
     .split(',')
@@ -23,8 +23,9 @@ export function negotiate(accept: string | undefined, options: { jsonLd?: boolea
     .sort((a, b) => b.q - a.q);
   for (const { type } of wanted) {
     if (UI_TYPES.includes(type)) return { contentType: type, ui: true };
-    if (options.jsonLd && type === 'application/ld+json') return { contentType: type, ui: false, jsonLd: true };
+    if (options.alternates?.includes(type)) return { contentType: type, ui: false, alternate: type };
     if (type === 'application/json' || type === 'application/*' || type === '*/*') return { contentType: 'application/json', ui: false };
   }
-  throw new DomainError('not_acceptable', 'request.accept', `Cannot answer with ${accept}; use application/json or ${UI_TYPES[0]}.`);
+  const offered = ['application/json', UI_TYPES[0], ...(options.alternates ?? [])].join(', ');
+  throw new DomainError('not_acceptable', 'request.accept', `Cannot answer with ${accept.slice(0, 200)}; use one of ${offered}.`);
 }

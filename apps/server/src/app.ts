@@ -12,17 +12,20 @@ import { createLinks } from './links.ts';
 import { openapiRoutes } from './openapi/routes.ts';
 import { opsRoutes, type OpsOptions } from './ops/routes.ts';
 import { requestLog } from './ops/request-log.ts';
+import { createExporter } from './exports/exporter.ts';
+import { RECORD_ALTERNATES } from './exports/formats.ts';
 import { createResponder } from './respond.ts';
+import { exportRoutes } from './routes/exports.ts';
 import { accessLinkRoutes } from './routes/access-links.ts';
 import { fileRoutes } from './routes/files.ts';
 import { packageRoutes } from './routes/packages.ts';
 import { recordRoutes } from './routes/records.ts';
-import type { Env } from './routes/request.ts';
+import { identityOf, type Env } from './routes/request.ts';
 import { searchRoutes } from './routes/search.ts';
 import { oaiRoutes, type OaiOptions } from './routes/oai.ts';
 import { notFoundPage, pageRoutes, wantsHtml } from './pages/routes.tsx';
 
-/** The record GETs that also answer schema.org JSON-LD. */
+/** The record GETs that also answer the export formats. */
 const RECORD_GET = /^\/api\/(records|packages)\/[^/]+$/;
 
 export interface AppConfig {
@@ -36,7 +39,8 @@ export interface AppConfig {
 
 export function createApp(core: Core, config: AppConfig) {
   const links = createLinks(config.baseUrl);
-  const respond = createResponder(links);
+  const exporter = createExporter(links);
+  const respond = createResponder(exporter, async (c, view) => (await core.files.list(identityOf(c), view.record.kind, view.record.id, 'published')).entries);
   const app = new Hono<Env>();
   const ops = config.ops ?? {};
   // Request lines are `info`: at a quieter level the middleware does not build them at all.
@@ -49,7 +53,7 @@ export function createApp(core: Core, config: AppConfig) {
     // File content streams raw bytes both ways; every other body is JSON, and an Accept we
     // cannot serve is refused before any work is done.
     if (c.req.path.endsWith('/content')) return next();
-    negotiate(c.req.header('accept'), { jsonLd: c.req.method === 'GET' && RECORD_GET.test(c.req.path) });
+    negotiate(c.req.header('accept'), c.req.method === 'GET' && RECORD_GET.test(c.req.path) ? { alternates: RECORD_ALTERNATES } : {});
     return jsonBody(c, next);
   });
   for (const [prefix, kind] of [['/api/records', 'resource'], ['/api/packages', 'package']] as const) {
@@ -60,7 +64,8 @@ export function createApp(core: Core, config: AppConfig) {
   }
   app.route('/api', searchRoutes(core, respond));
   app.route('/', oaiRoutes(core, links, config.oai));
-  app.route('/', pageRoutes(core, links));
+  app.route('/', exportRoutes(core, exporter));
+  app.route('/', pageRoutes(core, exporter));
   const allowedAt = allowedMethods(app);
   app.notFound((c) => {
     const allowed = allowedAt(c.req.path);

@@ -99,10 +99,13 @@ export function createLinks(baseUrl: string) {
     return out;
   }
 
+  /** A record in one export format (`exports/formats.ts`). */
+  const exportLink = (kind: RecordKind, id: string, format: string) => `${html(kind, id)}/export/${enc(format)}`;
+
   /** The OAI-PMH endpoint, at InvenioRDM's path. */
   const oai = `${baseUrl}/oai2d`;
 
-  return { record, file, files, accessLink, page, pageLinks, contextResources, landing: html, oai };
+  return { record, file, files, accessLink, page, pageLinks, contextResources, landing: html, export: exportLink, oai };
 }
 
 export interface PageLinks {

@@ -43,3 +43,28 @@ export function places(v: unknown): Place[] {
     return { name: str(feature?.['place']) ?? str(feature?.['description']), geometry: typeof geometry?.['type'] === 'string' ? geometry : null };
   });
 }
+
+/** A geometry's point (when it is one) or its bounding box, for formats that know only those. */
+export type Extent = { point: [number, number] } | { box: { west: number; south: number; east: number; north: number } };
+
+export function extentOf(geometry: Json | null): Extent | null {
+  if (geometry === null) return null;
+  const points: [number, number][] = [];
+  const walk = (c: unknown, depth: number): void => {
+    if (depth > 6 || !Array.isArray(c)) return;
+    if (typeof c[0] === 'number' && typeof c[1] === 'number') points.push([c[0], c[1]]);
+    else for (const x of c) walk(x, depth + 1);
+  };
+  walk(geometry['coordinates'], 0);
+  if (points.length === 0) return null;
+  if (points.length === 1) return { point: points[0] as [number, number] };
+  let [west, south] = points[0] as [number, number];
+  let [east, north] = [west, south];
+  for (const [lon, lat] of points) {
+    west = Math.min(west, lon);
+    east = Math.max(east, lon);
+    south = Math.min(south, lat);
+    north = Math.max(north, lat);
+  }
+  return { box: { west, south, east, north } };
+}

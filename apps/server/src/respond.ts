@@ -1,20 +1,41 @@
 /** Writes serialized views as responses: Accept negotiation, ETag, list envelopes with paging links. */
 import type { Context } from 'hono';
-import type { RecordView, SearchPage } from '@krs/domain';
+import type { FileEntry, RecordView, SearchPage } from '@krs/domain';
 import { negotiate } from './accept.ts';
-import { toJsonLd } from './exports/json-ld.ts';
-import { signposting } from './exports/signposting.ts';
-import type { Links } from './links.ts';
+import { citationLocale, citationStyle } from './exports/citation.ts';
+import type { Exporter } from './exports/exporter.ts';
+import { CITATION_TYPE, exportFormatByType, LINKSET_TYPE, RECORD_ALTERNATES } from './exports/formats.ts';
 import { serializeRecord, serializeSearchPage } from './serialize.ts';
 
-export function createResponder(links: Links) {
+/** A published version's files, for the export formats that list them; loaded only when one is asked for. */
+export type FilesOf = (c: Context, view: RecordView) => Promise<FileEntry[]>;
+
+export function createResponder(exporter: Exporter, filesOf: FilesOf) {
+  const links = exporter.links;
+
+  /** A published version in the format `Accept` chose among the export formats. */
+  async function alternate(c: Context, view: RecordView, type: string, status: 200 | 201 | 202): Promise<Response> {
+    if (type === CITATION_TYPE) {
+      const text = exporter.citation(view, citationStyle(c.req.query('style')), citationLocale(c.req.query('locale')), 'text');
+      return c.body(text, status, { 'Content-Type': `${CITATION_TYPE}; charset=utf-8` });
+    }
+    const files = view.record.files.enabled ? await filesOf(c, view) : [];
+    if (type === LINKSET_TYPE) return c.body(exporter.linkset(view, files), status);
+    const format = exportFormatByType(type);
+    return c.body(format ? exporter.render(format, view, files, false) : '', status);
+  }
+
   /** `extra` adds top-level members some responses carry (the create-draft `expanded`). */
-  function record(c: Context, view: RecordView, status: 200 | 201 | 202 = 200, extra?: { [key: string]: unknown }): Response {
-    const { contentType, ui, jsonLd } = negotiate(c.req.header('accept'), { jsonLd: c.req.method === 'GET' && view.record.state === 'published' });
+  function record(c: Context, view: RecordView, status: 200 | 201 | 202 = 200, extra?: { [key: string]: unknown }): Response | Promise<Response> {
+    const publishedGet = c.req.method === 'GET' && view.record.state === 'published';
+    const { contentType, ui, alternate: chosen } = negotiate(c.req.header('accept'), publishedGet ? { alternates: RECORD_ALTERNATES } : {});
     c.header('ETag', `"${view.record.revisionId}"`);
     c.header('Content-Type', contentType);
-    if (c.req.method === 'GET' && view.record.state === 'published') c.header('Link', signposting(view, links));
-    if (jsonLd) return c.body(JSON.stringify(toJsonLd(view, links)), status);
+    if (publishedGet) {
+      c.header('Link', exporter.signposting(view));
+      c.header('Vary', 'Accept');
+    }
+    if (chosen !== undefined) return alternate(c, view, chosen, status);
     return c.body(JSON.stringify({ ...serializeRecord(view, links, ui), ...extra }), status);
   }
 

@@ -54,7 +54,9 @@ describe('schema.org JSON-LD and Signposting', () => {
     const header = api.headers.get('link') ?? '';
     expect(header).toContain(`<http://krs.test/records/${id}>; rel="cite-as"`);
     expect(header).toContain(`<http://krs.test/api/records/${id}>; rel="describedby"; type="application/json"`);
-    expect(header).toContain(`<http://krs.test/api/records/${id}>; rel="describedby"; type="application/ld+json"`);
+    expect(header).toContain(`<http://krs.test/records/${id}/export/json-ld>; rel="describedby"; type="application/ld+json"`);
+    expect(header).toContain(`<http://krs.test/records/${id}/export/datacite-xml>; rel="describedby"; type="application/vnd.datacite.datacite+xml"`);
+    expect(header).toContain(`<http://krs.test/api/records/${id}>; rel="linkset"; type="application/linkset+json"`);
     expect(header).toContain('<https://orcid.org/0000-0002-1825-0097>; rel="author"');
     expect(header).toContain('<https://schema.org/AboutPage>; rel="type"');
     const page = await app.request(`/records/${id}`, { headers: { accept: 'text/html' } });

@@ -72,7 +72,9 @@ describe('the pages in a browser', () => {
     const other = await api('POST', '/api/records', { metadata: metadata('Drought index for the Sahel', { resource_type: { id: 'publication' } }), files: { enabled: false } });
     await api('POST', `/api/records/${other.id}/draft/actions/publish`);
     const pkg = await api('POST', '/api/packages', { metadata: metadata('Flood response package'), files: { enabled: false } });
-    await api('POST', `/api/packages/${pkg.id}/draft/resources`, { resources: [{ id: rec.id }] });
+    const inContext = await api('POST', '/api/records', { metadata: metadata('Depth model for the delta'), files: { enabled: false } });
+    await api('POST', `/api/packages/${pkg.id}/context/actions/associate`, { records: [{ id: inContext.id }] });
+    await api('POST', `/api/packages/${pkg.id}/draft/resources`, { resources: [{ id: rec.id }, { id: inContext.id }] });
     const pkgDone = await api('POST', `/api/packages/${pkg.id}/draft/actions/publish`);
     const draft = await api('POST', '/api/records', { metadata: metadata('Unpublished flood model') });
     const link = await api('POST', `/api/records/${draft.id}/access/links`, { permission: 'preview' });
@@ -94,6 +96,23 @@ describe('the pages in a browser', () => {
     expect(await page.locator('ol.hits h2').textContent()).toContain('Flood response package');
     await shot(page, '3-filtered');
 
+    // Draw an area on the map: two clicks, first over Europe (nothing there), then around the Niger delta.
+    await page.goto(`${base}/search?q=flood`);
+    await page.click('summary:has-text("Draw the area on a map")');
+    const picker = page.locator('input[type=image]');
+    await picker.click({ position: { x: 240, y: 40 } });
+    await page.waitForURL(/corner=/);
+    await page.locator('input[type=image]').click({ position: { x: 290, y: 70 } });
+    await page.waitForURL(/bbox=/);
+    expect(await page.locator('ol.hits > li').count()).toBe(0);
+    await page.locator('input[type=image]').click({ position: { x: 230, y: 100 } });
+    await page.waitForURL(/corner=/);
+    await page.locator('input[type=image]').click({ position: { x: 270, y: 130 } });
+    await page.waitForURL(/bbox=-7\.5%2C15%2C22\.5%2C-7\.5/);
+    expect(new URL(page.url()).searchParams.get('q')).toBe('flood');
+    expect(await page.locator('ol.hits > li').count()).toBe(2);
+    await shot(page, '3b-area');
+
     await page.goto(published.links.self_html);
     expect(await page.locator('h1').textContent()).toBe('Flood extent maps for the Niger delta');
     expect(await page.locator('svg[role=img]').count()).toBe(1);
@@ -103,11 +122,43 @@ describe('the pages in a browser', () => {
     expect(downloaded.status()).toBe(200);
     expect(await downloaded.text()).toBe('Flood extent, Niger delta.');
 
+    // The citation: APA first, then Vancouver through the style switcher (a plain form, no script needed).
+    expect(await page.locator('#h-citation + div').textContent()).toContain('(2024). Flood extent maps for the Niger delta');
+    await page.selectOption('#citation-style', 'vancouver');
+    await page.click('section.citation button:has-text("Show")');
+    await page.waitForURL(/style=vancouver/);
+    expect(await page.locator('#h-citation + div').textContent()).toContain('Flood extent maps for the Niger delta [Internet]');
+    await shot(page, '4b-citation-vancouver');
+    const bibtexHref = await page.locator('a:has-text("BibTeX")').getAttribute('href');
+    const bibtex = await page.request.get(bibtexHref ?? '');
+    expect(bibtex.headers()['content-type']).toBe('application/x-bibtex; charset=utf-8');
+    expect(await bibtex.text()).toContain('title = {Flood extent maps for the {Niger} delta}');
+    await page.click('a:has-text("DataCite XML")');
+    expect(await page.content()).toContain('Flood extent maps for the Niger delta');
+
     await page.goto(pkgDone.links.self_html);
     await page.click('a:has-text("Flood extent maps for the Niger delta")');
     await page.waitForURL(new RegExp(`/records/${rec.id}$`));
     await page.goto(pkgDone.links.self_html);
     await shot(page, '5-package');
+    // The context page is for those who may view the package's parent: its owner here.
+    await page.click('a:has-text("Every resource of this package")');
+    expect(await page.locator('h1').textContent()).toBe('Sign-in or a link is needed');
+    // The owner's token as a header (pages have no sign-in of their own); one context only: the shipped Chromium runs single-process.
+    const owner = page;
+    await owner.setExtraHTTPHeaders({ authorization: `Bearer ${token}` });
+    await owner.goto(pkgDone.links.self_html);
+    await owner.click('a:has-text("Every resource of this package")');
+    await owner.waitForURL(/\/context$/);
+    expect(await owner.locator('h1').textContent()).toContain('Resources of the package “Flood response package”');
+    expect(await owner.locator('ol.hits h2').allTextContents()).toEqual(['Depth model for the delta']);
+    await shot(owner, '5b-context');
+    // Searching from the context page stays within the context.
+    await owner.fill('#q', 'nothing-like-this');
+    await owner.click('form.search-form button');
+    await owner.waitForURL(/\/context\?q=nothing-like-this/);
+    expect(await owner.locator('ol.hits > li').count()).toBe(0);
+    await owner.setExtraHTTPHeaders({});
 
     await page.goto(draft.links.self_html);
     expect(await page.locator('h1').textContent()).toBe('Sign-in or a link is needed');

@@ -123,6 +123,29 @@ describe('pages behind the *_html links', () => {
     expect(badSize.status).toBe(400);
   });
 
+  it('draws the search area from two clicks on the map, keeping the rest of the search', async () => {
+    const { page, app } = await setUp();
+    const first = await app.request('/search?q=flood&sort=newest&page=3&at.x=240&at.y=120');
+    expect(first.status).toBe(303);
+    expect(first.headers.get('location')).toBe('/search?q=flood&sort=newest&corner=0%2C0');
+    const second = await app.request('/search?q=flood&sort=newest&corner=0%2C0&at.x=480&at.y=60');
+    expect(second.headers.get('location')).toBe('/search?q=flood&sort=newest&bbox=0%2C45%2C180%2C0');
+    const drawn = await page('/search?q=flood&sort=newest&bbox=0%2C45%2C180%2C0');
+    expect(drawn.status).toBe(200);
+    expect(drawn.text).toContain('<details class="area-picker" open="">');
+    expect(drawn.text).toContain('src="/search/area.svg?bbox=0%2C45%2C180%2C0"');
+    // The picker's form carries the search along, so the next click keeps it.
+    expect(drawn.text).toContain('<input type="hidden" name="q" value="flood"/>');
+    const svg = await app.request('/search/area.svg?bbox=0,45,180,0&corner=10,10');
+    expect(svg.headers.get('content-type')).toBe('image/svg+xml');
+    const body = await svg.text();
+    expect(body).toContain('<rect x="360" y="90" width="360" height="90"');
+    expect(body).toContain('<circle');
+    // A box across the antimeridian is drawn as its two halves.
+    expect((await (await app.request('/search/area.svg?bbox=170,10,-170,-10')).text()).match(/fill-opacity/g)).toHaveLength(2);
+    expect((await page('/search?at.x=abc&at.y=1')).status).toBe(400);
+  });
+
   it('answers unknown pages with an HTML 404 for browsers, while API paths keep JSON errors; serves its stylesheet', async () => {
     const { page, app } = await setUp();
     const missing = await page('/no/such/page');

@@ -6,7 +6,7 @@
 import type { FileEntry, RecordView } from '@krs/domain';
 import { textOf } from '../html-text.ts';
 import type { Links } from '../links.ts';
-import { label, list, obj, people, places, str } from '../metadata-view.ts';
+import { extentOf, label, list, obj, people, places, str } from '../metadata-view.ts';
 
 export const JSON_LD_TYPE = 'application/ld+json';
 
@@ -21,26 +21,16 @@ function schemaType(view: RecordView): string {
 }
 
 function spatial(geometry: Json | null): Json | null {
-  if (geometry === null) return null;
-  const points: [number, number][] = [];
-  const walk = (c: unknown, depth: number): void => {
-    if (depth > 6 || !Array.isArray(c)) return;
-    if (typeof c[0] === 'number' && typeof c[1] === 'number') points.push([c[0], c[1]]);
-    else for (const x of c) walk(x, depth + 1);
-  };
-  walk(geometry['coordinates'], 0);
-  if (points.length === 0) return null;
-  if (points.length === 1) {
-    const [lon, lat] = points[0] as [number, number];
-    return { '@type': 'GeoCoordinates', latitude: lat, longitude: lon };
-  }
-  const lons = points.map((p) => p[0]);
-  const lats = points.map((p) => p[1]);
+  const extent = extentOf(geometry);
+  if (extent === null) return null;
+  if ('point' in extent) return { '@type': 'GeoCoordinates', latitude: extent.point[1], longitude: extent.point[0] };
+  const b = extent.box;
   // schema.org boxes are "south west north east".
-  return { '@type': 'GeoShape', box: `${Math.min(...lats)} ${Math.min(...lons)} ${Math.max(...lats)} ${Math.max(...lons)}` };
+  return { '@type': 'GeoShape', box: `${b.south} ${b.west} ${b.north} ${b.east}` };
 }
 
-export function toJsonLd(view: RecordView, links: Links, files: FileEntry[] = []): Json {
+/** `maxPeople` bounds creators and contributors (a landing page embeds the first ones; the export has all). */
+export function toJsonLd(view: RecordView, links: Links, files: FileEntry[] = [], maxPeople = Number.MAX_SAFE_INTEGER): Json {
   const r = view.record;
   const m = r.metadata as Json;
   const landing = r.state === 'draft' ? (links.record(r.kind, r.id, r.parentId, r.state)['self_html'] as string) : links.landing(r.kind, r.id);
@@ -61,8 +51,8 @@ export function toJsonLd(view: RecordView, links: Links, files: FileEntry[] = []
     ...(description ? { description: textOf(description) } : {}),
     ...(str(m['publication_date']) ? { datePublished: str(m['publication_date']) } : {}),
     ...(r.state === 'published' ? { dateModified: r.updated } : {}),
-    creator: people(m['creators']).map(person),
-    ...(people(m['contributors']).length > 0 ? { contributor: people(m['contributors']).map(person) } : {}),
+    creator: people(m['creators']).slice(0, maxPeople).map(person),
+    ...(list(m['contributors']).length > 0 ? { contributor: people(m['contributors']).slice(0, maxPeople).map(person) } : {}),
     ...(str(m['publisher']) ? { publisher: { '@type': 'Organization', name: str(m['publisher']) } } : {}),
     keywords: list(m['subjects']).flatMap((s) => str(obj(s)?.['subject']) ?? label(s) ?? []),
     ...(doi ? { identifier: `https://doi.org/${doi}` } : {}),

@@ -1,14 +1,15 @@
 /**
- * FAIR Signposting (signposting.org, level 1) as a `Link` header: how machines find a record's
- * persistent identifier, its metadata, its authors, license, type and files. Items are capped so
- * a record with thousands of files keeps a header of sane size.
+ * FAIR Signposting (signposting.org): how machines find a record's persistent identifier, its
+ * metadata in each export format, its authors, license, type and files. Level 1 is a `Link`
+ * header (items capped so a record with thousands of creators keeps a header of sane size);
+ * level 2 is the whole set as an RFC 9264 linkset (`Accept: application/linkset+json`).
  */
 import type { FileEntry, RecordView } from '@krs/domain';
 import type { Links } from '../links.ts';
 import { list, obj, people, str } from '../metadata-view.ts';
-import { JSON_LD_TYPE } from './json-ld.ts';
+import { EXPORT_FORMATS, LINKSET_TYPE } from './formats.ts';
 
-/** Files linked as `item`, and authors, at most; the rest are in the `describedby` metadata. */
+/** Files linked as `item`, and authors, at most in the header; the linkset has them all. */
 export const MAX_ITEMS = 50;
 /**
  * The whole header at most, in characters: clients refuse headers past 8-16 KiB (Node's fetch
@@ -16,34 +17,58 @@ export const MAX_ITEMS = 50;
  */
 export const MAX_HEADER_CHARS = 6000;
 
-const link = (href: string, rel: string, type?: string) => `<${href.replace(/[<>\s]/g, encodeURIComponent)}>; rel="${rel}"${type ? `; type="${type}"` : ''}`;
+interface Signpost {
+  href: string;
+  rel: string;
+  type?: string;
+}
 
-export function signposting(view: RecordView, links: Links, files: FileEntry[] = []): string {
+function signposts(view: RecordView, links: Links, files: FileEntry[], limit: number): Signpost[] {
   const r = view.record;
   const m = r.metadata as Record<string, unknown>;
-  const api = links.record(r.kind, r.id, r.parentId, r.state)['self'] as string;
   const doi = str(obj(r.pids['doi'])?.['identifier']);
-  const out = [
-    link(doi ? `https://doi.org/${doi}` : links.landing(r.kind, r.id), 'cite-as'),
-    link(api, 'describedby', 'application/json'),
-    link(api, 'describedby', JSON_LD_TYPE),
-    link('https://schema.org/AboutPage', 'type'),
+  const api = links.record(r.kind, r.id, r.parentId, r.state)['self'] as string;
+  const out: Signpost[] = [
+    { href: doi ? `https://doi.org/${doi}` : links.landing(r.kind, r.id), rel: 'cite-as' },
+    { href: api, rel: 'describedby', type: 'application/json' },
+    ...EXPORT_FORMATS.filter((f) => f.id !== 'json').map((f) => ({ href: links.export(r.kind, r.id, f.id), rel: 'describedby', type: f.mediaType })),
+    { href: 'https://schema.org/AboutPage', rel: 'type' },
+    { href: api, rel: 'linkset', type: LINKSET_TYPE },
   ];
-  const authors = people(m['creators']).filter((p) => p.orcid !== null).slice(0, MAX_ITEMS);
-  for (const p of authors) out.push(link(`https://orcid.org/${p.orcid}`, 'author'));
+  for (const p of people(m['creators']).filter((c) => c.orcid !== null).slice(0, limit)) out.push({ href: `https://orcid.org/${p.orcid}`, rel: 'author' });
   for (const right of list(m['rights'])) {
     const href = str(obj(right)?.['link']);
-    if (href !== null && /^https?:\/\//.test(href)) out.push(link(href, 'license'));
+    if (href !== null && /^https?:\/\//.test(href)) out.push({ href, rel: 'license' });
   }
-  for (const f of files.filter((e) => e.status === 'completed').slice(0, MAX_ITEMS)) {
-    out.push(link(links.file(r.kind, r.id, r.state, f.key)['content'] as string, 'item', f.mimetype ?? 'application/octet-stream'));
+  for (const f of files.filter((e) => e.status === 'completed').slice(0, limit)) {
+    out.push({ href: links.file(r.kind, r.id, r.state, f.key)['content'] as string, rel: 'item', type: f.mimetype ?? 'application/octet-stream' });
   }
-  // Typed links first, then authors, licenses and items as far as the budget goes.
+  return out;
+}
+
+const format = (s: Signpost) => `<${s.href.replace(/[<>\s]/g, encodeURIComponent)}>; rel="${s.rel}"${s.type ? `; type="${s.type}"` : ''}`;
+
+/** The `Link` header; typed links first, then authors, licenses and items as far as the budget goes. */
+export function signposting(view: RecordView, links: Links, files: FileEntry[] = []): string {
   let header = '';
-  for (const part of out) {
+  for (const part of signposts(view, links, files, MAX_ITEMS).map(format)) {
     const next = header === '' ? part : `${header}, ${part}`;
     if (next.length > MAX_HEADER_CHARS) break;
     header = next;
   }
   return header;
+}
+
+/** RFC 9264's JSON: the record's links anchored at its landing page, and each file's way back to it. */
+export function linkset(view: RecordView, links: Links, files: FileEntry[]): { linkset: Record<string, unknown>[] } {
+  const r = view.record;
+  const landing = links.landing(r.kind, r.id);
+  const anchor: Record<string, unknown> = { anchor: landing };
+  const all = signposts(view, links, files, Number.MAX_SAFE_INTEGER).filter((s) => s.rel !== 'linkset');
+  for (const s of all) {
+    const targets = (anchor[s.rel] ??= []) as { href: string; type?: string }[];
+    targets.push(s.type ? { href: s.href, type: s.type } : { href: s.href });
+  }
+  const items = all.filter((s) => s.rel === 'item').map((s) => ({ anchor: s.href, collection: [{ href: landing, type: 'text/html' }] }));
+  return { linkset: [anchor, ...items] };
 }

@@ -6,6 +6,7 @@
  */
 import type { XMLBuilder } from 'xmlbuilder2/lib/interfaces.js';
 import type { RecordView } from '@krs/domain';
+import { xmlText, type XmlNode } from '../exports/xml.ts';
 import { textOf } from '../html-text.ts';
 import type { Links } from '../links.ts';
 import { label, list, obj, people, places, str } from '../metadata-view.ts';
@@ -20,11 +21,13 @@ const XSI = 'http://www.w3.org/2001/XMLSchema-instance';
 
 type Json = Record<string, unknown>;
 
-export function renderOaiDc(parent: XMLBuilder, view: RecordView, links: Links): void {
+/** The `<oai_dc:dc>` element of a record, as an object for either XML builder (exports/xml.ts). */
+export function oaiDcXml(view: RecordView, links: Links): XmlNode {
   const m = view.record.metadata as Json;
-  const dc = parent.ele(OAI_DC.namespace, 'oai_dc:dc').att('http://www.w3.org/2000/xmlns/', 'xmlns:dc', DC).att(XSI, 'xsi:schemaLocation', `${OAI_DC.namespace} ${OAI_DC.schema}`);
+  const dc: XmlNode = { '@xmlns:oai_dc': OAI_DC.namespace, '@xmlns:dc': DC, '@xmlns:xsi': XSI, '@xsi:schemaLocation': `${OAI_DC.namespace} ${OAI_DC.schema}` };
   const add = (name: string, value: string | null) => {
-    if (value !== null) dc.ele(DC, `dc:${name}`).txt(value);
+    if (value === null) return;
+    ((dc[`dc:${name}`] ??= []) as string[]).push(xmlText(value));
   };
   add('title', str(m['title']));
   for (const t of list(m['additional_titles'])) add('title', str(obj(t)?.['title']));
@@ -56,4 +59,9 @@ export function renderOaiDc(parent: XMLBuilder, view: RecordView, links: Links):
   }
   add('rights', view.record.access.record === 'public' ? 'info:eu-repo/semantics/openAccess' : 'info:eu-repo/semantics/restrictedAccess');
   for (const p of places(m['locations'])) add('coverage', p.name);
+  return { 'oai_dc:dc': dc };
+}
+
+export function renderOaiDc(parent: XMLBuilder, view: RecordView, links: Links): void {
+  parent.ele(oaiDcXml(view, links));
 }

@@ -1,5 +1,7 @@
 /** The landing page of a published version, and the preview of a draft, for resources and packages alike. */
 import type { FileEntry, RecordView } from '@krs/domain';
+import { CITATION_STYLES, type CitationStyle } from '../exports/citation.ts';
+import { EXPORT_FORMATS } from '../exports/formats.ts';
 import { jsonLdScript, toJsonLd } from '../exports/json-ld.ts';
 import type { Links } from '../links.ts';
 import { bytes, Layout } from './layout.tsx';
@@ -14,7 +16,12 @@ export interface RecordPageProps {
   resources?: { title: string; href: string; type: string | null }[];
   /** The access-link token the page was opened with: download links keep it. */
   token?: string;
+  /** A published version's formatted citation (HTML from the CSL processor) in the chosen style. */
+  citation?: { style: CitationStyle; html: string };
 }
+
+/** Creators listed on the page (and in its embedded JSON-LD); the exports carry every one. */
+const PEOPLE_SHOWN = 100;
 
 const withToken = (href: string, token: string | undefined) => (token === undefined ? href : `${href}?token=${encodeURIComponent(token)}`);
 
@@ -40,7 +47,7 @@ export function RecordPage(props: RecordPageProps) {
         <>
           <link rel="alternate" type="application/json" href={jsonHref} />
           {/* For dataset search engines; drafts are not for indexing. */}
-          {!draft ? <script type="application/ld+json" dangerouslySetInnerHTML={{ __html: jsonLdScript(toJsonLd(view, links, props.files)) }} /> : <meta name="robots" content="noindex" />}
+          {!draft ? <script type="application/ld+json" dangerouslySetInnerHTML={{ __html: jsonLdScript(toJsonLd(view, links, props.files, PEOPLE_SHOWN)) }} /> : <meta name="robots" content="noindex" />}
         </>
       }
     >
@@ -66,7 +73,7 @@ export function RecordPage(props: RecordPageProps) {
           <h1>{title}</h1>
           {creators.length > 0 ? (
             <ul class="plain creators" aria-label="Creators">
-              {creators.map((p) => (
+              {creators.slice(0, PEOPLE_SHOWN).map((p) => (
                 <li>
                   {p.name}
                   {p.orcid ? (
@@ -80,6 +87,7 @@ export function RecordPage(props: RecordPageProps) {
                   {p.affiliations.length > 0 ? <span class="meta"> ({p.affiliations.join('; ')})</span> : null}
                 </li>
               ))}
+              {creators.length > PEOPLE_SHOWN ? <li class="meta">and {creators.length - PEOPLE_SHOWN} more (every creator is in the exports)</li> : null}
             </ul>
           ) : null}
           <p class="meta">
@@ -152,7 +160,7 @@ export function RecordPage(props: RecordPageProps) {
               </table>
             )}
           </section>
-          <MoreDetails m={m} contributors={contributors.map((c) => c.name)} />
+          <MoreDetails m={m} contributors={contributors.slice(0, PEOPLE_SHOWN).map((c) => c.name).concat(contributors.length > PEOPLE_SHOWN ? [`and ${contributors.length - PEOPLE_SHOWN} more`] : [])} />
         </div>
         <aside>
           <WorldMap places={where} />
@@ -172,22 +180,51 @@ export function RecordPage(props: RecordPageProps) {
               <a href={links.record(r.kind, r.id, r.parentId, r.state)['versions']}>All versions (JSON)</a>
             </p>
           </section>
-          <section aria-labelledby="h-export" data-slot="exports">
-            <h2 id="h-export">Data</h2>
+          {props.citation ? <Citation {...props.citation} action={links.landing(r.kind, r.id)} token={props.token} /> : null}
+          <section aria-labelledby="h-export">
+            <h2 id="h-export">Export</h2>
             <ul class="plain">
-              <li>
-                <a href={jsonHref}>JSON</a>
-              </li>
-              {!draft ? (
+              {draft ? (
                 <li>
-                  <a href={`${links.oai}?verb=GetRecord&metadataPrefix=oai_dc&identifier=${encodeURIComponent(str(obj(r.pids['oai'])?.['identifier']) ?? '')}`}>Dublin Core (OAI-PMH)</a>
+                  <a href={jsonHref}>JSON</a>
                 </li>
-              ) : null}
+              ) : (
+                EXPORT_FORMATS.map((f) => (
+                  <li>
+                    <a href={withToken(links.export(r.kind, r.id, f.id), props.token)} type={f.mediaType}>
+                      {f.label}
+                    </a>
+                  </li>
+                ))
+              )}
             </ul>
           </section>
         </aside>
       </article>
     </Layout>
+  );
+}
+
+/** The citation, and a form to see it in another style: a plain GET, so it works without script. */
+function Citation(props: { style: CitationStyle; html: string; action: string; token: string | undefined }) {
+  return (
+    <section aria-labelledby="h-citation" class="citation">
+      <h2 id="h-citation">Cite as</h2>
+      {/* The CSL processor escapes the record's text; its own markup is italics and blocks. */}
+      <div dangerouslySetInnerHTML={{ __html: props.html }} />
+      <form method="get" action={`${props.action}#h-citation`}>
+        <label for="citation-style">Style</label>{' '}
+        <select id="citation-style" name="style">
+          {CITATION_STYLES.map((s) => (
+            <option value={s.id} selected={s.id === props.style}>
+              {s.label}
+            </option>
+          ))}
+        </select>{' '}
+        {props.token !== undefined ? <input type="hidden" name="token" value={props.token} /> : null}
+        <button type="submit">Show</button>
+      </form>
+    </section>
   );
 }
 

@@ -6,16 +6,34 @@
 import { Hono, type Context } from 'hono';
 import { DomainError, type Core, type ListingInput, type RecordKind, type RecordView } from '@krs/domain';
 import { toHttpError } from '../errors.ts';
-import { signposting } from '../exports/signposting.ts';
-import type { Links } from '../links.ts';
+import { citationStyle } from '../exports/citation.ts';
+import type { Exporter } from '../exports/exporter.ts';
 import { identityOf, type Env } from '../routes/request.ts';
 import { listingQuery, toListingInput } from '../routes/schemas.ts';
 import { label, str } from '../metadata-view.ts';
 import { MessagePage } from './message-page.tsx';
-import { RecordPage } from './record-page.tsx';
+import { RecordPage, type RecordPageProps } from './record-page.tsx';
 import { SearchPage } from './search-page.tsx';
 import { STYLESHEET } from './stylesheet.ts';
 import { STYLESHEET_PATH } from './layout.tsx';
+import { areaPickerSvg, pickedPoint } from './world-map.tsx';
+
+/** Query parameters of the area picker's clicks (`<input type="image" name="at">`) and first corner. */
+const PICKER_PARAMS = ['at.x', 'at.y', 'corner'];
+
+/** `lon,lat` as numbers in range, or null. */
+function pointOf(text: string | undefined): [number, number] | null {
+  const m = /^(-?\d+(?:\.\d+)?),(-?\d+(?:\.\d+)?)$/.exec(text ?? '');
+  if (!m) return null;
+  const [lon, lat] = [Number(m[1]), Number(m[2])];
+  return Math.abs(lon) <= 180 && Math.abs(lat) <= 90 ? [lon, lat] : null;
+}
+
+/** `W,N,E,S` as numbers, or null; the search itself reports what is wrong with a typed box. */
+function boxOf(text: string | undefined): [number, number, number, number] | null {
+  const parts = (text ?? '').split(',').map(Number);
+  return parts.length === 4 && parts.every((n) => Number.isFinite(n)) ? (parts as [number, number, number, number]) : null;
+}
 
 const PAGE_HEADERS = { 'Content-Type': 'text/html; charset=utf-8', 'Cache-Control': 'no-cache' };
 /** Resources listed on a package page; the context page pages through all of them. */
@@ -43,7 +61,8 @@ export function notFoundPage(c: Context): Response {
   return html(c, <MessagePage status={404} message="There is no page at this address." />, 404);
 }
 
-export function pageRoutes(core: Core, links: Links) {
+export function pageRoutes(core: Core, exporter: Exporter) {
+  const links = exporter.links;
   const token = (c: Context) => c.req.query('token');
 
   async function resourcesOf(c: Context<Env>, view: RecordView) {
@@ -63,8 +82,16 @@ export function pageRoutes(core: Core, links: Links) {
     const view = side === 'draft' ? await core.records.getDraft(identityOf(c), kind, id) : await core.records.get(identityOf(c), kind, id);
     const files = view.record.files.enabled ? (await core.files.list(identityOf(c), kind, id, side)).entries : [];
     const resources = kind === 'package' ? await resourcesOf(c, view) : undefined;
-    if (side === 'published') c.header('Link', signposting(view, links, files));
-    return html(c, <RecordPage view={view} files={files} links={links} {...(resources ? { resources } : {})} {...(token(c) ? { token: token(c) } : {})} />);
+    let citation: RecordPageProps['citation'];
+    if (side === 'published') {
+      c.header('Link', exporter.signposting(view, files));
+      const style = citationStyle(c.req.query('style'));
+      citation = { style, html: exporter.citation(view, style, 'en-US', 'html') };
+    }
+    return html(
+      c,
+      <RecordPage view={view} files={files} links={links} {...(citation ? { citation } : {})} {...(resources ? { resources } : {})} {...(token(c) ? { token: token(c) } : {})} />,
+    );
   }
 
   async function latest(c: Context<Env>, kind: RecordKind) {
@@ -91,7 +118,24 @@ export function pageRoutes(core: Core, links: Links) {
       const page = await core.records.search(identityOf(c), ['resource', 'package'], listing({ sort: 'newest', size: 10 }));
       return html(c, <SearchPage page={page} links={links} query={[]} path="/search" heading="Newest records" />);
     })
+    .get('/search/area.svg', (c) =>
+      c.body(areaPickerSvg(boxOf(c.req.query('bbox')), pointOf(c.req.query('corner'))), 200, { 'Content-Type': 'image/svg+xml', 'Cache-Control': 'public, max-age=86400' }),
+    )
     .get('/search', async (c) => {
+      // A click on the area picker: the first sets a corner, the second draws the box.
+      const x = c.req.query('at.x');
+      const y = c.req.query('at.y');
+      if (x !== undefined && y !== undefined) {
+        if (!/^\d+$/.test(x) || !/^\d+$/.test(y)) throw new DomainError('invalid', 'request.query', 'The map click is not a pair of pixel coordinates.');
+        const [lon, lat] = pickedPoint(Number(x), Number(y));
+        const corner = pointOf(c.req.query('corner'));
+        const rest = pairs(c).filter(([k]) => !PICKER_PARAMS.includes(k) && k !== 'page' && (corner === null || k !== 'bbox'));
+        const next: [string, string][] =
+          corner === null
+            ? [['corner', `${lon},${lat}`]]
+            : [['bbox', `${Math.min(lon, corner[0])},${Math.max(lat, corner[1])},${Math.max(lon, corner[0])},${Math.min(lat, corner[1])}`]];
+        return c.redirect(`/search?${new URLSearchParams([...rest.filter(([k]) => k !== next[0]?.[0]), ...next]).toString()}`, 303);
+      }
       const page = await core.records.search(identityOf(c), ['resource', 'package'], listingFrom(c));
       const q = c.req.query('q');
       return html(c, <SearchPage page={page} links={links} query={pairs(c)} path="/search" heading={q ? `Search: ${q}` : 'Search'} />);

@@ -6,6 +6,7 @@ import type { RecordView, SearchPage as Page } from '@krs/domain';
 import { textOf } from '../html-text.ts';
 import type { Links } from '../links.ts';
 import { Layout } from './layout.tsx';
+import { PICKER_H, PICKER_W } from './world-map.tsx';
 import { label, people, str } from '../metadata-view.ts';
 
 export interface SearchPageProps {
@@ -64,6 +65,36 @@ function Hit(props: { view: RecordView; links: Links }) {
   );
 }
 
+/**
+ * Drawing the search's area without script: the map is an image button, whose clicks the
+ * browser sends as `at.x`/`at.y`; the first click sets a corner, the second the opposite one.
+ */
+function AreaPicker(props: { query: [string, string][] }) {
+  const get = (k: string) => props.query.find(([a]) => a === k)?.[1];
+  const corner = get('corner');
+  const bbox = get('bbox');
+  const shown: [string, string][] = [];
+  if (bbox) shown.push(['bbox', bbox]);
+  if (corner) shown.push(['corner', corner]);
+  const image = new URLSearchParams(shown).toString();
+  const kept = props.query.filter(([k]) => !['page', 'at.x', 'at.y'].includes(k));
+  return (
+    <details class="area-picker" open={corner !== undefined || bbox !== undefined}>
+      <summary>Draw the area on a map</summary>
+      <form action="/search" method="get">
+        {kept.map(([k, v]) => (
+          <input type="hidden" name={k} value={v} />
+        ))}
+        <input type="image" name="at" src={`/search/area.svg${image ? `?${image}` : ''}`} width={PICKER_W} height={PICKER_H} alt="World map: choose one corner of the area, then the opposite corner" />
+      </form>
+      <p class="meta" role="status">
+        {corner ? `First corner at ${corner}: now choose the opposite corner.` : 'Choose one corner of the area, then the opposite corner.'}{' '}
+        {bbox || corner ? <a href={hrefWith('/search', props.query, { bbox: null, corner: null })}>Clear the area</a> : null}
+      </p>
+    </details>
+  );
+}
+
 export function SearchPage(props: SearchPageProps) {
   const { page, query, path } = props;
   const get = (k: string) => query.find(([a]) => a === k)?.[1] ?? '';
@@ -71,7 +102,7 @@ export function SearchPage(props: SearchPageProps) {
   return (
     <Layout title={props.heading}>
       <h1>{props.heading}</h1>
-      <form action="/search" method="get" class="search-form">
+      <form action={path} method="get" class="search-form">
         <p>
           <label for="q">Query</label>{' '}
           <input id="q" type="search" name="q" value={get('q')} />{' '}
@@ -88,6 +119,7 @@ export function SearchPage(props: SearchPageProps) {
           <button type="submit">Search</button>
         </p>
       </form>
+      {path === '/search' ? <AreaPicker query={query} /> : null}
       <div class="layout">
         <section aria-labelledby="h-results">
           <h2 id="h-results" class="visually-hidden">

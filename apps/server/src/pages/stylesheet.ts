@@ -36,4 +36,10 @@ ol.hits li { padding: .75rem 0; border-bottom: 1px solid var(--line); }
 ol.hits h2 { border: 0; margin: 0 0 .25rem; font-size: 1.1rem; }
 nav.paging { display: flex; gap: 1rem; margin: 1rem 0; }
 .facet a[aria-current=true] { font-weight: 700; }
+.area-picker { overflow-x: auto; margin-bottom: 1rem; }
+.area-picker input[type=image] { display: block; max-width: none; border: 1px solid var(--line); border-radius: 6px; cursor: crosshair; }
+.citation .csl-entry { overflow-wrap: anywhere; margin-bottom: .5rem; }
+/* A numbered style's "1." means nothing for a single entry. */
+.citation .csl-left-margin { display: none; }
+.citation .csl-right-inline { display: inline; }
 `;

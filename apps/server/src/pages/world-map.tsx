@@ -48,3 +48,38 @@ export function WorldMap(props: { places: Place[] }) {
     </figure>
   );
 }
+
+/** The size the area picker is shown at: clicks arrive in these pixels (`<input type="image">`). */
+export const PICKER_W = 480;
+export const PICKER_H = 240;
+
+/** A click on the area picker, in picker pixels, as a longitude and latitude (whole hundredths). */
+export function pickedPoint(x: number, y: number): [number, number] {
+  const clamp = (v: number, lo: number, hi: number) => Math.min(hi, Math.max(lo, v));
+  const [lon, lat] = projection.invert?.([(clamp(x, 0, PICKER_W) * W) / PICKER_W, (clamp(y, 0, PICKER_H) * H) / PICKER_H]) ?? [0, 0];
+  return [Math.round(clamp(lon, -180, 180) * 100) / 100, Math.round(clamp(lat, -90, 90) * 100) / 100];
+}
+
+/**
+ * The area picker's image: the world with the search's box (`[w, n, e, s]`, which may cross the
+ * antimeridian) and the first corner of a box being drawn. A standalone SVG document.
+ */
+export function areaPickerSvg(box: [number, number, number, number] | null, corner: [number, number] | null): string {
+  const shapes: string[] = [];
+  const rect = (w: number, n: number, e: number, s: number) => {
+    const a = projection([w, n]);
+    const b = projection([e, s]);
+    if (a && b) shapes.push(`<rect x="${a[0]}" y="${a[1]}" width="${Math.max(1, b[0] - a[0])}" height="${Math.max(1, b[1] - a[1])}" fill="#c0392b" fill-opacity="0.25" stroke="#c0392b" stroke-width="3"/>`);
+  };
+  if (box !== null) {
+    const [w, n, e, s] = box;
+    if (w <= e) rect(w, n, e, s);
+    else {
+      rect(w, n, 180, s);
+      rect(-180, n, e, s);
+    }
+  }
+  const at = corner === null ? null : projection(corner);
+  if (at) shapes.push(`<circle cx="${at[0]}" cy="${at[1]}" r="7" fill="#c0392b" stroke="#fff" stroke-width="3"/>`);
+  return `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${W} ${H}" width="${PICKER_W}" height="${PICKER_H}"><rect width="${W}" height="${H}" fill="#dbe9f6"/><path d="${graticule}" fill="none" stroke="#b8cde0" stroke-width="0.5"/><path d="${landPath()}" fill="#f3efe4" stroke="#9aa5ad" stroke-width="0.5"/>${shapes.join('')}</svg>`;
+}

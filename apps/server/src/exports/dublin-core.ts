@@ -1,0 +1,9 @@
+/** Dublin Core XML of a record: the same `oai_dc` mapping harvesters get, as a document of its own. */
+import type { RecordView } from '@krs/domain';
+import type { Links } from '../links.ts';
+import { oaiDcXml } from '../oai/oai-dc.ts';
+import { xmlDocument } from './xml.ts';
+
+export const DUBLIN_CORE_TYPE = 'application/x-dc+xml';
+
+export const renderDublinCore = (view: RecordView, links: Links): string => xmlDocument(oaiDcXml(view, links));

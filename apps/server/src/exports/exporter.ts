@@ -1,0 +1,61 @@
+/**
+ * The record exports of one app, bound to its links. Answers that cost more than a record GET
+ * (a formatted citation is milliseconds of citeproc, a large record's export far more; the
+ * Signposting header is built on every published GET) are kept per record revision: a
+ * revision's metadata and files never change.
+ */
+import type { FileEntry, RecordView } from '@krs/domain';
+import type { Links } from '../links.ts';
+import { formatCitation, type CitationStyle } from './citation.ts';
+import { toCsl } from './csl-json.ts';
+import type { ExportFormat } from './formats.ts';
+import { linkset, signposting } from './signposting.ts';
+
+/** Keeps the most recently used answers up to `maxChars` characters in all. */
+function lru(maxChars: number) {
+  const map = new Map<string, string>();
+  let chars = 0;
+  return (key: string, make: () => string): string => {
+    const hit = map.get(key);
+    if (hit !== undefined) {
+      map.delete(key);
+      map.set(key, hit);
+      return hit;
+    }
+    const value = make();
+    if (value.length > maxChars / 4) return value;
+    map.set(key, value);
+    chars += value.length;
+    for (const [k, v] of map) {
+      if (chars <= maxChars) break;
+      map.delete(k);
+      chars -= v.length;
+    }
+    return value;
+  };
+}
+
+export function createExporter(links: Links) {
+  const headers = lru(4 * 1024 * 1024);
+  const citations = lru(4 * 1024 * 1024);
+  // An export of the largest record a client may store takes 100-300 ms to build: once per revision.
+  const renders = lru(32 * 1024 * 1024);
+  const revision = (view: RecordView) => `${view.record.kind}\u0000${view.record.id}\u0000${view.record.state}\u0000${view.record.revisionId}`;
+  return {
+    links,
+    /** The Signposting `Link` header; with `files` (landing pages) it lists them as items. */
+    signposting(view: RecordView, files: FileEntry[] = []): string {
+      return files.length === 0 ? headers(revision(view), () => signposting(view, links)) : signposting(view, links, files);
+    },
+    linkset: (view: RecordView, files: FileEntry[]) => renders(`${revision(view)}\u0000linkset\u0000${files.length}`, () => JSON.stringify(linkset(view, links, files))),
+    render(format: ExportFormat, view: RecordView, files: FileEntry[], pretty: boolean): string {
+      const make = () => format.render({ view, links, files, pretty });
+      return format.perRevision ? renders(`${revision(view)}\u0000${format.id}\u0000${files.length}\u0000${pretty}`, make) : make();
+    },
+    citation(view: RecordView, style: CitationStyle, locale: string, format: 'html' | 'text'): string {
+      return citations(`${revision(view)}\u0000${style}\u0000${locale}\u0000${format}`, () => formatCitation(toCsl(view, links), style, locale, format));
+    },
+  };
+}
+
+export type Exporter = ReturnType<typeof createExporter>;

@@ -1,0 +1,23 @@
+import { describe, expect, it } from 'vitest';
+import { XMLParser, XMLValidator } from 'fast-xml-parser';
+import { xmlDocument } from './xml.ts';
+
+describe('xmlDocument', () => {
+  it('writes elements, attributes, repeated elements and text that parse back to the same values', () => {
+    const text = 'a & b < c > d "e" \'f\'';
+    const doc = xmlDocument({ root: { '@xmlns': 'urn:x', '@note': 'tab\there, "quoted"\nline', item: [{ '@n': '1', '#': text }, { '@n': '2', '#': 42 }], empty: '' } });
+    expect(doc.startsWith('<?xml version="1.0" encoding="UTF-8"?>\n<root xmlns="urn:x"')).toBe(true);
+    const parser = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '@', textNodeName: '#', parseTagValue: false, parseAttributeValue: false, htmlEntities: true, trimValues: false });
+    const parsed = parser.parse(doc) as { root: { '@note': string; item: { '@n': string; '#': string }[] } };
+    expect(parsed.root['@note']).toBe('tab\there, "quoted"\nline');
+    expect(parsed.root.item[0]?.['#']).toBe(text);
+    expect(parsed.root.item[1]?.['#']).toBe('42');
+  });
+
+  it('replaces what XML 1.0 cannot carry, control characters and lone surrogates, and keeps real pairs', () => {
+    const doc = xmlDocument({ root: { '@a': 'x\u0001y', '#': 'bad\ud800 \udc00 ok 😀 \u0000' } });
+    expect(doc).toContain('a="x\ufffdy"');
+    expect(doc).toContain('bad\ufffd \ufffd ok 😀 \ufffd');
+    expect(XMLValidator.validate(doc)).toBe(true);
+  });
+});

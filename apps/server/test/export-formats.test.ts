@@ -1,0 +1,228 @@
+import { describe, expect, it } from 'vitest';
+import { convert } from 'xmlbuilder2';
+import { makeApp, metadata } from './make-app.ts';
+
+const full = {
+  ...metadata,
+  title: 'Sea ice <i>extent</i> </div><script>alert(1)</script>',
+  description: '<p>Daily <b>sea ice</b> &amp; snow</p>',
+  publisher: 'Polar Data Centre',
+  version: 'v2.1',
+  creators: [
+    {
+      person_or_org: { type: 'personal', given_name: 'Ada', family_name: 'Obi', identifiers: [{ scheme: 'orcid', identifier: '0000-0002-1825-0097' }] },
+      affiliations: [{ name: 'University of Lagos' }],
+    },
+    { person_or_org: { type: 'organizational', name: 'European Space Agency' } },
+  ],
+  contributors: [{ person_or_org: { type: 'personal', given_name: 'Bo', family_name: 'Li' }, role: { id: 'datacurator' } }],
+  subjects: [{ subject: 'sea ice' }],
+  rights: [{ id: 'cc-by-4.0' }],
+  dates: [{ date: '2020/2023', type: { id: 'collected' } }],
+  related_identifiers: [
+    { identifier: '10.1234/abc', scheme: 'doi', relation_type: { id: 'issupplementto' } },
+    { identifier: 'not-a-scheme-datacite-knows', scheme: 'other', relation_type: { id: 'cites' } },
+  ],
+  locations: {
+    features: [
+      { place: 'Arctic', geometry: { type: 'Point', coordinates: [10, 80] } },
+      { place: 'Barents Sea', geometry: { type: 'Polygon', coordinates: [[[20, 70], [50, 70], [50, 80], [20, 80], [20, 70]]] } },
+    ],
+  },
+  funding: [{ funder: { name: 'Research Council' }, award: { number: 'RC-42', title: { en: 'Ice watch' } } }],
+};
+
+async function published(meta: Record<string, unknown> = full) {
+  const env = await makeApp();
+  const { call, alice } = env;
+  const draft = await call('POST', '/api/records', { token: alice, json: { metadata: meta } });
+  const id = draft.json.id as string;
+  await call('POST', `/api/records/${id}/draft/files`, { token: alice, json: [{ key: 'extent.csv' }] });
+  await call('PUT', `/api/records/${id}/draft/files/extent.csv/content`, { token: alice, body: 'a,b', headers: { 'content-type': 'application/octet-stream' } });
+  await call('POST', `/api/records/${id}/draft/files/extent.csv/commit`, { token: alice });
+  const publish = await call('POST', `/api/records/${id}/draft/actions/publish`, { token: alice });
+  expect(publish.status, publish.text).toBe(202);
+  return { ...env, id };
+}
+
+type Xml = { [key: string]: unknown };
+const xml = (text: string) => convert(text, { format: 'object' }) as Xml;
+
+describe('export formats', () => {
+  it('serves every format at its export link and by Accept on the record GET, with the same content', async () => {
+    const { call, id } = await published();
+    const formats: [string, string][] = [
+      ['json-ld', 'application/ld+json'],
+      ['datacite-json', 'application/vnd.datacite.datacite+json'],
+      ['datacite-xml', 'application/vnd.datacite.datacite+xml'],
+      ['dublincore', 'application/x-dc+xml'],
+      ['csl', 'application/vnd.citationstyles.csl+json'],
+      ['bibtex', 'application/x-bibtex'],
+      ['geojson', 'application/geo+json'],
+    ];
+    for (const [format, type] of formats) {
+      const link = await call('GET', `/records/${id}/export/${format}`);
+      expect(link.status, format).toBe(200);
+      expect(link.headers.get('content-type')).toBe(`${type}; charset=utf-8`);
+      const api = await call('GET', `/api/records/${id}`, { headers: { accept: type } });
+      expect(api.status, format).toBe(200);
+      expect(api.headers.get('content-type')).toBe(type);
+      if (type.endsWith('json')) expect(api.json).toEqual(link.json);
+      else expect(api.text.replace(/\s+/g, '')).toBe(link.text.replace(/\s+/g, ''));
+    }
+    expect((await call('GET', `/records/${id}/export/json`)).json.id).toBe(id);
+  });
+
+  it('maps the record to DataCite 4.5, in JSON and in XML alike', async () => {
+    const { call, id } = await published();
+    const d = (await call('GET', `/records/${id}/export/datacite-json`)).json;
+    expect(d.types).toEqual({ resourceTypeGeneral: 'Dataset', resourceType: 'Dataset' });
+    expect(d.creators).toEqual([
+      {
+        name: 'Obi, Ada', nameType: 'Personal', givenName: 'Ada', familyName: 'Obi',
+        nameIdentifiers: [{ nameIdentifier: '0000-0002-1825-0097', nameIdentifierScheme: 'ORCID', schemeUri: 'https://orcid.org' }],
+        affiliation: [{ name: 'University of Lagos' }],
+      },
+      { name: 'European Space Agency', nameType: 'Organizational' },
+    ]);
+    expect(d.contributors[0].contributorType).toBe('DataCurator');
+    expect(d.publisher).toBe('Polar Data Centre');
+    expect(d.publicationYear).toBe('2024');
+    expect(d.dates).toEqual([{ date: '2024-06-01', dateType: 'Issued' }, { date: '2020/2023', dateType: 'Collected' }]);
+    // A scheme outside DataCite's list cannot be a related identifier: it is left out.
+    expect(d.relatedIdentifiers).toEqual([{ relatedIdentifier: '10.1234/abc', relatedIdentifierType: 'DOI', relationType: 'IsSupplementTo' }]);
+    expect(d.rightsList[0]).toMatchObject({ rightsIdentifier: 'cc-by-4.0', rightsIdentifierScheme: 'SPDX' });
+    expect(d.descriptions).toEqual([{ description: 'Daily sea ice & snow', descriptionType: 'Abstract' }]);
+    expect(d.geoLocations).toEqual([
+      { geoLocationPlace: 'Arctic', geoLocationPoint: { pointLongitude: 10, pointLatitude: 80 } },
+      { geoLocationPlace: 'Barents Sea', geoLocationBox: { westBoundLongitude: 20, eastBoundLongitude: 50, southBoundLatitude: 70, northBoundLatitude: 80 } },
+    ]);
+    expect(d.fundingReferences).toEqual([{ funderName: 'Research Council', awardNumber: 'RC-42', awardTitle: 'Ice watch' }]);
+    expect(d.version).toBe('v2.1');
+
+    const doc = xml((await call('GET', `/records/${id}/export/datacite-xml`)).text);
+    const resource = doc['resource'] as Xml;
+    expect(resource['@xmlns']).toBe('http://datacite.org/schema/kernel-4');
+    const creators = (resource['creators'] as Xml)['creator'] as Xml[];
+    expect((creators[0] as Xml)['creatorName']).toEqual({ '@nameType': 'Personal', '#': 'Obi, Ada' });
+    expect((creators[0] as Xml)['nameIdentifier']).toEqual({ '@nameIdentifierScheme': 'ORCID', '@schemeURI': 'https://orcid.org', '#': '0000-0002-1825-0097' });
+    expect(resource['publicationYear']).toBe('2024');
+    expect(resource['resourceType']).toEqual({ '@resourceTypeGeneral': 'Dataset', '#': 'Dataset' });
+    expect((await call('GET', `/records/${id}/export/datacite-xml`)).text).toContain('<title>Sea ice &lt;i&gt;extent&lt;/i&gt; &lt;/div&gt;&lt;script&gt;alert(1)&lt;/script&gt;</title>');
+  });
+
+  it('gives reference managers CSL-JSON and BibTeX, and formatted citations in the style asked for', async () => {
+    const { call, id } = await published();
+    const csl = (await call('GET', `/records/${id}/export/csl`)).json;
+    expect(csl).toMatchObject({ id, type: 'dataset', title: full.title, publisher: 'Polar Data Centre', issued: { 'date-parts': [[2024, 6, 1]] } });
+    expect(csl.author).toEqual([{ family: 'Obi', given: 'Ada' }, { literal: 'European Space Agency' }]);
+    const bib = (await call('GET', `/records/${id}/export/bibtex`)).text;
+    expect(bib).toMatch(/^@\w+\{/);
+    expect(bib).toContain('author = {Obi, Ada and {European Space Agency}}');
+    expect(bib).toContain('year = {2024}');
+
+    const apa = await call('GET', `/api/records/${id}`, { headers: { accept: 'text/x-bibliography' } });
+    expect(apa.status).toBe(200);
+    expect(apa.headers.get('content-type')).toBe('text/x-bibliography; charset=utf-8');
+    expect(apa.text).toContain('Obi, A. & European Space Agency. (2024).');
+    const vancouver = await call('GET', `/api/records/${id}?style=vancouver`, { headers: { accept: 'text/x-bibliography' } });
+    expect(vancouver.text).toContain('Obi A, European Space Agency.');
+    expect((await call('GET', `/records/${id}/export/citation?style=harvard1`)).text).toContain('Obi, A. and European Space Agency (2024)');
+    const unknown = await call('GET', `/api/records/${id}?style=chicago`, { headers: { accept: 'text/x-bibliography' } });
+    expect(unknown.status).toBe(400);
+    expect(unknown.json.message).toContain('apa, harvard1, vancouver');
+    expect((await call('GET', `/api/records/${id}?locale=xx-YY`, { headers: { accept: 'text/x-bibliography' } })).status).toBe(400);
+  });
+
+  it('answers a linkset of the record and its files, and GeoJSON of its places', async () => {
+    const { call, id } = await published();
+    const res = await call('GET', `/api/records/${id}`, { headers: { accept: 'application/linkset+json' } });
+    expect(res.headers.get('content-type')).toBe('application/linkset+json');
+    const [anchor, item] = res.json.linkset;
+    expect(anchor.anchor).toBe(`http://krs.test/records/${id}`);
+    expect(anchor['cite-as']).toEqual([{ href: `http://krs.test/records/${id}` }]);
+    expect(anchor.author).toEqual([{ href: 'https://orcid.org/0000-0002-1825-0097' }]);
+    expect(anchor.describedby).toContainEqual({ href: `http://krs.test/records/${id}/export/datacite-json`, type: 'application/vnd.datacite.datacite+json' });
+    expect(anchor.item).toEqual([{ href: `http://krs.test/api/records/${id}/files/extent.csv/content`, type: 'text/csv' }]);
+    expect(item).toEqual({ anchor: `http://krs.test/api/records/${id}/files/extent.csv/content`, collection: [{ href: `http://krs.test/records/${id}`, type: 'text/html' }] });
+
+    const geo = (await call('GET', `/records/${id}/export/geojson`)).json;
+    expect(geo.type).toBe('FeatureCollection');
+    expect(geo.features[0]).toEqual({ type: 'Feature', geometry: { type: 'Point', coordinates: [10, 80] }, properties: { place: 'Arctic' } });
+  });
+
+  it('shows the citation on the landing page with a style switcher, the record text escaped', async () => {
+    const { app, id } = await published();
+    const page = await (await app.request(`/records/${id}`, { headers: { accept: 'text/html' } })).text();
+    const section = /<section aria-labelledby="h-citation".*?<\/section>/s.exec(page)?.[0] ?? '';
+    expect(section).toContain('Obi, A. &#38; European Space Agency. (2024).');
+    expect(section).not.toContain('<script>');
+    expect(section).toContain('&#60;script&#62;');
+    expect(section).toContain('<option value="apa" selected="">APA</option>');
+    const other = await (await app.request(`/records/${id}?style=vancouver`, { headers: { accept: 'text/html' } })).text();
+    expect(other).toContain('<option value="vancouver" selected="">Vancouver</option>');
+    expect(other).toContain('Obi A, European Space Agency.');
+    for (const format of ['datacite-xml', 'bibtex', 'csl', 'geojson', 'dublincore']) expect(page).toContain(`href="http://krs.test/records/${id}/export/${format}"`);
+    const bad = await app.request(`/records/${id}?style=nope`, { headers: { accept: 'text/html' } });
+    expect(bad.status).toBe(400);
+    expect(bad.headers.get('content-type')).toContain('text/html');
+  });
+
+  it('lists the first hundred creators on the landing page and every one in the exports', async () => {
+    const creators = Array.from({ length: 150 }, (_, i) => ({ person_or_org: { type: 'personal', given_name: 'A', family_name: `N${i}` } }));
+    const { app, call, id } = await published({ ...metadata, creators });
+    const page = await (await app.request(`/records/${id}`, { headers: { accept: 'text/html' } })).text();
+    expect(page).toContain('and 50 more');
+    expect(page).not.toContain('A N100<');
+    const embedded = JSON.parse(/<script type="application\/ld\+json">(.*?)<\/script>/s.exec(page)?.[1] ?? '{}');
+    expect(embedded.creator).toHaveLength(100);
+    expect((await call('GET', `/records/${id}/export/json-ld`)).json.creator).toHaveLength(150);
+    expect((await call('GET', `/records/${id}/export/datacite-json`)).json.creators).toHaveLength(150);
+  });
+
+  it('exports packages as collections and refuses what it has not got', async () => {
+    const { call, alice, id } = await published();
+    const pkg = await call('POST', '/api/packages', { token: alice, json: { metadata: { ...metadata, title: 'A package' } } });
+    expect((await call('POST', `/api/packages/${pkg.json.id}/draft/actions/publish`, { token: alice })).status).toBe(202);
+    const d = (await call('GET', `/packages/${pkg.json.id}/export/datacite-json`)).json;
+    expect(d.types.resourceTypeGeneral).toBe('Collection');
+    expect((await call('GET', `/packages/${pkg.json.id}/export/csl`)).json.type).toBe('collection');
+
+    const unknown = await call('GET', `/records/${id}/export/marcxml`);
+    expect(unknown.status).toBe(404);
+    expect(unknown.json.message).toContain('datacite-xml');
+    expect((await call('GET', '/records/nope-00000/export/bibtex')).status).toBe(404);
+    const draftOnly = await call('POST', '/api/records', { token: alice, json: { metadata } });
+    expect((await call('GET', `/records/${draftOnly.json.id}/export/bibtex`, { token: alice })).status).toBe(404);
+    const refused = await call('GET', `/api/records/${id}`, { headers: { accept: 'application/marc+xml' } });
+    expect(refused.status).toBe(406);
+    expect(refused.json.message).toContain('application/vnd.datacite.datacite+xml');
+  });
+
+  it('keeps restricted records out of exports as the record GET does', async () => {
+    const { call, alice, bob } = await makeApp();
+    const draft = await call('POST', '/api/records', { token: alice, json: { metadata, access: { record: 'restricted', files: 'restricted' }, files: { enabled: false } } });
+    const id = draft.json.id;
+    expect((await call('POST', `/api/records/${id}/draft/actions/publish`, { token: alice })).status).toBe(202);
+    const anonymous = await call('GET', `/records/${id}/export/datacite-json`);
+    const api = await call('GET', `/api/records/${id}`);
+    expect(anonymous.status).toBe(api.status);
+    expect(anonymous.status).toBeGreaterThanOrEqual(401);
+    expect((await call('GET', `/records/${id}/export/datacite-json`, { token: bob })).status).toBe((await call('GET', `/api/records/${id}`, { token: bob })).status);
+    expect((await call('GET', `/records/${id}/export/datacite-json`, { token: alice })).status).toBe(200);
+  });
+
+  it('offers DataCite to harvesters as oai_datacite and datacite', async () => {
+    const { call, id } = await published();
+    const formats = xml((await call('GET', '/oai2d?verb=ListMetadataFormats')).text);
+    const prefixes = (((formats['OAI-PMH'] as Xml)['ListMetadataFormats'] as Xml)['metadataFormat'] as Xml[]).map((f) => f['metadataPrefix']);
+    expect(prefixes).toEqual(['oai_dc', 'oai_datacite', 'datacite']);
+    const record = xml((await call('GET', `/oai2d?verb=GetRecord&metadataPrefix=oai_datacite&identifier=oai:krs.test:${id}`)).text);
+    const envelope = ((((record['OAI-PMH'] as Xml)['GetRecord'] as Xml)['record'] as Xml)['metadata'] as Xml)['oai_datacite'] as Xml;
+    expect(envelope['schemaVersion']).toBe('4.5');
+    const resource = (envelope['payload'] as Xml)['resource'] as Xml;
+    expect((resource['publisher'] as string)).toBe('Polar Data Centre');
+    const plain = xml((await call('GET', `/oai2d?verb=GetRecord&metadataPrefix=datacite&identifier=oai:krs.test:${id}`)).text);
+    expect(((((plain['OAI-PMH'] as Xml)['GetRecord'] as Xml)['record'] as Xml)['metadata'] as Xml)['resource']).toBeDefined();
+  });
+});
