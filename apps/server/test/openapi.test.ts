@@ -9,6 +9,8 @@ import { Validator } from '@seriousme/openapi-schema-validator';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { UI_TYPES } from '../src/accept.ts';
+import { RECORD_ALTERNATES } from '../src/exports/formats.ts';
 import { createMetrics } from '../src/ops/metrics.ts';
 import { draftBody, listingQuery } from '../src/routes/schemas.ts';
 import type { OpenApiDocument } from '../src/openapi/document.ts';
@@ -113,12 +115,8 @@ describe('GET /api/openapi.json', () => {
   it('documents content negotiation and both credentials', async () => {
     const { doc } = await appWithDocument();
     const ok = doc.paths['/api/records/{id}']?.get?.responses['200'];
-    expect(ok && 'content' in ok ? Object.keys(ok.content ?? {}) : []).toEqual([
-      'application/json',
-      'application/vnd.service.v1+json',
-      'application/vnd.inveniordm.v1+json',
-      'application/ld+json',
-    ]);
+    expect(ok && 'content' in ok ? Object.keys(ok.content ?? {}) : []).toEqual(['application/json', ...UI_TYPES, ...RECORD_ALTERNATES]);
+    expect(RECORD_ALTERNATES).toEqual(expect.arrayContaining(['application/ld+json', 'text/x-bibliography']));
     expect(doc.components.securitySchemes['bearerAuth']).toMatchObject({ type: 'http', scheme: 'bearer' });
     expect(doc.components.securitySchemes['accessLinkToken']).toMatchObject({ type: 'apiKey', in: 'query', name: 'token' });
     expect(doc.paths['/api/user/records']?.get?.security).toEqual([{ bearerAuth: [] }]);
@@ -147,6 +145,15 @@ describe('GET /api/openapi.json', () => {
       const op = template && doc.paths[template.path]?.[method.toLowerCase() as (typeof METHODS)[number]];
       expect(op, `${method} ${path} is documented`).toBeDefined();
       expect(Object.keys(op?.responses ?? {}), `${method} ${path} answered ${res.status}: ${res.text.slice(0, 200)}`).toContain(String(res.status));
+      // A body's media type is one the document gives for that status.
+      const answer = op?.responses[String(res.status)];
+      const resolved = answer && '$ref' in answer ? doc.components.responses[answer.$ref.split('/').pop() ?? ''] : answer;
+      const base = (type: string) => type.split(';')[0]?.trim().toLowerCase() ?? '';
+      if (res.text !== '') {
+        const types = Object.keys(resolved?.content ?? {}).map(base);
+        const type = base(res.headers.get('content-type') ?? '');
+        expect(types.some((t) => t === type || t === '*/*'), `${method} ${path} ${res.status} as ${type}, documented ${types.join(', ')}`).toBe(true);
+      }
       return res;
     };
     const draft = await call('POST', '/api/records', { token: alice, json: { metadata } });
@@ -170,6 +177,12 @@ describe('GET /api/openapi.json', () => {
     expect(ld.headers.get('content-type')).toBe('application/ld+json');
     check('JsonLd', ld.json);
     expect((await call('GET', `/api/records/${id}/versions/latest`, { headers: { accept: 'application/ld+json' } })).status).toBe(406);
+    for (const type of RECORD_ALTERNATES) expect((await call('GET', `/api/records/${id}`, { headers: { accept: type } })).status, type).toBe(200);
+    expect((await call('GET', `/api/records/${id}?style=nope`, { headers: { accept: 'text/x-bibliography' } })).status).toBe(400);
+    for (const format of ['json', 'datacite-xml', 'bibtex', 'citation']) expect((await call('GET', `/records/${id}/export/${format}`)).status, format).toBe(200);
+    expect((await call('GET', `/records/${id}/export/nope`)).status).toBe(404);
+    expect((await call('GET', '/search/area.svg?bbox=-10,50,10,40')).status).toBe(200);
+    expect((await call('GET', '/search?at.x=10&at.y=10', { headers: { accept: 'text/html' } })).status).toBe(303);
     check('Record', (await call('GET', `/api/records/${id}/versions/latest`)).json);
     check('FileList', (await call('GET', `/api/records/${id}/files`)).json);
     const whole = await call('GET', `/api/records/${id}/files/a.txt/content`);

@@ -5,6 +5,8 @@
  */
 import { z, type ZodObject, type ZodType } from 'zod';
 import { UI_TYPES } from '../accept.ts';
+import { CITATION_TYPE, EXPORT_FORMATS, LINKSET_TYPE, RECORD_ALTERNATES } from '../exports/formats.ts';
+import { JSON_LD_TYPE } from '../exports/json-ld.ts';
 import { ERROR_STATUSES, REQUEST_SCHEMAS, operationTable, type Access, type Body, type ErrorStatus, type Operation, type TableOptions } from './operations.ts';
 import * as shapes from './responses.ts';
 
@@ -109,6 +111,7 @@ const PATH_PARAMS: Record<string, string> = {
   id: 'The id of the record or package (any version).',
   key: 'The file key (its name), percent-encoded.',
   linkId: 'The id of the access link.',
+  format: 'The export format.',
   parentId: "The package's `parent.id`, shared by all its versions.",
 };
 
@@ -159,6 +162,7 @@ const HEADERS: Record<string, string> = {
   'Content-Range': 'The range sent, or the size after a 416.',
   Location: 'Where to go.',
   'WWW-Authenticate': '`Bearer`.',
+  Vary: '`Accept`: the body depends on it.',
 };
 
 const headerKey = (name: string) => name.replace(/[^A-Za-z0-9]/g, '');
@@ -225,6 +229,13 @@ export function operationId(method: string, path: string): string {
   return method + words.map((w) => w[0]?.toUpperCase() + w.slice(1)).join('');
 }
 
+/** An export format's body: JSON-LD has a named shape; other JSON formats are objects, the rest text. */
+function exportSchema(mediaType: string): JsonSchema {
+  if (mediaType === JSON_LD_TYPE) return ref('JsonLd');
+  if (mediaType === LINKSET_TYPE || /[/+]json$/.test(mediaType)) return { type: 'object' };
+  return { type: 'string' };
+}
+
 function successContent(body: Body, nameOf: Map<ZodType, string>): Record<string, MediaType> | undefined {
   const schemaOf = (schema: ZodType) => {
     const name = nameOf.get(schema);
@@ -233,13 +244,16 @@ function successContent(body: Body, nameOf: Map<ZodType, string>): Record<string
   const jsonTypes = (schema: JsonSchema) => Object.fromEntries(['application/json', ...UI_TYPES].map((t) => [t, { schema }]));
   switch (body.kind) {
     case 'record':
-      return { ...jsonTypes(ref('Record')), ...(body.jsonLd ? { 'application/ld+json': { schema: ref('JsonLd') } } : {}) };
+      return { ...jsonTypes(ref('Record')), ...(body.exports ? Object.fromEntries(RECORD_ALTERNATES.map((t) => [t, { schema: exportSchema(t) }])) : {}) };
+    case 'export':
+      return Object.fromEntries([...EXPORT_FORMATS.map((f) => f.mediaType), CITATION_TYPE].map((t) => [`${t}; charset=utf-8`, { schema: t === 'application/json' ? ref('Record') : exportSchema(t) }]));
     case 'list':
       return jsonTypes(ref('SearchResult'));
     case 'json':
       return { 'application/json': { schema: schemaOf(body.schema) } };
     case 'bytes':
-      return { 'application/octet-stream': { schema: { type: 'string', contentMediaType: 'application/octet-stream' } } };
+      // The file's own `mimetype` (application/octet-stream when it has none).
+      return { '*/*': { schema: { type: 'string' } } };
     case 'html':
       return { 'text/html': { schema: { type: 'string' } } };
     case 'xml':
@@ -256,9 +270,13 @@ function operationObject(op: Operation, nameOf: Map<ZodType, string>): Operation
   const parameters: Parameter[] = [];
   for (const m of op.path.matchAll(/\{([^}]+)\}/g)) {
     const name = m[1] ?? '';
-    parameters.push({ name, in: 'path', required: true, description: PATH_PARAMS[name] ?? '', schema: { type: 'string' } });
+    const values = op.pathEnums?.[name];
+    parameters.push({ name, in: 'path', required: true, description: PATH_PARAMS[name] ?? '', schema: values ? { type: 'string', enum: [...values] } : { type: 'string' } });
   }
   if (op.query) parameters.push(...queryParameters(op.query));
+  for (const p of op.params ?? []) {
+    parameters.push({ name: p.name, in: 'query', required: false, description: p.description, schema: p.values ? { type: 'string', enum: [...p.values] } : { type: 'string' } });
+  }
   if (op.facets) {
     for (const [name, description] of Object.entries(FACETS)) {
       parameters.push({ name, in: 'query', required: false, description, schema: { type: 'array', items: { type: 'string' } }, style: 'form', explode: true });
@@ -314,7 +332,7 @@ function operationObject(op: Operation, nameOf: Map<ZodType, string>): Operation
 
 const DESCRIPTION = `Knowledge Records Service: Knowledge Resources (\`/api/records\`) and Knowledge Packages (\`/api/packages\`) following InvenioRDM's REST API.
 
-**Content negotiation.** JSON answers are \`application/json\` by default; \`Accept: application/vnd.inveniordm.v1+json\` (or \`application/vnd.service.v1+json\`) adds the \`ui\` member to records, and a published record's GET also answers \`application/ld+json\` (schema.org). An \`Accept\` naming none of an operation's media types is a 406.
+**Content negotiation.** JSON answers are \`application/json\` by default; \`Accept: application/vnd.inveniordm.v1+json\` (or \`application/vnd.service.v1+json\`) adds the \`ui\` member to records, and a published record's GET also answers each export format by its media type (schema.org JSON-LD, DataCite, Dublin Core, CSL-JSON, BibTeX, GeoJSON, a formatted citation, a linkset). An \`Accept\` naming none of an operation's media types is a 406.
 
 **Authentication.** Anonymous callers see what is public. A personal access token goes in \`Authorization: Bearer <token>\`; access-link tokens go in \`?token=\`. Both may be given together.
 

@@ -5,6 +5,8 @@
  * when the table and the app's routes drift apart.
  */
 import type { ZodObject, ZodType } from 'zod';
+import { CITATION_LOCALES, CITATION_STYLES } from '../exports/citation.ts';
+import { EXPORT_FORMATS } from '../exports/formats.ts';
 import { accessLinkBody, draftBody, fileKeysBody, listingQuery, pagingQuery, recordsBody, resourcesBody } from '../routes/schemas.ts';
 import { accessLink, accessLinkList, fileEntry, fileList, health, readiness, resourceErrors } from './responses.ts';
 
@@ -16,7 +18,10 @@ export type ErrorStatus = (typeof ERROR_STATUSES)[number];
 
 /** What a successful answer carries. */
 export type Body =
-  | { kind: 'record'; jsonLd?: boolean }
+  /** `exports`: a published version's GET, which also answers every export format by `Accept`. */
+  | { kind: 'record'; exports?: boolean }
+  /** One export format, chosen by the `format` path parameter. */
+  | { kind: 'export' }
   | { kind: 'list' }
   | { kind: 'json'; schema: ZodType }
   | { kind: 'bytes' }
@@ -27,7 +32,7 @@ export type Body =
   | { kind: 'empty' };
 
 export interface Success {
-  status: 200 | 201 | 202 | 204 | 206 | 302 | 304 | 503;
+  status: 200 | 201 | 202 | 204 | 206 | 302 | 303 | 304 | 503;
   description: string;
   body: Body;
   headers?: readonly string[];
@@ -40,6 +45,12 @@ export interface Success {
  */
 export type Access = 'optional' | 'user' | 'user-or-link' | 'none' | 'metrics';
 
+export interface ExtraParam {
+  name: string;
+  description: string;
+  values?: readonly string[];
+}
+
 export interface Operation {
   method: Method;
   /** OpenAPI form: `{name}` for each Hono `:name`. */
@@ -51,6 +62,10 @@ export interface Operation {
   query?: ZodObject;
   /** Repeatable facet filters read beside the query schema (`resource_type`, `access_status`, `record_type`). */
   facets?: boolean;
+  /** Parameters read without a zod schema (the citation's `style` and `locale`, the area picker's clicks). */
+  params?: readonly ExtraParam[];
+  /** Path parameters that take only these values. */
+  pathEnums?: Readonly<Record<string, readonly string[]>>;
   /** The request body: a JSON schema, raw bytes (upload) or the OAI form. */
   request?: { kind: 'json'; schema: ZodType; name: string; required?: boolean } | { kind: 'bytes' } | { kind: 'form' };
   /** Takes `If-Match: "<revision_id>"`. */
@@ -70,13 +85,19 @@ const READ = [401, 403, 404, 406, 500] as const;
 const QUERY_READ = [400, ...READ] as const;
 const WRITE = [400, 401, 403, 404, 406, 409, 413, 415, 500] as const;
 
-/** `published`: a GET of a published version, which carries Signposting `Link`; `jsonLd`: also answers schema.org JSON-LD. */
-const recordAnswer = (status: Success['status'], description: string, read: { published?: boolean; jsonLd?: boolean } = {}): Success => ({
+/** `published`: a GET of a published version, which carries Signposting `Link`; `exports`: also answers the export formats. */
+const recordAnswer = (status: Success['status'], description: string, read: { published?: boolean; exports?: boolean } = {}): Success => ({
   status,
   description,
-  body: { kind: 'record', jsonLd: read.jsonLd ?? false },
-  headers: ['ETag', ...(read.published ? ['Link'] : [])],
+  body: { kind: 'record', exports: read.exports ?? false },
+  headers: ['ETag', ...(read.published ? ['Link'] : []), ...(read.exports ? ['Vary'] : [])],
 });
+
+/** The formatted citation's choices, by `Accept: text/x-bibliography` or the `citation` export. */
+export const CITATION_PARAMS: readonly ExtraParam[] = [
+  { name: 'style', description: 'Citation style of `text/x-bibliography`; default `apa`.', values: CITATION_STYLES.map((s) => s.id) },
+  { name: 'locale', description: 'Citation locale of `text/x-bibliography` (any case, `_` for `-`); default `en-US`.', values: CITATION_LOCALES },
+];
 const listAnswer = (description = 'A page of records.'): Success => ({ status: 200, description, body: { kind: 'list' } });
 const json = (status: Success['status'], description: string, schema: ZodType): Success => ({ status, description, body: { kind: 'json', schema } });
 const empty = (description = 'Done; no body.'): Success => ({ status: 204, description, body: { kind: 'empty' } });
@@ -178,11 +199,14 @@ function recordOperations(kind: 'resource' | 'package'): Operation[] {
       method: 'get',
       path: `${base}/{id}`,
       summary: `Read a published ${noun}`,
-      description: 'Also answers schema.org JSON-LD with `Accept: application/ld+json`, and a Signposting `Link` header.',
+      description:
+        'By `Accept`, also answers each export format (schema.org JSON-LD, DataCite JSON and XML, Dublin Core, CSL-JSON, BibTeX, GeoJSON), ' +
+        'a formatted citation (`text/x-bibliography`, with `style` and `locale`) and a linkset (`application/linkset+json`). Carries Signposting `Link` headers.',
       tags: [tag],
       access: 'optional',
-      responses: [recordAnswer(200, 'The published record.', { published: true, jsonLd: true })],
-      errors: READ,
+      params: CITATION_PARAMS,
+      responses: [recordAnswer(200, 'The published record.', { published: true, exports: true })],
+      errors: QUERY_READ,
     },
     { method: 'post', path: `${base}/{id}/versions`, summary: `Create a new version of a ${noun}`, tags: [tag], access: 'user-or-link', responses: [recordAnswer(201, 'The new version draft.')], errors: WRITE },
     {
@@ -412,7 +436,7 @@ const searchOperations: Operation[] = [
 ];
 
 const OAI_DESCRIPTION =
-  'OAI-PMH 2.0: the six verbs (`Identify`, `ListMetadataFormats`, `ListSets`, `ListIdentifiers`, `ListRecords`, `GetRecord`) with `metadataPrefix` `oai_dc`. ' +
+  'OAI-PMH 2.0: the six verbs (`Identify`, `ListMetadataFormats`, `ListSets`, `ListIdentifiers`, `ListRecords`, `GetRecord`) with `metadataPrefix` `oai_dc`, `oai_datacite` or `datacite`. ' +
   'Protocol errors are `<error>` elements in a 200 answer, as the protocol wants.';
 
 const oaiOperations: Operation[] = [
@@ -441,6 +465,21 @@ const oaiOperations: Operation[] = [
 
 const PAGE_ERRORS = 'A refusal is an HTML page with the status the API would give.';
 
+const exportOperations: Operation[] = (['records', 'packages'] as const).map(
+  (collection): Operation => ({
+    method: 'get',
+    path: `/${collection}/{id}/export/{format}`,
+    summary: `A published ${collection === 'records' ? 'resource' : 'package'} in one export format`,
+    description: 'The export links of a landing page: indented, shown inline with a file name to save under. `citation` is the formatted citation as text.',
+    tags: ['Exports'],
+    access: 'optional',
+    pathEnums: { format: [...EXPORT_FORMATS.map((f) => f.id), 'citation'] },
+    params: CITATION_PARAMS,
+    responses: [{ status: 200, description: 'The export.', body: { kind: 'export' }, headers: ['Content-Disposition'] }],
+    errors: [400, 401, 403, 404, 500],
+  }),
+);
+
 
 const pageOperations: Operation[] = [
   { method: 'get', path: '/', summary: 'Home page: the newest records', tags: ['Pages'], access: 'optional', responses: [html('The page.')], errors: [401, 500], htmlErrors: true },
@@ -453,7 +492,12 @@ const pageOperations: Operation[] = [
     access: 'optional',
     query: listingQuery,
     facets: true,
-    responses: [html('The page.')],
+    params: [
+      { name: 'at.x', description: 'A click on the area map (its pixel column); with `at.y`, sets a corner or, after `corner`, the box.' },
+      { name: 'at.y', description: 'The click\'s pixel row.' },
+      { name: 'corner', description: 'The first corner picked, `lon,lat`.' },
+    ],
+    responses: [html('The page.'), { status: 303, description: 'After a click on the area map: the search with the corner or box it made.', body: { kind: 'empty' }, headers: ['Location'] }],
     errors: [400, 401, 500],
     htmlErrors: true,
   },
@@ -500,6 +544,20 @@ const pageOperations: Operation[] = [
     responses: [html('The page.')],
     errors: [400, 401, 403, 404, 500],
     htmlErrors: true,
+  },
+  {
+    method: 'get',
+    path: '/search/area.svg',
+    summary: 'The area map of the search page',
+    description: 'Draws the box `bbox` and the pending `corner` on a world map.',
+    tags: ['Pages'],
+    access: 'optional',
+    params: [
+      { name: 'bbox', description: 'The current box, `W,N,E,S`.' },
+      { name: 'corner', description: 'The first corner picked, `lon,lat`.' },
+    ],
+    responses: [{ status: 200, description: 'SVG.', body: { kind: 'asset', mediaType: 'image/svg+xml' } }],
+    errors: [401],
   },
   {
     method: 'get',
@@ -575,6 +633,7 @@ export function operationTable(options: TableOptions): Operation[] {
     ...packageOperations,
     ...searchOperations,
     ...oaiOperations,
+    ...exportOperations,
     ...pageOperations,
     ...opsOperations(options.metrics),
     ...docsOperations(options.docsAssets),
