@@ -1,4 +1,4 @@
-export { createDb, type DbHandle, type DbOptions } from './sql/create-db.ts';
+export { createDb, createPgDb, type DbHandle, type DbOptions } from './sql/create-db.ts';
 export type { Database } from './sql/database.ts';
 export { createMigrator, migrateToLatest } from './sql/migrate.ts';
 export { createSqlRecordRepository } from './sql/record-repository.ts';

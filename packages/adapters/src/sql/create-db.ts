@@ -2,15 +2,19 @@
 import { Sqlite as SQLite } from './sqlite-driver.ts';
 import { open } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { Kysely, SqliteDialect, type LogEvent } from 'kysely';
+import { Kysely, PostgresDialect, SqliteDialect, type LogEvent } from 'kysely';
+import pg from 'pg';
 import type { Database } from './database.ts';
 import { withStatementCache } from './statement-cache.ts';
 
 export interface DbHandle {
   db: Kysely<Database>;
+  /** Which store this is: the embedded file, or a PostgreSQL server shared by every node. */
+  dialect: 'sqlite' | 'postgres';
   /**
    * Copies the database to `destination` with SQLite's online backup: a consistent image of one
-   * instant while other connections (the server) keep writing.
+   * instant while other connections (the server) keep writing. PostgreSQL refuses: its backups
+   * are the server's own (pg_dump, base backups).
    */
   backup(destination: string, onProgress?: (p: { totalPages: number; remainingPages: number }) => void): Promise<void>;
   close(): Promise<void>;
@@ -58,6 +62,7 @@ export function createDb(filename: string, options: DbOptions = {}): DbHandle {
   if (syncWal !== null) commitSyncs.set(db, syncWal);
   return {
     db,
+    dialect: 'sqlite',
     async backup(destination, onProgress) {
       await sqlite.backup(destination, {
         progress(p) {
@@ -70,6 +75,31 @@ export function createDb(filename: string, options: DbOptions = {}): DbHandle {
     },
     async close() {
       await syncWal?.();
+      await db.destroy();
+    },
+  };
+}
+
+/**
+ * A pool of connections to PostgreSQL (`postgres://user:password@host:port/database`). Commits
+ * are durable by the server's own fsync before it answers; nothing here waits for more.
+ */
+export function createPgDb(url: string, options: Pick<DbOptions, 'onQuery'> & { maxConnections?: number } = {}): DbHandle {
+  const pool = new pg.Pool({ connectionString: url, max: options.maxConnections ?? 10 });
+  // An idle connection the server dropped must not take the process down with it.
+  pool.on('error', () => {});
+  const onQuery = options.onQuery;
+  const db = new Kysely<Database>({
+    dialect: new PostgresDialect({ pool }),
+    ...(onQuery ? { log: (event: LogEvent) => onQuery(event.query.sql, event.queryDurationMillis / 1000) } : {}),
+  });
+  return {
+    db,
+    dialect: 'postgres',
+    async backup() {
+      throw new Error('krs backup copies the embedded SQLite store; back up PostgreSQL with its own tools (pg_dump or base backups) and the file storage beside it.');
+    },
+    async close() {
       await db.destroy();
     },
   };

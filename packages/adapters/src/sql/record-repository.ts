@@ -6,8 +6,8 @@
 import { DomainError, type RecordRepository } from '@krs/domain';
 import { InsertResult, sql, type Kysely, type UpdateResult } from 'kysely';
 import type { Database } from './database.ts';
-import { EMBARGO_ACTIVE, EMBARGO_UNTIL } from './migrations/0004-embargo-index.ts';
-import { RECORD_UPDATED } from './migrations/0005-record-updated-index.ts';
+import { embargoActive, embargoUntil } from './migrations/0004-embargo-index.ts';
+import { recordUpdated } from './migrations/0005-record-updated-index.ts';
 import { draftToRow, parentToRow, recordToRow, rowToDraft, rowToParent, rowToRecord } from './rows.ts';
 
 const mismatch = () => new DomainError('conflict', 'revision.mismatch', 'The record was changed by someone else; reload it and try again.');
@@ -51,13 +51,22 @@ function expectOneRow(result: InsertResult | UpdateResult): void {
   if (Number(changed ?? 0) !== 1) throw mismatch();
 }
 
-export function createSqlRecordRepository(db: Kysely<Database>): RecordRepository {
+/**
+ * `lockReads`: rows read are locked until the transaction ends (`FOR UPDATE`), so a unit of work
+ * that reads, decides and writes holds off every other unit that reads the same rows, on this
+ * node or another, instead of failing on their revision (PostgreSQL, inside a transaction only).
+ */
+export function createSqlRecordRepository(db: Kysely<Database>, options: { lockReads?: boolean } = {}): RecordRepository {
+  const from = <T extends 'draft' | 'record' | 'parent'>(table: T) => {
+    const q = db.selectFrom(table as 'draft').select('data');
+    return options.lockReads ? q.forUpdate() : q;
+  };
   return {
     async getDraft(id) {
-      return parseRow(await db.selectFrom('draft').select('data').where('id', '=', id).executeTakeFirst(), rowToDraft);
+      return parseRow(await from('draft').where('id', '=', id).executeTakeFirst(), rowToDraft);
     },
     async getPublished(id) {
-      return parseRow(await db.selectFrom('record').select('data').where('id', '=', id).executeTakeFirst(), rowToRecord);
+      return parseRow(await from('record').where('id', '=', id).executeTakeFirst(), rowToRecord);
     },
     async saveDraft(draft, expected) {
       const row = draftToRow(draft);
@@ -88,7 +97,7 @@ export function createSqlRecordRepository(db: Kysely<Database>): RecordRepositor
       return parseRows(await db.selectFrom('draft').select('data').where('parent_id', '=', parentId).execute(), rowToDraft);
     },
     async getParent(id) {
-      const row = await db.selectFrom('parent').select('data').where('id', '=', id).executeTakeFirst();
+      const row = await from('parent').where('id', '=', id).executeTakeFirst();
       return row ? rowToParent(row) : null;
     },
     async saveParent(parent, expected) {
@@ -106,24 +115,24 @@ export function createSqlRecordRepository(db: Kysely<Database>): RecordRepositor
       return (await q.orderBy('id').execute()).map((r) => r.id);
     },
     async getDraftsByIds(ids) {
-      return byIds(ids, async (chunk) => parseRows(await db.selectFrom('draft').select('data').where('id', 'in', chunk).execute(), rowToDraft));
+      return byIds(ids, async (chunk) => parseRows(await from('draft').where('id', 'in', chunk).execute(), rowToDraft));
     },
     async getPublishedByIds(ids) {
-      return byIds(ids, async (chunk) => parseRows(await db.selectFrom('record').select('data').where('id', 'in', chunk).execute(), rowToRecord));
+      return byIds(ids, async (chunk) => parseRows(await from('record').where('id', 'in', chunk).execute(), rowToRecord));
     },
     async getParentsByIds(ids) {
-      return byIds(ids, async (chunk) => parseRows(await db.selectFrom('parent').select('data').where('id', 'in', chunk).execute(), rowToParent));
+      return byIds(ids, async (chunk) => parseRows(await from('parent').where('id', 'in', chunk).execute(), rowToParent));
     },
     async listLapsedEmbargoes(today, limit) {
       // Worded as the partial index record_embargo_until is, so only embargoed rows are read.
       const rows = await sql<{ id: string }>`select id from record
-        where ${sql.raw(EMBARGO_ACTIVE)} = 1 and ${sql.raw(EMBARGO_UNTIL)} <= ${today}
+        where ${embargoActive(db)} and ${embargoUntil(db)} <= ${today}
         order by id limit ${limit}`.execute(db);
       return rows.rows.map((r) => r.id);
     },
     async listPublishedByUpdate({ from, until, after, limit }) {
       // Worded as the index record_updated is, so a harvest page reads only its own rows.
-      const updated = sql.raw(RECORD_UPDATED);
+      const updated = recordUpdated(db);
       const rows = await sql<{ data: string }>`select data from record
         where ${updated} is not null
         ${from === undefined ? sql`` : sql`and ${updated} >= ${from}`}

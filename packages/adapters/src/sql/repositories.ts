@@ -6,10 +6,13 @@ import { createSqlRecordRepository } from './record-repository.ts';
 import { createSqlUserRepository } from './user-repository.ts';
 import { createSqlVocabularyRepository } from './vocabulary-repository.ts';
 
-/** All repositories over one handle: the database, or a transaction to keep their writes together. */
-export function createSqlRepositories(db: Kysely<Database>): Repositories {
+/**
+ * All repositories over one handle: the database, or a transaction to keep their writes together
+ * (`lockReads`: see createSqlRecordRepository).
+ */
+export function createSqlRepositories(db: Kysely<Database>, options: { lockReads?: boolean } = {}): Repositories {
   return {
-    records: createSqlRecordRepository(db),
+    records: createSqlRecordRepository(db, options),
     files: createSqlFileRepository(db),
     users: createSqlUserRepository(db),
     vocabularies: createSqlVocabularyRepository(db),

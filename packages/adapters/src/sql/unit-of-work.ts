@@ -1,7 +1,8 @@
-import type { Repositories, UnitOfWork } from '@krs/domain';
+import { DomainError, type Repositories, type UnitOfWork } from '@krs/domain';
 import { sql, type Kysely } from 'kysely';
 import type { Database } from './database.ts';
 import { commitSyncs } from './create-db.ts';
+import { isPostgres } from './dialect.ts';
 import { createSqlRepositories } from './repositories.ts';
 
 /** Most units of work sharing one commit: bounds how long one batch holds the connection. */
@@ -24,6 +25,7 @@ interface Pending {
  * one transaction and one fsync, as before.
  */
 export function createSqlUnitOfWork(db: Kysely<Database>): { uow: UnitOfWork; repos: Repositories } {
+  if (isPostgres(db)) return createPgUnitOfWork(db);
   const sync = commitSyncs.get(db);
   const queue: Pending[] = [];
   let draining = false;
@@ -76,6 +78,49 @@ export function createSqlUnitOfWork(db: Kysely<Database>): { uow: UnitOfWork; re
           queue.push({ work, settle: (o) => (o.ok ? resolve(o.value as T) : reject(o.error)) });
           if (!draining) void drain();
         }),
+      async check() {
+        await db.selectFrom('parent').select('id').limit(1).execute();
+      },
+    },
+  };
+}
+
+/** PostgreSQL's codes for a transaction that lost a race: serialization failure, deadlock. */
+const LOST_RACE = new Set(['40001', '40P01']);
+/** A unique key another transaction took first (a save without ON CONFLICT). */
+const TAKEN = '23505';
+const ATTEMPTS = 3;
+
+const pgCode = (e: unknown): string | undefined => (typeof e === 'object' && e !== null && typeof (e as { code?: unknown }).code === 'string' ? (e as { code: string }).code : undefined);
+
+/**
+ * PostgreSQL: each unit of work is a transaction of its own, run concurrently on the pool, as
+ * units on other nodes run. The records it reads are locked until it ends (`SELECT ... FOR
+ * UPDATE`), so units that read the same parent or draft run one after the other, here or on
+ * another node, and a read-decide-write never works from a stale value. Behind that, the writes
+ * check revisions in the statement itself (an update of another revision, an insert of a taken
+ * id, changes no row and the unit fails with a conflict): two concurrent publishes of one draft
+ * leave exactly one published version. A deadlock (units locking rows in different orders) or a
+ * serialization failure is retried, the unit reading afresh, then answered as a conflict.
+ */
+function createPgUnitOfWork(db: Kysely<Database>): { uow: UnitOfWork; repos: Repositories } {
+  return {
+    repos: createSqlRepositories(db),
+    uow: {
+      async run<T>(work: (tx: Repositories) => Promise<T>): Promise<T> {
+        for (let attempt = 1; ; attempt++) {
+          try {
+            return await db.transaction().execute((trx) => work(createSqlRepositories(trx, { lockReads: true })));
+          } catch (e) {
+            const code = pgCode(e);
+            if (code !== undefined && LOST_RACE.has(code) && attempt < ATTEMPTS) continue;
+            if (code !== undefined && (LOST_RACE.has(code) || code === TAKEN)) {
+              throw new DomainError('conflict', 'revision.mismatch', 'The record was changed by someone else; reload it and try again.');
+            }
+            throw e;
+          }
+        }
+      },
       async check() {
         await db.selectFrom('parent').select('id').limit(1).execute();
       },

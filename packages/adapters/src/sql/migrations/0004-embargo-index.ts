@@ -1,17 +1,18 @@
 import { sql, type Kysely } from 'kysely';
+import { jsonMember, jsonTrue } from '../dialect.ts';
 
 /**
  * Finds the embargoes due to lift without reading every published version (see
- * listLapsedEmbargoes). Guarded by json_valid: a damaged row must neither stop this migration nor
- * be refused by the index; it is left to the search projection to report.
+ * listLapsedEmbargoes). On SQLite, guarded by json_valid: a damaged row must neither stop this
+ * migration nor be refused by the index; it is left to the search projection to report.
  */
 export async function up(db: Kysely<any>): Promise<void> {
-  await sql`create index record_embargo_until on record (${sql.raw(EMBARGO_UNTIL)}) where ${sql.raw(EMBARGO_ACTIVE)} = 1`.execute(db);
+  await sql`create index record_embargo_until on record (${embargoUntil(db)}) where ${embargoActive(db)}`.execute(db);
 }
 
 /** The indexed expressions; a query must spell them exactly so to use the index. */
-export const EMBARGO_UNTIL = "case when json_valid(data) then json_extract(data, '$.access.embargo.until') end";
-export const EMBARGO_ACTIVE = "case when json_valid(data) then json_extract(data, '$.access.embargo.active') end";
+export const embargoUntil = <T>(db: Kysely<T>) => jsonMember(db, ['access', 'embargo', 'until']);
+export const embargoActive = <T>(db: Kysely<T>) => sql<boolean>`${jsonMember(db, ['access', 'embargo', 'active'])} = ${jsonTrue(db)}`;
 
 export async function down(db: Kysely<any>): Promise<void> {
   await db.schema.dropIndex('record_embargo_until').execute();

@@ -1,0 +1,14 @@
+import { fileRepositoryContract } from './contracts/file-repository.contract.ts';
+import { recordRepositoryContract } from './contracts/record-repository.contract.ts';
+import { unitOfWorkContract } from './contracts/unit-of-work.contract.ts';
+import { userRepositoryContract } from './contracts/user-repository.contract.ts';
+import { vocabularyRepositoryContract } from './contracts/vocabulary-repository.contract.ts';
+import { openPostgres } from './postgres-fixture.ts';
+
+const make = () => openPostgres();
+
+recordRepositoryContract('postgres', make);
+fileRepositoryContract('postgres', make);
+userRepositoryContract('postgres', make);
+vocabularyRepositoryContract('postgres', make);
+unitOfWorkContract('postgres', make);
