@@ -9,6 +9,7 @@ import {
   countRecords,
   createDb,
   createFsFileStorage,
+  createPgDb,
   withSmallBlobCache,
   createNanoidIds,
   createSqlUnitOfWork,
@@ -50,7 +51,8 @@ export interface ComposeOptions {
 export async function compose(config: ServerConfig, options: ComposeOptions = {}): Promise<Composed> {
   const metrics = options.metrics ?? null;
   mkdirSync(config.dataDir, { recursive: true });
-  const handle = createDb(join(config.dataDir, 'krs.sqlite'), metrics ? { onQuery: (text, seconds) => metrics.observeQuery(text, seconds) } : {});
+  const onQuery = metrics ? { onQuery: (text: string, seconds: number) => metrics.observeQuery(text, seconds) } : {};
+  const handle = config.databaseUrl ? createPgDb(config.databaseUrl, onQuery) : createDb(join(config.dataDir, 'krs.sqlite'), onQuery);
   await migrateToLatest(handle.db);
   const { repos, uow } = createSqlUnitOfWork(handle.db);
   const search = openEmbeddedSearch(config.searchEngine, config.dataDir);

@@ -60,6 +60,16 @@ describe('readConfig', () => {
     expect(readConfig({ KRS_BASE_URL: 'https://Hub.Example.org:8443/krs' }).oaiHost).toBe('hub.example.org');
   });
 
+  it('keeps records in PostgreSQL when KRS_DATABASE_URL names a server, and never echoes its password', () => {
+    expect(readConfig({}).databaseUrl).toBeUndefined();
+    expect(readConfig({ KRS_DATABASE_URL: 'postgres://krs:secret@db.internal:5432/krs' }).databaseUrl).toBe('postgres://krs:secret@db.internal:5432/krs');
+    expect(readConfig({ KRS_DATABASE_URL: 'postgresql://db/krs' }).databaseUrl).toBe('postgresql://db/krs');
+    for (const bad of ['mysql://db/krs', 'postgres://db', 'not a url', 'postgres://krs:hunter2@/krs']) {
+      expect(() => readConfig({ KRS_DATABASE_URL: bad })).toThrow(/KRS_DATABASE_URL must be a PostgreSQL URL/);
+    }
+    expect(() => readConfig({ KRS_DATABASE_URL: 'postgres://krs:hunter2@/krs' })).not.toThrow(/hunter2/);
+  });
+
   it('stops with a message naming the variable for an invalid value', () => {
     expect(() => readConfig({ PORT: 'abc' })).toThrow(/PORT must be a whole number/);
     expect(() => readConfig({ PORT: '70000' })).toThrow(/PORT must be a whole number from 0 to 65535/);

@@ -26,6 +26,8 @@ export interface ServerConfig {
   logLevel: LogLevel;
   /** Null: `/metrics` is open (bind it to a private interface, or set a token). */
   metricsToken: string | null;
+  /** `KRS_DATABASE_URL`: records, users and vocabularies in PostgreSQL; unset, the embedded SQLite file. */
+  databaseUrl?: string;
 }
 
 export const SEARCH_ENGINES = ['sqlite', 'minisearch'] as const;
@@ -58,6 +60,22 @@ function secretKey(raw: string | undefined): { secretKey?: string } {
   if (raw === undefined || raw === '') return {};
   if (raw.trim().length < 32) throw new ConfigError('KRS_SECRET_KEY must be at least 32 characters (e.g. 64 hex digits of a random key).');
   return { secretKey: raw.trim() };
+}
+
+/** A `postgres://` (or `postgresql://`) URL with a host and a database name. */
+export function databaseUrl(raw: string | undefined, name = 'KRS_DATABASE_URL'): { databaseUrl?: string } {
+  if (raw === undefined || raw.trim() === '') return {};
+  let url: URL | null = null;
+  try {
+    url = new URL(raw.trim());
+  } catch {
+    url = null;
+  }
+  if (url === null || !['postgres:', 'postgresql:'].includes(url.protocol) || url.hostname === '' || url.pathname.length <= 1) {
+    // The URL may hold a password: the message shows only its scheme.
+    throw new ConfigError(`${name} must be a PostgreSQL URL like postgres://user:password@host:5432/krs, got one starting "${raw.trim().slice(0, 12)}".`);
+  }
+  return { databaseUrl: raw.trim() };
 }
 
 function logLevel(raw: string | undefined): LogLevel {
@@ -95,5 +113,6 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): ServerConfig {
     ...secretKey(env['KRS_SECRET_KEY']),
     logLevel: logLevel(env['KRS_LOG_LEVEL']),
     metricsToken: env['KRS_METRICS_TOKEN'] || null,
+    ...databaseUrl(env['KRS_DATABASE_URL']),
   };
 }

@@ -14,4 +14,6 @@ export { createSystemClock } from './system-clock.ts';
 export * from './search/index.ts';
 export { readOrCreateSecretKey } from './secret-key-file.ts';
 export { countRecords } from './sql/record-counts.ts';
+export { copyDatabase, verifyCopy, type CopyProgress, type TableReport } from './sql/copy-database.ts';
+export { copyBlobs, verifyBlobs, type BlobCopyProgress, type BlobReport } from './storage/copy-blobs.ts';
 export { BACKUP_FORMAT, readManifest, restoreBackup, takeBackup, type BackupManifest, type BackupProgress } from './backup/embedded-backup.ts';
