@@ -1,15 +1,17 @@
 /**
- * Builds the core on the embedded stack (SQLite + local files + MiniSearch under the data dir).
+ * Builds the core on the embedded stack (SQLite + local files + MiniSearch under the data dir),
+ * or with file content in S3 when `KRS_STORAGE` says so (docs/storage.md).
  * Shared by the server and the CLI, which may run at the same time on the same data dir.
  */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { createCore, type Core, type ProjectionReport, type ReindexProgress, type SearchHealth } from '@krs/domain';
+import { createCore, type Core, type FileStorage, type ProjectionReport, type ReindexProgress, type SearchHealth } from '@krs/domain';
 import {
   countRecords,
   createDb,
   createFsFileStorage,
   createPgDb,
+  openS3FileStorage,
   withSmallBlobCache,
   createNanoidIds,
   createSqlUnitOfWork,
@@ -28,13 +30,20 @@ export interface Composed {
   warmSearch(onProgress?: (p: ReindexProgress) => void): Promise<{ loaded: boolean } & ProjectionReport>;
   /** Rebuilds the index from the database (ignoring any snapshot). */
   rebuildSearch(onProgress?: (p: ReindexProgress) => void): Promise<ProjectionReport>;
+  /**
+   * With a database other nodes write too (PostgreSQL): re-projects, every `intervalMs`, the
+   * records changed since shortly before the last pass, so this node's index follows the other
+   * nodes' writes within about that time. Returns the function that stops it.
+   */
+  followDatabase(intervalMs: number, onError: (err: unknown) => void): () => void;
   /** Records the search index is missing because they could not be projected (each also logged as it happens). */
   searchHealth(): SearchHealth;
   saveSearchSnapshot(): Promise<void>;
   countRecords(): Promise<RecordCounts>;
   /** The database handle, for an online backup. */
   db: DbHandle;
-  filesRoot: string;
+  /** Where blobs live on disk, for a backup; null when they are in S3. */
+  filesRoot: string | null;
   close(): Promise<void>;
 }
 
@@ -48,9 +57,29 @@ export interface ComposeOptions {
   cacheSmallBlobs?: boolean;
 }
 
+async function openStorage(config: ServerConfig): Promise<{ storage: FileStorage; filesRoot: string | null; close(): void }> {
+  if (config.storage.kind === 'fs') {
+    const filesRoot = join(config.dataDir, 'files');
+    return { storage: createFsFileStorage(filesRoot), filesRoot, close: () => undefined };
+  }
+  const { bucket, prefix, forcePathStyle } = config.storage;
+  const s3 = await openS3FileStorage({ bucket, prefix, forcePathStyle });
+  // A wrong bucket, endpoint, region or credential stops start-up here, not at the first upload.
+  try {
+    await s3.storage.check();
+  } catch (e) {
+    s3.close();
+    const reason = e instanceof Error ? e.message || e.name : String(e);
+    throw new Error(`S3 storage s3://${bucket}${prefix ? `/${prefix}` : ''} is not usable: ${reason}`);
+  }
+  return { storage: s3.storage, filesRoot: null, close: s3.close };
+}
+
 export async function compose(config: ServerConfig, options: ComposeOptions = {}): Promise<Composed> {
   const metrics = options.metrics ?? null;
   mkdirSync(config.dataDir, { recursive: true });
+  // First: a storage that fails its check leaves no database or index open behind it.
+  const blobs = await openStorage(config);
   const onQuery = metrics ? { onQuery: (text: string, seconds: number) => metrics.observeQuery(text, seconds) } : {};
   const handle = config.databaseUrl ? createPgDb(config.databaseUrl, onQuery) : createDb(join(config.dataDir, 'krs.sqlite'), onQuery);
   await migrateToLatest(handle.db);
@@ -58,9 +87,7 @@ export async function compose(config: ServerConfig, options: ComposeOptions = {}
   const search = openEmbeddedSearch(config.searchEngine, config.dataDir);
   // Any change committed after this instant is caught up on the next start.
   let watermark = new Date().toISOString();
-  const filesRoot = join(config.dataDir, 'files');
-  const onDisk = createFsFileStorage(filesRoot);
-  const storage = options.cacheSmallBlobs ? withSmallBlobCache(onDisk) : onDisk;
+  const storage = options.cacheSmallBlobs ? withSmallBlobCache(blobs.storage) : blobs.storage;
   const core = createCore({
     repos,
     uow,
@@ -91,15 +118,37 @@ export async function compose(config: ServerConfig, options: ComposeOptions = {}
       await search.checkpoint(watermark);
       return report;
     },
+    followDatabase(intervalMs, onError) {
+      // Overlap covers commits that land after a pass began but carry an earlier `updated`, and clock skew between nodes.
+      const overlapMs = 30_000;
+      let since = new Date(Date.now() - overlapMs).toISOString();
+      let running = false;
+      const timer = setInterval(() => {
+        if (running) return;
+        running = true;
+        const next = new Date(Date.now() - overlapMs).toISOString();
+        core.search
+          .reindex({ since })
+          .then(() => {
+            since = next;
+          }, onError)
+          .finally(() => {
+            running = false;
+          });
+      }, intervalMs);
+      timer.unref();
+      return () => clearInterval(timer);
+    },
     searchHealth: () => core.search.health(),
     async saveSearchSnapshot() {
       await search.persist(watermark);
     },
     countRecords: () => countRecords(handle.db),
     db: handle,
-    filesRoot,
+    filesRoot: blobs.filesRoot,
     async close() {
       search.close();
+      blobs.close();
       await handle.close();
     },
   };

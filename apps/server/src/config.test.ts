@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { resolve } from 'node:path';
-import { readConfig } from './config.ts';
+import { ConfigError, readConfig } from './config.ts';
 
 describe('readConfig', () => {
   it('has the documented defaults', () => {
@@ -17,6 +17,7 @@ describe('readConfig', () => {
       oaiHost: 'localhost',
       logLevel: 'info',
       metricsToken: null,
+      storage: { kind: 'fs' },
     });
   });
 
@@ -46,6 +47,7 @@ describe('readConfig', () => {
       oaiHost: 'krs.example.org',
       logLevel: 'warn',
       metricsToken: 's3cret',
+      storage: { kind: 'fs' },
     });
   });
 
@@ -83,5 +85,26 @@ describe('readConfig', () => {
     expect(() => readConfig({ KRS_UPLOAD_IDLE_TIMEOUT: '0' })).toThrow(/KRS_UPLOAD_IDLE_TIMEOUT/);
     expect(() => readConfig({ KRS_UPLOAD_IDLE_TIMEOUT: '3600' })).toThrow(/KRS_UPLOAD_IDLE_TIMEOUT must be a whole number from 1 to 1800/);
     expect(() => readConfig({ KRS_LOG_LEVEL: 'verbose' })).toThrow(/KRS_LOG_LEVEL/);
+  });
+
+  it('keeps files in the data dir unless KRS_STORAGE names an S3 bucket and optional prefix', () => {
+    expect(readConfig({ KRS_STORAGE: '' }).storage).toEqual({ kind: 'fs' });
+    expect(readConfig({ KRS_STORAGE: 's3://krs-files' }).storage).toEqual({ kind: 's3', bucket: 'krs-files', prefix: '', forcePathStyle: false });
+    expect(readConfig({ KRS_STORAGE: 's3://krs-files/' }).storage).toEqual({ kind: 's3', bucket: 'krs-files', prefix: '', forcePathStyle: false });
+    expect(readConfig({ KRS_STORAGE: 's3://eo.archive/krs/prod/', KRS_S3_FORCE_PATH_STYLE: 'true' }).storage).toEqual({
+      kind: 's3',
+      bucket: 'eo.archive',
+      prefix: 'krs/prod',
+      forcePathStyle: true,
+    });
+    expect(readConfig({ KRS_STORAGE: 's3://krs-files/a', KRS_S3_FORCE_PATH_STYLE: 'false' }).storage).toMatchObject({ prefix: 'a', forcePathStyle: false });
+  });
+
+  it('refuses a malformed KRS_STORAGE or KRS_S3_FORCE_PATH_STYLE with one line naming it', () => {
+    for (const bad of ['s3://', 's3:///prefix', 'S3://krs-files', 'file:///srv/krs', '/srv/krs', 's3://Krs_Files', 's3://ab', 's3://krs-files//x', 's3://krs-files/a b', 's3://krs-files/../x', 's3://krs-files/a/./b', 's3://krs-files\nx']) {
+      expect(() => readConfig({ KRS_STORAGE: bad }), bad).toThrow(ConfigError);
+      expect(() => readConfig({ KRS_STORAGE: bad }), bad).toThrow(/^KRS_STORAGE must be s3:\/\/<bucket>\[\/<prefix>\] .*[^\n]$/);
+    }
+    expect(() => readConfig({ KRS_STORAGE: 's3://krs-files', KRS_S3_FORCE_PATH_STYLE: 'yes' })).toThrow(/KRS_S3_FORCE_PATH_STYLE must be true or false/);
   });
 });

@@ -28,7 +28,17 @@ export interface ServerConfig {
   metricsToken: string | null;
   /** `KRS_DATABASE_URL`: records, users and vocabularies in PostgreSQL; unset, the embedded SQLite file. */
   databaseUrl?: string;
+  /** `KRS_STORAGE`: where file content lives (docs/storage.md). */
+  storage: StorageConfig;
 }
+
+/**
+ * `fs`: under `<dataDir>/files`. `s3`: in a bucket under an optional key prefix; the endpoint,
+ * region and credentials are the AWS SDK's own (`AWS_ENDPOINT_URL_S3`, `AWS_REGION`, ...).
+ */
+export type StorageConfig =
+  | { kind: 'fs' }
+  | { kind: 's3'; bucket: string; prefix: string; forcePathStyle: boolean };
 
 export const SEARCH_ENGINES = ['sqlite', 'minisearch'] as const;
 export type SearchEngine = (typeof SEARCH_ENGINES)[number];
@@ -84,6 +94,23 @@ function logLevel(raw: string | undefined): LogLevel {
   return raw as LogLevel;
 }
 
+/** S3's bucket naming rules (lowercase, digits, dots, hyphens); prefix segments as plain key parts. */
+const S3_URL = /^s3:\/\/([a-z0-9][a-z0-9.-]{1,61}[a-z0-9])(?:\/((?:[A-Za-z0-9._-]+\/)*[A-Za-z0-9._-]+)?\/?)?$/;
+
+function storage(env: NodeJS.ProcessEnv): StorageConfig {
+  const raw = env['KRS_STORAGE']?.trim();
+  const pathStyle = env['KRS_S3_FORCE_PATH_STYLE']?.trim() ?? '';
+  if (!['', 'true', 'false'].includes(pathStyle)) throw new ConfigError(`KRS_S3_FORCE_PATH_STYLE must be true or false, got "${pathStyle}".`);
+  if (raw === undefined || raw === '') return { kind: 'fs' };
+  const match = S3_URL.exec(raw);
+  // `.` and `..` would be read as path steps by tools that mirror a bucket to disk.
+  if (match === null || (match[2] ?? '').split('/').some((s) => s === '.' || s === '..')) {
+    // Quoted as JSON so a stray newline cannot break the one-line message.
+    throw new ConfigError(`KRS_STORAGE must be s3://<bucket>[/<prefix>] (or unset for the data dir), got ${JSON.stringify(raw)}.`);
+  }
+  return { kind: 's3', bucket: match[1] as string, prefix: match[2] ?? '', forcePathStyle: pathStyle === 'true' };
+}
+
 export function readConfig(env: NodeJS.ProcessEnv = process.env): ServerConfig {
   const port = integer(env, 'PORT', 3000, 0, 65535);
   const baseUrl = (env['KRS_BASE_URL'] || `http://localhost:${port}`).trim().replace(/\/+$/, '');
@@ -114,5 +141,6 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): ServerConfig {
     logLevel: logLevel(env['KRS_LOG_LEVEL']),
     metricsToken: env['KRS_METRICS_TOKEN'] || null,
     ...databaseUrl(env['KRS_DATABASE_URL']),
+    storage: storage(env),
   };
 }

@@ -74,5 +74,15 @@ describe('two nodes on one PostgreSQL', () => {
     const published = await call(a, 'GET', `/api/records/${draft.json.id}`);
     expect(published.status).toBe(200);
     expect(published.json.versions).toMatchObject({ index: 1, is_latest: true });
+
+    // Each node's search index follows the shared database: both find it within seconds.
+    for (const node of [a, b]) {
+      let found = 0;
+      for (let i = 0; i < 40 && found === 0; i++) {
+        found = (await call(node, 'GET', '/api/records?q=flood')).json.hits.total;
+        if (found === 0) await new Promise((r) => setTimeout(r, 250));
+      }
+      expect(found).toBe(1);
+    }
   });
 });

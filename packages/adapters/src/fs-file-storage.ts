@@ -9,9 +9,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { access, constants, mkdir, open, readdir, rename, rm, stat, type FileHandle } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { DomainError, notFound, type FileStorage } from '@krs/domain';
-
-/** Ids come from the domain's generators; anything else could name a path outside `root`. */
-const SAFE_ID = /^[A-Za-z0-9-]{2,128}$/;
+import { assertSafeBlobId, isSafeBlobId } from './storage/blob-id.ts';
 /** Network chunks are small; gathering them saves most write syscalls. */
 const WRITE_BATCH = 1024 * 1024;
 const READ_CHUNK = 256 * 1024;
@@ -88,7 +86,7 @@ function streamFrom(handle: FileHandle, start: number, end: number): ReadableStr
 
 /** Where a blob lives under `root`: the one statement of the layout, shared with backups. */
 export function locateBlob(root: string, blobId: string): { dir: string; file: string } {
-  if (!SAFE_ID.test(blobId)) throw new Error(`Refusing unsafe blob id ${JSON.stringify(blobId)}`);
+  assertSafeBlobId(blobId);
   const dir = join(root, 'blobs', blobId.slice(0, 2));
   return { dir, file: join(dir, blobId) };
 }
@@ -222,7 +220,7 @@ export function createFsFileStorage(root: string): FileStorage {
       }
       for (const shard of shards) {
         for (const id of await readdir(join(blobsDir, shard)).catch(() => [] as string[])) {
-          if (!SAFE_ID.test(id)) continue;
+          if (!isSafeBlobId(id)) continue;
           // A blob deleted between the listing and the stat is simply gone.
           const info = await stat(join(blobsDir, shard, id)).catch(() => null);
           if (info?.isFile()) yield { id, size: info.size, written: info.mtime.toISOString() };

@@ -6,7 +6,7 @@ import { resolve } from 'node:path';
 import { restoreBackup, takeBackup, type BackupProgress } from '@krs/adapters';
 import type { Composed } from '../compose.ts';
 import { compose } from '../compose.ts';
-import { readConfig, type ServerConfig } from '../config.ts';
+import { ConfigError, readConfig, type ServerConfig } from '../config.ts';
 import { UsageError, withService, type Command } from './command.ts';
 import { formatBytes, progressLine } from './progress.ts';
 import { describeReport } from './verify.ts';
@@ -35,6 +35,9 @@ function showProgress(verb: string) {
 }
 
 export async function backupCommand(composed: Composed, args: BackupArgs): Promise<number> {
+  // Blobs in S3 are the bucket's to keep (versioning, replication); a database-only backup here
+  // would look complete and restore records whose files it never held.
+  if (composed.filesRoot === null) throw new ConfigError('krs backup copies blobs from the data dir; with KRS_STORAGE=s3://... back up the bucket with S3 tools (docs/storage.md)');
   const progress = showProgress('backing up');
   const manifest = await takeBackup({ db: composed.db, filesRoot: composed.filesRoot }, args.dir, { link: !args.flag, onProgress: progress.onProgress });
   progress.done();
@@ -46,6 +49,7 @@ export async function backupCommand(composed: Composed, args: BackupArgs): Promi
 
 /** Restores, rebuilds the search index, then verifies what was restored. */
 export async function restoreCommand(config: ServerConfig, args: BackupArgs): Promise<number> {
+  if (config.storage.kind !== 'fs') throw new ConfigError('krs restore puts blobs into the data dir; with KRS_STORAGE=s3://... unset it to restore (docs/storage.md)');
   const progress = showProgress('restoring');
   const manifest = await restoreBackup(args.dir, config.dataDir, { link: args.flag, onProgress: progress.onProgress });
   progress.done();
