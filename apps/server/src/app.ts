@@ -9,6 +9,7 @@ import { authenticate } from './auth.ts';
 import { errorResponse, methodNotAllowedResponse, notFoundResponse } from './errors.ts';
 import { jsonBody } from './json-body.ts';
 import { createLinks } from './links.ts';
+import { openapiRoutes } from './openapi/routes.ts';
 import { opsRoutes, type OpsOptions } from './ops/routes.ts';
 import { requestLog } from './ops/request-log.ts';
 import { createExporter } from './exports/exporter.ts';
@@ -46,6 +47,7 @@ export function createApp(core: Core, config: AppConfig) {
   const requestLogger = ops.logger?.isLevelEnabled('info') ? ops.logger : null;
   if (requestLogger || ops.metrics) app.use(requestLog(requestLogger, ops.metrics?.observeRequest ?? null));
   app.route('/', opsRoutes(core, ops));
+  app.route('/', openapiRoutes({ baseUrl: config.baseUrl, metrics: Boolean(ops.metrics) }));
   app.use(authenticate(core.users));
   app.use('/api/*', async (c, next) => {
     // File content streams raw bytes both ways; every other body is JSON, and an Accept we
