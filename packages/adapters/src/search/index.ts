@@ -1,2 +1,3 @@
 export { createMiniSearchIndex, type MiniSearchIndex } from './minisearch-index.ts';
 export { createSqliteSearchIndex, type SqliteSearchIndex } from './sqlite-search-index.ts';
+export { createPostgresSearchIndex, createPostgresSearchSchema } from './postgres-search-index.ts';
