@@ -22,7 +22,7 @@ import {
 } from '@krs/adapters';
 import type { ServerConfig } from './config.ts';
 import type { Metrics, RecordCounts } from './ops/metrics.ts';
-import { openEmbeddedSearch } from './search-engine.ts';
+import { openEmbeddedSearch, openPostgresSearch } from './search-engine.ts';
 
 export interface Composed {
   core: Core;
@@ -30,12 +30,6 @@ export interface Composed {
   warmSearch(onProgress?: (p: ReindexProgress) => void): Promise<{ loaded: boolean } & ProjectionReport>;
   /** Rebuilds the index from the database (ignoring any snapshot). */
   rebuildSearch(onProgress?: (p: ReindexProgress) => void): Promise<ProjectionReport>;
-  /**
-   * With a database other nodes write too (PostgreSQL): re-projects, every `intervalMs`, the
-   * records changed since shortly before the last pass, so this node's index follows the other
-   * nodes' writes within about that time. Returns the function that stops it.
-   */
-  followDatabase(intervalMs: number, onError: (err: unknown) => void): () => void;
   /** Records the search index is missing because they could not be projected (each also logged as it happens). */
   searchHealth(): SearchHealth;
   saveSearchSnapshot(): Promise<void>;
@@ -83,8 +77,9 @@ export async function compose(config: ServerConfig, options: ComposeOptions = {}
   const onQuery = metrics ? { onQuery: (text: string, seconds: number) => metrics.observeQuery(text, seconds) } : {};
   const handle = config.databaseUrl ? createPgDb(config.databaseUrl, onQuery) : createDb(join(config.dataDir, 'krs.sqlite'), onQuery);
   await migrateToLatest(handle.db);
-  const { repos, uow } = createSqlUnitOfWork(handle.db);
-  const search = openEmbeddedSearch(config.searchEngine, config.dataDir);
+  const pgSearch = config.databaseUrl ? await openPostgresSearch(handle.db) : null;
+  const { repos, uow } = createSqlUnitOfWork(handle.db, pgSearch ? { search: pgSearch.index } : {});
+  const search = pgSearch ?? openEmbeddedSearch(config.searchEngine, config.dataDir);
   // Any change committed after this instant is caught up on the next start.
   let watermark = new Date().toISOString();
   const storage = options.cacheSmallBlobs ? withSmallBlobCache(blobs.storage) : blobs.storage;
@@ -117,27 +112,6 @@ export async function compose(config: ServerConfig, options: ComposeOptions = {}
       const report = await core.search.reindex({ onProgress });
       await search.checkpoint(watermark);
       return report;
-    },
-    followDatabase(intervalMs, onError) {
-      // Overlap covers commits that land after a pass began but carry an earlier `updated`, and clock skew between nodes.
-      const overlapMs = 30_000;
-      let since = new Date(Date.now() - overlapMs).toISOString();
-      let running = false;
-      const timer = setInterval(() => {
-        if (running) return;
-        running = true;
-        const next = new Date(Date.now() - overlapMs).toISOString();
-        core.search
-          .reindex({ since })
-          .then(() => {
-            since = next;
-          }, onError)
-          .finally(() => {
-            running = false;
-          });
-      }, intervalMs);
-      timer.unref();
-      return () => clearInterval(timer);
     },
     searchHealth: () => core.search.health(),
     async saveSearchSnapshot() {

@@ -54,8 +54,6 @@ const liftEmbargoes = () =>
     .catch((err: unknown) => logger.error({ err }, 'krs: lifting embargoes failed'));
 await liftEmbargoes();
 setInterval(() => void liftEmbargoes(), 60 * 60 * 1000).unref();
-// Other nodes write the shared database: this node's search index follows them every two seconds.
-if (config.databaseUrl) composed.followDatabase(2000, (err: unknown) => logger.error({ err }, 'krs: following the database for search failed'));
 const memory = process.memoryUsage();
 const mib = (bytes: number) => Math.round(bytes / 1024 / 1024);
 lifecycle.info(

@@ -6,7 +6,7 @@
 import { existsSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { SearchIndex } from '@krs/domain';
-import { createMiniSearchIndex, createSqliteSearchIndex } from '@krs/adapters';
+import { createMiniSearchIndex, createPostgresSearchIndex, createPostgresSearchSchema, createSqliteSearchIndex, type DbHandle } from '@krs/adapters';
 import type { SearchEngine } from './config.ts';
 
 export interface EmbeddedSearch {
@@ -67,5 +67,26 @@ export function openEmbeddedSearch(engine: SearchEngine, dataDir: string): Embed
     },
     persist: async () => undefined,
     close: () => sqliteIndex.close(),
+  };
+}
+
+/**
+ * With PostgreSQL the index lives in the records' database and is written in the same
+ * transaction as them (see the adapters' unit of work): shared by every node and never behind.
+ * A node starting on an empty index (a new database, or one filled by `krs copy`) projects every
+ * record into it, without clearing it first: other nodes may be writing.
+ */
+export async function openPostgresSearch(db: DbHandle['db']): Promise<EmbeddedSearch & { index: ReturnType<typeof createPostgresSearchIndex> }> {
+  await createPostgresSearchSchema(db);
+  const index = createPostgresSearchIndex(db);
+  return {
+    index,
+    async resume() {
+      const empty = (await index.search({ filter: { kinds: ['resource', 'package'], viewerId: null }, q: null, bbox: null, sort: 'newest', page: 1, size: 1, aggregations: [] })).total === 0;
+      return empty ? '1970-01-01T00:00:00.000Z' : new Date().toISOString();
+    },
+    checkpoint: async () => undefined,
+    persist: async () => undefined,
+    close: () => undefined,
   };
 }

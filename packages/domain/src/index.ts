@@ -11,6 +11,8 @@ export type { ByteRange, FileSide } from './use-cases/files/read-files.ts';
 export type { AccessLinkInput } from './use-cases/access-links.ts';
 export type { ItemError } from './use-cases/packages/index.ts';
 export type { ProjectionReport, ReindexProgress, SearchHealth, SkippedRecord } from './use-cases/project-search.ts';
+/** For a store that writes search documents in the same transaction as the records (PostgreSQL). */
+export { projectParents } from './use-cases/project-search.ts';
 export type { GarbageReport } from './use-cases/files/collect-garbage.ts';
 export { sha256Hex } from './use-cases/users.ts';
 export { wellFormed } from './model/files.ts';

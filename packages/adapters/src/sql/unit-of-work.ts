@@ -1,4 +1,4 @@
-import { DomainError, type Repositories, type UnitOfWork } from '@krs/domain';
+import { DomainError, projectParents, type Repositories, type SearchIndex, type UnitOfWork } from '@krs/domain';
 import { sql, type Kysely } from 'kysely';
 import type { Database } from './database.ts';
 import { commitSyncs } from './create-db.ts';
@@ -24,8 +24,13 @@ interface Pending {
  * and concurrent writers share fsyncs instead of queueing one each. Alone, a unit of work is
  * one transaction and one fsync, as before.
  */
-export function createSqlUnitOfWork(db: Kysely<Database>): { uow: UnitOfWork; repos: Repositories } {
-  if (isPostgres(db)) return createPgUnitOfWork(db);
+/** A search index whose writes can join a transaction (PostgreSQL's). */
+export interface TransactionalSearch {
+  withTransaction<T>(trx: Kysely<T>): SearchIndex;
+}
+
+export function createSqlUnitOfWork(db: Kysely<Database>, options: { search?: TransactionalSearch } = {}): { uow: UnitOfWork; repos: Repositories } {
+  if (isPostgres(db)) return createPgUnitOfWork(db, options.search ?? null);
   const sync = commitSyncs.get(db);
   const queue: Pending[] = [];
   let draining = false;
@@ -103,14 +108,48 @@ const pgCode = (e: unknown): string | undefined => (typeof e === 'object' && e !
  * leave exactly one published version. A deadlock (units locking rows in different orders) or a
  * serialization failure is retried, the unit reading afresh, then answered as a conflict.
  */
-function createPgUnitOfWork(db: Kysely<Database>): { uow: UnitOfWork; repos: Repositories } {
+function createPgUnitOfWork(db: Kysely<Database>, search: TransactionalSearch | null): { uow: UnitOfWork; repos: Repositories } {
+  async function unit<T>(trx: Kysely<Database>, work: (tx: Repositories) => Promise<T>): Promise<T> {
+    const repos = createSqlRepositories(trx, { lockReads: true });
+    if (search === null) return work(repos);
+    const touched = new Set<string>();
+    const records = repos.records;
+    const tracked: Repositories = {
+      ...repos,
+      records: {
+        ...records,
+        saveParent: (p, expected) => (touched.add(p.id), records.saveParent(p, expected)),
+        saveDraft: (d, expected) => (touched.add(d.parentId), records.saveDraft(d, expected)),
+        savePublished: (r, expected) => (touched.add(r.parentId), records.savePublished(r, expected)),
+        async deleteDraft(id) {
+          const draft = await records.getDraft(id);
+          if (draft) touched.add(draft.parentId);
+          return records.deleteDraft(id);
+        },
+      },
+    };
+    const value = await work(tracked);
+    if (touched.size > 0) {
+      // The search documents commit with the write. A document the index cannot take must not
+      // undo the write: its statements are rolled back alone, and the projection after commit
+      // (which reports what it skips) tries again.
+      await sql`savepoint projection`.execute(trx);
+      await projectParents(repos, search.withTransaction(trx), touched);
+      try {
+        await sql`release savepoint projection`.execute(trx);
+      } catch {
+        await sql`rollback to savepoint projection`.execute(trx);
+      }
+    }
+    return value;
+  }
   return {
     repos: createSqlRepositories(db),
     uow: {
       async run<T>(work: (tx: Repositories) => Promise<T>): Promise<T> {
         for (let attempt = 1; ; attempt++) {
           try {
-            return await db.transaction().execute((trx) => work(createSqlRepositories(trx, { lockReads: true })));
+            return await db.transaction().execute((trx) => unit(trx, work));
           } catch (e) {
             const code = pgCode(e);
             if (code !== undefined && LOST_RACE.has(code) && attempt < ATTEMPTS) continue;
