@@ -12,8 +12,9 @@
  * negations narrow nothing in SQL: such a query reads every document the filter keeps.
  */
 import { sql, type Kysely, type RawBuilder } from 'kysely';
-import { matchesQuery, parseQuery, positiveTerms, runSearch, scoreQuery, sortBuckets, facetLabel, tokenize, type QueryNode } from '@krs/domain/search';
+import { facetLabel, matchesQuery, parseQuery, positiveTerms, runSearch, scoreQuery, sortBuckets, tokenize, type QueryNode } from '@krs/domain/search';
 import type { FacetBucket, FacetName, SearchDocument, SearchIndex, SearchRequest, SearchResult } from '@krs/domain';
+import { evaluateInSlices } from './evaluate-in-slices.ts';
 
 /** Any Kysely handle: the index's tables are outside the records' typed schema, and written in SQL. */
 type Db = Kysely<object>;
@@ -98,6 +99,9 @@ export function requiredWords(node: QueryNode): string | null {
   }
 }
 
+/** Candidate documents read per statement when the evaluator decides. */
+const CANDIDATE_PAGE = 1000;
+
 const FACET_COLUMN: Record<FacetName, string> = { resource_type: 'resource_type', access_status: 'access_status', record_type: 'kind' };
 
 function filterSql(request: SearchRequest, withFacets: boolean): RawBuilder<boolean> {
@@ -177,14 +181,23 @@ export function createPostgresSearchIndex<T>(handle: Kysely<T>): SearchIndex & {
         const meets = parts.map(([a, b]) => sql`b && box(point(${a}::float8, ${s}::float8), point(${b}::float8, ${n}::float8))`);
         where.push(sql`key in (select key from search_box where ${sql.join(meets, sql` or `)})`);
       }
-      const rows = await sql<{ doc: string }>`select doc from search_doc where ${sql.join(where, sql` and `)}`.execute(handle);
+      // Candidates a page at a time, each decided in short slices of the event loop: a query
+      // that narrows nothing costs its own caller time, never the others, and only the matching
+      // documents stay in memory.
+      const matched: SearchDocument[] = [];
+      let after = '';
+      for (;;) {
+        const page = await sql<{ key: string; doc: string }>`select key, doc from search_doc where ${sql.join(where, sql` and `)} and key collate "C" > ${after}
+          order by key collate "C" limit ${CANDIDATE_PAGE}`.execute(handle);
+        matched.push(...(await evaluateInSlices(page.rows, (r) => {
+          const doc = JSON.parse(r.doc) as SearchDocument;
+          return matchesQuery(query, doc) ? doc : null;
+        })));
+        if (page.rows.length < CANDIDATE_PAGE) break;
+        after = (page.rows[page.rows.length - 1] as { key: string }).key;
+      }
       const scored = positiveTerms(query).length > 0;
-      return runSearch(
-        rows.rows.map((r) => JSON.parse(r.doc) as SearchDocument),
-        request,
-        (doc) => matchesQuery(query, doc),
-        scored ? (doc) => scoreQuery(query, doc) : null,
-      );
+      return runSearch(matched, request, () => true, scored ? (doc) => scoreQuery(query, doc) : null);
     },
     async clear() {
       await sql`delete from search_doc`.execute(handle);
