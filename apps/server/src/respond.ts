@@ -4,7 +4,7 @@ import type { FileEntry, RecordView, SearchPage } from '@krs/domain';
 import { negotiate } from './accept.ts';
 import { citationLocale, citationStyle } from './exports/citation.ts';
 import type { Exporter } from './exports/exporter.ts';
-import { CITATION_TYPE, exportFormatByType, LINKSET_TYPE, RECORD_ALTERNATES } from './exports/formats.ts';
+import { CITATION_TYPE, exportFormatByType, LINKSET_TYPE, RECORD_ALTERNATES, type ExportFormat } from './exports/formats.ts';
 import { serializeRecord, serializeSearchPage } from './serialize.ts';
 
 /** A published version's files, for the export formats that list them; loaded only when one is asked for. */
@@ -21,8 +21,9 @@ export function createResponder(exporter: Exporter, filesOf: FilesOf) {
     }
     const files = view.record.files.enabled ? await filesOf(c, view) : [];
     if (type === LINKSET_TYPE) return c.body(exporter.linkset(view, files), status);
-    const format = exportFormatByType(type);
-    return c.body(format ? exporter.render(format, view, files, false) : '', status);
+    // RECORD_ALTERNATES lists the export formats' types and these two only.
+    const format = exportFormatByType(type) as ExportFormat;
+    return c.body(exporter.render(format, view, files, false), status);
   }
 
   /** `extra` adds top-level members some responses carry (the create-draft `expanded`). */
