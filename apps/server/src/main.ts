@@ -43,6 +43,8 @@ const composed = await compose(config, { metrics, cacheSmallBlobs: true }).catch
 countRecords = composed.countRecords;
 const { core, close } = composed;
 const warm = await composed.warmSearch();
+// With PostgreSQL the index is in the shared database, whatever KRS_SEARCH_ENGINE says.
+const searchEngineName = config.databaseUrl ? 'postgres' : config.searchEngine;
 // Uploads a crash cut short; ones in flight in another process touch their temp data every minute.
 const swept = await core.files.sweepPartialUploads(60);
 if (swept.removed > 0) lifecycle.info({ removed: swept.removed, bytes: swept.bytes }, `krs: removed ${swept.removed} interrupted uploads`);
@@ -68,8 +70,8 @@ lifecycle.info(
   },
   `${
     warm.loaded
-      ? `krs: ${config.searchEngine} search index resumed and caught up (${warm.parents} changed records)`
-      : `krs: ${config.searchEngine} search index rebuilt from the database (${warm.parents} records)`
+      ? `krs: ${searchEngineName} search index resumed and caught up (${warm.parents} changed records)`
+      : `krs: ${searchEngineName} search index rebuilt from the database (${warm.parents} records)`
   }${warm.skipped.length > 0 ? `, ${warm.skipped.length} records skipped (logged above)` : ''} in ${Date.now() - started} ms; memory: rss ${mib(memory.rss)} MiB, heap ${mib(memory.heapUsed)} MiB`,
 );
 
