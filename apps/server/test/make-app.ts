@@ -7,6 +7,8 @@ import {
   createSequentialIds,
 } from '@krs/domain/testing';
 import { createApp, type AppConfig } from '../src/app.ts';
+import type { OpenApiDocument } from '../src/openapi/document.ts';
+import { conformance } from './openapi-conformance.ts';
 
 export const BASE = 'http://krs.test';
 
@@ -27,6 +29,8 @@ export async function makeApp(
     settings: { maxFileSize: 1024, maxFiles: 5, oaiHost: 'krs.test', linkSecret: 'a test secret of some length', ...settings },
   });
   const app = createApp(core, { ...config, baseUrl: BASE });
+  // Every answer a test gets through `call` is held to the OpenAPI document.
+  const conforms = conformance((await (await app.request('/api/openapi.json')).json()) as OpenApiDocument);
   const alice = (await core.users.createToken('alice@example.org')).token;
   const bob = (await core.users.createToken('bob@example.org')).token;
   type Init = { token?: string; json?: unknown; body?: string; headers?: Record<string, string> };
@@ -46,7 +50,10 @@ export async function makeApp(
     } catch {
       json = null;
     }
-    return { status: res.status, headers: res.headers, text, json };
+    const answer = { status: res.status, headers: res.headers, text, json };
+    const problems = conforms(method, path, answer);
+    if (problems.length > 0) throw new Error(`The answer departs from the OpenAPI document: ${problems.join('; ')}`);
+    return answer;
   };
   return { app, core, repos, clock, alice, bob, call };
 }

@@ -15,6 +15,7 @@ import { createMetrics } from '../src/ops/metrics.ts';
 import { draftBody, listingQuery } from '../src/routes/schemas.ts';
 import type { OpenApiDocument } from '../src/openapi/document.ts';
 import { BASE, makeApp, metadata } from './make-app.ts';
+import { conformance } from './openapi-conformance.ts';
 
 const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head'] as const;
 
@@ -215,6 +216,19 @@ describe('GET /api/openapi.json', () => {
     const missingPage = await call('GET', '/records/nope', { headers: { accept: 'text/html' } });
     expect([missingPage.status, missingPage.headers.get('content-type')]).toEqual([404, 'text/html; charset=utf-8']);
     expect((await call('GET', '/search?size=ten', { headers: { accept: 'text/html' } })).status).toBe(400);
+  });
+});
+
+describe('conformance of every answer the app.request() tests get (make-app `call`)', () => {
+  it('names an undocumented status, media type or body shape', async () => {
+    const { doc } = await appWithDocument();
+    const check = conformance(doc);
+    const answer = (status: number, type: string, json: unknown) => ({ status, headers: new Headers({ 'content-type': type }), text: JSON.stringify(json), json });
+    expect(check('GET', '/api/records', answer(200, 'application/json', { hits: { hits: [], total: 0 }, aggregations: {}, links: { self: 'x' }, sortBy: 'newest' }))).toEqual([]);
+    expect(check('GET', '/api/records', answer(299, 'application/json', {}))[0]).toContain('answered 299');
+    expect(check('GET', '/api/records', answer(200, 'text/csv', {}))[0]).toContain('as text/csv');
+    expect(check('GET', '/api/records/abc', answer(404, 'application/json', { message: 42 }))[0]).toContain('does not match its schema');
+    expect(check('PATCH', '/api/records', answer(200, 'application/json', {}))[0]).toContain('not documented');
   });
 });
 
