@@ -1,9 +1,11 @@
 /**
- * Two server processes on one PostgreSQL (KRS_DATABASE_URL), as two nodes behind a load
- * balancer: a token made with the krs command works on both, what one writes the other serves and
- * finds in search at once, and both publishing one draft at the same moment publish it once.
+ * Two server processes on one PostgreSQL (KRS_DATABASE_URL) and one S3 endpoint (KRS_STORAGE),
+ * as two nodes behind a load balancer: a token made with the krs command works on both, what one
+ * writes the other serves and finds in search at once, concurrent publishes of one draft across
+ * both publish it once, and a node killed mid-upload leaves the other serving and nothing
+ * half-written visible.
  */
-import { execFile } from 'node:child_process';
+import { execFile, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -11,6 +13,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freshDatabase } from '../../../packages/adapters/test/postgres-fixture.ts';
 import { freePort, serverDir, startServer, tsx, type RealServer } from './real-server.ts';
+import { startS3rver } from './s3rver-process.ts';
 
 interface Node {
   base: string;
@@ -19,67 +22,121 @@ interface Node {
 }
 const nodes: Node[] = [];
 let token = '';
+let s3: { child: ChildProcess; endpoint: string } | null = null;
+const dirs: string[] = [];
 
-async function startNode(databaseUrl: string): Promise<Node> {
+async function startNode(shared: NodeJS.ProcessEnv): Promise<Node> {
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
-  const env = { ...process.env, PORT: String(port), KRS_DATA_DIR: mkdtempSync(join(tmpdir(), 'krs-pg-node-')), KRS_BASE_URL: base, KRS_DATABASE_URL: databaseUrl, INIT_CWD: serverDir };
+  const dataDir = mkdtempSync(join(tmpdir(), 'krs-pg-node-'));
+  dirs.push(dataDir);
+  const env = { ...process.env, ...shared, PORT: String(port), KRS_DATA_DIR: dataDir, KRS_BASE_URL: base, INIT_CWD: serverDir };
   return { base, env, server: await startServer(env) };
 }
 
 beforeAll(async () => {
-  const url = await freshDatabase();
-  nodes.push(await startNode(url), await startNode(url));
+  const s3Dir = mkdtempSync(join(tmpdir(), 'krs-pg-s3-'));
+  dirs.push(s3Dir);
+  s3 = await startS3rver(s3Dir, 'krs-nodes');
+  const shared = {
+    KRS_DATABASE_URL: await freshDatabase(),
+    KRS_STORAGE: 's3://krs-nodes/site',
+    KRS_S3_FORCE_PATH_STYLE: 'true',
+    AWS_ENDPOINT_URL_S3: s3.endpoint,
+    AWS_REGION: 'us-east-1',
+    AWS_ACCESS_KEY_ID: 'S3RVER',
+    AWS_SECRET_ACCESS_KEY: 'S3RVER',
+    // Access links made through one node must open on the other.
+    KRS_SECRET_KEY: 'a-secret-shared-by-every-node-of-this-test-0123456789',
+  };
+  nodes.push(await startNode(shared), await startNode(shared));
   token = (await promisify(execFile)(tsx, ['src/cli.ts', 'tokens', 'create', '--user', 'ada@example.org'], { cwd: serverDir, env: nodes[0]?.env, encoding: 'utf8' })).stdout.trim();
 }, 120_000);
 
 afterAll(async () => {
-  for (const n of nodes) {
-    await n.server.stop();
-    rmSync(n.env['KRS_DATA_DIR'] ?? '', { recursive: true, force: true });
-  }
+  for (const n of nodes) await n.server.stop();
+  s3?.child.kill();
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
 });
 
-async function call(node: Node, method: string, path: string, body?: unknown) {
+async function call(node: Node, method: string, path: string, body?: unknown, type = 'application/json') {
   const res = await fetch(`${node.base}${path}`, {
     method,
-    headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': type }) },
+    ...(body === undefined ? {} : { body: typeof body === 'string' ? body : JSON.stringify(body) }),
   });
   const text = await res.text();
-  return { status: res.status, json: text ? JSON.parse(text) : null };
+  return { status: res.status, text, json: text && res.headers.get('content-type')?.includes('json') ? JSON.parse(text) : null };
 }
 
 const metadata = { title: 'Flood extent maps', publication_date: '2024-09-01', resource_type: { id: 'dataset' }, creators: [{ person_or_org: { type: 'personal', family_name: 'Obi' } }] };
 
-describe('two nodes on one PostgreSQL', () => {
-  it('serves on one node what the other wrote, and publishes a draft both publish at once exactly once', async () => {
+describe('two nodes on one PostgreSQL and one S3', () => {
+  it('creates on A, updates on B, uploads on A, commits on B, publishes on A and finds it on B at once', async () => {
     const [a, b] = nodes as [Node, Node];
-    const draft = await call(a, 'POST', '/api/records', { metadata, files: { enabled: false } });
+    const draft = await call(a, 'POST', '/api/records', { metadata });
     expect(draft.status).toBe(201);
-    const onB = await call(b, 'GET', `/api/records/${draft.json.id}/draft`);
-    expect(onB.status).toBe(200);
-    expect(onB.json.metadata.title).toBe('Flood extent maps');
+    const id = draft.json.id as string;
+    const updated = await call(b, 'PUT', `/api/records/${id}/draft`, { metadata: { ...metadata, title: 'Flood extent maps, revised' } });
+    expect(updated.status).toBe(200);
     // The links each node returns are its own.
-    expect(onB.json.links.self).toBe(`${b.base}/api/records/${draft.json.id}/draft`);
+    expect(updated.json.links.self).toBe(`${b.base}/api/records/${id}/draft`);
+    expect((await call(a, 'POST', `/api/records/${id}/draft/files`, [{ key: 'extent.csv' }])).status).toBe(201);
+    expect((await call(a, 'PUT', `/api/records/${id}/draft/files/extent.csv/content`, 'lon,lat\n6.2,4.8\n', 'application/octet-stream')).status).toBe(200);
+    expect((await call(b, 'POST', `/api/records/${id}/draft/files/extent.csv/commit`)).status).toBe(200);
+    expect((await call(a, 'POST', `/api/records/${id}/draft/actions/publish`)).status).toBe(202);
+    const found = await call(b, 'GET', '/api/records?q=revised');
+    expect(found.json.hits.hits.map((h: { id: string }) => h.id)).toEqual([id]);
+    expect((await call(b, 'GET', `/api/records/${id}/files/extent.csv/content`)).text).toBe('lon,lat\n6.2,4.8\n');
+  });
 
-    const [pa, pb] = await Promise.all([call(a, 'POST', `/api/records/${draft.json.id}/draft/actions/publish`), call(b, 'POST', `/api/records/${draft.json.id}/draft/actions/publish`)]);
-    expect([pa.status, pb.status].filter((s) => s === 202)).toHaveLength(1);
-    const loser = pa.status === 202 ? pb : pa;
-    expect([404, 409]).toContain(loser.status);
-    expect(loser.json.status).toBe(loser.status);
+  it('publishes a draft once when 20 publishes of it are spread over both nodes', async () => {
+    const [a, b] = nodes as [Node, Node];
+    const id = (await call(a, 'POST', '/api/records', { metadata, files: { enabled: false } })).json.id as string;
+    const answers = await Promise.all(Array.from({ length: 20 }, (_, i) => call(i % 2 === 0 ? a : b, 'POST', `/api/records/${id}/draft/actions/publish`)));
+    const statuses = answers.map((r) => r.status);
+    expect(statuses.filter((s) => s === 202)).toHaveLength(1);
+    // Every other one is a client error with a JSON body, never a 500.
+    for (const r of answers.filter((x) => x.status !== 202)) {
+      expect([404, 409]).toContain(r.status);
+      expect(r.json.status).toBe(r.status);
+    }
+    expect((await call(b, 'GET', `/api/records/${id}/versions`)).json.hits.total).toBe(1);
+  });
 
-    const versions = await call(b, 'GET', `/api/records/${draft.json.id}/versions`);
-    expect(versions.json.hits.total).toBe(1);
-    const published = await call(a, 'GET', `/api/records/${draft.json.id}`);
-    expect(published.status).toBe(200);
-    expect(published.json.versions).toMatchObject({ index: 1, is_latest: true });
-
-    // The search index is in the database and written with the record: both nodes find it at once.
-    for (const node of [a, b]) expect((await call(node, 'GET', '/api/records?q=flood')).json.hits.total).toBe(1);
-    const edited = await call(b, 'POST', `/api/records/${draft.json.id}/versions`);
-    expect(edited.status).toBe(201);
-    const mine = await call(a, 'GET', '/api/user/records?q=flood');
-    expect(mine.json.hits.hits.map((h: { id: string }) => h.id)).toContain(edited.json.id);
+  it('keeps B serving, and nothing half-written visible, when A is killed in the middle of an upload', async () => {
+    const [a, b] = nodes as [Node, Node];
+    const id = (await call(a, 'POST', '/api/records', { metadata })).json.id as string;
+    await call(a, 'POST', `/api/records/${id}/draft/files`, [{ key: 'big.bin' }]);
+    // A body that never ends: A has taken part of it when it dies.
+    const controller = new AbortController();
+    const upload = fetch(`${a.base}/api/records/${id}/draft/files/big.bin/content`, {
+      method: 'PUT',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/octet-stream' },
+      body: new ReadableStream({
+        async pull(c) {
+          await new Promise((r) => setTimeout(r, 5));
+          c.enqueue(new Uint8Array(256 * 1024));
+        },
+      }),
+      duplex: 'half',
+      signal: controller.signal,
+    } as RequestInit).catch(() => null);
+    await new Promise((r) => setTimeout(r, 1500));
+    a.server.child.kill('SIGKILL');
+    await new Promise((r) => a.server.child.once('exit', r));
+    controller.abort();
+    await upload;
+    const entry = await call(b, 'GET', `/api/records/${id}/draft/files/big.bin`);
+    expect(entry.status).toBe(200);
+    expect(entry.json.status).toBe('pending');
+    const content = await call(b, 'GET', `/api/records/${id}/draft/files/big.bin/content`);
+    expect(content.status).toBeGreaterThanOrEqual(400);
+    expect(content.status).toBeLessThan(500);
+    // B goes on: a new draft, published and found.
+    const other = await call(b, 'POST', '/api/records', { metadata: { ...metadata, title: 'Drought index' }, files: { enabled: false } });
+    expect((await call(b, 'POST', `/api/records/${other.json.id}/draft/actions/publish`)).status).toBe(202);
+    expect((await call(b, 'GET', '/api/records?q=drought')).json.hits.total).toBe(1);
+    expect((await call(b, 'GET', '/readyz')).status).toBe(200);
   });
 });

@@ -2,9 +2,34 @@
  * A real PostgreSQL 17 for the tests: one server per test file, started on first use and stopped
  * when the file's tests end, and a fresh database per fixture.
  */
+import pg from 'pg';
 import { afterAll } from 'vitest';
 import { createPgDb, createSqlUnitOfWork, migrateToLatest } from '../src/index.ts';
 import { startPostgres, type PostgresServer } from './embedded-postgres-server.ts';
+
+/**
+ * `KRS_TEST_DATABASE_URL`: a PostgreSQL server of the caller's (a role that may create
+ * databases) instead of the embedded one; each fixture still gets a database of its own.
+ */
+function externalServer(url: string): PostgresServer {
+  let made = 0;
+  return {
+    async freshDatabase() {
+      const name = `krs_test_${process.pid}_${Date.now()}_${++made}`;
+      const client = new pg.Client({ connectionString: url });
+      await client.connect();
+      try {
+        await client.query(`create database ${name}`);
+      } finally {
+        await client.end();
+      }
+      const target = new URL(url);
+      target.pathname = `/${name}`;
+      return target.toString();
+    },
+    stop: async () => undefined,
+  };
+}
 
 let server: Promise<PostgresServer> | null = null;
 
@@ -16,7 +41,8 @@ afterAll(async () => {
 
 /** A new empty database on the test file's server: its `postgres://` URL. */
 export async function freshDatabase(): Promise<string> {
-  return (await (server ??= startPostgres())).freshDatabase();
+  const external = process.env['KRS_TEST_DATABASE_URL'];
+  return (await (server ??= external ? Promise.resolve(externalServer(external)) : startPostgres())).freshDatabase();
 }
 
 /** A migrated database, as the SQLite fixture gives one. */
