@@ -9,6 +9,7 @@ import type { Links } from '../links.ts';
 import { formatCitation, type CitationStyle } from './citation.ts';
 import { toCsl } from './csl-json.ts';
 import type { ExportFormat } from './formats.ts';
+import { jsonLdScript, toJsonLd } from './json-ld.ts';
 import { linkset, signposting } from './signposting.ts';
 
 /** Keeps the most recently used answers up to `maxChars` characters in all. */
@@ -43,9 +44,13 @@ export function createExporter(links: Links) {
   const revision = (view: RecordView) => `${view.record.kind}\u0000${view.record.id}\u0000${view.record.state}\u0000${view.record.revisionId}`;
   return {
     links,
-    /** The Signposting `Link` header; with `files` (landing pages) it lists them as items. */
+    /** The Signposting `Link` header; with `files` (landing pages) it lists them as items. A published version's files never change. */
     signposting(view: RecordView, files: FileEntry[] = []): string {
-      return files.length === 0 ? headers(revision(view), () => signposting(view, links)) : signposting(view, links, files);
+      return headers(`${revision(view)}\u0000${files.length}`, () => signposting(view, links, files));
+    },
+    /** The JSON-LD a landing page embeds (its first `maxPeople` creators), as script text. */
+    pageJsonLd(view: RecordView, files: FileEntry[], maxPeople: number): string {
+      return renders(`${revision(view)}\u0000page-json-ld\u0000${files.length}\u0000${maxPeople}`, () => jsonLdScript(toJsonLd(view, links, files, maxPeople)));
     },
     linkset: (view: RecordView, files: FileEntry[]) => renders(`${revision(view)}\u0000linkset\u0000${files.length}`, () => JSON.stringify(linkset(view, links, files))),
     render(format: ExportFormat, view: RecordView, files: FileEntry[], pretty: boolean): string {

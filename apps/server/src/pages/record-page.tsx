@@ -2,7 +2,6 @@
 import type { FileEntry, RecordView } from '@krs/domain';
 import { CITATION_STYLES, type CitationStyle } from '../exports/citation.ts';
 import { EXPORT_FORMATS } from '../exports/formats.ts';
-import { jsonLdScript, toJsonLd } from '../exports/json-ld.ts';
 import type { Links } from '../links.ts';
 import { bytes, Layout } from './layout.tsx';
 import { label, list, obj, people, places, str } from '../metadata-view.ts';
@@ -18,10 +17,12 @@ export interface RecordPageProps {
   token?: string;
   /** A published version's formatted citation (HTML from the CSL processor) in the chosen style. */
   citation?: { style: CitationStyle; html: string };
+  /** A published version's schema.org JSON-LD as script text (for dataset search engines). */
+  jsonLd?: string;
 }
 
 /** Creators listed on the page (and in its embedded JSON-LD); the exports carry every one. */
-const PEOPLE_SHOWN = 100;
+export const PEOPLE_SHOWN = 100;
 
 const withToken = (href: string, token: string | undefined) => (token === undefined ? href : `${href}?token=${encodeURIComponent(token)}`);
 
@@ -47,7 +48,7 @@ export function RecordPage(props: RecordPageProps) {
         <>
           <link rel="alternate" type="application/json" href={jsonHref} />
           {/* For dataset search engines; drafts are not for indexing. */}
-          {!draft ? <script type="application/ld+json" dangerouslySetInnerHTML={{ __html: jsonLdScript(toJsonLd(view, links, props.files, PEOPLE_SHOWN)) }} /> : <meta name="robots" content="noindex" />}
+          {props.jsonLd !== undefined ? <script type="application/ld+json" dangerouslySetInnerHTML={{ __html: props.jsonLd }} /> : <meta name="robots" content="noindex" />}
         </>
       }
     >

@@ -12,7 +12,7 @@ import { identityOf, type Env } from '../routes/request.ts';
 import { listingQuery, toListingInput } from '../routes/schemas.ts';
 import { label, str } from '../metadata-view.ts';
 import { MessagePage } from './message-page.tsx';
-import { RecordPage, type RecordPageProps } from './record-page.tsx';
+import { PEOPLE_SHOWN, RecordPage, type RecordPageProps } from './record-page.tsx';
 import { SearchPage } from './search-page.tsx';
 import { STYLESHEET } from './stylesheet.ts';
 import { STYLESHEET_PATH } from './layout.tsx';
@@ -82,16 +82,14 @@ export function pageRoutes(core: Core, exporter: Exporter) {
     const view = side === 'draft' ? await core.records.getDraft(identityOf(c), kind, id) : await core.records.get(identityOf(c), kind, id);
     const files = view.record.files.enabled ? (await core.files.list(identityOf(c), kind, id, side)).entries : [];
     const resources = kind === 'package' ? await resourcesOf(c, view) : undefined;
-    let citation: RecordPageProps['citation'];
+    // A published version's citation, JSON-LD and header are kept per revision by the exporter; drafts are not for indexing.
+    let published: Pick<RecordPageProps, 'citation' | 'jsonLd'> = {};
     if (side === 'published') {
       c.header('Link', exporter.signposting(view, files));
       const style = citationStyle(c.req.query('style'));
-      citation = { style, html: exporter.citation(view, style, 'en-US', 'html') };
+      published = { citation: { style, html: exporter.citation(view, style, 'en-US', 'html') }, jsonLd: exporter.pageJsonLd(view, files, PEOPLE_SHOWN) };
     }
-    return html(
-      c,
-      <RecordPage view={view} files={files} links={links} {...(citation ? { citation } : {})} {...(resources ? { resources } : {})} {...(token(c) ? { token: token(c) } : {})} />,
-    );
+    return html(c, <RecordPage view={view} files={files} links={links} {...published} {...(resources ? { resources } : {})} {...(token(c) ? { token: token(c) } : {})} />);
   }
 
   async function latest(c: Context<Env>, kind: RecordKind) {
