@@ -1,13 +1,13 @@
-/** A real S3 server for the tests (s3rver, a process of its own), with one bucket made. */
+/**
+ * A real S3 server for the tests (s3rver, patched to answer as S3 does: s3rver-main.ts), a
+ * process of its own, with one bucket made.
+ */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { join } from 'node:path';
-import { serverDir } from './real-server.ts';
+import { serverDir, tsx } from './real-server.ts';
 
-/** s3rver on a port of its choosing (`-p 0`), ready once it prints it. */
+/** s3rver on a port of its choosing, ready once it prints it. */
 export async function startS3rver(dir: string, bucket: string): Promise<{ child: ChildProcess; endpoint: string }> {
-  const child = spawn(join(serverDir, 'node_modules', '.bin', 's3rver'), ['-d', dir, '-a', '127.0.0.1', '-p', '0', '-s', '--configure-bucket', bucket], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
+  const child = spawn(tsx, ['test/s3rver-main.ts', dir, bucket], { cwd: serverDir, stdio: ['ignore', 'pipe', 'inherit'] });
   let out = '';
   const port = await new Promise<string>((ok, fail) => {
     const timer = setTimeout(() => fail(new Error(`s3rver did not start: ${out}`)), 30_000);
