@@ -1,3 +1,6 @@
+import { describe, expect, it } from 'vitest';
+import { sql } from 'kysely';
+import type { SearchDocument, SearchRequest } from '@krs/domain';
 import { createPgDb, createPostgresSearchIndex, createPostgresSearchSchema } from '../src/index.ts';
 import { searchIndexContract } from './contracts/search-index.contract.ts';
 import { freshDatabase } from './postgres-fixture.ts';
@@ -6,4 +9,93 @@ searchIndexContract('postgres', async () => {
   const handle = createPgDb(await freshDatabase());
   await createPostgresSearchSchema(handle.db);
   return Object.assign(createPostgresSearchIndex(handle.db), { close: () => void handle.close() });
+});
+
+const doc = (id: string, metadata: Record<string, unknown>): SearchDocument => ({
+  key: `published:${id}`,
+  id,
+  kind: 'resource',
+  state: 'published',
+  parentId: `p-${id}`,
+  ownerId: 'owner',
+  versionIndex: 1,
+  isLatest: true,
+  inUserListing: true,
+  isUserLatest: true,
+  isPublic: true,
+  readers: ['owner'],
+  created: '2026-01-01T00:00:00.000Z',
+  updated: '2026-01-01T00:00:00.000Z',
+  resourceType: null,
+  accessStatus: 'open',
+  bounds: [],
+  body: { id, metadata },
+});
+
+const find = (q: string): SearchRequest => ({ filter: { kinds: ['resource'], viewerId: null }, q, bbox: null, sort: 'bestmatch', page: 1, size: 10, aggregations: [] });
+
+describe('search index (PostgreSQL): text decided in SQL', () => {
+  async function open() {
+    const handle = createPgDb(await freshDatabase());
+    await createPostgresSearchSchema(handle.db);
+    return { handle, index: createPostgresSearchIndex(handle.db) };
+  }
+
+  it('never lets a phrase span two values', async () => {
+    const { handle, index } = await open();
+    try {
+      await index.upsert([doc('apart', { title: 'Apart', subjects: ['sea', 'ice'] }), doc('together', { title: 'Together', subjects: ['sea ice'] })]);
+      expect((await index.search(find('"sea ice"'))).hits.map((h) => h.id)).toEqual(['together']);
+    } finally {
+      await handle.close();
+    }
+  });
+
+  it('finds documents past a tsvector\'s limits as the evaluator does', async () => {
+    const { handle, index } = await open();
+    try {
+      // Past 16,383 positions: the phrase is at the end, where no position is kept.
+      const long = doc('long', { title: 'Long report', description: `${'filler '.repeat(17_000)}sea ice` });
+      // Past a tsvector's size: no vector at all.
+      const huge = doc('huge', { title: 'Huge glacier inventory', description: Array.from({ length: 100_000 }, (_, i) => `distinctword${i}`).join(' ') });
+      await index.upsert([long, huge, doc('small', { title: 'Glacier', description: 'sea ice' })]);
+      expect((await index.search(find('"sea ice"'))).hits.map((h) => h.id).sort()).toEqual(['long', 'small']);
+      expect((await index.search(find('glacier'))).hits.map((h) => h.id).sort()).toEqual(['huge', 'small']);
+      expect((await index.search(find('metadata.title:inventory'))).hits.map((h) => h.id)).toEqual(['huge']);
+      expect((await index.search(find('distinctword99999'))).total).toBe(1);
+    } finally {
+      await handle.close();
+    }
+  });
+
+  it('ranks title words above the same words in other fields, and more of them higher', async () => {
+    const { handle, index } = await open();
+    try {
+      await index.upsert([
+        doc('body', { title: 'Survey', description: 'A glacier survey.' }),
+        doc('title', { title: 'Glacier survey', description: 'A survey.' }),
+        doc('both', { title: 'Glacier survey', description: 'Glacier after glacier.' }),
+      ]);
+      expect((await index.search(find('glacier'))).hits.map((h) => h.id)).toEqual(['both', 'title', 'body']);
+    } finally {
+      await handle.close();
+    }
+  });
+
+  it('empties an index written in an older layout, so a node projects every record again', async () => {
+    const { handle, index } = await open();
+    try {
+      await index.upsert([doc('kept', { title: 'Glacier' })]);
+      await createPostgresSearchSchema(handle.db);
+      expect((await index.search(find('glacier'))).total).toBe(1);
+      // The first layout had no layout table.
+      await sql`drop table search_meta`.execute(handle.db);
+      await createPostgresSearchSchema(handle.db);
+      expect((await index.search(find('glacier'))).total).toBe(0);
+      await index.upsert([doc('kept', { title: 'Glacier' })]);
+      expect((await index.search(find('glacier'))).total).toBe(1);
+    } finally {
+      await handle.close();
+    }
+  });
 });

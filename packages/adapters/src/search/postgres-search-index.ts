@@ -12,9 +12,10 @@
  * negations narrow nothing in SQL: such a query reads every document the filter keeps.
  */
 import { sql, type Kysely, type RawBuilder } from 'kysely';
-import { facetLabel, matchesQuery, parseQuery, positiveTerms, runSearch, scoreQuery, sortBuckets, tokenize, type QueryNode } from '@krs/domain/search';
+import { facetLabel, matchesQuery, parseQuery, positiveTerms, runSearch, scoreQuery, sortBuckets, type QueryNode } from '@krs/domain/search';
 import type { FacetBucket, FacetName, SearchDocument, SearchIndex, SearchRequest, SearchResult } from '@krs/domain';
 import { evaluateInSlices } from './evaluate-in-slices.ts';
+import { documentWords, exactQuery, rankQuery, requiredWords } from './postgres-text.ts';
 
 /** Any Kysely handle: the index's tables are outside the records' typed schema, and written in SQL. */
 type Db = Kysely<object>;
@@ -25,8 +26,10 @@ const SCHEMA = [
     version_index integer NOT NULL, is_latest boolean NOT NULL, in_user_listing boolean NOT NULL, is_user_latest boolean NOT NULL,
     is_public boolean NOT NULL, readers text[] NOT NULL, created text NOT NULL, updated text NOT NULL,
     resource_type text, resource_type_label text, access_status text NOT NULL,
-    words tsvector, doc text NOT NULL)`,
+    words tsvector, positions_exact boolean NOT NULL DEFAULT false, doc text NOT NULL)`,
   'CREATE INDEX IF NOT EXISTS search_doc_words ON search_doc USING gin (words)',
+  // The few documents SQL cannot decide every query on, found at once.
+  'CREATE INDEX IF NOT EXISTS search_doc_inexact ON search_doc (key) WHERE words IS NULL OR NOT positions_exact',
   'CREATE INDEX IF NOT EXISTS search_doc_parent ON search_doc (parent_id)',
   'CREATE INDEX IF NOT EXISTS search_doc_id ON search_doc (id)',
   'CREATE INDEX IF NOT EXISTS search_doc_owner ON search_doc (owner_id)',
@@ -36,67 +39,28 @@ const SCHEMA = [
   'CREATE INDEX IF NOT EXISTS search_box_key ON search_box (key)',
 ];
 
+/**
+ * The layout of `words`. An index written with an older one is emptied when a node starts: the
+ * node then finds it empty and projects every record again (see the server's search engine).
+ */
+const LAYOUT = 2;
+
 /** Creates the index's tables and indexes where they are missing; nodes starting at once take turns. */
 export async function createPostgresSearchSchema<T>(handle: Kysely<T>): Promise<void> {
   const db = handle as unknown as Db;
   await db.transaction().execute(async (trx) => {
     await sql`select pg_advisory_xact_lock(7153017)`.execute(trx);
+    const existed = (await sql<{ t: string | null }>`select to_regclass('search_doc')::text as t`.execute(trx)).rows[0]?.t != null;
+    await sql`create table if not exists search_meta (layout integer not null)`.execute(trx);
+    const layout = (await sql<{ layout: number }>`select layout from search_meta`.execute(trx)).rows[0]?.layout ?? (existed ? 1 : LAYOUT);
+    if (layout !== LAYOUT) {
+      await sql`drop table if exists search_box`.execute(trx);
+      await sql`drop table if exists search_doc`.execute(trx);
+    }
     for (const statement of SCHEMA) await sql.raw(statement).execute(trx);
+    await sql`delete from search_meta`.execute(trx);
+    await sql`insert into search_meta (layout) values (${LAYOUT})`.execute(trx);
   });
-}
-
-/** A tsvector holds at most 1 MiB and lexemes of at most 2047 bytes: past that a document is a candidate of every text query instead. */
-const MAX_WORDS_BYTES = 900 * 1024;
-const MAX_WORD_BYTES = 2000;
-
-function wordsOf(body: unknown): string[] | null {
-  const words = new Set<string>();
-  const walk = (v: unknown): void => {
-    if (Array.isArray(v)) for (const x of v) walk(x);
-    else if (typeof v === 'object' && v !== null) for (const x of Object.values(v)) walk(x);
-    else if (v !== null && v !== undefined) for (const w of tokenize(String(v))) words.add(w);
-  };
-  walk(body);
-  let bytes = 0;
-  for (const w of words) {
-    const size = Buffer.byteLength(w);
-    if (size > MAX_WORD_BYTES) return null;
-    bytes += size + 8;
-  }
-  return bytes > MAX_WORDS_BYTES ? null : [...words];
-}
-
-/** A tsquery lexeme: the domain's words are letters and digits only, quoted all the same. */
-const lexeme = (w: string, prefix: boolean) => `'${w.replace(/['\\]/g, (c) => `\\${c}`)}'${prefix ? ':*' : ''}`;
-
-/**
- * The words a document must hold for `node` to match it, as tsquery text, or null when a query
- * of this shape can match a document without any particular word. Never narrows too much: the
- * evaluator decides afterwards.
- */
-export function requiredWords(node: QueryNode): string | null {
-  switch (node.type) {
-    case 'term': {
-      if (node.match === 'fuzzy') return null;
-      const words = tokenize(node.value);
-      if (words.length === 0) return null;
-      return words.map((w) => lexeme(w, node.match === 'prefix')).join(' & ');
-    }
-    case 'phrase': {
-      const words = tokenize(node.value);
-      return words.length === 0 ? null : words.map((w) => lexeme(w, false)).join(' & ');
-    }
-    case 'and': {
-      const parts = node.children.map(requiredWords).filter((p): p is string => p !== null);
-      return parts.length === 0 ? null : parts.map((p) => `(${p})`).join(' & ');
-    }
-    case 'or': {
-      const parts = node.children.map(requiredWords);
-      return parts.some((p) => p === null) || parts.length === 0 ? null : parts.map((p) => `(${p})`).join(' | ');
-    }
-    default:
-      return null;
-  }
 }
 
 /** Candidate documents read per statement when the evaluator decides. */
@@ -104,7 +68,7 @@ const CANDIDATE_PAGE = 1000;
 
 const FACET_COLUMN: Record<FacetName, string> = { resource_type: 'resource_type', access_status: 'access_status', record_type: 'kind' };
 
-function filterSql(request: SearchRequest, withFacets: boolean): RawBuilder<boolean> {
+function filterSql(request: SearchRequest): RawBuilder<boolean> {
   const f = request.filter;
   const parts: RawBuilder<unknown>[] = [sql`kind = any(${[...f.kinds]}::text[])`];
   if (f.published === true) parts.push(sql`state = 'published'`);
@@ -117,14 +81,17 @@ function filterSql(request: SearchRequest, withFacets: boolean): RawBuilder<bool
   if (f.parentId !== undefined) parts.push(sql`parent_id = ${f.parentId}`);
   if (f.ids !== undefined) parts.push(sql`id = any(${[...f.ids]}::text[])`);
   parts.push(f.viewerId === null ? sql`is_public` : sql`(is_public or ${f.viewerId} = any(readers))`);
-  if (withFacets && f.facets) {
-    for (const [facet, values] of Object.entries(f.facets) as [FacetName, readonly string[]][]) {
-      // An empty list selects nothing out, as in runSearch.
-      if (values.length === 0) continue;
-      parts.push(sql`${sql.ref(FACET_COLUMN[facet])} = any(${[...values]}::text[])`);
-    }
-  }
   return sql<boolean>`${sql.join(parts, sql` and `)}`;
+}
+
+/** The facet filters: OR within a facet, AND across facets; an empty list selects nothing out, as in runSearch. */
+function facetSql(request: SearchRequest): RawBuilder<boolean> {
+  const parts: RawBuilder<unknown>[] = [];
+  for (const [facet, values] of Object.entries(request.filter.facets ?? {}) as [FacetName, readonly string[]][]) {
+    if (values.length === 0) continue;
+    parts.push(sql`${sql.ref(FACET_COLUMN[facet])} = any(${[...values]}::text[])`);
+  }
+  return parts.length === 0 ? sql<boolean>`true` : sql<boolean>`${sql.join(parts, sql` and `)}`;
 }
 
 const ORDER: Record<Exclude<SearchRequest['sort'], 'bestmatch'>, string> = {
@@ -134,6 +101,8 @@ const ORDER: Record<Exclude<SearchRequest['sort'], 'bestmatch'>, string> = {
   'updated-desc': 'updated COLLATE "C" desc, id COLLATE "C" asc, key COLLATE "C" asc',
   'updated-asc': 'updated COLLATE "C" asc, id COLLATE "C" asc, key COLLATE "C" asc',
 };
+/** Relevance, then as `newest`, as the domain's `compareFor` breaks ties. */
+const BY_SCORE = `score desc, ${ORDER.newest}`;
 
 /**
  * `db` is the pool, or a transaction: the unit of work hands one in so a write and its documents
@@ -144,18 +113,19 @@ export function createPostgresSearchIndex<T>(handle: Kysely<T>): SearchIndex & {
   const index = (handle: Db): SearchIndex => ({
     async upsert(docs) {
       for (const doc of docs) {
-        const words = wordsOf(doc.body);
+        const words = documentWords(doc.body);
         await sql`insert into search_doc (key, id, kind, state, parent_id, owner_id, version_index, is_latest, in_user_listing, is_user_latest,
-            is_public, readers, created, updated, resource_type, resource_type_label, access_status, words, doc)
+            is_public, readers, created, updated, resource_type, resource_type_label, access_status, words, positions_exact, doc)
           values (${doc.key}, ${doc.id}, ${doc.kind}, ${doc.state}, ${doc.parentId}, ${doc.ownerId}, ${doc.versionIndex}, ${doc.isLatest},
             ${doc.inUserListing}, ${doc.isUserLatest}, ${doc.isPublic}, ${doc.readers}::text[], ${doc.created}, ${doc.updated},
             ${doc.resourceType?.id ?? null}, ${doc.resourceType?.label ?? null}, ${doc.accessStatus},
-            ${words === null ? null : sql`array_to_tsvector(${words}::text[])`}, ${JSON.stringify(doc)})
+            ${words === null ? null : sql`${words.vector}::tsvector`}, ${words?.positionsExact ?? false}, ${JSON.stringify(doc)})
           on conflict (key) do update set id = excluded.id, kind = excluded.kind, state = excluded.state, parent_id = excluded.parent_id,
             owner_id = excluded.owner_id, version_index = excluded.version_index, is_latest = excluded.is_latest,
             in_user_listing = excluded.in_user_listing, is_user_latest = excluded.is_user_latest, is_public = excluded.is_public,
             readers = excluded.readers, created = excluded.created, updated = excluded.updated, resource_type = excluded.resource_type,
-            resource_type_label = excluded.resource_type_label, access_status = excluded.access_status, words = excluded.words, doc = excluded.doc`.execute(handle);
+            resource_type_label = excluded.resource_type_label, access_status = excluded.access_status, words = excluded.words,
+            positions_exact = excluded.positions_exact, doc = excluded.doc`.execute(handle);
         await sql`delete from search_box where key = ${doc.key}`.execute(handle);
         if (doc.bounds.length > 0) {
           const boxes = doc.bounds.map(([w, s, e, n]) => sql`(${doc.key}, box(point(${w}::float8, ${s}::float8), point(${e}::float8, ${n}::float8)))`);
@@ -171,9 +141,13 @@ export function createPostgresSearchIndex<T>(handle: Kysely<T>): SearchIndex & {
     },
     async search(request) {
       const query = parseQuery(request.q ?? '');
-      if (query.type === 'all' && request.bbox === null) return inSql(handle, request);
+      if (request.bbox === null) {
+        if (query.type === 'all') return inSql(handle, request, null, null);
+        const exact = exactQuery(query);
+        if (exact !== null && !(await someUndecided(handle, request, query, exact.phrases))) return inSql(handle, request, exact.match, rankQuery(query));
+      }
       const words = requiredWords(query);
-      const where: RawBuilder<unknown>[] = [filterSql(request, false)];
+      const where: RawBuilder<unknown>[] = [filterSql(request)];
       if (words !== null) where.push(sql`(words is null or words @@ ${words}::tsquery)`);
       if (request.bbox !== null) {
         const [w, s, e, n] = request.bbox;
@@ -209,23 +183,49 @@ export function createPostgresSearchIndex<T>(handle: Kysely<T>): SearchIndex & {
   return { ...index(db), withTransaction: <U>(trx: Kysely<U>) => index(trx as unknown as Db) };
 }
 
-/** A request with neither query text nor box: SQL counts, buckets and pages it alone. */
-async function inSql(db: Db, request: SearchRequest): Promise<SearchResult> {
-  const hitsWhere = filterSql(request, true);
+/**
+ * Whether a document the filter keeps and the query may match is one SQL cannot decide: one with
+ * no vector (its words past a tsvector's size), or, for a phrase, one whose positions were cut.
+ * Such documents are rare (records of tens of thousands of words); when one is a candidate, the
+ * whole query goes to the evaluator.
+ */
+async function someUndecided(db: Db, request: SearchRequest, query: QueryNode, phrases: boolean): Promise<boolean> {
+  const required = requiredWords(query);
+  const cut = phrases ? (required === null ? sql`true` : sql`words @@ ${required}::tsquery`) : sql`false`;
+  const found = await sql`select 1 from search_doc where (words is null or not positions_exact) and ${filterSql(request)}
+    and (words is null or ${cut}) limit 1`.execute(db);
+  return found.rows.length > 0;
+}
+
+/**
+ * A request SQL decides alone (no box; query text the vector answers, or none): the matches
+ * once, then from them the exact total, the page in order and the facet counts, in one statement.
+ */
+async function inSql(db: Db, request: SearchRequest, match: string | null, rank: string | null): Promise<SearchResult> {
   const start = (request.page - 1) * request.size;
-  const order = sql.raw(ORDER[request.sort === 'bestmatch' ? 'newest' : request.sort]);
-  const [total, page] = await Promise.all([
-    sql<{ n: string }>`select count(*) as n from search_doc where ${hitsWhere}`.execute(db),
-    sql<{ id: string; kind: SearchDocument['kind']; state: SearchDocument['state'] }>`select id, kind, state from search_doc where ${hitsWhere}
-      order by ${order} limit ${request.size} offset ${start}`.execute(db),
-  ]);
+  const sort = request.sort === 'bestmatch' ? (rank === null ? ORDER.newest : BY_SCORE) : ORDER[request.sort];
+  // The words' weights (title A, others D), damped by the document's length as the domain's score is.
+  const score = request.sort === 'bestmatch' && rank !== null ? sql`ts_rank(words, ${rank}::tsquery, 0) / sqrt(1 + length(words) / 50.0)` : sql`0`;
+  const facets = request.aggregations.map((facet) => {
+    const column = sql.ref(FACET_COLUMN[facet]);
+    return sql`(select coalesce(json_agg(json_build_array(k, n, l)), '[]'::json) from (select ${column} as k, count(*) as n, min(resource_type_label) as l
+      from m where ${column} is not null group by ${column}) f) as ${sql.ref(`f_${facet}`)}`;
+  });
+  const row = (
+    await sql<Record<string, unknown> & { total: string; page: [string, SearchDocument['kind'], SearchDocument['state']][] }>`with m as materialized (
+        select key, id, kind, state, created, updated, version_index, resource_type, resource_type_label, access_status,
+          ${facetSql(request)} as shown, ${score}::float4 as score
+        from search_doc where ${filterSql(request)} ${match === null ? sql`` : sql`and words @@ ${match}::tsquery`})
+      select (select count(*) from m where shown) as total,
+        (select coalesce(json_agg(json_build_array(id, kind, state) order by ${sql.raw(sort)}), '[]'::json)
+          from (select * from m where shown order by ${sql.raw(sort)} limit ${request.size} offset ${start}) p) as page
+        ${sql.join([sql``, ...facets], sql`, `)}`.execute(db)
+  ).rows[0];
   const aggregations: SearchResult['aggregations'] = {};
   for (const facet of request.aggregations) {
-    const column = sql.ref(FACET_COLUMN[facet]);
-    const rows = await sql<{ key: string; n: string; label: string | null }>`select ${column} as key, count(*) as n, min(resource_type_label) as label
-      from search_doc where ${filterSql(request, false)} and ${column} is not null group by ${column}`.execute(db);
-    const buckets: FacetBucket[] = rows.rows.map((r) => ({ key: r.key, docCount: Number(r.n), label: facet === 'resource_type' ? (r.label ?? r.key) : facetLabel(facet, r.key) }));
+    const rows = (row?.[`f_${facet}`] ?? []) as [string, number, string | null][];
+    const buckets: FacetBucket[] = rows.map(([key, n, label]) => ({ key, docCount: Number(n), label: facet === 'resource_type' ? (label ?? key) : facetLabel(facet, key) }));
     aggregations[facet] = sortBuckets(buckets);
   }
-  return { total: Number(total.rows[0]?.n ?? 0), hits: page.rows.map((r) => ({ id: r.id, kind: r.kind, state: r.state })), aggregations };
+  return { total: Number(row?.total ?? 0), hits: (row?.page ?? []).map(([id, kind, state]) => ({ id, kind, state })), aggregations };
 }

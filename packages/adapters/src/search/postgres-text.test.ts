@@ -1,0 +1,59 @@
+import { describe, expect, it } from 'vitest';
+import { parseQuery } from '@krs/domain/search';
+import { documentWords, exactQuery, rankQuery } from './postgres-text.ts';
+
+const exact = (q: string) => exactQuery(parseQuery(q))?.match ?? null;
+
+describe('PostgreSQL text: documents', () => {
+  it('weights title words A, places each value after a gap, and folds case and accents', () => {
+    const words = documentWords({ metadata: { title: 'Glacier Müller', description: 'glacier ice', subjects: ['sea', 'ice'] } });
+    expect(words).toEqual({ vector: "'glacier':2A,5 'muller':3A 'ice':6,10 'sea':8", positionsExact: true });
+  });
+
+  it('keeps every word but drops phrase positions past the limits', () => {
+    const many = documentWords({ metadata: { title: 'Long', description: 'the '.repeat(300) } });
+    expect(many?.positionsExact).toBe(false);
+    expect(many?.vector.match(/'the':([\d,]+)/)?.[1]?.split(',')).toHaveLength(256);
+
+    const long = documentWords({ metadata: { title: 'Long', description: Array.from({ length: 17_000 }, (_, i) => `w${i}`).join(' ') } });
+    expect(long?.positionsExact).toBe(false);
+    expect(long?.vector).toContain("'w16999'");
+    expect(long?.vector).toContain("'long':2A");
+  });
+
+  it('keeps only the title positions when all of them pass a tsvector, and gives up past its size', () => {
+    // 65,000 words of 6 letters fit a tsvector alone, not with the positions of the first 16,000.
+    const big = documentWords({ metadata: { title: 'Big one', description: Array.from({ length: 65_000 }, (_, i) => `w${String(i).padStart(5, '0')}`).join(' ') } });
+    expect(big?.positionsExact).toBe(false);
+    expect(big?.vector.startsWith("'big':2A 'one':3A 'w00000' 'w00001'")).toBe(true);
+    expect(documentWords({ description: Array.from({ length: 100_000 }, (_, i) => `distinctword${i}`).join(' ') })).toBeNull();
+  });
+});
+
+describe('PostgreSQL text: queries', () => {
+  it('translates the leaves the vector decides', () => {
+    expect(exact('glacier')).toBe("'glacier'");
+    expect(exact('Sea-Ice')).toBe("'sea' & 'ice'");
+    expect(exact('defor*')).toBe("'defor':*");
+    expect(exact('metadata.title:drought')).toBe("'drought':A");
+    expect(exact('metadata.title:dro*')).toBe("'dro':*A");
+    expect(exact('"sea ice"')).toBe("'sea' <-> 'ice'");
+    expect(exact('glacier AND (flood OR -drought)')).toBe("('glacier') & (('flood') | (!('drought')))");
+  });
+
+  it('leaves to the evaluator what the vector cannot decide', () => {
+    for (const q of ['glacier~', '_exists_:metadata.title', 'created:[2020 TO 2021]', 'metadata.description:ice', 'glacier AND metadata.subjects:ice', '!!!']) {
+      expect(exact(q), q).toBeNull();
+    }
+  });
+
+  it('says when a query holds a phrase of more than one word', () => {
+    expect(exactQuery(parseQuery('"sea ice"'))?.phrases).toBe(true);
+    expect(exactQuery(parseQuery('"sea" ice'))?.phrases).toBe(false);
+  });
+
+  it('ranks by the positive words only, prefixes as prefixes', () => {
+    expect(rankQuery(parseQuery('glacier defor* -drought "sea ice"'))).toBe("'glacier' | 'defor':* | 'sea' | 'ice'");
+    expect(rankQuery(parseQuery('-drought'))).toBeNull();
+  });
+});

@@ -1,0 +1,174 @@
+/**
+ * Documents and queries as PostgreSQL text search sees them. A document's words become a tsvector
+ * of the domain's own tokens (not PostgreSQL's parsers, which stem and drop words), title words
+ * weighted A, each value's words at consecutive positions with a gap between values. On that
+ * vector, terms, prefixes, title fields, phrases and AND/OR/NOT mean in PostgreSQL exactly what
+ * the domain's evaluator makes them mean, so such queries are answered in SQL alone.
+ */
+import { flatten, tokenize, type QueryNode } from '@krs/domain/search';
+
+/** A tsvector holds at most 1 MiB, lexemes of at most 2047 bytes, positions up to 16383, 256 per lexeme. */
+const MAX_VECTOR_BYTES = 900 * 1024;
+const MAX_LEXEME_BYTES = 2000;
+const MAX_POSITION = 16383;
+const MAX_POSITIONS_PER_LEXEME = 256;
+
+export interface DocumentWords {
+  /** tsvector input text. */
+  vector: string;
+  /**
+   * Whether every word holds all its positions, so a phrase (`<->`) matches exactly where the
+   * evaluator's would. Past the limits above, words keep their lexeme (terms stay exact) and
+   * title words their weight, but phrases need the evaluator.
+   */
+  positionsExact: boolean;
+}
+
+const isTitlePath = (path: string) => path === 'metadata.title' || path.startsWith('metadata.title.');
+
+/** The vector of a document body, or null when even its distinct words pass the tsvector's size. */
+export function documentWords(body: unknown): DocumentWords | null {
+  const flat = flatten(body);
+  const paths = [...flat.keys()];
+  const ordered = [...paths.filter(isTitlePath), ...paths.filter((p) => !isTitlePath(p))];
+  const positions = new Map<string, string[]>();
+  let position = 0;
+  let positionsExact = true;
+  for (const path of ordered) {
+    const title = isTitlePath(path);
+    for (const value of flat.get(path) ?? []) {
+      // A gap between values: a phrase never spans two of them, as in the evaluator.
+      position++;
+      for (const word of tokenize(value)) {
+        if (Buffer.byteLength(word) > MAX_LEXEME_BYTES) return null;
+        let list = positions.get(word);
+        if (list === undefined) positions.set(word, (list = []));
+        if (position >= MAX_POSITION) {
+          // A title word without a position would lose its weight: title queries would miss it.
+          if (title) return null;
+          positionsExact = false;
+          continue;
+        }
+        position++;
+        if (list.length < MAX_POSITIONS_PER_LEXEME) list.push(title ? `${position}A` : String(position));
+        else positionsExact = false;
+      }
+    }
+  }
+  let bytes = 0;
+  for (const [word, list] of positions) bytes += Buffer.byteLength(word) + 8 + 2 * list.length;
+  if (bytes <= MAX_VECTOR_BYTES) return { vector: vectorText(positions), positionsExact };
+  // Too large with every position: the words alone, title words keeping theirs for their weight.
+  let lexemeBytes = 0;
+  const titleOnly = new Map<string, string[]>();
+  for (const [word, list] of positions) {
+    const titled = list.filter((p) => p.endsWith('A'));
+    titleOnly.set(word, titled);
+    lexemeBytes += Buffer.byteLength(word) + 8 + 2 * titled.length;
+  }
+  return lexemeBytes <= MAX_VECTOR_BYTES ? { vector: vectorText(titleOnly), positionsExact: false } : null;
+}
+
+function vectorText(positions: Map<string, string[]>): string {
+  const parts: string[] = [];
+  for (const [word, list] of positions) parts.push(list.length === 0 ? lexeme(word) : `${lexeme(word)}:${list.join(',')}`);
+  return parts.join(' ');
+}
+
+/** A lexeme in tsvector or tsquery text: the domain's words are letters and digits only, quoted all the same. */
+const lexeme = (w: string) => `'${w.replace(/['\\]/g, (c) => `\\${c}`)}'`;
+
+/** Fields a query can name that the vector answers: all words, or the title's (weight A). */
+const weightOf = (field: string | null): '' | 'A' | null => (field === null ? '' : field === 'metadata.title' ? 'A' : null);
+
+export interface ExactQuery {
+  /** tsquery text deciding the query on the vector. */
+  match: string;
+  /** Whether it holds a phrase, which only documents with `positionsExact` decide in SQL. */
+  phrases: boolean;
+}
+
+/**
+ * The query as tsquery text when the vector decides it exactly as the evaluator would, else null
+ * (fuzzy terms, `_exists_`, ranges, fields other than the title, words-less terms).
+ */
+export function exactQuery(node: QueryNode): ExactQuery | null {
+  let phrases = false;
+  const walk = (n: QueryNode): string | null => {
+    switch (n.type) {
+      case 'term': {
+        const weight = weightOf(n.field);
+        const words = tokenize(n.value);
+        if (n.match === 'fuzzy' || weight === null || words.length === 0) return null;
+        const suffix = n.match === 'prefix' ? `:*${weight}` : weight === '' ? '' : `:${weight}`;
+        return words.map((w) => `${lexeme(w)}${suffix}`).join(' & ');
+      }
+      case 'phrase': {
+        const weight = weightOf(n.field);
+        const words = tokenize(n.value);
+        if (weight === null || words.length === 0) return null;
+        if (words.length > 1) phrases = true;
+        return words.map((w) => `${lexeme(w)}${weight === '' ? '' : `:${weight}`}`).join(' <-> ');
+      }
+      case 'and':
+      case 'or': {
+        const parts = n.children.map(walk);
+        if (parts.length === 0 || parts.some((p) => p === null)) return null;
+        return parts.map((p) => `(${p})`).join(n.type === 'and' ? ' & ' : ' | ');
+      }
+      case 'not': {
+        const child = walk(n.child);
+        return child === null ? null : `!(${child})`;
+      }
+      default:
+        return null;
+    }
+  };
+  const match = walk(node);
+  return match === null ? null : { match, phrases };
+}
+
+/**
+ * The words a document must hold for `node` to match it, as tsquery text, or null when a query
+ * of this shape can match a document without any particular word. Never narrows too much: the
+ * evaluator decides afterwards.
+ */
+export function requiredWords(node: QueryNode): string | null {
+  switch (node.type) {
+    case 'term': {
+      if (node.match === 'fuzzy') return null;
+      const words = tokenize(node.value);
+      if (words.length === 0) return null;
+      return words.map((w) => `${lexeme(w)}${node.match === 'prefix' ? ':*' : ''}`).join(' & ');
+    }
+    case 'phrase': {
+      const words = tokenize(node.value);
+      return words.length === 0 ? null : words.map(lexeme).join(' & ');
+    }
+    case 'and': {
+      const parts = node.children.map(requiredWords).filter((p): p is string => p !== null);
+      return parts.length === 0 ? null : parts.map((p) => `(${p})`).join(' & ');
+    }
+    case 'or': {
+      const parts = node.children.map(requiredWords);
+      return parts.some((p) => p === null) || parts.length === 0 ? null : parts.map((p) => `(${p})`).join(' | ');
+    }
+    default:
+      return null;
+  }
+}
+
+/**
+ * What `bestmatch` ranks by: any of the query's words not under a NOT (prefixes as prefixes), as
+ * the domain's score counts them; null when there are none, and the sort is `newest`.
+ */
+export function rankQuery(node: QueryNode): string | null {
+  const words = new Set<string>();
+  const walk = (n: QueryNode): void => {
+    if (n.type === 'term') for (const w of tokenize(n.value)) words.add(`${lexeme(w)}${n.match === 'prefix' ? ':*' : ''}`);
+    else if (n.type === 'phrase') for (const w of tokenize(n.value)) words.add(lexeme(w));
+    else if (n.type === 'and' || n.type === 'or') n.children.forEach(walk);
+  };
+  walk(node);
+  return words.size === 0 ? null : [...words].join(' | ');
+}
