@@ -22,6 +22,8 @@ const SEARCH_QUERIES: [name: string, query: string][] = [
   ['phrase', 'q=%22sea+ice%22'],
   ['field query', 'q=metadata.title:drought'],
   ['prefix', 'q=defor*'],
+  ['fuzzy', 'q=glacer~'],
+  ['_exists_ (every record)', 'q=_exists_:metadata.creators'],
   ['bbox', 'bbox=0,55,20,40'],
   ['bbox + facet', 'bbox=0,55,20,40&resource_type=dataset'],
   ['newest, page 50', 'sort=newest&page=50'],

@@ -3,7 +3,7 @@
  * when the file's tests end, and a fresh database per fixture.
  */
 import pg from 'pg';
-import { afterAll } from 'vitest';
+import { afterAll, beforeAll } from 'vitest';
 import { createPgDb, createSqlUnitOfWork, migrateToLatest } from '../src/index.ts';
 import { startPostgres, type PostgresServer } from './embedded-postgres-server.ts';
 
@@ -33,6 +33,15 @@ function externalServer(url: string): PostgresServer {
 
 let server: Promise<PostgresServer> | null = null;
 
+const startServer = () => {
+  const external = process.env['KRS_TEST_DATABASE_URL'];
+  return (server ??= external ? Promise.resolve(externalServer(external)) : startPostgres());
+};
+
+// Started before the file's tests, with time of its own: on a loaded machine the start can take
+// longer than one test may.
+beforeAll(async () => void (await startServer()), 60_000);
+
 afterAll(async () => {
   const running = server;
   server = null;
@@ -41,8 +50,7 @@ afterAll(async () => {
 
 /** A new empty database on the test file's server: its `postgres://` URL. */
 export async function freshDatabase(): Promise<string> {
-  const external = process.env['KRS_TEST_DATABASE_URL'];
-  return (await (server ??= external ? Promise.resolve(externalServer(external)) : startPostgres())).freshDatabase();
+  return (await startServer()).freshDatabase();
 }
 
 /** A migrated database, as the SQLite fixture gives one. */

@@ -51,7 +51,7 @@ describe('search index (PostgreSQL): text decided in SQL', () => {
     }
   });
 
-  it('finds documents past a tsvector\'s limits as the evaluator does', async () => {
+  it('finds documents past a tsvector\'s limits as the evaluator does', { timeout: 30_000 }, async () => {
     const { handle, index } = await open();
     try {
       // Past 16,383 positions: the phrase is at the end, where no position is kept.

@@ -7,7 +7,11 @@ const exact = (q: string) => exactQuery(parseQuery(q))?.match ?? null;
 describe('PostgreSQL text: documents', () => {
   it('weights title words A, places each value after a gap, and folds case and accents', () => {
     const words = documentWords({ metadata: { title: 'Glacier Müller', description: 'glacier ice', subjects: ['sea', 'ice'] } });
-    expect(words).toEqual({ vector: "'glacier':2A,5 'muller':3A 'ice':6,10 'sea':8", positionsExact: true });
+    expect(words).toEqual({
+      vector: "'glacier':2A,5 'muller':3A 'ice':6,10 'sea':8 '$metadata' '$metadata.title' '$metadata.description' '$metadata.subjects'",
+      positionsExact: true,
+      words: ['glacier', 'muller', 'ice', 'sea'],
+    });
   });
 
   it('keeps every word but drops phrase positions past the limits', () => {
@@ -41,8 +45,16 @@ describe('PostgreSQL text: queries', () => {
     expect(exact('glacier AND (flood OR -drought)')).toBe("('glacier') & (('flood') | (!('drought')))");
   });
 
+  it('answers _exists_ from the path lexemes, and fuzzy terms from their expansions', () => {
+    expect(exact('_exists_:metadata.title')).toBe("'$metadata.title'");
+    expect(exact('metadata.creators:*')).toBe("'$metadata.creators'");
+    const fuzzy = new Map([['glacer', ['glacier', 'glacer']]]);
+    expect(exactQuery(parseQuery('glacer~ -metadata.title:glacer~'), fuzzy)?.match).toBe("(('glacier' | 'glacer')) & (!(('glacier':A | 'glacer':A)))");
+    expect(rankQuery(parseQuery('glacer~'), fuzzy)).toBe("'glacier' | 'glacer'");
+  });
+
   it('leaves to the evaluator what the vector cannot decide', () => {
-    for (const q of ['glacier~', '_exists_:metadata.title', 'created:[2020 TO 2021]', 'metadata.description:ice', 'glacier AND metadata.subjects:ice', '!!!']) {
+    for (const q of ['glacier~', 'created:[2020 TO 2021]', 'metadata.description:ice', 'glacier AND metadata.subjects:ice', '!!!']) {
       expect(exact(q), q).toBeNull();
     }
   });

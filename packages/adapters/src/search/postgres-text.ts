@@ -2,10 +2,12 @@
  * Documents and queries as PostgreSQL text search sees them. A document's words become a tsvector
  * of the domain's own tokens (not PostgreSQL's parsers, which stem and drop words), title words
  * weighted A, each value's words at consecutive positions with a gap between values. On that
- * vector, terms, prefixes, title fields, phrases and AND/OR/NOT mean in PostgreSQL exactly what
- * the domain's evaluator makes them mean, so such queries are answered in SQL alone.
+ * vector, terms, prefixes, title fields, phrases, `_exists_` (each field path with a value is a
+ * lexeme of its own, `$` and the path, which no word can be), fuzzy terms (expanded from the
+ * vocabulary of indexed words) and AND/OR/NOT mean in PostgreSQL exactly what the domain's
+ * evaluator makes them mean, so such queries are answered in SQL alone.
  */
-import { flatten, tokenize, type QueryNode } from '@krs/domain/search';
+import { fieldPaths, flatten, tokenize, type QueryNode } from '@krs/domain/search';
 
 /** A tsvector holds at most 1 MiB, lexemes of at most 2047 bytes, positions up to 16383, 256 per lexeme. */
 const MAX_VECTOR_BYTES = 900 * 1024;
@@ -22,6 +24,8 @@ export interface DocumentWords {
    * title words their weight, but phrases need the evaluator.
    */
   positionsExact: boolean;
+  /** The document's distinct words, for the vocabulary fuzzy terms expand from. */
+  words: string[];
 }
 
 const isTitlePath = (path: string) => path === 'metadata.title' || path.startsWith('metadata.title.');
@@ -55,18 +59,26 @@ export function documentWords(body: unknown): DocumentWords | null {
       }
     }
   }
+  const words = [...positions.keys()];
+  const pathLexemes = new Map<string, string[]>();
   let bytes = 0;
+  for (const path of fieldPaths(flat)) {
+    const name = `$${path}`;
+    if (Buffer.byteLength(name) > MAX_LEXEME_BYTES) return null;
+    pathLexemes.set(name, []);
+    bytes += Buffer.byteLength(name) + 8;
+  }
   for (const [word, list] of positions) bytes += Buffer.byteLength(word) + 8 + 2 * list.length;
-  if (bytes <= MAX_VECTOR_BYTES) return { vector: vectorText(positions), positionsExact };
+  if (bytes <= MAX_VECTOR_BYTES) return { vector: `${vectorText(positions)} ${vectorText(pathLexemes)}`.trim(), positionsExact, words };
   // Too large with every position: the words alone, title words keeping theirs for their weight.
-  let lexemeBytes = 0;
+  let lexemeBytes = [...pathLexemes.keys()].reduce((sum, name) => sum + Buffer.byteLength(name) + 8, 0);
   const titleOnly = new Map<string, string[]>();
   for (const [word, list] of positions) {
     const titled = list.filter((p) => p.endsWith('A'));
     titleOnly.set(word, titled);
     lexemeBytes += Buffer.byteLength(word) + 8 + 2 * titled.length;
   }
-  return lexemeBytes <= MAX_VECTOR_BYTES ? { vector: vectorText(titleOnly), positionsExact: false } : null;
+  return lexemeBytes <= MAX_VECTOR_BYTES ? { vector: `${vectorText(titleOnly)} ${vectorText(pathLexemes)}`.trim(), positionsExact: false, words } : null;
 }
 
 function vectorText(positions: Map<string, string[]>): string {
@@ -88,18 +100,35 @@ export interface ExactQuery {
   phrases: boolean;
 }
 
+/** Each fuzzy query word's expansion: the indexed words it stands for (see `fuzzyExpansions`). */
+export type FuzzyExpansions = ReadonlyMap<string, readonly string[]>;
+
+/** The words of a query's fuzzy terms, to expand before `exactQuery`. */
+export function fuzzyWords(node: QueryNode): string[] {
+  if (node.type === 'term') return node.match === 'fuzzy' ? tokenize(node.value) : [];
+  if (node.type === 'and' || node.type === 'or') return node.children.flatMap(fuzzyWords);
+  if (node.type === 'not') return fuzzyWords(node.child);
+  return [];
+}
+
 /**
  * The query as tsquery text when the vector decides it exactly as the evaluator would, else null
- * (fuzzy terms, `_exists_`, ranges, fields other than the title, words-less terms).
+ * (ranges, fields other than the title, words-less terms).
  */
-export function exactQuery(node: QueryNode): ExactQuery | null {
+export function exactQuery(node: QueryNode, fuzzy: FuzzyExpansions = new Map()): ExactQuery | null {
   let phrases = false;
   const walk = (n: QueryNode): string | null => {
     switch (n.type) {
       case 'term': {
         const weight = weightOf(n.field);
         const words = tokenize(n.value);
-        if (n.match === 'fuzzy' || weight === null || words.length === 0) return null;
+        if (weight === null || words.length === 0) return null;
+        if (n.match === 'fuzzy') {
+          const suffix = weight === '' ? '' : `:${weight}`;
+          const expanded = words.map((w) => fuzzy.get(w));
+          if (expanded.some((e) => e === undefined || e.length === 0)) return null;
+          return expanded.map((e) => `(${(e ?? []).map((x) => `${lexeme(x)}${suffix}`).join(' | ')})`).join(' & ');
+        }
         const suffix = n.match === 'prefix' ? `:*${weight}` : weight === '' ? '' : `:${weight}`;
         return words.map((w) => `${lexeme(w)}${suffix}`).join(' & ');
       }
@@ -120,6 +149,8 @@ export function exactQuery(node: QueryNode): ExactQuery | null {
         const child = walk(n.child);
         return child === null ? null : `!(${child})`;
       }
+      case 'exists':
+        return lexeme(`$${n.field}`);
       default:
         return null;
     }
@@ -162,10 +193,11 @@ export function requiredWords(node: QueryNode): string | null {
  * What `bestmatch` ranks by: any of the query's words not under a NOT (prefixes as prefixes), as
  * the domain's score counts them; null when there are none, and the sort is `newest`.
  */
-export function rankQuery(node: QueryNode): string | null {
+export function rankQuery(node: QueryNode, fuzzy: FuzzyExpansions = new Map()): string | null {
   const words = new Set<string>();
   const walk = (n: QueryNode): void => {
-    if (n.type === 'term') for (const w of tokenize(n.value)) words.add(`${lexeme(w)}${n.match === 'prefix' ? ':*' : ''}`);
+    if (n.type === 'term' && n.match === 'fuzzy') for (const w of tokenize(n.value)) for (const x of fuzzy.get(w) ?? [w]) words.add(lexeme(x));
+    else if (n.type === 'term') for (const w of tokenize(n.value)) words.add(`${lexeme(w)}${n.match === 'prefix' ? ':*' : ''}`);
     else if (n.type === 'phrase') for (const w of tokenize(n.value)) words.add(lexeme(w));
     else if (n.type === 'and' || n.type === 'or') n.children.forEach(walk);
   };
