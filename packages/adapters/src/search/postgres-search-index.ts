@@ -130,15 +130,15 @@ export function createPostgresSearchIndex<T>(handle: Kysely<T>): SearchIndex & {
     },
     async search(request) {
       const query = parseQuery(request.q ?? '');
-      if (request.bbox === null) {
-        if (query.type === 'all') return inSql(handle, request, null, null);
-        const fuzzy = await expandFuzzy(handle, query);
-        const exact = exactQuery(query, fuzzy);
-        if (exact !== null && !(await someUndecided(handle, request, query, exact.phrases))) return inSql(handle, request, exact.match, rankQuery(query, fuzzy));
-      }
+      if (query.type === 'all' && request.bbox === null) return inSql(handle, request, null, null);
+      const fuzzy = await expandFuzzy(handle, query);
+      const exact = query.type === 'all' ? null : exactQuery(query, fuzzy);
+      if (exact !== null && request.bbox === null && !(await someUndecided(handle, request, query, exact.phrases))) return inSql(handle, request, exact.match, rankQuery(query, fuzzy));
       const words = requiredWords(query);
       const where: RawBuilder<unknown>[] = [filterSql(request)];
       if (words !== null) where.push(sql`(words is null or words @@ ${words}::tsquery)`);
+      // With a box, the vector still settles the text of every document it holds whole.
+      if (exact !== null) where.push(sql`(words is null or not positions_exact or words @@ ${exact.match}::tsquery)`);
       if (request.bbox !== null) {
         const [w, s, e, n] = request.bbox;
         const parts = w <= e ? [[w, e]] : [[w, 180], [-180, e]];
