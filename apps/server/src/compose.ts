@@ -78,8 +78,10 @@ export async function compose(config: ServerConfig, options: ComposeOptions = {}
   const handle = config.databaseUrl ? createPgDb(config.databaseUrl, onQuery) : createDb(join(config.dataDir, 'krs.sqlite'), onQuery);
   await migrateToLatest(handle.db);
   const pgSearch = config.databaseUrl ? await openPostgresSearch(handle.db) : null;
-  const { repos, uow } = createSqlUnitOfWork(handle.db, pgSearch ? { search: pgSearch.index } : {});
   const search = pgSearch ?? openEmbeddedSearch(config.searchEngine, config.dataDir);
+  const searchIndex = metrics ? metrics.instrumentSearch(search.index) : search.index;
+  // The unit of work writes PostgreSQL's documents in each write's transaction, with the core's own index object.
+  const { repos, uow } = createSqlUnitOfWork(handle.db, pgSearch ? { search: Object.assign(searchIndex, { withTransaction: pgSearch.index.withTransaction }) } : {});
   // Any change committed after this instant is caught up on the next start.
   let watermark = new Date().toISOString();
   const storage = options.cacheSmallBlobs ? withSmallBlobCache(blobs.storage) : blobs.storage;
@@ -87,7 +89,7 @@ export async function compose(config: ServerConfig, options: ComposeOptions = {}
     repos,
     uow,
     storage: metrics ? metrics.instrumentStorage(storage) : storage,
-    search: metrics ? metrics.instrumentSearch(search.index) : search.index,
+    search: searchIndex,
     clock: createSystemClock(),
     ids: createNanoidIds(),
     settings: { maxFileSize: config.maxFileSize, maxFiles: config.maxFiles, oaiHost: config.oaiHost,

@@ -1,7 +1,8 @@
 /** With PostgreSQL, a unit of work writes its records' search documents in its own transaction. */
 import { describe, expect, it } from 'vitest';
-import type { SearchRequest } from '@krs/domain';
-import { createPgDb, createPostgresSearchIndex, createPostgresSearchSchema, createSqlUnitOfWork, migrateToLatest } from '../src/index.ts';
+import { anonymous, createCore, type SearchIndex, type SearchRequest } from '@krs/domain';
+import { createFixedClock, createInMemoryFileStorage } from '@krs/domain/testing';
+import { createNanoidIds, createPgDb, createPostgresSearchIndex, createPostgresSearchSchema, createSqlUnitOfWork, migrateToLatest } from '../src/index.ts';
 import { draft, parent, published } from './contracts/builders.ts';
 import { freshDatabase } from './postgres-fixture.ts';
 
@@ -42,6 +43,49 @@ describe('search documents in the write transaction (PostgreSQL)', () => {
       expect(await search.keysOfParent('p1')).toEqual(['published:r1']);
     } finally {
       await close();
+    }
+  });
+
+  it('writes a use case\'s documents once, in its transaction, and again after commit only what the index could not take', async () => {
+    const handle = createPgDb(await freshDatabase());
+    try {
+      await migrateToLatest(handle.db);
+      await createPostgresSearchSchema(handle.db);
+      const index = createPostgresSearchIndex(handle.db);
+      // Writes through the pool (after commit) are counted; the transaction's own go through withTransaction.
+      let afterCommit = 0;
+      let refuse = false;
+      const counted: SearchIndex & { withTransaction: typeof index.withTransaction } = {
+        ...index,
+        upsert: (docs) => (afterCommit++, index.upsert(docs)),
+        withTransaction: (trx) => {
+          const inner = index.withTransaction(trx);
+          return { ...inner, upsert: (docs) => (refuse ? Promise.reject(new Error('the index refuses')) : inner.upsert(docs)) };
+        },
+      };
+      const { repos, uow } = createSqlUnitOfWork(handle.db, { search: counted });
+      const core = createCore({
+        repos,
+        uow,
+        storage: createInMemoryFileStorage(),
+        search: counted,
+        clock: createFixedClock(),
+        ids: createNanoidIds(),
+        settings: { maxFileSize: 1024, maxFiles: 10, oaiHost: 'krs.test', linkSecret: 'a test secret of some length' },
+      });
+      const alice = { userId: 'alice', linkIds: [] };
+      const metadata = { title: 'Glacier retreat', publication_date: '2025', resource_type: { id: 'dataset' }, creators: [{ person_or_org: { type: 'personal', given_name: 'Ada', family_name: 'Obi' } }] };
+      const id = (await core.records.createDraft(alice, 'resource', { metadata, files: { enabled: false } })).record.id;
+      await core.records.publish(alice, 'resource', id);
+      expect(afterCommit).toBe(0);
+      expect((await core.records.search(anonymous, ['resource'], { q: 'glacier' })).hits.map((h) => h.record.id)).toEqual([id]);
+
+      refuse = true;
+      await core.records.newVersion(alice, 'resource', id);
+      expect(afterCommit).toBeGreaterThan(0);
+      expect(core.search.health().skipped).toBe(0);
+    } finally {
+      await handle.close();
     }
   });
 });

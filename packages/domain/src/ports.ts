@@ -130,6 +130,12 @@ export interface Repositories {
  */
 export interface UnitOfWork {
   run<T>(work: (tx: Repositories) => Promise<T>): Promise<T>;
+  /**
+   * True when each unit writes the search documents of the parents it changed in its own
+   * transaction (and projects again after commit what the index could not take): the use cases
+   * then do not project after it.
+   */
+  readonly projectsSearch?: boolean;
   /** Throws unless the database answers a query; cheap enough for a readiness probe every second. */
   check(): Promise<void>;
 }

@@ -24,8 +24,12 @@ interface Pending {
  * and concurrent writers share fsyncs instead of queueing one each. Alone, a unit of work is
  * one transaction and one fsync, as before.
  */
-/** A search index whose writes can join a transaction (PostgreSQL's). */
-export interface TransactionalSearch {
+/**
+ * A search index whose writes can join a transaction (PostgreSQL's). Give the unit of work the
+ * very object the core searches with: what it projects after commit is reported in that
+ * object's projection health.
+ */
+export interface TransactionalSearch extends SearchIndex {
   withTransaction<T>(trx: Kysely<T>): SearchIndex;
 }
 
@@ -109,7 +113,8 @@ const pgCode = (e: unknown): string | undefined => (typeof e === 'object' && e !
  * serialization failure is retried, the unit reading afresh, then answered as a conflict.
  */
 function createPgUnitOfWork(db: Kysely<Database>, search: TransactionalSearch | null): { uow: UnitOfWork; repos: Repositories } {
-  async function unit<T>(trx: Kysely<Database>, work: (tx: Repositories) => Promise<T>): Promise<T> {
+  /** `unprojected`: the parents whose documents the unit could not write, to project again after commit. */
+  async function unit<T>(trx: Kysely<Database>, work: (tx: Repositories) => Promise<T>, unprojected: Set<string>): Promise<T> {
     const repos = createSqlRepositories(trx, { lockReads: true });
     if (search === null) return work(repos);
     const touched = new Set<string>();
@@ -131,25 +136,32 @@ function createPgUnitOfWork(db: Kysely<Database>, search: TransactionalSearch | 
     const value = await work(tracked);
     if (touched.size > 0) {
       // The search documents commit with the write. A document the index cannot take must not
-      // undo the write: its statements are rolled back alone, and the projection after commit
-      // (which reports what it skips) tries again.
+      // undo the write: its statements are rolled back alone, and its parent is projected again
+      // after commit, where what is skipped is reported.
       await sql`savepoint projection`.execute(trx);
-      await projectParents(repos, search.withTransaction(trx), touched);
+      const report = await projectParents(repos, search.withTransaction(trx), touched);
       try {
         await sql`release savepoint projection`.execute(trx);
+        for (const skipped of report.skipped) unprojected.add(skipped.parentId);
       } catch {
         await sql`rollback to savepoint projection`.execute(trx);
+        for (const parentId of touched) unprojected.add(parentId);
       }
     }
     return value;
   }
+  const committed = createSqlRepositories(db);
   return {
-    repos: createSqlRepositories(db),
+    repos: committed,
     uow: {
+      projectsSearch: search !== null,
       async run<T>(work: (tx: Repositories) => Promise<T>): Promise<T> {
         for (let attempt = 1; ; attempt++) {
+          const unprojected = new Set<string>();
           try {
-            return await db.transaction().execute((trx) => unit(trx, work));
+            const value = await db.transaction().execute((trx) => unit(trx, work, unprojected));
+            if (search !== null && unprojected.size > 0) await projectParents(committed, search, unprojected);
+            return value;
           } catch (e) {
             const code = pgCode(e);
             if (code !== undefined && LOST_RACE.has(code) && attempt < ATTEMPTS) continue;

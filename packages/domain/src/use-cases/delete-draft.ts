@@ -5,7 +5,7 @@ import type { Repositories } from '../ports.ts';
 import type { CoreDeps } from './deps.ts';
 import { levelFor, loadDraft, loadParent } from './lookup.ts';
 import { preconditionFailed } from './update-draft.ts';
-import { projectParents } from './project-search.ts';
+import { projectAfterWrite } from './project-search.ts';
 
 /**
  * Discards a draft and its file entries. The published record an edit draft came from stays.
@@ -31,7 +31,7 @@ export async function deleteDraft(deps: CoreDeps, identity: Identity, kind: Reco
     if (kind === 'resource' && !draft.isEditOfPublished) parents.push(...(await detachFromPackageDrafts(tx, parent.managedBy, id, now)));
     return parents;
   });
-  await projectParents(deps.repos, deps.search, touched);
+  await projectAfterWrite(deps, touched);
 }
 
 /** Resource parents managed by this package are managed by nobody again; their owners alone hold them. */

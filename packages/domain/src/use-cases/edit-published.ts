@@ -4,7 +4,7 @@ import type { Identity, RecordKind } from '../model/types.ts';
 import type { RecordView } from '../model/views.ts';
 import type { CoreDeps } from './deps.ts';
 import { levelFor, loadParent, loadPublished, viewOf } from './lookup.ts';
-import { projectParents } from './project-search.ts';
+import { projectAfterWrite } from './project-search.ts';
 
 /** Opens (or returns the open) draft of a published record, with its files copied and locked. */
 export async function editPublished(deps: CoreDeps, identity: Identity, kind: RecordKind, id: string): Promise<RecordView> {
@@ -25,6 +25,6 @@ export async function editPublished(deps: CoreDeps, identity: Identity, kind: Re
     await tx.records.saveParent(touched, parent.revisionId);
     return { draft, parent: touched, created: true };
   });
-  if (result.created) await projectParents(deps.repos, deps.search, [result.parent.id]);
+  if (result.created) await projectAfterWrite(deps, [result.parent.id]);
   return viewOf(result.draft, result.parent);
 }

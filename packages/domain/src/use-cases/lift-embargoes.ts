@@ -7,7 +7,7 @@
 import { liftedAt } from '../model/embargo.ts';
 import { touchParent } from '../model/record.ts';
 import type { CoreDeps } from './deps.ts';
-import { projectParents } from './project-search.ts';
+import { projectAfterWrite } from './project-search.ts';
 
 const BATCH = 200;
 
@@ -35,7 +35,7 @@ export async function liftLapsedEmbargoes(deps: CoreDeps): Promise<number> {
       }
       return [...touched];
     });
-    await projectParents(deps.repos, deps.search, parents);
+    await projectAfterWrite(deps, parents);
     if (ids.length < BATCH) return lifted;
   }
 }

@@ -5,7 +5,7 @@ import type { Identity, RecordKind } from '../model/types.ts';
 import type { RecordView } from '../model/views.ts';
 import type { CoreDeps } from './deps.ts';
 import { levelFor, loadParent, loadPublished, viewOf } from './lookup.ts';
-import { projectParents } from './project-search.ts';
+import { projectAfterWrite } from './project-search.ts';
 
 /**
  * Starts the next version from the latest published one: metadata without publication date and
@@ -43,6 +43,6 @@ export async function newVersion(deps: CoreDeps, identity: Identity, kind: Recor
     await tx.records.saveParent(touched, parent.revisionId);
     return { draft, parent: touched, created: true };
   });
-  if (result.created) await projectParents(deps.repos, deps.search, [result.parent.id]);
+  if (result.created) await projectAfterWrite(deps, [result.parent.id]);
   return viewOf(result.draft, result.parent);
 }

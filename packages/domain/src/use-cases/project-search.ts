@@ -10,7 +10,7 @@
  */
 import { searchDocuments } from '../model/search-document.ts';
 import type { RecordKind } from '../model/types.ts';
-import type { Repositories, SearchDocument, SearchIndex } from '../ports.ts';
+import type { Repositories, SearchDocument, SearchIndex, UnitOfWork } from '../ports.ts';
 import { managerOwnerOf } from './lookup.ts';
 
 /** A record the index is missing; `id` is the parent's id when its records could not even be read. */
@@ -141,6 +141,12 @@ export async function projectParents(
   options: { indexIsEmpty?: boolean } = {},
 ): Promise<ProjectionReport> {
   return writeProjections(search, await buildProjections(repos, search, parentIds, options.indexIsEmpty ?? false));
+}
+
+/** What a use case does after its unit of work: project the parents it changed, unless the unit did. */
+export async function projectAfterWrite(deps: { repos: Repositories; search: SearchIndex; uow: UnitOfWork }, parentIds: Iterable<string>): Promise<void> {
+  if (deps.uow.projectsSearch === true) return;
+  await projectParents(deps.repos, deps.search, parentIds);
 }
 
 interface BuiltBatch {

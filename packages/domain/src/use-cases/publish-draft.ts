@@ -9,7 +9,7 @@ import type { RecordView } from '../model/views.ts';
 import type { Repositories } from '../ports.ts';
 import type { CoreDeps } from './deps.ts';
 import { levelFor, loadDraft, loadParent, viewOf } from './lookup.ts';
-import { projectParents } from './project-search.ts';
+import { projectAfterWrite } from './project-search.ts';
 import { preconditionFailed } from './update-draft.ts';
 
 /** Everything that stops a draft from publishing, all at once. */
@@ -74,6 +74,6 @@ export async function publishDraft(deps: CoreDeps, identity: Identity, kind: Rec
     }
     return { record: await publishVersion(tx, deps, draft, now), parents };
   });
-  await projectParents(deps.repos, deps.search, parents);
+  await projectAfterWrite(deps, parents);
   return viewOf(record, await loadParent(deps.repos, record.parentId));
 }

@@ -5,7 +5,7 @@ import type { DraftRecord, Identity, RecordKind } from '../model/types.ts';
 import type { RecordView } from '../model/views.ts';
 import type { CoreDeps } from './deps.ts';
 import { levelFor, loadDraft, loadParent, viewOf } from './lookup.ts';
-import { projectParents } from './project-search.ts';
+import { projectAfterWrite } from './project-search.ts';
 
 /**
  * `POST /{id}/draft/pids/doi` (the `reserve_doi` link): puts `pids.doi` on the draft as
@@ -33,6 +33,6 @@ export async function reserveDoi(deps: CoreDeps, identity: Identity, kind: Recor
     await tx.records.saveParent(touched, parent.revisionId);
     return { record: updated, parent: touched };
   });
-  await projectParents(deps.repos, deps.search, [result.parent.id]);
+  await projectAfterWrite(deps, [result.parent.id]);
   return viewOf(result.record, result.parent);
 }

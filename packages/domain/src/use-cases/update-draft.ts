@@ -7,7 +7,7 @@ import type { RecordView } from '../model/views.ts';
 import type { CoreDeps } from './deps.ts';
 import { levelFor, loadDraft, loadParent, viewOf } from './lookup.ts';
 import { checkDraftInput, normalizeDraftMetadata } from './normalize-draft-metadata.ts';
-import { projectParents } from './project-search.ts';
+import { projectAfterWrite } from './project-search.ts';
 
 export const preconditionFailed = () =>
   new DomainError('precondition_failed', 'revision.mismatch', 'The record has changed since it was read (If-Match does not match its revision).');
@@ -51,7 +51,7 @@ export async function updateDraft(
     await tx.records.saveParent(touched, parent.revisionId);
     return { updated, parent: touched, fileIssues };
   });
-  await projectParents(deps.repos, deps.search, [result.parent.id]);
+  await projectAfterWrite(deps, [result.parent.id]);
   const view = viewOf(result.updated, result.parent);
   // Reported with this save only: files stayed enabled, so the stored draft has nothing to fix.
   return result.fileIssues.length > 0 ? { ...view, issues: mergeIssues([...view.issues, ...result.fileIssues]) } : view;

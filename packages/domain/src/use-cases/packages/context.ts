@@ -8,7 +8,7 @@ import type { Identity, Parent } from '../../model/types.ts';
 import type { Repositories } from '../../ports.ts';
 import type { CoreDeps } from '../deps.ts';
 import { levelFor, parentOfRecord } from '../lookup.ts';
-import { projectParents } from '../project-search.ts';
+import { projectAfterWrite } from '../project-search.ts';
 import { packageParent } from './package-target.ts';
 
 /**
@@ -59,7 +59,7 @@ export async function associate(deps: CoreDeps, identity: Identity, packageId: s
     await tx.records.saveParent(touchParent(parent, now, { context }), parent.revisionId);
     return [parent.id, ...resourceParents.map((rp) => rp.id)];
   });
-  await projectParents(deps.repos, deps.search, touched);
+  await projectAfterWrite(deps, touched);
 }
 
 /**
@@ -107,5 +107,5 @@ export async function dissociate(deps: CoreDeps, identity: Identity, packageId: 
     await tx.records.saveParent(touchParent(parent, now, { context: parent.context.filter((r) => !leaving.includes(r)) }), parent.revisionId);
     return touchedIds;
   });
-  await projectParents(deps.repos, deps.search, touched);
+  await projectAfterWrite(deps, touched);
 }

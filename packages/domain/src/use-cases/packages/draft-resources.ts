@@ -8,7 +8,7 @@ import type { DraftRecord, Identity } from '../../model/types.ts';
 import type { Repositories } from '../../ports.ts';
 import type { CoreDeps } from '../deps.ts';
 import { loadParent } from '../lookup.ts';
-import { projectParents } from '../project-search.ts';
+import { projectAfterWrite } from '../project-search.ts';
 import { packageParent } from './package-target.ts';
 
 export interface ItemError {
@@ -56,7 +56,7 @@ async function changeResources(
     }
     return { errors, parentId: parent.id };
   });
-  await projectParents(deps.repos, deps.search, [parentId]);
+  await projectAfterWrite(deps, [parentId]);
   return errors;
 }
 
@@ -95,5 +95,5 @@ export async function importResources(deps: CoreDeps, identity: Identity, packag
     await tx.records.saveParent(touchParent(parent, now), parent.revisionId);
     return parent.id;
   });
-  await projectParents(deps.repos, deps.search, [parentId]);
+  await projectAfterWrite(deps, [parentId]);
 }
