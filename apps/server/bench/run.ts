@@ -6,6 +6,9 @@
  *     fsync (target >= 70% of its MiB/s, under 64 MiB of extra server RSS).
  *  3. Search over HTTP on generated published records, per engine (bench/search.ts).
  *  4. The hostile mix: cheap GETs beside pathological searches and maximal bodies (bench/hostile.ts).
+ *  5. Both stacks side by side: the record GET on SQLite + files, on PostgreSQL + S3 with one node
+ *     and with two behind a round-robin balancer, and the upload into files and into S3
+ *     (bench/stacks.ts; `BENCH_STACKS=0` skips it).
  */
 import { execFileSync } from 'node:child_process';
 import { createWriteStream, mkdtempSync, rmSync } from 'node:fs';
@@ -15,6 +18,7 @@ import { join } from 'node:path';
 import { httpBench } from './http.ts';
 import { hostileBench } from './hostile.ts';
 import { searchBench } from './search.ts';
+import { stacksBench } from './stacks.ts';
 import { serverDir, startCompiled, tsx } from './server-process.ts';
 import { measureUpload } from './upload.ts';
 
@@ -25,6 +29,7 @@ const SEARCH_ENGINES = (process.env['BENCH_SEARCH_ENGINES'] ?? 'sqlite,minisearc
 const HOSTILE_RECORDS = Number(process.env['BENCH_HOSTILE_RECORDS'] ?? 100000);
 const HOSTILE_ENGINE = process.env['BENCH_HOSTILE_ENGINE'] ?? 'sqlite';
 const HOSTILE_SECONDS = Number(process.env['BENCH_HOSTILE_SECONDS'] ?? 15);
+const STACKS = process.env['BENCH_STACKS'] !== '0';
 
 function mib(n: number) {
   return n / 1024 / 1024;
@@ -78,3 +83,4 @@ console.log(await httpBench(SECONDS));
 await main();
 if (SEARCH_RECORDS > 0) console.log(`\n${await searchBench(SEARCH_RECORDS, SEARCH_ENGINES)}`);
 if (HOSTILE_RECORDS > 0) console.log(`\n${await hostileBench(HOSTILE_RECORDS, HOSTILE_ENGINE, HOSTILE_SECONDS)}`);
+if (STACKS) console.log(`\n${await stacksBench(SECONDS, UPLOAD_MIB)}`);

@@ -85,10 +85,14 @@ const pct = (x: number) => `${(x * 100).toFixed(0)}%`;
 function describeRun(r: Run): string[] {
   const { perSecond, p50, p99, errors, generatorCpu } = r.result;
   const processes = Object.entries(r.cpu.groups).map(([name, share]) => `${name} ${pct(share)}`);
+  // Whatever the cores did beyond the processes named: the kernel's share of the loopback
+  // traffic, and anything else running on the machine meanwhile.
+  const named = Object.values(r.cpu.groups).reduce((sum, share) => sum + share, generatorCpu);
+  const other = Math.max(0, r.cpu.cores.reduce((sum, c) => sum + c, 0) - named);
   const flag = generatorCpu > GENERATOR_LIMIT ? '  FLAGGED: the generator may be the limit' : '';
   return [
     `  ${r.name.padEnd(42)} ${perSecond.toFixed(0).padStart(6)} req/s  p50 ${p50.toFixed(2)} ms  p99 ${p99.toFixed(2)} ms  errors ${errors}`,
-    `    CPU: ${[...processes, `generator ${pct(generatorCpu)}`].join(', ')}; cores ${r.cpu.cores.map((c, i) => `${i}: ${pct(c)}`).join(', ')}${flag}`,
+    `    CPU: ${[...processes, `generator ${pct(generatorCpu)}`, `other ${pct(other)}`].join(', ')}; cores ${r.cpu.cores.map((c, i) => `${i}: ${pct(c)}`).join(', ')}${flag}`,
   ];
 }
 
