@@ -19,11 +19,11 @@ export function cpuTicks(pid: number): number {
   return Number(fields[11]) + Number(fields[12]);
 }
 
-function ticksOrZero(pid: number): number {
+function ticksOrUndefined(pid: number): number | undefined {
   try {
     return cpuTicks(pid);
   } catch {
-    return 0;
+    return undefined;
   }
 }
 
@@ -87,19 +87,28 @@ export interface CpuUse {
 
 /**
  * Starts counting; the returned function ends the span and gives the shares. Groups are lists of
- * pids, read at both ends: a process that exits in between counts as 0 at the end, so measure
- * only processes that outlive the span.
+ * pids, read at both ends; a process gone by the end (a PostgreSQL backend whose connection the
+ * pool closed) counts for nothing, since its last ticks can no longer be read.
  */
 export function measureCpu(groups: Record<string, number[]>): () => CpuUse {
-  const sum = (pids: number[]) => pids.reduce((s, pid) => s + ticksOrZero(pid), 0);
   const t0 = performance.now();
-  const before = Object.fromEntries(Object.entries(groups).map(([name, pids]) => [name, sum(pids)]));
+  const before = new Map<number, number>();
+  for (const pid of Object.values(groups).flat()) {
+    const ticks = ticksOrUndefined(pid);
+    if (ticks !== undefined) before.set(pid, ticks);
+  }
   const coresBefore = coreTicks();
   return () => {
     const wall = (performance.now() - t0) / 1000;
     const coresAfter = coreTicks();
+    const used = (pids: number[]) =>
+      pids.reduce((sum, pid) => {
+        const start = before.get(pid);
+        const end = ticksOrUndefined(pid);
+        return start === undefined || end === undefined ? sum : sum + end - start;
+      }, 0);
     return {
-      groups: Object.fromEntries(Object.entries(groups).map(([name, pids]) => [name, (sum(pids) - (before[name] ?? 0)) / TICKS_PER_SECOND / wall])),
+      groups: Object.fromEntries(Object.entries(groups).map(([name, pids]) => [name, used(pids) / TICKS_PER_SECOND / wall])),
       cores: coresAfter.map((c, i) => {
         const b = coresBefore[i] ?? { busy: 0, total: 0 };
         return c.total > b.total ? (c.busy - b.busy) / (c.total - b.total) : 0;

@@ -75,7 +75,8 @@ async function startHelper(args: string[], cleanup: Cleanup): Promise<ChildProce
 /** A 1 s warm-up, then the measured run; `pids` is asked after the warm-up, once PostgreSQL has its backends. */
 async function load(name: string, url: string, seconds: number, pids: () => Record<string, number[]>): Promise<Run> {
   await wrk(url, { connections: CONNECTIONS, seconds: 1 });
-  const cpuSpan = measureCpu(pids());
+  // The bench process itself reads every server's log lines (one per request) from a pipe.
+  const cpuSpan = measureCpu({ ...pids(), 'bench (log reader)': [process.pid] });
   const result = await wrk(url, { connections: CONNECTIONS, seconds });
   return { name, result, cpu: cpuSpan() };
 }
@@ -179,7 +180,7 @@ async function uploads(mib: number, cleanup: Cleanup): Promise<string[]> {
   // Not pinned, as bench/run.ts measures the upload: the client, the server and s3rver share both cores.
   const fs = await startNode(3927, {}, cleanup, false);
   const fsToken = createToken(fs);
-  const fsSpan = measureCpu({ server: [pidOf(fs.child)] });
+  const fsSpan = measureCpu({ server: [pidOf(fs.child)], 'bench (client)': [process.pid] });
   const onFiles: UploadRun = { name: 'files (embedded)', upload: await measureUpload(fs.base, fsToken, pidOf(fs.child), total), cpu: fsSpan() };
   await stop(fs.child);
 
@@ -187,7 +188,7 @@ async function uploads(mib: number, cleanup: Cleanup): Promise<string[]> {
   cleanup.add(() => stack.stop());
   const s3 = await startNode(3928, stack.env, cleanup, false);
   const s3Token = createToken(s3);
-  const s3Span = measureCpu({ server: [pidOf(s3.child)], s3rver: stack.s3Pids(), postgres: stack.postgresPids() });
+  const s3Span = measureCpu({ server: [pidOf(s3.child)], s3rver: stack.s3Pids(), postgres: stack.postgresPids(), 'bench (client)': [process.pid] });
   const onS3: UploadRun = { name: 'S3 (s3rver, PostgreSQL)', upload: await measureUpload(s3.base, s3Token, pidOf(s3.child), total), cpu: s3Span() };
   await stop(s3.child);
 
