@@ -30,6 +30,7 @@ const HOSTILE_RECORDS = Number(process.env['BENCH_HOSTILE_RECORDS'] ?? 100000);
 const HOSTILE_ENGINE = process.env['BENCH_HOSTILE_ENGINE'] ?? 'sqlite';
 const HOSTILE_SECONDS = Number(process.env['BENCH_HOSTILE_SECONDS'] ?? 15);
 const STACKS = process.env['BENCH_STACKS'] !== '0';
+const STACKS_ROUNDS = Number(process.env['BENCH_STACKS_ROUNDS'] ?? 3);
 
 function mib(n: number) {
   return n / 1024 / 1024;
@@ -83,4 +84,4 @@ console.log(await httpBench(SECONDS));
 await main();
 if (SEARCH_RECORDS > 0) console.log(`\n${await searchBench(SEARCH_RECORDS, SEARCH_ENGINES)}`);
 if (HOSTILE_RECORDS > 0) console.log(`\n${await hostileBench(HOSTILE_RECORDS, HOSTILE_ENGINE, HOSTILE_SECONDS)}`);
-if (STACKS) console.log(`\n${await stacksBench(SECONDS, UPLOAD_MIB)}`);
+if (STACKS) console.log(`\n${await stacksBench(SECONDS, UPLOAD_MIB, STACKS_ROUNDS)}`);

@@ -5,7 +5,8 @@
  *     core used, and the balancer's own cost measured in front of a plain node:http server.
  *  2. A large upload through `PUT .../content` into files and into S3 (s3rver), MiB/s and the
  *     server's extra RSS.
- *   `tsx bench/stacks.ts [seconds]` runs it alone (`BENCH_UPLOAD_MIB`, default 1024, sizes the upload).
+ *   `tsx bench/stacks.ts [seconds]` runs it alone (`BENCH_UPLOAD_MIB`, default 1024, sizes the
+ *   upload; `BENCH_STACKS_ROUNDS`, default 3, the rounds of GETs).
  */
 import { execFileSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -97,49 +98,50 @@ function describeRun(r: Run): string[] {
   ];
 }
 
-async function recordGets(seconds: number, cleanup: Cleanup): Promise<string[]> {
-  const runs: Run[] = [];
+interface Scenario {
+  name: string;
+  url: string;
+  /** Asked after each warm-up, once PostgreSQL has its backends. */
+  pids: () => Record<string, number[]>;
+}
+
+/** What the cores do over a second while nothing of the bench runs: other work on the machine. */
+async function backgroundLoad(): Promise<number> {
+  const idle = measureCpu({});
+  await new Promise((r) => setTimeout(r, 1000));
+  return idle().cores.reduce((sum, c) => sum + c, 0);
+}
+
+/** The run with the median rate of a scenario's rounds, with the range of all of them. */
+function median(runs: Run[]): { run: Run; low: number; high: number } {
+  const sorted = [...runs].sort((x, y) => x.result.perSecond - y.result.perSecond);
+  return { run: sorted[Math.floor((sorted.length - 1) / 2)] as Run, low: sorted[0]?.result.perSecond ?? 0, high: sorted[sorted.length - 1]?.result.perSecond ?? 0 };
+}
+
+/**
+ * Every set-up is started first and left running, then the scenarios take turns for `rounds`
+ * rounds, and each reports its median round: work elsewhere on the machine then weighs on all of
+ * them alike instead of on whichever ran while it did. Before each round the cores are measured
+ * for a second with nothing of the bench running, so a busy machine shows in the figures.
+ */
+async function recordGets(seconds: number, rounds: number, cleanup: Cleanup): Promise<string[]> {
   // (a) The embedded stack.
   const embedded = await startNode(3920, {}, cleanup, true);
-  const embeddedToken = createToken(embedded);
-  const { record } = await seedHotPaths(embedded.base, embeddedToken);
+  const { record } = await seedHotPaths(embedded.base, createToken(embedded));
   const path = `/api/records/${record}`;
   const answer = await fetch(`${embedded.base}${path}`);
   if (answer.status !== 200) throw new Error(`${path} answered ${answer.status}`);
   const captured: CapturedAnswer = { type: answer.headers.get('content-type') ?? 'application/json', body: Buffer.from(await answer.arrayBuffer()).toString('base64') };
-  runs.push(await load('embedded (SQLite + files), one server', `${embedded.base}${path}`, seconds, () => ({ server: [pidOf(embedded.child)] })));
-  await stop(embedded.child);
 
   // (b) and (c): PostgreSQL + S3, one node alone, one node behind the balancer, two behind it.
   const stack = await startPostgresS3Stack();
   cleanup.add(() => stack.stop());
   const a = await startNode(3921, stack.env, cleanup, true);
   const b = await startNode(3922, stack.env, cleanup, true);
-  const token = createToken(a);
-  const { record: shared } = await seedHotPaths(a.base, token);
+  const { record: shared } = await seedHotPaths(a.base, createToken(a));
   const sharedPath = `/api/records/${shared}`;
-  const one = await load('PostgreSQL + S3, one node', `${a.base}${sharedPath}`, seconds, () => ({ node: [pidOf(a.child)], postgres: stack.postgresPids() }));
-  runs.push(one);
   const soloBalancer = await startHelper(['bench/round-robin-balancer.ts', '3923', '3921'], cleanup);
-  runs.push(
-    await load('PostgreSQL + S3, one node behind the balancer', `http://127.0.0.1:3923${sharedPath}`, seconds, () => ({
-      node: [pidOf(a.child)],
-      balancer: [pidOf(soloBalancer)],
-      postgres: stack.postgresPids(),
-    })),
-  );
-  await stop(soloBalancer);
   const pairBalancer = await startHelper(['bench/round-robin-balancer.ts', '3924', '3921', '3922'], cleanup);
-  const two = await load('PostgreSQL + S3, two nodes behind the balancer', `http://127.0.0.1:3924${sharedPath}`, seconds, () => ({
-    'node A': [pidOf(a.child)],
-    'node B': [pidOf(b.child)],
-    balancer: [pidOf(pairBalancer)],
-    postgres: stack.postgresPids(),
-  }));
-  runs.push(two);
-  await stop(pairBalancer);
-  await stop(a.child);
-  await stop(b.child);
 
   // The balancer's own cost, in front of a server that does nothing else.
   const answersDir = mkdtempSync(join(tmpdir(), 'krs-bench-stacks-plain-'));
@@ -147,25 +149,43 @@ async function recordGets(seconds: number, cleanup: Cleanup): Promise<string[]> 
   const answersFile = join(answersDir, 'answers.json');
   writeFileSync(answersFile, JSON.stringify({ [path]: captured }));
   const plain = await startHelper(['bench/plain-server.ts', '3925', answersFile], cleanup);
-  const plainDirect = await load('plain node:http server', `http://127.0.0.1:3925${path}`, seconds, () => ({ plain: [pidOf(plain)] }));
   const plainBalancer = await startHelper(['bench/round-robin-balancer.ts', '3926', '3925'], cleanup);
-  const plainBehind = await load('plain node:http server behind the balancer', `http://127.0.0.1:3926${path}`, seconds, () => ({
-    plain: [pidOf(plain)],
-    balancer: [pidOf(plainBalancer)],
-  }));
-  await stop(plainBalancer);
-  await stop(plain);
-  runs.push(plainDirect, plainBehind);
 
-  const scaling = two.result.perSecond / one.result.perSecond;
-  const [embeddedRun, , behindOne] = runs as [Run, Run, Run];
-  const where = placement ? `servers, balancer and PostgreSQL on core(s) ${placement.servers}, wrk on core ${placement.generator}` : 'nothing pinned (one core, or no taskset)';
+  const scenarios: Scenario[] = [
+    { name: 'embedded (SQLite + files), one server', url: `${embedded.base}${path}`, pids: () => ({ server: [pidOf(embedded.child)] }) },
+    { name: 'PostgreSQL + S3, one node', url: `${a.base}${sharedPath}`, pids: () => ({ node: [pidOf(a.child)], postgres: stack.postgresPids() }) },
+    {
+      name: 'PostgreSQL + S3, one node behind the balancer',
+      url: `http://127.0.0.1:3923${sharedPath}`,
+      pids: () => ({ node: [pidOf(a.child)], balancer: [pidOf(soloBalancer)], postgres: stack.postgresPids() }),
+    },
+    {
+      name: 'PostgreSQL + S3, two nodes behind the balancer',
+      url: `http://127.0.0.1:3924${sharedPath}`,
+      pids: () => ({ 'node A': [pidOf(a.child)], 'node B': [pidOf(b.child)], balancer: [pidOf(pairBalancer)], postgres: stack.postgresPids() }),
+    },
+    { name: 'plain node:http server', url: `http://127.0.0.1:3925${path}`, pids: () => ({ plain: [pidOf(plain)] }) },
+    { name: 'plain node:http server behind the balancer', url: `http://127.0.0.1:3926${path}`, pids: () => ({ plain: [pidOf(plain)], balancer: [pidOf(plainBalancer)] }) },
+  ];
+  const byScenario: Run[][] = scenarios.map(() => []);
+  const background: number[] = [];
+  for (let round = 0; round < rounds; round++) {
+    background.push(await backgroundLoad());
+    for (const [i, s] of scenarios.entries()) byScenario[i]?.push(await load(s.name, s.url, seconds, s.pids));
+  }
+
+  const medians = byScenario.map(median);
+  const rate = (i: number) => medians[i]?.run.result.perSecond ?? Number.NaN;
+  const [embeddedRate, oneRate, behindOneRate, twoRate, plainRate, plainBehindRate] = [rate(0), rate(1), rate(2), rate(3), rate(4), rate(5)];
+  const scaling = twoRate / oneRate;
+  const where = placement ? `servers, balancers and PostgreSQL on core(s) ${placement.servers}, wrk on core ${placement.generator}` : 'nothing pinned (one core, or no taskset)';
   return [
-    `GET /api/records/{id} on both stacks (wrk -t1 -c${CONNECTIONS} -d${seconds}s; servers from dist/; ${where})`,
-    ...runs.flatMap(describeRun),
-    `  PostgreSQL + S3 one node / embedded: ${(one.result.perSecond / embeddedRun.result.perSecond).toFixed(2)}x`,
-    `  two nodes / one node: ${scaling.toFixed(2)}x (target >= ${SCALING_TARGET}x: ${scaling >= SCALING_TARGET ? 'met' : 'NOT met'}); two nodes / one node, both behind the balancer: ${(two.result.perSecond / behindOne.result.perSecond).toFixed(2)}x`,
-    `  the balancer alone keeps ${pct(plainBehind.result.perSecond / plainDirect.result.perSecond)} of a plain server's rate`,
+    `GET /api/records/{id} on both stacks (wrk -t1 -c${CONNECTIONS} -d${seconds}s, median of ${rounds} rounds taken in turn; servers from dist/; ${where})`,
+    `  background, nothing of the bench running: ${background.map(pct).join(', ')} of a core before each round`,
+    ...medians.flatMap(({ run, low, high }) => [...describeRun(run), `    rounds ${low.toFixed(0)}-${high.toFixed(0)} req/s`]),
+    `  PostgreSQL + S3 one node / embedded: ${(oneRate / embeddedRate).toFixed(2)}x`,
+    `  two nodes / one node: ${scaling.toFixed(2)}x (target >= ${SCALING_TARGET}x: ${scaling >= SCALING_TARGET ? 'met' : 'NOT met'}); two nodes / one node, both behind the balancer: ${(twoRate / behindOneRate).toFixed(2)}x`,
+    `  the balancer alone keeps ${pct(plainBehindRate / plainRate)} of a plain server's rate`,
   ];
 }
 
@@ -180,6 +200,7 @@ async function uploads(mib: number, cleanup: Cleanup): Promise<string[]> {
   // Not pinned, as bench/run.ts measures the upload: the client, the server and s3rver share both cores.
   const fs = await startNode(3927, {}, cleanup, false);
   const fsToken = createToken(fs);
+  const fsBackground = await backgroundLoad();
   const fsSpan = measureCpu({ server: [pidOf(fs.child)], 'bench (client)': [process.pid] });
   const onFiles: UploadRun = { name: 'files (embedded)', upload: await measureUpload(fs.base, fsToken, pidOf(fs.child), total), cpu: fsSpan() };
   await stop(fs.child);
@@ -188,6 +209,7 @@ async function uploads(mib: number, cleanup: Cleanup): Promise<string[]> {
   cleanup.add(() => stack.stop());
   const s3 = await startNode(3928, stack.env, cleanup, false);
   const s3Token = createToken(s3);
+  const s3Background = await backgroundLoad();
   const s3Span = measureCpu({ server: [pidOf(s3.child)], s3rver: stack.s3Pids(), postgres: stack.postgresPids(), 'bench (client)': [process.pid] });
   const onS3: UploadRun = { name: 'S3 (s3rver, PostgreSQL)', upload: await measureUpload(s3.base, s3Token, pidOf(s3.child), total), cpu: s3Span() };
   await stop(s3.child);
@@ -199,20 +221,20 @@ async function uploads(mib: number, cleanup: Cleanup): Promise<string[]> {
   };
   const extra = (r: UploadRun) => r.upload.rssPeak - r.upload.rssBefore;
   return [
-    `Upload of ${mib} MiB through PUT .../content, streamed (nothing pinned)`,
+    `Upload of ${mib} MiB through PUT .../content, streamed (nothing pinned; background before each: ${pct(fsBackground)}, ${pct(s3Background)} of a core)`,
     line(onFiles),
     line(onS3),
     `  ratio S3/files ${pct(onS3.upload.mibPerSecond / onFiles.upload.mibPerSecond)}; extra RSS S3 ${extra(onS3).toFixed(0)} MiB against ${extra(onFiles).toFixed(0)} MiB (target < 64 MiB: ${extra(onS3) < 64 ? 'met' : 'NOT met'})`,
   ];
 }
 
-export async function stacksBench(seconds: number, uploadMib: number): Promise<string> {
+export async function stacksBench(seconds: number, uploadMib: number, rounds = 3): Promise<string> {
   if (!hasWrk()) return 'Both stacks: skipped, `wrk` is not installed (Debian: apt-get install wrk).';
   keepOffGeneratorCore();
   execFileSync('pnpm', ['exec', 'tsc', '-b', 'tsconfig.build.json'], { cwd: serverDir, stdio: 'inherit' });
   const cleanup = new Cleanup();
   try {
-    const gets = await recordGets(seconds, cleanup);
+    const gets = await recordGets(seconds, rounds, cleanup);
     await cleanup.run();
     return [...gets, ...(await uploads(uploadMib, cleanup))].join('\n');
   } finally {
@@ -221,5 +243,5 @@ export async function stacksBench(seconds: number, uploadMib: number): Promise<s
 }
 
 if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  console.log(await stacksBench(Number(process.argv[2] ?? 5), Number(process.env['BENCH_UPLOAD_MIB'] ?? 1024)));
+  console.log(await stacksBench(Number(process.argv[2] ?? 5), Number(process.env['BENCH_UPLOAD_MIB'] ?? 1024), Number(process.env['BENCH_STACKS_ROUNDS'] ?? 3)));
 }
