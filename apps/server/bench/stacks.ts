@@ -93,7 +93,7 @@ function describeRun(r: Run): string[] {
   const other = Math.max(0, r.cpu.cores.reduce((sum, c) => sum + c, 0) - named);
   const flag = generatorCpu > GENERATOR_LIMIT ? '  FLAGGED: the generator may be the limit' : '';
   return [
-    `  ${r.name.padEnd(42)} ${perSecond.toFixed(0).padStart(6)} req/s  p50 ${p50.toFixed(2)} ms  p99 ${p99.toFixed(2)} ms  errors ${errors}`,
+    `  ${r.name.padEnd(47)} ${perSecond.toFixed(0).padStart(6)} req/s  p50 ${p50.toFixed(2)} ms  p99 ${p99.toFixed(2)} ms  errors ${errors}`,
     `    CPU: ${[...processes, `generator ${pct(generatorCpu)}`, `other ${pct(other)}`].join(', ')}; cores ${r.cpu.cores.map((c, i) => `${i}: ${pct(c)}`).join(', ')}${flag}`,
   ];
 }
