@@ -35,7 +35,8 @@ async function call(method: string, url: string, token: string, body?: unknown):
   return (await res.json()) as Record<string, any>;
 }
 
-async function seed(base: string, token: string): Promise<{ record: string; draft: string }> {
+/** A published record with a 1 KiB file, nine more published, and an open draft: the paths' subjects. */
+export async function seedHotPaths(base: string, token: string): Promise<{ record: string; draft: string }> {
   const metadata = {
     title: 'Benchmark record about flood extent in the Niger delta',
     publication_date: '2024-01-01',
@@ -85,7 +86,7 @@ export async function httpBench(seconds: number): Promise<string> {
   const { child: server } = await startCompiled(env, pinned);
   const lines: string[] = [];
   try {
-    const { record, draft } = await seed(base, token);
+    const { record, draft } = await seedHotPaths(base, token);
     const scenarios: Scenario[] = [
       { name: 'GET /api/records/{id}', path: `/api/records/${record}`, headers: {} },
       { name: 'GET /api/records/{id}/draft', path: `/api/records/${draft}/draft`, headers: auth },

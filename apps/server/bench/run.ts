@@ -6,17 +6,21 @@
  *     fsync (target >= 70% of its MiB/s, under 64 MiB of extra server RSS).
  *  3. Search over HTTP on generated published records, per engine (bench/search.ts).
  *  4. The hostile mix: cheap GETs beside pathological searches and maximal bodies (bench/hostile.ts).
+ *  5. Both stacks side by side: the record GET on SQLite + files, on PostgreSQL + S3 with one node
+ *     and with two behind a round-robin balancer, and the upload into files and into S3
+ *     (bench/stacks.ts; `BENCH_STACKS=0` skips it).
  */
 import { execFileSync } from 'node:child_process';
-import { createWriteStream, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createWriteStream, mkdtempSync, rmSync } from 'node:fs';
 import { open } from 'node:fs/promises';
-import http from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { httpBench } from './http.ts';
 import { hostileBench } from './hostile.ts';
 import { searchBench } from './search.ts';
-import { serverDir, startCompiled, statusKiB, tsx } from './server-process.ts';
+import { stacksBench } from './stacks.ts';
+import { serverDir, startCompiled, tsx } from './server-process.ts';
+import { measureUpload } from './upload.ts';
 
 const SECONDS = Number(process.env['BENCH_SECONDS'] ?? 8);
 const UPLOAD_MIB = Number(process.env['BENCH_UPLOAD_MIB'] ?? 1024);
@@ -25,44 +29,11 @@ const SEARCH_ENGINES = (process.env['BENCH_SEARCH_ENGINES'] ?? 'sqlite,minisearc
 const HOSTILE_RECORDS = Number(process.env['BENCH_HOSTILE_RECORDS'] ?? 100000);
 const HOSTILE_ENGINE = process.env['BENCH_HOSTILE_ENGINE'] ?? 'sqlite';
 const HOSTILE_SECONDS = Number(process.env['BENCH_HOSTILE_SECONDS'] ?? 15);
-
-async function json(method: string, url: string, token: string, body?: unknown): Promise<any> {
-  const res = await fetch(url, {
-    method,
-    headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  return res.json();
-}
+const STACKS = process.env['BENCH_STACKS'] !== '0';
+const STACKS_ROUNDS = Number(process.env['BENCH_STACKS_ROUNDS'] ?? 3);
 
 function mib(n: number) {
   return n / 1024 / 1024;
-}
-
-/** Streams `total` bytes of a repeated 1 MiB chunk; the client never holds the whole body. */
-function upload(url: string, token: string, total: number): Promise<number> {
-  const chunk = Buffer.alloc(1024 * 1024, 7);
-  return new Promise((ok, fail) => {
-    const t0 = performance.now();
-    const req = http.request(url, {
-      method: 'PUT',
-      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/octet-stream', 'content-length': total },
-    });
-    req.on('response', (res) => {
-      res.resume();
-      res.on('end', () => (res.statusCode === 200 ? ok((performance.now() - t0) / 1000) : fail(new Error(`upload answered ${res.statusCode}`))));
-    });
-    req.on('error', fail);
-    let sent = 0;
-    const pump = () => {
-      while (sent < total) {
-        sent += chunk.length;
-        if (!req.write(chunk)) return void req.once('drain', pump);
-      }
-      req.end();
-    };
-    pump();
-  });
 }
 
 async function plainWrite(dir: string, total: number): Promise<number> {
@@ -91,31 +62,18 @@ async function main() {
 
   // From dist/, built by httpBench above.
   const { child: server } = await startCompiled(env);
-  const metadata = {
-    title: 'Benchmark record about flood extent in the Niger delta',
-    publication_date: '2024-01-01',
-    resource_type: { id: 'dataset' },
-    creators: [{ person_or_org: { type: 'personal', given_name: 'Ada', family_name: 'Obi' } }],
-  };
-  const uploadDraft = await json('POST', `${base}/api/records`, token, { metadata });
-  await json('POST', `${base}/api/records/${uploadDraft.id}/draft/files`, token, [{ key: 'big.bin' }]);
-  const pid = server.pid ?? 0;
-  // Reset the kernel's peak-RSS mark so the peak below belongs to the upload alone.
-  writeFileSync(`/proc/${pid}/clear_refs`, '5');
-  const rssBefore = statusKiB(pid, 'VmRSS');
   const total = UPLOAD_MIB * 1024 * 1024;
-  const uploadSeconds = await upload(`${base}/api/records/${uploadDraft.id}/draft/files/big.bin/content`, token, total);
-  const peak = statusKiB(pid, 'VmHWM');
+  const upload = await measureUpload(base, token, server.pid ?? 0, total);
   server.kill('SIGTERM');
   const plainSeconds = await plainWrite(dataDir, total);
   rmSync(dataDir, { recursive: true, force: true });
 
-  const uploadRate = mib(total) / uploadSeconds;
+  const uploadRate = upload.mibPerSecond;
   const plainRate = mib(total) / plainSeconds;
-  const extraRss = (peak - rssBefore) / 1024;
+  const extraRss = upload.rssPeak - upload.rssBefore;
   const pct = (x: number) => `${(x * 100).toFixed(0)}%`;
   console.log('');
-  console.log(`upload ${UPLOAD_MIB} MiB            ${uploadRate.toFixed(0)} MiB/s, server RSS ${(rssBefore / 1024).toFixed(0)} MiB before, peak ${(peak / 1024).toFixed(0)} MiB (+${extraRss.toFixed(0)} MiB)`);
+  console.log(`upload ${UPLOAD_MIB} MiB            ${uploadRate.toFixed(0)} MiB/s, server RSS ${upload.rssBefore.toFixed(0)} MiB before, peak ${upload.rssPeak.toFixed(0)} MiB (+${extraRss.toFixed(0)} MiB)`);
   console.log(`plain fs write + fsync  ${plainRate.toFixed(0)} MiB/s`);
   console.log(
     `  ratio ${pct(uploadRate / plainRate)} of the plain write (target >= 70%: ${uploadRate / plainRate >= 0.7 ? 'met' : 'NOT met'}); extra RSS target < 64 MiB: ${extraRss < 64 ? 'met' : 'NOT met'}`,
@@ -126,3 +84,4 @@ console.log(await httpBench(SECONDS));
 await main();
 if (SEARCH_RECORDS > 0) console.log(`\n${await searchBench(SEARCH_RECORDS, SEARCH_ENGINES)}`);
 if (HOSTILE_RECORDS > 0) console.log(`\n${await hostileBench(HOSTILE_RECORDS, HOSTILE_ENGINE, HOSTILE_SECONDS)}`);
+if (STACKS) console.log(`\n${await stacksBench(SECONDS, UPLOAD_MIB, STACKS_ROUNDS)}`);

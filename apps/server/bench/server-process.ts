@@ -59,7 +59,8 @@ function startCommand(command: string, argv: string[], env: NodeJS.ProcessEnv): 
 /** SIGTERM, then wait for the exit (the server saves its search state on the way out). */
 export function stop(child: ChildProcess): Promise<void> {
   return new Promise((ok) => {
-    if (child.exitCode !== null) return ok();
+    // A process killed by a signal has no exit code, only a signal code: stopped either way.
+    if (child.exitCode !== null || child.signalCode !== null) return ok();
     child.once('exit', () => ok());
     child.kill('SIGTERM');
   });

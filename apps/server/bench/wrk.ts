@@ -8,7 +8,7 @@
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { availableParallelism } from 'node:os';
-import { readFileSync } from 'node:fs';
+import { cpuTicks, TICKS_PER_SECOND } from './cpu.ts';
 
 export interface WrkResult {
   perSecond: number;
@@ -64,17 +64,19 @@ export function pinned(command: string, args: string[]): [string, string[]] {
  * shows up as the servers' tail latency (p99 of 150-250 ms where the server itself answered in 17).
  */
 export function keepOffGeneratorCore(): void {
-  if (canPin) execFileSync('taskset', ['-a', '-p', '-c', SERVER_CORES, String(process.pid)], { stdio: 'ignore' });
+  pinToServerCores(process.pid);
 }
 
-/** Clock ticks of CPU (user + system) a process has used so far. */
-function cpuTicks(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  // Fields after the command name (which may hold spaces) start after the last ')'.
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return Number(fields[11]) + Number(fields[12]);
+/**
+ * Moves a running process (all its threads) to the servers' cores; processes it forks later
+ * inherit that (PostgreSQL's backends, forked by the postmaster per connection).
+ */
+export function pinToServerCores(pid: number): void {
+  if (canPin) execFileSync('taskset', ['-a', '-p', '-c', SERVER_CORES, String(pid)], { stdio: 'ignore' });
 }
-const TICKS_PER_SECOND = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+
+/** Which cores run what, for the figures' headings. */
+export const placement = canPin ? { servers: SERVER_CORES, generator: GENERATOR_CORE } : null;
 
 const unit = { us: 0.001, ms: 1, s: 1000 } as const;
 function millis(text: string | undefined): number {

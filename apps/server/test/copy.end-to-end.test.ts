@@ -2,7 +2,7 @@
  * Moving up: an embedded deployment with records and files is copied with `krs copy` into
  * PostgreSQL and S3, and a server started on those serves the same records and bytes.
  */
-import { execFile, type ChildProcess } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,7 +10,7 @@ import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
 import { freshDatabase } from '../../../packages/adapters/test/postgres-fixture.ts';
 import { freePort, serverDir, startServer, tsx, type RealServer } from './real-server.ts';
-import { startS3rver } from './s3rver-process.ts';
+import { startTestS3 } from './test-s3.ts';
 
 const cleanup: (() => Promise<void> | void)[] = [];
 afterAll(async () => {
@@ -31,10 +31,9 @@ const run = (env: NodeJS.ProcessEnv, ...args: string[]) => promisify(execFile)(t
 describe('krs copy', () => {
   it('copies an embedded deployment into PostgreSQL and S3, verified, and a server on them serves it', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'krs-copy-'));
-    const s3Dir = mkdtempSync(join(tmpdir(), 'krs-copy-s3-'));
-    cleanup.push(() => rmSync(dataDir, { recursive: true, force: true }), () => rmSync(s3Dir, { recursive: true, force: true }));
-    const s3: { child: ChildProcess; endpoint: string } = await startS3rver(s3Dir, 'krs-up');
-    cleanup.push(() => void s3.child.kill());
+    cleanup.push(() => rmSync(dataDir, { recursive: true, force: true }));
+    const s3 = await startTestS3('krs-up');
+    cleanup.push(() => s3.stop());
 
     const embedded = await serve({}, dataDir);
     const token = (await run(embedded.env, 'tokens', 'create', '--user', 'ada@example.org')).stdout.trim();
@@ -52,16 +51,16 @@ describe('krs copy', () => {
     await embedded.server.stop();
 
     const url = await freshDatabase();
-    const s3Env = { KRS_S3_FORCE_PATH_STYLE: 'true', AWS_ENDPOINT_URL_S3: s3.endpoint, AWS_REGION: 'us-east-1', AWS_ACCESS_KEY_ID: 'S3RVER', AWS_SECRET_ACCESS_KEY: 'S3RVER' };
-    const copied = await run({ ...embedded.env, ...s3Env }, 'copy', '--to', url, '--storage', 's3://krs-up/site', '--json');
+    const storage = `s3://${s3.bucket}/site`;
+    const copied = await run({ ...embedded.env, ...s3.env }, 'copy', '--to', url, '--storage', storage, '--json');
     const report = JSON.parse(copied.stdout);
     expect(report.ok).toBe(true);
     expect(report.tables.find((t: { table: string }) => t.table === 'record')).toMatchObject({ source: 1, target: 1, matches: true });
     expect(report.blobs).toMatchObject({ copied: 1, skipped: 0, verified: 1, differing: [] });
     // Again: nothing new to copy, still the same.
-    expect(JSON.parse((await run({ ...embedded.env, ...s3Env }, 'copy', '--to', url, '--storage', 's3://krs-up/site', '--json')).stdout).blobs).toMatchObject({ copied: 0, skipped: 1 });
+    expect(JSON.parse((await run({ ...embedded.env, ...s3.env }, 'copy', '--to', url, '--storage', storage, '--json')).stdout).blobs).toMatchObject({ copied: 0, skipped: 1 });
 
-    const moved = await serve({ ...s3Env, KRS_DATABASE_URL: url, KRS_STORAGE: 's3://krs-up/site' }, mkdtempSync(join(tmpdir(), 'krs-copy-node-')));
+    const moved = await serve({ ...s3.env, KRS_DATABASE_URL: url, KRS_STORAGE: storage }, mkdtempSync(join(tmpdir(), 'krs-copy-node-')));
     const after = JSON.parse((await call(moved.base, 'GET', `/api/records/${id}`)).text);
     expect(after.metadata).toEqual(before.metadata);
     expect(after.revision_id).toBe(before.revision_id);

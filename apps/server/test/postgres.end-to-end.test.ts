@@ -5,7 +5,7 @@
  * both publish it once, and a node killed mid-upload leaves the other serving and nothing
  * half-written visible.
  */
-import { execFile, type ChildProcess } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,7 +13,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freshDatabase } from '../../../packages/adapters/test/postgres-fixture.ts';
 import { freePort, serverDir, startServer, tsx, type RealServer } from './real-server.ts';
-import { startS3rver } from './s3rver-process.ts';
+import { startTestS3, type TestS3 } from './test-s3.ts';
 
 interface Node {
   base: string;
@@ -22,7 +22,7 @@ interface Node {
 }
 const nodes: Node[] = [];
 let token = '';
-let s3: { child: ChildProcess; endpoint: string } | null = null;
+let s3: TestS3 | null = null;
 const dirs: string[] = [];
 
 async function startNode(shared: NodeJS.ProcessEnv): Promise<Node> {
@@ -35,17 +35,11 @@ async function startNode(shared: NodeJS.ProcessEnv): Promise<Node> {
 }
 
 beforeAll(async () => {
-  const s3Dir = mkdtempSync(join(tmpdir(), 'krs-pg-s3-'));
-  dirs.push(s3Dir);
-  s3 = await startS3rver(s3Dir, 'krs-nodes');
+  s3 = await startTestS3('krs-nodes');
   const shared = {
+    ...s3.env,
     KRS_DATABASE_URL: await freshDatabase(),
-    KRS_STORAGE: 's3://krs-nodes/site',
-    KRS_S3_FORCE_PATH_STYLE: 'true',
-    AWS_ENDPOINT_URL_S3: s3.endpoint,
-    AWS_REGION: 'us-east-1',
-    AWS_ACCESS_KEY_ID: 'S3RVER',
-    AWS_SECRET_ACCESS_KEY: 'S3RVER',
+    KRS_STORAGE: `s3://${s3.bucket}/site`,
     // Access links made through one node must open on the other.
     KRS_SECRET_KEY: 'a-secret-shared-by-every-node-of-this-test-0123456789',
   };
@@ -55,7 +49,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   for (const n of nodes) await n.server.stop();
-  s3?.child.kill();
+  await s3?.stop();
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
 });
 

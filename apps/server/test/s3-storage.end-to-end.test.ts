@@ -1,29 +1,26 @@
 /**
- * The server with `KRS_STORAGE=s3://...` against a real S3 server (s3rver, a process of its own):
+ * The server with `KRS_STORAGE=s3://...` against a real S3 server (s3rver, a process of its own,
+ * or the endpoint in `KRS_TEST_S3_ENDPOINT`):
  * a file goes up through the three-step API, is published, and comes back by a Range request,
  * while the data dir holds no blob.
  */
-import { execFile, type ChildProcess } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort, serverDir, startServer, tsx, type RealServer } from './real-server.ts';
-import { startS3rver } from './s3rver-process.ts';
+import { startTestS3, type TestS3 } from './test-s3.ts';
 
-const bucket = 'krs-e2e';
-let s3rver: ChildProcess;
-let s3Dir = '';
+let s3: TestS3;
 let server: RealServer;
 let base = '';
 let env: NodeJS.ProcessEnv;
 
 beforeAll(async () => {
-  s3Dir = mkdtempSync(join(tmpdir(), 'krs-s3rver-'));
-  const s3 = await startS3rver(s3Dir, bucket);
-  s3rver = s3.child;
+  s3 = await startTestS3('krs-e2e');
   const port = await freePort();
   base = `http://127.0.0.1:${port}`;
   env = {
@@ -32,25 +29,16 @@ beforeAll(async () => {
     KRS_DATA_DIR: mkdtempSync(join(tmpdir(), 'krs-e2e-s3-')),
     KRS_BASE_URL: base,
     INIT_CWD: serverDir,
-    KRS_STORAGE: `s3://${bucket}/deploy-1`,
-    KRS_S3_FORCE_PATH_STYLE: 'true',
-    AWS_ENDPOINT_URL_S3: s3.endpoint,
-    AWS_REGION: 'us-east-1',
-    AWS_ACCESS_KEY_ID: 'S3RVER',
-    AWS_SECRET_ACCESS_KEY: 'S3RVER',
+    ...s3.env,
+    KRS_STORAGE: `s3://${s3.bucket}/deploy-1`,
   };
   server = await startServer(env);
 }, 90_000);
 
 afterAll(async () => {
   await server?.stop();
-  await new Promise<void>((ok) => {
-    if (!s3rver || s3rver.exitCode !== null || s3rver.signalCode !== null) return ok();
-    s3rver.on('exit', () => ok());
-    s3rver.kill('SIGTERM');
-  });
+  await s3?.stop();
   rmSync(env['KRS_DATA_DIR'] ?? '', { recursive: true, force: true });
-  rmSync(s3Dir, { recursive: true, force: true });
 });
 
 const cli = async (...args: string[]) => (await promisify(execFile)(tsx, ['src/cli.ts', ...args], { cwd: serverDir, env, encoding: 'utf8' })).stdout.trim();
@@ -104,8 +92,7 @@ describe('S3 storage end to end', () => {
     expect(new Uint8Array(await ranged.arrayBuffer())).toEqual(body.subarray(start, end + 1));
 
     // The bytes are in the bucket under the prefix, and nowhere in the data dir.
-    const objects = readdirSync(join(s3Dir, bucket, 'deploy-1', 'blobs')).filter((name) => name.endsWith('._S3rver_object'));
-    expect(objects).toHaveLength(1);
+    expect(await s3.keys('deploy-1/blobs/')).toHaveLength(1);
     expect(existsSync(join(env['KRS_DATA_DIR'] ?? '', 'files', 'blobs'))).toBe(false);
     // The readiness probe asks the bucket too.
     expect((await call('GET', '/readyz', null)).status).toBe(200);
@@ -115,8 +102,10 @@ describe('S3 storage end to end', () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'krs-e2e-s3-'));
     try {
       // On Node 20 the AWS SDK's NodeVersionSupportWarning may come first; the krs line is the last.
-      const started = startServer({ ...env, PORT: String(await freePort()), KRS_DATA_DIR: dataDir, KRS_STORAGE: 's3://no-such-bucket' }, { captureStderr: true });
-      await expect(started).rejects.toThrow(/\skrs: [^\n]*S3 storage s3:\/\/no-such-bucket is not usable: bucket no-such-bucket does not exist\n$/);
+      // Named after this run's bucket: a fixed name might exist on a shared endpoint.
+      const absent = `${s3.bucket}-absent`;
+      const started = startServer({ ...env, PORT: String(await freePort()), KRS_DATA_DIR: dataDir, KRS_STORAGE: `s3://${absent}` }, { captureStderr: true });
+      await expect(started).rejects.toThrow(new RegExp(`\\skrs: [^\\n]*S3 storage s3://${absent} is not usable: bucket ${absent} does not exist\\n$`));
     } finally {
       rmSync(dataDir, { recursive: true, force: true });
     }

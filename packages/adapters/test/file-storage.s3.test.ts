@@ -4,11 +4,12 @@ import { S3Client } from '@aws-sdk/client-s3';
 import type { FileStorage } from '@krs/domain';
 import { createS3FileStorage } from '../src/storage/s3-file-storage.ts';
 import { fileStorageContract } from './contracts/file-storage.contract.ts';
-import { startS3rver } from './s3rver-fixture.ts';
+import { externalS3Endpoint } from './external-s3.ts';
+import { startTestS3, type TestS3 } from './s3rver-fixture.ts';
 
-let s3: Awaited<ReturnType<typeof startS3rver>>;
+let s3: TestS3;
 beforeAll(async () => {
-  s3 = await startS3rver();
+  s3 = await startTestS3();
 });
 afterAll(async () => {
   await s3.close();
@@ -18,7 +19,7 @@ let runs = 0;
 /** Every storage gets its own prefix in the one bucket, so the contract's listings start empty. */
 const fresh = (prefix = `run-${++runs}`) => createS3FileStorage(s3.client(), { bucket: s3.bucket, prefix });
 
-fileStorageContract('S3 (s3rver)', async () => fresh());
+fileStorageContract(externalS3Endpoint() ? 'S3 (KRS_TEST_S3_ENDPOINT)' : 'S3 (s3rver)', async () => fresh());
 
 async function* text(s: string) {
   yield new TextEncoder().encode(s);
@@ -97,7 +98,7 @@ describe('S3 storage specifics', () => {
   });
 
   it('fails its readiness check when the bucket is missing', async () => {
-    await expect(createS3FileStorage(s3.client(), { bucket: 'no-such-bucket' }).check()).rejects.toThrow();
+    await expect(createS3FileStorage(s3.client(), { bucket: `${s3.bucket}-absent` }).check()).rejects.toThrow();
   });
 
   it('deletes twice without error, and then answers not_found for its head', async () => {
