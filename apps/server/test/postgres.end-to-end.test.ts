@@ -121,6 +121,8 @@ describe('two nodes on one PostgreSQL and one S3', () => {
     await new Promise((r) => a.server.child.once('exit', r));
     controller.abort();
     await upload;
+    // A is gone, not only its launcher.
+    expect(await fetch(`${a.base}/readyz`).then(() => 'answered', () => 'refused')).toBe('refused');
     const entry = await call(b, 'GET', `/api/records/${id}/draft/files/big.bin`);
     expect(entry.status).toBe(200);
     expect(entry.json.status).toBe('pending');

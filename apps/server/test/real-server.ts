@@ -30,7 +30,9 @@ export interface RealServer {
 }
 
 export async function startServer(env: NodeJS.ProcessEnv, options: { captureStderr?: boolean; timeoutMs?: number } = {}): Promise<RealServer> {
-  const child = spawn(tsx, ['src/main.ts'], { cwd: serverDir, env, stdio: ['ignore', 'pipe', options.captureStderr ? 'pipe' : 'inherit'] });
+  // Node itself with tsx as a loader, not tsx's launcher: the child is the server, so a signal
+  // sent to it (a SIGKILL in the middle of an upload) reaches the server, not a parent of it.
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { cwd: serverDir, env, stdio: ['ignore', 'pipe', options.captureStderr ? 'pipe' : 'inherit'] });
   let log = '';
   child.stderr?.on('data', (chunk: Buffer) => (log += chunk.toString()));
   await new Promise<void>((ok, fail) => {
