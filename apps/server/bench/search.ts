@@ -59,7 +59,8 @@ async function measureEngine(seedDir: string, engine: string, port: number): Pro
     // The seeded embedded store moved up with `krs copy`; the first start projects it into PostgreSQL.
     postgres ??= await startPostgres();
     const url = await postgres.freshDatabase();
-    execFileSync(tsx, ['src/cli.ts', 'copy', '--to', url], { cwd: serverDir, env, stdio: ['ignore', 'ignore', 'inherit'] });
+    const sources = { ...env, NODE_OPTIONS: [env['NODE_OPTIONS'], '--conditions=@krs/source'].filter(Boolean).join(' ') };
+    execFileSync(tsx, ['src/cli.ts', 'copy', '--to', url], { cwd: serverDir, env: sources, stdio: ['ignore', 'ignore', 'inherit'] });
     env['KRS_DATABASE_URL'] = url;
   } else env['KRS_SEARCH_ENGINE'] = engine;
   try {

@@ -20,7 +20,9 @@ export interface Started {
  * figures and its signals. Resolves once it prints "listening on"; rejects if it exits first.
  */
 export function start(args: string[], env: NodeJS.ProcessEnv): Promise<Started> {
-  return startCommand(process.execPath, ['--import', 'tsx', ...args], env);
+  // On the workspace packages' sources too: without the condition they resolve to their `dist/`,
+  // which may be older than the sources being measured.
+  return startCommand(process.execPath, ['--conditions=@krs/source', '--import', 'tsx', ...args], env);
 }
 
 /**
