@@ -24,6 +24,12 @@ import type {
 export interface RecordRepository {
   getDraft(id: string): Promise<DraftRecord | null>;
   getPublished(id: string): Promise<PublishedRecord | null>;
+  /**
+   * The revisions of a published version and of its parent, read together by primary key and
+   * cheap enough for every request: each write to either bumps one of them. Null when the
+   * version or its parent does not exist.
+   */
+  getPublishedRevisions(id: string): Promise<PublishedRevisions | null>;
   saveDraft(draft: DraftRecord, expectedRevision: number | null): Promise<void>;
   deleteDraft(id: string): Promise<void>;
   savePublished(record: PublishedRecord, expectedRevision: number | null): Promise<void>;
@@ -53,6 +59,12 @@ export interface RecordRepository {
    * be absent) and strictly after the `after` position, at most `limit`.
    */
   listPublishedByUpdate(query: UpdateOrderQuery): Promise<PublishedRecord[]>;
+}
+
+export interface PublishedRevisions {
+  kind: RecordKind;
+  revisionId: number;
+  parentRevisionId: number;
 }
 
 export interface UpdateOrderQuery {
