@@ -45,6 +45,12 @@ async function byIds<T>(ids: readonly string[], load: (chunk: string[]) => Promi
   return out;
 }
 
+interface RevisionsRow {
+  kind: string;
+  revision_id: number;
+  parent_revision_id: number;
+}
+
 /** Each save changes exactly one row or, by the checks in its statement, none. */
 function expectOneRow(result: InsertResult | UpdateResult): void {
   const changed = result instanceof InsertResult ? result.numInsertedOrUpdatedRows : result.numUpdatedRows;
@@ -62,7 +68,7 @@ export function createSqlRecordRepository(db: Kysely<Database>, options: { lockR
     return options.lockReads ? q.forUpdate() : q;
   };
   // Run on every anonymous record GET: built and compiled once, only the id changes.
-  let revisionsQuery: CompiledQuery<{ kind: string; revision_id: number; parent_revision_id: number }> | null = null;
+  let revisionsQuery: CompiledQuery<RevisionsRow> | null = null;
   return {
     async getDraft(id) {
       return parseRow(await from('draft').where('id', '=', id).executeTakeFirst(), rowToDraft);
@@ -77,7 +83,7 @@ export function createSqlRecordRepository(db: Kysely<Database>, options: { lockR
         .select(['record.kind', 'record.revision_id', 'parent.revision_id as parent_revision_id'])
         .where('record.id', '=', '')
         .compile();
-      const row = (await db.executeQuery({ ...revisionsQuery, parameters: [id] })).rows[0];
+      const row = (await db.executeQuery<RevisionsRow>({ ...revisionsQuery, parameters: [id] })).rows[0];
       // The kind column holds what recordToRow wrote from a typed record.
       return row === undefined ? null : { kind: row.kind as RecordKind, revisionId: Number(row.revision_id), parentRevisionId: Number(row.parent_revision_id) };
     },
