@@ -1,0 +1,63 @@
+/**
+ * Which requests the fast path may answer from a kept answer: an anonymous GET or HEAD of a
+ * published record, by an id, with nothing that could make the normal path answer otherwise.
+ * Anything else (credentials, cookies, conditional or range headers, other media types, a
+ * query string, an origin, headers not listed here) goes to the normal path.
+ */
+import type { IncomingMessage } from 'node:http';
+import type { RecordKind } from '@krs/domain';
+
+export interface FastTarget {
+  kind: RecordKind;
+  id: string;
+  /** The method and the path: kept answers are per method (a HEAD is answered as a HEAD was). */
+  key: string;
+}
+
+/** Ids as the server makes them; an id needing decoding, or dots a URL parser would resolve, goes the normal way. */
+const RECORD_PATH = /^\/api\/(records|packages)\/([A-Za-z0-9_-]{1,64})$/;
+
+/** Headers that cannot change the answer; `accept` only with one of ACCEPTED. */
+const HARMLESS = new Set(['host', 'user-agent', 'accept', 'accept-encoding', 'connection', 'x-request-id']);
+
+/** What the normal path answers with plain JSON, as `negotiate` decides it. */
+const ACCEPTED = new Set(['*/*', 'application/json', 'application/*']);
+
+/** Hosts the adapter takes as they are (it answers 400 for one its URL parser rewrites); kept per host, boundedly. */
+const hostVerdicts = new Map<string, boolean>();
+const MAX_HOSTS = 256;
+
+function hostAccepted(host: string): boolean {
+  let verdict = hostVerdicts.get(host);
+  if (verdict === undefined) {
+    verdict = /^[A-Za-z0-9.-]+(:\d{1,5})?$/.test(host) && parsesAsItself(host);
+    if (hostVerdicts.size >= MAX_HOSTS) hostVerdicts.clear();
+    hostVerdicts.set(host, verdict);
+  }
+  return verdict;
+}
+
+/** The check @hono/node-server makes before it builds a Request. */
+function parsesAsItself(host: string): boolean {
+  try {
+    const url = new URL(`http://${host}/`);
+    return url.hostname.length === host.length || url.hostname === host.replace(/:\d+$/, '');
+  } catch {
+    return false;
+  }
+}
+
+export function fastTarget(req: IncomingMessage): FastTarget | null {
+  const method = req.method;
+  if (method !== 'GET' && method !== 'HEAD') return null;
+  const url = req.url;
+  const m = url === undefined ? null : RECORD_PATH.exec(url);
+  if (m === null) return null;
+  const headers = req.headers;
+  for (const name in headers) if (!HARMLESS.has(name)) return null;
+  const accept = headers.accept;
+  if (accept !== undefined && !ACCEPTED.has(accept.trim())) return null;
+  const host = headers.host;
+  if (host === undefined || !hostAccepted(host)) return null;
+  return { kind: m[1] === 'packages' ? 'package' : 'resource', id: m[2] as string, key: `${method} ${url}` };
+}
