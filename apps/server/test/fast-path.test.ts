@@ -52,8 +52,14 @@ async function setUp() {
   const fast: FastPath = createFastPath(env.core, { logger, observe });
   const normalPort = await listen(normalListener);
   const fastPort = await listen(fast.listener(normalListener));
-  const publish = async (extra: { [key: string]: unknown } = {}) => {
-    const draft = await env.call('POST', '/api/records', { token: env.alice, json: { metadata, files: { enabled: false }, ...extra } });
+  const publish = async (extra: { [key: string]: unknown } = {}, file?: string) => {
+    const draft = await env.call('POST', '/api/records', { token: env.alice, json: { metadata, files: { enabled: file !== undefined }, ...extra } });
+    if (file !== undefined) {
+      const files = `/api/records/${draft.json.id}/draft/files`;
+      await env.call('POST', files, { token: env.alice, json: [{ key: 'notes.txt' }] });
+      await env.call('PUT', `${files}/notes.txt/content`, { token: env.alice, body: file, headers: { 'content-type': 'application/octet-stream' } });
+      expect((await env.call('POST', `${files}/notes.txt/commit`, { token: env.alice })).status).toBe(200);
+    }
     expect((await env.call('POST', `/api/records/${draft.json.id}/draft/actions/publish`, { token: env.alice })).status).toBe(202);
     return String(draft.json.id);
   };
@@ -91,6 +97,29 @@ describe('the fast path', () => {
     expect(ofClient[1]).toEqual(ofClient[0]);
     expect(ofClient[2]).toEqual(ofClient[0]);
     expect(ofClient[0]).toMatchObject({ route: '/api/records/:id', path: `/api/records/${id}`, status: 200, method: 'GET' });
+  });
+
+  it("answers a file entry and a small file's content, GET and HEAD, as the normal path does", async () => {
+    const { publish, compare, lines } = await setUp();
+    const id = await publish({}, 'Flood extent, Niger delta. '.repeat(30));
+    for (const path of [`/api/records/${id}/files/notes.txt`, `/api/records/${id}/files/notes.txt/content`]) {
+      expect(await compare(path, ['X-Request-Id: file-1'])).toMatchObject({ status: 200, fast: true });
+      expect(await compare(path, [], 'HEAD')).toMatchObject({ status: 200, fast: true });
+      expect(await compare(path, ['If-None-Match: "x"'])).toMatchObject({ fast: false });
+      expect(await compare(path, ['Range: bytes=0-9'])).toMatchObject({ fast: false });
+      expect(await compare(path, ['Accept: application/ld+json'])).toMatchObject({ fast: false });
+    }
+    const ofClient = lines.filter((l) => l['req_id'] === 'file-1').map(({ time: _t, duration_ms: _d, ...rest }) => rest);
+    expect(ofClient.map((l) => l['route'])).toEqual([...Array(3).fill('/api/records/:id/files/:key'), ...Array(3).fill('/api/records/:id/files/:key/content')]);
+    expect(ofClient[2]).toEqual(ofClient[0]);
+    expect(ofClient[5]).toEqual(ofClient[3]);
+    const restricted = await publish({ access: { record: 'public', files: 'restricted' } }, 'closed');
+    const embargoed = await publish({ access: { record: 'public', files: 'restricted', embargo: { active: true, until: '2027-01-01', reason: null } } }, 'later');
+    for (const other of [restricted, embargoed]) {
+      expect(await compare(`/api/records/${other}/files/notes.txt/content`)).toMatchObject({ status: 401, fast: false });
+      expect(await compare(`/api/records/${other}/files/notes.txt`)).toMatchObject({ status: 401, fast: false });
+    }
+    expect(await compare(`/api/records/${id}/files/other.txt`)).toMatchObject({ status: 404, fast: false });
   });
 
   it('counts what it answers in the metrics under the same labels', async () => {

@@ -1,6 +1,7 @@
 /**
  * Which requests the fast path may answer from a kept answer: an anonymous GET or HEAD of a
- * published record, by an id, with nothing that could make the normal path answer otherwise.
+ * published record, a file entry of one or a file's content, with nothing that could make the
+ * normal path answer otherwise.
  * Anything else (credentials, cookies, conditional or range headers, other media types, a
  * query string, an origin, headers not listed here) goes to the normal path.
  */
@@ -10,12 +11,23 @@ import type { RecordKind } from '@krs/domain';
 export interface FastTarget {
   kind: RecordKind;
   id: string;
+  /** The route pattern the normal path would log and count the request under. */
+  route: string;
   /** The method and the path: kept answers are per method (a HEAD is answered as a HEAD was). */
   key: string;
 }
 
-/** Ids as the server makes them; an id needing decoding, or dots a URL parser would resolve, goes the normal way. */
-const RECORD_PATH = /^\/api\/(records|packages)\/([A-Za-z0-9_-]{1,64})$/;
+/**
+ * A published record, one of its file entries, or a file's content, by ids and keys as they come;
+ * one needing decoding, or dots a URL parser would resolve (a key starting with one), goes the
+ * normal way.
+ */
+const RECORD_PATH = /^\/api\/(records|packages)\/([A-Za-z0-9_-]{1,64})(\/files\/[A-Za-z0-9_-][A-Za-z0-9._-]{0,199}(\/content)?)?$/;
+
+const ROUTES = {
+  records: ['/api/records/:id', '/api/records/:id/files/:key', '/api/records/:id/files/:key/content'],
+  packages: ['/api/packages/:id', '/api/packages/:id/files/:key', '/api/packages/:id/files/:key/content'],
+} as const;
 
 /** Headers that cannot change the answer; `accept` only with one of ACCEPTED. */
 const HARMLESS = new Set(['host', 'user-agent', 'accept', 'accept-encoding', 'connection', 'x-request-id']);
@@ -59,5 +71,7 @@ export function fastTarget(req: IncomingMessage): FastTarget | null {
   if (accept !== undefined && !ACCEPTED.has(accept.trim())) return null;
   const host = headers.host;
   if (host === undefined || !hostAccepted(host)) return null;
-  return { kind: m[1] === 'packages' ? 'package' : 'resource', id: m[2] as string, key: `${method} ${url}` };
+  const collection = m[1] === 'packages' ? 'packages' : 'records';
+  const route = ROUTES[collection][m[3] === undefined ? 0 : m[4] === undefined ? 1 : 2];
+  return { kind: collection === 'packages' ? 'package' : 'resource', id: m[2] as string, route, key: `${method} ${url}` };
 }

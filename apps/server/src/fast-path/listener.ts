@@ -23,8 +23,6 @@ export interface FastPathOptions {
   maxBytes?: number;
 }
 
-const ROUTES = { resource: '/api/records/:id', package: '/api/packages/:id' } as const;
-
 export function createFastPath(core: Pick<Core, 'records'>, options: FastPathOptions) {
   const answers = keptAnswers(options.maxBytes ?? 16 * 1024 * 1024);
   let answered = 0;
@@ -33,7 +31,7 @@ export function createFastPath(core: Pick<Core, 'records'>, options: FastPathOpt
     const id = requestIdOf(req.headers['x-request-id'] as string | undefined);
     // The id takes the place the normal path gave it in the header record: same order, same bytes.
     const headers: OutgoingHttpHeaders = { ...kept.headers, 'x-request-id': id };
-    recordWhenSent(options.logger, options.observe, res, started, { id, method: req.method as string, route: ROUTES[target.kind], path: req.url as string, status: kept.status });
+    recordWhenSent(options.logger, options.observe, res, started, { id, method: req.method as string, route: target.route, path: req.url as string, status: kept.status });
     res.writeHead(kept.status, headers);
     res.end(kept.body);
     answers.touch(target.key, kept);
@@ -86,12 +84,18 @@ interface Written {
   body: string | Buffer | undefined;
 }
 
+/** Streamed bodies (file content) are kept up to this size; larger ones are not worth the memory. */
+const MAX_STREAMED_BYTES = 64 * 1024;
+
 /**
- * Records the `writeHead(status, headers)` and `end(body)` the adapter makes for a whole answer
- * (a string or bytes). An answer written in pieces or any other way is not recorded: null.
+ * Records the `writeHead(status, headers)` the adapter makes and the body it writes after it:
+ * one `end(body)`, or `write`s of a streamed body up to MAX_STREAMED_BYTES and a bare `end()`.
+ * Anything else is not recorded: null.
  */
 function watch(res: ServerResponse): () => Written | null {
   let head: Pick<Written, 'status' | 'headers'> | null = null;
+  const chunks: Buffer[] = [];
+  let streamed = 0;
   let body: Written['body'];
   let whole = true;
   const writeHead = res.writeHead.bind(res) as (...args: unknown[]) => ServerResponse;
@@ -99,19 +103,25 @@ function watch(res: ServerResponse): () => Written | null {
   const end = res.end.bind(res) as (...args: unknown[]) => ServerResponse;
   res.writeHead = ((...args: unknown[]) => {
     const [status, headers] = args;
-    if (args.length === 2 && typeof status === 'number' && typeof headers === 'object' && headers !== null && !Array.isArray(headers)) head = { status, headers: headers as OutgoingHttpHeaders };
-    else whole = false;
+    if (head === null && args.length === 2 && typeof status === 'number' && typeof headers === 'object' && headers !== null && !Array.isArray(headers)) {
+      head = { status, headers: { ...(headers as OutgoingHttpHeaders) } };
+    } else whole = false;
     return writeHead(...args);
   }) as ServerResponse['writeHead'];
   res.write = ((...args: unknown[]) => {
-    whole = false;
+    const [chunk] = args;
+    if (args.length === 1 && chunk instanceof Uint8Array && streamed + chunk.byteLength <= MAX_STREAMED_BYTES) {
+      chunks.push(Buffer.from(chunk));
+      streamed += chunk.byteLength;
+    } else whole = false;
     return write(...args);
   }) as ServerResponse['write'];
   res.end = ((...args: unknown[]) => {
     const [chunk] = args;
     if (args.length > 1 || !(chunk === undefined || typeof chunk === 'string' || Buffer.isBuffer(chunk))) whole = false;
+    else if (chunks.length > 0) whole &&= chunk === undefined;
     else body = chunk;
     return end(...args);
   }) as ServerResponse['end'];
-  return () => (whole && head !== null ? { ...head, body } : null);
+  return () => (whole && head !== null ? { ...head, body: chunks.length > 0 ? Buffer.concat(chunks) : body } : null);
 }

@@ -4,7 +4,6 @@
  * the fast path, watching that request go through, keeps the answer only when one was noted.
  */
 import type { Context } from 'hono';
-import { anonymousReadStamp, type RecordView } from '@krs/domain';
 
 const noted = new WeakMap<object, string>();
 
@@ -13,11 +12,10 @@ interface IncomingBinding {
   incoming?: object;
 }
 
-export function noteReadStamp(c: Context, view: RecordView): void {
+/** `stamp` as the domain gave it: null (or absent) when the answer must not be kept. */
+export function noteReadStamp(c: Context, stamp: string | null | undefined): void {
   const incoming = (c.env as IncomingBinding | undefined)?.incoming;
-  if (incoming === undefined) return;
-  const stamp = anonymousReadStamp(view);
-  if (stamp !== null) noted.set(incoming, stamp);
+  if (incoming !== undefined && typeof stamp === 'string') noted.set(incoming, stamp);
 }
 
 export const notedReadStamp = (incoming: object): string | undefined => noted.get(incoming);
