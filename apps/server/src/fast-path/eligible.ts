@@ -13,7 +13,11 @@ export interface FastTarget {
   id: string;
   /** The route pattern the normal path would log and count the request under. */
   route: string;
-  /** The method and the path: kept answers are per method (a HEAD is answered as a HEAD was). */
+  /**
+   * The method, the path and the headers an answer could depend on: a HEAD is answered as a HEAD
+   * was, and a request with another `Accept` or `Accept-Encoding` from an answer given to one
+   * with the same, so nothing the app ever varies on these can be mixed up.
+   */
   key: string;
 }
 
@@ -29,7 +33,11 @@ const ROUTES = {
   packages: ['/api/packages/:id', '/api/packages/:id/files/:key', '/api/packages/:id/files/:key/content'],
 } as const;
 
-/** Headers that cannot change the answer; `accept` only with one of ACCEPTED. */
+/**
+ * Headers a request may carry and still be answered from a kept answer: ones the app does not
+ * read for these routes (the request id is answered as the app answers it), and the ones that
+ * are part of the key. `accept` only with one of ACCEPTED.
+ */
 const HARMLESS = new Set(['host', 'user-agent', 'accept', 'accept-encoding', 'connection', 'x-request-id']);
 
 /** What the normal path answers with plain JSON, as `negotiate` decides it. */
@@ -73,5 +81,6 @@ export function fastTarget(req: IncomingMessage): FastTarget | null {
   if (host === undefined || !hostAccepted(host)) return null;
   const collection = m[1] === 'packages' ? 'packages' : 'records';
   const route = ROUTES[collection][m[3] === undefined ? 0 : m[4] === undefined ? 1 : 2];
-  return { kind: collection === 'packages' ? 'package' : 'resource', id: m[2] as string, route, key: `${method} ${url}` };
+  const key = `${method} ${url}\n${host}\n${accept ?? ''}\n${headers['accept-encoding'] ?? ''}`;
+  return { kind: collection === 'packages' ? 'package' : 'resource', id: m[2] as string, route, key };
 }
