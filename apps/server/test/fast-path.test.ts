@@ -84,7 +84,7 @@ describe('the fast path', () => {
   it('answers an anonymous GET and HEAD of a public record as the normal path does, with the same request line', async () => {
     const { publish, compare, lines } = await setUp();
     const id = await publish();
-    for (const headers of [[], ['Accept: application/json'], ['Accept: */*'], ['X-Request-Id: client-chosen-1'], ['User-Agent: wrk', 'Accept-Encoding: gzip']]) {
+    for (const headers of [[], ['Accept: application/json'], ['Accept: */*'], ['X-Request-Id: client-chosen-1'], ['User-Agent: wrk', 'Accept-Encoding: gzip'], ['Accept: */*', 'Accept-Language: *', 'Sec-Fetch-Mode: cors', 'User-Agent: node', 'Accept-Encoding: gzip, deflate']]) {
       const got = await compare(`/api/records/${id}`, headers);
       expect(got).toMatchObject({ status: 200, fast: true });
       expect(got.answer).toMatch(/\r\netag: "\d+"\r\n/);

@@ -15,8 +15,8 @@ export interface FastTarget {
   route: string;
   /**
    * The method, the path and the headers an answer could depend on: a HEAD is answered as a HEAD
-   * was, and a request with another `Accept` or `Accept-Encoding` from an answer given to one
-   * with the same, so nothing the app ever varies on these can be mixed up.
+   * was, and a request with another `Accept`, `Accept-Encoding` or `Accept-Language` from an
+   * answer given to one with the same, so nothing the app ever varies on these can be mixed up.
    */
   key: string;
 }
@@ -38,7 +38,19 @@ const ROUTES = {
  * read for these routes (the request id is answered as the app answers it), and the ones that
  * are part of the key. `accept` only with one of ACCEPTED.
  */
-const HARMLESS = new Set(['host', 'user-agent', 'accept', 'accept-encoding', 'connection', 'x-request-id']);
+const HARMLESS = new Set([
+  'host',
+  'user-agent',
+  'accept',
+  'accept-encoding',
+  'accept-language',
+  'connection',
+  'x-request-id',
+  // What browsers and fetch() say of how the request was made; nothing in the app reads them.
+  'sec-fetch-mode',
+  'sec-fetch-site',
+  'sec-fetch-dest',
+])
 
 /** What the normal path answers with plain JSON, as `negotiate` decides it. */
 const ACCEPTED = new Set(['*/*', 'application/json', 'application/*']);
@@ -81,6 +93,6 @@ export function fastTarget(req: IncomingMessage): FastTarget | null {
   if (host === undefined || !hostAccepted(host)) return null;
   const collection = m[1] === 'packages' ? 'packages' : 'records';
   const route = ROUTES[collection][m[3] === undefined ? 0 : m[4] === undefined ? 1 : 2];
-  const key = `${method} ${url}\n${host}\n${accept ?? ''}\n${headers['accept-encoding'] ?? ''}`;
+  const key = `${method} ${url}\n${host}\n${accept ?? ''}\n${headers['accept-encoding'] ?? ''}\n${headers['accept-language'] ?? ''}`;
   return { kind: collection === 'packages' ? 'package' : 'resource', id: m[2] as string, route, key };
 }
