@@ -10,7 +10,7 @@ export interface KeptAnswer {
   status: number;
   headers: OutgoingHttpHeaders;
   /** Absent for a HEAD. */
-  body: string | Buffer | undefined;
+  body: Buffer | undefined;
   size: number;
 }
 

@@ -45,8 +45,9 @@ export function createFastPath(core: Pick<Core, 'records'>, options: FastPathOpt
       const stamp = notedReadStamp(req);
       const written = watched();
       if (stamp === undefined || written === null || written.status !== 200) return;
-      const size = (typeof written.body === 'string' ? Buffer.byteLength(written.body) : (written.body?.byteLength ?? 0)) + 512;
-      answers.keep(target.key, { stamp, ...written, size });
+      // Kept as bytes: a string body would be encoded again for every request answered from it.
+      const body = typeof written.body === 'string' ? Buffer.from(written.body) : written.body;
+      answers.keep(target.key, { stamp, status: written.status, headers: written.headers, body, size: (body?.byteLength ?? 0) + 512 });
     });
     void normal(req, res);
   }
