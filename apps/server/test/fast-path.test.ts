@@ -82,7 +82,7 @@ async function setUp() {
 
 describe('the fast path', () => {
   it('answers an anonymous GET and HEAD of a public record as the normal path does, with the same request line', async () => {
-    const { publish, compare, lines } = await setUp();
+    const { publish, compare, lines, ...env } = await setUp();
     const id = await publish();
     for (const headers of [[], ['Accept: application/json'], ['Accept: */*'], ['X-Request-Id: client-chosen-1'], ['User-Agent: wrk', 'Accept-Encoding: gzip'], ['Accept: */*', 'Accept-Language: *', 'Sec-Fetch-Mode: cors', 'User-Agent: node', 'Accept-Encoding: gzip, deflate']]) {
       const got = await compare(`/api/records/${id}`, headers);
@@ -91,6 +91,9 @@ describe('the fast path', () => {
       expect(got.answer).toMatch(/\r\nlink: <[^\r]*describedby/);
     }
     expect(await compare(`/api/records/${id}`, [], 'HEAD')).toMatchObject({ status: 200, fast: true });
+    const pkg = await env.call('POST', '/api/packages', { token: env.alice, json: { metadata: { title: 'Flood resilience package', publication_date: '2025', creators: metadata.creators }, files: { enabled: false } } });
+    expect((await env.call('POST', `/api/packages/${pkg.json.id}/draft/actions/publish`, { token: env.alice })).status).toBe(202);
+    expect(await compare(`/api/packages/${pkg.json.id}`)).toMatchObject({ status: 200, fast: true });
     // Request lines alike, but for their timing: the client's id, route, path, status and bytes.
     const ofClient = lines.filter((l) => l['req_id'] === 'client-chosen-1').map(({ time: _t, duration_ms: _d, ...rest }) => rest);
     expect(ofClient).toHaveLength(3);
