@@ -189,6 +189,15 @@ export interface StoredBlobInfo {
   written: string;
 }
 
+/**
+ * sha-256 of a text (its UTF-8 bytes) as lower-case hex, for personal access tokens: every
+ * authenticated request digests its bearer token once. Without one the domain uses WebCrypto,
+ * whose digest is asynchronous (on Node, a round trip through the thread pool for 43 bytes).
+ */
+export interface Digest {
+  sha256Hex(text: string): string;
+}
+
 export interface Clock {
   /** ISO 8601 UTC, e.g. `2026-11-22T10:00:00.123Z`. */
   now(): string;
