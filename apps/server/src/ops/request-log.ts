@@ -28,7 +28,7 @@ export function routeLabel(c: Context): string {
 }
 
 /** The Node response under @hono/node-server; absent under `app.request()`. */
-export interface NodeBindings {
+interface NodeBindings {
   outgoing?: SentResponse;
 }
 
