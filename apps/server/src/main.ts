@@ -1,6 +1,9 @@
 /** The composition root: env -> db -> migrate -> adapters -> core -> rebuild index -> serve. */
-import { serve } from '@hono/node-server';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { getRequestListener } from '@hono/node-server';
 import { createApp } from './app.ts';
+import { createFastPath } from './fast-path/listener.ts';
 import { ConfigError, readConfig, type ServerConfig } from './config.ts';
 import { compose } from './compose.ts';
 import { createLogger } from './ops/logger.ts';
@@ -81,7 +84,12 @@ const app = createApp(core, {
   uploadIdleTimeoutMs: config.uploadIdleTimeoutSeconds * 1000,
   ops: { logger, metrics, metricsToken: config.metricsToken, stopping: () => stopping },
 });
-const server = serve({ fetch: app.fetch, port: config.port, hostname: config.host, serverOptions: httpServerOptions() }, (info) => {
+// Anonymous GETs of public records are answered from the answer kept per record revision, before
+// the app sees them (fast-path/listener.ts); everything else, and every first answer, is the app's.
+const fastPath = createFastPath(core, { logger: logger.isLevelEnabled('info') ? logger : null, observe: metrics.observeRequest });
+const server = createServer(httpServerOptions(), fastPath.listener(getRequestListener(app.fetch, { hostname: config.host })));
+server.listen(config.port, config.host, () => {
+  const info = server.address() as AddressInfo;
   lifecycle.info(
     { address: info.address, port: info.port, base_url: config.baseUrl, data_dir: config.dataDir, metrics_protected: config.metricsToken !== null },
     `krs: listening on http://${info.address}:${info.port}`,

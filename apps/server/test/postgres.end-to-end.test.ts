@@ -84,6 +84,33 @@ describe('two nodes on one PostgreSQL and one S3', () => {
     expect((await call(b, 'GET', `/api/records/${id}/files/extent.csv/content`)).text).toBe('lon,lat\n6.2,4.8\n');
   });
 
+  it("never answers an anonymous reader of A from a kept answer after B edits, versions or restricts the record", async () => {
+    const [a, b] = nodes as [Node, Node];
+    // As a browser's or fetch()'s GET, which the fast path takes: no credentials, no query.
+    const anonymous = async (path: string) => {
+      const res = await fetch(`${a.base}${path}`);
+      return { status: res.status, text: await res.text() };
+    };
+    const draft = await call(a, 'POST', '/api/records', { metadata, files: { enabled: false } });
+    const id = draft.json.id as string;
+    expect((await call(a, 'POST', `/api/records/${id}/draft/actions/publish`)).status).toBe(202);
+    // The first answer is kept; the second comes from it.
+    for (let i = 0; i < 2; i++) expect((await anonymous(`/api/records/${id}`)).text).toContain('"title":"Flood extent maps"');
+    expect((await call(b, 'POST', `/api/records/${id}/draft`)).status).toBe(201);
+    expect((await call(b, 'PUT', `/api/records/${id}/draft`, { metadata: { ...metadata, title: 'Edited on B' }, files: { enabled: false } })).status).toBe(200);
+    expect((await call(b, 'POST', `/api/records/${id}/draft/actions/publish`)).status).toBe(202);
+    for (let i = 0; i < 2; i++) expect((await anonymous(`/api/records/${id}`)).text).toContain('"title":"Edited on B"');
+    const next = await call(b, 'POST', `/api/records/${id}/versions`);
+    expect((await call(b, 'PUT', `/api/records/${next.json.id}/draft`, { metadata, files: { enabled: false } })).status).toBe(200);
+    expect((await call(b, 'POST', `/api/records/${next.json.id}/draft/actions/publish`)).status).toBe(202);
+    for (let i = 0; i < 2; i++) expect((await anonymous(`/api/records/${id}`)).text).toContain('"is_latest":false');
+    expect((await call(b, 'POST', `/api/records/${id}/draft`)).status).toBe(201);
+    const restricted = { metadata: { ...metadata, title: 'Edited on B' }, access: { record: 'restricted', files: 'restricted' }, files: { enabled: false } };
+    expect((await call(b, 'PUT', `/api/records/${id}/draft`, restricted)).status).toBe(200);
+    expect((await call(b, 'POST', `/api/records/${id}/draft/actions/publish`)).status).toBe(202);
+    expect((await anonymous(`/api/records/${id}`)).status).toBe(401);
+  });
+
   it('publishes a draft once when 20 publishes of it are spread over both nodes', async () => {
     const [a, b] = nodes as [Node, Node];
     const id = (await call(a, 'POST', '/api/records', { metadata, files: { enabled: false } })).json.id as string;

@@ -15,7 +15,7 @@ import { getFile, listFiles, readFileContent, type ByteRange, type FileSide } fr
 import { startUploads } from './use-cases/files/start-uploads.ts';
 import { uploadContent } from './use-cases/files/upload-content.ts';
 import { getDraft } from './use-cases/get-draft.ts';
-import { getRecord } from './use-cases/get-record.ts';
+import { getRecord, publishedReadStamp } from './use-cases/get-record.ts';
 import { harvest, harvestOne, type HarvestQuery } from './use-cases/harvest.ts';
 import { importVocabulary, importVocabularyFile, listVocabulary, removeVocabularyEntries } from './use-cases/import-vocabulary.ts';
 import type { ListingInput } from './use-cases/listing-params.ts';
@@ -48,6 +48,8 @@ export function createCore(deps: CoreDeps) {
       reserveDoi: (who: Identity, kind: RecordKind, id: string) => reserveDoi(deps, who, kind, id),
       newVersion: (who: Identity, kind: RecordKind, id: string) => newVersion(deps, who, kind, id),
       get: (who: Identity, kind: RecordKind, id: string) => getRecord(deps, who, kind, id),
+      /** What a kept anonymous answer of `get` must match to be served again (model/read-stamp.ts). */
+      readStamp: (kind: RecordKind, id: string) => publishedReadStamp(deps, kind, id),
       versions: (who: Identity, kind: RecordKind, id: string, paging: { page?: number; size?: number }) =>
         listVersions(deps, who, kind, id, resolvePaging(paging)),
       latest: (who: Identity, kind: RecordKind, id: string) => latestVersion(deps, who, kind, id),

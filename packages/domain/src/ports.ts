@@ -24,6 +24,12 @@ import type {
 export interface RecordRepository {
   getDraft(id: string): Promise<DraftRecord | null>;
   getPublished(id: string): Promise<PublishedRecord | null>;
+  /**
+   * The revisions of a published version and of its parent, read together by primary key and
+   * cheap enough for every request: each write to either bumps one of them. Null when the
+   * version or its parent does not exist.
+   */
+  getPublishedRevisions(id: string): Promise<PublishedRevisions | null>;
   saveDraft(draft: DraftRecord, expectedRevision: number | null): Promise<void>;
   deleteDraft(id: string): Promise<void>;
   savePublished(record: PublishedRecord, expectedRevision: number | null): Promise<void>;
@@ -53,6 +59,12 @@ export interface RecordRepository {
    * be absent) and strictly after the `after` position, at most `limit`.
    */
   listPublishedByUpdate(query: UpdateOrderQuery): Promise<PublishedRecord[]>;
+}
+
+export interface PublishedRevisions {
+  kind: RecordKind;
+  revisionId: number;
+  parentRevisionId: number;
 }
 
 export interface UpdateOrderQuery {
@@ -181,6 +193,15 @@ export interface StoredBlobInfo {
   id: string;
   size: number;
   written: string;
+}
+
+/**
+ * sha-256 of a text (its UTF-8 bytes) as lower-case hex, for personal access tokens: every
+ * authenticated request digests its bearer token once. Without one the domain uses WebCrypto,
+ * whose digest is asynchronous (on Node, a round trip through the thread pool for 43 bytes).
+ */
+export interface Digest {
+  sha256Hex(text: string): string;
 }
 
 export interface Clock {

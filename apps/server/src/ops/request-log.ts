@@ -29,43 +29,70 @@ export function routeLabel(c: Context): string {
 
 /** The Node response under @hono/node-server; absent under `app.request()`. */
 interface NodeBindings {
-  outgoing?: { once(event: 'close', listener: () => void): unknown; writableFinished: boolean; socket: { bytesWritten: number } | null };
+  outgoing?: SentResponse;
+}
+
+/** What of a Node response the request line reads. */
+export interface SentResponse {
+  once(event: 'close', listener: () => void): unknown;
+  writableFinished: boolean;
+  socket: { bytesWritten: number } | null;
+}
+
+/** The fields of one request line, known once the response is chosen. */
+export interface RequestLine {
+  id: string;
+  method: string;
+  route: string;
+  path: string;
+  status: number;
+  error?: unknown;
+}
+
+/** The request id: the client's when it is one we can log safely, else a fresh one. */
+export function requestIdOf(offered: string | undefined): string {
+  return offered !== undefined && CLIENT_ID.test(offered) ? offered : randomUUID();
+}
+
+/**
+ * Logs and counts a response once its body has gone out, so a download's duration is its
+ * transfer. It is written after this returns: what the socket sends from here on is this
+ * response, headers included (nginx's `bytes_sent`), also for streamed bodies of no declared
+ * length. Shared by the middleware and the fast path (`fast-path/`), so their lines are alike.
+ */
+export function recordWhenSent(logger: Logger | null, observe: RequestObserver | null, outgoing: SentResponse, started: number, line: RequestLine): void {
+  const socket = outgoing.socket;
+  const before = socket?.bytesWritten ?? 0;
+  outgoing.once('close', () => record(logger, observe, started, line, socket ? socket.bytesWritten - before : null, outgoing.writableFinished));
+}
+
+function record(logger: Logger | null, observe: RequestObserver | null, started: number, line: RequestLine, bytes: number | null, completed: boolean): void {
+  const { id, method, route, path, status, error } = line;
+  const seconds = (performance.now() - started) / 1000;
+  observe?.({ method, route, status, seconds, bytes });
+  if (logger === null) return;
+  const fields = { req_id: id, method, route, path, status, duration_ms: Math.round(seconds * 1e4) / 10, bytes, ...(completed ? {} : { aborted: true }) };
+  if (status >= 500) logger.error({ ...fields, err: error }, 'request failed');
+  else logger.info(fields, 'request');
 }
 
 export function requestLog(logger: Logger | null, observe: RequestObserver | null): MiddlewareHandler {
   return async (c, next) => {
     const started = performance.now();
-    const offered = c.req.header('x-request-id');
-    const id = offered !== undefined && CLIENT_ID.test(offered) ? offered : randomUUID();
+    const id = requestIdOf(c.req.header('x-request-id'));
     // Set before the handler runs, so it goes out with the response's own headers: added
     // afterwards, it would make the server rebuild the response it had ready to send.
     c.header('X-Request-Id', id);
     await next();
     // A handler returning its own Response (file content) drops headers set before it.
     if (!c.res.headers.has('x-request-id')) c.header('X-Request-Id', id);
-    const method = c.req.method;
-    const route = routeLabel(c);
-    const status = c.res.status;
-    const error = c.error;
-    const record = (bytes: number | null, completed: boolean) => {
-      const seconds = (performance.now() - started) / 1000;
-      observe?.({ method, route, status, seconds, bytes });
-      if (logger === null) return;
-      const line = { req_id: id, method, route, path: c.req.path, status, duration_ms: Math.round(seconds * 1e4) / 10, bytes, ...(completed ? {} : { aborted: true }) };
-      if (status >= 500) logger.error({ ...line, err: error }, 'request failed');
-      else logger.info(line, 'request');
-    };
+    const line = { id, method: c.req.method, route: routeLabel(c), path: c.req.path, status: c.res.status, error: c.error };
     const outgoing = (c.env as NodeBindings | undefined)?.outgoing;
     if (outgoing === undefined) {
       const length = c.res.headers.get('content-length');
-      record(length === null ? null : Number(length), true);
+      record(logger, observe, started, line, length === null ? null : Number(length), true);
       return;
     }
-    // Logged when the body has gone out, so a download's duration is its transfer. The response
-    // is written after this returns: what the socket sends from here on is this response, headers
-    // included (nginx's `bytes_sent`), also for streamed bodies of no declared length.
-    const socket = outgoing.socket;
-    const before = socket?.bytesWritten ?? 0;
-    outgoing.once('close', () => record(socket ? socket.bytesWritten - before : null, outgoing.writableFinished));
+    recordWhenSent(logger, observe, outgoing, started, line);
   };
 }

@@ -3,6 +3,7 @@ import { Hono, type Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import { DomainError, wellFormed, type Core, type RecordKind } from '@krs/domain';
 import { negotiate } from '../accept.ts';
+import { noteReadStamp } from '../fast-path/read-stamps.ts';
 import { planDownload } from '../download.ts';
 import { toHttpError } from '../errors.ts';
 import { idleLimited } from '../idle-timeout.ts';
@@ -61,6 +62,8 @@ export function fileRoutes(core: Core, kind: RecordKind, links: Links, options: 
     .get('/:id/files', async (c) => json(c, serializeFiles(await core.files.list(identityOf(c), kind, c.req.param('id'), 'published'), links)))
     .get('/:id/files/:key', async (c) => {
       const view = await core.files.get(identityOf(c), kind, c.req.param('id'), 'published', c.req.param('key'));
+      // The answer may be kept for the fast path, under the stamp of the version it was read from.
+      noteReadStamp(c, view.readStamp);
       return json(c, serializeFileEntry(view, view.entry, links));
     })
     .get('/:id/files/:key/content', async (c) => downloadFor(c, core, kind, 'published'));
@@ -89,7 +92,9 @@ async function downloadFor(c: Context<Env>, core: Core, kind: RecordKind, side: 
   const who = identityOf(c);
   const id = c.req.param('id') ?? '';
   const key = c.req.param('key') ?? '';
-  const { entry } = await core.files.get(who, kind, id, side, key);
+  const { entry, readStamp } = await core.files.get(who, kind, id, side, key);
+  // A whole small download may be kept for the fast path (conditional and range requests never reach it from there).
+  noteReadStamp(c, readStamp);
   const blob = entry.blob;
   if (!blob) throw new DomainError('invalid', 'file.no_content', `File "${entry.key}" has no content yet.`);
   const etag = `"md5:${blob.md5}"`;

@@ -1,6 +1,7 @@
 /** Drafts, publication, versions and records of one kind, mounted at /api/records or /api/packages. */
 import { Hono } from 'hono';
-import type { Core, RecordKind } from '@krs/domain';
+import { anonymousReadStamp, type Core, type RecordKind } from '@krs/domain';
+import { noteReadStamp } from '../fast-path/read-stamps.ts';
 import type { Responder } from '../respond.ts';
 import { serializeExpanded } from '../serialize.ts';
 import { validate } from '../validate.ts';
@@ -34,7 +35,12 @@ export function recordRoutes(core: Core, kind: RecordKind, respond: Responder) {
     .post('/:id/draft/actions/publish', async (c) =>
       respond.record(c, await core.records.publish(identityOf(c), kind, c.req.param('id'), ifMatch(c)), 202),
     )
-    .get('/:id', async (c) => respond.record(c, await core.records.get(identityOf(c), kind, c.req.param('id'))))
+    .get('/:id', async (c) => {
+      const view = await core.records.get(identityOf(c), kind, c.req.param('id'));
+      // The answer may be kept for the fast path, under the stamp of what it was built from.
+      noteReadStamp(c, anonymousReadStamp(view));
+      return respond.record(c, view);
+    })
     .post('/:id/versions', async (c) => respond.record(c, await core.records.newVersion(identityOf(c), kind, c.req.param('id')), 201))
     .get('/:id/versions', validate('query', pagingQuery), async (c) => {
       const page = await core.records.versions(identityOf(c), kind, c.req.param('id'), c.req.valid('query'));

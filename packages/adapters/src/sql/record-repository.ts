@@ -3,8 +3,8 @@
  * insert that finds the id taken, an update that finds another revision changes no row), so a
  * concurrent writer is refused even without a transaction.
  */
-import { DomainError, type RecordRepository } from '@krs/domain';
-import { InsertResult, sql, type Kysely, type UpdateResult } from 'kysely';
+import { DomainError, type RecordKind, type RecordRepository } from '@krs/domain';
+import { InsertResult, sql, type CompiledQuery, type Kysely, type UpdateResult } from 'kysely';
 import type { Database } from './database.ts';
 import { embargoActive, embargoUntil } from './migrations/0004-embargo-index.ts';
 import { recordUpdated } from './migrations/0005-record-updated-index.ts';
@@ -45,6 +45,12 @@ async function byIds<T>(ids: readonly string[], load: (chunk: string[]) => Promi
   return out;
 }
 
+interface RevisionsRow {
+  kind: string;
+  revision_id: number;
+  parent_revision_id: number;
+}
+
 /** Each save changes exactly one row or, by the checks in its statement, none. */
 function expectOneRow(result: InsertResult | UpdateResult): void {
   const changed = result instanceof InsertResult ? result.numInsertedOrUpdatedRows : result.numUpdatedRows;
@@ -61,12 +67,25 @@ export function createSqlRecordRepository(db: Kysely<Database>, options: { lockR
     const q = db.selectFrom(table as 'draft').select('data');
     return options.lockReads ? q.forUpdate() : q;
   };
+  // Run on every anonymous record GET: built and compiled once, only the id changes.
+  let revisionsQuery: CompiledQuery<RevisionsRow> | null = null;
   return {
     async getDraft(id) {
       return parseRow(await from('draft').where('id', '=', id).executeTakeFirst(), rowToDraft);
     },
     async getPublished(id) {
       return parseRow(await from('record').where('id', '=', id).executeTakeFirst(), rowToRecord);
+    },
+    async getPublishedRevisions(id) {
+      revisionsQuery ??= db
+        .selectFrom('record')
+        .innerJoin('parent', 'parent.id', 'record.parent_id')
+        .select(['record.kind', 'record.revision_id', 'parent.revision_id as parent_revision_id'])
+        .where('record.id', '=', '')
+        .compile();
+      const row = (await db.executeQuery<RevisionsRow>({ ...revisionsQuery, parameters: [id] })).rows[0];
+      // The kind column holds what recordToRow wrote from a typed record.
+      return row === undefined ? null : { kind: row.kind as RecordKind, revisionId: Number(row.revision_id), parentRevisionId: Number(row.parent_revision_id) };
     },
     async saveDraft(draft, expected) {
       const row = draftToRow(draft);

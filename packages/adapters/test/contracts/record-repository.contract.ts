@@ -28,6 +28,23 @@ export function recordRepositoryContract(name: string, make: MakeRepositories): 
       expect(await r.listDrafts('nope')).toEqual([]);
     });
 
+    it('reads the revisions of a published version and its parent, which every save of either changes', async () => {
+      const r = await records();
+      expect(await r.getPublishedRevisions('r1')).toBeNull();
+      await r.savePublished(published('r1', 'p1', { kind: 'package' }), null);
+      // A version whose parent is missing has no revisions to read.
+      expect(await r.getPublishedRevisions('r1')).toBeNull();
+      await r.saveParent(parent('p1', { kind: 'package' }), null);
+      await r.saveDraft(draft('d1', 'p1'), null);
+      expect(await r.getPublishedRevisions('r1')).toEqual({ kind: 'package', revisionId: 1, parentRevisionId: 1 });
+      // A draft of the same id is not the published version.
+      expect(await r.getPublishedRevisions('d1')).toBeNull();
+      await r.savePublished(published('r1', 'p1', { kind: 'package', revisionId: 2 }), 1);
+      expect(await r.getPublishedRevisions('r1')).toEqual({ kind: 'package', revisionId: 2, parentRevisionId: 1 });
+      await r.saveParent(parent('p1', { kind: 'package', revisionId: 2 }), 1);
+      expect(await r.getPublishedRevisions('r1')).toEqual({ kind: 'package', revisionId: 2, parentRevisionId: 2 });
+    });
+
     it('keeps a draft and a published version of the same id apart', async () => {
       const r = await records();
       await r.savePublished(published('r1', 'p1', { metadata: { title: 'Published' } }), null);

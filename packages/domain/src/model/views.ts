@@ -37,6 +37,8 @@ export interface FileView {
   state: 'draft' | 'published';
   bucketId: string;
   entry: FileEntry;
+  /** A published file read: the read stamp its answers to anonymous readers may be kept under (model/read-stamp.ts). */
+  readStamp?: string | null;
 }
 
 export interface FileContent {

@@ -59,6 +59,11 @@ function repositoriesOver(read: () => State, write: Writer): Repositories {
     records: {
       getDraft: async (id) => copyOrNull(read().drafts.get(id)),
       getPublished: async (id) => copyOrNull(read().published.get(id)),
+      getPublishedRevisions: async (id) => {
+        const record = read().published.get(id);
+        const parent = record && read().parents.get(record.parentId);
+        return record && parent ? { kind: record.kind, revisionId: record.revisionId, parentRevisionId: parent.revisionId } : null;
+      },
       saveDraft: (draft, expected) =>
         write((s) => {
           checkRevision(s.drafts.get(draft.id), expected);

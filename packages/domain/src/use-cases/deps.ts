@@ -1,4 +1,4 @@
-import type { Clock, FileStorage, IdGenerator, Repositories, SearchIndex, UnitOfWork } from '../ports.ts';
+import type { Clock, Digest, FileStorage, IdGenerator, Repositories, SearchIndex, UnitOfWork } from '../ports.ts';
 
 export interface CoreSettings {
   /** Largest accepted file, bytes. */
@@ -20,5 +20,7 @@ export interface CoreDeps {
   search: SearchIndex;
   clock: Clock;
   ids: IdGenerator;
+  /** The platform's synchronous sha-256, when it has one; WebCrypto's otherwise. */
+  digest?: Digest;
   settings: CoreSettings;
 }

@@ -1,6 +1,7 @@
 import { atLeast, requireLevel, type AccessLevel } from '../model/access.ts';
 import { liftedAt } from '../model/embargo.ts';
 import type { Identity, PublishedRecord, RecordKind } from '../model/types.ts';
+import { readStampOf } from '../model/read-stamp.ts';
 import type { RecordView } from '../model/views.ts';
 import type { CoreDeps } from './deps.ts';
 import { levelFor, loadParent, loadPublished, viewOf } from './lookup.ts';
@@ -14,4 +15,13 @@ export async function getRecord(deps: CoreDeps, identity: Identity, kind: Record
   const parent = await loadParent(deps.repos, record.parentId);
   if (record.access.record !== 'public') requireLevel(identity, await levelFor(deps.repos, identity, parent, deps.clock.now()), 'view');
   return viewOf(record, parent);
+}
+
+/**
+ * The read stamp of published version `id` as stored now (see model/read-stamp.ts): one
+ * primary-key read. Null when no published version of this kind has the id.
+ */
+export async function publishedReadStamp(deps: CoreDeps, kind: RecordKind, id: string): Promise<string | null> {
+  const revisions = await deps.repos.records.getPublishedRevisions(id);
+  return revisions === null || revisions.kind !== kind ? null : readStampOf(revisions);
 }

@@ -10,6 +10,9 @@ export async function sha256Hex(text: string): Promise<string> {
   return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, '0')).join('');
 }
 
+/** A token's stored digest: the same function for storing and for looking up. */
+const tokenHash = (deps: CoreDeps, token: string): string | Promise<string> => deps.digest?.sha256Hex(token) ?? sha256Hex(token);
+
 export async function createUser(deps: CoreDeps, email: string): Promise<User> {
   const normalized = email.trim().toLowerCase();
   if (!EMAIL.test(normalized)) throw invalid('user.email', `Not a valid email address: "${email}".`);
@@ -25,12 +28,12 @@ export async function createToken(deps: CoreDeps, email: string, name = 'default
   const normalized = email.trim().toLowerCase();
   const user = (await deps.repos.users.getByEmail(normalized)) ?? (await createUser(deps, normalized));
   const token = deps.ids.secret();
-  await deps.repos.users.addToken({ id: deps.ids.uuid(), userId: user.id, name, hash: await sha256Hex(token), created: deps.clock.now() });
+  await deps.repos.users.addToken({ id: deps.ids.uuid(), userId: user.id, name, hash: await tokenHash(deps, token), created: deps.clock.now() });
   return { user, token };
 }
 
 /** The user a bearer token belongs to, or null for an unknown token. */
 export async function authenticate(deps: CoreDeps, token: string): Promise<string | null> {
-  const found = await deps.repos.users.findTokenByHash(await sha256Hex(token));
+  const found = await deps.repos.users.findTokenByHash(await tokenHash(deps, token));
   return found?.userId ?? null;
 }

@@ -1,4 +1,5 @@
 import { DomainError, invalid } from '../../errors.ts';
+import { anonymousReadStamp } from '../../model/read-stamp.ts';
 import type { FileEntry, Identity, RecordKind } from '../../model/types.ts';
 import type { FileContent, FilesView, FileView } from '../../model/views.ts';
 import type { CoreDeps } from '../deps.ts';
@@ -24,7 +25,7 @@ export async function getFile(deps: CoreDeps, identity: Identity, kind: RecordKi
   const t = await target(deps, identity, kind, id, side);
   const entry = await findEntry(deps.repos.files, t.owner, key);
   if (!entry || !visible(entry, side)) throw fileNotFound(key);
-  return { kind, recordId: id, state: side, bucketId: t.record.bucketId, entry };
+  return { kind, recordId: id, state: side, bucketId: t.record.bucketId, entry, readStamp: side === 'published' ? anonymousReadStamp(t) : null };
 }
 
 /** Published versions show committed files only: older data may hold pending entries published before that was refused. */

@@ -1,0 +1,98 @@
+/**
+ * Which requests the fast path may answer from a kept answer: an anonymous GET or HEAD of a
+ * published record, a file entry of one or a file's content, with nothing that could make the
+ * normal path answer otherwise.
+ * Anything else (credentials, cookies, conditional or range headers, other media types, a
+ * query string, an origin, headers not listed here) goes to the normal path.
+ */
+import type { IncomingMessage } from 'node:http';
+import type { RecordKind } from '@krs/domain';
+
+export interface FastTarget {
+  kind: RecordKind;
+  id: string;
+  /** The route pattern the normal path would log and count the request under. */
+  route: string;
+  /**
+   * The method, the path and the headers an answer could depend on: a HEAD is answered as a HEAD
+   * was, and a request with another `Accept`, `Accept-Encoding` or `Accept-Language` from an
+   * answer given to one with the same, so nothing the app ever varies on these can be mixed up.
+   */
+  key: string;
+}
+
+/**
+ * A published record, one of its file entries, or a file's content, by ids and keys as they come;
+ * one needing decoding, or dots a URL parser would resolve (a key starting with one), goes the
+ * normal way.
+ */
+const RECORD_PATH = /^\/api\/(records|packages)\/([A-Za-z0-9_-]{1,64})(\/files\/[A-Za-z0-9_-][A-Za-z0-9._-]{0,199}(\/content)?)?$/;
+
+const ROUTES = {
+  records: ['/api/records/:id', '/api/records/:id/files/:key', '/api/records/:id/files/:key/content'],
+  packages: ['/api/packages/:id', '/api/packages/:id/files/:key', '/api/packages/:id/files/:key/content'],
+} as const;
+
+/**
+ * Headers a request may carry and still be answered from a kept answer: ones the app does not
+ * read for these routes (the request id is answered as the app answers it), and the ones that
+ * are part of the key. `accept` only with one of ACCEPTED.
+ */
+const HARMLESS = new Set([
+  'host',
+  'user-agent',
+  'accept',
+  'accept-encoding',
+  'accept-language',
+  'connection',
+  'x-request-id',
+  // What browsers and fetch() say of how the request was made; nothing in the app reads them.
+  'sec-fetch-mode',
+  'sec-fetch-site',
+  'sec-fetch-dest',
+])
+
+/** What the normal path answers with plain JSON, as `negotiate` decides it. */
+const ACCEPTED = new Set(['*/*', 'application/json', 'application/*']);
+
+/** Hosts the adapter takes as they are (it answers 400 for one its URL parser rewrites); kept per host, boundedly. */
+const hostVerdicts = new Map<string, boolean>();
+const MAX_HOSTS = 256;
+
+function hostAccepted(host: string): boolean {
+  let verdict = hostVerdicts.get(host);
+  if (verdict === undefined) {
+    verdict = /^[A-Za-z0-9.-]+(:\d{1,5})?$/.test(host) && parsesAsItself(host);
+    if (hostVerdicts.size >= MAX_HOSTS) hostVerdicts.clear();
+    hostVerdicts.set(host, verdict);
+  }
+  return verdict;
+}
+
+/** The check @hono/node-server makes before it builds a Request. */
+function parsesAsItself(host: string): boolean {
+  try {
+    const url = new URL(`http://${host}/`);
+    return url.hostname.length === host.length || url.hostname === host.replace(/:\d+$/, '');
+  } catch {
+    return false;
+  }
+}
+
+export function fastTarget(req: IncomingMessage): FastTarget | null {
+  const method = req.method;
+  if (method !== 'GET' && method !== 'HEAD') return null;
+  const url = req.url;
+  const m = url === undefined ? null : RECORD_PATH.exec(url);
+  if (m === null) return null;
+  const headers = req.headers;
+  for (const name in headers) if (!HARMLESS.has(name)) return null;
+  const accept = headers.accept;
+  if (accept !== undefined && !ACCEPTED.has(accept.trim())) return null;
+  const host = headers.host;
+  if (host === undefined || !hostAccepted(host)) return null;
+  const collection = m[1] === 'packages' ? 'packages' : 'records';
+  const route = ROUTES[collection][m[3] === undefined ? 0 : m[4] === undefined ? 1 : 2];
+  const key = `${method} ${url}\n${host}\n${accept ?? ''}\n${headers['accept-encoding'] ?? ''}\n${headers['accept-language'] ?? ''}`;
+  return { kind: collection === 'packages' ? 'package' : 'resource', id: m[2] as string, route, key };
+}

@@ -1,0 +1,128 @@
+/**
+ * The fast path: anonymous GETs and HEADs of public published records answered from the answer
+ * the normal path gave last time, before @hono/node-server builds a Request, runs the
+ * middleware and the handler, and turns the Response back. Each kept answer is checked against
+ * the record's read stamp on every request (one primary-key read through the domain), so an
+ * edit, a new version, an access change or a write from another node is never answered stale.
+ * What the fast path is not sure of, or has not kept, it hands to the normal path, and keeps
+ * the answer that path gives when the handler noted a read stamp for it.
+ */
+import type { IncomingMessage, OutgoingHttpHeaders, RequestListener, ServerResponse } from 'node:http';
+import type { Core } from '@krs/domain';
+import type { Logger } from '../ops/logger.ts';
+import { recordWhenSent, requestIdOf, type RequestObserver } from '../ops/request-log.ts';
+import { fastTarget, type FastTarget } from './eligible.ts';
+import { keptAnswers, type KeptAnswer } from './kept-answers.ts';
+import { notedReadStamp } from './read-stamps.ts';
+
+export interface FastPathOptions {
+  /** Request lines, as the normal path's `requestLog` writes them; null when not at `info`. */
+  logger: Logger | null;
+  observe: RequestObserver | null;
+  /** Bytes of kept answers in all; default 16 MiB. */
+  maxBytes?: number;
+}
+
+export function createFastPath(core: Pick<Core, 'records'>, options: FastPathOptions) {
+  const answers = keptAnswers(options.maxBytes ?? 16 * 1024 * 1024);
+  let answered = 0;
+
+  function answer(req: IncomingMessage, res: ServerResponse, target: FastTarget, kept: KeptAnswer, started: number): void {
+    const id = requestIdOf(req.headers['x-request-id'] as string | undefined);
+    // The id takes the place the normal path gave it in the header record: same order, same bytes.
+    const headers: OutgoingHttpHeaders = { ...kept.headers, 'x-request-id': id };
+    recordWhenSent(options.logger, options.observe, res, started, { id, method: req.method as string, route: target.route, path: req.url as string, status: kept.status });
+    res.writeHead(kept.status, headers);
+    res.end(kept.body);
+    answers.touch(target.key, kept);
+    answered++;
+  }
+
+  /** Hands the request to the normal path, keeping what it writes when the handler noted a read stamp. */
+  function normally(normal: RequestListener, req: IncomingMessage, res: ServerResponse, target: FastTarget): void {
+    const watched = watch(res);
+    res.once('finish', () => {
+      const stamp = notedReadStamp(req);
+      const written = watched();
+      if (stamp === undefined || written === null || written.status !== 200) return;
+      // Kept as bytes: a string body would be encoded again for every request answered from it.
+      const body = typeof written.body === 'string' ? Buffer.from(written.body) : written.body;
+      answers.keep(target.key, { stamp, status: written.status, headers: written.headers, body, size: (body?.byteLength ?? 0) + 512 });
+    });
+    void normal(req, res);
+  }
+
+  return {
+    /** `normal` answers whatever the fast path does not. */
+    listener(normal: RequestListener): RequestListener {
+      return (req, res) => {
+        const target = fastTarget(req);
+        if (target === null) return void normal(req, res);
+        const kept = answers.get(target.key);
+        if (kept === undefined) return normally(normal, req, res, target);
+        const started = performance.now();
+        core.records.readStamp(target.kind, target.id).then(
+          (stamp) => {
+            if (stamp === kept.stamp) return answer(req, res, target, kept, started);
+            answers.drop(target.key);
+            normally(normal, req, res, target);
+          },
+          // The normal path meets the same failure and answers it as it answers errors.
+          () => void normal(req, res),
+        );
+      };
+    },
+    /** How many requests the fast path answered itself. */
+    answered: () => answered,
+  };
+}
+
+export type FastPath = ReturnType<typeof createFastPath>;
+
+interface Written {
+  status: number;
+  headers: OutgoingHttpHeaders;
+  body: string | Buffer | undefined;
+}
+
+/** Streamed bodies (file content) are kept up to this size; larger ones are not worth the memory. */
+const MAX_STREAMED_BYTES = 64 * 1024;
+
+/**
+ * Records the `writeHead(status, headers)` the adapter makes and the body it writes after it:
+ * one `end(body)`, or `write`s of a streamed body up to MAX_STREAMED_BYTES and a bare `end()`.
+ * Anything else is not recorded: null.
+ */
+function watch(res: ServerResponse): () => Written | null {
+  let head: Pick<Written, 'status' | 'headers'> | null = null;
+  const chunks: Buffer[] = [];
+  let streamed = 0;
+  let body: Written['body'];
+  let whole = true;
+  const writeHead = res.writeHead.bind(res) as (...args: unknown[]) => ServerResponse;
+  const write = res.write.bind(res) as (...args: unknown[]) => boolean;
+  const end = res.end.bind(res) as (...args: unknown[]) => ServerResponse;
+  res.writeHead = ((...args: unknown[]) => {
+    const [status, headers] = args;
+    if (head === null && args.length === 2 && typeof status === 'number' && typeof headers === 'object' && headers !== null && !Array.isArray(headers)) {
+      head = { status, headers: { ...(headers as OutgoingHttpHeaders) } };
+    } else whole = false;
+    return writeHead(...args);
+  }) as ServerResponse['writeHead'];
+  res.write = ((...args: unknown[]) => {
+    const [chunk] = args;
+    if (args.length === 1 && chunk instanceof Uint8Array && streamed + chunk.byteLength <= MAX_STREAMED_BYTES) {
+      chunks.push(Buffer.from(chunk));
+      streamed += chunk.byteLength;
+    } else whole = false;
+    return write(...args);
+  }) as ServerResponse['write'];
+  res.end = ((...args: unknown[]) => {
+    const [chunk] = args;
+    if (args.length > 1 || !(chunk === undefined || typeof chunk === 'string' || Buffer.isBuffer(chunk))) whole = false;
+    else if (chunks.length > 0) whole &&= chunk === undefined;
+    else body = chunk;
+    return end(...args);
+  }) as ServerResponse['end'];
+  return () => (whole && head !== null ? { ...head, body: chunks.length > 0 ? Buffer.concat(chunks) : body } : null);
+}

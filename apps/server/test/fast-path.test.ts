@@ -1,0 +1,202 @@
+/**
+ * The fast path answers byte for byte as the normal path does, or leaves the request to it.
+ * Two servers share one app and one core: the normal one (the adapter's listener alone) and one
+ * with the fast path in front. Each request goes to the normal server once and to the fast one
+ * twice (the first may be the one it keeps the answer of); the three answers must be the same
+ * bytes, but for `Date` and a request id drawn at random. Writes go through the core directly, as another node's would.
+ */
+import { createServer, type RequestListener, type Server } from 'node:http';
+import { connect, type AddressInfo } from 'node:net';
+import { getRequestListener } from '@hono/node-server';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createFastPath, type FastPath } from '../src/fast-path/listener.ts';
+import { createLogger } from '../src/ops/logger.ts';
+import { makeApp, metadata } from './make-app.ts';
+
+const servers: Server[] = [];
+afterEach(async () => {
+  await Promise.all(servers.splice(0).map((s) => new Promise((ok) => s.close(ok))));
+});
+
+async function listen(listener: RequestListener): Promise<number> {
+  const server = createServer(listener);
+  servers.push(server);
+  await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
+  return (server.address() as AddressInfo).port;
+}
+
+/** The raw bytes of the answer to `request` (sent with `Connection: close`, read to the end). */
+function raw(port: number, request: string): Promise<string> {
+  return new Promise((ok, fail) => {
+    const socket = connect(port, '127.0.0.1');
+    const chunks: Buffer[] = [];
+    socket.on('data', (b) => chunks.push(b));
+    socket.on('end', () => ok(Buffer.concat(chunks).toString('latin1')));
+    socket.on('error', fail);
+    socket.write(request);
+  });
+}
+
+/** The date, and a request id the server drew at random, differ from one answer to the next. */
+const normalised = (answer: string) =>
+  answer.replace(/\r\nDate: [^\r]*/, '\r\nDate: -').replace(/\r\nx-request-id: [0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\r\n/, '\r\nx-request-id: random\r\n');
+
+async function setUp() {
+  const lines: { [key: string]: unknown }[] = [];
+  const logger = createLogger('info', { write: (line: string) => void lines.push(JSON.parse(line) as { [key: string]: unknown }) });
+  const observed: unknown[] = [];
+  const observe = (info: { method: string; route: string; status: number }) => void observed.push({ method: info.method, route: info.route, status: info.status });
+  const env = await makeApp({}, undefined, { ops: { logger, metrics: undefined } });
+  const normalListener = getRequestListener(env.app.fetch);
+  // The normal server's lines and counts come from the app's middleware; the fast path is given the same logger.
+  const fast: FastPath = createFastPath(env.core, { logger, observe });
+  const normalPort = await listen(normalListener);
+  const fastPort = await listen(fast.listener(normalListener));
+  const publish = async (extra: { [key: string]: unknown } = {}, file?: string) => {
+    const draft = await env.call('POST', '/api/records', { token: env.alice, json: { metadata, files: { enabled: file !== undefined }, ...extra } });
+    if (file !== undefined) {
+      const files = `/api/records/${draft.json.id}/draft/files`;
+      await env.call('POST', files, { token: env.alice, json: [{ key: 'notes.txt' }] });
+      await env.call('PUT', `${files}/notes.txt/content`, { token: env.alice, body: file, headers: { 'content-type': 'application/octet-stream' } });
+      expect((await env.call('POST', `${files}/notes.txt/commit`, { token: env.alice })).status).toBe(200);
+    }
+    expect((await env.call('POST', `/api/records/${draft.json.id}/draft/actions/publish`, { token: env.alice })).status).toBe(202);
+    return String(draft.json.id);
+  };
+  /**
+   * Sends the request to both servers; returns the answer and whether the fast path answered
+   * the second time the fast server was asked.
+   */
+  const compare = async (path: string, headers: string[] = [], method = 'GET') => {
+    const request = `${method} ${path} HTTP/1.1\r\nHost: krs.test\r\n${headers.map((h) => `${h}\r\n`).join('')}Connection: close\r\n\r\n`;
+    const normal = normalised(await raw(normalPort, request));
+    const first = normalised(await raw(fastPort, request));
+    const before = fast.answered();
+    const second = normalised(await raw(fastPort, request));
+    expect(first).toBe(normal);
+    expect(second).toBe(normal);
+    return { answer: normal, fast: fast.answered() > before, status: Number(normal.split(' ')[1]) };
+  };
+  return { ...env, lines, observed, fast, publish, compare };
+}
+
+describe('the fast path', () => {
+  it('answers an anonymous GET and HEAD of a public record as the normal path does, with the same request line', async () => {
+    const { publish, compare, lines, ...env } = await setUp();
+    const id = await publish();
+    for (const headers of [[], ['Accept: application/json'], ['Accept: */*'], ['X-Request-Id: client-chosen-1'], ['User-Agent: wrk', 'Accept-Encoding: gzip'], ['Accept: */*', 'Accept-Language: *', 'Sec-Fetch-Mode: cors', 'User-Agent: node', 'Accept-Encoding: gzip, deflate']]) {
+      const got = await compare(`/api/records/${id}`, headers);
+      expect(got).toMatchObject({ status: 200, fast: true });
+      expect(got.answer).toMatch(/\r\netag: "\d+"\r\n/);
+      expect(got.answer).toMatch(/\r\nlink: <[^\r]*describedby/);
+    }
+    expect(await compare(`/api/records/${id}`, [], 'HEAD')).toMatchObject({ status: 200, fast: true });
+    const pkg = await env.call('POST', '/api/packages', { token: env.alice, json: { metadata: { title: 'Flood resilience package', publication_date: '2025', creators: metadata.creators }, files: { enabled: false } } });
+    expect((await env.call('POST', `/api/packages/${pkg.json.id}/draft/actions/publish`, { token: env.alice })).status).toBe(202);
+    expect(await compare(`/api/packages/${pkg.json.id}`)).toMatchObject({ status: 200, fast: true });
+    // Request lines alike, but for their timing: the client's id, route, path, status and bytes.
+    const ofClient = lines.filter((l) => l['req_id'] === 'client-chosen-1').map(({ time: _t, duration_ms: _d, ...rest }) => rest);
+    expect(ofClient).toHaveLength(3);
+    expect(ofClient[1]).toEqual(ofClient[0]);
+    expect(ofClient[2]).toEqual(ofClient[0]);
+    expect(ofClient[0]).toMatchObject({ route: '/api/records/:id', path: `/api/records/${id}`, status: 200, method: 'GET' });
+  });
+
+  it("answers a file entry and a small file's content, GET and HEAD, as the normal path does", async () => {
+    const { publish, compare, lines } = await setUp();
+    const id = await publish({}, 'Flood extent, Niger delta. '.repeat(30));
+    for (const path of [`/api/records/${id}/files/notes.txt`, `/api/records/${id}/files/notes.txt/content`]) {
+      expect(await compare(path, ['X-Request-Id: file-1'])).toMatchObject({ status: 200, fast: true });
+      expect(await compare(path, [], 'HEAD')).toMatchObject({ status: 200, fast: true });
+      expect(await compare(path, ['If-None-Match: "x"'])).toMatchObject({ fast: false });
+      expect(await compare(path, ['Range: bytes=0-9'])).toMatchObject({ fast: false });
+      expect(await compare(path, ['Accept: application/ld+json'])).toMatchObject({ fast: false });
+    }
+    const ofClient = lines.filter((l) => l['req_id'] === 'file-1').map(({ time: _t, duration_ms: _d, ...rest }) => rest);
+    expect(ofClient.map((l) => l['route'])).toEqual([...Array(3).fill('/api/records/:id/files/:key'), ...Array(3).fill('/api/records/:id/files/:key/content')]);
+    expect(ofClient[2]).toEqual(ofClient[0]);
+    expect(ofClient[5]).toEqual(ofClient[3]);
+    const restricted = await publish({ access: { record: 'public', files: 'restricted' } }, 'closed');
+    const embargoed = await publish({ access: { record: 'public', files: 'restricted', embargo: { active: true, until: '2027-01-01', reason: null } } }, 'later');
+    for (const other of [restricted, embargoed]) {
+      expect(await compare(`/api/records/${other}/files/notes.txt/content`)).toMatchObject({ status: 401, fast: false });
+      expect(await compare(`/api/records/${other}/files/notes.txt`)).toMatchObject({ status: 401, fast: false });
+    }
+    expect(await compare(`/api/records/${id}/files/other.txt`)).toMatchObject({ status: 404, fast: false });
+  });
+
+  it('counts what it answers in the metrics under the same labels', async () => {
+    const { publish, compare, observed } = await setUp();
+    const id = await publish();
+    expect((await compare(`/api/records/${id}`)).fast).toBe(true);
+    expect(observed).toEqual([{ method: 'GET', route: '/api/records/:id', status: 200 }]);
+  });
+
+  it('leaves to the normal path what it is not sure of', async () => {
+    const { publish, compare, alice } = await setUp();
+    const id = await publish();
+    const restricted = await publish({ access: { record: 'restricted', files: 'restricted' } });
+    const embargoed = await publish({ access: { record: 'public', files: 'restricted', embargo: { active: true, until: '2027-01-01', reason: null } } });
+    const open = await compare(`/api/records/${id}`);
+    expect(open.fast).toBe(true);
+    const declined: [string, string[], string?][] = [
+      [`/api/records/${id}`, ['If-None-Match: "1"']],
+      [`/api/records/${id}`, ['Origin: https://elsewhere.example']],
+      [`/api/records/${id}`, ['Accept: application/ld+json']],
+      [`/api/records/${id}`, ['Accept: application/vnd.inveniordm.v1+json']],
+      [`/api/records/${id}`, ['Accept: text/html']],
+      [`/api/records/${id}`, [`Authorization: Bearer ${alice}`]],
+      [`/api/records/${id}`, ['Cookie: session=1']],
+      [`/api/records/${id}`, ['Range: bytes=0-10']],
+      [`/api/records/${id}?style=apa`, []],
+      [`/api/records/${id}?token=x`, []],
+      [`/api/records/${id}/`, []],
+      [`/api/records/${restricted}`, []],
+      [`/api/records/${restricted}`, [`Authorization: Bearer ${alice}`]],
+      [`/api/records/${embargoed}`, []],
+      [`/api/records/${id}/draft`, [`Authorization: Bearer ${alice}`]],
+      ['/api/records/no-such-id', []],
+      [`/api/packages/${id}`, []],
+      [`/api/records/${id}`, [], 'POST'],
+      [`/api/records/${id}`, [], 'OPTIONS'],
+    ];
+    for (const [path, headers, method] of declined) {
+      const got = await compare(path, headers, method);
+      expect({ path, headers, method, fast: got.fast }).toEqual({ path, headers, method, fast: false });
+    }
+    expect((await compare(`/api/records/${embargoed}`)).answer).toContain('"embargoed"');
+  });
+
+  it('never answers from a kept answer after an edit, a new version, an access link or an access change', async () => {
+    const { publish, compare, core } = await setUp();
+    const id = await publish();
+    const owner = { userId: (await core.records.get({ userId: null, linkIds: [] }, 'resource', id)).parent.ownerId, linkIds: [] };
+    const answers = [(await compare(`/api/records/${id}`)).answer];
+
+    await core.records.edit(owner, 'resource', id);
+    await core.records.updateDraft(owner, 'resource', id, { metadata: { ...metadata, title: 'A title edited elsewhere' }, files: { enabled: false } });
+    await core.records.publish(owner, 'resource', id);
+    const edited = await compare(`/api/records/${id}`);
+    expect(edited).toMatchObject({ fast: true });
+    expect(edited.answer).toContain('A title edited elsewhere');
+    answers.push(edited.answer);
+
+    const next = await core.records.newVersion(owner, 'resource', id);
+    await core.records.updateDraft(owner, 'resource', next.record.id, { metadata, files: { enabled: false } });
+    await core.records.publish(owner, 'resource', next.record.id);
+    const superseded = await compare(`/api/records/${id}`);
+    expect(superseded.answer).toContain('"is_latest":false');
+    answers.push(superseded.answer);
+
+    await core.accessLinks.create(owner, 'resource', id, { permission: 'view' });
+    const linked = await compare(`/api/records/${id}`);
+    answers.push(linked.answer);
+    expect(new Set(answers).size).toBe(answers.length);
+
+    await core.records.edit(owner, 'resource', id);
+    await core.records.updateDraft(owner, 'resource', id, { metadata, access: { record: 'restricted', files: 'restricted' }, files: { enabled: false } });
+    await core.records.publish(owner, 'resource', id);
+    const closed = await compare(`/api/records/${id}`);
+    expect(closed).toMatchObject({ status: 401, fast: false });
+  });
+});

@@ -1,0 +1,25 @@
+/**
+ * Read stamps: a published version's answer to anonymous readers may be kept and reused for as
+ * long as its stamp has not changed. That answer is made of the version and its parent alone
+ * (metadata, access, files options; owner, links, which version is the latest), and every write
+ * to either bumps its revision, on this node or on any other sharing the database: the pair of
+ * revisions, read afresh on each request, says whether a kept answer still holds.
+ */
+import type { PublishedRevisions } from '../ports.ts';
+import type { AnyRecord, Parent } from './types.ts';
+
+export const readStampOf = (revisions: Pick<PublishedRevisions, 'revisionId' | 'parentRevisionId'>): string =>
+  `${revisions.revisionId}.${revisions.parentRevisionId}`;
+
+/**
+ * The stamp of a published version as it was read (a record view, or what a file read loaded),
+ * or null when its answers may change without a write: a restricted version reads differently
+ * to each caller, and an embargo reads as lifted from its day on, decided at read time (a view
+ * of a lapsed embargo already reads lifted, and stays so until the lift is written down, which
+ * bumps the revision). A published version's file entries and their bytes change only with it.
+ */
+export function anonymousReadStamp(view: { record: AnyRecord; parent: Parent }): string | null {
+  const { record, parent } = view;
+  if (record.state !== 'published' || record.access.record !== 'public' || record.access.embargo.active) return null;
+  return readStampOf({ revisionId: record.revisionId, parentRevisionId: parent.revisionId });
+}
