@@ -68,6 +68,21 @@ describe('search index (PostgreSQL): text decided in SQL', () => {
     }
   });
 
+  it('answers words no tsquery can hold (over 2,047 bytes) as the evaluator does', async () => {
+    const { handle, index } = await open();
+    try {
+      const long = '語'.repeat(800);
+      await index.upsert([doc('long', { title: 'Long word', description: long }), doc('short', { title: 'Short word' })]);
+      for (const q of [long, `"${long} x"`, `${long}*`, `${long}~`, `metadata.title:${long}`, `_exists_:${'é'.repeat(1000)}`]) {
+        await expect(index.search(find(q)), q.slice(0, 12)).resolves.toBeDefined();
+      }
+      expect((await index.search(find(long))).hits.map((h) => h.id)).toEqual(['long']);
+      expect((await index.search(find(`word ${long.slice(0, 10)}*`))).hits.map((h) => h.id)).toEqual(['long']);
+    } finally {
+      await handle.close();
+    }
+  });
+
   it('ranks title words above the same words in other fields, and more of them higher', async () => {
     const { handle, index } = await open();
     try {

@@ -87,6 +87,12 @@ function vectorText(positions: Map<string, string[]>): string {
   return parts.join(' ');
 }
 
+/**
+ * Whether a word can be a lexeme at all. Longer ones are in no vector (a document holding one has
+ * none), and tsquery refuses them: a query naming one is left to the evaluator.
+ */
+const fits = (w: string) => Buffer.byteLength(w) <= MAX_LEXEME_BYTES;
+
 /** A lexeme in tsvector or tsquery text: the domain's words are letters and digits only, quoted all the same. */
 const lexeme = (w: string) => `'${w.replace(/['\\]/g, (c) => `\\${c}`)}'`;
 
@@ -122,7 +128,7 @@ export function exactQuery(node: QueryNode, fuzzy: FuzzyExpansions = new Map()):
       case 'term': {
         const weight = weightOf(n.field);
         const words = tokenize(n.value);
-        if (weight === null || words.length === 0) return null;
+        if (weight === null || words.length === 0 || !words.every(fits)) return null;
         if (n.match === 'fuzzy') {
           const suffix = weight === '' ? '' : `:${weight}`;
           const expanded = words.map((w) => fuzzy.get(w));
@@ -135,7 +141,7 @@ export function exactQuery(node: QueryNode, fuzzy: FuzzyExpansions = new Map()):
       case 'phrase': {
         const weight = weightOf(n.field);
         const words = tokenize(n.value);
-        if (weight === null || words.length === 0) return null;
+        if (weight === null || words.length === 0 || !words.every(fits)) return null;
         if (words.length > 1) phrases = true;
         return words.map((w) => `${lexeme(w)}${weight === '' ? '' : `:${weight}`}`).join(' <-> ');
       }
@@ -150,7 +156,7 @@ export function exactQuery(node: QueryNode, fuzzy: FuzzyExpansions = new Map()):
         return child === null ? null : `!(${child})`;
       }
       case 'exists':
-        return lexeme(`$${n.field}`);
+        return fits(`$${n.field}`) ? lexeme(`$${n.field}`) : null;
       default:
         return null;
     }
@@ -169,12 +175,12 @@ export function requiredWords(node: QueryNode): string | null {
     case 'term': {
       if (node.match === 'fuzzy') return null;
       const words = tokenize(node.value);
-      if (words.length === 0) return null;
+      if (words.length === 0 || !words.every(fits)) return null;
       return words.map((w) => `${lexeme(w)}${node.match === 'prefix' ? ':*' : ''}`).join(' & ');
     }
     case 'phrase': {
       const words = tokenize(node.value);
-      return words.length === 0 ? null : words.map(lexeme).join(' & ');
+      return words.length === 0 || !words.every(fits) ? null : words.map(lexeme).join(' & ');
     }
     case 'and': {
       const parts = node.children.map(requiredWords).filter((p): p is string => p !== null);
@@ -196,9 +202,10 @@ export function requiredWords(node: QueryNode): string | null {
 export function rankQuery(node: QueryNode, fuzzy: FuzzyExpansions = new Map()): string | null {
   const words = new Set<string>();
   const walk = (n: QueryNode): void => {
-    if (n.type === 'term' && n.match === 'fuzzy') for (const w of tokenize(n.value)) for (const x of fuzzy.get(w) ?? [w]) words.add(lexeme(x));
-    else if (n.type === 'term') for (const w of tokenize(n.value)) words.add(`${lexeme(w)}${n.match === 'prefix' ? ':*' : ''}`);
-    else if (n.type === 'phrase') for (const w of tokenize(n.value)) words.add(lexeme(w));
+    const own = n.type === 'term' || n.type === 'phrase' ? tokenize(n.value).filter(fits) : [];
+    if (n.type === 'term' && n.match === 'fuzzy') for (const w of own) for (const x of fuzzy.get(w) ?? [w]) words.add(lexeme(x));
+    else if (n.type === 'term') for (const w of own) words.add(`${lexeme(w)}${n.match === 'prefix' ? ':*' : ''}`);
+    else if (n.type === 'phrase') for (const w of own) words.add(lexeme(w));
     else if (n.type === 'and' || n.type === 'or') n.children.forEach(walk);
   };
   walk(node);
