@@ -3,13 +3,12 @@
  * and a write can update it in its own transaction (see the unit of work): no projection lag, and
  * nothing to catch up at start-up.
  *
- * PostgreSQL narrows: a GIN-indexed tsvector of each document's words (as the domain tokenizes
- * them) answers the text a query requires, a GiST index of geometry boxes answers `bbox`, and the
- * filter (kinds, states, version flags, owner, ids, visibility, facets) is plain SQL. A query with
- * no text and no box is answered in SQL alone: count, facet counts and the page. Otherwise the
- * documents SQL kept are decided by the domain's evaluator (`matchesQuery`, `scoreQuery`,
- * `runSearch`), which holds every engine to the same answers. Fuzzy terms, `_exists_`, ranges and
- * negations narrow nothing in SQL: such a query reads every document the filter keeps.
+ * A query of terms, prefixes, title fields, phrases, `_exists_`, fuzzy terms and AND/OR/NOT
+ * without a box is decided by the GIN-indexed vector alone (postgres-text.ts says how it means
+ * what the domain's evaluator means); total, facets and the ranked page are SQL. Ranges, other
+ * fields and boxes are narrowed in SQL (the words the query requires, the GiST index of the
+ * boxes) and decided by the domain's evaluator (`matchesQuery`, `scoreQuery`, `runSearch`), which
+ * holds every engine to the same answers.
  */
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import { facetLabel, fuzzyDistance, fuzzyExpansions, matchesQuery, parseQuery, positiveTerms, runSearch, scoreQuery, sortBuckets, type QueryNode } from '@krs/domain/search';
