@@ -50,6 +50,25 @@ const HARMLESS = new Set([
   'sec-fetch-mode',
   'sec-fetch-site',
   'sec-fetch-dest',
+  'sec-fetch-user',
+  'sec-ch-ua',
+  'sec-ch-ua-mobile',
+  'sec-ch-ua-platform',
+  'upgrade-insecure-requests',
+  'referer',
+  'dnt',
+  'priority',
+  'cache-control',
+  'pragma',
+  // What a load balancer or proxy in front of the nodes adds (docs/deploy.md); links come from
+  // KRS_BASE_URL, and nothing in the app reads these either.
+  'x-forwarded-for',
+  'x-forwarded-proto',
+  'x-forwarded-host',
+  'x-forwarded-port',
+  'forwarded',
+  'x-real-ip',
+  'via',
 ])
 
 /** What the normal path answers with plain JSON, as `negotiate` decides it. */
