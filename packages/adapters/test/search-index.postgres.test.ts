@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
 import type { SearchDocument, SearchRequest } from '@krs/domain';
 import { createPgDb, createPostgresSearchIndex, createPostgresSearchSchema } from '../src/index.ts';
+import { searchDocument } from './contracts/builders.ts';
 import { searchIndexContract } from './contracts/search-index.contract.ts';
 import { freshDatabase } from './postgres-fixture.ts';
 
@@ -11,26 +12,7 @@ searchIndexContract('postgres', async () => {
   return Object.assign(createPostgresSearchIndex(handle.db), { close: () => void handle.close() });
 });
 
-const doc = (id: string, metadata: Record<string, unknown>): SearchDocument => ({
-  key: `published:${id}`,
-  id,
-  kind: 'resource',
-  state: 'published',
-  parentId: `p-${id}`,
-  ownerId: 'owner',
-  versionIndex: 1,
-  isLatest: true,
-  inUserListing: true,
-  isUserLatest: true,
-  isPublic: true,
-  readers: ['owner'],
-  created: '2026-01-01T00:00:00.000Z',
-  updated: '2026-01-01T00:00:00.000Z',
-  resourceType: null,
-  accessStatus: 'open',
-  bounds: [],
-  body: { id, metadata },
-});
+const doc = (id: string, metadata: { title: string } & Record<string, unknown>): SearchDocument => searchDocument(id, metadata.title, { body: { id, metadata } });
 
 const find = (q: string): SearchRequest => ({ filter: { kinds: ['resource'], viewerId: null }, q, bbox: null, sort: 'bestmatch', page: 1, size: 10, aggregations: [] });
 

@@ -14,7 +14,8 @@ import { sql, type Kysely, type RawBuilder } from 'kysely';
 import { facetLabel, fuzzyDistance, fuzzyExpansions, matchesQuery, parseQuery, positiveTerms, runSearch, scoreQuery, sortBuckets, type QueryNode } from '@krs/domain/search';
 import type { FacetBucket, FacetName, SearchDocument, SearchIndex, SearchRequest, SearchResult } from '@krs/domain';
 import { evaluateInSlices } from './evaluate-in-slices.ts';
-import { documentWords, exactQuery, fuzzyWords, rankQuery, requiredWords, type FuzzyExpansions } from './postgres-text.ts';
+import { fuzzyWords } from './fts-query.ts';
+import { documentWords, exactQuery, rankQuery, requiredWords, type FuzzyExpansions } from './postgres-text.ts';
 
 /** Any Kysely handle: the index's tables are outside the records' typed schema, and written in SQL. */
 type Db = Kysely<object>;

@@ -109,14 +109,6 @@ export interface ExactQuery {
 /** Each fuzzy query word's expansion: the indexed words it stands for (see `fuzzyExpansions`). */
 export type FuzzyExpansions = ReadonlyMap<string, readonly string[]>;
 
-/** The words of a query's fuzzy terms, to expand before `exactQuery`. */
-export function fuzzyWords(node: QueryNode): string[] {
-  if (node.type === 'term') return node.match === 'fuzzy' ? tokenize(node.value) : [];
-  if (node.type === 'and' || node.type === 'or') return node.children.flatMap(fuzzyWords);
-  if (node.type === 'not') return fuzzyWords(node.child);
-  return [];
-}
-
 /**
  * The query as tsquery text when the vector decides it exactly as the evaluator would, else null
  * (ranges, fields other than the title, words-less terms).
