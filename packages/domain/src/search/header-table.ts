@@ -7,7 +7,7 @@
  */
 import type { RecordKind } from '../model/types.ts';
 import type { FacetBucket, FacetName, SearchDocument, SearchFilter, SearchRequest, SearchResult } from '../ports.ts';
-import { facetLabel, firstInOrder, sortBuckets } from './run-search.ts';
+import { facetLabel, sortBuckets } from './run-search.ts';
 
 const KINDS: readonly RecordKind[] = ['resource', 'package'];
 const STATES: readonly SearchDocument['state'][] = ['draft', 'published'];
@@ -223,7 +223,7 @@ export class HeaderTable {
   page(selection: Selection, request: SearchRequest, ranked: number[] | null): SearchResult {
     const start = (request.page - 1) * request.size;
     const k = start + request.size;
-    const ordered = ranked ?? firstInOrder(Array.from(selection.hits), k, this.comparator(request.sort === 'bestmatch' ? 'newest' : request.sort));
+    const ordered = ranked ?? this.firstBySort(selection.hits, k, request.sort === 'bestmatch' ? 'newest' : request.sort);
     return {
       total: selection.hits.length,
       hits: ordered
@@ -231,6 +231,38 @@ export class HeaderTable {
         .map((rowid) => ({ id: this.ids[rowid] ?? '', kind: KINDS[this.kind[rowid] ?? 0] ?? 'resource', state: STATES[this.state[rowid] ?? 0] ?? 'draft' })),
       aggregations: selection.aggregations,
     };
+  }
+
+  /**
+   * The first `k` hits in a sort's order. Each hit is first held against the k-th kept so far by
+   * the sort's leading column alone, read inline, and only a hit that leads or ties there goes
+   * through the full comparator: at a million hits, the comparator on every hit held the event
+   * loop for over 100 ms, the column alone for a few.
+   */
+  private firstBySort(hits: Int32Array, k: number, sort: Exclude<SearchRequest['sort'], 'bestmatch'>): number[] {
+    const compare = this.comparator(sort);
+    if (k <= 0) return [];
+    if (k * 8 >= hits.length) return Array.from(hits).sort(compare).slice(0, k);
+    const column = sort === 'version' ? this.versionIndex : sort === 'updated-desc' || sort === 'updated-asc' ? this.updated : this.created;
+    // +1 when larger values come first.
+    const sign = sort === 'oldest' || sort === 'updated-asc' ? -1 : 1;
+    const top: number[] = [];
+    let bound = Number.NEGATIVE_INFINITY;
+    for (let i = 0; i < hits.length; i++) {
+      const rowid = hits[i] ?? 0;
+      if (top.length === k && ((column[rowid] ?? 0) * sign < bound || compare(rowid, top[k - 1] ?? 0) >= 0)) continue;
+      let lo = 0;
+      let hi = top.length;
+      while (lo < hi) {
+        const mid = (lo + hi) >> 1;
+        if (compare(rowid, top[mid] ?? 0) < 0) hi = mid;
+        else lo = mid + 1;
+      }
+      top.splice(lo, 0, rowid);
+      if (top.length > k) top.pop();
+      if (top.length === k) bound = (column[top[k - 1] ?? 0] ?? 0) * sign;
+    }
+    return top;
   }
 
   /** `newest` over rows, the order of equal relevance. */
