@@ -362,14 +362,24 @@ export function createSqliteSearchIndex(filename: string): SqliteSearchIndex {
    * ranked terms (an OR with a non-text branch) come after the scored ones, newest first.
    */
   type AsyncRanker = (...args: Parameters<Ranker>) => Promise<ReturnType<Ranker>>;
+  /** A first read of the best rows, sent beside the match before the hits are known. */
+  interface EarlyRead {
+    limit: number;
+    pairs: Promise<Float64Array>;
+  }
+  const earlyLimit = (k: number) => Math.max(64, Math.ceil(k * 1.25) + 16);
   const bm25Ranker =
-    (expression: string, matches: number): AsyncRanker =>
+    (expression: string, matches: number, early: EarlyRead | null): AsyncRanker =>
     async (hits, k, newest) => {
       if (k === 0 || hits.length === 0) return [];
       const isHit = memberOf(hits);
-      let limit = Math.max(64, Math.ceil((k * 1.25 * Math.max(matches, hits.length)) / hits.length) + 16);
+      const wanted = Math.max(64, Math.ceil((k * 1.25 * Math.max(matches, hits.length)) / hits.length) + 16);
+      let limit = wanted;
+      let first = early;
       for (;;) {
-        const pairs = await reader.pairs(bestSql, [expression, limit]);
+        if (first !== null) limit = first.limit;
+        const pairs = await (first?.pairs ?? reader.pairs(bestSql, [expression, limit]));
+        first = null;
         const read = pairs.length / 2;
         const scored: [number, number][] = [];
         for (let i = 0; i < read; i++) if (isHit(pairs[2 * i] ?? -1)) scored.push([pairs[2 * i] ?? -1, pairs[2 * i + 1] ?? 0]);
@@ -383,8 +393,9 @@ export function createSqliteSearchIndex(filename: string): SqliteSearchIndex {
           const rest = Array.from(hits).filter((rowid) => !seen.has(rowid));
           return [...ordered, ...firstInOrder(rest, k - ordered.length, newest)];
         }
-        // Ties past the first read: the second reads every row, so no query pays more than twice.
-        limit = limit <= matches ? matches + 1 : limit * 4;
+        // Ties past the first read: the second reads every row, so no query pays more than twice
+        // (an early read too short for the hits the filter left is followed by the right one).
+        limit = limit < wanted ? wanted : limit <= matches ? matches + 1 : limit * 4;
       }
     };
 
@@ -397,21 +408,26 @@ export function createSqliteSearchIndex(filename: string): SqliteSearchIndex {
     evaluate: { matches: (doc: SearchDocument) => boolean; score: ((doc: SearchDocument) => number) | null } | null;
   }
 
-  async function plan(node: QueryNode): Promise<QueryPlan> {
+  /** `ranked`: the hits a bestmatch page needs (page x size), or 0 when the sort is another. */
+  async function plan(node: QueryNode, ranked: number): Promise<QueryPlan> {
     if (node.type === 'all') return { rows: null, rank: null, evaluate: null };
     const ctx = await contextFor(node);
     const expression = ftsExpression(node, ctx);
     if (expression !== null) {
-      const rows = await rowids(matchSql, [expression]);
       // Without words to score (only `_exists_`), every score ties: sorted as newest instead.
-      return { rows, rank: rankText(node, ctx).length > 0 ? bm25Ranker(expression, rows.length) : null, evaluate: null };
+      const scored = rankText(node, ctx).length > 0;
+      const early = scored && ranked > 0 ? { limit: earlyLimit(ranked), pairs: reader.pairs(bestSql, [expression, earlyLimit(ranked)]) } : null;
+      // Awaited by the ranker, or never when the match fails or no hit is left to rank.
+      early?.pairs.catch(() => undefined);
+      const rows = await rowids(matchSql, [expression]);
+      return { rows, rank: scored ? bm25Ranker(expression, rows.length, early) : null, evaluate: null };
     }
     const sql = querySql(node, ctx);
     if (sql !== null) {
       const rows = await rowids(`SELECT doc.rowid FROM doc WHERE ${sql.where}`, sql.params);
       const rank = rankText(node, ctx);
       const rankable = rank.length > 0 && textPrefilter(node, ctx) !== null;
-      return { rows, rank: rankable ? bm25Ranker(rank.map((r) => `(${r})`).join(' OR '), rows.length) : null, evaluate: null };
+      return { rows, rank: rankable ? bm25Ranker(rank.map((r) => `(${r})`).join(' OR '), rows.length, null) : null, evaluate: null };
     }
     const pre: Sql | null = textPrefilter(node, ctx);
     return {
@@ -426,7 +442,7 @@ export function createSqliteSearchIndex(filename: string): SqliteSearchIndex {
   const BODY_BATCH = 32;
 
   async function search(request: SearchRequest): Promise<SearchResult> {
-    const query = await plan(parseQuery(request.q ?? ''));
+    const query = await plan(parseQuery(request.q ?? ''), request.sort === 'bestmatch' ? request.page * request.size : 0);
     const sets = filterRows(request);
     if (query.rows !== null) sets.push(query.rows);
     if (request.bbox !== null) sets.push(await inBox(request.bbox));
