@@ -6,6 +6,10 @@
  *     queries, over-long text), anonymous, one after another;
  *  3. queries + bodies: the same, the second client also sending the largest legal draft body
  *     (every metadata limit reached) and one near the 10 MiB limit that the metadata limits refuse.
+ * The cheap GETs come from `wrk` (2 connections, on the generator's core, see wrk.ts) when it is
+ * installed: a Node client in this process would share its event loop with the hostile client,
+ * whose sending and reading delay the GETs' timing as much as the server does. Without wrk they
+ * come from that Node client (`load.ts`), and the heading says so.
  * Per phase: the server's event-loop delay (p99 and max, measured inside the server by
  * `loop-delay.ts`), the cheap GETs' p99, the hostile calls' answers, and the server's peak RSS
  * over its RSS before the phase. Targets: max loop delay < 50 ms, cheap GET p99 at most twice
@@ -18,9 +22,21 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { largestLegalMetadata } from '@krs/domain/testing';
-import { load, type LoadResult } from './load.ts';
+import { load } from './load.ts';
 import { seedPublished } from './seed.ts';
 import { serverDir, start, statusKiB, stop, tsx } from './server-process.ts';
+import { hasWrk, wrk } from './wrk.ts';
+
+/** What each phase reports of the cheap GETs, from either generator. */
+interface CheapGets {
+  perSecond: number;
+  p50: number;
+  p99: number;
+  errors: number;
+}
+
+const cheapGets = (url: string, seconds: number, native: boolean): Promise<CheapGets> =>
+  native ? wrk(url, { connections: 2, seconds }) : load(url, 2, seconds);
 
 const nested = (levels: number) => {
   let q = 'glacier';
@@ -116,7 +132,7 @@ async function hostileClient(base: string, token: string, draftId: string | null
 interface Phase {
   name: string;
   loop: Loop;
-  get: LoadResult;
+  get: CheapGets;
   hostile: HostileCall[];
   rssBeforeMiB: number;
   rssPeakMiB: number;
@@ -145,7 +161,8 @@ export async function hostileBench(records: number, engine = 'sqlite', seconds =
       const draft = (await (await fetch(`${base}/api/records`, { method: 'POST', headers, body: JSON.stringify(small) })).json()) as { id: string };
       const bodies = { legal: largestLegalBody(), oversized: oversizedBody() };
       const cheap = `${base}/api/records/${created.id}`;
-      await load(cheap, 2, 2); // warm-up
+      const native = hasWrk();
+      await cheapGets(cheap, 2, native); // warm-up
       for (const [, q] of HOSTILE_QUERIES) await (await fetch(`${base}/api/search?q=${encodeURIComponent(q)}`)).arrayBuffer();
 
       const phases: Phase[] = [];
@@ -159,7 +176,7 @@ export async function hostileBench(records: number, engine = 'sqlite', seconds =
         const rssBeforeMiB = statusKiB(pid, 'VmRSS') / 1024;
         const stopAt = performance.now() + seconds * 1000;
         const [get, calls] = await Promise.all([
-          load(cheap, 2, seconds),
+          cheapGets(cheap, seconds, native),
           hostile ? hostileClient(base, token, withBodies ? draft.id : null, bodies, stopAt) : Promise.resolve([]),
         ]);
         phases.push({ name, get, hostile: calls, loop: await loopFigures(pid, loopFile), rssBeforeMiB, rssPeakMiB: statusKiB(pid, 'VmHWM') / 1024 });
@@ -174,7 +191,7 @@ export async function hostileBench(records: number, engine = 'sqlite', seconds =
       }
       const quiet = phases[0]?.get.p99 ?? Number.NaN;
       const lines = [
-        `hostile mix: ${engine}, ${records} published records (stored in ${seedSeconds.toFixed(0)} s), ${seconds} s per phase; cheap GET = GET /api/records/{id} on 2 connections`,
+        `hostile mix: ${engine}, ${records} published records (stored in ${seedSeconds.toFixed(0)} s), ${seconds} s per phase; cheap GET = GET /api/records/{id} on 2 connections from ${native ? 'wrk' : 'a Node client in the bench process (wrk is not installed; Debian: apt-get install wrk)'}`,
       ];
       for (const p of phases) {
         lines.push(
