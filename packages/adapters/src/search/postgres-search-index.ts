@@ -11,9 +11,10 @@
  * holds every engine to the same answers.
  */
 import { sql, type Kysely, type RawBuilder } from 'kysely';
-import { facetLabel, fuzzyDistance, fuzzyExpansions, matchesQuery, parseQuery, positiveTerms, runSearch, scoreQuery, sortBuckets, type QueryNode } from '@krs/domain/search';
+import { facetLabel, fuzzyDistance, matchesQuery, parseQuery, positiveTerms, runSearch, scoreQuery, sortBuckets, type QueryNode } from '@krs/domain/search';
 import type { FacetBucket, FacetName, SearchDocument, SearchIndex, SearchRequest, SearchResult } from '@krs/domain';
 import { evaluateInSlices } from './evaluate-in-slices.ts';
+import { expandInSlices } from './expand-in-slices.ts';
 import { fuzzyWords } from './fts-query.ts';
 import { documentWords, exactQuery, rankQuery, requiredWords, type FuzzyExpansions } from './postgres-text.ts';
 
@@ -229,7 +230,7 @@ async function expandFuzzy(db: Db, query: QueryNode): Promise<FuzzyExpansions> {
           ).rows.map((r) => r.word)
         : [];
     budget -= rows.length;
-    const found = fuzzyExpansions(word, rows);
+    const found = await expandInSlices(word, rows);
     expansions.set(word, found.length > 0 ? found : [word]);
   }
   return expansions;

@@ -18,7 +18,6 @@ import {
   fieldPaths,
   firstInOrder,
   flatten,
-  fuzzyExpansions,
   HeaderTable,
   matchesQuery,
   parseQuery,
@@ -35,6 +34,7 @@ import {
 import type { BBox, SearchDocument, SearchIndex, SearchRequest, SearchResult, Shape } from '@krs/domain';
 import { ftsExpression, fuzzyWords, querySql, rankText, textPrefilter, type Param, type QueryContext, type Sql } from './fts-query.ts';
 import { evaluateInSlices } from './evaluate-in-slices.ts';
+import { expandInSlices } from './expand-in-slices.ts';
 import { createInlineReader, createThreadReader } from './sqlite-reader.ts';
 import { pathToken } from './path-token.ts';
 import { createInlineWriter, createThreadWriter, type PreparedDoc, type Written } from './sqlite-writer.ts';
@@ -349,7 +349,7 @@ export function createSqliteSearchIndex(filename: string): SqliteSearchIndex {
       const first = String.fromCodePoint(word.codePointAt(0) ?? 0);
       const rows = budget > 0 ? (await reader.rows(vocabularySql, [first, String.fromCodePoint((word.codePointAt(0) ?? 0) + 1), budget])).map((r) => String(r[0])) : [];
       budget -= rows.length;
-      fuzzy.set(word, rows.length > 0 ? fuzzyExpansions(word, rows) : [word]);
+      fuzzy.set(word, rows.length > 0 ? await expandInSlices(word, rows) : [word]);
     }
     return { fuzzy };
   }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { SearchDocument } from '../ports.ts';
-import { matchesQuery, scoreQuery, tokenize } from './match-query.ts';
+import { editDistance, fuzzyExpansions, matchesQuery, scoreQuery, tokenize } from './match-query.ts';
 import { parseQuery } from './parse-query.ts';
 
 function doc(body: { [key: string]: unknown }): SearchDocument {
@@ -135,5 +135,32 @@ describe('scoreQuery', () => {
 describe('tokenize', () => {
   it('splits on anything but letters and digits, lowercases and drops accents', () => {
     expect(tokenize('Müller, Eva; Sentinel-1 (SAR)')).toEqual(['muller', 'eva', 'sentinel', '1', 'sar']);
+  });
+});
+
+describe('edit distance', () => {
+  /** The textbook table, whole, for comparison. */
+  function reference(a: string, b: string): number {
+    const d = Array.from({ length: a.length + 1 }, (_, i) => Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)));
+    for (let i = 1; i <= a.length; i++)
+      for (let j = 1; j <= b.length; j++) d[i]![j] = Math.min(d[i - 1]![j]! + 1, d[i]![j - 1]! + 1, d[i - 1]![j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    return d[a.length]![b.length]!;
+  }
+
+  it('agrees with the whole table, and stops at max + 1', () => {
+    let seed = 7;
+    const next = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+    const word = () => Array.from({ length: Math.floor(next() * 12) }, () => 'abcde'[Math.floor(next() * 5)]).join('');
+    for (let i = 0; i < 2000; i++) {
+      const [a, b] = [word(), word()];
+      const max = Math.floor(next() * 4);
+      expect(editDistance(a, b, max)).toBe(Math.min(reference(a, b), max + 1));
+    }
+    expect(editDistance('kitten', 'sitting', 3)).toBe(3);
+    expect(editDistance('a'.repeat(100), 'b'.repeat(100), 2)).toBe(3);
+  });
+
+  it('expands a fuzzy term to the closest words first, with the same first letter', () => {
+    expect(fuzzyExpansions('glacer', ['glaciers', 'glucose', 'placer', 'grace', 'glacier'])).toEqual(['glacier', 'glaciers', 'grace']);
   });
 });

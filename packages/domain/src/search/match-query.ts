@@ -127,20 +127,33 @@ export function fuzzyExpansions(term: string, vocabulary: Iterable<string>): str
     .map(([word]) => word);
 }
 
+/** Two rows of the distance table, reused: fuzzy expansion measures thousands of words per query. */
+let previousRow = new Int32Array(64);
+let currentRow = new Int32Array(64);
+
 /** The edit distance of a and b, or `max + 1` as soon as it is known to exceed `max`. */
 export function editDistance(a: string, b: string, max: number): number {
   if (Math.abs(a.length - b.length) > max) return max + 1;
-  let prev = Array.from({ length: b.length + 1 }, (_, i) => i);
+  if (previousRow.length <= b.length) {
+    previousRow = new Int32Array(b.length + 1);
+    currentRow = new Int32Array(b.length + 1);
+  }
+  let prev = previousRow;
+  let cur = currentRow;
+  for (let j = 0; j <= b.length; j++) prev[j] = j;
   for (let i = 1; i <= a.length; i++) {
-    const cur = [i];
+    cur[0] = i;
     let best = i;
+    const ai = a.charCodeAt(i - 1);
     for (let j = 1; j <= b.length; j++) {
-      const v = Math.min((prev[j] ?? 0) + 1, (cur[j - 1] ?? 0) + 1, (prev[j - 1] ?? 0) + (a[i - 1] === b[j - 1] ? 0 : 1));
+      const v = Math.min((prev[j] ?? 0) + 1, (cur[j - 1] ?? 0) + 1, (prev[j - 1] ?? 0) + (ai === b.charCodeAt(j - 1) ? 0 : 1));
       cur[j] = v;
-      best = Math.min(best, v);
+      if (v < best) best = v;
     }
     if (best > max) return max + 1;
+    const swap = prev;
     prev = cur;
+    cur = swap;
   }
   return Math.min(prev[b.length] ?? max + 1, max + 1);
 }
