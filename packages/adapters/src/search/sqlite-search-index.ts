@@ -16,6 +16,7 @@ import { open } from 'node:fs/promises';
 import { Sqlite as Database } from '../sql/sqlite-driver.ts';
 import {
   fieldPaths,
+  firstByColumn,
   firstInOrder,
   flatten,
   HeaderTable,
@@ -497,7 +498,7 @@ export function createSqliteSearchIndex(filename: string): SqliteSearchIndex {
     const newest = table.newest();
     const ranked =
       request.sort === 'bestmatch' && score !== null
-        ? firstInOrder(Array.from(selection.hits), request.page * request.size, (a, b) => (scoreOf[b] ?? 0) - (scoreOf[a] ?? 0) || newest(a, b))
+        ? firstByColumn(selection.hits, request.page * request.size, scoreOf, true, (a, b) => (scoreOf[b] ?? 0) - (scoreOf[a] ?? 0) || newest(a, b))
         : null;
     return table.page(selection, request, ranked);
   }

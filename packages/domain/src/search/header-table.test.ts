@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { SearchDocument, SearchRequest, SortOption } from '../ports.ts';
-import { HeaderTable } from './header-table.ts';
+import { firstByColumn, HeaderTable } from './header-table.ts';
 import { runSearch } from './run-search.ts';
 
 /** Many documents sharing few timestamps and version numbers, so every sort meets ties. */
@@ -52,5 +52,14 @@ describe('HeaderTable paging', () => {
       expect(got).toEqual(expected);
       expect(got).toHaveLength(size);
     }
+  });
+});
+
+describe('firstByColumn', () => {
+  it('gives the first k of a full sort, for scores with ties, larger first', () => {
+    const scores = Float64Array.from({ length: 1000 }, (_, i) => ((i * 37) % 11) / 4);
+    const hits = Int32Array.from({ length: 1000 }, (_, i) => (i * 619) % 1000);
+    const compare = (a: number, b: number) => (scores[b] ?? 0) - (scores[a] ?? 0) || a - b;
+    for (const k of [1, 10, 99]) expect(firstByColumn(hits, k, scores, true, compare)).toEqual(Array.from(hits).sort(compare).slice(0, k));
   });
 });

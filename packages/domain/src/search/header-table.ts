@@ -233,36 +233,10 @@ export class HeaderTable {
     };
   }
 
-  /**
-   * The first `k` hits in a sort's order. Each hit is first held against the k-th kept so far by
-   * the sort's leading column alone, read inline, and only a hit that leads or ties there goes
-   * through the full comparator: at a million hits, the comparator on every hit held the event
-   * loop for over 100 ms, the column alone for a few.
-   */
+  /** The first `k` hits in a sort's order. */
   private firstBySort(hits: Int32Array, k: number, sort: Exclude<SearchRequest['sort'], 'bestmatch'>): number[] {
-    const compare = this.comparator(sort);
-    if (k <= 0) return [];
-    if (k * 8 >= hits.length) return Array.from(hits).sort(compare).slice(0, k);
     const column = sort === 'version' ? this.versionIndex : sort === 'updated-desc' || sort === 'updated-asc' ? this.updated : this.created;
-    // +1 when larger values come first.
-    const sign = sort === 'oldest' || sort === 'updated-asc' ? -1 : 1;
-    const top: number[] = [];
-    let bound = Number.NEGATIVE_INFINITY;
-    for (let i = 0; i < hits.length; i++) {
-      const rowid = hits[i] ?? 0;
-      if (top.length === k && ((column[rowid] ?? 0) * sign < bound || compare(rowid, top[k - 1] ?? 0) >= 0)) continue;
-      let lo = 0;
-      let hi = top.length;
-      while (lo < hi) {
-        const mid = (lo + hi) >> 1;
-        if (compare(rowid, top[mid] ?? 0) < 0) hi = mid;
-        else lo = mid + 1;
-      }
-      top.splice(lo, 0, rowid);
-      if (top.length > k) top.pop();
-      if (top.length === k) bound = (column[top[k - 1] ?? 0] ?? 0) * sign;
-    }
-    return top;
+    return firstByColumn(hits, k, column, sort !== 'oldest' && sort !== 'updated-asc', this.comparator(sort));
   }
 
   /** `newest` over rows, the order of equal relevance. */
@@ -369,4 +343,34 @@ export class HeaderTable {
     this.updated = grow(this.updated, (n) => new Float64Array(n));
     this.capacity = capacity;
   }
+}
+
+/**
+ * The first `k` of `hits` in `compare`'s order, where `compare` orders first by `column` (larger
+ * values first when `descending`). Each hit is first held against the k-th kept so far by its
+ * value in the column alone, read inline, and only a hit that leads or ties there goes through
+ * `compare`: at a million hits, `compare` on every hit held the event loop for over 100 ms, the
+ * column alone for a few.
+ */
+export function firstByColumn(hits: Int32Array, k: number, column: ArrayLike<number>, descending: boolean, compare: (a: number, b: number) => number): number[] {
+  if (k <= 0) return [];
+  if (k * 8 >= hits.length) return Array.from(hits).sort(compare).slice(0, k);
+  const sign = descending ? 1 : -1;
+  const top: number[] = [];
+  let bound = Number.NEGATIVE_INFINITY;
+  for (let i = 0; i < hits.length; i++) {
+    const rowid = hits[i] ?? 0;
+    if (top.length === k && ((column[rowid] ?? 0) * sign < bound || compare(rowid, top[k - 1] ?? 0) >= 0)) continue;
+    let lo = 0;
+    let hi = top.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (compare(rowid, top[mid] ?? 0) < 0) hi = mid;
+      else lo = mid + 1;
+    }
+    top.splice(lo, 0, rowid);
+    if (top.length > k) top.pop();
+    if (top.length === k) bound = (column[top[k - 1] ?? 0] ?? 0) * sign;
+  }
+  return top;
 }

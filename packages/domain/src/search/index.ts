@@ -36,4 +36,4 @@ export {
   runSearch,
   sortBuckets,
 } from './run-search.ts';
-export { HeaderTable, type HeaderFields, type Ranker, type Selection } from './header-table.ts';
+export { firstByColumn, HeaderTable, type HeaderFields, type Ranker, type Selection } from './header-table.ts';
