@@ -155,16 +155,37 @@ interface BuiltBatch {
   skipped: SkippedRecord[];
 }
 
+/**
+ * Parents whose records are read at the same time. A parent takes a few reads, one after another;
+ * on a database across the network (PostgreSQL) each is a round trip, and reading one parent at a
+ * time made a start that catches up on 100 000 parents last over three minutes, the connections
+ * of the pool idle but one.
+ */
+const PARENTS_READ_TOGETHER = 8;
+
 async function buildProjections(repos: Repositories, search: SearchIndex, parentIds: Iterable<string>, indexIsEmpty: boolean): Promise<BuiltBatch> {
   const ids = [...new Set(parentIds)];
-  const skipped: SkippedRecord[] = [];
-  const built: ParentProjection[] = [];
-  for (const parentId of ids) {
-    try {
-      built.push(await parentProjection(repos, search, parentId, indexIsEmpty));
-    } catch (e) {
-      skipped.push({ id: parentId, parentId, reason: reasonOf(e) });
+  // By position, so the report lists parents in the order given whichever read ends first.
+  const outcomes: (ParentProjection | SkippedRecord | undefined)[] = new Array(ids.length);
+  let next = 0;
+  const reader = async () => {
+    while (next < ids.length) {
+      const at = next++;
+      const parentId = ids[at] ?? '';
+      try {
+        outcomes[at] = await parentProjection(repos, search, parentId, indexIsEmpty);
+      } catch (e) {
+        outcomes[at] = { id: parentId, parentId, reason: reasonOf(e) };
+      }
     }
+  };
+  await Promise.all(Array.from({ length: Math.min(PARENTS_READ_TOGETHER, ids.length) }, reader));
+  const built: ParentProjection[] = [];
+  const skipped: SkippedRecord[] = [];
+  for (const outcome of outcomes) {
+    if (outcome === undefined) continue;
+    if ('docs' in outcome) built.push(outcome);
+    else skipped.push(outcome);
   }
   return { ids, built, skipped };
 }
