@@ -23,6 +23,7 @@ const base: SearchRequest = {
 };
 const QUERIES: [string, Partial<SearchRequest>][] = [
   ['one term', { q: 'glacier' }],
+  ['common term', { q: 'sentinel' }],
   ['three terms', { q: 'flood mapping sentinel' }],
   ['phrase', { q: '"sea ice"' }],
   ['field query', { q: 'metadata.title:drought' }],
