@@ -176,40 +176,37 @@ export class HeaderTable {
    * `runSearch` over the rows given (every row when null), which the caller has already matched
    * against the query and box. `rank` orders `bestmatch`; without it `bestmatch` sorts as `newest`.
    */
-  search(rows: Iterable<number> | null, request: SearchRequest, rank: Ranker | null): SearchResult {
+  search(rows: Int32Array | null, request: SearchRequest, rank: Ranker | null): SearchResult {
     const selection = this.select(rows, request);
     const k = (request.page - 1) * request.size + request.size;
     const ranked = request.sort === 'bestmatch' && rank !== null ? rank(selection.hits, k, this.newest()) : null;
     return this.page(selection, request, ranked);
   }
 
-  /** The filter, facet counts and facet filters over the rows given: the hits, unordered. */
-  select(rows: Iterable<number> | null, request: SearchRequest): Selection {
+  /**
+   * The filter, facet counts and facet filters over the rows given: the hits, unordered.
+   * Columns are read through locals and rows by index: over a million rows this loop is the
+   * whole cost of a search without a query.
+   */
+  select(rows: Int32Array | null, request: SearchRequest): Selection {
     const accepts = this.filterFor(request.filter);
     const facetFilter = this.facetFilterFor(request.filter);
     const rtCounts = new Int32Array(this.resourceTypes.values.length);
     const accessCounts = new Int32Array(ACCESS.length);
     const kindCounts = new Int32Array(KINDS.length);
-    let hits = new Int32Array(Math.min(this.highest + 1, 1024));
+    const { present, resourceType, access, kind, capacity } = this;
+    const hits = new Int32Array(rows === null ? this.count : rows.length);
     let total = 0;
-    const visit = (rowid: number) => {
-      if (!accepts(rowid)) return;
-      const rt = this.resourceType[rowid] ?? -1;
+    const length = rows === null ? this.highest + 1 : rows.length;
+    for (let i = 0; i < length; i++) {
+      const rowid = rows === null ? i : (rows[i] ?? 0);
+      if (rowid >= capacity || present[rowid] !== 1 || !accepts(rowid)) continue;
+      const rt = resourceType[rowid] ?? -1;
       if (rt >= 0) rtCounts[rt]!++;
-      accessCounts[this.access[rowid] ?? 0]!++;
-      kindCounts[this.kind[rowid] ?? 0]!++;
-      if (facetFilter !== null && !facetFilter(rowid)) return;
-      if (total === hits.length) {
-        const grown = new Int32Array(hits.length * 2);
-        grown.set(hits);
-        hits = grown;
-      }
+      accessCounts[access[rowid] ?? 0]!++;
+      kindCounts[kind[rowid] ?? 0]!++;
+      if (facetFilter !== null && !facetFilter(rowid)) continue;
       hits[total++] = rowid;
-    };
-    if (rows === null) {
-      for (let rowid = 0; rowid <= this.highest; rowid++) if (this.present[rowid] === 1) visit(rowid);
-    } else {
-      for (const rowid of rows) if (this.has(rowid)) visit(rowid);
     }
     const aggregations: SearchResult['aggregations'] = {};
     for (const facet of request.aggregations) aggregations[facet] = this.buckets(facet, { resource_type: rtCounts, access_status: accessCounts, record_type: kindCounts }[facet]);
@@ -268,16 +265,17 @@ export class HeaderTable {
     const parent = f.parentId;
     const ids = f.ids === undefined ? null : new Set(f.ids);
     const viewer = f.viewerId;
+    const { kind: kindOf, state: stateOf, flags: flagsOf, owner: ownerOf, parents: parentOf, ids: idOf, readers } = this;
     return (rowid) => {
-      if ((kinds & (1 << (this.kind[rowid] ?? 0))) === 0) return false;
-      if (state >= 0 && this.state[rowid] !== state) return false;
-      const flags = this.flags[rowid] ?? 0;
+      if ((kinds & (1 << (kindOf[rowid] ?? 0))) === 0) return false;
+      if (state >= 0 && stateOf[rowid] !== state) return false;
+      const flags = flagsOf[rowid] ?? 0;
       if (latestOnly && (flags & LATEST) === 0) return false;
-      if (owner !== -2 && (this.owner[rowid] !== owner || (flags & userFlags) !== userFlags)) return false;
-      if (parent !== undefined && this.parents[rowid] !== parent) return false;
-      if (ids !== null && !ids.has(this.ids[rowid] ?? '')) return false;
+      if (owner !== -2 && (ownerOf[rowid] !== owner || (flags & userFlags) !== userFlags)) return false;
+      if (parent !== undefined && parentOf[rowid] !== parent) return false;
+      if (ids !== null && !ids.has(idOf[rowid] ?? '')) return false;
       if ((flags & PUBLIC) !== 0) return true;
-      return viewer !== null && (this.readers.get(rowid)?.includes(viewer) ?? false);
+      return viewer !== null && (readers.get(rowid)?.includes(viewer) ?? false);
     };
   }
 
