@@ -5,13 +5,16 @@ import { negotiate } from './accept.ts';
 import { citationLocale, citationStyle } from './exports/citation.ts';
 import type { Exporter } from './exports/exporter.ts';
 import { CITATION_TYPE, exportFormatByType, LINKSET_TYPE, RECORD_ALTERNATES, type ExportFormat } from './exports/formats.ts';
-import { serializeRecord, serializeSearchPage } from './serialize.ts';
+import { keptHitTexts } from './kept-hit-texts.ts';
+import { searchPageText, serializeRecord } from './serialize.ts';
 
 /** A published version's files, for the export formats that list them; loaded only when one is asked for. */
 export type FilesOf = (c: Context, view: RecordView) => Promise<FileEntry[]>;
 
 export function createResponder(exporter: Exporter, filesOf: FilesOf) {
   const links = exporter.links;
+  // Characters of kept hit texts in all.
+  const hitText = keptHitTexts(links, 8 * 1024 * 1024);
 
   /** A published version in the format `Accept` chose among the export formats. */
   async function alternate(c: Context, view: RecordView, type: string, status: 200 | 201 | 202): Promise<Response> {
@@ -46,9 +49,9 @@ export function createResponder(exporter: Exporter, filesOf: FilesOf) {
     const url = new URL(c.req.url);
     // A link token is the caller's secret: links that others may be shown never carry it.
     const query = [...url.searchParams.entries()].filter(([k]) => k !== 'token');
-    const body = serializeSearchPage(page, links, { ui, path: url.pathname, query, withLinks: options.withLinks });
+    const body = searchPageText(page, links, { ui, path: url.pathname, query, withLinks: options.withLinks }, (view) => hitText(view, ui));
     c.header('Content-Type', contentType);
-    return c.body(JSON.stringify(body), 200);
+    return c.body(body, 200);
   }
 
   return { record, list };

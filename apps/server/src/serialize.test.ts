@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { AccessLinkView, DraftRecord, FileEntry, FilesView, Parent, PublishedRecord, RecordView, SearchPage } from '@krs/domain';
 import { createLinks } from './links.ts';
-import { serializeAccessLink, serializeFileEntry, serializeFiles, serializeRecord, serializeSearchPage } from './serialize.ts';
+import { keptHitTexts } from './kept-hit-texts.ts';
+import { searchPageText, serializeAccessLink, serializeFileEntry, serializeFiles, serializeRecord, serializeSearchPage } from './serialize.ts';
 
 const BASE = 'http://krs.test';
 const links = createLinks(BASE);
@@ -278,3 +279,53 @@ describe('serializeSearchPage', () => {
     expect((json['hits'] as { hits: object[] }).hits[0]).toHaveProperty('ui');
   });
 });
+
+describe('searchPageText with kept hit texts', () => {
+  const page = (hits: RecordView[]): SearchPage => ({
+    total: 25,
+    hits,
+    aggregations: { resource_type: [{ key: 'dataset', docCount: 25, label: 'A "quoted" label', isSelected: true }], access_status: [] },
+    sortBy: 'newest',
+    page: 2,
+    size: 10,
+  });
+  const at = { path: '/api/records', query: [['size', '10'], ['page', '2']] as [string, string][] };
+
+  it('gives the bytes JSON.stringify gives of serializeSearchPage, in every form, on first use and from kept texts', () => {
+    const hitText = keptHitTexts(links, 1024 * 1024);
+    const hits = [view(published()), view(published({ id: 'other-00001', revisionId: 3 })), view(draft({ id: 'drft0-00001' }))];
+    for (const opts of [{ ui: false, ...at }, { ui: true, ...at }, { ui: false, ...at, withLinks: false }, { ui: false, path: '/api/records', query: [] }]) {
+      for (const p of [page(hits), page([]), page(hits.slice(0, 1))]) {
+        const expected = JSON.stringify(serializeSearchPage(p, links, opts));
+        expect(searchPageText(p, links, opts, (v) => hitText(v, opts.ui))).toBe(expected);
+        expect(searchPageText(p, links, opts, (v) => hitText(v, opts.ui))).toBe(expected);
+      }
+    }
+  });
+
+  it('never gives a text kept for another revision of the hit or of its parent, nor for the other form', () => {
+    const hitText = keptHitTexts(links, 1024 * 1024);
+    const first = view(published());
+    expect(hitText(first, false)).toBe(JSON.stringify(serializeRecord(first, links, false)));
+    const edited = view(published({ revisionId: 3, metadata: { ...metadata, title: 'An edited title' } }));
+    expect(hitText(edited, false)).toContain('An edited title');
+    const reowned = { ...edited, parent: parent({ revisionId: 2, ownerId: 'user-2' }) };
+    expect(hitText(reowned, false)).toBe(JSON.stringify(serializeRecord(reowned, links, false)));
+    expect(hitText(reowned, false)).not.toBe(hitText(edited, false));
+    expect(hitText(reowned, true)).toBe(JSON.stringify(serializeRecord(reowned, links, true)));
+    const asDraft = view(draft({ revisionId: 2 }));
+    expect(hitText(asDraft, false)).toBe(JSON.stringify(serializeRecord(asDraft, links, false)));
+  });
+
+  it('keeps at most its bound, least recently used out, and never a text over a sixteenth of it', () => {
+    const one = JSON.stringify(serializeRecord(view(published()), links, false)).length;
+    const hitText = keptHitTexts(links, one * 16);
+    const big = view(published({ id: 'big00-00001', metadata: { ...metadata, description: 'x'.repeat(one) } }));
+    expect(hitText(big, false)).toBe(JSON.stringify(serializeRecord(big, links, false)));
+    for (let i = 0; i < 40; i++) {
+      const v = view(published({ id: `rec${String(i).padStart(2, '0')}-00001` }));
+      expect(hitText(v, false)).toBe(JSON.stringify(serializeRecord(v, links, false)));
+    }
+  });
+});
+

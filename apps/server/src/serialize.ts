@@ -192,3 +192,15 @@ export function serializeSearchPage(page: SearchPage, links: Links, opts: Search
   body['sortBy'] = page.sortBy;
   return body;
 }
+
+/**
+ * `serializeSearchPage` as JSON text, with each hit's text from `hitText`, which must give what
+ * `JSON.stringify(serializeRecord(view, links, ui))` gives (the responder keeps those texts per
+ * revision): the same bytes as `JSON.stringify(serializeSearchPage(...))`, member order included.
+ */
+export function searchPageText(page: SearchPage, links: Links, opts: SearchPageOptions, hitText: (view: RecordView) => string): string {
+  const hits = `{"hits":[${page.hits.map(hitText).join(',')}],"total":${JSON.stringify(page.total)}}`;
+  const head = `{"aggregations":${JSON.stringify(serializeAggregations(page))},"hits":${hits}`;
+  if (opts.ui || opts.withLinks === false) return `${head}}`;
+  return `${head},"links":${JSON.stringify(links.pageLinks(opts.path, opts.query, page))},"sortBy":${JSON.stringify(page.sortBy)}}`;
+}

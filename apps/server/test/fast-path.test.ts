@@ -41,6 +41,10 @@ function raw(port: number, request: string): Promise<string> {
 const normalised = (answer: string) =>
   answer.replace(/\r\nDate: [^\r]*/, '\r\nDate: -').replace(/\r\nx-request-id: [0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\r\n/, '\r\nx-request-id: random\r\n');
 
+/** Tokens the fast path is told no longer exist, as if removed on another node; the app itself is not told. */
+const removedTokens = new Set<string>();
+afterEach(() => removedTokens.clear());
+
 async function setUp() {
   const lines: { [key: string]: unknown }[] = [];
   const logger = createLogger('info', { write: (line: string) => void lines.push(JSON.parse(line) as { [key: string]: unknown }) });
@@ -49,7 +53,8 @@ async function setUp() {
   const env = await makeApp({}, undefined, { ops: { logger, metrics: undefined } });
   const normalListener = getRequestListener(env.app.fetch);
   // The normal server's lines and counts come from the app's middleware; the fast path is given the same logger.
-  const fast: FastPath = createFastPath(env.core, { logger, observe });
+  const users = { ...env.core.users, authenticate: async (token: string) => (removedTokens.has(token) ? null : env.core.users.authenticate(token)) };
+  const fast: FastPath = createFastPath({ records: env.core.records, users }, { logger, observe });
   const normalPort = await listen(normalListener);
   const fastPort = await listen(fast.listener(normalListener));
   const publish = async (extra: { [key: string]: unknown } = {}, file?: string) => {
@@ -200,5 +205,80 @@ describe('the fast path', () => {
     await core.records.publish(owner, 'resource', id);
     const closed = await compare(`/api/records/${id}`);
     expect(closed).toMatchObject({ status: 401, fast: false });
+  });
+
+  it("answers an owner's GET and HEAD of a draft as the normal path does, per user, with the same request line", async () => {
+    const { compare, lines, alice, bob, call } = await setUp();
+    const draft = await call('POST', '/api/records', { token: alice, json: { metadata, files: { enabled: false } } });
+    const path = `/api/records/${draft.json.id}/draft`;
+    const mine = await compare(path, [`Authorization: Bearer ${alice}`, 'X-Request-Id: draft-1']);
+    expect(mine).toMatchObject({ status: 200, fast: true });
+    expect(mine.answer).toMatch(/\r\netag: "\d+"\r\n/);
+    expect(await compare(path, [`Authorization: Bearer ${alice}`], 'HEAD')).toMatchObject({ status: 200, fast: true });
+    expect(await compare(path, [`Authorization: Bearer ${alice}`, 'Accept: application/json', 'User-Agent: wrk'])).toMatchObject({ status: 200, fast: true });
+    // Another user is refused every time: refusals are never kept, and answers are kept per user.
+    expect(await compare(path, [`Authorization: Bearer ${bob}`])).toMatchObject({ status: 403, fast: false });
+    const pkg = await call('POST', '/api/packages', { token: alice, json: { metadata: { title: 'Flood resilience package', publication_date: '2025', creators: metadata.creators }, files: { enabled: false } } });
+    expect(await compare(`/api/packages/${pkg.json.id}/draft`, [`Authorization: Bearer ${alice}`])).toMatchObject({ status: 200, fast: true });
+    const ofClient = lines.filter((l) => l['req_id'] === 'draft-1').map(({ time: _t, duration_ms: _d, ...rest }) => rest);
+    expect(ofClient).toHaveLength(3);
+    expect(ofClient[2]).toEqual(ofClient[0]);
+    expect(ofClient[0]).toMatchObject({ route: '/api/records/:id/draft', path, status: 200, method: 'GET' });
+  });
+
+  it('leaves to the normal path a draft GET it is not sure of', async () => {
+    const { compare, alice, call } = await setUp();
+    const draft = await call('POST', '/api/records', { token: alice, json: { metadata, files: { enabled: false } } });
+    const path = `/api/records/${draft.json.id}/draft`;
+    expect((await compare(path, [`Authorization: Bearer ${alice}`])).fast).toBe(true);
+    const declined: [string, string[]][] = [
+      [path, []],
+      [path, [`Authorization: bearer ${alice}`]],
+      [path, [`Authorization: Bearer  ${alice}`]],
+      [path, ['Authorization: Bearer not-a-token']],
+      [path, [`Authorization: Bearer ${alice}`, 'Cookie: session=1']],
+      [path, [`Authorization: Bearer ${alice}`, 'If-None-Match: "1"']],
+      [path, [`Authorization: Bearer ${alice}`, 'Accept: application/vnd.inveniordm.v1+json']],
+      [`${path}?token=x`, [`Authorization: Bearer ${alice}`]],
+      [`/api/packages/${draft.json.id}/draft`, [`Authorization: Bearer ${alice}`]],
+      ['/api/records/no-such-id/draft', [`Authorization: Bearer ${alice}`]],
+    ];
+    for (const [p, headers] of declined) {
+      const got = await compare(p, headers);
+      expect({ p, headers, fast: got.fast }).toEqual({ p, headers, fast: false });
+    }
+  });
+
+  it('never answers a kept draft after an edit, an access change, its deletion, or to a token that is gone', async () => {
+    const { compare, core, alice, bob, call } = await setUp();
+    const draft = await call('POST', '/api/records', { token: alice, json: { metadata, files: { enabled: false } } });
+    const id = String(draft.json.id);
+    const path = `/api/records/${id}/draft`;
+    const owner = { userId: String(draft.json.parent.access.owned_by[0].user), linkIds: [] };
+    const ask = (token: string) => compare(path, [`Authorization: Bearer ${token}`]);
+    const answers = [(await ask(alice)).answer];
+
+    await core.records.updateDraft(owner, 'resource', id, { metadata: { ...metadata, title: 'A title edited elsewhere' }, files: { enabled: false } });
+    const edited = await ask(alice);
+    expect(edited).toMatchObject({ status: 200, fast: true });
+    expect(edited.answer).toContain('A title edited elsewhere');
+    answers.push(edited.answer);
+
+    // An access link changes the parent: its answer is built again.
+    const link = await core.accessLinks.create(owner, 'resource', id, { permission: 'edit' });
+    const linked = await ask(alice);
+    expect(linked).toMatchObject({ status: 200, fast: true });
+    answers.push(linked.answer);
+    expect(new Set(answers.map((a) => a.replace(/\r\nx-request-id: [^\r]*/, ''))).size).toBe(answers.length);
+    // A link holder's answer depends on the link, which may expire: it is never kept.
+    expect(await compare(`${path}?token=${link.token}`, [`Authorization: Bearer ${bob}`])).toMatchObject({ status: 200, fast: false });
+
+    removedTokens.add(alice);
+    expect(await ask(alice)).toMatchObject({ status: 200, fast: false });
+    removedTokens.clear();
+    expect(await ask(alice)).toMatchObject({ status: 200, fast: true });
+
+    await core.records.deleteDraft(owner, 'resource', id);
+    expect(await ask(alice)).toMatchObject({ status: 404, fast: false });
   });
 });

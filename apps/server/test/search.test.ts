@@ -55,3 +55,30 @@ describe.each(engines)('GET /api/search with hostile queries (%s)', (_, makeInde
     expect((await search(call, 'urbn~ AND metadata.publication_date:[2024-01 TO 2024-12]')).json.hits.total).toBe(1);
   });
 });
+
+describe('listings answered from kept hit texts', () => {
+  it('show every edit, new version and access change at once, in the listing and the ui form alike', async () => {
+    const app = await makeApp();
+    const { call, alice } = app;
+    const id = (await call('POST', '/api/records', { token: alice, json: { metadata, files: { enabled: false } } })).json.id;
+    await call('POST', `/api/records/${id}/draft/actions/publish`, { token: alice });
+    const list = async (accept = 'application/json') => (await call('GET', '/api/records?size=10', { headers: { accept } })).json;
+    const ui = 'application/vnd.inveniordm.v1+json';
+    expect((await list()).hits.hits[0].metadata.title).toBe(metadata.title);
+    expect((await list(ui)).hits.hits[0].ui).toBeDefined();
+
+    await call('POST', `/api/records/${id}/draft`, { token: alice });
+    await call('PUT', `/api/records/${id}/draft`, { token: alice, json: { metadata: { ...metadata, title: 'An edited title' }, files: { enabled: false } } });
+    await call('POST', `/api/records/${id}/draft/actions/publish`, { token: alice });
+    expect((await list()).hits.hits[0].metadata.title).toBe('An edited title');
+    expect((await list(ui)).hits.hits[0].metadata.title).toBe('An edited title');
+
+    // A new draft of the parent changes what the published hit says of its versions.
+    const before = (await list()).hits.hits[0];
+    await call('POST', `/api/records/${id}/versions`, { token: alice });
+    const after = (await list()).hits.hits[0];
+    expect(after.id).toBe(id);
+    expect(after).toEqual((await call('GET', `/api/records/${id}`)).json);
+    expect(after).not.toEqual(before);
+  });
+});

@@ -14,7 +14,7 @@ import { importFiles } from './use-cases/files/import-files.ts';
 import { getFile, listFiles, readFileContent, type ByteRange, type FileSide } from './use-cases/files/read-files.ts';
 import { startUploads } from './use-cases/files/start-uploads.ts';
 import { uploadContent } from './use-cases/files/upload-content.ts';
-import { getDraft } from './use-cases/get-draft.ts';
+import { draftReadStamp, getDraft } from './use-cases/get-draft.ts';
 import { getRecord, publishedReadStamp } from './use-cases/get-record.ts';
 import { harvest, harvestOne, type HarvestQuery } from './use-cases/harvest.ts';
 import { importVocabulary, importVocabularyFile, listVocabulary, removeVocabularyEntries } from './use-cases/import-vocabulary.ts';
@@ -41,6 +41,8 @@ export function createCore(deps: CoreDeps) {
     records: {
       createDraft: (who: Identity, kind: RecordKind, input: DraftInput) => createDraft(deps, who, kind, input),
       getDraft: (who: Identity, kind: RecordKind, id: string) => getDraft(deps, who, kind, id),
+      /** What a kept answer of `getDraft` to this caller must match to be served again (model/read-stamp.ts). */
+      draftReadStamp: (who: Identity, kind: RecordKind, id: string) => draftReadStamp(deps, who, kind, id),
       updateDraft: (who: Identity, kind: RecordKind, id: string, input: DraftInput, ifMatch?: number) => updateDraft(deps, who, kind, id, input, ifMatch),
       deleteDraft: (who: Identity, kind: RecordKind, id: string, ifMatch?: number) => deleteDraft(deps, who, kind, id, ifMatch),
       publish: (who: Identity, kind: RecordKind, id: string, ifMatch?: number) => publishDraft(deps, who, kind, id, ifMatch),

@@ -30,6 +30,8 @@ export interface RecordRepository {
    * version or its parent does not exist.
    */
   getPublishedRevisions(id: string): Promise<PublishedRevisions | null>;
+  /** The same for a draft and its parent: what a draft read by its owner is made of. */
+  getDraftRevisions(id: string): Promise<PublishedRevisions | null>;
   saveDraft(draft: DraftRecord, expectedRevision: number | null): Promise<void>;
   deleteDraft(id: string): Promise<void>;
   savePublished(record: PublishedRecord, expectedRevision: number | null): Promise<void>;
@@ -61,6 +63,7 @@ export interface RecordRepository {
   listPublishedByUpdate(query: UpdateOrderQuery): Promise<PublishedRecord[]>;
 }
 
+/** The revisions of a version (a draft's, for `getDraftRevisions`) and of its parent. */
 export interface PublishedRevisions {
   kind: RecordKind;
   revisionId: number;

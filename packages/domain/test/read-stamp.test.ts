@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { anonymousReadStamp } from '../src/index.ts';
+import { anonymousReadStamp, ownerDraftReadStamp } from '../src/index.ts';
 import { anon, as, makeCore, validMetadata } from './make-core.ts';
 
 const alice = as('alice');
+const bob = as('bob');
 
 async function publishedResource(core: ReturnType<typeof makeCore>['core'], access?: { [key: string]: unknown }) {
   const draft = await core.records.createDraft(alice, 'resource', { metadata: validMetadata, files: { enabled: false }, ...(access ? { access } : {}) });
@@ -56,5 +57,55 @@ describe('read stamps of published versions', () => {
     expect(before).toBe(await core.records.readStamp('resource', embargoed.record.id));
     await core.records.liftLapsedEmbargoes();
     expect(await core.records.readStamp('resource', embargoed.record.id)).not.toBe(before);
+  });
+});
+
+describe('read stamps of drafts', () => {
+  async function draftOf(core: ReturnType<typeof makeCore>['core']) {
+    return core.records.createDraft(alice, 'resource', { metadata: validMetadata, files: { enabled: false } });
+  }
+
+  it('are the stamp the owner read a draft at, per caller, and null for an unknown id, another kind or no caller', async () => {
+    const { core } = makeCore();
+    const { record } = await draftOf(core);
+    const view = await core.records.getDraft(alice, 'resource', record.id);
+    const stamp = await core.records.draftReadStamp(alice, 'resource', record.id);
+    expect(stamp).not.toBeNull();
+    expect(ownerDraftReadStamp(alice, view)).toBe(stamp);
+    // Another caller's stamp never matches one kept for the owner.
+    expect(await core.records.draftReadStamp(bob, 'resource', record.id)).not.toBe(stamp);
+    expect(await core.records.draftReadStamp(anon, 'resource', record.id)).toBeNull();
+    expect(await core.records.draftReadStamp(alice, 'package', record.id)).toBeNull();
+    expect(await core.records.draftReadStamp(alice, 'resource', 'nope')).toBeNull();
+  });
+
+  it('change with every write to the draft or its parent, and are gone with the draft', async () => {
+    const { core } = makeCore();
+    const { record } = await draftOf(core);
+    const stamps = [await core.records.draftReadStamp(alice, 'resource', record.id)];
+    await core.records.updateDraft(alice, 'resource', record.id, { metadata: { ...validMetadata, title: 'Edited title' }, files: { enabled: false } });
+    stamps.push(await core.records.draftReadStamp(alice, 'resource', record.id));
+    await core.accessLinks.create(alice, 'resource', record.id, { permission: 'preview' });
+    stamps.push(await core.records.draftReadStamp(alice, 'resource', record.id));
+    expect(new Set(stamps).size).toBe(stamps.length);
+    expect(ownerDraftReadStamp(alice, await core.records.getDraft(alice, 'resource', record.id))).toBe(stamps.at(-1));
+    await core.records.deleteDraft(alice, 'resource', record.id);
+    expect(await core.records.draftReadStamp(alice, 'resource', record.id)).toBeNull();
+  });
+
+  it('are withheld from callers who read by another right than ownership, and from published views', async () => {
+    const { core } = makeCore();
+    const { record } = await draftOf(core);
+    const link = await core.accessLinks.create(alice, 'resource', record.id, { permission: 'edit' });
+    const holder = await core.users.identify('bob', [link.token]);
+    const view = await core.records.getDraft(holder, 'resource', record.id);
+    expect(ownerDraftReadStamp(holder, view)).toBeNull();
+    expect(await core.records.draftReadStamp(holder, 'resource', record.id)).toBeNull();
+    // Even the owner presenting a link token: link tokens are decided at read time.
+    expect(ownerDraftReadStamp({ userId: 'alice', linkIds: holder.linkIds }, view)).toBeNull();
+    // A package manager edits by the package's owner, which this draft's rows do not hold.
+    expect(ownerDraftReadStamp(bob, { ...view, parent: { ...view.parent, managedBy: 'pkg00-00000' } })).toBeNull();
+    const published = await core.records.publish(alice, 'resource', record.id);
+    expect(ownerDraftReadStamp(alice, published)).toBeNull();
   });
 });

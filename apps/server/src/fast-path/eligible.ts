@@ -1,8 +1,8 @@
 /**
  * Which requests the fast path may answer from a kept answer: an anonymous GET or HEAD of a
- * published record, a file entry of one or a file's content, with nothing that could make the
- * normal path answer otherwise.
- * Anything else (credentials, cookies, conditional or range headers, other media types, a
+ * published record, a file entry of one or a file's content, or a GET or HEAD of a draft with a
+ * bearer token, with nothing that could make the normal path answer otherwise.
+ * Anything else (other credentials, cookies, conditional or range headers, other media types, a
  * query string, an origin, headers not listed here) goes to the normal path.
  */
 import type { IncomingMessage } from 'node:http';
@@ -19,19 +19,30 @@ export interface FastTarget {
    * answer given to one with the same, so nothing the app ever varies on these can be mixed up.
    */
   key: string;
+  /**
+   * A draft's bearer token, which the caller's answer is kept per user under; null for a
+   * published record's anonymous request.
+   */
+  bearer: string | null;
 }
 
 /**
- * A published record, one of its file entries, or a file's content, by ids and keys as they come;
- * one needing decoding, or dots a URL parser would resolve (a key starting with one), goes the
- * normal way.
+ * A published record, one of its file entries, a file's content, or a draft, by ids and keys as
+ * they come; one needing decoding, or dots a URL parser would resolve (a key starting with one),
+ * goes the normal way.
  */
-const RECORD_PATH = /^\/api\/(records|packages)\/([A-Za-z0-9_-]{1,64})(\/files\/[A-Za-z0-9_-][A-Za-z0-9._-]{0,199}(\/content)?)?$/;
+const RECORD_PATH = /^\/api\/(records|packages)\/([A-Za-z0-9_-]{1,64})(?:(\/draft)|(\/files\/[A-Za-z0-9_-][A-Za-z0-9._-]{0,199}(\/content)?))?$/;
 
 const ROUTES = {
-  records: ['/api/records/:id', '/api/records/:id/files/:key', '/api/records/:id/files/:key/content'],
-  packages: ['/api/packages/:id', '/api/packages/:id/files/:key', '/api/packages/:id/files/:key/content'],
+  records: ['/api/records/:id', '/api/records/:id/files/:key', '/api/records/:id/files/:key/content', '/api/records/:id/draft'],
+  packages: ['/api/packages/:id', '/api/packages/:id/files/:key', '/api/packages/:id/files/:key/content', '/api/packages/:id/draft'],
 } as const;
+
+/**
+ * The one form of `Authorization` taken: a token the normal path's parser (`auth.ts`) reads the
+ * same from. Tokens are drawn from these characters; any other form goes the normal way.
+ */
+const BEARER = /^Bearer ([A-Za-z0-9_-]{1,256})$/;
 
 /**
  * Headers a request may carry and still be answered from a kept answer: ones the app does not
@@ -105,13 +116,17 @@ export function fastTarget(req: IncomingMessage): FastTarget | null {
   const m = url === undefined ? null : RECORD_PATH.exec(url);
   if (m === null) return null;
   const headers = req.headers;
-  for (const name in headers) if (!HARMLESS.has(name)) return null;
+  const draft = m[3] !== undefined;
+  // A draft is read with a token (without one the normal path answers 401); a published record without.
+  for (const name in headers) if (!HARMLESS.has(name) && !(draft && name === 'authorization')) return null;
+  const bearer = draft ? BEARER.exec(headers.authorization ?? '')?.[1] : null;
+  if (bearer === undefined) return null;
   const accept = headers.accept;
   if (accept !== undefined && !ACCEPTED.has(accept.trim())) return null;
   const host = headers.host;
   if (host === undefined || !hostAccepted(host)) return null;
   const collection = m[1] === 'packages' ? 'packages' : 'records';
-  const route = ROUTES[collection][m[3] === undefined ? 0 : m[4] === undefined ? 1 : 2];
+  const route = ROUTES[collection][draft ? 3 : m[4] === undefined ? 0 : m[5] === undefined ? 1 : 2];
   const key = `${method} ${url}\n${host}\n${accept ?? ''}\n${headers['accept-encoding'] ?? ''}\n${headers['accept-language'] ?? ''}`;
-  return { kind: collection === 'packages' ? 'package' : 'resource', id: m[2] as string, route, key };
+  return { kind: collection === 'packages' ? 'package' : 'resource', id: m[2] as string, route, key, bearer };
 }

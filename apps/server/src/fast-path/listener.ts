@@ -1,11 +1,13 @@
 /**
- * The fast path: anonymous GETs and HEADs of public published records answered from the answer
- * the normal path gave last time, before @hono/node-server builds a Request, runs the
- * middleware and the handler, and turns the Response back. Each kept answer is checked against
- * the record's read stamp on every request (one primary-key read through the domain), so an
- * edit, a new version, an access change or a write from another node is never answered stale.
- * What the fast path is not sure of, or has not kept, it hands to the normal path, and keeps
- * the answer that path gives when the handler noted a read stamp for it.
+ * The fast path: anonymous GETs and HEADs of public published records, and owners' GETs and
+ * HEADs of their drafts, answered from the answer the normal path gave last time, before
+ * @hono/node-server builds a Request, runs the middleware and the handler, and turns the Response
+ * back. Each kept answer is checked against the record's read stamp on every request (one
+ * primary-key read through the domain), so an edit, a new version, an access change or a write
+ * from another node is never answered stale; a draft's caller is first authenticated afresh
+ * (one read), so a token removed on any node stops working at once, and its answers are kept per
+ * user. What the fast path is not sure of, or has not kept, it hands to the normal path, and
+ * keeps the answer that path gives when the handler noted a read stamp for it.
  */
 import type { IncomingMessage, OutgoingHttpHeaders, RequestListener, ServerResponse } from 'node:http';
 import type { Core } from '@krs/domain';
@@ -23,23 +25,23 @@ export interface FastPathOptions {
   maxBytes?: number;
 }
 
-export function createFastPath(core: Pick<Core, 'records'>, options: FastPathOptions) {
+export function createFastPath(core: Pick<Core, 'records' | 'users'>, options: FastPathOptions) {
   const answers = keptAnswers(options.maxBytes ?? 16 * 1024 * 1024);
   let answered = 0;
 
-  function answer(req: IncomingMessage, res: ServerResponse, target: FastTarget, kept: KeptAnswer, started: number): void {
+  function answer(req: IncomingMessage, res: ServerResponse, target: FastTarget, key: string, kept: KeptAnswer, started: number): void {
     const id = requestIdOf(req.headers['x-request-id'] as string | undefined);
     // The id takes the place the normal path gave it in the header record: same order, same bytes.
     const headers: OutgoingHttpHeaders = { ...kept.headers, 'x-request-id': id };
     recordWhenSent(options.logger, options.observe, res, started, { id, method: req.method as string, route: target.route, path: req.url as string, status: kept.status });
     res.writeHead(kept.status, headers);
     res.end(kept.body);
-    answers.touch(target.key, kept);
+    answers.touch(key, kept);
     answered++;
   }
 
   /** Hands the request to the normal path, keeping what it writes when the handler noted a read stamp. */
-  function normally(normal: RequestListener, req: IncomingMessage, res: ServerResponse, target: FastTarget): void {
+  function normally(normal: RequestListener, req: IncomingMessage, res: ServerResponse, key: string): void {
     const watched = watch(res);
     res.once('finish', () => {
       const stamp = notedReadStamp(req);
@@ -47,9 +49,24 @@ export function createFastPath(core: Pick<Core, 'records'>, options: FastPathOpt
       if (stamp === undefined || written === null || written.status !== 200) return;
       // Kept as bytes: a string body would be encoded again for every request answered from it.
       const body = typeof written.body === 'string' ? Buffer.from(written.body) : written.body;
-      answers.keep(target.key, { stamp, status: written.status, headers: written.headers, body, size: (body?.byteLength ?? 0) + 512 });
+      answers.keep(key, { stamp, status: written.status, headers: written.headers, body, size: (body?.byteLength ?? 0) + 512 });
     });
     void normal(req, res);
+  }
+
+  /** Answers from the answer kept under `key` if `current` still gives the stamp it was kept at. */
+  function fromKept(normal: RequestListener, req: IncomingMessage, res: ServerResponse, target: FastTarget, key: string, current: () => Promise<string | null>, started: number): void {
+    const kept = answers.get(key);
+    if (kept === undefined) return normally(normal, req, res, key);
+    current().then(
+      (stamp) => {
+        if (stamp === kept.stamp) return answer(req, res, target, key, kept, started);
+        answers.drop(key);
+        normally(normal, req, res, key);
+      },
+      // The normal path meets the same failure and answers it as it answers errors.
+      () => void normal(req, res),
+    );
   }
 
   return {
@@ -58,16 +75,17 @@ export function createFastPath(core: Pick<Core, 'records'>, options: FastPathOpt
       return (req, res) => {
         const target = fastTarget(req);
         if (target === null) return void normal(req, res);
-        const kept = answers.get(target.key);
-        if (kept === undefined) return normally(normal, req, res, target);
         const started = performance.now();
-        core.records.readStamp(target.kind, target.id).then(
-          (stamp) => {
-            if (stamp === kept.stamp) return answer(req, res, target, kept, started);
-            answers.drop(target.key);
-            normally(normal, req, res, target);
+        const { kind, id, bearer } = target;
+        if (bearer === null) return fromKept(normal, req, res, target, target.key, () => core.records.readStamp(kind, id), started);
+        core.users.authenticate(bearer).then(
+          (userId) => {
+            // An unknown token is the normal path's to refuse.
+            if (userId === null) return void normal(req, res);
+            // Query strings are not taken, so no link token is presented: the caller is the user alone.
+            const identity = { userId, linkIds: [] };
+            fromKept(normal, req, res, target, `${target.key}\n${userId}`, () => core.records.draftReadStamp(identity, kind, id), started);
           },
-          // The normal path meets the same failure and answers it as it answers errors.
           () => void normal(req, res),
         );
       };

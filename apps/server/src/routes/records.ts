@@ -1,6 +1,6 @@
 /** Drafts, publication, versions and records of one kind, mounted at /api/records or /api/packages. */
 import { Hono } from 'hono';
-import { anonymousReadStamp, type Core, type RecordKind } from '@krs/domain';
+import { anonymousReadStamp, ownerDraftReadStamp, type Core, type RecordKind } from '@krs/domain';
 import { noteReadStamp } from '../fast-path/read-stamps.ts';
 import type { Responder } from '../respond.ts';
 import { serializeExpanded } from '../serialize.ts';
@@ -21,7 +21,12 @@ export function recordRoutes(core: Core, kind: RecordKind, respond: Responder) {
       const input = toListingInput(c.req.valid('query'), (n) => c.req.queries(n));
       return respond.list(c, await core.records.search(identityOf(c), [kind], input));
     })
-    .get('/:id/draft', async (c) => respond.record(c, await core.records.getDraft(identityOf(c), kind, c.req.param('id'))))
+    .get('/:id/draft', async (c) => {
+      const identity = identityOf(c);
+      const view = await core.records.getDraft(identity, kind, c.req.param('id'));
+      noteReadStamp(c, ownerDraftReadStamp(identity, view));
+      return respond.record(c, view);
+    })
     .put('/:id/draft', validate('json', draftBody), async (c) => {
       const view = await core.records.updateDraft(identityOf(c), kind, c.req.param('id'), toDraftInput(c.req.valid('json')), ifMatch(c));
       return respond.record(c, view);

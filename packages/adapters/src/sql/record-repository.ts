@@ -67,8 +67,12 @@ export function createSqlRecordRepository(db: Kysely<Database>, options: { lockR
     const q = db.selectFrom(table as 'draft').select('data');
     return options.lockReads ? q.forUpdate() : q;
   };
-  // Run on every anonymous record GET: built and compiled once, only the id changes.
+  // Run on every anonymous record GET and every owner's draft GET: built and compiled once, only the id changes.
   let revisionsQuery: CompiledQuery<RevisionsRow> | null = null;
+  let draftRevisionsQuery: CompiledQuery<RevisionsRow> | null = null;
+  const revisionsOf = (row: RevisionsRow | undefined) =>
+    // The kind column holds what recordToRow or draftToRow wrote from a typed record.
+    row === undefined ? null : { kind: row.kind as RecordKind, revisionId: Number(row.revision_id), parentRevisionId: Number(row.parent_revision_id) };
   return {
     async getDraft(id) {
       return parseRow(await from('draft').where('id', '=', id).executeTakeFirst(), rowToDraft);
@@ -83,9 +87,16 @@ export function createSqlRecordRepository(db: Kysely<Database>, options: { lockR
         .select(['record.kind', 'record.revision_id', 'parent.revision_id as parent_revision_id'])
         .where('record.id', '=', '')
         .compile();
-      const row = (await db.executeQuery<RevisionsRow>({ ...revisionsQuery, parameters: [id] })).rows[0];
-      // The kind column holds what recordToRow wrote from a typed record.
-      return row === undefined ? null : { kind: row.kind as RecordKind, revisionId: Number(row.revision_id), parentRevisionId: Number(row.parent_revision_id) };
+      return revisionsOf((await db.executeQuery<RevisionsRow>({ ...revisionsQuery, parameters: [id] })).rows[0]);
+    },
+    async getDraftRevisions(id) {
+      draftRevisionsQuery ??= db
+        .selectFrom('draft')
+        .innerJoin('parent', 'parent.id', 'draft.parent_id')
+        .select(['draft.kind', 'draft.revision_id', 'parent.revision_id as parent_revision_id'])
+        .where('draft.id', '=', '')
+        .compile();
+      return revisionsOf((await db.executeQuery<RevisionsRow>({ ...draftRevisionsQuery, parameters: [id] })).rows[0]);
     },
     async saveDraft(draft, expected) {
       const row = draftToRow(draft);

@@ -1,9 +1,11 @@
 import { DomainError, type UserRepository } from '@krs/domain';
-import type { Kysely } from 'kysely';
-import type { Database } from './database.ts';
+import type { CompiledQuery, Kysely } from 'kysely';
+import type { ApiTokenTable, Database } from './database.ts';
 import { rowToToken, rowToUser, tokenToRow, userToRow } from './rows.ts';
 
 export function createSqlUserRepository(db: Kysely<Database>): UserRepository {
+  // Run on every request with a bearer token: built and compiled once, only the digest changes.
+  let tokenQuery: CompiledQuery<ApiTokenTable> | null = null;
   return {
     async create(user) {
       // DO NOTHING without a target covers both the id and the unique email, on any dialect.
@@ -22,7 +24,8 @@ export function createSqlUserRepository(db: Kysely<Database>): UserRepository {
       await db.insertInto('api_token').values(tokenToRow(token)).execute();
     },
     async findTokenByHash(hash) {
-      const row = await db.selectFrom('api_token').selectAll().where('hash', '=', hash).executeTakeFirst();
+      tokenQuery ??= db.selectFrom('api_token').selectAll().where('hash', '=', '').compile();
+      const row = (await db.executeQuery<ApiTokenTable>({ ...tokenQuery, parameters: [hash] })).rows[0];
       return row ? rowToToken(row) : null;
     },
   };

@@ -45,6 +45,25 @@ export function recordRepositoryContract(name: string, make: MakeRepositories): 
       expect(await r.getPublishedRevisions('r1')).toEqual({ kind: 'package', revisionId: 2, parentRevisionId: 2 });
     });
 
+    it('reads the revisions of a draft and its parent, which every save of either changes', async () => {
+      const r = await records();
+      expect(await r.getDraftRevisions('d1')).toBeNull();
+      await r.saveDraft(draft('d1', 'p1', { kind: 'package' }), null);
+      // A draft whose parent is missing has no revisions to read.
+      expect(await r.getDraftRevisions('d1')).toBeNull();
+      await r.saveParent(parent('p1', { kind: 'package' }), null);
+      await r.savePublished(published('r1', 'p1', { kind: 'package' }), null);
+      expect(await r.getDraftRevisions('d1')).toEqual({ kind: 'package', revisionId: 1, parentRevisionId: 1 });
+      // A published version of the same id is not the draft.
+      expect(await r.getDraftRevisions('r1')).toBeNull();
+      await r.saveDraft(draft('d1', 'p1', { kind: 'package', revisionId: 2 }), 1);
+      expect(await r.getDraftRevisions('d1')).toEqual({ kind: 'package', revisionId: 2, parentRevisionId: 1 });
+      await r.saveParent(parent('p1', { kind: 'package', revisionId: 2 }), 1);
+      expect(await r.getDraftRevisions('d1')).toEqual({ kind: 'package', revisionId: 2, parentRevisionId: 2 });
+      await r.deleteDraft('d1');
+      expect(await r.getDraftRevisions('d1')).toBeNull();
+    });
+
     it('keeps a draft and a published version of the same id apart', async () => {
       const r = await records();
       await r.savePublished(published('r1', 'p1', { metadata: { title: 'Published' } }), null);

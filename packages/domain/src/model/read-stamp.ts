@@ -6,7 +6,7 @@
  * revisions, read afresh on each request, says whether a kept answer still holds.
  */
 import type { PublishedRevisions } from '../ports.ts';
-import type { AnyRecord, Parent } from './types.ts';
+import type { AnyRecord, Identity, Parent } from './types.ts';
 
 export const readStampOf = (revisions: Pick<PublishedRevisions, 'revisionId' | 'parentRevisionId'>): string =>
   `${revisions.revisionId}.${revisions.parentRevisionId}`;
@@ -22,4 +22,22 @@ export function anonymousReadStamp(view: { record: AnyRecord; parent: Parent }):
   const { record, parent } = view;
   if (record.state !== 'published' || record.access.record !== 'public' || record.access.embargo.active) return null;
   return readStampOf({ revisionId: record.revisionId, parentRevisionId: parent.revisionId });
+}
+
+/**
+ * A draft's answer to its owner is made of the draft and its parent alone, as a published
+ * version's is: the owner reads every draft in full whatever else the parent says, and a draft's
+ * view depends on no clock. Once the parent's revision is unchanged, its owner is too, so the
+ * pair of revisions and the caller say whether an answer kept for that caller still holds. A
+ * caller who reads by any other right (a package manager, a link) depends on more than these
+ * rows, and presented link tokens may expire: their answers are not kept.
+ */
+export const draftReadStampOf = (userId: string, revisions: Pick<PublishedRevisions, 'revisionId' | 'parentRevisionId'>): string =>
+  `${userId}:${readStampOf(revisions)}`;
+
+/** The stamp of a draft as `identity` read it, or null when that answer must not be kept (see above). */
+export function ownerDraftReadStamp(identity: Identity, view: { record: AnyRecord; parent: Parent }): string | null {
+  const { record, parent } = view;
+  if (record.state !== 'draft' || identity.userId === null || identity.linkIds.length > 0 || identity.userId !== parent.ownerId) return null;
+  return draftReadStampOf(identity.userId, { revisionId: record.revisionId, parentRevisionId: parent.revisionId });
 }

@@ -64,6 +64,11 @@ function repositoriesOver(read: () => State, write: Writer): Repositories {
         const parent = record && read().parents.get(record.parentId);
         return record && parent ? { kind: record.kind, revisionId: record.revisionId, parentRevisionId: parent.revisionId } : null;
       },
+      getDraftRevisions: async (id) => {
+        const draft = read().drafts.get(id);
+        const parent = draft && read().parents.get(draft.parentId);
+        return draft && parent ? { kind: draft.kind, revisionId: draft.revisionId, parentRevisionId: parent.revisionId } : null;
+      },
       saveDraft: (draft, expected) =>
         write((s) => {
           checkRevision(s.drafts.get(draft.id), expected);
