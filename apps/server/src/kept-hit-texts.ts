@@ -8,29 +8,13 @@
 import type { RecordView } from '@krs/domain';
 import type { Links } from './links.ts';
 import { serializeRecord } from './serialize.ts';
+import { sizeBoundedCache } from './size-bounded-cache.ts';
 
 export function keptHitTexts(links: Links, maxChars: number) {
-  const texts = new Map<string, string>();
-  let chars = 0;
+  const texts = sizeBoundedCache<string>(maxChars, (text) => text.length, 16);
   return (view: RecordView, ui: boolean): string => {
     const { record, parent } = view;
     const key = `${record.kind}:${record.state}:${record.id}:${record.revisionId}.${parent.id}:${parent.revisionId}:${ui ? 'ui' : ''}`;
-    const kept = texts.get(key);
-    if (kept !== undefined) {
-      texts.delete(key);
-      texts.set(key, kept);
-      return kept;
-    }
-    const text = JSON.stringify(serializeRecord(view, links, ui));
-    // A record near the size limits would push out many others for little gain.
-    if (text.length > maxChars / 16) return text;
-    texts.set(key, text);
-    chars += text.length;
-    for (const [k, t] of texts) {
-      if (chars <= maxChars) break;
-      texts.delete(k);
-      chars -= t.length;
-    }
-    return text;
+    return texts.through(key, () => JSON.stringify(serializeRecord(view, links, ui)));
   };
 }

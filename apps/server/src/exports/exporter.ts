@@ -11,29 +11,12 @@ import { toCsl } from './csl-json.ts';
 import type { ExportFormat } from './formats.ts';
 import { jsonLdScript, toJsonLd } from './json-ld.ts';
 import { linkset, signposting } from './signposting.ts';
+import { sizeBoundedCache } from '../size-bounded-cache.ts';
 
-/** Keeps the most recently used answers up to `maxChars` characters in all. */
+/** Most recently used texts up to `maxChars` characters in all; one over a quarter of that is made each time. */
 function lru(maxChars: number) {
-  const map = new Map<string, string>();
-  let chars = 0;
-  return (key: string, make: () => string): string => {
-    const hit = map.get(key);
-    if (hit !== undefined) {
-      map.delete(key);
-      map.set(key, hit);
-      return hit;
-    }
-    const value = make();
-    if (value.length > maxChars / 4) return value;
-    map.set(key, value);
-    chars += value.length;
-    for (const [k, v] of map) {
-      if (chars <= maxChars) break;
-      map.delete(k);
-      chars -= v.length;
-    }
-    return value;
-  };
+  const kept = sizeBoundedCache<string>(maxChars, (text) => text.length, 4);
+  return (key: string, make: () => string): string => kept.through(key, make);
 }
 
 export function createExporter(links: Links) {

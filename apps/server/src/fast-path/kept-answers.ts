@@ -4,6 +4,7 @@
  * least recently used out.
  */
 import type { OutgoingHttpHeaders } from 'node:http';
+import { sizeBoundedCache } from '../size-bounded-cache.ts';
 
 export interface KeptAnswer {
   stamp: string;
@@ -15,35 +16,11 @@ export interface KeptAnswer {
 }
 
 export function keptAnswers(maxBytes: number) {
-  const answers = new Map<string, KeptAnswer>();
-  let bytes = 0;
-  const drop = (key: string) => {
-    const old = answers.get(key);
-    if (old === undefined) return;
-    answers.delete(key);
-    bytes -= old.size;
-  };
+  const answers = sizeBoundedCache<KeptAnswer>(maxBytes, (answer) => answer.size, 16);
   return {
-    get(key: string): KeptAnswer | undefined {
-      return answers.get(key);
-    },
-    /** Marks an answer as just used, so it is evicted last. */
-    touch(key: string, answer: KeptAnswer): void {
-      answers.delete(key);
-      answers.set(key, answer);
-    },
-    keep(key: string, answer: KeptAnswer): void {
-      drop(key);
-      // A record near the size limits would push out many others for little gain.
-      if (answer.size > maxBytes / 16) return;
-      answers.set(key, answer);
-      bytes += answer.size;
-      for (const k of answers.keys()) {
-        if (bytes <= maxBytes) break;
-        drop(k);
-      }
-    },
-    drop,
+    get: (key: string): KeptAnswer | undefined => answers.get(key),
+    keep: (key: string, answer: KeptAnswer): void => answers.set(key, answer),
+    drop: (key: string): void => answers.drop(key),
   };
 }
 

@@ -29,14 +29,13 @@ export function createFastPath(core: Pick<Core, 'records' | 'users'>, options: F
   const answers = keptAnswers(options.maxBytes ?? 16 * 1024 * 1024);
   let answered = 0;
 
-  function answer(req: IncomingMessage, res: ServerResponse, target: FastTarget, key: string, kept: KeptAnswer, started: number): void {
+  function answer(req: IncomingMessage, res: ServerResponse, target: FastTarget, kept: KeptAnswer, started: number): void {
     const id = requestIdOf(req.headers['x-request-id'] as string | undefined);
     // The id takes the place the normal path gave it in the header record: same order, same bytes.
     const headers: OutgoingHttpHeaders = { ...kept.headers, 'x-request-id': id };
     recordWhenSent(options.logger, options.observe, res, started, { id, method: req.method as string, route: target.route, path: req.url as string, status: kept.status });
     res.writeHead(kept.status, headers);
     res.end(kept.body);
-    answers.touch(key, kept);
     answered++;
   }
 
@@ -60,7 +59,7 @@ export function createFastPath(core: Pick<Core, 'records' | 'users'>, options: F
     if (kept === undefined) return normally(normal, req, res, key);
     current().then(
       (stamp) => {
-        if (stamp === kept.stamp) return answer(req, res, target, key, kept, started);
+        if (stamp === kept.stamp) return answer(req, res, target, kept, started);
         answers.drop(key);
         normally(normal, req, res, key);
       },
