@@ -54,7 +54,7 @@ export const createBody = JSON.stringify({
 const lua = (text: string) => JSON.stringify(text);
 
 /** Creates, each with its own title; every created id is appended to `idsFile`. */
-function createScript(token: string, idsFile: string): string {
+export function createScript(token: string, idsFile: string): string {
   const [head, tail] = createBody.split('__N__') as [string, string];
   return `
 wrk.method = "POST"
@@ -76,7 +76,7 @@ end
 }
 
 /** One publish per id of `idsFile`, in order; past the last, ids that do not exist (404s). */
-function publishScript(token: string, idsFile: string): string {
+export function publishScript(token: string, idsFile: string): string {
   return `
 wrk.method = "POST"
 wrk.headers["Authorization"] = ${lua(`Bearer ${token}`)}
