@@ -57,8 +57,8 @@ export function createDb(filename: string, options: DbOptions = {}): DbHandle {
     dialect: new SqliteDialect({ database: withStatementCache(sqlite) }),
     ...(onQuery ? { log: (event: LogEvent) => onQuery(event.query.sql, event.queryDurationMillis / 1000) } : {}),
   });
-  const wal = durable ? walSyncer(`${filename}-wal`) : null;
-  if (wal !== null) commitSyncs.set(db, wal.sync);
+  const syncWal = durable ? walSyncer(`${filename}-wal`) : null;
+  if (syncWal !== null) commitSyncs.set(db, syncWal);
   return {
     db,
     dialect: 'sqlite',
@@ -73,9 +73,8 @@ export function createDb(filename: string, options: DbOptions = {}): DbHandle {
       });
     },
     async close() {
-      await wal?.sync();
+      await syncWal?.();
       await db.destroy();
-      wal?.close();
     },
   };
 }
