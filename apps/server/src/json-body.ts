@@ -4,6 +4,7 @@
  * that does not parse is a 400 with InvenioRDM's message. An empty body reads as `{}` so bodiless
  * POSTs work.
  */
+import { Readable } from 'node:stream';
 import type { Context, MiddlewareHandler } from 'hono';
 import { DomainError, METADATA_LIMITS } from '@krs/domain';
 import { JsonShapeScanner, type ShapeProblem } from './json-shape.ts';
@@ -38,7 +39,7 @@ export const jsonBody: MiddlewareHandler = async (c, next) => {
   read.add(c.req);
   const length = c.req.header('content-length');
   if (length !== undefined && Number(length) > MAX_JSON_BYTES) throw tooLarge();
-  const text = await readLimited(bodyOf(c));
+  const text = await readBody(c);
   if (text.trim() === '') {
     // A bodiless request counts as `{}` (Hono's json validator passes `{}` too when there is no
     // JSON content type).
@@ -86,33 +87,82 @@ function keepBody(c: Context, text: string, parsed: unknown): void {
 }
 
 /**
- * On Node the request's own stream is read: the web Request that @hono/node-server builds only
- * when its body is asked for, its web-stream wrapper, and the Request rebuilt around the text
- * read cost a small write more than its whole unit of work. Elsewhere (tests through
- * `app.request`) the web body is read.
+ * The body's text as its bytes arrive, refused (by throwing) past the size limit or a shape
+ * limit. Decoded chunk by chunk: decoding ten megabytes at the end held the loop for tens of
+ * milliseconds, and joining the chunks first for as long again.
  */
-function bodyOf(c: Context): AsyncIterable<Uint8Array> | null {
-  const bindings: unknown = c.env;
-  const incoming = typeof bindings === 'object' && bindings !== null ? (bindings as { incoming?: unknown }).incoming : undefined;
-  if (incoming && typeof incoming === 'object' && Symbol.asyncIterator in incoming) return incoming as AsyncIterable<Uint8Array>;
-  return c.req.raw.body;
+function bodyText() {
+  const decoder = new TextDecoder();
+  const shape = new JsonShapeScanner(MAX_JSON_DEPTH, MAX_JSON_CONTAINERS, MAX_JSON_ITEMS, MAX_JSON_STRING_BYTES);
+  let text = '';
+  let size = 0;
+  return {
+    write(chunk: Uint8Array): void {
+      size += chunk.byteLength;
+      if (size > MAX_JSON_BYTES) throw tooLarge();
+      const problem = shape.write(chunk);
+      if (problem) throw shapeRefused(problem);
+      text += decoder.decode(chunk, { stream: true });
+    },
+    end: (): string => text + decoder.decode(),
+  };
 }
 
-/** Refusing mid-body stops the reading and discards the stream (the loop's early exit cancels it). */
-async function readLimited(body: AsyncIterable<Uint8Array> | null): Promise<string> {
+/**
+ * On Node the request's own stream is read: the web Request that @hono/node-server builds only
+ * when its body is asked for, its web-stream wrapper, and the Request rebuilt around the text
+ * read took a large share of a small write's time. Elsewhere (tests through `app.request`) the
+ * web body is read.
+ */
+function readBody(c: Context): Promise<string> {
+  const bindings: unknown = c.env;
+  const incoming = typeof bindings === 'object' && bindings !== null ? (bindings as { incoming?: unknown }).incoming : undefined;
+  if (incoming instanceof Readable) return readIncoming(incoming);
+  return readWebBody(c.req.raw.body);
+}
+
+/** Refusing mid-body cancels the stream. */
+async function readWebBody(body: ReadableStream<Uint8Array> | null): Promise<string> {
   if (body === null) return '';
-  // Decoded chunk by chunk as the bytes arrive: decoding ten megabytes at the end held the loop
-  // for tens of milliseconds, and joining the chunks first for as long again.
-  const decoder = new TextDecoder();
-  let text = '';
-  const shape = new JsonShapeScanner(MAX_JSON_DEPTH, MAX_JSON_CONTAINERS, MAX_JSON_ITEMS, MAX_JSON_STRING_BYTES);
-  let size = 0;
-  for await (const value of body) {
-    size += value.byteLength;
-    if (size > MAX_JSON_BYTES) throw tooLarge();
-    const problem = shape.write(value);
-    if (problem) throw shapeRefused(problem);
-    text += decoder.decode(value, { stream: true });
+  const text = bodyText();
+  const reader = body.getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) return text.end();
+    try {
+      text.write(value);
+    } catch (e) {
+      await reader.cancel();
+      throw e;
+    }
   }
-  return text + decoder.decode();
+}
+
+/**
+ * Refusing mid-body keeps the connection, so the client reads the refusal: what is left of the
+ * body is read and dropped, up to the size limit; a body still arriving past it is cut off.
+ */
+function readIncoming(incoming: Readable): Promise<string> {
+  const text = bodyText();
+  return new Promise((ok, fail) => {
+    let dropped = 0;
+    const drop = (chunk: Uint8Array) => {
+      dropped += chunk.byteLength;
+      if (dropped > MAX_JSON_BYTES) incoming.destroy();
+    };
+    const read = (chunk: Uint8Array) => {
+      try {
+        text.write(chunk);
+      } catch (e) {
+        incoming.off('data', read).off('end', done).on('data', drop);
+        fail(e);
+      }
+    };
+    const done = () => {
+      incoming.off('close', closed);
+      ok(text.end());
+    };
+    const closed = () => fail(new Error('aborted'));
+    incoming.on('data', read).once('end', done).once('close', closed).once('error', fail);
+  });
 }
