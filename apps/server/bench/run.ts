@@ -9,6 +9,9 @@
  *  5. Both stacks side by side: the record GET on SQLite + files, on PostgreSQL + S3 with one node
  *     and with two behind a round-robin balancer, and the upload into files and into S3
  *     (bench/stacks.ts; `BENCH_STACKS=0` skips it).
+ *  6. Writes: draft creates and publishes with 16 concurrent writers, measured with `wrk`, each
+ *     next to a plain node:http server doing one equally durable SQLite insert per request
+ *     (bench/writes.ts; targets >= 1000 creates/s, >= 300 publishes/s; `BENCH_WRITES=0` skips it).
  */
 import { execFileSync } from 'node:child_process';
 import { createWriteStream, mkdtempSync, rmSync } from 'node:fs';
@@ -19,6 +22,7 @@ import { httpBench } from './http.ts';
 import { hostileBench } from './hostile.ts';
 import { searchBench } from './search.ts';
 import { stacksBench } from './stacks.ts';
+import { writesBench } from './writes.ts';
 import { serverDir, startCompiled, tsx } from './server-process.ts';
 import { measureUpload } from './upload.ts';
 
@@ -31,6 +35,7 @@ const HOSTILE_ENGINE = process.env['BENCH_HOSTILE_ENGINE'] ?? 'sqlite';
 const HOSTILE_SECONDS = Number(process.env['BENCH_HOSTILE_SECONDS'] ?? 15);
 const STACKS = process.env['BENCH_STACKS'] !== '0';
 const STACKS_ROUNDS = Number(process.env['BENCH_STACKS_ROUNDS'] ?? 3);
+const WRITES = process.env['BENCH_WRITES'] !== '0';
 
 function mib(n: number) {
   return n / 1024 / 1024;
@@ -81,6 +86,7 @@ async function main() {
 }
 
 console.log(await httpBench(SECONDS));
+if (WRITES) console.log(`\n${await writesBench(SECONDS)}`);
 await main();
 if (SEARCH_RECORDS > 0) console.log(`\n${await searchBench(SEARCH_RECORDS, SEARCH_ENGINES)}`);
 if (HOSTILE_RECORDS > 0) console.log(`\n${await hostileBench(HOSTILE_RECORDS, HOSTILE_ENGINE, HOSTILE_SECONDS)}`);

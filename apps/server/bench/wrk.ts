@@ -12,6 +12,8 @@ import { cpuTicks, TICKS_PER_SECOND } from './cpu.ts';
 
 export interface WrkResult {
   perSecond: number;
+  /** Requests completed over the run. */
+  requests: number;
   /** Latency percentiles in milliseconds, as wrk's `--latency` prints them. */
   p50: number;
   p90: number;
@@ -26,6 +28,8 @@ export interface WrkOptions {
   connections?: number;
   seconds?: number;
   headers?: Record<string, string>;
+  /** A Lua script (`wrk -s`) that builds the requests (method, body, a path per request). */
+  script?: string;
 }
 
 /** Cores the generator uses (the last one) and the servers use (the rest), when there are several. */
@@ -86,18 +90,20 @@ function millis(text: string | undefined): number {
 
 export function parseWrk(output: string): Omit<WrkResult, 'generatorCpu'> {
   const perSecond = Number(/Requests\/sec:\s+([\d.]+)/.exec(output)?.[1] ?? Number.NaN);
+  const requests = Number(/(\d+) requests in /.exec(output)?.[1] ?? Number.NaN);
   const pct = (p: string) => millis(new RegExp(`^\\s+${p}%\\s+(\\S+)`, 'm').exec(output)?.[1]);
   const non2xx = Number(/Non-2xx or 3xx responses:\s+(\d+)/.exec(output)?.[1] ?? 0);
   const socket = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(output);
   const socketErrors = socket === null ? 0 : socket.slice(1).reduce((sum, n) => sum + Number(n), 0);
-  return { perSecond, p50: pct('50'), p90: pct('90'), p99: pct('99'), errors: non2xx + socketErrors };
+  return { perSecond, requests, p50: pct('50'), p90: pct('90'), p99: pct('99'), errors: non2xx + socketErrors };
 }
 
 export function wrk(url: string, options: WrkOptions = {}): Promise<WrkResult> {
   const connections = options.connections ?? 64;
   const seconds = options.seconds ?? 5;
   const headerArgs = Object.entries(options.headers ?? {}).flatMap(([k, v]) => ['-H', `${k}: ${v}`]);
-  const args = ['-t1', `-c${connections}`, `-d${seconds}s`, '--latency', ...headerArgs, url];
+  const scriptArgs = options.script === undefined ? [] : ['-s', options.script];
+  const args = ['-t1', `-c${connections}`, `-d${seconds}s`, '--latency', ...headerArgs, ...scriptArgs, url];
   const [command, argv] = canPin ? ['taskset', ['-c', GENERATOR_CORE, 'wrk', ...args]] : ['wrk', args];
   return new Promise((ok, fail) => {
     const child = spawn(command, argv, { stdio: ['ignore', 'pipe', 'pipe'] });

@@ -4,7 +4,8 @@
  * that does not parse is a 400 with InvenioRDM's message. An empty body reads as `{}` so bodiless
  * POSTs work.
  */
-import type { MiddlewareHandler } from 'hono';
+import { Readable } from 'node:stream';
+import type { Context, MiddlewareHandler } from 'hono';
 import { DomainError, METADATA_LIMITS } from '@krs/domain';
 import { JsonShapeScanner, type ShapeProblem } from './json-shape.ts';
 
@@ -38,10 +39,11 @@ export const jsonBody: MiddlewareHandler = async (c, next) => {
   read.add(c.req);
   const length = c.req.header('content-length');
   if (length !== undefined && Number(length) > MAX_JSON_BYTES) throw tooLarge();
-  const text = await readLimited(c.req.raw);
+  const text = await readBody(c);
   if (text.trim() === '') {
-    // Hono's json validator needs a JSON content type to run; a bodiless request counts as `{}`.
-    c.req.raw = new Request(c.req.raw, { body: '{}', headers: withJsonType(c.req.raw.headers), duplex: 'half' } as RequestInit);
+    // A bodiless request counts as `{}` (Hono's json validator passes `{}` too when there is no
+    // JSON content type).
+    keepBody(c, '{}', {});
     return next();
   }
   const type = c.req.header('content-type');
@@ -54,10 +56,7 @@ export const jsonBody: MiddlewareHandler = async (c, next) => {
   } catch {
     throw new DomainError('invalid', 'request.json', 'Unable to decode JSON data in request body.');
   }
-  c.req.raw = new Request(c.req.raw, { body: text, headers: c.req.raw.headers, duplex: 'half' } as RequestInit);
-  // Parsing a 10 MiB body holds the event loop for tens of milliseconds: the validators get this
-  // parse instead of doing it again.
-  Object.defineProperty(c.req, 'json', { value: () => Promise.resolve(parsed) });
+  keepBody(c, text, parsed);
   // Reading and parsing a large body took its share of the loop: other requests go first.
   if (text.length > YIELD_AFTER_CHARS) await new Promise((resolve) => setImmediate(resolve));
   return next();
@@ -77,35 +76,93 @@ function shapeRefused(problem: ShapeProblem): DomainError {
 
 const tooLarge = () => new DomainError('too_large', 'request.too_large', `Request bodies may be at most ${MAX_JSON_BYTES} bytes.`);
 
-function withJsonType(headers: Headers): Headers {
-  const h = new Headers(headers);
-  h.set('content-type', 'application/json');
-  return h;
+/**
+ * The body as read, for whoever reads it next: `c.req.json()` answers this parse (parsing a
+ * 10 MiB body holds the event loop for tens of milliseconds; the validators get it instead of
+ * parsing again) and `c.req.text()` this text. The request's own stream has been consumed.
+ */
+function keepBody(c: Context, text: string, parsed: unknown): void {
+  Object.defineProperty(c.req, 'json', { value: () => Promise.resolve(parsed) });
+  Object.defineProperty(c.req, 'text', { value: () => Promise.resolve(text) });
 }
 
-async function readLimited(req: Request): Promise<string> {
-  if (!req.body) return '';
-  const reader = req.body.getReader();
-  // Decoded chunk by chunk as the bytes arrive: decoding ten megabytes at the end held the loop
-  // for tens of milliseconds, and joining the chunks first for as long again.
+/**
+ * The body's text as its bytes arrive, refused (by throwing) past the size limit or a shape
+ * limit. Decoded chunk by chunk: decoding ten megabytes at the end held the loop for tens of
+ * milliseconds, and joining the chunks first for as long again.
+ */
+function bodyText() {
   const decoder = new TextDecoder();
-  let text = '';
   const shape = new JsonShapeScanner(MAX_JSON_DEPTH, MAX_JSON_CONTAINERS, MAX_JSON_ITEMS, MAX_JSON_STRING_BYTES);
+  let text = '';
   let size = 0;
+  return {
+    write(chunk: Uint8Array): void {
+      size += chunk.byteLength;
+      if (size > MAX_JSON_BYTES) throw tooLarge();
+      const problem = shape.write(chunk);
+      if (problem) throw shapeRefused(problem);
+      text += decoder.decode(chunk, { stream: true });
+    },
+    end: (): string => text + decoder.decode(),
+  };
+}
+
+/**
+ * On Node the request's own stream is read: the web Request that @hono/node-server builds only
+ * when its body is asked for, its web-stream wrapper, and the Request rebuilt around the text
+ * read took a large share of a small write's time. Elsewhere (tests through `app.request`) the
+ * web body is read.
+ */
+function readBody(c: Context): Promise<string> {
+  const bindings: unknown = c.env;
+  const incoming = typeof bindings === 'object' && bindings !== null ? (bindings as { incoming?: unknown }).incoming : undefined;
+  if (incoming instanceof Readable) return readIncoming(incoming);
+  return readWebBody(c.req.raw.body);
+}
+
+/** Refusing mid-body cancels the stream. */
+async function readWebBody(body: ReadableStream<Uint8Array> | null): Promise<string> {
+  if (body === null) return '';
+  const text = bodyText();
+  const reader = body.getReader();
   for (;;) {
     const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > MAX_JSON_BYTES) {
+    if (done) return text.end();
+    try {
+      text.write(value);
+    } catch (e) {
       await reader.cancel();
-      throw tooLarge();
+      throw e;
     }
-    const problem = shape.write(value);
-    if (problem) {
-      await reader.cancel();
-      throw shapeRefused(problem);
-    }
-    text += decoder.decode(value, { stream: true });
   }
-  return text + decoder.decode();
+}
+
+/**
+ * Refusing mid-body keeps the connection, so the client reads the refusal: what is left of the
+ * body is read and dropped, up to the size limit; a body still arriving past it is cut off.
+ */
+function readIncoming(incoming: Readable): Promise<string> {
+  const text = bodyText();
+  return new Promise((ok, fail) => {
+    let dropped = 0;
+    const drop = (chunk: Uint8Array) => {
+      dropped += chunk.byteLength;
+      if (dropped > MAX_JSON_BYTES) incoming.destroy();
+    };
+    const read = (chunk: Uint8Array) => {
+      try {
+        text.write(chunk);
+      } catch (e) {
+        incoming.off('data', read).off('end', done).on('data', drop);
+        fail(e);
+      }
+    };
+    const done = () => {
+      incoming.off('close', closed);
+      ok(text.end());
+    };
+    const closed = () => fail(new Error('aborted'));
+    incoming.on('data', read).once('end', done).once('close', closed).once('error', fail);
+  });
 }

@@ -89,7 +89,7 @@ describe('sqlite database', () => {
     }
   });
 
-  it('answers a unit of work only once a WAL fsync begun after its commit has ended, one fsync serving the writers that wait for it', async () => {
+  it('answers a unit of work only once a WAL fsync begun after its commit has ended; the units that arrive during an fsync then share one transaction and the next fsync', async () => {
     const handle = createDb(join(tempDir(), 'sync.sqlite'));
     await migrateToLatest(handle.db);
     const real = commitSyncs.get(handle.db);
@@ -97,6 +97,10 @@ describe('sqlite database', () => {
     const gates: (() => void)[] = [];
     commitSyncs.set(handle.db, () => new Promise<void>((resolve) => gates.push(() => void real?.().then(resolve))));
     const { uow, repos } = createSqlUnitOfWork(handle.db);
+    const waitFor = async (done: () => boolean) => {
+      for (let i = 0; i < 200 && !done(); i++) await new Promise((r) => setTimeout(r, 5));
+      expect(done()).toBe(true);
+    };
     try {
       let answered = 0;
       const runs = [1, 2, 3].map((i) => uow.run(async (tx) => tx.records.saveParent(parent(`p${i}`), null)).then(() => answered++));
@@ -104,10 +108,18 @@ describe('sqlite database', () => {
       // Committed (other readers see it) but not answered: the fsync has not ended.
       expect(await repos.records.getParent('p1')).not.toBeNull();
       expect(answered).toBe(0);
-      for (const open of gates) open();
+      // The two that came meanwhile wait for that fsync before their transaction begins.
+      expect(await repos.records.getParent('p2')).toBeNull();
+      expect(gates).toHaveLength(1);
+      gates[0]?.();
+      await waitFor(() => gates.length === 2);
+      expect(answered).toBe(1);
+      expect(await repos.records.getParent('p2')).not.toBeNull();
+      expect(await repos.records.getParent('p3')).not.toBeNull();
+      gates[1]?.();
       await Promise.all(runs);
       expect(answered).toBe(3);
-      // The first unit ran alone; the two that queued behind it shared one transaction and one fsync.
+      // One transaction and one fsync for the two.
       expect(gates).toHaveLength(2);
     } finally {
       await handle.close();

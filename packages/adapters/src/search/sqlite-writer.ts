@@ -120,8 +120,16 @@ const WRITER_CORE = `function (db) {
 }`;
 
 type Operation = 'upsert' | 'remove' | 'clear' | 'keysOfParent' | 'close';
+type Ask = { id: number; op: Operation; arg: unknown };
 type Reply = { id: number; result: unknown } | { id: number; error: string };
 
+/**
+ * The worker takes the writes asked for while it was busy as one message and commits them in one
+ * transaction: each write is a savepoint of its own (better-sqlite3 nests transactions that way),
+ * so a document the index refuses rolls back that write alone and is answered to its caller
+ * alone, as when each write was its own transaction. One commit instead of one per write spares
+ * FTS5 a segment (and its merging) and the WAL a commit record per write.
+ */
 const WORKER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
 const Database = require(workerData.module);
@@ -130,29 +138,47 @@ const Database = require(workerData.module);
 let db = null;
 let core = null;
 let openError = null;
+let together = null;
 try {
   db = new Database(workerData.filename, { fileMustExist: true });
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = NORMAL');
   db.pragma('busy_timeout = 5000');
   core = (${WRITER_CORE})(db);
+  together = db.transaction((asks) => asks.map(runOne));
 } catch (e) {
   openError = String((e && e.message) || e);
 }
 ${LOWER_PRIORITY}
-parentPort.on('message', ({ id, op, arg }) => {
-  if (op === 'close') {
+parentPort.on('message', (asks) => {
+  // A close comes last: the writes asked for before it complete first.
+  const close = asks[asks.length - 1].op === 'close' ? asks.pop() : null;
+  let replies;
+  if (openError !== null) replies = asks.map(({ id }) => ({ id, error: openError }));
+  else if (asks.length <= 1) replies = asks.map(runOne);
+  else {
+    try {
+      replies = together.immediate(asks);
+    } catch (e) {
+      // The commit itself failed: nothing of the batch was kept, and every write says so.
+      const error = String((e && e.message) || e);
+      replies = asks.map(({ id }) => ({ id, error }));
+    }
+  }
+  if (close !== null) {
     if (db !== null) db.close();
-    parentPort.postMessage({ id, result: null });
-    return parentPort.close();
+    replies.push({ id: close.id, result: null });
   }
-  if (openError !== null) return parentPort.postMessage({ id, error: openError });
-  try {
-    parentPort.postMessage({ id, result: core[op](arg) });
-  } catch (e) {
-    parentPort.postMessage({ id, error: String((e && e.message) || e) });
-  }
+  parentPort.postMessage(replies);
+  if (close !== null) parentPort.close();
 });
+function runOne({ id, op, arg }) {
+  try {
+    return { id, result: core[op](arg) };
+  } catch (e) {
+    return { id, error: String((e && e.message) || e) };
+  }
+}
 `;
 
 interface WriterCore {
@@ -162,35 +188,55 @@ interface WriterCore {
   keysOfParent(parentId: string): string[];
 }
 
-/** Writes through a worker; the file must exist with its tables (the main connection creates them). */
+/**
+ * Writes through a worker; the file must exist with its tables (the main connection creates them).
+ * One message is in flight at a time: writes asked for meanwhile wait and go together in the
+ * next, in the order they were asked.
+ */
 export function createThreadWriter(filename: string): SqliteWriter {
   const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { filename, module: SQLITE_MODULE_PATH } });
   worker.unref();
   const pending = new Map<number, { ok: (v: unknown) => void; fail: (e: Error) => void }>();
+  let queued: Ask[] = [];
+  let sending = false;
+  let closing = false;
   let next = 0;
   let failure: Error | null = null;
   const failAll = (e: Error) => {
     failure = e;
     for (const p of pending.values()) p.fail(e);
     pending.clear();
+    queued = [];
   };
-  worker.on('message', (reply: Reply) => {
-    const p = pending.get(reply.id);
-    if (p === undefined) return;
-    pending.delete(reply.id);
-    if ('error' in reply) p.fail(new Error(reply.error));
-    else p.ok(reply.result);
+  const send = () => {
+    sending = queued.length > 0;
+    if (!sending) return;
+    worker.postMessage(queued);
+    queued = [];
+  };
+  worker.on('message', (replies: Reply[]) => {
+    for (const reply of replies) {
+      const p = pending.get(reply.id);
+      if (p === undefined) continue;
+      pending.delete(reply.id);
+      if ('error' in reply) p.fail(new Error(reply.error));
+      else p.ok(reply.result);
+    }
+    send();
   });
   worker.on('error', (e) => failAll(e));
   worker.on('exit', () => failAll(new Error('the search writer thread has stopped')));
   const ask = <T>(op: Operation, arg?: unknown) =>
     new Promise<T>((ok, fail) => {
       if (failure !== null) return fail(failure);
+      if (closing) return fail(new Error('the search writer is closed'));
       const id = next++;
+      if (op === 'close') closing = true;
       pending.set(id, { ok: ok as (v: unknown) => void, fail });
       // Referenced while it has work: a write asked for is finished even at shutdown.
       if (pending.size === 1) worker.ref();
-      worker.postMessage({ id, op, arg });
+      queued.push({ id, op, arg });
+      if (!sending) send();
     }).finally(() => {
       if (pending.size === 0) worker.unref();
     });

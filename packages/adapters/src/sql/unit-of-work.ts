@@ -17,12 +17,12 @@ interface Pending {
  * `repos` work on the database handle; `uow.run` hands `work` repositories bound to a real
  * transaction, committed when `work` resolves and rolled back when it throws.
  *
- * Group commit: the units of work that queue up while one transaction runs go together in the
- * next, each inside a savepoint of its own; a unit that throws is rolled back to its savepoint
- * alone. On a database from createDb, each caller hears back only once an fsync that began after
- * its commit has ended (see create-db.ts), so an answer never promises more than the disk holds,
- * and concurrent writers share fsyncs instead of queueing one each. Alone, a unit of work is
- * one transaction and one fsync, as before.
+ * Group commit: the units of work that queue up while one transaction runs, or while the fsync
+ * after it runs, go together in the next transaction, each inside a savepoint of its own; a unit
+ * that throws is rolled back to its savepoint alone. On a database from createDb, each caller
+ * hears back only once an fsync that began after its commit has ended (see create-db.ts), so an
+ * answer never promises more than the disk holds, and concurrent writers share commits and
+ * fsyncs instead of queueing one each. Alone, a unit of work is one transaction and one fsync.
  */
 /**
  * A search index whose writes can join a transaction (PostgreSQL's). Give the unit of work the
@@ -38,12 +38,20 @@ export function createSqlUnitOfWork(db: Kysely<Database>, options: { search?: Tr
   const sync = commitSyncs.get(db);
   const queue: Pending[] = [];
   let draining = false;
+  /** The latest fsync asked for, settled either way. */
+  let syncing: Promise<void> | null = null;
 
   async function runBatch(batch: Pending[]): Promise<void> {
     const outcomes: Parameters<Pending['settle']>[0][] = [];
     try {
       await db.transaction().execute(async (trx) => {
         const repos = createSqlRepositories(trx);
+        // Alone in its transaction, a unit that throws rolls the whole transaction back: the
+        // savepoint would only cost two more statements.
+        if (batch.length === 1) {
+          outcomes.push({ ok: true, value: await (batch[0] as Pending).work(repos) });
+          return;
+        }
         for (const item of batch) {
           await sql`savepoint unit`.execute(trx);
           try {
@@ -58,14 +66,19 @@ export function createSqlUnitOfWork(db: Kysely<Database>, options: { search?: Tr
         }
       });
     } catch (error) {
-      // The commit itself failed: nothing of the batch is kept, and every unit says so.
+      // A unit alone in its transaction threw, or the commit itself failed: nothing of the batch
+      // is kept, and every unit says so.
       for (const item of batch) item.settle({ ok: false, error });
       return;
     }
     const settleAll = () => batch.forEach((item, i) => item.settle(outcomes[i] as Parameters<Pending['settle']>[0]));
     if (sync === undefined) return settleAll();
-    // Answered once durable; the next batch need not wait for this fsync, a later one covers it.
-    sync().then(settleAll, (error: unknown) => {
+    const synced = sync();
+    syncing = synced.then(
+      () => undefined,
+      () => undefined,
+    );
+    synced.then(settleAll, (error: unknown) => {
       for (const item of batch) item.settle({ ok: false, error });
     });
   }
@@ -73,7 +86,13 @@ export function createSqlUnitOfWork(db: Kysely<Database>, options: { search?: Tr
   async function drain(): Promise<void> {
     draining = true;
     try {
-      while (queue.length > 0) await runBatch(queue.splice(0, MAX_BATCH));
+      while (queue.length > 0) {
+        // Units that arrive while an fsync runs would be answered after the next one anyway:
+        // waiting for it to end lets them share one transaction (one commit, each page written
+        // to the WAL once) as well as that next fsync.
+        if (syncing !== null) await syncing;
+        await runBatch(queue.splice(0, MAX_BATCH));
+      }
     } finally {
       draining = false;
     }

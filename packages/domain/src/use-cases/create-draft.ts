@@ -5,7 +5,7 @@ import type { RecordView } from '../model/views.ts';
 import type { CoreDeps } from './deps.ts';
 import { viewOf } from './lookup.ts';
 import { checkDraftInput, normalizeDraftMetadata } from './normalize-draft-metadata.ts';
-import { projectAfterWrite } from './project-search.ts';
+import { projectCreated } from './project-search.ts';
 
 /** Creates a first draft and its parent; the caller becomes the owner. Metadata problems are kept as draft issues. */
 export async function createDraft(deps: CoreDeps, identity: Identity, kind: RecordKind, input: DraftInput): Promise<RecordView> {
@@ -34,6 +34,6 @@ export async function createDraft(deps: CoreDeps, identity: Identity, kind: Reco
     await tx.records.saveParent(parent, null);
     await tx.records.saveDraft(draft, null);
   });
-  await projectAfterWrite(deps, [parent.id]);
+  await projectCreated(deps, parent, draft);
   return viewOf(draft, parent);
 }

@@ -9,7 +9,7 @@
  * (which re-projects every parent changed since the previous start) or by `krs reindex`.
  */
 import { searchDocuments } from '../model/search-document.ts';
-import type { RecordKind } from '../model/types.ts';
+import type { DraftRecord, Parent, RecordKind } from '../model/types.ts';
 import type { Repositories, SearchDocument, SearchIndex, UnitOfWork } from '../ports.ts';
 import { managerOwnerOf } from './lookup.ts';
 
@@ -147,6 +147,27 @@ export async function projectParents(
 export async function projectAfterWrite(deps: { repos: Repositories; search: SearchIndex; uow: UnitOfWork }, parentIds: Iterable<string>): Promise<void> {
   if (deps.uow.projectsSearch === true) return;
   await projectParents(deps.repos, deps.search, parentIds);
+}
+
+/**
+ * What createDraft does after its unit of work: the parent is new, so its documents come from the
+ * values just written, with nothing of it in the index to replace or remove and nothing to read
+ * back (projecting through the repositories cost a create three reads and a round trip to the
+ * index). A parent managed by a package names a manager to read: that one goes the general way.
+ */
+export async function projectCreated(deps: { repos: Repositories; search: SearchIndex; uow: UnitOfWork }, parent: Parent, draft: DraftRecord): Promise<void> {
+  if (deps.uow.projectsSearch === true) return;
+  if (parent.managedBy !== null) {
+    await projectParents(deps.repos, deps.search, [parent.id]);
+    return;
+  }
+  const batch: BuiltBatch = { ids: [parent.id], built: [], skipped: [] };
+  try {
+    batch.built.push({ parentId: parent.id, docs: searchDocuments(parent, [], [draft]), stale: [] });
+  } catch (e) {
+    batch.skipped.push({ id: parent.id, parentId: parent.id, reason: reasonOf(e) });
+  }
+  await writeProjections(deps.search, batch);
 }
 
 interface BuiltBatch {

@@ -4,7 +4,7 @@ import { embargoIssues, liftedAt } from '../model/embargo.ts';
 import { fileIssues } from '../model/files.ts';
 import { publishIssues } from '../model/metadata/index.ts';
 import { parentAfterPublish, publishedFrom, revisionMatches } from '../model/record.ts';
-import type { DraftRecord, Identity, Pids, PublishedRecord, RecordKind } from '../model/types.ts';
+import type { DraftRecord, FileEntry, Identity, Parent, Pids, PublishedRecord, RecordKind } from '../model/types.ts';
 import type { RecordView } from '../model/views.ts';
 import type { Repositories } from '../ports.ts';
 import type { CoreDeps } from './deps.ts';
@@ -12,30 +12,33 @@ import { levelFor, loadDraft, loadParent, viewOf } from './lookup.ts';
 import { projectAfterWrite } from './project-search.ts';
 import { preconditionFailed } from './update-draft.ts';
 
-/** Everything that stops a draft from publishing, all at once. */
-export async function publishProblems(tx: Repositories, draft: DraftRecord): Promise<FieldIssue[]> {
-  const files = await tx.files.list({ recordId: draft.id, state: 'draft' });
+/** Everything that stops a draft with these file entries from publishing, all at once. */
+function problemsWith(draft: DraftRecord, files: FileEntry[]): FieldIssue[] {
   return mergeIssues([...draft.issues, ...publishIssues(draft.metadata, draft.kind), ...embargoIssues(draft.access), ...fileIssues(draft.files.enabled, files)]);
 }
 
 /** Problems of the draft resources attached to a package draft, named `resources.<id>.<field>`. */
-async function attachedResourceProblems(tx: Repositories, draft: DraftRecord): Promise<{ issues: FieldIssue[]; drafts: DraftRecord[] }> {
+async function attachedResourceProblems(tx: Repositories, draft: DraftRecord): Promise<{ issues: FieldIssue[]; drafts: { draft: DraftRecord; files: FileEntry[] }[] }> {
   const issues: FieldIssue[] = [];
-  const drafts: DraftRecord[] = [];
+  const drafts: { draft: DraftRecord; files: FileEntry[] }[] = [];
   for (const resourceId of draft.resources) {
     const resourceDraft = await tx.records.getDraft(resourceId);
     // A published resource without an open draft is attached as it is and never changed.
     if (!resourceDraft || resourceDraft.isEditOfPublished) continue;
-    drafts.push(resourceDraft);
-    for (const issue of await publishProblems(tx, resourceDraft)) {
+    const files = await tx.files.list({ recordId: resourceDraft.id, state: 'draft' });
+    drafts.push({ draft: resourceDraft, files });
+    for (const issue of problemsWith(resourceDraft, files)) {
       issues.push({ field: `resources.${resourceId}.${issue.field}`, messages: issue.messages });
     }
   }
   return { issues, drafts };
 }
 
-/** Turns one draft into its published version inside `tx`: files move with it, the parent advances. */
-async function publishVersion(tx: Repositories, deps: CoreDeps, draft: DraftRecord, now: string): Promise<PublishedRecord> {
+/**
+ * Turns one draft into its published version inside `tx`: files move with it, the parent advances.
+ * `files` are the draft's entries and `parent` its parent, as read in this transaction.
+ */
+async function publishVersion(tx: Repositories, deps: CoreDeps, draft: DraftRecord, files: FileEntry[], parent: Parent, now: string): Promise<{ record: PublishedRecord; parent: Parent }> {
   const previous = await tx.records.getPublished(draft.id);
   const pids: Pids = { ...draft.pids, oai: { provider: 'oai', identifier: `oai:${deps.settings.oaiHost}:${draft.id}` } };
   // An embargo whose day has come is published lifted.
@@ -44,12 +47,12 @@ async function publishVersion(tx: Repositories, deps: CoreDeps, draft: DraftReco
   const publishedFiles = { recordId: draft.id, state: 'published' } as const;
   const draftFiles = { recordId: draft.id, state: 'draft' } as const;
   await tx.files.deleteAll(publishedFiles);
-  for (const entry of await tx.files.list(draftFiles)) await tx.files.save(publishedFiles, entry);
-  await tx.files.deleteAll(draftFiles);
+  for (const entry of files) await tx.files.save(publishedFiles, entry);
+  if (files.length > 0) await tx.files.deleteAll(draftFiles);
   await tx.records.deleteDraft(draft.id);
-  const parent = await loadParent(tx, draft.parentId);
-  await tx.records.saveParent(parentAfterPublish(parent, record, now), parent.revisionId);
-  return record;
+  const published = parentAfterPublish(parent, record, now);
+  await tx.records.saveParent(published, parent.revisionId);
+  return { record, parent: published };
 }
 
 /**
@@ -57,23 +60,27 @@ async function publishVersion(tx: Repositories, deps: CoreDeps, draft: DraftReco
  * transaction. Any problem anywhere is one 400 listing them all, and nothing is published.
  */
 export async function publishDraft(deps: CoreDeps, identity: Identity, kind: RecordKind, id: string, expectedRevision?: number): Promise<RecordView> {
-  const { record, parents } = await deps.uow.run(async (tx) => {
+  const { record, parent, parents } = await deps.uow.run(async (tx) => {
     const draft = await loadDraft(tx, kind, id);
     const parent = await loadParent(tx, draft.parentId);
     const now = deps.clock.now();
     requireLevel(identity, await levelFor(tx, identity, parent, now), 'edit');
     if (!revisionMatches(draft.revisionId, expectedRevision)) throw preconditionFailed();
-    const own = await publishProblems(tx, draft);
+    const files = await tx.files.list({ recordId: draft.id, state: 'draft' });
+    const own = problemsWith(draft, files);
     const attached = kind === 'package' ? await attachedResourceProblems(tx, draft) : { issues: [], drafts: [] };
     const issues = [...own, ...attached.issues];
     if (issues.length > 0) throw invalid('publish.invalid', 'A validation error occurred.', issues);
     const parents = [parent.id];
-    for (const resourceDraft of attached.drafts) {
-      await publishVersion(tx, deps, resourceDraft, now);
-      parents.push(resourceDraft.parentId);
+    for (const resource of attached.drafts) {
+      await publishVersion(tx, deps, resource.draft, resource.files, await loadParent(tx, resource.draft.parentId), now);
+      parents.push(resource.draft.parentId);
     }
-    return { record: await publishVersion(tx, deps, draft, now), parents };
+    // Read again only if publishing a resource above advanced it too.
+    const current = attached.drafts.some((r) => r.draft.parentId === parent.id) ? await loadParent(tx, parent.id) : parent;
+    return { ...(await publishVersion(tx, deps, draft, files, current, now)), parents };
   });
   await projectAfterWrite(deps, parents);
-  return viewOf(record, await loadParent(deps.repos, record.parentId));
+  // What this unit committed, as a create answers what it wrote.
+  return viewOf(record, parent);
 }

@@ -1,0 +1,79 @@
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { createSqliteSearchIndex } from '../src/search/index.ts';
+import { createThreadWriter, type PreparedDoc } from '../src/search/sqlite-writer.ts';
+import { tempDir } from './sqlite-fixture.ts';
+
+const prepared = (key: string, boxes: PreparedDoc['boxes'] = []): PreparedDoc => ({
+  key,
+  header: {
+    id: key,
+    kind: 'resource',
+    state: 'published',
+    parentId: 'parent',
+    ownerId: 'owner',
+    versionIndex: 1,
+    isLatest: 1,
+    inUserListing: 1,
+    isUserLatest: 1,
+    isPublic: 1,
+    readers: '[]',
+    created: '2024-01-01T00:00:00.000Z',
+    updated: '2024-01-01T00:00:00.000Z',
+    resourceType: 'dataset',
+    resourceTypeLabel: 'Dataset',
+    accessStatus: 'open',
+  },
+  body: '{}',
+  title: `Title ${key}`,
+  text: 'flood extent',
+  paths: '',
+  ranges: [],
+  boxes,
+  shapes: null,
+});
+
+/** A file with the index's tables, as the server's own connection creates them. */
+function indexFile(): string {
+  const file = join(tempDir(), 'search.sqlite');
+  createSqliteSearchIndex(file).close();
+  return file;
+}
+
+describe('sqlite search writer thread', () => {
+  it('answers each of the writes asked for together on its own: one the index refuses fails alone and leaves nothing behind', async () => {
+    const writer = createThreadWriter(indexFile());
+    try {
+      // West of east is a box the R*Tree refuses.
+      const refused = prepared('c', [[10, 0, 5, 1]]);
+      const writes = [prepared('a'), prepared('b'), refused, prepared('d'), prepared('e')].map((doc) => writer.upsert([doc]));
+      const outcomes = await Promise.allSettled(writes);
+      expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'fulfilled', 'rejected', 'fulfilled', 'fulfilled']);
+      expect(String((outcomes[2] as PromiseRejectedResult).reason)).toMatch(/constraint/i);
+      const generations = outcomes.flatMap((o) => (o.status === 'fulfilled' ? [o.value.generation] : []));
+      // Each write that committed counts once, in the order asked.
+      expect(generations).toEqual([...generations].sort((x, y) => x - y));
+      expect(new Set(generations).size).toBe(4);
+      expect((await writer.keysOfParent('parent')).sort()).toEqual(['a', 'b', 'd', 'e']);
+    } finally {
+      writer.close();
+    }
+  });
+
+  it('completes the writes asked for before a close, and refuses those after', async () => {
+    const file = indexFile();
+    const writer = createThreadWriter(file);
+    const before = writer.upsert([prepared('a')]);
+    const alsoBefore = writer.upsert([prepared('b')]);
+    writer.close();
+    await expect(before).resolves.toMatchObject({ rowids: [expect.any(Number)] });
+    await expect(alsoBefore).resolves.toMatchObject({ rowids: [expect.any(Number)] });
+    await expect(writer.upsert([prepared('c')])).rejects.toThrow();
+    const again = createThreadWriter(file);
+    try {
+      expect((await again.keysOfParent('parent')).sort()).toEqual(['a', 'b']);
+    } finally {
+      again.close();
+    }
+  });
+});
