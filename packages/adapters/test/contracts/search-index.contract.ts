@@ -561,6 +561,21 @@ export function searchIndexContract(name: string, make: () => Promise<SearchInde
         expect((await index.search(request({ sort: 'bestmatch', q: 'glacier', filter: { ...PUBLIC, viewerId: 'someone' }, size: 1 }))).hits[0]?.id).toMatch(/^h/);
       });
 
+      it('orders more equally relevant hits than one read of the best holds as newest, then by id', async () => {
+        const index = await make();
+        const pad = (i: number) => String(i).padStart(3, '0');
+        // Same words, same length: one score for all; creation days scrambled, some shared.
+        const docs = Array.from({ length: 150 }, (_, i) => doc(`t${pad((i * 37) % 150)}`, { created: day(1 + ((i * 11) % 28)) }, { title: 'Glacier survey' }));
+        await index.upsert(docs);
+        const expected = [...docs].sort((a, b) => (a.created !== b.created ? (a.created < b.created ? 1 : -1) : a.id < b.id ? -1 : 1)).map((d) => d.id);
+        for (const [page, size] of [
+          [1, 10],
+          [2, 10],
+          [1, 70],
+        ] as const)
+          expect(await ordered(index, { sort: 'bestmatch', q: 'glacier', page, size })).toEqual(expected.slice((page - 1) * size, page * size));
+      });
+
       it('pages with an exact total, without overlap or gaps, stable across calls', async () => {
         const index = await make();
         // Pairs share a creation time so only the id tie-break orders them.
