@@ -8,10 +8,11 @@
 import type { RecordView } from '@krs/domain';
 import type { Links } from './links.ts';
 import { serializeRecord } from './serialize.ts';
-import { sizeBoundedCache } from './size-bounded-cache.ts';
+import { sizeBoundedCache } from '@krs/adapters';
 
 export function keptHitTexts(links: Links, maxChars: number) {
-  const texts = sizeBoundedCache<string>(maxChars, (text) => text.length, 16);
+  // A record near the size limits would push out many others for little gain.
+  const texts = sizeBoundedCache<string>(maxChars, (text) => text.length, maxChars / 16);
   return (view: RecordView, ui: boolean): string => {
     const { record, parent } = view;
     const key = `${record.kind}:${record.state}:${record.id}:${record.revisionId}.${parent.id}:${parent.revisionId}:${ui ? 'ui' : ''}`;

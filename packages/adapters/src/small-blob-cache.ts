@@ -7,6 +7,7 @@
  * used first out.
  */
 import type { FileStorage } from '@krs/domain';
+import { sizeBoundedCache } from './size-bounded-cache.ts';
 
 export interface SmallBlobCacheOptions {
   /** Blobs up to this size are kept (default 64 KiB). */
@@ -60,30 +61,7 @@ function remembering(source: ReadableStream<Uint8Array>, limit: number, keep: (b
 export function withSmallBlobCache(storage: FileStorage, options: SmallBlobCacheOptions = {}): FileStorage {
   const maxBlob = options.maxBlobBytes ?? 64 * 1024;
   const maxTotal = options.maxTotalBytes ?? 32 * 1024 * 1024;
-  // Map order is insertion order: re-inserting on use makes the first key the least recently used.
-  const kept = new Map<string, Uint8Array>();
-  let total = 0;
-  const forget = (blobId: string) => {
-    const bytes = kept.get(blobId);
-    if (bytes === undefined) return;
-    kept.delete(blobId);
-    total -= bytes.length;
-  };
-  const keep = (blobId: string, bytes: Uint8Array) => {
-    if (bytes.length > maxBlob || bytes.length > maxTotal) return;
-    forget(blobId);
-    while (total + bytes.length > maxTotal) forget(kept.keys().next().value as string);
-    kept.set(blobId, bytes);
-    total += bytes.length;
-  };
-  const cached = (blobId: string) => {
-    const bytes = kept.get(blobId);
-    if (bytes !== undefined) {
-      kept.delete(blobId);
-      kept.set(blobId, bytes);
-    }
-    return bytes;
-  };
+  const kept = sizeBoundedCache<Uint8Array>(maxTotal, (bytes) => bytes.length, maxBlob);
   return {
     write: (blobId, body, limits) => storage.write(blobId, body, limits),
     sweepPartialWrites: (before) => storage.sweepPartialWrites(before),
@@ -91,18 +69,18 @@ export function withSmallBlobCache(storage: FileStorage, options: SmallBlobCache
     list: () => storage.list(),
     check: () => storage.check(),
     async read(blobId, range) {
-      const bytes = cached(blobId);
+      const bytes = kept.get(blobId);
       if (bytes !== undefined) return streamOf(range === undefined ? bytes : bytes.subarray(range.start, Math.min(range.end + 1, bytes.length)));
       const stream = await storage.read(blobId, range);
       // Only whole reads are kept: a range says nothing about the rest of the blob.
-      return range === undefined ? remembering(stream, maxBlob, (b) => keep(blobId, b)) : stream;
+      return range === undefined ? remembering(stream, maxBlob, (b) => kept.set(blobId, b)) : stream;
     },
     async readHead(blobId, n) {
-      const bytes = cached(blobId);
+      const bytes = kept.get(blobId);
       return bytes !== undefined ? bytes.slice(0, n) : storage.readHead(blobId, n);
     },
     async delete(blobId) {
-      forget(blobId);
+      kept.drop(blobId);
       await storage.delete(blobId);
     },
   };

@@ -11,11 +11,11 @@ import { toCsl } from './csl-json.ts';
 import type { ExportFormat } from './formats.ts';
 import { jsonLdScript, toJsonLd } from './json-ld.ts';
 import { linkset, signposting } from './signposting.ts';
-import { sizeBoundedCache } from '../size-bounded-cache.ts';
+import { sizeBoundedCache } from '@krs/adapters';
 
 /** Most recently used texts up to `maxChars` characters in all; one over a quarter of that is made each time. */
 function lru(maxChars: number) {
-  const kept = sizeBoundedCache<string>(maxChars, (text) => text.length, 4);
+  const kept = sizeBoundedCache<string>(maxChars, (text) => text.length, maxChars / 4);
   return (key: string, make: () => string): string => kept.through(key, make);
 }
 

@@ -4,7 +4,7 @@
  * least recently used out.
  */
 import type { OutgoingHttpHeaders } from 'node:http';
-import { sizeBoundedCache } from '../size-bounded-cache.ts';
+import { sizeBoundedCache } from '@krs/adapters';
 
 export interface KeptAnswer {
   stamp: string;
@@ -16,12 +16,6 @@ export interface KeptAnswer {
 }
 
 export function keptAnswers(maxBytes: number) {
-  const answers = sizeBoundedCache<KeptAnswer>(maxBytes, (answer) => answer.size, 16);
-  return {
-    get: (key: string): KeptAnswer | undefined => answers.get(key),
-    keep: (key: string, answer: KeptAnswer): void => answers.set(key, answer),
-    drop: (key: string): void => answers.drop(key),
-  };
+  // A record near the size limits would push out many others for little gain.
+  return sizeBoundedCache<KeptAnswer>(maxBytes, (answer) => answer.size, maxBytes / 16);
 }
-
-export type KeptAnswers = ReturnType<typeof keptAnswers>;

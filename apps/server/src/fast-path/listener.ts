@@ -48,7 +48,7 @@ export function createFastPath(core: Pick<Core, 'records' | 'users'>, options: F
       if (stamp === undefined || written === null || written.status !== 200) return;
       // Kept as bytes: a string body would be encoded again for every request answered from it.
       const body = typeof written.body === 'string' ? Buffer.from(written.body) : written.body;
-      answers.keep(key, { stamp, status: written.status, headers: written.headers, body, size: (body?.byteLength ?? 0) + 512 });
+      answers.set(key, { stamp, status: written.status, headers: written.headers, body, size: (body?.byteLength ?? 0) + 512 });
     });
     void normal(req, res);
   }

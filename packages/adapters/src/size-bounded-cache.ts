@@ -1,12 +1,13 @@
 /**
- * The most recently used values up to a total size, least recently used out: what the server
- * keeps per revision (exports, listing hits' texts, the fast path's answers) is only ever a copy
- * it can make again, and none of it may grow with the number of records.
+ * The most recently used values up to a total size, least recently used out: what is kept
+ * (small blobs, and in the server the exports, listing hits' texts and fast-path answers per
+ * revision) is only ever a copy that can be made again, and none of it may grow with the number
+ * of records.
  */
 export interface SizeBoundedCache<V> {
   /** The value kept under `key`, now the most recently used. */
   get(key: string): V | undefined;
-  /** Keeps `value` unless it alone would take more than its share of the whole. */
+  /** Keeps `value` unless it alone is over the largest size a value may have. */
   set(key: string, value: V): void;
   drop(key: string): void;
   /** The value kept under `key`, else `make()`'s, kept. */
@@ -14,10 +15,10 @@ export interface SizeBoundedCache<V> {
 }
 
 /**
- * `sizeOf` measures a value in the unit of `maxSize`; a value over `maxSize / largestShare` is
- * never kept: a record near the size limits would push out many others for little gain.
+ * `sizeOf` measures a value in the unit of `maxSize`; a value over `maxValueSize` (or over
+ * `maxSize`) is never kept: one near the size limits would push out many others for little gain.
  */
-export function sizeBoundedCache<V>(maxSize: number, sizeOf: (value: V) => number, largestShare: number): SizeBoundedCache<V> {
+export function sizeBoundedCache<V>(maxSize: number, sizeOf: (value: V) => number, maxValueSize: number): SizeBoundedCache<V> {
   const values = new Map<string, V>();
   let size = 0;
   const drop = (key: string) => {
@@ -37,7 +38,7 @@ export function sizeBoundedCache<V>(maxSize: number, sizeOf: (value: V) => numbe
   const set = (key: string, value: V) => {
     drop(key);
     const own = sizeOf(value);
-    if (own > maxSize / largestShare) return;
+    if (own > maxValueSize || own > maxSize) return;
     values.set(key, value);
     size += own;
     for (const k of values.keys()) {

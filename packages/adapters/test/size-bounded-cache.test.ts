@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { sizeBoundedCache } from './size-bounded-cache.ts';
+import { sizeBoundedCache } from '../src/size-bounded-cache.ts';
 
 describe('sizeBoundedCache', () => {
-  const texts = () => sizeBoundedCache<string>(10, (t) => t.length, 2);
+  const texts = () => sizeBoundedCache<string>(10, (t) => t.length, 5);
 
   it('drops the least recently used first once over its size', () => {
     const cache = texts();
