@@ -68,8 +68,21 @@ export function createSqlRecordRepository(db: Kysely<Database>, options: { lockR
     return options.lockReads ? q.forUpdate() : q;
   };
   // Run on every anonymous record GET and every owner's draft GET: built and compiled once, only the id changes.
-  let revisionsQuery: CompiledQuery<RevisionsRow> | null = null;
-  let draftRevisionsQuery: CompiledQuery<RevisionsRow> | null = null;
+  /** A version's (or a draft's) revision and its parent's, by primary key; compiled once per table. */
+  const revisionsQueries = new Map<'record' | 'draft', CompiledQuery<RevisionsRow>>();
+  const revisionsIn = async (table: 'record' | 'draft', id: string) => {
+    let query = revisionsQueries.get(table);
+    if (query === undefined) {
+      query = db
+        .selectFrom(table)
+        .innerJoin('parent', 'parent.id', `${table}.parent_id`)
+        .select([`${table}.kind`, `${table}.revision_id`, 'parent.revision_id as parent_revision_id'])
+        .where(`${table}.id`, '=', '')
+        .compile() as CompiledQuery<RevisionsRow>;
+      revisionsQueries.set(table, query);
+    }
+    return revisionsOf((await db.executeQuery<RevisionsRow>({ ...query, parameters: [id] })).rows[0]);
+  };
   const revisionsOf = (row: RevisionsRow | undefined) =>
     // The kind column holds what recordToRow or draftToRow wrote from a typed record.
     row === undefined ? null : { kind: row.kind as RecordKind, revisionId: Number(row.revision_id), parentRevisionId: Number(row.parent_revision_id) };
@@ -80,24 +93,8 @@ export function createSqlRecordRepository(db: Kysely<Database>, options: { lockR
     async getPublished(id) {
       return parseRow(await from('record').where('id', '=', id).executeTakeFirst(), rowToRecord);
     },
-    async getPublishedRevisions(id) {
-      revisionsQuery ??= db
-        .selectFrom('record')
-        .innerJoin('parent', 'parent.id', 'record.parent_id')
-        .select(['record.kind', 'record.revision_id', 'parent.revision_id as parent_revision_id'])
-        .where('record.id', '=', '')
-        .compile();
-      return revisionsOf((await db.executeQuery<RevisionsRow>({ ...revisionsQuery, parameters: [id] })).rows[0]);
-    },
-    async getDraftRevisions(id) {
-      draftRevisionsQuery ??= db
-        .selectFrom('draft')
-        .innerJoin('parent', 'parent.id', 'draft.parent_id')
-        .select(['draft.kind', 'draft.revision_id', 'parent.revision_id as parent_revision_id'])
-        .where('draft.id', '=', '')
-        .compile();
-      return revisionsOf((await db.executeQuery<RevisionsRow>({ ...draftRevisionsQuery, parameters: [id] })).rows[0]);
-    },
+    getPublishedRevisions: (id) => revisionsIn('record', id),
+    getDraftRevisions: (id) => revisionsIn('draft', id),
     async saveDraft(draft, expected) {
       const row = draftToRow(draft);
       if (row.data.length > LARGE_ROW_CHARS) await nextTurn();
