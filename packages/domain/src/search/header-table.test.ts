@@ -63,3 +63,55 @@ describe('firstByColumn', () => {
     for (const k of [1, 10, 99]) expect(firstByColumn(hits, k, scores, true, compare)).toEqual(Array.from(hits).sort(compare).slice(0, k));
   });
 });
+
+describe('HeaderTable passes in turns', () => {
+  const request: SearchRequest = {
+    filter: { kinds: ['resource', 'package'], published: true, viewerId: null, latestOnly: true },
+    q: null,
+    bbox: null,
+    sort: 'newest',
+    page: 1,
+    size: 10,
+    aggregations: ['record_type'],
+  };
+  const filled = (docs: SearchDocument[]) => {
+    const table = new HeaderTable();
+    docs.forEach((doc, rowid) => table.set(rowid, doc));
+    return table;
+  };
+
+  it('pauses between steps of a large pass and answers as a pass without pauses', async () => {
+    const docs = documents(50_000);
+    const table = filled(docs);
+    let pauses = 0;
+    const pause = async () => {
+      pauses++;
+    };
+    const selection = await table.inTurns(() => table.selectSteps(null, request), pause);
+    const page = await table.inTurns(() => table.pageSteps(selection, request, null), pause);
+    expect(pauses).toBeGreaterThan(2);
+    expect(page).toEqual(table.search(null, request, null));
+  });
+
+  it('never mixes the table before and after a write made during a pause', async () => {
+    const docs = documents(50_000);
+    const table = filled(docs);
+    const replaced = docs[0] as SearchDocument;
+    const before = table.select(null, request);
+    let written = false;
+    // A new version is published while the pass waits: the first row stops being the latest and a
+    // new row, read after the pause, becomes it. Seen half, both would count.
+    const pause = async () => {
+      if (written) return;
+      written = true;
+      table.set(0, { ...replaced, isLatest: false });
+      table.set(docs.length, { ...replaced, id: 'newversion', key: 'published:newversion', isLatest: true });
+    };
+    const selection = await table.inTurns(() => table.selectSteps(null, request), pause);
+    expect(written).toBe(true);
+    expect(selection.hits.length).toBe(before.hits.length);
+    expect(Array.from(selection.hits)).toContain(docs.length);
+    expect(Array.from(selection.hits)).not.toContain(0);
+    expect(selection.aggregations).toEqual(before.aggregations);
+  });
+});

@@ -57,6 +57,35 @@ export interface Selection {
   aggregations: SearchResult['aggregations'];
 }
 
+/**
+ * Rows a stepwise loop goes through between two steps. At about 30 ns a row, a step is under a
+ * millisecond, so a caller pausing at each step can serve other requests within a millisecond.
+ */
+const ROWS_PER_STEP = 16384;
+
+/** Work written as a generator that yields between steps: a caller may pause at each one. */
+export type Steps<T> = Generator<void, T, void>;
+
+/** Runs steps to their end at once. */
+export function runSteps<T>(steps: Steps<T>): T {
+  for (;;) {
+    const next = steps.next();
+    if (next.done === true) return next.value;
+  }
+}
+
+/** What a `select` has counted and kept so far. */
+interface SelectPass {
+  rows: Int32Array | null;
+  accepts: (rowid: number) => boolean;
+  facetFilter: ((rowid: number) => boolean) | null;
+  rtCounts: Int32Array;
+  accessCounts: Int32Array;
+  kindCounts: Int32Array;
+  hits: Int32Array;
+  total: number;
+}
+
 export class HeaderTable {
   private capacity = 0;
   private present = new Uint8Array(0);
@@ -81,6 +110,8 @@ export class HeaderTable {
   private readonly resourceTypeLabels: string[] = [];
   private count = 0;
   private highest = 0;
+  /** Moves with every change, so a pass that paused can tell whether it saw one state throughout. */
+  private changes = 0;
 
   get size(): number {
     return this.count;
@@ -95,6 +126,7 @@ export class HeaderTable {
   }
 
   set(rowid: number, doc: HeaderFields): void {
+    this.changes++;
     this.ensure(rowid + 1);
     if (this.present[rowid] !== 1) this.count++;
     this.present[rowid] = 1;
@@ -123,6 +155,7 @@ export class HeaderTable {
 
   delete(rowid: number): void {
     if (!this.has(rowid)) return;
+    this.changes++;
     this.present[rowid] = 0;
     this.ids[rowid] = undefined;
     this.parents[rowid] = undefined;
@@ -133,6 +166,7 @@ export class HeaderTable {
   }
 
   clear(): void {
+    this.changes++;
     this.present.fill(0);
     this.ids = [];
     this.parents = [];
@@ -189,16 +223,57 @@ export class HeaderTable {
    * whole cost of a search without a query.
    */
   select(rows: Int32Array | null, request: SearchRequest): Selection {
-    const accepts = this.filterFor(request.filter);
-    const facetFilter = this.facetFilterFor(request.filter);
-    const rtCounts = new Int32Array(this.resourceTypes.values.length);
-    const accessCounts = new Int32Array(ACCESS.length);
-    const kindCounts = new Int32Array(KINDS.length);
-    const { present, resourceType, access, kind, capacity } = this;
-    const hits = new Int32Array(rows === null ? this.count : rows.length);
-    let total = 0;
+    return runSteps(this.selectSteps(rows, request));
+  }
+
+  /**
+   * Runs a pass over the table (`selectSteps`, `pageSteps`, `firstByColumnSteps` over its columns),
+   * awaiting `pause` between steps: the caller decides whether a pause hands the event loop to
+   * others (after a millisecond of work, say), so a search over a hundred thousand rows never
+   * holds it for longer. A write applied during a pause would be half seen (a new version counted
+   * beside the one it replaced), so the pass then runs again at once, without pauses, on the
+   * table as it is.
+   */
+  async inTurns<T>(start: () => Steps<T>, pause: () => Promise<void>): Promise<T> {
+    const before = this.changes;
+    const steps = start();
+    for (;;) {
+      const next = steps.next();
+      if (next.done === true) return next.value;
+      await pause();
+      if (this.changes !== before) return runSteps(start());
+    }
+  }
+
+  /** `select`, yielding every `ROWS_PER_STEP` rows. */
+  *selectSteps(rows: Int32Array | null, request: SearchRequest): Steps<Selection> {
+    const pass: SelectPass = {
+      rows,
+      accepts: this.filterFor(request.filter),
+      facetFilter: this.facetFilterFor(request.filter),
+      rtCounts: new Int32Array(this.resourceTypes.values.length),
+      accessCounts: new Int32Array(ACCESS.length),
+      kindCounts: new Int32Array(KINDS.length),
+      hits: new Int32Array(rows === null ? this.count : rows.length),
+      total: 0,
+    };
     const length = rows === null ? this.highest + 1 : rows.length;
-    for (let i = 0; i < length; i++) {
+    for (let from = 0; from < length; from += ROWS_PER_STEP) {
+      if (from > 0) yield;
+      this.selectRange(pass, from, Math.min(length, from + ROWS_PER_STEP));
+    }
+    const { rtCounts, accessCounts, kindCounts } = pass;
+    const aggregations: SearchResult['aggregations'] = {};
+    for (const facet of request.aggregations) aggregations[facet] = this.buckets(facet, { resource_type: rtCounts, access_status: accessCounts, record_type: kindCounts }[facet]);
+    return { hits: pass.hits.subarray(0, pass.total), aggregations };
+  }
+
+  /** One step of `selectSteps`: a plain loop, which the engine compiles better than a generator's. */
+  private selectRange(pass: SelectPass, from: number, to: number): void {
+    const { rows, accepts, facetFilter, rtCounts, accessCounts, kindCounts, hits } = pass;
+    const { present, resourceType, access, kind, capacity } = this;
+    let total = pass.total;
+    for (let i = from; i < to; i++) {
       const rowid = rows === null ? i : (rows[i] ?? 0);
       if (rowid >= capacity || present[rowid] !== 1 || !accepts(rowid)) continue;
       const rt = resourceType[rowid] ?? -1;
@@ -208,9 +283,7 @@ export class HeaderTable {
       if (facetFilter !== null && !facetFilter(rowid)) continue;
       hits[total++] = rowid;
     }
-    const aggregations: SearchResult['aggregations'] = {};
-    for (const facet of request.aggregations) aggregations[facet] = this.buckets(facet, { resource_type: rtCounts, access_status: accessCounts, record_type: kindCounts }[facet]);
-    return { hits: hits.subarray(0, total), aggregations };
+    pass.total = total;
   }
 
   /**
@@ -218,9 +291,14 @@ export class HeaderTable {
    * relevance, from a `Ranker`), or else by the sort option (`bestmatch` as `newest`).
    */
   page(selection: Selection, request: SearchRequest, ranked: number[] | null): SearchResult {
+    return runSteps(this.pageSteps(selection, request, ranked));
+  }
+
+  /** `page`, yielding every `ROWS_PER_STEP` hits while it orders them. */
+  *pageSteps(selection: Selection, request: SearchRequest, ranked: number[] | null): Steps<SearchResult> {
     const start = (request.page - 1) * request.size;
     const k = start + request.size;
-    const ordered = ranked ?? this.firstBySort(selection.hits, k, request.sort === 'bestmatch' ? 'newest' : request.sort);
+    const ordered = ranked ?? (yield* this.firstBySort(selection.hits, k, request.sort === 'bestmatch' ? 'newest' : request.sort));
     return {
       total: selection.hits.length,
       hits: ordered
@@ -231,9 +309,9 @@ export class HeaderTable {
   }
 
   /** The first `k` hits in a sort's order. */
-  private firstBySort(hits: Int32Array, k: number, sort: Exclude<SearchRequest['sort'], 'bestmatch'>): number[] {
+  private firstBySort(hits: Int32Array, k: number, sort: Exclude<SearchRequest['sort'], 'bestmatch'>): Steps<number[]> {
     const column = sort === 'version' ? this.versionIndex : sort === 'updated-desc' || sort === 'updated-asc' ? this.updated : this.created;
-    return firstByColumn(hits, k, column, sort !== 'oldest' && sort !== 'updated-asc', this.comparator(sort));
+    return firstByColumnSteps(hits, k, column, sort !== 'oldest' && sort !== 'updated-asc', this.comparator(sort));
   }
 
   /** `newest` over rows, the order of equal relevance. */
@@ -351,12 +429,18 @@ export class HeaderTable {
  * column alone for a few.
  */
 export function firstByColumn(hits: Int32Array, k: number, column: ArrayLike<number>, descending: boolean, compare: (a: number, b: number) => number): number[] {
+  return runSteps(firstByColumnSteps(hits, k, column, descending, compare));
+}
+
+/** `firstByColumn`, yielding every `ROWS_PER_STEP` hits. */
+export function* firstByColumnSteps(hits: Int32Array, k: number, column: ArrayLike<number>, descending: boolean, compare: (a: number, b: number) => number): Steps<number[]> {
   if (k <= 0) return [];
   if (k * 8 >= hits.length) return Array.from(hits).sort(compare).slice(0, k);
   const sign = descending ? 1 : -1;
   const top: number[] = [];
   let bound = Number.NEGATIVE_INFINITY;
   for (let i = 0; i < hits.length; i++) {
+    if (i > 0 && i % ROWS_PER_STEP === 0) yield;
     const rowid = hits[i] ?? 0;
     if (top.length === k && ((column[rowid] ?? 0) * sign < bound || compare(rowid, top[k - 1] ?? 0) >= 0)) continue;
     let lo = 0;

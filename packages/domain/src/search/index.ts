@@ -36,4 +36,4 @@ export {
   runSearch,
   sortBuckets,
 } from './run-search.ts';
-export { firstByColumn, HeaderTable, type HeaderFields, type Ranker, type Selection } from './header-table.ts';
+export { firstByColumn, firstByColumnSteps, HeaderTable, type HeaderFields, type Ranker, type Selection, type Steps } from './header-table.ts';
