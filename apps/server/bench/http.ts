@@ -180,8 +180,8 @@ export async function httpBench(seconds: number): Promise<PartResult> {
         scenario: p.name,
         krs: `${p.result.perSecond.toFixed(0)} req/s`,
         plain: null,
-        ratio: `${cost.toFixed(1)}x the JSON GET's cost`,
-        target: p.target ? "<= 3x the JSON GET's cost" : '-',
+        ratio: `${cost.toFixed(1)}x the JSON GET`,
+        target: p.target ? '<= 3x the JSON GET' : '-',
         met: p.target ? cost <= 3 : null,
       });
     }

@@ -25,6 +25,8 @@ import { hasWrk, keepOffGeneratorCore, pinned, pinToServerCores, placement, wrk,
 const CONNECTIONS = 64;
 /** Two nodes behind the balancer against one node alone. */
 const SCALING_TARGET = 1.6;
+/** The server's RSS over its start during the upload into S3. */
+const UPLOAD_EXTRA_RSS_TARGET_MIB = 64;
 /** Above this share of a core, the generator, not the servers, may be what limits a run. */
 const GENERATOR_LIMIT = 0.9;
 
@@ -59,8 +61,8 @@ interface Report {
   rows: SummaryRow[];
 }
 
-/** A ratio of the part as a summary row; `target` only where the part sets one. */
-function ratioRow(scenario: string, krs: string, baseline: string, ratio: string, target?: { text: string; met: boolean }, note?: string): SummaryRow {
+/** A figure of the part beside its baseline as a summary row; `target` only where the part sets one. */
+function ratioRow(scenario: string, krs: string, baseline: string, ratio: string | null, target?: { text: string; met: boolean }, note?: string): SummaryRow {
   return {
     part: 'stacks',
     scenario,
@@ -264,16 +266,16 @@ async function uploads(mib: number, cleanup: Cleanup): Promise<Report> {
       `${onFiles.upload.mibPerSecond.toFixed(0)} MiB/s files`,
       pct(onS3.upload.mibPerSecond / onFiles.upload.mibPerSecond),
     ),
-    ratioRow(`upload ${mib} MiB into S3: extra server RSS`, `+${extra(onS3).toFixed(0)} MiB`, `+${extra(onFiles).toFixed(0)} MiB files`, '-', {
-      text: '< 64 MiB',
-      met: extra(onS3) < 64,
+    ratioRow(`upload ${mib} MiB into S3: extra server RSS`, `+${extra(onS3).toFixed(0)} MiB`, `+${extra(onFiles).toFixed(0)} MiB files`, null, {
+      text: `< ${UPLOAD_EXTRA_RSS_TARGET_MIB} MiB`,
+      met: extra(onS3) < UPLOAD_EXTRA_RSS_TARGET_MIB,
     }),
   ];
   const lines = [
     `Upload of ${mib} MiB through PUT .../content, streamed (nothing pinned; background before each: ${pct(fsBackground)}, ${pct(s3Background)} of a core)`,
     line(onFiles),
     line(onS3),
-    `  ratio S3/files ${pct(onS3.upload.mibPerSecond / onFiles.upload.mibPerSecond)}; extra RSS S3 ${extra(onS3).toFixed(0)} MiB against ${extra(onFiles).toFixed(0)} MiB (target < 64 MiB: ${extra(onS3) < 64 ? 'met' : 'NOT met'})`,
+    `  ratio S3/files ${pct(onS3.upload.mibPerSecond / onFiles.upload.mibPerSecond)}; extra RSS S3 ${extra(onS3).toFixed(0)} MiB against ${extra(onFiles).toFixed(0)} MiB (target < ${UPLOAD_EXTRA_RSS_TARGET_MIB} MiB: ${extra(onS3) < UPLOAD_EXTRA_RSS_TARGET_MIB ? 'met' : 'NOT met'})`,
   ];
   return { lines, rows };
 }
