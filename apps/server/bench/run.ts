@@ -124,10 +124,15 @@ const parts: Part[] = [
 
 const rows: SummaryRow[] = [];
 const skipped: string[] = [];
-let failure: unknown = null;
+let failure: { part: string; error: unknown } | null = null;
 for (const [i, part] of parts.entries()) {
   if (part.offBy !== null) {
     skipped.push(`${part.name} (${part.offBy})`);
+    continue;
+  }
+  // The parts after a failure would run on a machine left in an unknown state; the table still shows what ran.
+  if (failure !== null) {
+    skipped.push(`${part.name} (not run, ${failure.part} failed)`);
     continue;
   }
   try {
@@ -136,10 +141,8 @@ for (const [i, part] of parts.entries()) {
     rows.push(...result.rows);
     if (result.skipped !== undefined) skipped.push(`${part.name} (${result.skipped})`);
   } catch (error) {
-    // The parts after it would run on a machine left in an unknown state; the table still shows what ran.
-    skipped.push(`${part.name} (failed) and every part after it`);
-    failure = error;
-    break;
+    skipped.push(`${part.name} (failed, the error follows the table)`);
+    failure = { part: part.name, error };
   }
 }
 
@@ -148,4 +151,4 @@ const { BENCH_TABLE: _, ...settings } = process.env;
 const table = summaryText({ machine: thisMachine(), command: benchCommand(settings), rows, skipped });
 writeFileSync(TABLE_FILE, `${table}\n`);
 console.log(`\nSummary (also written to ${TABLE_FILE})\n\n${table}`);
-if (failure !== null) throw failure;
+if (failure !== null) throw failure.error;
