@@ -12,6 +12,7 @@ import { pathToFileURL } from 'node:url';
 import { cpuTicks, TICKS_PER_SECOND } from './cpu.ts';
 import type { CapturedAnswer } from './plain-server.ts';
 import { serverDir, start, startCompiled, stop, tsx } from './server-process.ts';
+import type { PartResult, SummaryRow } from './summary-table.ts';
 import { hasWrk, keepOffGeneratorCore, pinned, wrk, type WrkResult } from './wrk.ts';
 
 const CONNECTIONS = 64;
@@ -92,8 +93,11 @@ async function measured(pid: number, url: string, seconds: number, headers: Reco
 
 const cpuFmt = (m: Measured) => `  CPU ${m.cpuPerRequest.toFixed(0)} µs/request`;
 
-export async function httpBench(seconds: number): Promise<string> {
-  if (!hasWrk()) return 'HTTP hot paths: skipped, `wrk` is not installed (Debian: apt-get install wrk).';
+export async function httpBench(seconds: number): Promise<PartResult> {
+  if (!hasWrk()) {
+    const skipped = '`wrk` is not installed (Debian: apt-get install wrk)';
+    return { text: `HTTP hot paths: skipped, ${skipped}.`, rows: [], skipped };
+  }
   keepOffGeneratorCore();
   const dataDir = mkdtempSync(join(tmpdir(), 'krs-bench-http-'));
   const port = 3910;
@@ -105,6 +109,7 @@ export async function httpBench(seconds: number): Promise<string> {
   const auth = { authorization: `Bearer ${token}` };
   const { child: server } = await startCompiled(env, pinned);
   const lines: string[] = [];
+  const rows: SummaryRow[] = [];
   try {
     const { record, draft } = await seedHotPaths(base, token);
     const scenarios: Scenario[] = [
@@ -150,20 +155,43 @@ export async function httpBench(seconds: number): Promise<string> {
       lines.push(`  krs    ${fmt(k)}  errors ${k.errors}${cpuFmt(km)}`);
       lines.push(`  plain  ${fmt(p)}${cpuFmt(pm)}  (generator ${(p.generatorCpu * 100).toFixed(0)}% of a core)${bound}`);
       lines.push(`  ratio ${(ratio * 100).toFixed(1)}% (target >= ${TARGET * 100}%: ${ratio >= TARGET ? 'met' : 'NOT met'}); by CPU per request ${((pm.cpuPerRequest / km.cpuPerRequest) * 100).toFixed(1)}%`);
+      const notes = [
+        ...(k.errors > 0 ? [`krs: ${k.errors} errors`] : []),
+        ...(p.generatorCpu > GENERATOR_LIMIT ? [`generator at ${(p.generatorCpu * 100).toFixed(0)}% of a core in the plain run`] : []),
+      ];
+      rows.push({
+        part: 'http',
+        scenario: s.name,
+        krs: `${k.perSecond.toFixed(0)} req/s`,
+        plain: `${p.perSecond.toFixed(0)} req/s`,
+        ratio: `${(ratio * 100).toFixed(1)}%`,
+        target: `>= ${TARGET * 100}% of plain`,
+        met: ratio >= TARGET,
+        ...(notes.length > 0 ? { note: notes.join('; ') } : {}),
+      });
     });
     const jsonGet = (krs[0] as Measured).result;
     lines.push('Pages, against the JSON record GET of the same run (target: a landing page costs at most 3x)');
     for (const p of pages) {
       const cost = jsonGet.perSecond / p.result.perSecond;
       lines.push(`  ${p.name.padEnd(34)} ${fmt(p.result)}  ${cost.toFixed(1)}x the JSON GET${p.target ? ` (target <= 3x: ${cost <= 3 ? 'met' : 'NOT met'})` : ''}`);
+      rows.push({
+        part: 'http',
+        scenario: p.name,
+        krs: `${p.result.perSecond.toFixed(0)} req/s`,
+        plain: null,
+        ratio: `${cost.toFixed(1)}x the JSON GET`,
+        target: p.target ? '<= 3x the JSON GET' : '-',
+        met: p.target ? cost <= 3 : null,
+      });
     }
   } finally {
     await stop(server);
     rmSync(dataDir, { recursive: true, force: true });
   }
-  return lines.join('\n');
+  return { text: lines.join('\n'), rows };
 }
 
 if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  console.log(await httpBench(Number(process.argv[2] ?? 5)));
+  console.log((await httpBench(Number(process.argv[2] ?? 5))).text);
 }

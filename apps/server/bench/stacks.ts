@@ -18,12 +18,15 @@ import { seedHotPaths } from './http.ts';
 import type { CapturedAnswer } from './plain-server.ts';
 import { startPostgresS3Stack } from './postgres-s3-stack.ts';
 import { serverDir, start, startCompiled, stop, tsx } from './server-process.ts';
+import type { PartResult, SummaryRow } from './summary-table.ts';
 import { measureUpload, type UploadResult } from './upload.ts';
 import { hasWrk, keepOffGeneratorCore, pinned, pinToServerCores, placement, wrk, type WrkResult } from './wrk.ts';
 
 const CONNECTIONS = 64;
 /** Two nodes behind the balancer against one node alone. */
 const SCALING_TARGET = 1.6;
+/** The server's RSS over its start during the upload into S3. */
+const UPLOAD_EXTRA_RSS_TARGET_MIB = 64;
 /** Above this share of a core, the generator, not the servers, may be what limits a run. */
 const GENERATOR_LIMIT = 0.9;
 
@@ -51,6 +54,26 @@ class Cleanup {
 }
 
 const pidOf = (child: ChildProcess): number => child.pid ?? 0;
+
+/** What each half of the part reports: its lines, and its rows of the summary table. */
+interface Report {
+  lines: string[];
+  rows: SummaryRow[];
+}
+
+/** A figure of the part beside its baseline as a summary row; `target` only where the part sets one. */
+function ratioRow(scenario: string, krs: string, baseline: string, ratio: string | null, target?: { text: string; met: boolean }, note?: string): SummaryRow {
+  return {
+    part: 'stacks',
+    scenario,
+    krs,
+    plain: baseline,
+    ratio,
+    target: target?.text ?? '-',
+    met: target?.met ?? null,
+    ...(note === undefined ? {} : { note }),
+  };
+}
 
 async function startNode(port: number, shared: Record<string, string>, cleanup: Cleanup, pin: boolean): Promise<Node> {
   const dataDir = mkdtempSync(join(tmpdir(), 'krs-bench-stacks-'));
@@ -124,7 +147,7 @@ function median(runs: Run[]): { run: Run; low: number; high: number } {
  * them alike instead of on whichever ran while it did. Before each round the cores are measured
  * for a second with nothing of the bench running, so a busy machine shows in the figures.
  */
-async function recordGets(seconds: number, rounds: number, cleanup: Cleanup): Promise<string[]> {
+async function recordGets(seconds: number, rounds: number, cleanup: Cleanup): Promise<Report> {
   // (a) The embedded stack.
   const embedded = await startNode(3920, {}, cleanup, true);
   const { record } = await seedHotPaths(embedded.base, createToken(embedded));
@@ -179,7 +202,30 @@ async function recordGets(seconds: number, rounds: number, cleanup: Cleanup): Pr
   const [embeddedRate, oneRate, behindOneRate, twoRate, plainRate, plainBehindRate] = [rate(0), rate(1), rate(2), rate(3), rate(4), rate(5)];
   const scaling = twoRate / oneRate;
   const where = placement ? `servers, balancers and PostgreSQL on core(s) ${placement.servers}, wrk on core ${placement.generator}` : 'nothing pinned (one core, or no taskset)';
-  return [
+  // The one node and the two nodes: the runs the target compares.
+  const scalingNotes = [1, 3].flatMap((i) => {
+    const result = medians[i]?.run.result;
+    const name = scenarios[i]?.name ?? '';
+    return [
+      ...((result?.errors ?? 0) > 0 ? [`${name}: ${result?.errors} errors`] : []),
+      ...((result?.generatorCpu ?? 0) > GENERATOR_LIMIT ? [`${name}: the generator may be the limit`] : []),
+    ];
+  });
+  const perSecond = (rate: number, what: string) => `${rate.toFixed(0)} req/s ${what}`;
+  const rows = [
+    ratioRow(
+      'record GET: two nodes / one node (PostgreSQL + S3)',
+      perSecond(twoRate, 'two nodes'),
+      perSecond(oneRate, 'one node'),
+      `${scaling.toFixed(2)}x`,
+      { text: `>= ${SCALING_TARGET}x`, met: scaling >= SCALING_TARGET },
+      scalingNotes.length > 0 ? scalingNotes.join('; ') : undefined,
+    ),
+    ratioRow('record GET: two nodes / one node, both behind the balancer', perSecond(twoRate, 'two nodes'), perSecond(behindOneRate, 'one node'), `${(twoRate / behindOneRate).toFixed(2)}x`),
+    ratioRow('record GET: PostgreSQL + S3 one node / embedded', perSecond(oneRate, 'PostgreSQL + S3'), perSecond(embeddedRate, 'embedded'), `${(oneRate / embeddedRate).toFixed(2)}x`),
+    ratioRow('record GET: plain server behind the balancer / alone', perSecond(plainBehindRate, 'behind'), perSecond(plainRate, 'alone'), pct(plainBehindRate / plainRate)),
+  ];
+  const lines = [
     `GET /api/records/{id} on both stacks (wrk -t1 -c${CONNECTIONS} -d${seconds}s, median of ${rounds} rounds taken in turn; servers from dist/; ${where})`,
     `  background, nothing of the bench running: ${background.map(pct).join(', ')} of a core before each round`,
     ...medians.flatMap(({ run, low, high }) => [...describeRun(run), `    rounds ${low.toFixed(0)}-${high.toFixed(0)} req/s`]),
@@ -187,6 +233,7 @@ async function recordGets(seconds: number, rounds: number, cleanup: Cleanup): Pr
     `  two nodes / one node: ${scaling.toFixed(2)}x (target >= ${SCALING_TARGET}x: ${scaling >= SCALING_TARGET ? 'met' : 'NOT met'}); two nodes / one node, both behind the balancer: ${(twoRate / behindOneRate).toFixed(2)}x`,
     `  the balancer alone keeps ${pct(plainBehindRate / plainRate)} of a plain server's rate`,
   ];
+  return { lines, rows };
 }
 
 interface UploadRun {
@@ -195,7 +242,7 @@ interface UploadRun {
   cpu: CpuUse;
 }
 
-async function uploads(mib: number, cleanup: Cleanup): Promise<string[]> {
+async function uploads(mib: number, cleanup: Cleanup): Promise<Report> {
   const total = mib * 1024 * 1024;
   // Not pinned, as bench/run.ts measures the upload: the client, the server and s3rver share both cores.
   const fs = await startNode(3927, {}, cleanup, false);
@@ -220,28 +267,45 @@ async function uploads(mib: number, cleanup: Cleanup): Promise<string[]> {
     return `  ${r.name.padEnd(24)} ${mibPerSecond.toFixed(0).padStart(4)} MiB/s  server RSS ${rssBefore.toFixed(0)} MiB before, peak ${rssPeak.toFixed(0)} MiB (+${(rssPeak - rssBefore).toFixed(0)} MiB)  CPU: ${cpu.join(', ')}`;
   };
   const extra = (r: UploadRun) => r.upload.rssPeak - r.upload.rssBefore;
-  return [
+  const rows = [
+    ratioRow(
+      `upload ${mib} MiB: S3 / files`,
+      `${onS3.upload.mibPerSecond.toFixed(0)} MiB/s S3`,
+      `${onFiles.upload.mibPerSecond.toFixed(0)} MiB/s files`,
+      pct(onS3.upload.mibPerSecond / onFiles.upload.mibPerSecond),
+    ),
+    ratioRow(`upload ${mib} MiB into S3: extra server RSS`, `+${extra(onS3).toFixed(0)} MiB`, `+${extra(onFiles).toFixed(0)} MiB files`, null, {
+      text: `< ${UPLOAD_EXTRA_RSS_TARGET_MIB} MiB`,
+      met: extra(onS3) < UPLOAD_EXTRA_RSS_TARGET_MIB,
+    }),
+  ];
+  const lines = [
     `Upload of ${mib} MiB through PUT .../content, streamed (nothing pinned; background before each: ${pct(fsBackground)}, ${pct(s3Background)} of a core)`,
     line(onFiles),
     line(onS3),
-    `  ratio S3/files ${pct(onS3.upload.mibPerSecond / onFiles.upload.mibPerSecond)}; extra RSS S3 ${extra(onS3).toFixed(0)} MiB against ${extra(onFiles).toFixed(0)} MiB (target < 64 MiB: ${extra(onS3) < 64 ? 'met' : 'NOT met'})`,
+    `  ratio S3/files ${pct(onS3.upload.mibPerSecond / onFiles.upload.mibPerSecond)}; extra RSS S3 ${extra(onS3).toFixed(0)} MiB against ${extra(onFiles).toFixed(0)} MiB (target < ${UPLOAD_EXTRA_RSS_TARGET_MIB} MiB: ${extra(onS3) < UPLOAD_EXTRA_RSS_TARGET_MIB ? 'met' : 'NOT met'})`,
   ];
+  return { lines, rows };
 }
 
-export async function stacksBench(seconds: number, uploadMib: number, rounds = 3): Promise<string> {
-  if (!hasWrk()) return 'Both stacks: skipped, `wrk` is not installed (Debian: apt-get install wrk).';
+export async function stacksBench(seconds: number, uploadMib: number, rounds = 3): Promise<PartResult> {
+  if (!hasWrk()) {
+    const skipped = '`wrk` is not installed (Debian: apt-get install wrk)';
+    return { text: `Both stacks: skipped, ${skipped}.`, rows: [], skipped };
+  }
   keepOffGeneratorCore();
   execFileSync('pnpm', ['exec', 'tsc', '-b', 'tsconfig.build.json'], { cwd: serverDir, stdio: 'inherit' });
   const cleanup = new Cleanup();
   try {
     const gets = await recordGets(seconds, rounds, cleanup);
     await cleanup.run();
-    return [...gets, ...(await uploads(uploadMib, cleanup))].join('\n');
+    const upload = await uploads(uploadMib, cleanup);
+    return { text: [...gets.lines, ...upload.lines].join('\n'), rows: [...gets.rows, ...upload.rows] };
   } finally {
     await cleanup.run();
   }
 }
 
 if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  console.log(await stacksBench(Number(process.argv[2] ?? 5), Number(process.env['BENCH_UPLOAD_MIB'] ?? 1024), Number(process.env['BENCH_STACKS_ROUNDS'] ?? 3)));
+  console.log((await stacksBench(Number(process.argv[2] ?? 5), Number(process.env['BENCH_UPLOAD_MIB'] ?? 1024), Number(process.env['BENCH_STACKS_ROUNDS'] ?? 3))).text);
 }

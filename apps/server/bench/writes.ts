@@ -19,6 +19,7 @@ import { pathToFileURL } from 'node:url';
 import { cpuTicks, TICKS_PER_SECOND } from './cpu.ts';
 import type { WriteAnswer, WriteAnswers } from './plain-write-server.ts';
 import { serverDir, start, startCompiled, stop, tsx } from './server-process.ts';
+import type { PartResult, SummaryRow } from './summary-table.ts';
 import { hasWrk, keepOffGeneratorCore, pinned, wrk, type WrkResult } from './wrk.ts';
 
 const WRITERS = 16;
@@ -124,8 +125,11 @@ function freePort(): Promise<number> {
 const readIds = (file: string) => readFileSync(file, 'utf8').split('\n').filter((l) => l !== '');
 const loadAverage = () => readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
 
-export async function writesBench(seconds: number): Promise<string> {
-  if (!hasWrk()) return 'Writes: skipped, `wrk` is not installed (Debian: apt-get install wrk).';
+export async function writesBench(seconds: number): Promise<PartResult> {
+  if (!hasWrk()) {
+    const skipped = '`wrk` is not installed (Debian: apt-get install wrk)';
+    return { text: `Writes: skipped, ${skipped}.`, rows: [], skipped };
+  }
   keepOffGeneratorCore();
   const dataDir = mkdtempSync(join(tmpdir(), 'krs-bench-writes-'));
   const port = await freePort();
@@ -187,23 +191,41 @@ export async function writesBench(seconds: number): Promise<string> {
     `  ${'scenario'.padEnd(20)} ${'krs req/s'.padStart(10)} ${'p50/p99 ms'.padStart(13)} ${'CPU/req'.padStart(8)} ${'plain req/s'.padStart(12)} ${'p50/p99 ms'.padStart(13)} ${'CPU/req'.padStart(8)} ${'ratio'.padStart(6)}  target`,
   ];
   const notes: string[] = [];
-  const row = (name: string, k: Run, p: Run, target: number) => {
+  const rows: SummaryRow[] = [];
+  const row = (name: string, k: Run, p: Run, target: number, flags: string[] = []) => {
     const lat = (r: WrkResult) => `${r.p50.toFixed(1)}/${r.p99.toFixed(1)}`.padStart(13);
     const met = k.result.perSecond >= target && k.result.errors === 0;
     lines.push(
       `  ${name.padEnd(20)} ${k.result.perSecond.toFixed(0).padStart(10)} ${lat(k.result)} ${`${k.cpuPerRequest.toFixed(2)}ms`.padStart(8)} ${p.result.perSecond.toFixed(0).padStart(12)} ${lat(p.result)} ${`${p.cpuPerRequest.toFixed(2)}ms`.padStart(8)} ${`${((k.result.perSecond / p.result.perSecond) * 100).toFixed(0)}%`.padStart(6)}  >= ${target}/s: ${met ? 'met' : 'NOT met'}`,
     );
     for (const [who, r] of [['krs', k.result], ['plain', p.result]] as const) {
-      if (r.errors > 0) notes.push(`  FLAGGED: ${name}, ${who}: ${r.errors} answers outside 2xx or socket errors; the figure does not count`);
-      if (r.generatorCpu > GENERATOR_LIMIT) notes.push(`  FLAGGED: ${name}, ${who}: the generator used ${(r.generatorCpu * 100).toFixed(0)}% of a core, the figure may be its own`);
+      if (r.errors > 0) {
+        notes.push(`  FLAGGED: ${name}, ${who}: ${r.errors} answers outside 2xx or socket errors; the figure does not count`);
+        flags.push(`${who}: ${r.errors} errors`);
+      }
+      if (r.generatorCpu > GENERATOR_LIMIT) {
+        notes.push(`  FLAGGED: ${name}, ${who}: the generator used ${(r.generatorCpu * 100).toFixed(0)}% of a core, the figure may be its own`);
+        flags.push(`${who}: generator at ${(r.generatorCpu * 100).toFixed(0)}% of a core`);
+      }
     }
+    rows.push({
+      part: 'writes',
+      scenario: name,
+      krs: `${k.result.perSecond.toFixed(0)} req/s`,
+      plain: `${p.result.perSecond.toFixed(0)} req/s`,
+      ratio: `${((k.result.perSecond / p.result.perSecond) * 100).toFixed(0)}%`,
+      target: `>= ${target}/s`,
+      met,
+      ...(flags.length > 0 ? { note: flags.join('; ') } : {}),
+    });
   };
   row('POST /api/records', krs.create, plainRuns.create, TARGETS.create);
-  row('POST .../publish', krs.publish, plainRuns.publish, TARGETS.publish);
-  if (krs.publish.result.requests > krs.drafts) notes.push(`  FLAGGED: the publish run ran out of drafts (${krs.drafts}); its errors are publishes of ids that do not exist`);
-  return [...lines, ...notes].join('\n');
+  const ranOut = krs.publish.result.requests > krs.drafts;
+  row('POST .../publish', krs.publish, plainRuns.publish, TARGETS.publish, ranOut ? [`ran out of drafts (${krs.drafts})`] : []);
+  if (ranOut) notes.push(`  FLAGGED: the publish run ran out of drafts (${krs.drafts}); its errors are publishes of ids that do not exist`);
+  return { text: [...lines, ...notes].join('\n'), rows };
 }
 
 if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  console.log(await writesBench(Number(process.argv[2] ?? 8)));
+  console.log((await writesBench(Number(process.argv[2] ?? 8))).text);
 }
