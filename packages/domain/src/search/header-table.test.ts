@@ -105,7 +105,7 @@ describe('HeaderTable passes in turns', () => {
       if (written) return;
       written = true;
       table.set(0, { ...replaced, isLatest: false });
-      table.set(docs.length, { ...replaced, id: 'newversion', key: 'published:newversion', isLatest: true });
+      table.set(docs.length, { ...replaced, id: 'newversion', isLatest: true });
     };
     const selection = await table.inTurns(() => table.selectSteps(null, request), pause);
     expect(written).toBe(true);
