@@ -31,8 +31,9 @@ export async function sweepPartialUploads(deps: CoreDeps, graceMinutes: number):
 }
 
 /**
- * Deletes stored blobs that no file entry points at, and the temp data of uploads cut short: content of discarded drafts, of deleted or
- * re-uploaded draft files, of uploads that failed or crashed. Deleting those at the time would
+ * Deletes stored blobs that no file entry points at, and the temp data of uploads cut short:
+ * content of discarded drafts, of deleted or re-uploaded draft files, of uploads that failed or
+ * crashed. Deleting those at the time would
  * need reference counts, since a new version shares its files' blobs with the versions before it;
  * a sweep needs none.
  *

@@ -7,20 +7,8 @@ import { draftFileTarget } from './file-target.ts';
 import { unreferencedAfter } from './release-blob.ts';
 import { fileNotFound } from './start-uploads.ts';
 
-/**
- * Streams the bytes to storage under a fresh blob id, then points the pending entry at them.
- * The slow part runs outside any transaction; the entry is re-checked before it is changed,
- * and bytes that end up referenced by nothing are deleted (the replaced ones only once no entry of
- * any version points at them).
- *
- * The blob's upload is recorded before its first byte is stored and renewed while bytes flow
- * (see BlobUploadRepository), so `krs gc` leaves the blob alone until an entry points at it;
- * the record ends in the transaction that saves the entry. Should gc have ended the record as
- * stale meanwhile (an upload stalled past its grace period), the upload fails rather than point
- * an entry at bytes gc deletes.
- */
 /** How often an upload renews its record while bytes flow: well within gc's shortest useful grace period. */
-export const UPLOAD_RENEWAL_MS = 60_000;
+const UPLOAD_RENEWAL_MS = 60_000;
 
 const uploadExpired = () =>
   new DomainError('conflict', 'file.upload_expired', 'The upload stalled for longer than unfinished uploads are kept, and its content was removed; upload the file again.');
@@ -51,6 +39,18 @@ async function endAbandonedUpload(deps: CoreDeps, blobId: string): Promise<void>
   }
 }
 
+/**
+ * Streams the bytes to storage under a fresh blob id, then points the pending entry at them.
+ * The slow part runs outside any transaction; the entry is re-checked before it is changed,
+ * and bytes that end up referenced by nothing are deleted (the replaced ones only once no entry of
+ * any version points at them).
+ *
+ * The blob's upload is recorded before its first byte is stored and renewed while bytes flow
+ * (see BlobUploadRepository), so `krs gc` leaves the blob alone until an entry points at it;
+ * the record ends in the transaction that saves the entry. Should gc have ended the record as
+ * stale meanwhile (an upload stalled past its grace period), the upload fails rather than point
+ * an entry at bytes gc deletes.
+ */
 export async function uploadContent(
   deps: CoreDeps,
   identity: Identity,
