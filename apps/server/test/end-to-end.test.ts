@@ -134,7 +134,7 @@ describe('end to end over real HTTP', () => {
     const scratchEntry = (await http('POST', scratch.json.links.files, token, [{ key: 'scratch.bin' }])).json.entries[0];
     await http('PUT', scratchEntry.links.content, token, 'scratch bytes', { 'content-type': 'application/octet-stream' });
     expect((await http('DELETE', scratch.json.links.self, token)).status).toBe(204);
-    expect(await cli('gc', '--grace-minutes', '0')).toMatch(/^removed 1 unreferenced blobs \(13 bytes\) and 0 interrupted uploads \(0 bytes\), kept 1$/);
+    expect(await cli('gc', '--grace-minutes', '0')).toMatch(/^removed 1 unreferenced blobs \(13 bytes\) and 0 interrupted uploads \(0 bytes\), kept 1; ended 0 uploads untouched for the grace period$/);
     expect((await http('GET', files.json.entries[0].links.content, null)).text).toBe(csv);
     await expect(cli('gc', '--grace-minutes', 'soon')).rejects.toThrow();
 

@@ -1,3 +1,4 @@
+import { blobUploadRepositoryContract } from './contracts/blob-upload-repository.contract.ts';
 import { fileRepositoryContract } from './contracts/file-repository.contract.ts';
 import { recordRepositoryContract } from './contracts/record-repository.contract.ts';
 import { unitOfWorkContract } from './contracts/unit-of-work.contract.ts';
@@ -9,6 +10,7 @@ const make = () => openPostgres();
 
 recordRepositoryContract('postgres', make);
 fileRepositoryContract('postgres', make);
+blobUploadRepositoryContract('postgres', make);
 userRepositoryContract('postgres', make);
 vocabularyRepositoryContract('postgres', make);
 unitOfWorkContract('postgres', make);

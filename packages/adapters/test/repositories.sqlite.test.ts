@@ -1,3 +1,4 @@
+import { blobUploadRepositoryContract } from './contracts/blob-upload-repository.contract.ts';
 import { fileRepositoryContract } from './contracts/file-repository.contract.ts';
 import { recordRepositoryContract } from './contracts/record-repository.contract.ts';
 import { unitOfWorkContract } from './contracts/unit-of-work.contract.ts';
@@ -9,6 +10,7 @@ const make = () => openSqlite();
 
 recordRepositoryContract('sqlite', make);
 fileRepositoryContract('sqlite', make);
+blobUploadRepositoryContract('sqlite', make);
 userRepositoryContract('sqlite', make);
 vocabularyRepositoryContract('sqlite', make);
 unitOfWorkContract('sqlite', make);

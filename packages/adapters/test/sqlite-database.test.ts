@@ -8,7 +8,7 @@ import { embargoActive, embargoUntil } from '../src/sql/migrations/0004-embargo-
 import { commitSyncs } from '../src/sql/create-db.ts';
 import { openSqlite, tempDir } from './sqlite-fixture.ts';
 
-const TABLES = ['api_token', 'draft', 'file_entry', 'parent', 'record', 'user', 'vocabulary'];
+const TABLES = ['api_token', 'blob_upload', 'draft', 'file_entry', 'parent', 'record', 'user', 'vocabulary'];
 
 describe('sqlite database', () => {
   it('migrates up, down to nothing, and up again', async () => {

@@ -98,6 +98,30 @@ export interface FileRepository {
   listAll(options: { after?: FileEntryCursor; updatedSince?: string; limit: number }): Promise<OwnedFileEntry[]>;
 }
 
+/**
+ * Uploads in flight: blobs being written to storage, or written, that no file entry points at
+ * yet. An upload records its blob before the first byte goes to storage, renews the record while
+ * bytes flow, and ends it in the transaction that points an entry at the blob: `krs gc` keeps
+ * a blob whose record is fresh, whatever time the storage gives the blob. A record untouched
+ * for longer than gc's grace period is a crashed upload's (or a stalled one's): gc ends it and
+ * deletes its blob, and the upload, should it go on, finds its record gone and fails.
+ *
+ * `renew`, `end` and `endIfStale` each change the record or find it gone in one statement, so
+ * of an upload's commit and gc's claim exactly one wins.
+ */
+export interface BlobUploadRepository {
+  /** Records that the blob's upload begins at `at` (ISO 8601 UTC). */
+  begin(blobId: string, at: string): Promise<void>;
+  /** Marks the upload alive at `at`; false when its record is gone (gc ended it as stale). */
+  renew(blobId: string, at: string): Promise<boolean>;
+  /** Ends the upload; false when its record was already gone. */
+  end(blobId: string): Promise<boolean>;
+  /** Ends the upload only if it was last marked alive before `before`; true when it did. */
+  endIfStale(blobId: string, before: string): Promise<boolean>;
+  /** Every upload in flight: blob id to when it was last marked alive. */
+  list(): Promise<Map<string, string>>;
+}
+
 export interface OwnedFileEntry {
   owner: FileOwner;
   entry: FileEntry;
@@ -135,6 +159,7 @@ export interface VocabularyRepository {
 export interface Repositories {
   records: RecordRepository;
   files: FileRepository;
+  blobUploads: BlobUploadRepository;
   users: UserRepository;
   vocabularies: VocabularyRepository;
 }

@@ -160,3 +160,104 @@ describe('interrupted uploads', () => {
     expect(await failureOf(core.files.sweepPartialUploads(-1))).toMatchObject({ kind: 'invalid' });
   });
 });
+
+describe('gc and uploads in flight', () => {
+  const HOUR = 60 * 60 * 1000;
+
+  /** Chunks of `text`, the clock moved by `gapMs` before each after the first: a slow upload. */
+  async function* slowly(clock: { advance(ms: number): void }, chunks: string[], gapMs: number, between?: (index: number) => Promise<void>): AsyncIterable<Uint8Array> {
+    for (const [i, chunk] of chunks.entries()) {
+      if (i > 0) {
+        clock.advance(gapMs);
+        await between?.(i);
+      }
+      yield new TextEncoder().encode(chunk);
+    }
+  }
+
+  async function pendingDraft(core: Core, key: string): Promise<string> {
+    const { record } = await core.records.createDraft(alice, 'resource', { metadata: validMetadata });
+    await core.files.start(alice, 'resource', record.id, [key]);
+    return record.id;
+  }
+
+  it('keeps a blob dated older than the grace period while its upload is complete but not yet committed; the upload then commits and reads', async () => {
+    // The storage dates the blob by the start of its write, two hours before it completes.
+    const { core, storage, repos, clock } = makeCore({ storageDated: 'start' });
+    const id = await pendingDraft(core, 'scene.tif');
+    const reports: Awaited<ReturnType<Core['files']['collectGarbage']>>[] = [];
+    const write = storage.write;
+    // gc runs at the worst moment: the bytes are stored, the entry is not yet committed.
+    storage.write = async (blobId, body, limits) => {
+      const stored = await write(blobId, body, limits);
+      for await (const blob of storage.list()) expect(Date.parse(clock.now()) - Date.parse(blob.written)).toBeGreaterThan(2 * HOUR);
+      expect(await repos.files.referencedBlobIds()).toEqual(new Set());
+      reports.push(await core.files.collectGarbage(60));
+      return stored;
+    };
+    const chunks = ['first hour, ', 'second hour, ', 'done'];
+    await core.files.upload(alice, 'resource', id, 'scene.tif', slowly(clock, chunks, 61 * 60 * 1000), undefined);
+    expect(reports).toEqual([{ removed: 0, removedBytes: 0, kept: 1, partialUploads: { removed: 0, bytes: 0 }, abandonedUploads: 0 }]);
+    // The commit ended the upload's record: from now on the entry keeps the blob.
+    expect(await repos.blobUploads.list()).toEqual(new Map());
+    await core.files.commit(alice, 'resource', id, 'scene.tif');
+    const content = await core.files.content(alice, 'resource', id, 'draft', 'scene.tif', null);
+    expect(await readAll(content.body)).toBe(chunks.join(''));
+    expect(await core.files.collectGarbage(60)).toMatchObject({ removed: 0, kept: 1 });
+  });
+
+  it('removes what a crashed upload left (its record, its complete or missing blob) once untouched for the grace period, not before', async () => {
+    const { core, storage, repos, clock } = makeCore({ storageDated: 'start' });
+    // A node crashed after storing one blob and before storing the other, both uncommitted.
+    await repos.blobUploads.begin('blob-stored', clock.now());
+    await storage.write('blob-stored', bytes('orphan'), { maxBytes: 100 });
+    await repos.blobUploads.begin('blob-never-stored', clock.now());
+    clock.advance(59 * 60 * 1000);
+    expect(await core.files.collectGarbage(60)).toMatchObject({ removed: 0, kept: 1, abandonedUploads: 0 });
+    expect(storage.blobCount()).toBe(1);
+    clock.advance(2 * 60 * 1000);
+    expect(await core.files.collectGarbage(60)).toEqual({ removed: 1, removedBytes: 'orphan'.length, kept: 0, partialUploads: { removed: 0, bytes: 0 }, abandonedUploads: 2 });
+    expect(storage.blobCount()).toBe(0);
+    expect(await repos.blobUploads.list()).toEqual(new Map());
+  });
+
+  it('an upload stalled past the grace period, its record ended by gc, fails when its bytes flow again and stores nothing', async () => {
+    const { core, storage, repos, clock } = makeCore();
+    const id = await pendingDraft(core, 'stalled.csv');
+    const reports: unknown[] = [];
+    const body = slowly(clock, ['a,b\n', '1,2\n'], 2 * HOUR, async () => {
+      reports.push(await core.files.collectGarbage(60));
+    });
+    expect(await failureOf(core.files.upload(alice, 'resource', id, 'stalled.csv', body, undefined))).toMatchObject({ kind: 'conflict' });
+    expect(reports).toEqual([expect.objectContaining({ abandonedUploads: 1, removed: 0 })]);
+    expect(storage.blobCount()).toBe(0);
+    expect(await repos.blobUploads.list()).toEqual(new Map());
+    const [entry] = (await core.files.list(alice, 'resource', id, 'draft')).entries;
+    expect(entry).toMatchObject({ key: 'stalled.csv', status: 'pending', blob: null });
+  });
+
+  it('an upload whose record gc ended between its last byte and its commit fails instead of pointing at the deleted blob', async () => {
+    const { core, storage, repos, clock } = makeCore({ storageDated: 'start' });
+    const id = await pendingDraft(core, 'late.csv');
+    const write = storage.write;
+    storage.write = async (blobId, body, limits) => {
+      const stored = await write(blobId, body, limits);
+      // The commit is held up past the grace period, and gc runs then.
+      clock.advance(2 * HOUR);
+      expect(await core.files.collectGarbage(60)).toMatchObject({ removed: 1, abandonedUploads: 1 });
+      return stored;
+    };
+    expect(await failureOf(core.files.upload(alice, 'resource', id, 'late.csv', bytes('x,y'), 3))).toMatchObject({ kind: 'conflict' });
+    expect(await repos.files.referencedBlobIds()).toEqual(new Set());
+    expect(storage.blobCount()).toBe(0);
+    expect((await core.files.list(alice, 'resource', id, 'draft')).entries).toMatchObject([{ key: 'late.csv', blob: null }]);
+  });
+
+  it('a failed upload ends its record and keeps no bytes', async () => {
+    const { core, storage, repos } = makeCore();
+    const id = await pendingDraft(core, 'short.csv');
+    expect(await failureOf(core.files.upload(alice, 'resource', id, 'short.csv', bytes('abc'), 10))).toMatchObject({ kind: 'invalid' });
+    expect(storage.blobCount()).toBe(0);
+    expect(await repos.blobUploads.list()).toEqual(new Map());
+  });
+});

@@ -7,10 +7,11 @@ import {
   createSequentialIds,
 } from '../src/testing/index.ts';
 
-export function makeCore() {
+/** `storageDated: 'start'`: the storage dates blobs as S3 does objects uploaded in parts. */
+export function makeCore(options: { storageDated?: 'start' | 'end' } = {}) {
   const { repos, uow } = createInMemoryRepositories();
   const clock = createFixedClock('2026-01-01T00:00:00.000Z');
-  const storage = createInMemoryFileStorage(() => clock.now());
+  const storage = createInMemoryFileStorage(() => clock.now(), { dated: options.storageDated ?? 'end' });
   const search = createInMemorySearchIndex();
   const core = createCore({
     repos,

@@ -230,7 +230,7 @@ describe('collecting unreferenced file content', () => {
     clock.advance(2 * 60 * 60 * 1000);
     await withFile('young.txt', 'just uploaded');
     const report = await core.files.collectGarbage(60);
-    expect(report).toEqual({ removed: 1, removedBytes: 'discarded'.length, kept: 2, partialUploads: { removed: 0, bytes: 0 } });
+    expect(report).toEqual({ removed: 1, removedBytes: 'discarded'.length, kept: 2, partialUploads: { removed: 0, bytes: 0 }, abandonedUploads: 0 });
     const content = await core.files.content(anon, 'resource', published, 'published', 'kept.txt', null);
     expect(await readAll(content.body)).toBe('published bytes');
     expect(await core.files.collectGarbage(60)).toMatchObject({ removed: 0, removedBytes: 0, kept: 2 });

@@ -6,7 +6,7 @@ import { gc, gcSummary } from './gc.ts';
 describe('krs gc', () => {
   it('reports what it removed', async () => {
     const { core } = await makeApp();
-    expect(gcSummary(await core.files.collectGarbage(0))).toBe('removed 0 unreferenced blobs (0 bytes) and 0 interrupted uploads (0 bytes), kept 0');
+    expect(gcSummary(await core.files.collectGarbage(0))).toBe('removed 0 unreferenced blobs (0 bytes) and 0 interrupted uploads (0 bytes), kept 0; ended 0 uploads untouched for the grace period');
   });
 
   it('refuses a grace period that is not a whole number before opening anything', async () => {

@@ -6,7 +6,7 @@ type GarbageReport = Awaited<ReturnType<Core['files']['collectGarbage']>>;
 
 /** The line the command prints for a sweep. */
 export const gcSummary = (r: GarbageReport): string =>
-  `removed ${r.removed} unreferenced blobs (${r.removedBytes} bytes) and ${r.partialUploads.removed} interrupted uploads (${r.partialUploads.bytes} bytes), kept ${r.kept}`;
+  `removed ${r.removed} unreferenced blobs (${r.removedBytes} bytes) and ${r.partialUploads.removed} interrupted uploads (${r.partialUploads.bytes} bytes), kept ${r.kept}; ended ${r.abandonedUploads} uploads untouched for the grace period`;
 
 export const gc: Command = {
   name: 'gc',
@@ -14,8 +14,10 @@ export const gc: Command = {
   usage: `usage: krs gc [--grace-minutes <n>] [--json]
 
 Deletes stored file content no draft or published version points at, and the temp data of
-uploads a crash cut short, untouched for more than n minutes (default 60, so uploads still on
-their way are left alone).`,
+uploads a crash cut short, untouched for more than n minutes (default 60). An upload on its way
+keeps its content: it marks itself alive in the database every minute while bytes flow, until
+its entry is committed. One untouched for more than n minutes (its node crashed, or its client
+stalled) is ended and its content deleted; should it go on, it fails and must be sent again.`,
   async run(args) {
     const { values } = parseCommandLine(args, { 'grace-minutes': { type: 'string' }, json: { type: 'boolean' } }, { min: 0, max: 0, names: '' });
     const raw = values['grace-minutes'] ?? '60';

@@ -38,6 +38,13 @@ export interface FileEntryTable {
   data: string;
 }
 
+/** Uploads in flight: a blob written, or being written, that no entry points at yet. */
+export interface BlobUploadTable {
+  blob_id: string;
+  /** When the upload was last marked alive (ISO 8601 UTC). */
+  touched: string;
+}
+
 export interface UserTable {
   id: string;
   email: string;
@@ -63,6 +70,7 @@ export interface Database {
   draft: DraftTable;
   record: RecordTable;
   file_entry: FileEntryTable;
+  blob_upload: BlobUploadTable;
   user: UserTable;
   api_token: ApiTokenTable;
   vocabulary: VocabularyTable;

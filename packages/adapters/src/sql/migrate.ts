@@ -4,6 +4,7 @@ import * as fileBlobIndex from './migrations/0002-file-blob-index.ts';
 import * as accessLinkTokensDropped from './migrations/0003-access-link-tokens-dropped.ts';
 import * as embargoIndex from './migrations/0004-embargo-index.ts';
 import * as recordUpdatedIndex from './migrations/0005-record-updated-index.ts';
+import * as blobUpload from './migrations/0006-blob-upload.ts';
 
 /** Listed statically: append-only, never renamed. */
 const migrations: Record<string, Migration> = {
@@ -12,6 +13,7 @@ const migrations: Record<string, Migration> = {
   '0003-access-link-tokens-dropped': accessLinkTokensDropped,
   '0004-embargo-index': embargoIndex,
   '0005-record-updated-index': recordUpdatedIndex,
+  '0006-blob-upload': blobUpload,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

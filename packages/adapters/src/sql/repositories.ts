@@ -1,6 +1,7 @@
 import type { Repositories } from '@krs/domain';
 import type { Kysely } from 'kysely';
 import type { Database } from './database.ts';
+import { createSqlBlobUploadRepository } from './blob-upload-repository.ts';
 import { createSqlFileRepository } from './file-repository.ts';
 import { createSqlRecordRepository } from './record-repository.ts';
 import { createSqlUserRepository } from './user-repository.ts';
@@ -14,6 +15,7 @@ export function createSqlRepositories(db: Kysely<Database>, options: { lockReads
   return {
     records: createSqlRecordRepository(db, options),
     files: createSqlFileRepository(db),
+    blobUploads: createSqlBlobUploadRepository(db),
     users: createSqlUserRepository(db),
     vocabularies: createSqlVocabularyRepository(db),
   };

@@ -11,8 +11,14 @@ function checkId(blobId: string): string {
   return blobId;
 }
 
-/** `now` dates each write, for `list()`; the system clock unless a test fixes it. */
-export function createInMemoryFileStorage(now: () => string = () => new Date().toISOString()): FileStorage & { blobCount(): number } {
+/**
+ * `now` dates each write, for `list()`; the system clock unless a test fixes it. `dated: 'start'`
+ * dates a blob by when its write began, as S3 dates an object uploaded in parts.
+ */
+export function createInMemoryFileStorage(
+  now: () => string = () => new Date().toISOString(),
+  options: { dated?: 'start' | 'end' } = {},
+): FileStorage & { blobCount(): number } {
   const blobs = new Map<string, Uint8Array>();
   const written = new Map<string, string>();
   const get = (blobId: string) => {
@@ -23,6 +29,7 @@ export function createInMemoryFileStorage(now: () => string = () => new Date().t
   return {
     async write(blobId, body, limits) {
       checkId(blobId);
+      const began = now();
       const parts: Uint8Array[] = [];
       const md5 = new SparkMD5.ArrayBuffer();
       let size = 0;
@@ -44,7 +51,7 @@ export function createInMemoryFileStorage(now: () => string = () => new Date().t
         at += p.byteLength;
       }
       blobs.set(blobId, all);
-      written.set(blobId, now());
+      written.set(blobId, options.dated === 'start' ? began : now());
       return { size, md5: md5.end() };
     },
     async read(blobId, range) {

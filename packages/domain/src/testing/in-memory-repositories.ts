@@ -12,6 +12,8 @@ interface State {
   published: Map<string, PublishedRecord>;
   parents: Map<string, Parent>;
   files: Map<string, Map<string, FileEntry>>;
+  /** Blob id to when its upload was last marked alive. */
+  blobUploads: Map<string, string>;
   users: Map<string, User>;
   tokens: Map<string, ApiToken>;
   vocabularies: Map<string, VocabularyEntry>;
@@ -22,6 +24,7 @@ const emptyState = (): State => ({
   published: new Map(),
   parents: new Map(),
   files: new Map(),
+  blobUploads: new Map(),
   users: new Map(),
   tokens: new Map(),
   vocabularies: new Map(),
@@ -34,6 +37,7 @@ function snapshot(s: State): State {
     published: new Map(s.published),
     parents: new Map(s.parents),
     files: new Map([...s.files].map(([k, v]) => [k, new Map(v)])),
+    blobUploads: new Map(s.blobUploads),
     users: new Map(s.users),
     tokens: new Map(s.tokens),
     vocabularies: new Map(s.vocabularies),
@@ -155,6 +159,25 @@ function repositoriesOver(read: () => State, write: Writer): Repositories {
           .slice(0, limit)
           .map(copy);
       },
+    },
+    blobUploads: {
+      begin: (blobId, at) =>
+        write((s) => {
+          s.blobUploads.set(blobId, at);
+        }),
+      renew: (blobId, at) =>
+        write((s) => {
+          if (!s.blobUploads.has(blobId)) return false;
+          s.blobUploads.set(blobId, at);
+          return true;
+        }),
+      end: (blobId) => write((s) => s.blobUploads.delete(blobId)),
+      endIfStale: (blobId, before) =>
+        write((s) => {
+          const touched = s.blobUploads.get(blobId);
+          return touched !== undefined && touched < before && s.blobUploads.delete(blobId);
+        }),
+      list: async () => new Map(read().blobUploads),
     },
     users: {
       create: (user) =>
