@@ -1,17 +1,16 @@
 /**
  * Blobs in an S3 bucket (or an S3-compatible server) at `<prefix>blobs/<blobId>`.
  *
- * Bytes are uploaded straight to the final key by lib-storage's `Upload`, hashed and sized on the
+ * Bytes are uploaded straight to the final key (`s3-multipart-write.ts`), hashed and sized on the
  * way. No temp key and copy: S3 makes an object visible only when its single PUT or its
  * CompleteMultipartUpload succeeds, so the final key is either absent or complete, and a copy would
  * write every byte twice (and need UploadPartCopy past 5 GiB). A write cut short leaves at most an
  * incomplete multipart upload, which is invisible to reads and listings and which
  * `sweepPartialWrites` aborts.
  *
- * Memory per write is bounded by lib-storage: `queueSize` parts of `partSize` bytes in flight.
+ * Memory per write is bounded: `queueSize` parts of `partSize` bytes in flight and one filling.
  */
 import { createHash } from 'node:crypto';
-import { Readable } from 'node:stream';
 import {
   AbortMultipartUploadCommand,
   DeleteObjectCommand,
@@ -23,21 +22,22 @@ import {
   ListPartsCommand,
   type S3Client,
 } from '@aws-sdk/client-s3';
-import { Upload } from '@aws-sdk/lib-storage';
 import { DomainError, notFound, type FileStorage } from '@krs/domain';
 import { assertSafeBlobId, isSafeBlobId } from './blob-id.ts';
+import { MIN_PART_SIZE, writeS3Object } from './s3-multipart-write.ts';
 
 export interface S3FileStorageOptions {
   bucket: string;
   /** Keys start with it, so several deployments (or tests) can share a bucket; `a/b` and `a/b/` are the same. */
   prefix?: string;
-  /** Bytes per multipart part, at least 5 MiB (S3's minimum); smaller bodies go in one PUT. */
+  /**
+   * Bytes per multipart part, at least 5 MiB (S3's minimum), more when a write's largest size
+   * needs more than S3's 10,000 parts; smaller bodies go in one PUT.
+   */
   partSize?: number;
   /** Parts uploaded at once per write. */
   queueSize?: number;
 }
-
-const MIN_PART_SIZE = 5 * 1024 * 1024;
 
 const missing = () => notFound('blob.not_found', 'Stored file content is missing.');
 
@@ -118,33 +118,19 @@ export function createS3FileStorage(client: S3Client, options: S3FileStorageOpti
       const md5 = createHash('md5');
       let size = 0;
       // Throwing here fails the upload before it completes, so a refused body never becomes visible.
-      async function* measured(): AsyncGenerator<Buffer> {
+      async function* measured(): AsyncGenerator<Uint8Array> {
         for await (const chunk of body) {
           size += chunk.byteLength;
           if (size > limits.maxBytes) throw new DomainError('too_large', 'file.too_large', `A file may be at most ${limits.maxBytes} bytes.`);
           md5.update(chunk);
-          // A copy: lib-storage keeps chunks until a part is full, and callers may reuse their buffers.
-          yield Buffer.from(chunk);
+          // Copied into a part before the next chunk is asked for, so callers may reuse their buffers.
+          yield chunk;
         }
         if (limits.expectedLength !== undefined && limits.expectedLength !== size) {
           throw new DomainError('invalid', 'file.content_length', `Content-Length was ${limits.expectedLength} but ${size} bytes arrived.`);
         }
       }
-      // Parts are left on error and aborted here: lib-storage would otherwise throw the abort's
-      // own failure instead of ours (a server without AbortMultipartUpload), losing the domain error.
-      const source = Readable.from(measured());
-      const upload = new Upload({ client, params: { Bucket: bucket, Key, Body: source }, partSize, queueSize, leavePartsOnError: true });
-      try {
-        await upload.done();
-      } catch (e) {
-        // Ends the body (its generator returns) when S3 failed rather than the body. lib-storage's
-        // workers already do so as they stop; this keeps it from resting on their internals.
-        source.destroy();
-        const UploadId = upload.uploadId;
-        // Best effort: what stays behind is swept by sweepPartialWrites.
-        if (UploadId) await client.send(new AbortMultipartUploadCommand({ Bucket: bucket, Key, UploadId })).catch(() => undefined);
-        throw e;
-      }
+      await writeS3Object(client, { Bucket: bucket, Key }, measured(), { partSize, queueSize, largestSize: limits.expectedLength ?? limits.maxBytes });
       return { size, md5: md5.digest('hex') };
     },
 
