@@ -4,8 +4,9 @@
  * concurrent writer is refused even without a transaction.
  */
 import { DomainError, type RecordKind, type RecordRepository } from '@krs/domain';
-import { InsertResult, sql, type CompiledQuery, type Kysely, type UpdateResult } from 'kysely';
-import type { Database } from './database.ts';
+import { sql, type CompiledQuery, type Kysely, type QueryResult } from 'kysely';
+import { compiledOnce } from './compiled-once.ts';
+import type { Database, DraftTable, ParentTable, RecordTable } from './database.ts';
 import { embargoActive, embargoUntil } from './migrations/0004-embargo-index.ts';
 import { recordUpdated } from './migrations/0005-record-updated-index.ts';
 import { draftToRow, parentToRow, recordToRow, rowToDraft, rowToParent, rowToRecord } from './rows.ts';
@@ -52,10 +53,43 @@ interface RevisionsRow {
 }
 
 /** Each save changes exactly one row or, by the checks in its statement, none. */
-function expectOneRow(result: InsertResult | UpdateResult): void {
-  const changed = result instanceof InsertResult ? result.numInsertedOrUpdatedRows : result.numUpdatedRows;
-  if (Number(changed ?? 0) !== 1) throw mismatch();
+function expectOneRow(result: QueryResult<unknown>): void {
+  if (Number(result.numAffectedRows ?? 0) !== 1) throw mismatch();
 }
+
+// The statements every create, update and publish runs, compiled once (compiled-once.ts).
+type Expected = { expected: number };
+const PARENT_COLUMNS = ['id', 'kind', 'updated', 'revision_id', 'data'] as const;
+const DRAFT_COLUMNS = ['id', 'parent_id', 'kind', 'revision_id', 'data'] as const;
+const RECORD_COLUMNS = ['id', 'parent_id', 'kind', 'version_index', 'revision_id', 'data'] as const;
+const insertParent = compiledOnce<ParentTable, never>(PARENT_COLUMNS, (db, row) =>
+  db.insertInto('parent').values(row).onConflict((oc) => oc.column('id').doNothing()),
+);
+const updateParent = compiledOnce<ParentTable & Expected, never>([...PARENT_COLUMNS, 'expected'], (db, { expected, ...row }) =>
+  db.updateTable('parent').set(row).where('id', '=', row.id).where('revision_id', '=', expected),
+);
+const insertDraft = compiledOnce<DraftTable, never>(DRAFT_COLUMNS, (db, row) =>
+  db.insertInto('draft').values(row).onConflict((oc) => oc.column('id').doNothing()),
+);
+const updateDraft = compiledOnce<DraftTable & Expected, never>([...DRAFT_COLUMNS, 'expected'], (db, { expected, ...row }) =>
+  db.updateTable('draft').set(row).where('id', '=', row.id).where('revision_id', '=', expected),
+);
+const insertRecord = compiledOnce<RecordTable, never>(RECORD_COLUMNS, (db, row) =>
+  db.insertInto('record').values(row).onConflict((oc) => oc.column('id').doNothing()),
+);
+const updateRecord = compiledOnce<RecordTable & Expected, never>([...RECORD_COLUMNS, 'expected'], (db, { expected, ...row }) =>
+  db.updateTable('record').set(row).where('id', '=', row.id).where('revision_id', '=', expected),
+);
+const dataById = (table: 'draft' | 'record' | 'parent', lock: boolean) =>
+  compiledOnce<{ id: string }, { data: string }>(['id'], (db, { id }) => {
+    const q = db.selectFrom(table as 'draft').select('data').where('id', '=', id);
+    return lock ? q.forUpdate() : q;
+  });
+const byId = {
+  draft: [dataById('draft', false), dataById('draft', true)],
+  record: [dataById('record', false), dataById('record', true)],
+  parent: [dataById('parent', false), dataById('parent', true)],
+} as const;
 
 /**
  * `lockReads`: rows read are locked until the transaction ends (`FOR UPDATE`), so a unit of work
@@ -67,6 +101,8 @@ export function createSqlRecordRepository(db: Kysely<Database>, options: { lockR
     const q = db.selectFrom(table as 'draft').select('data');
     return options.lockReads ? q.forUpdate() : q;
   };
+  const lock = options.lockReads === true ? 1 : 0;
+  const rowById = async (table: 'draft' | 'record' | 'parent', id: string) => (await byId[table][lock](db, { id })).rows[0];
   // Run on every anonymous record GET and every owner's draft GET: built and compiled once, only the id changes.
   /** A version's (or a draft's) revision and its parent's, by primary key; compiled once per table. */
   const revisionsQueries = new Map<'record' | 'draft', CompiledQuery<RevisionsRow>>();
@@ -88,10 +124,10 @@ export function createSqlRecordRepository(db: Kysely<Database>, options: { lockR
     row === undefined ? null : { kind: row.kind as RecordKind, revisionId: Number(row.revision_id), parentRevisionId: Number(row.parent_revision_id) };
   return {
     async getDraft(id) {
-      return parseRow(await from('draft').where('id', '=', id).executeTakeFirst(), rowToDraft);
+      return parseRow(await rowById('draft', id), rowToDraft);
     },
     async getPublished(id) {
-      return parseRow(await from('record').where('id', '=', id).executeTakeFirst(), rowToRecord);
+      return parseRow(await rowById('record', id), rowToRecord);
     },
     getPublishedRevisions: (id) => revisionsIn('record', id),
     getDraftRevisions: (id) => revisionsIn('draft', id),
@@ -100,8 +136,8 @@ export function createSqlRecordRepository(db: Kysely<Database>, options: { lockR
       if (row.data.length > LARGE_ROW_CHARS) await nextTurn();
       expectOneRow(
         expected === null
-          ? await db.insertInto('draft').values(row).onConflict((oc) => oc.column('id').doNothing()).executeTakeFirst()
-          : await db.updateTable('draft').set(row).where('id', '=', row.id).where('revision_id', '=', expected).executeTakeFirst(),
+          ? await insertDraft(db, row)
+          : await updateDraft(db, { ...row, expected }),
       );
     },
     async deleteDraft(id) {
@@ -112,8 +148,8 @@ export function createSqlRecordRepository(db: Kysely<Database>, options: { lockR
       if (row.data.length > LARGE_ROW_CHARS) await nextTurn();
       expectOneRow(
         expected === null
-          ? await db.insertInto('record').values(row).onConflict((oc) => oc.column('id').doNothing()).executeTakeFirst()
-          : await db.updateTable('record').set(row).where('id', '=', row.id).where('revision_id', '=', expected).executeTakeFirst(),
+          ? await insertRecord(db, row)
+          : await updateRecord(db, { ...row, expected }),
       );
     },
     async listPublishedVersions(parentId) {
@@ -124,15 +160,15 @@ export function createSqlRecordRepository(db: Kysely<Database>, options: { lockR
       return parseRows(await db.selectFrom('draft').select('data').where('parent_id', '=', parentId).execute(), rowToDraft);
     },
     async getParent(id) {
-      const row = await from('parent').where('id', '=', id).executeTakeFirst();
+      const row = await rowById('parent', id);
       return row ? rowToParent(row) : null;
     },
     async saveParent(parent, expected) {
       const row = parentToRow(parent);
       expectOneRow(
         expected === null
-          ? await db.insertInto('parent').values(row).onConflict((oc) => oc.column('id').doNothing()).executeTakeFirst()
-          : await db.updateTable('parent').set(row).where('id', '=', row.id).where('revision_id', '=', expected).executeTakeFirst(),
+          ? await insertParent(db, row)
+          : await updateParent(db, { ...row, expected }),
       );
     },
     async listParentIds(kinds, updatedSince) {

@@ -1,5 +1,5 @@
 import { DomainError, projectParents, type Repositories, type SearchIndex, type UnitOfWork } from '@krs/domain';
-import { sql, type Kysely } from 'kysely';
+import { CompiledQuery, sql, type Kysely } from 'kysely';
 import type { Database } from './database.ts';
 import { commitSyncs } from './create-db.ts';
 import { isPostgres } from './dialect.ts';
@@ -7,6 +7,11 @@ import { createSqlRepositories } from './repositories.ts';
 
 /** Most units of work sharing one commit: bounds how long one batch holds the connection. */
 const MAX_BATCH = 64;
+
+// A batch's savepoints, per unit: their text never changes, so it is not built each time.
+const SAVEPOINT = CompiledQuery.raw('savepoint unit');
+const RELEASE = CompiledQuery.raw('release savepoint unit');
+const ROLLBACK_TO = CompiledQuery.raw('rollback to savepoint unit');
 
 interface Pending {
   work: (tx: Repositories) => Promise<unknown>;
@@ -53,14 +58,14 @@ export function createSqlUnitOfWork(db: Kysely<Database>, options: { search?: Tr
           return;
         }
         for (const item of batch) {
-          await sql`savepoint unit`.execute(trx);
+          await trx.executeQuery(SAVEPOINT);
           try {
             const value = await item.work(repos);
-            await sql`release savepoint unit`.execute(trx);
+            await trx.executeQuery(RELEASE);
             outcomes.push({ ok: true, value });
           } catch (error) {
-            await sql`rollback to savepoint unit`.execute(trx);
-            await sql`release savepoint unit`.execute(trx);
+            await trx.executeQuery(ROLLBACK_TO);
+            await trx.executeQuery(RELEASE);
             outcomes.push({ ok: false, error });
           }
         }

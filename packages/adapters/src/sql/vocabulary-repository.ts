@@ -1,11 +1,17 @@
 import type { VocabularyEntry, VocabularyRepository } from '@krs/domain';
 import type { Kysely } from 'kysely';
+import { compiledOnce } from './compiled-once.ts';
 import type { Database } from './database.ts';
 import { rowToVocabulary, vocabularyToRow } from './rows.ts';
 
 /** Rows per statement: 3 bound values each stays far below every dialect's parameter limit. */
 const UPSERT_CHUNK = 500;
 const LOOKUP_CHUNK = 500;
+
+/** A create looks its vocabularies up a type at a time, most often one id of a type. */
+const oneEntry = compiledOnce<{ type: string; id: string }, { data: string }>(['type', 'id'], (db, { type, id }) =>
+  db.selectFrom('vocabulary').select('data').where('type', '=', type).where('id', '=', id),
+);
 
 export function createSqlVocabularyRepository(db: Kysely<Database>): VocabularyRepository {
   async function upsertAll(handle: Kysely<Database>, entries: readonly VocabularyEntry[]): Promise<void> {
@@ -21,6 +27,12 @@ export function createSqlVocabularyRepository(db: Kysely<Database>): VocabularyR
   return {
     async get(type, ids) {
       const found = new Map<string, VocabularyEntry>();
+      if (ids.length === 1) {
+        const row = (await oneEntry(db, { type, id: ids[0] as string })).rows[0];
+        const entry = row === undefined ? undefined : rowToVocabulary(row);
+        if (entry !== undefined) found.set(entry.id, entry);
+        return found;
+      }
       for (let i = 0; i < ids.length; i += LOOKUP_CHUNK) {
         const rows = await db.selectFrom('vocabulary').select('data').where('type', '=', type).where('id', 'in', ids.slice(i, i + LOOKUP_CHUNK)).execute();
         for (const row of rows) {
