@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { getRequestListener } from '@hono/node-server';
 import { createApp } from './app.ts';
 import { createFastPath } from './fast-path/listener.ts';
+import { handlersInFlight } from './handlers-in-flight.ts';
 import { ConfigError, readConfig, type ServerConfig } from './config.ts';
 import { compose } from './compose.ts';
 import { createLogger } from './ops/logger.ts';
@@ -87,7 +88,9 @@ const app = createApp(core, {
 // Anonymous GETs of public records are answered from the answer kept per record revision, before
 // the app sees them (fast-path/listener.ts); everything else, and every first answer, is the app's.
 const fastPath = createFastPath(core, { logger: logger.isLevelEnabled('info') ? logger : null, observe: metrics.observeRequest });
-const server = createServer(httpServerOptions(), fastPath.listener(getRequestListener(app.fetch, { hostname: config.host })));
+// The fast path only reads; the app's handlers write, and shutdown waits for them.
+const handlers = handlersInFlight(getRequestListener(app.fetch, { hostname: config.host }));
+const server = createServer(httpServerOptions(), fastPath.listener(handlers.listener));
 server.listen(config.port, config.host, () => {
   const info = server.address() as AddressInfo;
   lifecycle.info(
@@ -131,8 +134,10 @@ function shutdown(signal: string) {
   firstSignalAt = Date.now();
   lifecycle.info({ signal }, 'krs: finishing open requests');
   server.close(() => {
-    void composed
-      .saveSearchSnapshot()
+    void handlers
+      .settled(10_000)
+      .then((all) => all || logger.warn('krs: closing with requests still running after 10 s'))
+      .then(() => composed.saveSearchSnapshot())
       .catch((err: unknown) => logger.error({ err }, 'krs: could not save the search snapshot'))
       .then(() => close())
       .then(() => {
