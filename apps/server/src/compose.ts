@@ -125,9 +125,10 @@ export async function compose(config: ServerConfig, options: ComposeOptions = {}
     db: handle,
     filesRoot: blobs.filesRoot,
     async close() {
-      search.close();
+      const searchEnded = search.close();
       blobs.close();
       await handle.close();
+      await searchEnded;
     },
   };
 }

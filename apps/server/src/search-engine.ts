@@ -17,7 +17,8 @@ export interface EmbeddedSearch {
   checkpoint(watermark: string): Promise<void>;
   /** Called at shutdown: the in-memory engine saves its snapshot then. */
   persist(watermark: string): Promise<void>;
-  close(): void;
+  /** Resolves once the engine's threads have ended, so the process may exit. */
+  close(): Promise<void>;
 }
 
 /** Bumped whenever what the SQLite index stores per document changes: an older file is rebuilt. */
@@ -37,7 +38,7 @@ export function openEmbeddedSearch(engine: SearchEngine, dataDir: string): Embed
       resume: () => index.loadSnapshot(file),
       checkpoint: async () => undefined,
       persist: (watermark) => index.saveSnapshot(file, watermark),
-      close: () => undefined,
+      close: async () => undefined,
     };
   }
   const file = join(dataDir, 'search.sqlite');
@@ -87,6 +88,6 @@ export async function openPostgresSearch(db: DbHandle['db']): Promise<EmbeddedSe
     },
     checkpoint: async () => undefined,
     persist: async () => undefined,
-    close: () => undefined,
+    close: async () => undefined,
   };
 }

@@ -12,6 +12,7 @@ import type { Database } from 'better-sqlite3';
 import { Worker } from 'node:worker_threads';
 import { SQLITE_MODULE_PATH } from '../sql/sqlite-driver.ts';
 import { LOWER_PRIORITY } from './worker-priority.ts';
+import { threadsEnded } from './threads-ended.ts';
 import type { Param } from './fts-query.ts';
 
 export interface SqliteReader {
@@ -21,7 +22,8 @@ export interface SqliteReader {
   rows(sql: string, params: readonly Param[]): Promise<unknown[][]>;
   /** Rows of two numbers (rowid, score), flattened: a typed array crosses threads without copying each row. */
   pairs(sql: string, params: readonly Param[]): Promise<Float64Array>;
-  close(): void;
+  /** Resolves once every thread has ended (see `threadsEnded`). */
+  close(): Promise<void>;
 }
 
 interface Request {
@@ -151,7 +153,8 @@ export function createThreadReader(filename: string, threads = 2): SqliteReader 
       if (++thread.waiting === 1) thread.worker.ref();
       thread.worker.postMessage({ id, kind, sql, params } satisfies Request);
     }).finally(() => {
-      if (--thread.waiting === 0) thread.worker.unref();
+      // Once closed (failure set), the thread stays referenced until it ends (see threadsEnded).
+      if (--thread.waiting === 0 && failure === null) thread.worker.unref();
     });
   };
   return {
@@ -161,9 +164,12 @@ export function createThreadReader(filename: string, threads = 2): SqliteReader 
     // Asked, never terminated: a thread stopped inside better-sqlite3's native code (opening the
     // file, say) aborts the whole process.
     close: () => {
-      if (failure !== null) return;
-      failure = new Error('the search reader is closed');
-      for (const { worker } of pool) worker.postMessage({ id: -1, kind: 'close', sql: '', params: [] });
+      const ended = threadsEnded(pool.map((t) => t.worker));
+      if (failure === null) {
+        failure = new Error('the search reader is closed');
+        for (const { worker } of pool) worker.postMessage({ id: -1, kind: 'close', sql: '', params: [] });
+      }
+      return ended;
     },
   };
 }
@@ -173,6 +179,6 @@ export function createInlineReader(db: Database): SqliteReader {
     rowids: async (sql, params) => Int32Array.from(db.prepare(sql).pluck().all(...params) as number[]),
     rows: async (sql, params) => db.prepare(sql).raw().all(...params) as unknown[][],
     pairs: async (sql, params) => Float64Array.from((db.prepare(sql).raw().all(...params) as [number, number][]).flat()),
-    close: () => undefined,
+    close: async () => undefined,
   };
 }

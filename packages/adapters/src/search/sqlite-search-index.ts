@@ -221,7 +221,8 @@ const VOCABULARY_ROWS_PER_QUERY = 20_000;
 
 export interface SqliteSearchIndex extends SearchIndex {
   size(): number;
-  close(): void;
+  /** Resolves once the reader and writer threads have ended: the process may then exit. */
+  close(): Promise<void>;
 }
 
 /** `filename` may be ':memory:'. The file is a projection: deleting it only costs a rebuild. */
@@ -573,10 +574,10 @@ export function createSqliteSearchIndex(filename: string): SqliteSearchIndex {
       anyRow.get();
     },
     size: () => freshHeaders().size,
-    close: () => {
-      reader.close();
-      writer.close();
+    close: async () => {
+      const ended = Promise.all([reader.close(), writer.close()]);
       db.close();
+      await ended;
     },
   };
 }

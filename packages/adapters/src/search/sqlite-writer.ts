@@ -18,6 +18,7 @@ import type { Database } from 'better-sqlite3';
 import { Worker } from 'node:worker_threads';
 import { SQLITE_MODULE_PATH } from '../sql/sqlite-driver.ts';
 import { LOWER_PRIORITY } from './worker-priority.ts';
+import { threadsEnded } from './threads-ended.ts';
 
 /** One document as rows: what the main thread computes from a SearchDocument. */
 export interface PreparedDoc {
@@ -48,8 +49,8 @@ export interface SqliteWriter {
   remove(keys: readonly string[]): Promise<Written>;
   keysOfParent(parentId: string): Promise<string[]>;
   clear(): Promise<Written>;
-  /** Writes already asked for complete first. */
-  close(): void;
+  /** Writes already asked for complete first; resolves once the thread has ended. */
+  close(): Promise<void>;
 }
 
 /**
@@ -238,14 +239,19 @@ export function createThreadWriter(filename: string): SqliteWriter {
       queued.push({ id, op, arg });
       if (!sending) send();
     }).finally(() => {
-      if (pending.size === 0) worker.unref();
+      // Once closing, the thread stays referenced until it ends (see threadsEnded).
+      if (pending.size === 0 && !closing) worker.unref();
     });
   return {
     upsert: (docs) => ask<Written>('upsert', docs),
     remove: (keys) => ask<Written>('remove', keys),
     clear: () => ask<Written>('clear'),
     keysOfParent: (parentId) => ask<string[]>('keysOfParent', parentId),
-    close: () => void ask('close').catch(() => undefined),
+    close: () => {
+      const ended = threadsEnded([worker]);
+      void ask('close').catch(() => undefined);
+      return ended;
+    },
   };
 }
 
@@ -257,6 +263,6 @@ export function createInlineWriter(db: Database): SqliteWriter {
     remove: async (keys) => core.remove(keys),
     clear: async () => core.clear(),
     keysOfParent: async (parentId) => core.keysOfParent(parentId),
-    close: () => undefined,
+    close: async () => undefined,
   };
 }
