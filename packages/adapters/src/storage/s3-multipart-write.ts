@@ -15,6 +15,7 @@ import {
   CreateMultipartUploadCommand,
   PutObjectCommand,
   UploadPartCommand,
+  type ChecksumAlgorithm,
   type CompletedPart,
   type S3Client,
 } from '@aws-sdk/client-s3';
@@ -37,6 +38,15 @@ export interface MultipartOptions {
 export function partSizeFor(options: MultipartOptions): number {
   const mib = 1024 * 1024;
   return Math.max(MIN_PART_SIZE, options.partSize, Math.ceil(options.largestSize / MAX_PARTS / mib) * mib);
+}
+
+/**
+ * The client checksums each part (CRC32 by default since the SDK's 2025 releases) and S3 answers
+ * with it, which the completion lists; S3 accepts part checksums only for an upload begun with
+ * their algorithm, so the upload names it, as lib-storage does.
+ */
+async function checksumOfParts(client: S3Client): Promise<{ ChecksumAlgorithm?: ChecksumAlgorithm }> {
+  return (await client.config.requestChecksumCalculation()) === 'WHEN_SUPPORTED' ? { ChecksumAlgorithm: 'CRC32' } : {};
 }
 
 export async function writeS3Object(client: S3Client, target: { Bucket: string; Key: string }, body: AsyncIterable<Uint8Array>, options: MultipartOptions): Promise<void> {
@@ -62,7 +72,7 @@ export async function writeS3Object(client: S3Client, target: { Bucket: string; 
   };
   /** Sends the filled part, then waits until a buffer is free for the next one. */
   const flush = async (): Promise<void> => {
-    uploadId ??= (await client.send(new CreateMultipartUploadCommand(target))).UploadId ?? null;
+    uploadId ??= (await client.send(new CreateMultipartUploadCommand({ ...target, ...(await checksumOfParts(client)) }))).UploadId ?? null;
     if (uploadId === null) throw new Error('S3 began a multipart upload without an UploadId.');
     const sending = send(part, filled, ++partNumber).catch((error: unknown) => {
       failure ??= { error };

@@ -268,7 +268,7 @@ export class HeaderTable {
     return { hits: pass.hits.subarray(0, pass.total), aggregations };
   }
 
-  /** One step of `selectSteps`: a plain loop, which the engine compiles better than a generator's. */
+  /** One step of `selectSteps`, in a plain method: the hot loop stays out of the generator. */
   private selectRange(pass: SelectPass, from: number, to: number): void {
     const { rows, accepts, facetFilter, rtCounts, accessCounts, kindCounts, hits } = pass;
     const { present, resourceType, access, kind, capacity } = this;
