@@ -4,7 +4,7 @@
  * concurrent writer is refused even without a transaction.
  */
 import { DomainError, type RecordKind, type RecordRepository } from '@krs/domain';
-import { sql, type CompiledQuery, type Kysely, type QueryResult } from 'kysely';
+import { sql, type Kysely, type QueryResult } from 'kysely';
 import { compiledOnce } from './compiled-once.ts';
 import type { Database, DraftTable, ParentTable, RecordTable } from './database.ts';
 import { embargoActive, embargoUntil } from './migrations/0004-embargo-index.ts';
@@ -85,6 +85,16 @@ const dataById = (table: 'draft' | 'record' | 'parent', lock: boolean) =>
     const q = db.selectFrom(table as 'draft').select('data').where('id', '=', id);
     return lock ? q.forUpdate() : q;
   });
+/** A version's (or a draft's) revision and its parent's, by primary key: run on every anonymous record GET and every owner's draft GET. */
+const revisionsBy = (table: 'record' | 'draft') =>
+  compiledOnce<{ id: string }, RevisionsRow>(['id'], (db, { id }) =>
+    db
+      .selectFrom(table)
+      .innerJoin('parent', 'parent.id', `${table}.parent_id`)
+      .select([`${table}.kind`, `${table}.revision_id`, 'parent.revision_id as parent_revision_id'])
+      .where(`${table}.id`, '=', id),
+  );
+const revisionsById = { record: revisionsBy('record'), draft: revisionsBy('draft') } as const;
 const byId = {
   draft: [dataById('draft', false), dataById('draft', true)],
   record: [dataById('record', false), dataById('record', true)],
@@ -103,22 +113,7 @@ export function createSqlRecordRepository(db: Kysely<Database>, options: { lockR
   };
   const lock = options.lockReads === true ? 1 : 0;
   const rowById = async (table: 'draft' | 'record' | 'parent', id: string) => (await byId[table][lock](db, { id })).rows[0];
-  // Run on every anonymous record GET and every owner's draft GET: built and compiled once, only the id changes.
-  /** A version's (or a draft's) revision and its parent's, by primary key; compiled once per table. */
-  const revisionsQueries = new Map<'record' | 'draft', CompiledQuery<RevisionsRow>>();
-  const revisionsIn = async (table: 'record' | 'draft', id: string) => {
-    let query = revisionsQueries.get(table);
-    if (query === undefined) {
-      query = db
-        .selectFrom(table)
-        .innerJoin('parent', 'parent.id', `${table}.parent_id`)
-        .select([`${table}.kind`, `${table}.revision_id`, 'parent.revision_id as parent_revision_id'])
-        .where(`${table}.id`, '=', '')
-        .compile() as CompiledQuery<RevisionsRow>;
-      revisionsQueries.set(table, query);
-    }
-    return revisionsOf((await db.executeQuery<RevisionsRow>({ ...query, parameters: [id] })).rows[0]);
-  };
+  const revisionsIn = async (table: 'record' | 'draft', id: string) => revisionsOf((await revisionsById[table](db, { id })).rows[0]);
   const revisionsOf = (row: RevisionsRow | undefined) =>
     // The kind column holds what recordToRow or draftToRow wrote from a typed record.
     row === undefined ? null : { kind: row.kind as RecordKind, revisionId: Number(row.revision_id), parentRevisionId: Number(row.parent_revision_id) };
