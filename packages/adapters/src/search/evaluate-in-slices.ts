@@ -1,3 +1,5 @@
+import { nextTurn } from '../next-turn.ts';
+
 /**
  * Decides items a slice at a time, giving the event loop back between slices: a query only the
  * domain's evaluator can decide (it reads each candidate's body) then delays its own answer,
@@ -12,7 +14,7 @@ export async function evaluateInSlices<T, R>(items: Iterable<T>, decide: (item: 
     const result = decide(item);
     if (result !== null) kept.push(result);
     if (performance.now() >= sliceEnd) {
-      await new Promise<void>((resolve) => setImmediate(resolve));
+      await nextTurn();
       sliceEnd = performance.now() + sliceMs;
     }
   }

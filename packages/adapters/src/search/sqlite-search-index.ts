@@ -39,6 +39,7 @@ import { expandInSlices } from './expand-in-slices.ts';
 import { createInlineReader, createThreadReader } from './sqlite-reader.ts';
 import { pathToken } from './path-token.ts';
 import { createInlineWriter, createThreadWriter, type PreparedDoc, type Written } from './sqlite-writer.ts';
+import { nextTurn } from '../next-turn.ts';
 
 /**
  * Bumped when the file's tables change; a file of another layout is refused, and the caller
@@ -79,8 +80,6 @@ CREATE TABLE IF NOT EXISTS doc_shape (rowid INTEGER PRIMARY KEY, shapes TEXT NOT
 CREATE TABLE IF NOT EXISTS doc_generation (id INTEGER PRIMARY KEY CHECK (id = 1), value INTEGER NOT NULL);
 INSERT OR IGNORE INTO doc_generation (id, value) VALUES (1, 0);
 `;
-
-const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
 
 /** Work that may run this long in one go before other requests get a turn. */
 const TURN_MS = 8;

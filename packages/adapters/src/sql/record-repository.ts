@@ -10,6 +10,7 @@ import type { Database, DraftTable, ParentTable, RecordTable } from './database.
 import { embargoActive, embargoUntil } from './migrations/0004-embargo-index.ts';
 import { recordUpdated } from './migrations/0005-record-updated-index.ts';
 import { draftToRow, parentToRow, recordToRow, rowToDraft, rowToParent, rowToRecord } from './rows.ts';
+import { nextTurn } from '../next-turn.ts';
 
 const mismatch = () => new DomainError('conflict', 'revision.mismatch', 'The record was changed by someone else; reload it and try again.');
 
@@ -19,7 +20,6 @@ const mismatch = () => new DomainError('conflict', 'revision.mismatch', 'The rec
  * write would chain several such steps while every other request waits.
  */
 const LARGE_ROW_CHARS = 256 * 1024;
-const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 async function parseRows<R extends { data: string }, T>(rows: R[], parse: (row: R) => T): Promise<T[]> {
   const out: T[] = [];
