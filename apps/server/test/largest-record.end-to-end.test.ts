@@ -3,10 +3,11 @@
  * stored, published, read, searched, carried over a restart and a `krs reindex`. What is past a
  * limit is refused with a 400 naming the field, and the service keeps serving.
  */
-import { execFileSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { METADATA_LIMITS } from '@krs/domain';
 import { largestLegalMetadata } from '@krs/domain/testing';
@@ -16,7 +17,9 @@ let server: RealServer;
 let base = '';
 let env: NodeJS.ProcessEnv;
 
-const cli = (...args: string[]) => execFileSync(tsx, ['src/cli.ts', ...args], { cwd: serverDir, env, encoding: 'utf8' }).trim();
+// Not execFileSync: a blocked event loop does not see the server close an idle kept-alive
+// connection (after 5 s), and the next fetch would be sent on it ("other side closed").
+const cli = async (...args: string[]) => (await promisify(execFile)(tsx, ['src/cli.ts', ...args], { cwd: serverDir, env, encoding: 'utf8' })).stdout.trim();
 
 async function http(method: string, path: string, token: string | null, body?: unknown): Promise<{ status: number; json: any }> {
   const headers: Record<string, string> = {};
@@ -41,7 +44,7 @@ afterAll(async () => {
 
 describe('the largest legal record over real HTTP', () => {
   it('is stored, published, read and searched, across a restart and a reindex; what is past a limit is a 400', async () => {
-    const token = cli('tokens', 'create', '--user', 'ada@example.org');
+    const token = await cli('tokens', 'create', '--user', 'ada@example.org');
     const draft = await http('POST', '/api/records', token, { metadata: largestLegalMetadata(), files: { enabled: false } });
     expect(draft.status).toBe(201);
     expect(draft.json.errors).toBeUndefined();
@@ -71,7 +74,7 @@ describe('the largest legal record over real HTTP', () => {
     await server.stop();
     server = await startServer(env);
     await check();
-    expect(cli('reindex')).toMatch(/records reindexed/);
+    expect(await cli('reindex')).toMatch(/records reindexed/);
     await check();
   });
 });
