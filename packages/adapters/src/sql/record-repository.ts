@@ -7,7 +7,7 @@ import { DomainError, type RecordKind, type RecordRepository } from '@krs/domain
 import { sql, type Kysely, type QueryResult } from 'kysely';
 import { compiledOnce } from './compiled-once.ts';
 import type { Database, DraftTable, ParentTable, RecordTable } from './database.ts';
-import { embargoActive, embargoUntil } from './migrations/0004-embargo-index.ts';
+import { lapsedEmbargoes } from './migrations/0004-embargo-index.ts';
 import { recordUpdated } from './migrations/0005-record-updated-index.ts';
 import { draftToRow, parentToRow, recordToRow, rowToDraft, rowToParent, rowToRecord } from './rows.ts';
 import { nextTurn } from '../next-turn.ts';
@@ -182,10 +182,7 @@ export function createSqlRecordRepository(db: Kysely<Database>, options: { lockR
       return byIds(ids, async (chunk) => parseRows(await from('parent').where('id', 'in', chunk).execute(), rowToParent));
     },
     async listLapsedEmbargoes(today, limit) {
-      // Worded as the partial index record_embargo_until is, so only embargoed rows are read.
-      const rows = await sql<{ id: string }>`select id from record
-        where ${embargoActive(db)} and ${embargoUntil(db)} <= ${today}
-        order by id limit ${limit}`.execute(db);
+      const rows = await lapsedEmbargoes(db, today, limit).execute(db);
       return rows.rows.map((r) => r.id);
     },
     async listPublishedByUpdate({ from, until, after, limit }) {
