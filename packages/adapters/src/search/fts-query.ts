@@ -63,6 +63,21 @@ export function matchText(node: QueryNode, ctx: QueryContext): string | null {
 }
 
 /**
+ * The words FTS5 scores a query by when each is a phrase of one word searched in the text
+ * columns (a plain word, or a fuzzy word's expansion), in the order its expression numbers its
+ * phrases; null for any other query. Words outside lowercase ASCII letters and digits are left
+ * to FTS5, which may split or fold them otherwise than `tokenize`.
+ */
+export function singleWordPhrases(node: QueryNode, ctx: QueryContext): string[] | null {
+  if (node.type !== 'term' || node.field !== null || (node.match !== 'exact' && node.match !== 'fuzzy')) return null;
+  const words = tokenize(node.value);
+  const [word] = words;
+  if (word === undefined || words.length !== 1) return null;
+  const phrases = node.match === 'fuzzy' ? [...(ctx.fuzzy.get(word) ?? [])] : [word];
+  return phrases.length > 0 && phrases.every((w) => /^[a-z0-9]+$/.test(w)) ? phrases : null;
+}
+
+/**
  * The whole query as one FTS5 expression, or null. Covers leaves, AND/OR of such, and an AND
  * whose NOT children are such (`(a AND b) NOT (c OR d)`); a NOT standing alone has no FTS5 form.
  */

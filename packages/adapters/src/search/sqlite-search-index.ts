@@ -33,7 +33,10 @@ import {
   type Ranker,
 } from '@krs/domain/search';
 import type { BBox, SearchDocument, SearchIndex, SearchRequest, SearchResult, Shape } from '@krs/domain';
-import { ftsExpression, fuzzyWords, querySql, rankText, textPrefilter, type Param, type QueryContext, type Sql } from './fts-query.ts';
+import { ftsExpression, fuzzyWords, matchText, querySql, rankText, singleWordPhrases, textPrefilter, type Param, type QueryContext, type Sql } from './fts-query.ts';
+import { PresenceCache } from './presence-cache.ts';
+import { DocLengths, documentLength, tableTotals } from './doc-lengths.ts';
+import { inverseDocumentFrequency, phraseFrequencies, relevance, TEXT_WEIGHT, TITLE_WEIGHT } from './term-relevance.ts';
 import { evaluateInSlices } from './evaluate-in-slices.ts';
 import { expandInSlices } from './expand-in-slices.ts';
 import { createInlineReader, createThreadReader } from './sqlite-reader.ts';
@@ -69,6 +72,8 @@ DROP INDEX IF EXISTS doc_facets;
 CREATE VIRTUAL TABLE IF NOT EXISTS doc_fts USING fts5(title, text, paths, prefix = '1 2', tokenize = 'unicode61 remove_diacritics 2');
 -- The indexed words, in order: fuzzy terms read one letter's slice of it.
 CREATE VIRTUAL TABLE IF NOT EXISTS doc_vocab USING fts5vocab(doc_fts, col);
+-- Each occurrence of a word (document, column): single-word queries are scored from it (term-relevance.ts).
+CREATE VIRTUAL TABLE IF NOT EXISTS doc_instance USING fts5vocab(doc_fts, instance);
 -- The values of the range fields (RANGE_FIELDS), ordered per field: dates as text, numbers as numbers.
 CREATE TABLE IF NOT EXISTS doc_range (field TEXT NOT NULL, value NOT NULL, doc_rowid INTEGER NOT NULL);
 CREATE INDEX IF NOT EXISTS doc_range_value ON doc_range(field, value);
@@ -249,6 +254,19 @@ export function createSqliteSearchIndex(filename: string): SqliteSearchIndex {
   const writer = filename === ':memory:' ? createInlineWriter(db) : createThreadWriter(filename);
 
   let headers = new HeaderTable();
+  /** Each document's length in tokens, kept with the headers (for term-relevance.ts). */
+  let lengths = new DocLengths();
+  /** The documents with a value at the paths `_exists_` asked about lately. */
+  const presence = new PresenceCache();
+  const allLengths = db.prepare('SELECT id, sz FROM doc_fts_docsize').raw();
+  const lengthOf = db.prepare('SELECT sz FROM doc_fts_docsize WHERE id = ?').pluck();
+  const readLengths = (table: DocLengths, rowids: number[]) => {
+    for (const rowid of rowids) {
+      const sz = lengthOf.get(rowid) as Uint8Array | undefined;
+      if (sz === undefined) table.delete(rowid);
+      else table.set(rowid, documentLength(sz));
+    }
+  };
   /** The write count the headers reflect; -1 when a write of another process may be missing from them. */
   let seen = -1;
   /** Our writes asked for and not yet answered: the count may already include them. */
@@ -260,7 +278,11 @@ export function createSqliteSearchIndex(filename: string): SqliteSearchIndex {
     if (now !== seen && !onlyOurs) {
       const next = new HeaderTable();
       for (const row of allRows.iterate() as IterableIterator<HeaderRow>) next.set(row[0], fieldsOf(row));
+      const nextLengths = new DocLengths();
+      for (const [rowid, sz] of allLengths.iterate() as IterableIterator<[number, Uint8Array]>) nextLengths.set(rowid, documentLength(sz));
       headers = next;
+      lengths = nextLengths;
+      presence.clear();
       seen = now;
     }
     return headers;
@@ -419,6 +441,8 @@ export function createSqliteSearchIndex(filename: string): SqliteSearchIndex {
   interface QueryPlan {
     /** Rows the query allows, or null for every row. */
     rows: Int32Array | null;
+    /** bm25 of every row, computed here (term-relevance.ts), by rowid; higher is better. */
+    scoreOf?: Float64Array;
     /** Orders bestmatch when SQLite can rank. */
     rank: AsyncRanker | null;
     /** Set when only the domain's evaluator can decide the query: it then reads each candidate's body. */
@@ -428,7 +452,13 @@ export function createSqliteSearchIndex(filename: string): SqliteSearchIndex {
   /** `ranked`: the hits a bestmatch page needs (page x size), or 0 when the sort is another. */
   async function plan(node: QueryNode, ranked: number): Promise<QueryPlan> {
     if (node.type === 'all') return { rows: null, rank: null, evaluate: null };
+    if (node.type === 'exists') return { rows: await present(node), rank: null, evaluate: null };
     const ctx = await contextFor(node);
+    const words = ranked > 0 ? singleWordPhrases(node, ctx) : null;
+    if (words !== null) {
+      const scored = await scoreWords(words);
+      return { rows: scored.rowids, scoreOf: scored.scoreOf, rank: null, evaluate: null };
+    }
     const expression = ftsExpression(node, ctx);
     if (expression !== null) {
       // Without words to score (only `_exists_`), every score ties: sorted as newest instead.
@@ -454,6 +484,45 @@ export function createSqliteSearchIndex(filename: string): SqliteSearchIndex {
     };
   }
 
+  /** The rows with a value at the path, kept for the next query about the same path. */
+  async function present(node: Extract<QueryNode, { type: 'exists' }>): Promise<Int32Array> {
+    // A write of another process drops what is kept (and is read here, not after the match).
+    freshHeaders();
+    const token = pathToken(node.field);
+    const kept = presence.rows(token);
+    if (kept !== null) return kept;
+    const mark = presence.mark();
+    const rows = await rowids(matchSql, [matchText(node, { fuzzy: new Map() }) ?? '']);
+    presence.keep(token, rows, mark);
+    return rows;
+  }
+
+  const occurrencesSql = `SELECT doc * 4 + CASE col WHEN 'title' THEN ${TITLE_WEIGHT} ELSE ${TEXT_WEIGHT} END FROM doc_instance WHERE term = ? AND col IN ('title', 'text')`;
+  const averages = db.prepare('SELECT block FROM doc_fts_data WHERE id = 1').pluck();
+  const ln = db.prepare('SELECT ln(?)').pluck();
+
+  /**
+   * The match of the words' OR and bm25 of each of its rows, from the words' occurrences: what
+   * FTS5 gives for `{title text} : ("w1" OR "w2" ...)`, without its bm25 reading every row.
+   */
+  async function scoreWords(words: string[]) {
+    // A fuzzy word's expansion may name a word twice (once per column it is in): read once.
+    const reads = new Map<string, Promise<Int32Array>>();
+    for (const word of words) if (!reads.has(word)) reads.set(word, reader.rowids(occurrencesSql, [word]));
+    const occurrences = await Promise.all(words.map((word) => reads.get(word) as Promise<Int32Array>));
+    const block = averages.get() as Uint8Array | undefined;
+    const totals = block === undefined ? { rows: 0, tokens: 0 } : tableTotals(block);
+    const phrases = [];
+    const counted = new Map<Int32Array, ReturnType<typeof phraseFrequencies>>();
+    for (const list of occurrences) {
+      const frequencies = counted.get(list) ?? phraseFrequencies(list);
+      counted.set(list, frequencies);
+      phrases.push({ frequencies, idf: inverseDocumentFrequency(totals.rows, frequencies.rowids.length, (x) => ln.get(x) as number) });
+      await nextTurn();
+    }
+    return relevance(phrases, lengths.array(), totals.tokens / totals.rows);
+  }
+
   const loadBodies = db.prepare('SELECT rowid, doc FROM doc_body WHERE rowid IN (SELECT value FROM json_each(?))').raw();
   /** Bodies read by one statement when only the evaluator can decide a query. */
   const BODY_BATCH = 32;
@@ -471,7 +540,16 @@ export function createSqliteSearchIndex(filename: string): SqliteSearchIndex {
     if (query.evaluate === null) {
       const selection = await table.inTurns(() => table.selectSteps(rows, request), pause);
       const k = request.page * request.size;
-      const ranked = request.sort === 'bestmatch' && query.rank !== null ? await query.rank(selection.hits, k, table.newest()) : null;
+      const { scoreOf } = query;
+      const newest = table.newest();
+      const ranked =
+        request.sort !== 'bestmatch'
+          ? null
+          : scoreOf !== undefined
+            ? await table.inTurns(() => firstByColumnSteps(selection.hits, k, scoreOf, true, (a, b) => (scoreOf[b] ?? 0) - (scoreOf[a] ?? 0) || newest(a, b)), pause)
+            : query.rank !== null
+              ? await query.rank(selection.hits, k, newest)
+              : null;
       return table.inTurns(() => table.pageSteps(selection, request, ranked), pause);
     }
     const { matches, score } = query.evaluate;
@@ -540,13 +618,25 @@ export function createSqliteSearchIndex(filename: string): SqliteSearchIndex {
       }
       await write(
         () => writer.upsert(prepared),
-        (table, rowids) => rowids.forEach((rowid, i) => table.set(rowid, docs[i] as SearchDocument)),
+        (table, rowids) => {
+          rowids.forEach((rowid, i) => {
+            table.set(rowid, docs[i] as SearchDocument);
+            presence.set(rowid, prepared[i]?.paths ?? '');
+          });
+          readLengths(lengths, rowids);
+        },
       );
     },
     async remove(keys) {
       await write(
         () => writer.remove(keys),
-        (table, rowids) => rowids.forEach((rowid) => table.delete(rowid)),
+        (table, rowids) => {
+          rowids.forEach((rowid) => table.delete(rowid));
+          rowids.forEach((rowid) => {
+            lengths.delete(rowid);
+            presence.delete(rowid);
+          });
+        },
       );
     },
     keysOfParent: (parentId) => writer.keysOfParent(parentId),
@@ -554,7 +644,11 @@ export function createSqliteSearchIndex(filename: string): SqliteSearchIndex {
     async clear() {
       await write(
         () => writer.clear(),
-        (table) => table.clear(),
+        (table) => {
+          table.clear();
+          lengths.clear();
+          presence.clear();
+        },
       );
     },
     async check() {
