@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { Sqlite as Database } from '../src/sql/sqlite-driver.ts';
 import { documentLength, fts5Varints, tableTotals } from '../src/search/doc-lengths.ts';
-import { inverseDocumentFrequency, phraseFrequencies, relevance, TEXT_WEIGHT, TITLE_WEIGHT } from '../src/search/term-relevance.ts';
+import { inverseDocumentFrequency, relevance, TEXT_WEIGHT, TITLE_WEIGHT } from '../src/search/term-relevance.ts';
 
 /** The index's FTS5 table and vocabulary, filled with seeded documents of varied lengths and word counts. */
 function corpus(documents: number, seed: number) {
@@ -37,10 +37,8 @@ function ours(db: InstanceType<typeof Database>, phrases: string[]) {
     `SELECT doc * 4 + CASE col WHEN 'title' THEN ${TITLE_WEIGHT} ELSE ${TEXT_WEIGHT} END FROM doc_instance WHERE term = ? AND col IN ('title', 'text')`,
   );
   return relevance(
-    phrases.map((word) => {
-      const frequencies = phraseFrequencies(Int32Array.from(occurrences.pluck().all(word) as number[]));
-      return { frequencies, idf: inverseDocumentFrequency(totals.rows, frequencies.rowids.length, (x) => ln.get(x) as number) };
-    }),
+    phrases.map((word) => Int32Array.from(occurrences.pluck().all(word) as number[])),
+    (hits) => inverseDocumentFrequency(totals.rows, hits, (x) => ln.get(x) as number),
     lengths,
     totals.tokens / totals.rows,
   );
@@ -77,9 +75,14 @@ describe('bm25 of single-word phrases', () => {
     expect(fts5Varints(Uint8Array.from([0x7f, 0x81, 0x00, 0xff, 0x7f, 0x81, 0x80, 0x80, 0x00, 0x90, 0x80, 0x80, 0x80, 0x00]))).toEqual([127, 128, 16_383, 2_097_152, 2 ** 32]);
   });
 
-  it('sums occurrences given out of order', () => {
-    const frequencies = phraseFrequencies(Int32Array.from([9 * 4 + 1, 2 * 4 + 2, 9 * 4 + 2, 2 * 4 + 1, 5 * 4 + 1]));
-    expect(Array.from(frequencies.rowids)).toEqual([2, 5, 9]);
-    expect(Array.from(frequencies.frequencies)).toEqual([3, 1, 3]);
+  it('scores occurrences given out of order as the same given in order', () => {
+    const lengths = Int32Array.from([0, 0, 5, 0, 0, 9, 0, 0, 0, 4]);
+    const idf = (hits: number) => hits / 10;
+    const inOrder = relevance([Int32Array.from([2 * 4 + 2, 2 * 4 + 1, 5 * 4 + 1, 9 * 4 + 2, 9 * 4 + 1])], idf, lengths, 6);
+    const shuffled = relevance([Int32Array.from([9 * 4 + 1, 2 * 4 + 2, 9 * 4 + 2, 2 * 4 + 1, 5 * 4 + 1])], idf, lengths, 6);
+    expect(Array.from(shuffled.rowids)).toEqual([2, 5, 9]);
+    expect(Array.from(shuffled.scoreOf)).toEqual(Array.from(inOrder.scoreOf));
+    // Title and text occurrences of one document count together: 2 and 9 score above 5.
+    expect(shuffled.scoreOf[2]).toBeGreaterThan(shuffled.scoreOf[5] ?? 0);
   });
 });

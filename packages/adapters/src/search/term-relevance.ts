@@ -21,44 +21,25 @@ export const TEXT_WEIGHT = 1;
 /** One word's occurrences, each `rowid * 4 + the column's weight`, in any order. */
 export type Occurrences = Int32Array;
 
-export interface PhraseFrequencies {
-  /** The documents holding the word, ascending. */
-  rowids: Int32Array;
-  /** Each one's sum of column weights over its occurrences (FTS5's f(qi, D)). */
-  frequencies: Float64Array;
-}
-
-/** Occurrences summed per document. */
-export function phraseFrequencies(occurrences: Occurrences): PhraseFrequencies {
-  // FTS5 lists one word's occurrences by document already: sorted only if they are not.
-  // (Typed-array reads below are in bounds: `as number` spares a check per element.)
+/**
+ * The occurrences ordered by document (FTS5 lists one word's that way already: sorted only if
+ * not), and how many documents they are in.
+ */
+function byDocument(occurrences: Occurrences): { codes: Int32Array; documents: number } {
   let ordered = true;
-  let count = occurrences.length === 0 ? 0 : 1;
+  let documents = occurrences.length === 0 ? 0 : 1;
+  // Typed-array reads below are in bounds: `as number` spares a check per element.
   for (let i = 1; i < occurrences.length; i++) {
     const before = (occurrences[i - 1] as number) >> 2;
     const here = (occurrences[i] as number) >> 2;
     if (here < before) ordered = false;
-    if (here !== before) count++;
+    if (here !== before) documents++;
   }
-  const codes = ordered ? occurrences : Int32Array.from(occurrences).sort();
-  if (!ordered) {
-    count = codes.length === 0 ? 0 : 1;
-    for (let i = 1; i < codes.length; i++) if ((codes[i] as number) >> 2 !== (codes[i - 1] as number) >> 2) count++;
-  }
-  const rowids = new Int32Array(count);
-  const frequencies = new Float64Array(count);
-  let n = -1;
-  let last = -1;
-  for (let i = 0; i < codes.length; i++) {
-    const code = codes[i] as number;
-    const rowid = code >> 2;
-    if (rowid !== last) {
-      rowids[++n] = rowid;
-      last = rowid;
-    }
-    frequencies[n] = (frequencies[n] as number) + (code & 3);
-  }
-  return { rowids, frequencies };
+  if (ordered) return { codes: occurrences, documents };
+  const codes = Int32Array.from(occurrences).sort();
+  documents = codes.length === 0 ? 0 : 1;
+  for (let i = 1; i < codes.length; i++) if ((codes[i] as number) >> 2 !== (codes[i - 1] as number) >> 2) documents++;
+  return { codes, documents };
 }
 
 /**
@@ -79,30 +60,33 @@ export interface Relevance {
 
 /**
  * The score of every document holding one of the phrases, summed over the phrases in the
- * order FTS5 numbers them (their order in the MATCH expression). `lengths`: each document's
- * tokens by rowid; `avgdl`: the table's tokens over its rows, divided as FTS5 does.
+ * order FTS5 numbers them (their order in the MATCH expression). `idfOf`: a phrase's IDF from
+ * the documents holding it; `lengths`: each document's tokens by rowid; `avgdl`: the table's
+ * tokens over its rows, divided as FTS5 does.
  */
-export function relevance(phrases: readonly { frequencies: PhraseFrequencies; idf: number }[], lengths: Int32Array, avgdl: number): Relevance {
+export function relevance(phrases: readonly Occurrences[], idfOf: (hits: number) => number, lengths: Int32Array, avgdl: number): Relevance {
+  const lists = phrases.map(byDocument);
   let highest = 0;
-  for (const { frequencies } of phrases) highest = Math.max(highest, frequencies.rowids[frequencies.rowids.length - 1] ?? 0);
+  for (const { codes } of lists) highest = Math.max(highest, (codes[codes.length - 1] ?? 0) >> 2);
   const scoreOf = new Float64Array(highest + 1);
-  const seen = new Uint8Array(highest + 1);
-  let count = 0;
-  for (const { frequencies, idf } of phrases) {
-    const { rowids, frequencies: f } = frequencies;
-    for (let i = 0; i < rowids.length; i++) {
-      const rowid = rowids[i] as number;
-      const freq = f[i] as number;
+  for (const { codes, documents } of lists) {
+    const idf = idfOf(documents);
+    // FTS5's f(qi, D): the weights of the document's occurrences, summed, then scored once.
+    let freq = 0;
+    for (let i = 0; i < codes.length; i++) {
+      const code = codes[i] as number;
+      freq += code & 3;
+      const rowid = code >> 2;
+      if (i + 1 < codes.length && (codes[i + 1] as number) >> 2 === rowid) continue;
       // FTS5's row size: 0 for a document written since the lengths were read.
       const D = rowid < lengths.length ? (lengths[rowid] as number) : 0;
       scoreOf[rowid] = (scoreOf[rowid] as number) + idf * ((freq * (K1 + 1.0)) / (freq + K1 * (1 - B + (B * D) / avgdl)));
-      if (seen[rowid] === 0) {
-        seen[rowid] = 1;
-        count++;
-      }
+      freq = 0;
     }
   }
+  let count = 0;
+  for (let rowid = 0; rowid <= highest; rowid++) if ((scoreOf[rowid] as number) > 0) count++;
   const rowids = new Int32Array(count);
-  for (let rowid = 0, n = 0; rowid <= highest; rowid++) if (seen[rowid] === 1) rowids[n++] = rowid;
+  for (let rowid = 0, n = 0; rowid <= highest; rowid++) if ((scoreOf[rowid] as number) > 0) rowids[n++] = rowid;
   return { rowids, scoreOf };
 }
