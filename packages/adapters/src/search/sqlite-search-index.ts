@@ -36,7 +36,7 @@ import type { BBox, SearchDocument, SearchIndex, SearchRequest, SearchResult, Sh
 import { ftsExpression, fuzzyWords, matchText, querySql, rankText, singleWordPhrases, textPrefilter, type Param, type QueryContext, type Sql } from './fts-query.ts';
 import { PresenceCache } from './presence-cache.ts';
 import { DocLengths, documentLength, tableTotals } from './doc-lengths.ts';
-import { inverseDocumentFrequency, relevance, TEXT_WEIGHT, TITLE_WEIGHT } from './term-relevance.ts';
+import { inverseDocumentFrequency, relevanceSteps, TEXT_WEIGHT, TITLE_WEIGHT } from './term-relevance.ts';
 import { evaluateInSlices } from './evaluate-in-slices.ts';
 import { expandInSlices } from './expand-in-slices.ts';
 import { createInlineReader, createThreadReader } from './sqlite-reader.ts';
@@ -516,7 +516,13 @@ export function createSqliteSearchIndex(filename: string): SqliteSearchIndex {
     const block = averages.get() as Uint8Array | undefined;
     const totals = block === undefined ? { rows: 0, tokens: 0 } : tableTotals(block);
     const idf = (hits: number) => inverseDocumentFrequency(totals.rows, hits, (x) => ln.get(x) as number);
-    return relevance(occurrences, idf, lengths.array(), totals.tokens / totals.rows);
+    const steps = relevanceSteps(occurrences, idf, lengths.array(), totals.tokens / totals.rows);
+    const pause = turnTaker(SEARCH_TURN_MS);
+    for (;;) {
+      const next = steps.next();
+      if (next.done === true) return next.value;
+      await pause();
+    }
   }
 
   const loadBodies = db.prepare('SELECT rowid, doc FROM doc_body WHERE rowid IN (SELECT value FROM json_each(?))').raw();

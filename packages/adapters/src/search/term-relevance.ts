@@ -65,15 +65,34 @@ export interface Relevance {
  * tokens over its rows, divided as FTS5 does.
  */
 export function relevance(phrases: readonly Occurrences[], idfOf: (hits: number) => number, lengths: Int32Array, avgdl: number): Relevance {
-  const lists = phrases.map(byDocument);
+  const steps = relevanceSteps(phrases, idfOf, lengths, avgdl);
+  for (;;) {
+    const next = steps.next();
+    if (next.done === true) return next.value;
+  }
+}
+
+/** Occurrences scored between two turns of the event loop: a few milliseconds' work. */
+const OCCURRENCES_PER_STEP = 1 << 16;
+
+/** `relevance`, yielding after each phrase and every `OCCURRENCES_PER_STEP` occurrences. */
+export function* relevanceSteps(
+  phrases: readonly Occurrences[],
+  idfOf: (hits: number) => number,
+  lengths: Int32Array,
+  avgdl: number,
+): Generator<void, Relevance, void> {
   let highest = 0;
-  for (const { codes } of lists) highest = Math.max(highest, (codes[codes.length - 1] ?? 0) >> 2);
+  for (const list of phrases) for (let i = 0; i < list.length; i++) highest = Math.max(highest, (list[i] as number) >> 2);
   const scoreOf = new Float64Array(highest + 1);
-  for (const { codes, documents } of lists) {
+  for (const phrase of phrases) {
+    const { codes, documents } = byDocument(phrase);
+    yield;
     const idf = idfOf(documents);
     // FTS5's f(qi, D): the weights of the document's occurrences, summed, then scored once.
     let freq = 0;
     for (let i = 0; i < codes.length; i++) {
+      if (i > 0 && i % OCCURRENCES_PER_STEP === 0) yield;
       const code = codes[i] as number;
       freq += code & 3;
       const rowid = code >> 2;
