@@ -118,19 +118,30 @@ describe('sqlite search index file', () => {
         .pluck()
         .all(expression) as string[];
     const request = (q: string): SearchRequest => ({ filter: { kinds: ['resource'], viewerId: null }, q, bbox: null, sort: 'bestmatch', page: 1, size: 200, aggregations: [] });
-    for (const [q, expression] of [
-      ['river', '{title text} : "river"'],
-      ['sea', '{title text} : "sea"'],
-      ['rivr~', `{title text} : (${fuzzyExpansions('rivr', vocabulary).map((w) => `"${w}"`).join(' OR ')})`],
-    ] as const) {
-      const expected = bm25Order(expression);
-      expect(expected.length).toBeGreaterThan(20);
-      expect((await index.search(request(q))).hits.map((h) => h.id)).toEqual(expected);
-      // A page further on starts where the first left off.
-      expect((await index.search({ ...request(q), page: 2, size: 7 })).hits.map((h) => h.id)).toEqual(expected.slice(7, 14));
-    }
-    db.close();
+    const expectBm25Order = async (searched: typeof index) => {
+      for (const [q, expression] of [
+        ['river', '{title text} : "river"'],
+        ['sea', '{title text} : "sea"'],
+        ['rivr~', `{title text} : (${fuzzyExpansions('rivr', vocabulary).map((w) => `"${w}"`).join(' OR ')})`],
+      ] as const) {
+        const expected = bm25Order(expression);
+        expect(expected.length).toBeGreaterThan(20);
+        expect((await searched.search(request(q))).hits.map((h) => h.id)).toEqual(expected);
+        // A page further on starts where the first left off.
+        expect((await searched.search({ ...request(q), page: 2, size: 7 })).hits.map((h) => h.id)).toEqual(expected.slice(7, 14));
+      }
+    };
+    await expectBm25Order(index);
     await index.close();
+    // Opened again, the lengths are read from the file; then another connection rewrites documents.
+    const again = createSqliteSearchIndex(file);
+    await expectBm25Order(again);
+    const other = createSqliteSearchIndex(file);
+    await other.upsert(Array.from({ length: 30 }, (_, i) => withText(doc(i * 5))));
+    await expectBm25Order(again);
+    db.close();
+    await other.close();
+    await again.close();
   });
 
   it('answers _exists_ with what its own writes and those of another connection changed since the path was last asked about', async () => {

@@ -39,7 +39,7 @@ import { DocLengths, documentLength, tableTotals } from './doc-lengths.ts';
 import { inverseDocumentFrequency, relevanceSteps, TEXT_WEIGHT, TITLE_WEIGHT } from './term-relevance.ts';
 import { evaluateInSlices } from './evaluate-in-slices.ts';
 import { expandInSlices } from './expand-in-slices.ts';
-import { createInlineReader, createThreadReader } from './sqlite-reader.ts';
+import { createInlineReader, createThreadReader, ROW_SIZE_FUNCTION, type SqliteReader } from './sqlite-reader.ts';
 import { pathToken } from './path-token.ts';
 import { createInlineWriter, createThreadWriter, type PreparedDoc, type Written } from './sqlite-writer.ts';
 import { nextTurn } from '../next-turn.ts';
@@ -254,14 +254,40 @@ export function createSqliteSearchIndex(filename: string): SqliteSearchIndex {
   const writer = filename === ':memory:' ? createInlineWriter(db) : createThreadWriter(filename);
 
   let headers = new HeaderTable();
-  /** Each document's length in tokens, kept with the headers (for term-relevance.ts). */
+  /**
+   * Each document's length in tokens (for term-relevance.ts), read by a reader thread at open
+   * and after another process's write (150-350 ms of decoding at 100k documents, kept off the
+   * start-up and the loop), and kept up to date by our writes.
+   */
   let lengths = new DocLengths();
+  let lengthsRead: Promise<void> = Promise.resolve();
+  /** Rows our writes changed while the lengths were being read: read again once they are. */
+  let writtenWhileReading: Set<number> | null = null;
+  /** Set once the reader threads run (after the first read of the headers). */
+  let lengthsReader: SqliteReader | null = null;
+  function readAllLengths(): void {
+    if (lengthsReader === null) return;
+    const written = new Set<number>();
+    writtenWhileReading = written;
+    const read: Promise<void> = lengthsReader.pairs(`SELECT id, ${ROW_SIZE_FUNCTION}(sz) FROM doc_fts_docsize`, []).then((pairs) => {
+      // A later read (another process wrote again) supersedes this one.
+      if (lengthsRead !== read) return;
+      const next = new DocLengths();
+      for (let i = 0; i + 1 < pairs.length; i += 2) next.set(pairs[i] ?? 0, pairs[i + 1] ?? 0);
+      writtenWhileReading = null;
+      readLengths(next, written);
+      lengths = next;
+    });
+    // Awaited by the queries that score words; a failed read fails them, not the process.
+    read.catch(() => undefined);
+    lengthsRead = read;
+  }
   /** The documents with a value at the paths `_exists_` asked about lately. */
   const presence = new PresenceCache();
-  const allLengths = db.prepare('SELECT id, sz FROM doc_fts_docsize').raw();
   const lengthOf = db.prepare('SELECT sz FROM doc_fts_docsize WHERE id = ?').pluck();
-  const readLengths = (table: DocLengths, rowids: number[]) => {
+  const readLengths = (table: DocLengths, rowids: Iterable<number>) => {
     for (const rowid of rowids) {
+      writtenWhileReading?.add(rowid);
       const sz = lengthOf.get(rowid) as Uint8Array | undefined;
       if (sz === undefined) table.delete(rowid);
       else table.set(rowid, documentLength(sz));
@@ -278,12 +304,10 @@ export function createSqliteSearchIndex(filename: string): SqliteSearchIndex {
     if (now !== seen && !onlyOurs) {
       const next = new HeaderTable();
       for (const row of allRows.iterate() as IterableIterator<HeaderRow>) next.set(row[0], fieldsOf(row));
-      const nextLengths = new DocLengths();
-      for (const [rowid, sz] of allLengths.iterate() as IterableIterator<[number, Uint8Array]>) nextLengths.set(rowid, documentLength(sz));
       headers = next;
-      lengths = nextLengths;
       presence.clear();
       seen = now;
+      readAllLengths();
     }
     return headers;
   }
@@ -307,6 +331,8 @@ export function createSqliteSearchIndex(filename: string): SqliteSearchIndex {
 
   // Queries whose cost grows with the corpus run off the main thread (see sqlite-reader.ts).
   const reader = filename === ':memory:' ? createInlineReader(db) : createThreadReader(filename);
+  lengthsReader = reader;
+  readAllLengths();
   const rowids = (sql: string, params: Param[]) => reader.rowids(sql, params);
 
   const boxSql = 'SELECT doc_rowid FROM doc_box WHERE min_x <= ? AND max_x >= ? AND min_y <= ? AND max_y >= ?';
@@ -513,6 +539,9 @@ export function createSqliteSearchIndex(filename: string): SqliteSearchIndex {
     const reads = new Map<string, Promise<Int32Array>>();
     for (const word of words) if (!reads.has(word)) reads.set(word, reader.rowids(occurrencesSql, [word]));
     const occurrences = await Promise.all(words.map((word) => reads.get(word) as Promise<Int32Array>));
+    // A write of another process is seen here, so its lengths are read before they are used.
+    freshHeaders();
+    await lengthsRead;
     const block = averages.get() as Uint8Array | undefined;
     const totals = block === undefined ? { rows: 0, tokens: 0 } : tableTotals(block);
     const idf = (hits: number) => inverseDocumentFrequency(totals.rows, hits, (x) => ln.get(x) as number);
@@ -634,10 +663,8 @@ export function createSqliteSearchIndex(filename: string): SqliteSearchIndex {
         () => writer.remove(keys),
         (table, rowids) => {
           rowids.forEach((rowid) => table.delete(rowid));
-          rowids.forEach((rowid) => {
-            lengths.delete(rowid);
-            presence.delete(rowid);
-          });
+          rowids.forEach((rowid) => presence.delete(rowid));
+          readLengths(lengths, rowids);
         },
       );
     },
@@ -650,6 +677,8 @@ export function createSqliteSearchIndex(filename: string): SqliteSearchIndex {
           table.clear();
           lengths.clear();
           presence.clear();
+          // A read of every length under way may have begun before the clear.
+          readAllLengths();
         },
       );
     },
