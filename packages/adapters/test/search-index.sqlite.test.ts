@@ -142,7 +142,8 @@ describe('sqlite search index file', () => {
     db.close();
     await other.close();
     await again.close();
-  });
+    // Three indexes on one file, each with its threads: slow on a busy machine.
+  }, 30_000);
 
   it('answers _exists_ with what its own writes and those of another connection changed since the path was last asked about', async () => {
     const file = dbFile();
@@ -164,7 +165,7 @@ describe('sqlite search index file', () => {
     expect(await ids(server)).toEqual(['f']);
     server.close();
     cli.close();
-  });
+  }, 30_000);
 
   it('refuses a file of an older layout, so the caller starts it afresh', () => {
     const file = dbFile();
