@@ -2,7 +2,8 @@ import { openSync, rmSync, writeSync, closeSync } from 'node:fs';
 import { join } from 'node:path';
 import { Sqlite as Database } from '../src/sql/sqlite-driver.ts';
 import { describe, expect, it } from 'vitest';
-import type { SearchRequest } from '@krs/domain';
+import type { SearchDocument, SearchRequest } from '@krs/domain';
+import { fuzzyExpansions } from '@krs/domain/search';
 import { createSqliteSearchIndex } from '../src/search/index.ts';
 import { searchIndexContract } from './contracts/search-index.contract.ts';
 import { searchDocument } from './contracts/builders.ts';
@@ -85,6 +86,86 @@ describe('sqlite search index file', () => {
     server.close();
     cli.close();
   });
+
+  it("orders a word's hits and a fuzzy word's as FTS5's bm25 does, equal scores newest first, after updates and removals", async () => {
+    const file = dbFile();
+    const index = createSqliteSearchIndex(file);
+    let s = 11;
+    const random = () => {
+      s = (s * 1664525 + 1013904223) >>> 0;
+      return s / 2 ** 32;
+    };
+    const words = ['river', 'rivers', 'rover', 'delta', 'sea', 'ice', 'basin', 'flow'];
+    const some = (n: number) => Array.from({ length: n }, () => words[Math.floor(random() * words.length)]).join(' ');
+    // Few distinct titles, lengths and creation times: many hits tie and are told apart by date, then id.
+    const doc = (i: number) =>
+      searchDocument(`d${String(i).padStart(3, '0')}`, some(1 + Math.floor(random() * 3)), {
+        created: `2026-01-0${1 + Math.floor(random() * 4)}T00:00:00.000Z`,
+        isPublic: random() > 0.1,
+      });
+    const withText = (d: SearchDocument) => ({ ...d, body: { ...d.body, metadata: { ...(d.body.metadata as object), description: some(Math.floor(random() * 6)) } } });
+    for (let batch = 0; batch < 3; batch++) await index.upsert(Array.from({ length: 50 }, (_, i) => withText(doc(batch * 50 + i))));
+    await index.upsert(Array.from({ length: 25 }, (_, i) => withText(doc(i * 3))));
+    await index.remove(Array.from({ length: 10 }, (_, i) => `published:d${String(i * 7 + 1).padStart(3, '0')}`));
+
+    const db = new Database(file, { readonly: true });
+    const vocabulary = db.prepare("SELECT term FROM doc_vocab WHERE term >= 'r' AND term < 's' AND col IN ('title', 'text')").pluck().all() as string[];
+    const bm25Order = (expression: string) =>
+      db
+        .prepare(
+          'SELECT d.id FROM doc_fts f JOIN doc d ON d.rowid = f.rowid WHERE doc_fts MATCH ? AND d.is_public = 1 ORDER BY bm25(doc_fts, 2.0, 1.0, 0.0), d.created DESC, d.id',
+        )
+        .pluck()
+        .all(expression) as string[];
+    const request = (q: string): SearchRequest => ({ filter: { kinds: ['resource'], viewerId: null }, q, bbox: null, sort: 'bestmatch', page: 1, size: 200, aggregations: [] });
+    const expectBm25Order = async (searched: typeof index) => {
+      for (const [q, expression] of [
+        ['river', '{title text} : "river"'],
+        ['sea', '{title text} : "sea"'],
+        ['rivr~', `{title text} : (${fuzzyExpansions('rivr', vocabulary).map((w) => `"${w}"`).join(' OR ')})`],
+      ] as const) {
+        const expected = bm25Order(expression);
+        expect(expected.length).toBeGreaterThan(20);
+        expect((await searched.search(request(q))).hits.map((h) => h.id)).toEqual(expected);
+        // A page further on starts where the first left off.
+        expect((await searched.search({ ...request(q), page: 2, size: 7 })).hits.map((h) => h.id)).toEqual(expected.slice(7, 14));
+      }
+    };
+    await expectBm25Order(index);
+    await index.close();
+    // Opened again, the lengths are read from the file; then another connection rewrites documents.
+    const again = createSqliteSearchIndex(file);
+    await expectBm25Order(again);
+    const other = createSqliteSearchIndex(file);
+    await other.upsert(Array.from({ length: 30 }, (_, i) => withText(doc(i * 5))));
+    await expectBm25Order(again);
+    db.close();
+    await other.close();
+    await again.close();
+    // Three indexes on one file, each with its threads: slow on a busy machine.
+  }, 30_000);
+
+  it('answers _exists_ with what its own writes and those of another connection changed since the path was last asked about', async () => {
+    const file = dbFile();
+    const server = createSqliteSearchIndex(file);
+    const cli = createSqliteSearchIndex(file);
+    const doc = (id: string, creators: boolean) =>
+      searchDocument(id, `Record ${id}`, { body: { id, metadata: { title: `Record ${id}`, ...(creators ? { creators: [{ name: 'Obi' }] } : {}) } } });
+    const request: SearchRequest = { filter: { kinds: ['resource'], viewerId: null }, q: '_exists_:metadata.creators', bbox: null, sort: 'newest', page: 1, size: 100, aggregations: [] };
+    const ids = async (index: typeof server) => (await index.search(request)).hits.map((h) => h.id).sort();
+    await server.upsert([doc('a', true), doc('b', false), doc('c', true)]);
+    expect(await ids(server)).toEqual(['a', 'c']);
+    await server.upsert([doc('b', true), doc('c', false), doc('d', true)]);
+    await server.remove(['published:a']);
+    expect(await ids(server)).toEqual(['b', 'd']);
+    await cli.upsert([doc('e', true), doc('d', false)]);
+    expect(await ids(server)).toEqual(['b', 'e']);
+    await server.clear();
+    await server.upsert([doc('f', true)]);
+    expect(await ids(server)).toEqual(['f']);
+    server.close();
+    cli.close();
+  }, 30_000);
 
   it('refuses a file of an older layout, so the caller starts it afresh', () => {
     const file = dbFile();

@@ -6,7 +6,7 @@
  * domain's evaluator can decide (`field:value` on fields other than the title).
  */
 import { NUMERIC_RANGE_FIELDS, RANGE_FIELDS, tokenize, type QueryNode } from '@krs/domain/search';
-import { pathToken } from './path-token.ts';
+import { PATH_TOKEN_PREFIX, pathToken } from './path-token.ts';
 
 export type Param = string | number;
 export interface Sql {
@@ -60,6 +60,23 @@ export function matchText(node: QueryNode, ctx: QueryContext): string | null {
     return node.match === 'prefix' && i === last ? `${quote(w)} *` : quote(w);
   });
   return parts.length === 1 ? `${column}${parts[0]}` : `${column}(${parts.join(' AND ')})`;
+}
+
+/**
+ * The words FTS5 scores a query by when each is a phrase of one word searched in the text
+ * columns (a plain word, or a fuzzy word's expansion), in the order its expression numbers its
+ * phrases; null for any other query. Words outside lowercase ASCII letters and digits are left
+ * to FTS5, which may split or fold them otherwise than `tokenize`, and so are words shaped like a
+ * path token (see the occurrences read in sqlite-search-index.ts).
+ */
+export function singleWordPhrases(node: QueryNode, ctx: QueryContext): string[] | null {
+  if (node.type !== 'term' || node.field !== null || (node.match !== 'exact' && node.match !== 'fuzzy')) return null;
+  const words = tokenize(node.value);
+  const [word] = words;
+  if (word === undefined || words.length !== 1) return null;
+  const phrases = node.match === 'fuzzy' ? [...(ctx.fuzzy.get(word) ?? [])] : [word];
+  // A word shaped like a path token may also be in the `paths` column, which the scores leave out.
+  return phrases.length > 0 && phrases.every((w) => /^[a-z0-9]+$/.test(w) && !w.startsWith(PATH_TOKEN_PREFIX)) ? phrases : null;
 }
 
 /**

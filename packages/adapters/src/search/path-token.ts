@@ -4,5 +4,8 @@
  * a token. The leading `0z` keeps path tokens apart from the words of any letter's slice of the vocabulary;
  * the engines index them in a field of their own, for `_exists_:`.
  */
-export const pathToken = (path: string): string => `0z${path.replace(/[^a-y0-9]/g, (c) => `z${c.charCodeAt(0).toString(16).padStart(4, '0')}`)}`;
+/** Starts every path token, and no word a plain-text column holds apart from those the user wrote so. */
+export const PATH_TOKEN_PREFIX = '0z';
+
+export const pathToken = (path: string): string => `${PATH_TOKEN_PREFIX}${path.replace(/[^a-y0-9]/g, (c) => `z${c.charCodeAt(0).toString(16).padStart(4, '0')}`)}`;
 

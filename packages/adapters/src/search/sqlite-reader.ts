@@ -14,6 +14,10 @@ import { SQLITE_MODULE_PATH } from '../sql/sqlite-driver.ts';
 import { LOWER_PRIORITY } from './worker-priority.ts';
 import { threadsEnded } from './threads-ended.ts';
 import type { Param } from './fts-query.ts';
+import { documentLength } from './doc-lengths.ts';
+
+/** SQL function of every reader: a `docsize` row's tokens, all columns together. */
+export const ROW_SIZE_FUNCTION = 'fts5_row_size';
 
 export interface SqliteReader {
   /** The first column of every row, as integers (rowids). */
@@ -46,10 +50,30 @@ let openError = null;
 try {
   db = new Database(workerData.filename, { readonly: true, fileMustExist: true });
   db.pragma('busy_timeout = 5000');
+  db.function('${ROW_SIZE_FUNCTION}', { deterministic: true }, rowSize);
 } catch (e) {
   openError = String((e && e.message) || e);
 }
 ${LOWER_PRIORITY}
+// The sum of an FTS5 record's varints (a docsize row: the document's tokens), as
+// documentLength in doc-lengths.ts reads it.
+function rowSize(bytes) {
+  let total = 0;
+  for (let i = 0; i < bytes.length; ) {
+    let value = 0;
+    for (let n = 0; i < bytes.length; n++) {
+      const byte = bytes[i++];
+      if (n === 8) {
+        value = value * 256 + byte;
+        break;
+      }
+      value = value * 128 + (byte & 0x7f);
+      if ((byte & 0x80) === 0) break;
+    }
+    total += value;
+  }
+  return total;
+}
 const statements = new Map();
 // Rowids come back joined in one text, not as one value per row: handing each row to JavaScript
 // was most of the cost of a large match (a term in 57k of 100k documents: 19 ms row by row,
@@ -175,6 +199,7 @@ export function createThreadReader(filename: string, threads = 2): SqliteReader 
 }
 
 export function createInlineReader(db: Database): SqliteReader {
+  db.function(ROW_SIZE_FUNCTION, { deterministic: true }, (sz) => documentLength(sz as Uint8Array));
   return {
     rowids: async (sql, params) => Int32Array.from(db.prepare(sql).pluck().all(...params) as number[]),
     rows: async (sql, params) => db.prepare(sql).raw().all(...params) as unknown[][],
