@@ -18,7 +18,7 @@ import {
   fieldPaths,
   firstByColumnSteps,
   firstInOrder,
-  flatten,
+  flattenInTurns,
   HeaderTable,
   matchesQuery,
   parseQuery,
@@ -28,6 +28,7 @@ import {
   rangeValues,
   scoreQuery,
   shapesMeetBox,
+  type FlatDoc,
   type HeaderFields,
   type QueryNode,
   type Ranker,
@@ -100,18 +101,45 @@ function turnTaker(turnMs = TURN_MS): () => Promise<void> {
   };
 }
 
+/** Values of a flattened body joined per step of `joinInTurns`. */
+const VALUES_PER_JOIN = 8_192;
+
 /**
- * A document as the rows the writer stores. Flattening the largest legal record and joining its
- * text take tens of milliseconds each: other requests may get a turn between the two.
+ * `Array.from(flat.values(), (v) => v.join(' ')).join(' ')`, a few thousand values at a time with
+ * `takeTurn` between: the largest legal record's text (tens of thousands of coordinates in one
+ * field) takes tens of milliseconds to join. Joining the joined parts with the same separator
+ * gives the same text.
+ */
+async function joinInTurns(flat: FlatDoc, takeTurn: () => Promise<void>): Promise<string> {
+  const parts: string[] = [];
+  for (const values of flat.values()) {
+    if (values.length === 0) parts.push('');
+    for (let i = 0; i < values.length; i += VALUES_PER_JOIN) {
+      parts.push(values.length <= VALUES_PER_JOIN ? values.join(' ') : values.slice(i, i + VALUES_PER_JOIN).join(' '));
+      await takeTurn();
+    }
+  }
+  return parts.join(' ');
+}
+
+/**
+ * A document as the rows the writer stores. Flattening the largest legal record, encoding its body
+ * and joining its text take tens of milliseconds each: each goes in steps of a few milliseconds,
+ * and other requests may get a turn between them.
  */
 async function prepareDoc(doc: SearchDocument, takeTurn: () => Promise<void>): Promise<PreparedDoc> {
-  const flat = flatten(doc.body);
+  const flat = await flattenInTurns(doc.body, takeTurn);
   await takeTurn();
   const ranges: PreparedDoc['ranges'] = [];
   for (const [field, value] of rangeValues(flat)) {
     if (!NUMERIC_RANGE_FIELDS.includes(field)) ranges.push([field, value]);
     else if (/^-?\d+(\.\d+)?$/.test(value)) ranges.push([field, Number(value)]);
   }
+  // The shapes have their own table: a body read for the evaluator need not carry them.
+  const body = JSON.stringify({ ...doc, shapes: undefined });
+  await takeTurn();
+  const text = await joinInTurns(flat, takeTurn);
+  await takeTurn();
   return {
     key: doc.key,
     header: {
@@ -132,10 +160,9 @@ async function prepareDoc(doc: SearchDocument, takeTurn: () => Promise<void>): P
       resourceTypeLabel: doc.resourceType?.label ?? null,
       accessStatus: doc.accessStatus,
     },
-    // The shapes have their own table: a body read for the evaluator need not carry them.
-    body: JSON.stringify({ ...doc, shapes: undefined }),
+    body,
     title: (flat.get('metadata.title') ?? []).join(' '),
-    text: Array.from(flat.values(), (values) => values.join(' ')).join(' '),
+    text,
     paths: fieldPaths(flat).map(pathToken).join(' '),
     ranges,
     boxes: doc.bounds.map(([w, s, e, n]) => [w, s, e, n]),

@@ -21,19 +21,26 @@ const mismatch = () => new DomainError('conflict', 'revision.mismatch', 'The rec
  */
 const LARGE_ROW_CHARS = 256 * 1024;
 
+/** A large row is parsed in a turn of its own: neither the read before it nor the caller's work after it shares it. */
 async function parseRows<R extends { data: string }, T>(rows: R[], parse: (row: R) => T): Promise<T[]> {
   const out: T[] = [];
+  let large = false;
   for (const row of rows) {
-    if (row.data.length > LARGE_ROW_CHARS) await nextTurn();
+    large = row.data.length > LARGE_ROW_CHARS;
+    if (large) await nextTurn();
     out.push(parse(row));
   }
+  if (large) await nextTurn();
   return out;
 }
 
 async function parseRow<R extends { data: string }, T>(row: R | undefined, parse: (row: R) => T): Promise<T | null> {
   if (row === undefined) return null;
-  if (row.data.length > LARGE_ROW_CHARS) await nextTurn();
-  return parse(row);
+  if (row.data.length <= LARGE_ROW_CHARS) return parse(row);
+  await nextTurn();
+  const parsed = parse(row);
+  await nextTurn();
+  return parsed;
 }
 
 /** Bound parameters per statement stay well under SQLite's limit (32,766) and PostgreSQL's (65,535). */
