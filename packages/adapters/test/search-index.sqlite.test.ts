@@ -47,7 +47,8 @@ describe('sqlite search index file', () => {
     ]);
     expect(db.prepare('SELECT doc FROM doc_body').all()).toEqual([{ doc: JSON.stringify({ ...doc, shapes: undefined }) }]);
     db.close();
-  });
+    // Building the largest legal record takes seconds on a busy machine.
+  }, 60_000);
 
   it('keeps its documents when closed and opened again', async () => {
     const file = dbFile();

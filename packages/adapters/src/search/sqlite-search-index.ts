@@ -40,7 +40,7 @@ import { expandInSlices } from './expand-in-slices.ts';
 import { createInlineReader, createThreadReader } from './sqlite-reader.ts';
 import { pathToken } from './path-token.ts';
 import { createInlineWriter, createThreadWriter, type PreparedDoc, type Written } from './sqlite-writer.ts';
-import { nextTurn } from '../next-turn.ts';
+import { nextIteration, nextTurn } from '../next-turn.ts';
 
 /**
  * Bumped when the file's tables change; a file of another layout is refused, and the caller
@@ -92,11 +92,11 @@ const TURN_MS = 8;
 const SEARCH_TURN_MS = 1;
 
 /** Hands the loop to others when the work since the last turn has taken `turnMs`. */
-function turnTaker(turnMs = TURN_MS): () => Promise<void> {
+function turnTaker(turnMs = TURN_MS, yieldTurn: () => Promise<void> = nextTurn): () => Promise<void> {
   let since = performance.now();
   return async () => {
     if (performance.now() - since < turnMs) return;
-    await nextTurn();
+    await yieldTurn();
     since = performance.now();
   };
 }
@@ -559,7 +559,8 @@ export function createSqliteSearchIndex(filename: string): SqliteSearchIndex {
     async upsert(docs) {
       // The caller's work so far (reading and building the documents) ends its turn here.
       await nextTurn();
-      const takeTurn = turnTaker();
+      // Only a large document takes turns here: each a whole iteration of the loop (see nextIteration).
+      const takeTurn = turnTaker(TURN_MS, nextIteration);
       const prepared: PreparedDoc[] = [];
       for (const doc of docs) {
         prepared.push(await prepareDoc(doc, takeTurn));

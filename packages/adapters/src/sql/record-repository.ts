@@ -10,7 +10,7 @@ import type { Database, DraftTable, ParentTable, RecordTable } from './database.
 import { embargoActive, embargoUntil } from './migrations/0004-embargo-index.ts';
 import { recordUpdated } from './migrations/0005-record-updated-index.ts';
 import { draftToRow, parentToRow, recordToRow, rowToDraft, rowToParent, rowToRecord } from './rows.ts';
-import { nextTurn } from '../next-turn.ts';
+import { nextIteration } from '../next-turn.ts';
 
 const mismatch = () => new DomainError('conflict', 'revision.mismatch', 'The record was changed by someone else; reload it and try again.');
 
@@ -27,19 +27,19 @@ async function parseRows<R extends { data: string }, T>(rows: R[], parse: (row: 
   let large = false;
   for (const row of rows) {
     large = row.data.length > LARGE_ROW_CHARS;
-    if (large) await nextTurn();
+    if (large) await nextIteration();
     out.push(parse(row));
   }
-  if (large) await nextTurn();
+  if (large) await nextIteration();
   return out;
 }
 
 async function parseRow<R extends { data: string }, T>(row: R | undefined, parse: (row: R) => T): Promise<T | null> {
   if (row === undefined) return null;
   if (row.data.length <= LARGE_ROW_CHARS) return parse(row);
-  await nextTurn();
+  await nextIteration();
   const parsed = parse(row);
-  await nextTurn();
+  await nextIteration();
   return parsed;
 }
 
@@ -135,7 +135,7 @@ export function createSqlRecordRepository(db: Kysely<Database>, options: { lockR
     getDraftRevisions: (id) => revisionsIn('draft', id),
     async saveDraft(draft, expected) {
       const row = draftToRow(draft);
-      if (row.data.length > LARGE_ROW_CHARS) await nextTurn();
+      if (row.data.length > LARGE_ROW_CHARS) await nextIteration();
       expectOneRow(
         expected === null
           ? await insertDraft(db, row)
@@ -147,7 +147,7 @@ export function createSqlRecordRepository(db: Kysely<Database>, options: { lockR
     },
     async savePublished(record, expected) {
       const row = recordToRow(record);
-      if (row.data.length > LARGE_ROW_CHARS) await nextTurn();
+      if (row.data.length > LARGE_ROW_CHARS) await nextIteration();
       expectOneRow(
         expected === null
           ? await insertRecord(db, row)
