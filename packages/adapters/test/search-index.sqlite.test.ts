@@ -3,10 +3,12 @@ import { join } from 'node:path';
 import { Sqlite as Database } from '../src/sql/sqlite-driver.ts';
 import { describe, expect, it } from 'vitest';
 import type { SearchDocument, SearchRequest } from '@krs/domain';
-import { fuzzyExpansions } from '@krs/domain/search';
+import { fieldPaths, flatten, fuzzyExpansions } from '@krs/domain/search';
+import { largestLegalMetadata } from '@krs/domain/testing';
 import { createSqliteSearchIndex } from '../src/search/index.ts';
 import { searchIndexContract } from './contracts/search-index.contract.ts';
 import { searchDocument } from './contracts/builders.ts';
+import { pathToken } from '../src/search/path-token.ts';
 import { tempDir } from './sqlite-fixture.ts';
 
 const dbFile = () => join(tempDir(), 'search.sqlite');
@@ -27,6 +29,26 @@ describe('sqlite search index file', () => {
     await expect(index.check()).rejects.toThrow();
     index.close();
   });
+
+  it('stores the largest legal record, prepared in steps, as it stores one prepared at once', async () => {
+    const file = dbFile();
+    const index = createSqliteSearchIndex(file);
+    const doc = searchDocument('big', 'Big', { body: { id: 'big', metadata: largestLegalMetadata() } });
+    await index.upsert([doc]);
+    index.close();
+    const db = new Database(file, { readonly: true });
+    const flat = flatten(doc.body);
+    expect(db.prepare('SELECT title, text, paths FROM doc_fts').all()).toEqual([
+      {
+        title: (flat.get('metadata.title') ?? []).join(' '),
+        text: Array.from(flat.values(), (values) => values.join(' ')).join(' '),
+        paths: fieldPaths(flat).map(pathToken).join(' '),
+      },
+    ]);
+    expect(db.prepare('SELECT doc FROM doc_body').all()).toEqual([{ doc: JSON.stringify({ ...doc, shapes: undefined }) }]);
+    db.close();
+    // Building the largest legal record takes seconds on a busy machine.
+  }, 60_000);
 
   it('keeps its documents when closed and opened again', async () => {
     const file = dbFile();

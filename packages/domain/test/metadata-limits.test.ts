@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { DomainError, type FieldIssue } from '../src/index.ts';
 import { METADATA_LIMITS, normalizeMetadata } from '../src/model/metadata/index.ts';
-import { createInMemoryRepositories } from '../src/testing/index.ts';
+import { createInMemoryRepositories, largestLegalMetadata } from '../src/testing/index.ts';
 import { createVocabularyLookup } from '../src/vocabularies/index.ts';
 import { as, makeCore, validMetadata } from './make-core.ts';
 
@@ -82,6 +82,16 @@ describe('metadata limits', () => {
     const count = Math.ceil(METADATA_LIMITS.maxSerialized / METADATA_LIMITS.maxText) + 1;
     const creators = Array.from({ length: count }, () => ({ person_or_org: { type: 'organizational', name: long } }));
     expect(await refusedFields({ creators })).toEqual(['metadata']);
+  });
+
+  it('normalises the largest legal record, which takes several turns, as it normalises a small one', async () => {
+    const big: Obj = { ...largestLegalMetadata(), publication_date: 'someday', colour: 'blue' };
+    const small: Obj = { title: big['title'], resource_type: big['resource_type'], creators: big['creators'].slice(0, 2), publication_date: 'someday', colour: 'blue' };
+    const [large, little] = await Promise.all([normalizeMetadata(big, 'resource', lookup()), normalizeMetadata(small, 'resource', lookup())]);
+    expect(large.issues).toEqual(little.issues);
+    expect(large.issues.map((i) => i.field).sort()).toEqual(['metadata.colour', 'metadata.publication_date']);
+    for (const field of ['title', 'resource_type']) expect(large.metadata[field]).toEqual(little.metadata[field]);
+    expect((large.metadata['creators'] as Obj[]).slice(0, 2)).toEqual(little.metadata['creators']);
   });
 
   it('stores at most the issue limit, one per field, the rest summed up', async () => {

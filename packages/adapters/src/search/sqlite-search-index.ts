@@ -18,7 +18,7 @@ import {
   fieldPaths,
   firstByColumnSteps,
   firstInOrder,
-  flatten,
+  flattenInTurns,
   HeaderTable,
   matchesQuery,
   parseQuery,
@@ -28,6 +28,7 @@ import {
   rangeValues,
   scoreQuery,
   shapesMeetBox,
+  type FlatDoc,
   type HeaderFields,
   type QueryNode,
   type Ranker,
@@ -42,7 +43,7 @@ import { expandInSlices } from './expand-in-slices.ts';
 import { createInlineReader, createThreadReader, ROW_SIZE_FUNCTION, type SqliteReader } from './sqlite-reader.ts';
 import { pathToken } from './path-token.ts';
 import { createInlineWriter, createThreadWriter, type PreparedDoc, type Written } from './sqlite-writer.ts';
-import { nextTurn } from '../next-turn.ts';
+import { nextIteration, nextTurn } from '../next-turn.ts';
 
 /**
  * Bumped when the file's tables change; a file of another layout is refused, and the caller
@@ -96,27 +97,54 @@ const TURN_MS = 8;
 const SEARCH_TURN_MS = 1;
 
 /** Hands the loop to others when the work since the last turn has taken `turnMs`. */
-function turnTaker(turnMs = TURN_MS): () => Promise<void> {
+function turnTaker(turnMs = TURN_MS, yieldTurn: () => Promise<void> = nextTurn): () => Promise<void> {
   let since = performance.now();
   return async () => {
     if (performance.now() - since < turnMs) return;
-    await nextTurn();
+    await yieldTurn();
     since = performance.now();
   };
 }
 
+/** Values of a flattened body joined per step of `joinInTurns`. */
+const VALUES_PER_JOIN = 8_192;
+
 /**
- * A document as the rows the writer stores. Flattening the largest legal record and joining its
- * text take tens of milliseconds each: other requests may get a turn between the two.
+ * `Array.from(flat.values(), (v) => v.join(' ')).join(' ')`, a few thousand values at a time with
+ * `takeTurn` between: the largest legal record's text (tens of thousands of coordinates in one
+ * field) takes tens of milliseconds to join. Joining the joined parts with the same separator
+ * gives the same text.
+ */
+async function joinInTurns(flat: FlatDoc, takeTurn: () => Promise<void>): Promise<string> {
+  const parts: string[] = [];
+  for (const values of flat.values()) {
+    if (values.length === 0) parts.push('');
+    for (let i = 0; i < values.length; i += VALUES_PER_JOIN) {
+      parts.push(values.length <= VALUES_PER_JOIN ? values.join(' ') : values.slice(i, i + VALUES_PER_JOIN).join(' '));
+      await takeTurn();
+    }
+  }
+  return parts.join(' ');
+}
+
+/**
+ * A document as the rows the writer stores. Flattening the largest legal record, encoding its body
+ * and joining its text take tens of milliseconds each: each goes in steps of a few milliseconds,
+ * and other requests may get a turn between them.
  */
 async function prepareDoc(doc: SearchDocument, takeTurn: () => Promise<void>): Promise<PreparedDoc> {
-  const flat = flatten(doc.body);
+  const flat = await flattenInTurns(doc.body, takeTurn);
   await takeTurn();
   const ranges: PreparedDoc['ranges'] = [];
   for (const [field, value] of rangeValues(flat)) {
     if (!NUMERIC_RANGE_FIELDS.includes(field)) ranges.push([field, value]);
     else if (/^-?\d+(\.\d+)?$/.test(value)) ranges.push([field, Number(value)]);
   }
+  // The shapes have their own table: a body read for the evaluator need not carry them.
+  const body = JSON.stringify({ ...doc, shapes: undefined });
+  await takeTurn();
+  const text = await joinInTurns(flat, takeTurn);
+  await takeTurn();
   return {
     key: doc.key,
     header: {
@@ -137,10 +165,9 @@ async function prepareDoc(doc: SearchDocument, takeTurn: () => Promise<void>): P
       resourceTypeLabel: doc.resourceType?.label ?? null,
       accessStatus: doc.accessStatus,
     },
-    // The shapes have their own table: a body read for the evaluator need not carry them.
-    body: JSON.stringify({ ...doc, shapes: undefined }),
+    body,
     title: (flat.get('metadata.title') ?? []).join(' '),
-    text: Array.from(flat.values(), (values) => values.join(' ')).join(' '),
+    text,
     paths: fieldPaths(flat).map(pathToken).join(' '),
     ranges,
     boxes: doc.bounds.map(([w, s, e, n]) => [w, s, e, n]),
@@ -641,7 +668,8 @@ export function createSqliteSearchIndex(filename: string): SqliteSearchIndex {
     async upsert(docs) {
       // The caller's work so far (reading and building the documents) ends its turn here.
       await nextTurn();
-      const takeTurn = turnTaker();
+      // Only a large document takes turns here: each a whole iteration of the loop (see nextIteration).
+      const takeTurn = turnTaker(TURN_MS, nextIteration);
       const prepared: PreparedDoc[] = [];
       for (const doc of docs) {
         prepared.push(await prepareDoc(doc, takeTurn));

@@ -10,7 +10,7 @@ import type { Database, DraftTable, ParentTable, RecordTable } from './database.
 import { lapsedEmbargoes } from './migrations/0004-embargo-index.ts';
 import { recordUpdated } from './migrations/0005-record-updated-index.ts';
 import { draftToRow, parentToRow, recordToRow, rowToDraft, rowToParent, rowToRecord } from './rows.ts';
-import { nextTurn } from '../next-turn.ts';
+import { nextIteration } from '../next-turn.ts';
 
 const mismatch = () => new DomainError('conflict', 'revision.mismatch', 'The record was changed by someone else; reload it and try again.');
 
@@ -21,19 +21,26 @@ const mismatch = () => new DomainError('conflict', 'revision.mismatch', 'The rec
  */
 const LARGE_ROW_CHARS = 256 * 1024;
 
+/** A large row is parsed in a turn of its own: neither the read before it nor the caller's work after it shares it. */
 async function parseRows<R extends { data: string }, T>(rows: R[], parse: (row: R) => T): Promise<T[]> {
   const out: T[] = [];
+  let large = false;
   for (const row of rows) {
-    if (row.data.length > LARGE_ROW_CHARS) await nextTurn();
+    large = row.data.length > LARGE_ROW_CHARS;
+    if (large) await nextIteration();
     out.push(parse(row));
   }
+  if (large) await nextIteration();
   return out;
 }
 
 async function parseRow<R extends { data: string }, T>(row: R | undefined, parse: (row: R) => T): Promise<T | null> {
   if (row === undefined) return null;
-  if (row.data.length > LARGE_ROW_CHARS) await nextTurn();
-  return parse(row);
+  if (row.data.length <= LARGE_ROW_CHARS) return parse(row);
+  await nextIteration();
+  const parsed = parse(row);
+  await nextIteration();
+  return parsed;
 }
 
 /** Bound parameters per statement stay well under SQLite's limit (32,766) and PostgreSQL's (65,535). */
@@ -128,7 +135,7 @@ export function createSqlRecordRepository(db: Kysely<Database>, options: { lockR
     getDraftRevisions: (id) => revisionsIn('draft', id),
     async saveDraft(draft, expected) {
       const row = draftToRow(draft);
-      if (row.data.length > LARGE_ROW_CHARS) await nextTurn();
+      if (row.data.length > LARGE_ROW_CHARS) await nextIteration();
       expectOneRow(
         expected === null
           ? await insertDraft(db, row)
@@ -140,7 +147,7 @@ export function createSqlRecordRepository(db: Kysely<Database>, options: { lockR
     },
     async savePublished(record, expected) {
       const row = recordToRow(record);
-      if (row.data.length > LARGE_ROW_CHARS) await nextTurn();
+      if (row.data.length > LARGE_ROW_CHARS) await nextIteration();
       expectOneRow(
         expected === null
           ? await insertRecord(db, row)

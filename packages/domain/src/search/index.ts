@@ -3,6 +3,7 @@ export { parseQuery, parseQueryCounting, QUERY_LIMITS } from './parse-query.ts';
 export {
   fieldPaths,
   flatten,
+  flattenInTurns,
   editDistance,
   fuzzyDistance,
   fuzzyExpansions,

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { SearchDocument } from '../ports.ts';
-import { editDistance, fuzzyExpansions, matchesQuery, scoreQuery, tokenize } from './match-query.ts';
+import { largestLegalMetadata } from '../testing/largest-legal-metadata.ts';
+import { editDistance, flatten, flattenInTurns, fuzzyExpansions, matchesQuery, scoreQuery, tokenize } from './match-query.ts';
 import { parseQuery } from './parse-query.ts';
 
 function doc(body: { [key: string]: unknown }): SearchDocument {
@@ -162,5 +163,30 @@ describe('edit distance', () => {
 
   it('expands a fuzzy term to the closest words first, with the same first letter', () => {
     expect(fuzzyExpansions('glacer', ['glaciers', 'glucose', 'placer', 'grace', 'glacier'])).toEqual(['glacier', 'glaciers', 'grace']);
+  });
+});
+
+describe('flattenInTurns', () => {
+  const bodies: [string, unknown][] = [
+    ['a record body', { id: 'a', metadata: { title: 'T', creators: [{ name: 'A', ids: [1, 2] }, { name: 'B' }, {}], empty: [], none: null, gone: undefined }, n: 0, yes: false }],
+    ['nested lists', { a: [[1, [2, { b: 3 }]], [], [[4]]], c: { d: { e: [{ f: 'x' }, { f: 'y', g: 'z' }] } } }],
+    ['a value at the root', 'just text'],
+    ['a list at the root', [1, 'two', { three: 3 }]],
+    ['nothing', null],
+    ['the largest legal metadata', { metadata: largestLegalMetadata() }],
+  ];
+  it.each(bodies)('gives what flatten gives, paths in the same order: %s', async (_, body) => {
+    expect([...(await flattenInTurns(body, async () => undefined))]).toEqual([...flatten(body)]);
+  });
+
+  it('gives the loop back while it walks a large body, and its result is unchanged by what runs meanwhile', async () => {
+    let turns = 0;
+    const body = { metadata: largestLegalMetadata() };
+    const flat = await flattenInTurns(body, () => {
+      turns++;
+      return new Promise((resolve) => setImmediate(resolve));
+    });
+    expect(turns).toBeGreaterThan(5);
+    expect([...flat]).toEqual([...flatten(body)]);
   });
 });

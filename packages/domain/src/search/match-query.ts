@@ -43,6 +43,71 @@ export function flatten(body: unknown): FlatDoc {
   return out;
 }
 
+/** An array or object being walked by `flattenInTurns`, and how far. */
+interface WalkFrame {
+  node: PathNode;
+  items: readonly unknown[] | null;
+  object: Record<string, unknown> | null;
+  keys: string[] | null;
+  next: number;
+}
+
+/** Values and containers visited between two calls of `takeTurn`: about a millisecond of work. */
+const FLATTEN_STEP = 8_192;
+
+/**
+ * `flatten` with the same result, walked with a stack of its own so that `takeTurn` (which may
+ * give the event loop to others) is called every few thousand values: flattening the largest legal
+ * record at once holds the loop for tens of milliseconds. `flatten` stays recursive: the evaluator
+ * calls it per document, small ones, where a resumable walk would only cost time.
+ */
+export async function flattenInTurns(body: unknown, takeTurn: () => Promise<void>): Promise<FlatDoc> {
+  const out: FlatDoc = new Map();
+  const stack: WalkFrame[] = [];
+  let visited = 0;
+  const visit = (v: unknown, node: PathNode): void => {
+    visited++;
+    if (Array.isArray(v)) {
+      stack.push({ node, items: v, object: null, keys: null, next: 0 });
+    } else if (typeof v === 'object' && v !== null) {
+      node.members ??= new Map();
+      stack.push({ node, items: null, object: v as Record<string, unknown>, keys: Object.keys(v), next: 0 });
+    } else if (v !== null && v !== undefined) {
+      if (node.values === null) {
+        node.values = [];
+        out.set(node.path, node.values);
+      }
+      node.values.push(String(v));
+    }
+  };
+  visit(body, { path: '', values: null, members: null });
+  for (let frame = stack.at(-1); frame !== undefined; frame = stack.at(-1)) {
+    if (visited >= FLATTEN_STEP) {
+      await takeTurn();
+      visited = 0;
+    }
+    if (frame.items !== null) {
+      if (frame.next >= frame.items.length) stack.pop();
+      else visit(frame.items[frame.next++], frame.node);
+      continue;
+    }
+    const keys = frame.keys ?? [];
+    if (frame.next >= keys.length) {
+      stack.pop();
+      continue;
+    }
+    const k = keys[frame.next++] as string;
+    const members = frame.node.members as Map<string, PathNode>;
+    let member = members.get(k);
+    if (member === undefined) {
+      member = { path: frame.node.path === '' ? k : `${frame.node.path}.${k}`, values: null, members: null };
+      members.set(k, member);
+    }
+    visit(frame.object?.[k], member);
+  }
+  return out;
+}
+
 /**
  * Words of a text as every engine indexes them: lowercased letter and digit runs with accents
  * dropped (`Müller` is found by `muller`), as SQLite's unicode61 tokenizer does.

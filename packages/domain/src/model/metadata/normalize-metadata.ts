@@ -285,10 +285,14 @@ export async function normalizeMetadata(input: unknown, kind: RecordKind, vocab:
       ref.drop();
     }
   }
+  // Encoding the largest legal record takes several milliseconds: it gets a turn of its own, and
+  // so does whatever the caller does next with it (storing it encodes it again).
+  await n.pauseIfLarge();
   const metadata = (n.droppedCount > 0 ? prune(out, n.dropped) : out) as Metadata;
   const size = JSON.stringify(metadata).length;
   if (size > METADATA_LIMITS.maxSerialized) {
     throw limitExceeded([{ field: 'metadata', messages: [`Larger than the maximum of ${METADATA_LIMITS.maxSerialized} characters once normalised (${size}).`] }]);
   }
+  await n.pauseIfLarge();
   return { metadata, issues: n.issues };
 }

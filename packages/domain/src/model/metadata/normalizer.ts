@@ -43,6 +43,13 @@ export class Normalizer {
   }
   readonly positions: PositionBudget = { left: METADATA_LIMITS.maxPositions, examined: 0 };
 
+  /** Gives the loop back if this record took more than a slice: before a step that walks all of it at once. */
+  async pauseIfLarge(): Promise<void> {
+    if (this.work() < SLICE) return;
+    await pause();
+    this.pausedAt = this.work();
+  }
+
   issue(field: string, message: string): undefined {
     this.issues.push({ field, messages: [message] });
     return undefined;
