@@ -1,10 +1,10 @@
 /**
- * The revisions a read stamp is made of, on the embedded store: read on a connection of their
- * own, they are the committed ones, even while a unit of work holds the main connection in the
- * middle of its transaction.
+ * What every hot read reads first on the embedded store (a read stamp's revisions, a bearer
+ * token): read on a connection of their own, they are the committed rows, even while a unit of
+ * work holds the main connection in the middle of its transaction.
  */
 import { describe, expect, it } from 'vitest';
-import { parent, published } from './contracts/builders.ts';
+import { parent, published, token, user } from './contracts/builders.ts';
 import { openSqlite } from './sqlite-fixture.ts';
 
 describe('the revisions of a published version on SQLite', () => {
@@ -31,6 +31,29 @@ describe('the revisions of a published version on SQLite', () => {
       await unit;
       expect(during).toEqual({ kind: 'resource', revisionId: 1, parentRevisionId: 1 });
       expect(await repos.records.getPublishedRevisions('r1')).toEqual({ kind: 'resource', revisionId: 2, parentRevisionId: 2 });
+    } finally {
+      await close();
+    }
+  });
+
+  it('finds a bearer token once the unit of work that adds it has committed, not before', async () => {
+    const { repos, uow, close } = await openSqlite();
+    try {
+      await repos.users.create(user('u1'));
+      let commit = () => {};
+      let written = () => {};
+      const wrote = new Promise<void>((ok) => (written = ok));
+      const unit = uow.run(async (tx) => {
+        await tx.users.addToken(token('t1', 'u1', 'digest-1'));
+        written();
+        await new Promise<void>((ok) => (commit = ok));
+      });
+      await wrote;
+      const during = await repos.users.findTokenByHash('digest-1');
+      commit();
+      await unit;
+      expect(during).toBeNull();
+      expect(await repos.users.findTokenByHash('digest-1')).toEqual(token('t1', 'u1', 'digest-1'));
     } finally {
       await close();
     }
