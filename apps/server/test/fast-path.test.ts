@@ -207,6 +207,83 @@ describe('the fast path', () => {
     expect(closed).toMatchObject({ status: 401, fast: false });
   });
 
+  it("answers an anonymous reader's GET and HEAD of a public resource's landing page as the normal path does", async () => {
+    const { publish, compare, lines } = await setUp();
+    const id = await publish({}, 'Flood extent, Niger delta.');
+    const browser = ['Accept: text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8', 'Accept-Language: en-GB,en;q=0.5', 'Accept-Encoding: gzip, deflate, br', 'Upgrade-Insecure-Requests: 1', 'Sec-Fetch-Dest: document'];
+    for (const headers of [[], browser, [...browser, 'X-Request-Id: page-1']]) {
+      const got = await compare(`/records/${id}`, headers);
+      expect(got).toMatchObject({ status: 200, fast: true });
+      expect(got.answer).toContain('<title>Urban heat islands from Landsat | Knowledge Records</title>');
+      expect(got.answer).toContain('notes.txt');
+      expect(got.answer).toMatch(/\r\nlink: <[^\r]*cite-as/);
+    }
+    expect(await compare(`/records/${id}`, [], 'HEAD')).toMatchObject({ status: 200, fast: true });
+    const ofClient = lines.filter((l) => l['req_id'] === 'page-1').map(({ time: _t, duration_ms: _d, ...rest }) => rest);
+    expect(ofClient).toHaveLength(3);
+    expect(ofClient[2]).toEqual(ofClient[0]);
+    expect(ofClient[0]).toMatchObject({ route: '/records/:id', path: `/records/${id}`, status: 200, method: 'GET' });
+  });
+
+  it("leaves to the normal path a landing page whose answer depends on more than the version and its parent", async () => {
+    const { publish, compare, alice, call } = await setUp();
+    const id = await publish();
+    const restricted = await publish({ access: { record: 'restricted', files: 'restricted' } });
+    const embargoed = await publish({ access: { record: 'public', files: 'restricted', embargo: { active: true, until: '2027-01-01', reason: null } } });
+    const pkg = await call('POST', '/api/packages', { token: alice, json: { metadata: { title: 'Flood resilience package', publication_date: '2025', creators: metadata.creators }, files: { enabled: false } } });
+    expect((await call('POST', `/api/packages/${pkg.json.id}/draft/actions/publish`, { token: alice })).status).toBe(202);
+    const draft = await call('POST', '/api/records', { token: alice, json: { metadata, files: { enabled: false } } });
+    expect((await compare(`/records/${id}`)).fast).toBe(true);
+    const declined: [string, string[]][] = [
+      [`/records/${id}?style=apa`, []],
+      [`/records/${id}?token=x`, []],
+      [`/records/${id}`, [`Authorization: Bearer ${alice}`]],
+      [`/records/${id}`, ['Cookie: session=1']],
+      [`/records/${id}`, ['If-None-Match: "1"']],
+      [`/records/${id}/latest`, []],
+      [`/records/${restricted}`, []],
+      [`/records/${embargoed}`, []],
+      // A package's page lists its resources, which other records' writes change.
+      [`/packages/${pkg.json.id}`, []],
+      [`/uploads/${draft.json.id}`, [`Authorization: Bearer ${alice}`]],
+      ['/records/no-such-id', []],
+    ];
+    for (const [path, headers] of declined) {
+      const got = await compare(path, headers);
+      expect({ path, headers, fast: got.fast }).toEqual({ path, headers, fast: false });
+    }
+  });
+
+  it('never answers a kept landing page after an edit, a new version or an access change', async () => {
+    const { publish, compare, core } = await setUp();
+    const id = await publish();
+    const owner = { userId: (await core.records.get({ userId: null, linkIds: [] }, 'resource', id)).parent.ownerId, linkIds: [] };
+    const page = `/records/${id}`;
+    expect(await compare(page)).toMatchObject({ status: 200, fast: true });
+
+    // Each change is made through the core, as another node would: the first request after it
+    // (compared with the normal path's answer) must not be the page kept before it.
+    await core.records.edit(owner, 'resource', id);
+    await core.records.updateDraft(owner, 'resource', id, { metadata: { ...metadata, title: 'A title edited elsewhere' }, files: { enabled: false } });
+    await core.records.publish(owner, 'resource', id);
+    const edited = await compare(page);
+    expect(edited).toMatchObject({ status: 200, fast: true });
+    expect(edited.answer).toContain('A title edited elsewhere');
+
+    const next = await core.records.newVersion(owner, 'resource', id);
+    await core.records.updateDraft(owner, 'resource', next.record.id, { metadata, files: { enabled: false } });
+    await core.records.publish(owner, 'resource', next.record.id);
+    const superseded = await compare(page);
+    expect(superseded).toMatchObject({ status: 200, fast: true });
+    expect(superseded.answer).toContain('A newer version exists.');
+    expect(edited.answer).not.toContain('A newer version exists.');
+
+    await core.records.edit(owner, 'resource', id);
+    await core.records.updateDraft(owner, 'resource', id, { metadata, access: { record: 'restricted', files: 'restricted' }, files: { enabled: false } });
+    await core.records.publish(owner, 'resource', id);
+    expect(await compare(page)).toMatchObject({ status: 401, fast: false });
+  });
+
   it("answers an owner's GET and HEAD of a draft as the normal path does, per user, with the same request line", async () => {
     const { compare, lines, alice, bob, call } = await setUp();
     const draft = await call('POST', '/api/records', { token: alice, json: { metadata, files: { enabled: false } } });

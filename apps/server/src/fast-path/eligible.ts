@@ -1,7 +1,8 @@
 /**
  * Which requests the fast path may answer from a kept answer: an anonymous GET or HEAD of a
- * published record, a file entry of one or a file's content, or a GET or HEAD of a draft with a
- * bearer token, with nothing that could make the normal path answer otherwise.
+ * published record, a file entry of one or a file's content, a published resource's landing
+ * page, or a GET or HEAD of a draft with a bearer token, with nothing that could make the normal
+ * path answer otherwise.
  * Anything else (other credentials, cookies, conditional or range headers, other media types, a
  * query string, an origin, headers not listed here) goes to the normal path.
  */
@@ -32,6 +33,13 @@ export interface FastTarget {
  * goes the normal way.
  */
 const RECORD_PATH = /^\/api\/(records|packages)\/([A-Za-z0-9_-]{1,64})(?:(\/draft)|(\/files\/[A-Za-z0-9_-][A-Za-z0-9._-]{0,199}(\/content)?))?$/;
+
+/**
+ * A published resource's landing page. A package's lists its resources, which change with
+ * writes to other records than its own two rows: it always goes the normal way.
+ */
+const PAGE_PATH = /^\/records\/([A-Za-z0-9_-]{1,64})$/;
+const PAGE_ROUTE = '/records/:id';
 
 const ROUTES = {
   records: ['/api/records/:id', '/api/records/:id/files/:key', '/api/records/:id/files/:key/content', '/api/records/:id/draft'],
@@ -113,20 +121,24 @@ export function fastTarget(req: IncomingMessage): FastTarget | null {
   const method = req.method;
   if (method !== 'GET' && method !== 'HEAD') return null;
   const url = req.url;
-  const m = url === undefined ? null : RECORD_PATH.exec(url);
-  if (m === null) return null;
+  if (url === undefined) return null;
+  const m = RECORD_PATH.exec(url);
+  const page = m === null ? PAGE_PATH.exec(url) : null;
+  if (m === null && page === null) return null;
   const headers = req.headers;
-  const draft = m[3] !== undefined;
+  const draft = m?.[3] !== undefined;
   // A draft is read with a token (without one the normal path answers 401); a published record without.
   for (const name in headers) if (!HARMLESS.has(name) && !(draft && name === 'authorization')) return null;
   const bearer = draft ? BEARER.exec(headers.authorization ?? '')?.[1] : null;
   if (bearer === undefined) return null;
   const accept = headers.accept;
-  if (accept !== undefined && !ACCEPTED.has(accept.trim())) return null;
+  // A page is HTML whatever the Accept (the key still tells answers apart by it); the API negotiates.
+  if (page === null && accept !== undefined && !ACCEPTED.has(accept.trim())) return null;
   const host = headers.host;
   if (host === undefined || !hostAccepted(host)) return null;
+  const key = `${method} ${url}\n${host}\n${accept ?? ''}\n${headers['accept-encoding'] ?? ''}\n${headers['accept-language'] ?? ''}`;
+  if (m === null) return { kind: 'resource', id: (page as RegExpExecArray)[1] as string, route: PAGE_ROUTE, key, bearer: null };
   const collection = m[1] === 'packages' ? 'packages' : 'records';
   const route = ROUTES[collection][draft ? 3 : m[4] === undefined ? 0 : m[5] === undefined ? 1 : 2];
-  const key = `${method} ${url}\n${host}\n${accept ?? ''}\n${headers['accept-encoding'] ?? ''}\n${headers['accept-language'] ?? ''}`;
   return { kind: collection === 'packages' ? 'package' : 'resource', id: m[2] as string, route, key, bearer };
 }

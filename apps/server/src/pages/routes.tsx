@@ -4,8 +4,9 @@
  * decisions) and renders HTML; a refusal is a page with the status the API would give.
  */
 import { Hono, type Context } from 'hono';
-import { DomainError, type Core, type ListingInput, type RecordKind, type RecordView } from '@krs/domain';
+import { anonymousReadStamp, DomainError, type Core, type ListingInput, type RecordKind, type RecordView } from '@krs/domain';
 import { toHttpError } from '../errors.ts';
+import { noteReadStamp } from '../fast-path/read-stamps.ts';
 import { citationStyle } from '../exports/citation.ts';
 import type { Exporter } from '../exports/exporter.ts';
 import { identityOf, type Env } from '../routes/request.ts';
@@ -88,6 +89,10 @@ export function pageRoutes(core: Core, exporter: Exporter) {
       c.header('Link', exporter.signposting(view, files));
       const style = citationStyle(c.req.query('style'));
       published = { citation: { style, html: exporter.citation(view, style, 'en-US', 'html') }, jsonLd: exporter.pageJsonLd(view, files, PEOPLE_SHOWN) };
+      // A resource's page, as an anonymous reader gets it without a chosen style or a link token, is
+      // made of the version, its files (which change only with it) and its parent alone, as its
+      // JSON is: it may be kept under the same stamp. A package's also lists other records.
+      if (kind === 'resource' && c.req.query('style') === undefined && token(c) === undefined) noteReadStamp(c, anonymousReadStamp(view));
     }
     return html(c, <RecordPage view={view} files={files} links={links} {...published} {...(resources ? { resources } : {})} {...(token(c) ? { token: token(c) } : {})} />);
   }

@@ -36,9 +36,14 @@ export function compiledOnce<V extends object, R>(names: readonly (keyof V & str
     }
     return template;
   };
-  return (db: Kysely<Database>, values: V): Promise<QueryResult<R>> => {
+  /** The statement's text and the parameters `values` give it, as `run` would execute them. */
+  const compile = (db: Kysely<Database>, values: V): { sql: string; parameters: readonly unknown[] } => {
     const { compiled, slots } = templateFor(db);
-    const parameters = slots.map((name, i) => (name === undefined ? compiled.parameters[i] : values[name as keyof V]));
-    return db.executeQuery<R>({ ...compiled, parameters } as CompiledQuery<R>);
+    return { sql: compiled.sql, parameters: slots.map((name, i) => (name === undefined ? compiled.parameters[i] : values[name as keyof V])) };
   };
+  const run = (db: Kysely<Database>, values: V): Promise<QueryResult<R>> => {
+    const { compiled } = templateFor(db);
+    return db.executeQuery<R>({ ...compiled, parameters: compile(db, values).parameters } as CompiledQuery<R>);
+  };
+  return Object.assign(run, { compile });
 }

@@ -1,4 +1,5 @@
 /** The one place naming the SQL dialect. */
+import type BetterSqlite3 from 'better-sqlite3';
 import { Sqlite as SQLite } from './sqlite-driver.ts';
 import { Kysely, PostgresDialect, SqliteDialect, type LogEvent } from 'kysely';
 import pg from 'pg';
@@ -35,6 +36,50 @@ export interface DbOptions {
  */
 export const commitSyncs = new WeakMap<Kysely<Database>, () => Promise<void>>();
 
+/** One read statement, run to its first row. */
+export type CommittedRead = <R>(query: { sql: string; parameters: readonly unknown[] }) => R | undefined;
+
+/**
+ * For each SQLite database handle createDb opened on a file: a read on a connection of its own,
+ * outside Kysely, which sees committed rows only. Kysely's one connection may be inside a unit
+ * of work's transaction between two of its awaits (every other query waits for it), and a
+ * statement run there would read that transaction's rows before they are committed. The
+ * read-stamp queries, run on every hot read, use it: Kysely's queue and driver around one
+ * primary-key read cost about as much as the read itself. Keyed by the database's own handle,
+ * so a transaction's repositories never find it.
+ */
+export const committedReads = new WeakMap<Kysely<Database>, CommittedRead>();
+
+/**
+ * The read connection is opened on first use (the CLI's commands never need it), read-only,
+ * and keeps each statement compiled; `onQuery` sees its statements as it sees Kysely's.
+ */
+function committedReadsOn(filename: string, onQuery: DbOptions['onQuery']): { read: CommittedRead; close(): void } {
+  let connection: BetterSqlite3.Database | null = null;
+  const statements = new Map<string, BetterSqlite3.Statement<unknown[]>>();
+  return {
+    read<R>(query: { sql: string; parameters: readonly unknown[] }): R | undefined {
+      if (connection === null) {
+        connection = new SQLite(filename, { readonly: true });
+        connection.pragma('busy_timeout = 5000');
+      }
+      let statement = statements.get(query.sql);
+      if (statement === undefined) {
+        statement = connection.prepare<unknown[]>(query.sql);
+        statements.set(query.sql, statement);
+      }
+      const started = onQuery ? performance.now() : 0;
+      const row = statement.get(...(query.parameters as unknown[])) as R | undefined;
+      onQuery?.(query.sql, (performance.now() - started) / 1000);
+      return row;
+    },
+    close() {
+      connection?.close();
+      connection = null;
+    },
+  };
+}
+
 /**
  * WAL, and readers never block the writer. Durability without blocking the event loop: SQLite
  * commits with synchronous=NORMAL (no fsync in the commit, which better-sqlite3 would run on the
@@ -59,6 +104,9 @@ export function createDb(filename: string, options: DbOptions = {}): DbHandle {
   });
   const syncWal = durable ? walSyncer(`${filename}-wal`) : null;
   if (syncWal !== null) commitSyncs.set(db, syncWal);
+  // A second connection to ':memory:' would be another, empty database.
+  const reads = filename !== ':memory:' && filename !== '' ? committedReadsOn(filename, onQuery) : null;
+  if (reads !== null) committedReads.set(db, reads.read);
   return {
     db,
     dialect: 'sqlite',
@@ -74,6 +122,7 @@ export function createDb(filename: string, options: DbOptions = {}): DbHandle {
     },
     async close() {
       await syncWal?.();
+      reads?.close();
       await db.destroy();
     },
   };

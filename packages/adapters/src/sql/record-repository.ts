@@ -6,6 +6,7 @@
 import { DomainError, type RecordKind, type RecordRepository } from '@krs/domain';
 import { sql, type Kysely, type QueryResult } from 'kysely';
 import { compiledOnce } from './compiled-once.ts';
+import { committedReads } from './create-db.ts';
 import type { Database, DraftTable, ParentTable, RecordTable } from './database.ts';
 import { lapsedEmbargoes } from './migrations/0004-embargo-index.ts';
 import { recordUpdated } from './migrations/0005-record-updated-index.ts';
@@ -120,7 +121,11 @@ export function createSqlRecordRepository(db: Kysely<Database>, options: { lockR
   };
   const lock = options.lockReads === true ? 1 : 0;
   const rowById = async (table: 'draft' | 'record' | 'parent', id: string) => (await byId[table][lock](db, { id })).rows[0];
-  const revisionsIn = async (table: 'record' | 'draft', id: string) => revisionsOf((await revisionsById[table](db, { id })).rows[0]);
+  const committedRead = committedReads.get(db);
+  const revisionsIn = async (table: 'record' | 'draft', id: string) => {
+    const query = revisionsById[table];
+    return revisionsOf(committedRead !== undefined ? committedRead<RevisionsRow>(query.compile(db, { id })) : (await query(db, { id })).rows[0]);
+  };
   const revisionsOf = (row: RevisionsRow | undefined) =>
     // The kind column holds what recordToRow or draftToRow wrote from a typed record.
     row === undefined ? null : { kind: row.kind as RecordKind, revisionId: Number(row.revision_id), parentRevisionId: Number(row.parent_revision_id) };

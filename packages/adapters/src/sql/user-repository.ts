@@ -1,11 +1,14 @@
 import { DomainError, type UserRepository } from '@krs/domain';
 import type { CompiledQuery, Kysely } from 'kysely';
+import { committedReads } from './create-db.ts';
 import type { ApiTokenTable, Database } from './database.ts';
 import { rowToToken, rowToUser, tokenToRow, userToRow } from './rows.ts';
 
 export function createSqlUserRepository(db: Kysely<Database>): UserRepository {
   // Run on every request with a bearer token: built and compiled once, only the digest changes.
   let tokenQuery: CompiledQuery<ApiTokenTable> | null = null;
+  // On SQLite, outside a unit of work, on the connection that sees committed rows only (create-db.ts).
+  const committedRead = committedReads.get(db);
   return {
     async create(user) {
       // DO NOTHING without a target covers both the id and the unique email, on any dialect.
@@ -25,7 +28,10 @@ export function createSqlUserRepository(db: Kysely<Database>): UserRepository {
     },
     async findTokenByHash(hash) {
       tokenQuery ??= db.selectFrom('api_token').selectAll().where('hash', '=', '').compile();
-      const row = (await db.executeQuery<ApiTokenTable>({ ...tokenQuery, parameters: [hash] })).rows[0];
+      const row =
+        committedRead !== undefined
+          ? committedRead<ApiTokenTable>({ sql: tokenQuery.sql, parameters: [hash] })
+          : (await db.executeQuery<ApiTokenTable>({ ...tokenQuery, parameters: [hash] })).rows[0];
       return row ? rowToToken(row) : null;
     },
   };
