@@ -131,7 +131,7 @@ describe('sqlite search index file', () => {
     await index.remove(Array.from({ length: 10 }, (_, i) => `published:d${String(i * 7 + 1).padStart(3, '0')}`));
 
     const db = new Database(file, { readonly: true });
-    const vocabulary = db.prepare("SELECT term FROM doc_vocab WHERE term >= 'r' AND term < 's' AND col IN ('title', 'text')").pluck().all() as string[];
+    const vocabulary = db.prepare("SELECT DISTINCT term FROM doc_vocab WHERE term >= 'r' AND term < 's' AND col IN ('title', 'text')").pluck().all() as string[];
     const bm25Order = (expression: string) =>
       db
         .prepare(
@@ -166,6 +166,16 @@ describe('sqlite search index file', () => {
     await again.close();
     // Three indexes on one file, each with its threads: slow on a busy machine.
   }, 30_000);
+
+  it('expands a fuzzy word to as many distinct words as the limit allows, a word in both title and text counted once', async () => {
+    const index = createSqliteSearchIndex(dbFile());
+    // Forty words within two edits of "glacier", each in a title and in a description.
+    const near = Array.from({ length: 40 }, (_, i) => `glacie${String.fromCharCode(97 + (i % 20))}${i < 20 ? '' : 's'}`);
+    await index.upsert(near.map((w, i) => searchDocument(`g${i}`, w, { body: { id: `g${i}`, metadata: { title: w, description: `About ${w}.` } } })));
+    const found = await index.search({ filter: { kinds: ['resource'], viewerId: null }, q: 'glacier~', bbox: null, sort: 'bestmatch', page: 1, size: 100, aggregations: [] });
+    expect(found.total).toBe(40);
+    await index.close();
+  });
 
   it('answers _exists_ with what its own writes and those of another connection changed since the path was last asked about', async () => {
     const file = dbFile();

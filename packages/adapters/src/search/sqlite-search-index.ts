@@ -433,7 +433,10 @@ export function createSqliteSearchIndex(filename: string): SqliteSearchIndex {
       const first = String.fromCodePoint(word.codePointAt(0) ?? 0);
       const rows = budget > 0 ? (await reader.rows(vocabularySql, [first, String.fromCodePoint((word.codePointAt(0) ?? 0) + 1), budget])).map((r) => String(r[0])) : [];
       budget -= rows.length;
-      fuzzy.set(word, rows.length > 0 ? await expandInSlices(word, rows) : [word]);
+      // A word in both the title and the text has a row for each, next to each other (the
+      // vocabulary is ordered by word): named twice, it took two of the expansion's places.
+      const words = rows.filter((w, i) => i === 0 || w !== rows[i - 1]);
+      fuzzy.set(word, words.length > 0 ? await expandInSlices(word, words) : [word]);
     }
     return { fuzzy };
   }
@@ -562,10 +565,7 @@ export function createSqliteSearchIndex(filename: string): SqliteSearchIndex {
    * FTS5 gives for `{title text} : ("w1" OR "w2" ...)`, without its bm25 reading every row.
    */
   async function scoreWords(words: string[]) {
-    // A fuzzy word's expansion may name a word twice (once per column it is in): read once.
-    const reads = new Map<string, Promise<Int32Array>>();
-    for (const word of words) if (!reads.has(word)) reads.set(word, reader.rowids(occurrencesSql, [word]));
-    const occurrences = await Promise.all(words.map((word) => reads.get(word) as Promise<Int32Array>));
+    const occurrences = await Promise.all(words.map((word) => reader.rowids(occurrencesSql, [word])));
     // A write of another process is seen here, so its lengths are read before they are used.
     freshHeaders();
     await lengthsRead;
