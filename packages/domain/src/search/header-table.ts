@@ -21,8 +21,12 @@ const PUBLIC = 8;
 /** Microseconds since the epoch: orders like the ISO text, offsets included, sub-millisecond digits kept. */
 function microsOf(iso: string): number {
   const ms = Date.parse(iso);
+  const whole = Number.isNaN(ms) ? 0 : ms * 1000;
+  // `toISOString`'s form, which nearly every date here has, holds no digit past the millisecond:
+  // no pattern to run (two per document when an index of 100k is read at start-up).
+  if (iso.length === 24 && iso.charCodeAt(19) === 46 && iso.charCodeAt(23) === 90) return whole;
   const fraction = /\.(\d+)/.exec(iso)?.[1] ?? '';
-  return (Number.isNaN(ms) ? 0 : ms) * 1000 + Number(fraction.padEnd(6, '0').slice(3, 6));
+  return whole + Number(fraction.padEnd(6, '0').slice(3, 6));
 }
 
 class Interned {
