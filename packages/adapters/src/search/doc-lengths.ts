@@ -2,6 +2,9 @@
  * Each document's length in tokens as FTS5 counts it (all columns together), by rowid: what
  * bm25 reads from FTS5's `docsize` table for every row it scores. Held in memory so relevance
  * can be computed for a large match without a lookup per row (see term-relevance.ts).
+ *
+ * `fts5Varints` and `documentLength` also run as source text on the reader threads
+ * (sqlite-reader.ts): they call nothing but each other and the language's own.
  */
 
 /**

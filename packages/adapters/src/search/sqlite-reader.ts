@@ -14,7 +14,7 @@ import { SQLITE_MODULE_PATH } from '../sql/sqlite-driver.ts';
 import { LOWER_PRIORITY } from './worker-priority.ts';
 import { threadsEnded } from './threads-ended.ts';
 import type { Param } from './fts-query.ts';
-import { documentLength } from './doc-lengths.ts';
+import { documentLength, fts5Varints } from './doc-lengths.ts';
 
 /** SQL function of every reader: a `docsize` row's tokens, all columns together. */
 export const ROW_SIZE_FUNCTION = 'fts5_row_size';
@@ -50,30 +50,14 @@ let openError = null;
 try {
   db = new Database(workerData.filename, { readonly: true, fileMustExist: true });
   db.pragma('busy_timeout = 5000');
-  db.function('${ROW_SIZE_FUNCTION}', { deterministic: true }, rowSize);
+  db.function('${ROW_SIZE_FUNCTION}', { deterministic: true }, documentLength);
 } catch (e) {
   openError = String((e && e.message) || e);
 }
 ${LOWER_PRIORITY}
-// The sum of an FTS5 record's varints (a docsize row: the document's tokens), as
-// documentLength in doc-lengths.ts reads it.
-function rowSize(bytes) {
-  let total = 0;
-  for (let i = 0; i < bytes.length; ) {
-    let value = 0;
-    for (let n = 0; i < bytes.length; n++) {
-      const byte = bytes[i++];
-      if (n === 8) {
-        value = value * 256 + byte;
-        break;
-      }
-      value = value * 128 + (byte & 0x7f);
-      if ((byte & 0x80) === 0) break;
-    }
-    total += value;
-  }
-  return total;
-}
+// doc-lengths.ts's decoder, as source text: one reading of a docsize row on every thread.
+${fts5Varints}
+${documentLength}
 const statements = new Map();
 // Rowids come back joined in one text, not as one value per row: handing each row to JavaScript
 // was most of the cost of a large match (a term in 57k of 100k documents: 19 ms row by row,
