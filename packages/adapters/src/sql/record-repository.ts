@@ -22,26 +22,23 @@ const mismatch = () => new DomainError('conflict', 'revision.mismatch', 'The rec
  */
 const LARGE_ROW_CHARS = 256 * 1024;
 
-/** A large row is parsed in a turn of its own: neither the read before it nor the caller's work after it shares it. */
+/** A row parsed; a large one in a turn of its own: neither the read before it nor the work after it shares it. */
+async function parsed<R extends { data: string }, T>(row: R, parse: (row: R) => T): Promise<T> {
+  if (row.data.length <= LARGE_ROW_CHARS) return parse(row);
+  await nextIteration();
+  const value = parse(row);
+  await nextIteration();
+  return value;
+}
+
 async function parseRows<R extends { data: string }, T>(rows: R[], parse: (row: R) => T): Promise<T[]> {
   const out: T[] = [];
-  let large = false;
-  for (const row of rows) {
-    large = row.data.length > LARGE_ROW_CHARS;
-    if (large) await nextIteration();
-    out.push(parse(row));
-  }
-  if (large) await nextIteration();
+  for (const row of rows) out.push(await parsed(row, parse));
   return out;
 }
 
 async function parseRow<R extends { data: string }, T>(row: R | undefined, parse: (row: R) => T): Promise<T | null> {
-  if (row === undefined) return null;
-  if (row.data.length <= LARGE_ROW_CHARS) return parse(row);
-  await nextIteration();
-  const parsed = parse(row);
-  await nextIteration();
-  return parsed;
+  return row === undefined ? null : parsed(row, parse);
 }
 
 /** Bound parameters per statement stay well under SQLite's limit (32,766) and PostgreSQL's (65,535). */
