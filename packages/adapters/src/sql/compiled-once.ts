@@ -36,14 +36,15 @@ export function compiledOnce<V extends object, R>(names: readonly (keyof V & str
     }
     return template;
   };
+  const bind = ({ compiled, slots }: Template, values: V) => slots.map((name, i) => (name === undefined ? compiled.parameters[i] : values[name as keyof V]));
   /** The statement's text and the parameters `values` give it, as `run` would execute them. */
   const compile = (db: Kysely<Database>, values: V): { sql: string; parameters: readonly unknown[] } => {
-    const { compiled, slots } = templateFor(db);
-    return { sql: compiled.sql, parameters: slots.map((name, i) => (name === undefined ? compiled.parameters[i] : values[name as keyof V])) };
+    const template = templateFor(db);
+    return { sql: template.compiled.sql, parameters: bind(template, values) };
   };
   const run = (db: Kysely<Database>, values: V): Promise<QueryResult<R>> => {
-    const { compiled } = templateFor(db);
-    return db.executeQuery<R>({ ...compiled, parameters: compile(db, values).parameters } as CompiledQuery<R>);
+    const template = templateFor(db);
+    return db.executeQuery<R>({ ...template.compiled, parameters: bind(template, values) } as CompiledQuery<R>);
   };
   return Object.assign(run, { compile });
 }
