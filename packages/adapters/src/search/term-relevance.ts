@@ -11,6 +11,8 @@
  * fts5_aux.c), so the scores are the same doubles and the order and its ties are the same.
  */
 
+import { runSteps, type Steps } from '@krs/domain/search';
+
 const K1 = 1.2;
 const B = 0.75;
 
@@ -65,11 +67,7 @@ export interface Relevance {
  * tokens over its rows, divided as FTS5 does.
  */
 export function relevance(phrases: readonly Occurrences[], idfOf: (hits: number) => number, lengths: Int32Array, avgdl: number): Relevance {
-  const steps = relevanceSteps(phrases, idfOf, lengths, avgdl);
-  for (;;) {
-    const next = steps.next();
-    if (next.done === true) return next.value;
-  }
+  return runSteps(relevanceSteps(phrases, idfOf, lengths, avgdl));
 }
 
 /** Occurrences scored between two turns of the event loop: a few milliseconds' work. */
@@ -81,7 +79,7 @@ export function* relevanceSteps(
   idfOf: (hits: number) => number,
   lengths: Int32Array,
   avgdl: number,
-): Generator<void, Relevance, void> {
+): Steps<Relevance> {
   let highest = 0;
   for (const list of phrases) for (let i = 0; i < list.length; i++) highest = Math.max(highest, (list[i] as number) >> 2);
   const scoreOf = new Float64Array(highest + 1);
