@@ -60,7 +60,9 @@ describe('krs copy', () => {
     // Again: nothing new to copy, still the same.
     expect(JSON.parse((await run({ ...embedded.env, ...s3.env }, 'copy', '--to', url, '--storage', storage, '--json')).stdout).blobs).toMatchObject({ copied: 0, skipped: 1 });
 
-    const moved = await serve({ ...s3.env, KRS_DATABASE_URL: url, KRS_STORAGE: storage }, mkdtempSync(join(tmpdir(), 'krs-copy-node-')));
+    const movedDir = mkdtempSync(join(tmpdir(), 'krs-copy-node-'));
+    cleanup.push(() => rmSync(movedDir, { recursive: true, force: true }));
+    const moved = await serve({ ...s3.env, KRS_DATABASE_URL: url, KRS_STORAGE: storage }, movedDir);
     const after = JSON.parse((await call(moved.base, 'GET', `/api/records/${id}`)).text);
     expect(after.metadata).toEqual(before.metadata);
     expect(after.revision_id).toBe(before.revision_id);
@@ -71,7 +73,9 @@ describe('krs copy', () => {
   });
 
   it('refuses a target that is not PostgreSQL, naming the option', async () => {
-    const failed = await run({ ...process.env, KRS_DATA_DIR: mkdtempSync(join(tmpdir(), 'krs-copy-bad-')), INIT_CWD: serverDir }, 'copy', '--to', 'mysql://db/krs').catch((e: { code: number; stderr: string }) => e);
+    const dataDir = mkdtempSync(join(tmpdir(), 'krs-copy-bad-'));
+    cleanup.push(() => rmSync(dataDir, { recursive: true, force: true }));
+    const failed = await run({ ...process.env, KRS_DATA_DIR: dataDir, INIT_CWD: serverDir }, 'copy', '--to', 'mysql://db/krs').catch((e: { code: number; stderr: string }) => e);
     expect((failed as { code: number }).code).toBe(2);
     expect((failed as { stderr: string }).stderr).toContain('--to must be a PostgreSQL URL');
   });

@@ -83,6 +83,7 @@ describe('probes', () => {
         expect((await app.request('/healthz')).status).toBe(200);
       } finally {
         await composed.close();
+        rmSync(dataDir, { recursive: true, force: true });
       }
     });
 
@@ -97,6 +98,7 @@ describe('probes', () => {
         expect(((await res.json()) as { failing: string[] }).failing).toEqual(['search']);
       } finally {
         await composed.close();
+        rmSync(dataDir, { recursive: true, force: true });
       }
     });
   });
@@ -265,6 +267,7 @@ describe('verify on the real stores', () => {
       expect(report.files.problems.map((p) => `${p.key} ${p.kind}`).sort()).toEqual(['flip.bin md5', 'gone.bin missing', 'short.bin size']);
     } finally {
       await composed.close();
+      rmSync(dataDir, { recursive: true, force: true });
     }
   });
 });
