@@ -62,7 +62,9 @@ export function createS3FileStorage(client: S3Client, options: S3FileStorageOpti
   const prefix = options.prefix ? `${options.prefix.replace(/^\/+|\/+$/g, '')}/` : '';
   const blobsPrefix = `${prefix}blobs/`;
   const partSize = Math.max(options.partSize ?? MIN_PART_SIZE, MIN_PART_SIZE);
-  const queueSize = options.queueSize ?? 4;
+  // Three, not four: each part in flight holds 5 MiB, and three already outrun what one node can
+  // take in (docs/storage.md).
+  const queueSize = options.queueSize ?? 3;
   const keyOf = (blobId: string) => {
     assertSafeBlobId(blobId);
     return blobsPrefix + blobId;
