@@ -3,17 +3,13 @@
  * clients while `krs backup` runs; the backup is restored into a new data dir, verified, and
  * served by a second process, where every write acknowledged before the backup began is found.
  */
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { promisify } from 'node:util';
+import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { freePort } from './real-server.ts';
+import { freePort, runKrs, serverDir, spawnServer } from './real-server.ts';
 
-const serverDir = resolve(import.meta.dirname, '..');
-const tsx = join(serverDir, 'node_modules', '.bin', 'tsx');
-const run = promisify(execFile);
 const scratch = mkdtempSync(join(tmpdir(), 'krs-backup-e2e-'));
 const children: ChildProcess[] = [];
 
@@ -29,7 +25,7 @@ async function deployment(name: string) {
   /** Resolves with stdout and the exit status; never throws on a non-zero exit. */
   const cli = async (...args: string[]) => {
     try {
-      const { stdout } = await run(tsx, ['src/cli.ts', ...args], { cwd: serverDir, env, encoding: 'utf8' });
+      const { stdout } = await runKrs(env, ...args);
       return { code: 0, stdout };
     } catch (e) {
       const failed = e as { code?: number; stdout?: string; stderr?: string };
@@ -37,7 +33,7 @@ async function deployment(name: string) {
     }
   };
   const start = async () => {
-    const child = spawn(tsx, ['src/main.ts'], { cwd: serverDir, env: { ...env, KRS_LOG_LEVEL: 'info' }, stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawnServer({ ...env, KRS_LOG_LEVEL: 'info' }, ['ignore', 'pipe', 'inherit']);
     children.push(child);
     await new Promise<void>((ok, fail) => {
       const timer = setTimeout(() => fail(new Error('server did not start')), 30_000);

@@ -2,14 +2,12 @@
  * Moving up: an embedded deployment with records and files is copied with `krs copy` into
  * PostgreSQL and S3, and a server started on those serves the same records and bytes.
  */
-import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
 import { freshDatabase } from '../../../packages/adapters/test/postgres-fixture.ts';
-import { freePort, serverDir, startServer, tsx, type RealServer } from './real-server.ts';
+import { freePort, runKrs, serverDir, startServer, type RealServer } from './real-server.ts';
 import { startTestS3 } from './test-s3.ts';
 
 const cleanup: (() => Promise<void> | void)[] = [];
@@ -26,7 +24,7 @@ async function serve(extra: NodeJS.ProcessEnv, dataDir: string): Promise<{ base:
   return { base, env, server };
 }
 
-const run = (env: NodeJS.ProcessEnv, ...args: string[]) => promisify(execFile)(tsx, ['src/cli.ts', ...args], { cwd: serverDir, env, encoding: 'utf8' });
+const run = runKrs;
 
 describe('krs copy', () => {
   it('copies an embedded deployment into PostgreSQL and S3, verified, and a server on them serves it', async () => {

@@ -2,13 +2,11 @@
  * The service as its users meet it: a real server process on a temp data dir, a token from the
  * krs CLI, and plain HTTP following the links the server returns.
  */
-import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort, serverDir, startServer, tsx, type RealServer } from './real-server.ts';
+import { freePort, runKrs, serverDir, startServer, type RealServer } from './real-server.ts';
 
 let server: RealServer;
 let base = '';
@@ -16,7 +14,7 @@ let env: NodeJS.ProcessEnv;
 
 // Asynchronous on purpose: a blocked event loop would keep fetch from retiring keep-alive sockets
 // the server has timed out, and the next request would meet a closed socket.
-const cli = async (...args: string[]) => (await promisify(execFile)(tsx, ['src/cli.ts', ...args], { cwd: serverDir, env, encoding: 'utf8' })).stdout.trim();
+const cli = async (...args: string[]) => (await runKrs(env, ...args)).stdout.trim();
 
 beforeAll(async () => {
   const port = await freePort();

@@ -3,15 +3,13 @@
  * stored, published, read, searched, carried over a restart and a `krs reindex`. What is past a
  * limit is refused with a 400 naming the field, and the service keeps serving.
  */
-import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { METADATA_LIMITS } from '@krs/domain';
 import { largestLegalMetadata } from '@krs/domain/testing';
-import { freePort, serverDir, startServer, tsx, type RealServer } from './real-server.ts';
+import { freePort, runKrs, serverDir, startServer, type RealServer } from './real-server.ts';
 
 let server: RealServer;
 let base = '';
@@ -19,7 +17,7 @@ let env: NodeJS.ProcessEnv;
 
 // Not execFileSync: a blocked event loop does not see the server close an idle kept-alive
 // connection (after 5 s), and the next fetch would be sent on it ("other side closed").
-const cli = async (...args: string[]) => (await promisify(execFile)(tsx, ['src/cli.ts', ...args], { cwd: serverDir, env, encoding: 'utf8' })).stdout.trim();
+const cli = async (...args: string[]) => (await runKrs(env, ...args)).stdout.trim();
 
 async function http(method: string, path: string, token: string | null, body?: unknown): Promise<{ status: number; json: any }> {
   const headers: Record<string, string> = {};

@@ -5,14 +5,12 @@
  * both publish it once, and a node killed mid-upload leaves the other serving and nothing
  * half-written visible.
  */
-import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freshDatabase } from '../../../packages/adapters/test/postgres-fixture.ts';
-import { freePort, serverDir, startServer, tsx, type RealServer } from './real-server.ts';
+import { freePort, runKrs, serverDir, startServer, type RealServer } from './real-server.ts';
 import { startTestS3, type TestS3 } from './test-s3.ts';
 
 interface Node {
@@ -44,7 +42,7 @@ beforeAll(async () => {
     KRS_SECRET_KEY: 'a-secret-shared-by-every-node-of-this-test-0123456789',
   };
   nodes.push(await startNode(shared), await startNode(shared));
-  token = (await promisify(execFile)(tsx, ['src/cli.ts', 'tokens', 'create', '--user', 'ada@example.org'], { cwd: serverDir, env: nodes[0]?.env, encoding: 'utf8' })).stdout.trim();
+  token = (await runKrs(nodes[0]?.env ?? {}, 'tokens', 'create', '--user', 'ada@example.org')).stdout.trim();
 }, 120_000);
 
 afterAll(async () => {

@@ -1,13 +1,44 @@
 /**
- * A real krs server process for the tests that meet the service as its users do: started from the
- * TypeScript sources on a data dir of the test's, ready once it says "listening on".
+ * The krs server and `krs` command as processes, for the tests that meet the service as its users
+ * do: run by plain Node from the compiled JavaScript in dist/, as in production (build-dist.ts
+ * builds it before the suite). From the TypeScript sources through tsx each process cost about
+ * three times the CPU (`krs --help`: 3.0 against 1.1 s), and the suite starts some eighty.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
 import { join, resolve } from 'node:path';
+import { promisify } from 'node:util';
 
 export const serverDir = resolve(import.meta.dirname, '..');
-export const tsx = join(serverDir, 'node_modules', '.bin', 'tsx');
+/** For the test's own TypeScript helpers run as processes (s3rver): Node with tsx as its loader. */
+export const tsxLoader = ['--import', 'tsx'];
+const krsBin = join(serverDir, 'bin', 'krs.js');
+const serverMain = join(serverDir, 'dist', 'main.js');
+
+/**
+ * The environment for a compiled process: the test run's NODE_OPTIONS point the workspace
+ * packages at their TypeScript sources (vitest.shared.ts), which plain Node cannot load.
+ */
+export function compiledEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const options = (env['NODE_OPTIONS'] ?? '').split(/\s+/).filter((o) => o !== '' && o !== '--conditions=@krs/source');
+  return { ...env, NODE_OPTIONS: options.join(' ') };
+}
+
+/** `krs <args>` with the given environment, from the server's directory. */
+export function krsArgs(...args: string[]): [string, string[]] {
+  return [process.execPath, [krsBin, ...args]];
+}
+
+/** Runs `krs <args>` to its end; rejects (with `code`, `stdout`, `stderr`) when it exits non-zero. */
+export function runKrs(env: NodeJS.ProcessEnv, ...args: string[]): Promise<{ stdout: string; stderr: string }> {
+  const [command, argv] = krsArgs(...args);
+  return promisify(execFile)(command, argv, { cwd: serverDir, env: compiledEnv(env), encoding: 'utf8' });
+}
+
+/** Starts the compiled server (not yet listening); the child is the server itself, so signals reach it. */
+export function spawnServer(env: NodeJS.ProcessEnv, stdio: ('ignore' | 'pipe' | 'inherit')[]): ChildProcess {
+  return spawn(process.execPath, [serverMain], { cwd: serverDir, env: compiledEnv(env), stdio });
+}
 
 /** A port nobody listens on right now. */
 export async function freePort(): Promise<number> {
@@ -30,9 +61,7 @@ export interface RealServer {
 }
 
 export async function startServer(env: NodeJS.ProcessEnv, options: { captureStderr?: boolean; timeoutMs?: number } = {}): Promise<RealServer> {
-  // Node itself with tsx as a loader, not tsx's launcher: the child is the server, so a signal
-  // sent to it (a SIGKILL in the middle of an upload) reaches the server, not a parent of it.
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { cwd: serverDir, env, stdio: ['ignore', 'pipe', options.captureStderr ? 'pipe' : 'inherit'] });
+  const child = spawnServer(env, ['ignore', 'pipe', options.captureStderr ? 'pipe' : 'inherit']);
   let log = '';
   child.stderr?.on('data', (chunk: Buffer) => (log += chunk.toString()));
   await new Promise<void>((ok, fail) => {

@@ -4,14 +4,12 @@
  * a file goes up through the three-step API, is published, and comes back by a Range request,
  * while the data dir holds no blob.
  */
-import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort, serverDir, startServer, tsx, type RealServer } from './real-server.ts';
+import { freePort, runKrs, serverDir, startServer, type RealServer } from './real-server.ts';
 import { startTestS3, type TestS3 } from './test-s3.ts';
 
 let s3: TestS3;
@@ -41,7 +39,7 @@ afterAll(async () => {
   rmSync(env['KRS_DATA_DIR'] ?? '', { recursive: true, force: true });
 });
 
-const cli = async (...args: string[]) => (await promisify(execFile)(tsx, ['src/cli.ts', ...args], { cwd: serverDir, env, encoding: 'utf8' })).stdout.trim();
+const cli = async (...args: string[]) => (await runKrs(env, ...args)).stdout.trim();
 
 async function call(method: string, url: string, token: string | null, body?: unknown, headers: Record<string, string> = {}) {
   const h: Record<string, string> = { ...headers };

@@ -3,11 +3,11 @@
  * process of its own, with one bucket made.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { serverDir, tsx } from './real-server.ts';
+import { serverDir, tsxLoader } from './real-server.ts';
 
 /** s3rver on a port of its choosing, ready once it prints it. */
 export async function startS3rver(dir: string, bucket: string): Promise<{ child: ChildProcess; endpoint: string }> {
-  const child = spawn(tsx, ['test/s3rver-main.ts', dir, bucket], { cwd: serverDir, stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [...tsxLoader, 'test/s3rver-main.ts', dir, bucket], { cwd: serverDir, stdio: ['ignore', 'pipe', 'inherit'] });
   let out = '';
   const port = await new Promise<string>((ok, fail) => {
     const timer = setTimeout(() => fail(new Error(`s3rver did not start: ${out}`)), 30_000);

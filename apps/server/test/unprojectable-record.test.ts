@@ -8,14 +8,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDb } from '@krs/adapters';
-import { freePort, serverDir, startServer, tsx, type RealServer } from './real-server.ts';
+import { compiledEnv, freePort, krsArgs, serverDir, startServer, type RealServer } from './real-server.ts';
 
 let env: NodeJS.ProcessEnv;
 let base = '';
 let dataDir = '';
 let server: RealServer | null = null;
 
-const cli = (...args: string[]) => spawnSync(tsx, ['src/cli.ts', ...args], { cwd: serverDir, env, encoding: 'utf8' });
+const cli = (...args: string[]) => spawnSync(...krsArgs(...args), { cwd: serverDir, env: compiledEnv(env), encoding: 'utf8' });
 
 async function http(method: string, path: string, token: string | null, body?: unknown) {
   const headers: Record<string, string> = {};

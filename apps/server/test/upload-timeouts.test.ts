@@ -3,16 +3,13 @@
  * JSON 408 and nothing kept, a slow but steady one is never cut, and temp data a crash left is
  * swept at start-up. The idle time is set to one second to keep the test short.
  */
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort } from './real-server.ts';
-
-const serverDir = resolve(import.meta.dirname, '..');
-const tsx = join(serverDir, 'node_modules', '.bin', 'tsx');
+import { compiledEnv, freePort, krsArgs, serverDir, spawnServer } from './real-server.ts';
 
 let server: ChildProcess;
 let port = 0;
@@ -31,8 +28,8 @@ beforeAll(async () => {
   const longAgo = new Date(Date.now() - 3 * 3600_000);
   utimesSync(leftover, longAgo, longAgo);
   const env = { ...process.env, PORT: String(port), KRS_DATA_DIR: dataDir, KRS_BASE_URL: `http://127.0.0.1:${port}`, KRS_UPLOAD_IDLE_TIMEOUT: '1', INIT_CWD: serverDir };
-  token = execFileSync(tsx, ['src/cli.ts', 'tokens', 'create', '--user', 'ada@example.org'], { cwd: serverDir, env, encoding: 'utf8' }).trim();
-  server = spawn(tsx, ['src/main.ts'], { cwd: serverDir, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  token = execFileSync(...krsArgs('tokens', 'create', '--user', 'ada@example.org'), { cwd: serverDir, env: compiledEnv(env), encoding: 'utf8' }).trim();
+  server = spawnServer(env, ['ignore', 'pipe', 'pipe']);
   server.stderr?.on('data', (chunk: Buffer) => serverErrors.push(chunk.toString()));
   await new Promise<void>((ok, fail) => {
     const timer = setTimeout(() => fail(new Error('server did not start')), 30_000);
