@@ -2,7 +2,7 @@
  * The krs server and `krs` command as processes, for the tests that meet the service as its users
  * do: run by plain Node from the compiled JavaScript in dist/, as in production (build-dist.ts
  * builds it before the suite). From the TypeScript sources through tsx each process cost about
- * three times the CPU (`krs --help`: 3.0 against 1.1 s), and the suite starts some eighty.
+ * three times the CPU (`krs --help`: 3.0 against 1.1 s), and the suite has some sixty places that start one.
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
