@@ -1,7 +1,8 @@
 /**
- * Tests run on the TypeScript sources of the workspace packages, never on their build: the
- * `@krs/source` export condition points each package at its `src`. Processes the tests start
- * (the server, the `krs` command) get the same condition through NODE_OPTIONS.
+ * Tests run on the TypeScript sources of the workspace packages: the `@krs/source` export
+ * condition points each package at its `src`, for the test files and, through NODE_OPTIONS, for
+ * TypeScript helpers they run as processes. The server and the `krs` command run as processes
+ * from dist/, built from those same sources before the suite (apps/server/test/build-dist.ts).
  */
 const conditions = ['@krs/source', 'module', 'node', 'development|production'];
 
