@@ -1,10 +1,11 @@
 /**
- * The fast path: anonymous GETs and HEADs of public published records, and owners' GETs and
- * HEADs of their drafts, answered from the answer the normal path gave last time, before
- * @hono/node-server builds a Request, runs the middleware and the handler, and turns the Response
- * back. Each kept answer is checked against the record's read stamp on every request (one
- * primary-key read through the domain), so an edit, a new version, an access change or a write
- * from another node is never answered stale; a draft's caller is first authenticated afresh
+ * The fast path: anonymous GETs and HEADs of public published records and of listings, and
+ * owners' GETs and HEADs of their drafts, answered from the answer the normal path gave last
+ * time, before @hono/node-server builds a Request, runs the middleware and the handler, and turns
+ * the Response back. Each kept answer is checked against the record's read stamp on every request
+ * (one primary-key read through the domain), or a listing's against the store's and the index's
+ * change stamps, so an edit, a new version, an access change or a write from another node is
+ * never answered stale; a draft's caller is first authenticated afresh
  * (one read), so a token removed on any node stops working at once, and its answers are kept per
  * user. What the fast path is not sure of, or has not kept, it hands to the normal path, and
  * keeps the answer that path gives when the handler noted a read stamp for it.
@@ -75,7 +76,9 @@ export function createFastPath(core: Pick<Core, 'records' | 'users'>, options: F
         const target = fastTarget(req);
         if (target === null) return void normal(req, res);
         const started = performance.now();
-        const { kind, id, bearer } = target;
+        const { record, bearer } = target;
+        if (record === null) return fromKept(normal, req, res, target, target.key, () => core.records.listingReadStamp(), started);
+        const { kind, id } = record;
         if (bearer === null) return fromKept(normal, req, res, target, target.key, () => core.records.readStamp(kind, id), started);
         core.users.authenticate(bearer).then(
           (userId) => {
