@@ -15,6 +15,8 @@ export interface FastTarget {
   record: { kind: RecordKind; id: string } | null;
   /** The route pattern the normal path would log and count the request under. */
   route: string;
+  /** The path it would log: without the query string, which may carry secrets (`ops/request-log.ts`). */
+  path: string;
   /**
    * The method, the path and the headers an answer could depend on: a HEAD is answered as a HEAD
    * was, and a request with another `Accept`, `Accept-Encoding` or `Accept-Language` from an
@@ -148,9 +150,12 @@ export function fastTarget(req: IncomingMessage): FastTarget | null {
   const host = headers.host;
   if (host === undefined || !hostAccepted(host)) return null;
   const key = `${method} ${url}\n${host}\n${accept ?? ''}\n${headers['accept-encoding'] ?? ''}\n${headers['accept-language'] ?? ''}`;
-  if (page !== null) return { record: { kind: 'resource', id: page[1] as string }, route: PAGE_ROUTE, key, bearer: null };
-  if (m === null) return { record: null, route: LISTING_ROUTES[(listing as RegExpExecArray)[1] as keyof typeof LISTING_ROUTES], key, bearer: null };
+  if (page !== null) return { record: { kind: 'resource', id: page[1] as string }, route: PAGE_ROUTE, path: url, key, bearer: null };
+  if (m === null) {
+    const route = LISTING_ROUTES[(listing as RegExpExecArray)[1] as keyof typeof LISTING_ROUTES];
+    return { record: null, route, path: route, key, bearer: null };
+  }
   const collection = m[1] === 'packages' ? 'packages' : 'records';
   const route = ROUTES[collection][draft ? 3 : m[4] === undefined ? 0 : m[5] === undefined ? 1 : 2];
-  return { record: { kind: collection === 'packages' ? 'package' : 'resource', id: m[2] as string }, route, key, bearer };
+  return { record: { kind: collection === 'packages' ? 'package' : 'resource', id: m[2] as string }, route, path: url, key, bearer };
 }

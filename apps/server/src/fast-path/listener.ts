@@ -34,7 +34,7 @@ export function createFastPath(core: Pick<Core, 'records' | 'users'>, options: F
     const id = requestIdOf(req.headers['x-request-id'] as string | undefined);
     // The id takes the place the normal path gave it in the header record: same order, same bytes.
     const headers: OutgoingHttpHeaders = { ...kept.headers, 'x-request-id': id };
-    recordWhenSent(options.logger, options.observe, res, started, { id, method: req.method as string, route: target.route, path: req.url as string, status: kept.status });
+    recordWhenSent(options.logger, options.observe, res, started, { id, method: req.method as string, route: target.route, path: target.path, status: kept.status });
     res.writeHead(kept.status, headers);
     res.end(kept.body);
     answered++;
