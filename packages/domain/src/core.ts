@@ -60,6 +60,11 @@ export function createCore(deps: CoreDeps) {
       search: (who: Identity, kinds: RecordKind[], input: ListingInput) => searchRecords(deps, who, kinds, input),
       /** What a kept anonymous answer of `search` must match to be served again (see `listingReadStamp`). */
       listingReadStamp: () => listingReadStamp(deps),
+      /**
+       * The store's change stamp (see the port): while it has not moved, no row has changed, so
+       * a read stamp or a token found at that change stamp still holds. Null when the store cannot tell.
+       */
+      changeStamp: () => deps.repos.records.changeStamp(),
       searchOwn: (who: Identity, kind: RecordKind, input: ListingInput) => searchUserRecords(deps, who, kind, input),
     },
     files: {
