@@ -1,9 +1,9 @@
 /**
  * Which requests the fast path may answer from a kept answer: an anonymous GET or HEAD of a
  * published record, a file entry of one or a file's content, a published resource's landing
- * page, or a listing of published records (`/api/records`, `/api/packages`, `/api/search`, any
- * parameters but an access-link token), or a GET or HEAD of a draft with a bearer token, with
- * nothing that could make the normal path answer otherwise.
+ * page, or a listing of published records (`/api/records`, `/api/packages`, `/api/search`, with
+ * parameters whose names need no decoding, none an access-link token), or a GET or HEAD of a
+ * draft with a bearer token, with nothing that could make the normal path answer otherwise.
  * Anything else (other credentials, cookies, conditional or range headers, other media types, a
  * query string but a listing's, an origin, headers not listed here) goes to the normal path.
  */

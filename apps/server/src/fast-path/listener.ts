@@ -9,8 +9,8 @@
  * moved since a record's answer or a bearer token was last found good, nothing was committed and
  * neither can have changed: the reads of rows are skipped. Otherwise a draft's caller is
  * authenticated afresh (one read), so a token removed on any node stops working at once; its
- * answers are kept per user. What the fast path is not sure of, or has not kept, it hands to the normal path, and
- * keeps the answer that path gives when the handler noted a read stamp for it.
+ * answers are kept per user. What the fast path is not sure of, or has not kept, it hands to the
+ * normal path, and keeps the answer that path gives when the handler noted a read stamp for it.
  */
 import type { IncomingMessage, OutgoingHttpHeaders, RequestListener, ServerResponse } from 'node:http';
 import type { Core } from '@krs/domain';
