@@ -17,6 +17,7 @@ const noIndex: SearchIndex = {
   search: async () => ({ total: 0, hits: [], aggregations: {} }),
   clear: async () => undefined,
   check: async () => undefined,
+  stamp: () => null,
 };
 
 export async function seedPublished(dataDir: string, n: number, onProgress?: (done: number) => void): Promise<void> {

@@ -9,6 +9,7 @@ import { createServer, type RequestListener, type Server } from 'node:http';
 import { connect, type AddressInfo } from 'node:net';
 import { getRequestListener } from '@hono/node-server';
 import { afterEach, describe, expect, it } from 'vitest';
+import { createInMemorySearchIndex } from '@krs/domain/testing';
 import { createFastPath, type FastPath } from '../src/fast-path/listener.ts';
 import { createLogger } from '../src/ops/logger.ts';
 import { makeApp, metadata } from './make-app.ts';
@@ -41,7 +42,10 @@ function raw(port: number, request: string): Promise<string> {
 const normalised = (answer: string) =>
   answer.replace(/\r\nDate: [^\r]*/, '\r\nDate: -').replace(/\r\nx-request-id: [0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\r\n/, '\r\nx-request-id: random\r\n');
 
-/** Tokens the fast path is told no longer exist, as if removed on another node; the app itself is not told. */
+/**
+ * Tokens the fast path is told no longer exist, as if removed on another node; the app itself is
+ * not told. A removal is a commit: the tests make one beside it.
+ */
 const removedTokens = new Set<string>();
 afterEach(() => removedTokens.clear());
 
@@ -50,7 +54,8 @@ async function setUp() {
   const logger = createLogger('info', { write: (line: string) => void lines.push(JSON.parse(line) as { [key: string]: unknown }) });
   const observed: unknown[] = [];
   const observe = (info: { method: string; route: string; status: number }) => void observed.push({ method: info.method, route: info.route, status: info.status });
-  const env = await makeApp({}, undefined, { ops: { logger, metrics: undefined } });
+  const search = createInMemorySearchIndex();
+  const env = await makeApp({}, search, { ops: { logger, metrics: undefined } });
   const normalListener = getRequestListener(env.app.fetch);
   // The normal server's lines and counts come from the app's middleware; the fast path is given the same logger.
   const users = { ...env.core.users, authenticate: async (token: string) => (removedTokens.has(token) ? null : env.core.users.authenticate(token)) };
@@ -82,7 +87,7 @@ async function setUp() {
     expect(second).toBe(normal);
     return { answer: normal, fast: fast.answered() > before, status: Number(normal.split(' ')[1]) };
   };
-  return { ...env, lines, observed, fast, publish, compare };
+  return { ...env, search, lines, observed, fast, publish, compare };
 }
 
 describe('the fast path', () => {
@@ -284,6 +289,109 @@ describe('the fast path', () => {
     expect(await compare(page)).toMatchObject({ status: 401, fast: false });
   });
 
+  it('answers an anonymous listing, GET and HEAD, as the normal path does, with the same request line', async () => {
+    const { publish, compare, lines, call, alice } = await setUp();
+    for (let i = 0; i < 3; i++) await publish();
+    const pkg = await call('POST', '/api/packages', { token: alice, json: { metadata: { title: 'Flood resilience package', publication_date: '2025', creators: metadata.creators }, files: { enabled: false } } });
+    expect((await call('POST', `/api/packages/${pkg.json.id}/draft/actions/publish`, { token: alice })).status).toBe(202);
+    for (const path of ['/api/records?size=10', '/api/records', '/api/records?size=2&page=2', '/api/records?q=heat&sort=newest&resource_type=dataset', '/api/packages', '/api/search?q=flood', '/api/search?allversions=true&size=1']) {
+      const got = await compare(path, ['X-Request-Id: listing-1']);
+      expect({ path, ...got }).toMatchObject({ path, status: 200, fast: true });
+      expect(JSON.parse(got.answer.slice(got.answer.indexOf('\r\n\r\n') + 4))).toHaveProperty('hits.total');
+    }
+    expect(await compare('/api/records?size=10', [], 'HEAD')).toMatchObject({ status: 200, fast: true });
+    const ofClient = lines.filter((l) => l['req_id'] === 'listing-1').map(({ time: _t, duration_ms: _d, ...rest }) => rest);
+    expect(ofClient).toHaveLength(21);
+    expect(ofClient[2]).toEqual(ofClient[0]);
+    expect(ofClient[0]).toMatchObject({ route: '/api/records', path: '/api/records', status: 200, method: 'GET' });
+    expect(ofClient.map((l) => l['route'])).toContain('/api/packages');
+    expect(ofClient.map((l) => l['route'])).toContain('/api/search');
+  });
+
+  it('leaves to the normal path a listing it is not sure of', async () => {
+    const { publish, compare, alice, core } = await setUp();
+    const id = await publish();
+    const link = await core.accessLinks.create({ userId: (await core.records.get({ userId: null, linkIds: [] }, 'resource', id)).parent.ownerId, linkIds: [] }, 'resource', id, { permission: 'view' });
+    expect((await compare('/api/records?size=10')).fast).toBe(true);
+    const declined: [string, string[]][] = [
+      [`/api/records?token=${link.token}`, []],
+      [`/api/records?size=10&token=${link.token}`, []],
+      [`/api/records?size=10&%74oken=${link.token}`, []],
+      ['/api/records?size=10&token', []],
+      ['/api/records?size=10', [`Authorization: Bearer ${alice}`]],
+      ['/api/records?size=10', ['Cookie: session=1']],
+      ['/api/records?size=10', ['Accept: application/vnd.inveniordm.v1+json']],
+      ['/api/records?size=10', ['Origin: https://elsewhere.example']],
+      ['/api/records?size=abc', []],
+      ['/api/records?size=10#top', []],
+      ['/api/records/?size=10', []],
+      ['/api/user/records', [`Authorization: Bearer ${alice}`]],
+    ];
+    for (const [path, headers] of declined) {
+      const got = await compare(path, headers);
+      expect({ path, headers, fast: got.fast }).toEqual({ path, headers, fast: false });
+    }
+  });
+
+  it('never answers a kept listing after a publish, an edit, a new version, an access change, or a write to the records or the index alone', async () => {
+    const { publish, compare, core, repos, search } = await setUp();
+    const id = await publish();
+    const owner = { userId: (await core.records.get({ userId: null, linkIds: [] }, 'resource', id)).parent.ownerId, linkIds: [] };
+    const listing = '/api/records?size=10';
+    const total = (answer: string) => (JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4)) as { hits: { total: number } }).hits.total;
+    expect(total((await compare(listing)).answer)).toBe(1);
+    // Each change is made through the core (or below it), as another node or process would: the
+    // first request after it is compared with the normal path's answer, so it must not be the
+    // answer kept before the change.
+    const changes: [string, () => Promise<unknown>, (answer: string) => void][] = [
+      ['a publish', () => publish(), (answer) => expect(total(answer)).toBe(2)],
+      [
+        'an edit',
+        async () => {
+          await core.records.edit(owner, 'resource', id);
+          await core.records.updateDraft(owner, 'resource', id, { metadata: { ...metadata, title: 'A title edited elsewhere' }, files: { enabled: false } });
+          await core.records.publish(owner, 'resource', id);
+        },
+        (answer) => expect(answer).toContain('A title edited elsewhere'),
+      ],
+      [
+        'a new version',
+        async () => {
+          const next = await core.records.newVersion(owner, 'resource', id);
+          await core.records.updateDraft(owner, 'resource', next.record.id, { metadata, files: { enabled: false } });
+          await core.records.publish(owner, 'resource', next.record.id);
+        },
+        (answer) => expect(answer).not.toContain('A title edited elsewhere'),
+      ],
+      ['an access link', () => core.accessLinks.create(owner, 'resource', id, { permission: 'view' }), () => undefined],
+      [
+        'a parent written without a projection',
+        async () => {
+          const { parent } = await core.records.get(owner, 'resource', id);
+          await repos.records.saveParent({ ...parent, ownerId: 'owner-elsewhere', revisionId: parent.revisionId + 1 }, parent.revisionId);
+        },
+        (answer) => expect(answer).toContain('owner-elsewhere'),
+      ],
+      [
+        'a restriction',
+        async () => {
+          const other = await publish();
+          await core.records.edit(owner, 'resource', other);
+          await core.records.updateDraft(owner, 'resource', other, { metadata, access: { record: 'restricted', files: 'restricted' }, files: { enabled: false } });
+          await core.records.publish(owner, 'resource', other);
+        },
+        (answer) => expect(total(answer)).toBe(2),
+      ],
+      ['a document dropped from the index alone', async () => search.remove(await search.keysOfParent((await core.records.get(owner, 'resource', id)).parent.id)), (answer) => expect(total(answer)).toBe(1)],
+    ];
+    for (const [change, make, check] of changes) {
+      await make();
+      const got = await compare(listing);
+      expect({ change, ...got }).toMatchObject({ change, status: 200, fast: true });
+      check(got.answer);
+    }
+  });
+
   it("answers an owner's GET and HEAD of a draft as the normal path does, per user, with the same request line", async () => {
     const { compare, lines, alice, bob, call } = await setUp();
     const draft = await call('POST', '/api/records', { token: alice, json: { metadata, files: { enabled: false } } });
@@ -350,9 +458,13 @@ describe('the fast path', () => {
     // A link holder's answer depends on the link, which may expire: it is never kept.
     expect(await compare(`${path}?token=${link.token}`, [`Authorization: Bearer ${bob}`])).toMatchObject({ status: 200, fast: false });
 
+    // Removing a token is a commit to the store, as every write is (here another user's creation
+    // stands for it): the token is looked up again, and refused.
     removedTokens.add(alice);
+    await core.users.create('carol@example.org');
     expect(await ask(alice)).toMatchObject({ status: 200, fast: false });
     removedTokens.clear();
+    await core.users.create('dave@example.org');
     expect(await ask(alice)).toMatchObject({ status: 200, fast: true });
 
     await core.records.deleteDraft(owner, 'resource', id);

@@ -6,6 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { parent, published, token, user } from './contracts/builders.ts';
 import { openSqlite } from './sqlite-fixture.ts';
+import { Sqlite as Database } from '../src/sql/sqlite-driver.ts';
 
 describe('the revisions of a published version on SQLite', () => {
   it('are the committed ones, never those of a unit of work that has not committed yet', async () => {
@@ -55,6 +56,39 @@ describe('the revisions of a published version on SQLite', () => {
       expect(during).toBeNull();
       expect(await repos.users.findTokenByHash('digest-1')).toEqual(token('t1', 'u1', 'digest-1'));
     } finally {
+      await close();
+    }
+  });
+});
+
+describe('the change stamp on SQLite', () => {
+  it("moves with another process's commit, and not while a unit of work has yet to commit", async () => {
+    const { repos, uow, close, file } = await openSqlite();
+    const other = new Database(file);
+    try {
+      await repos.records.saveParent(parent('p1'), null);
+      const before = await repos.records.changeStamp();
+      // Any commit of another connection, whichever table (or header) it writes.
+      other.pragma('user_version = 7');
+      const afterOther = await repos.records.changeStamp();
+      expect(afterOther).not.toBe(before);
+
+      let commit = () => {};
+      let written = () => {};
+      const wrote = new Promise<void>((ok) => (written = ok));
+      const unit = uow.run(async (tx) => {
+        await tx.records.saveParent(parent('p1', { revisionId: 2 }), 1);
+        written();
+        await new Promise<void>((ok) => (commit = ok));
+      });
+      await wrote;
+      const during = await repos.records.changeStamp();
+      commit();
+      await unit;
+      expect(during).toBe(afterOther);
+      expect(await repos.records.changeStamp()).not.toBe(afterOther);
+    } finally {
+      other.close();
       await close();
     }
   });

@@ -8,7 +8,7 @@ import { openPostgres } from './postgres-fixture.ts';
 
 const make = () => openPostgres();
 
-recordRepositoryContract('postgres', make);
+recordRepositoryContract('postgres', make, { changeStamps: false });
 fileRepositoryContract('postgres', make);
 blobUploadRepositoryContract('postgres', make);
 userRepositoryContract('postgres', make);

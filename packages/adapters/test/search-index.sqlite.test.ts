@@ -109,6 +109,38 @@ describe('sqlite search index file', () => {
     cli.close();
   });
 
+  it("moves its stamp with another connection's writes, and never names two answers with one stamp while writes are under way", async () => {
+    const file = dbFile();
+    const server = createSqliteSearchIndex(file);
+    const cli = createSqliteSearchIndex(file);
+    const request: SearchRequest = { filter: { kinds: ['resource'], viewerId: null }, q: null, bbox: null, sort: 'newest', page: 1, size: 100, aggregations: [] };
+    const before = server.stamp();
+    await cli.upsert([searchDocument('c', 'Written by krs reindex')]);
+    expect(server.stamp()).not.toBe(before);
+    // What a listing does: the stamp, then the search. Every search under one stamp must answer alike.
+    const answers = new Map<string, Set<number>>();
+    const writes: Promise<void>[] = [];
+    const reads: Promise<void>[] = [];
+    for (let i = 0; i < 30; i++) {
+      writes.push(server.upsert([searchDocument(`s${i}`, `Server document ${i}`)]));
+      if (i % 10 === 0) writes.push(cli.upsert([searchDocument(`c${i}`, `Other process ${i}`)]));
+      const stamp = server.stamp();
+      reads.push(
+        server.search(request).then((r) => {
+          if (stamp !== null) answers.set(stamp, (answers.get(stamp) ?? new Set()).add(r.total));
+        }),
+      );
+    }
+    await Promise.all([...writes, ...reads]);
+    for (const [stamp, totals] of answers) expect({ stamp, totals: [...totals] }).toEqual({ stamp, totals: [...totals].slice(0, 1) });
+    const after = server.stamp();
+    expect(after).not.toBeNull();
+    expect((await server.search(request)).total).toBe(34);
+    expect(answers.get(after as string) ?? new Set([34])).toEqual(new Set([34]));
+    server.close();
+    cli.close();
+  });
+
   it("orders a word's hits and a fuzzy word's as FTS5's bm25 does, equal scores newest first, after updates and removals", async () => {
     const file = dbFile();
     const index = createSqliteSearchIndex(file);

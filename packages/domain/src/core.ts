@@ -28,7 +28,7 @@ import { createLinkTokens } from './use-cases/link-tokens.ts';
 import { liftLapsedEmbargoes } from './use-cases/lift-embargoes.ts';
 import { publishDraft } from './use-cases/publish-draft.ts';
 import { reserveDoi } from './use-cases/reserve-doi.ts';
-import { searchRecords, searchUserRecords } from './use-cases/search-records.ts';
+import { listingReadStamp, searchRecords, searchUserRecords } from './use-cases/search-records.ts';
 import { updateDraft } from './use-cases/update-draft.ts';
 import { authenticate, createToken, createUser } from './use-cases/users.ts';
 import * as packages from './use-cases/packages/index.ts';
@@ -58,6 +58,13 @@ export function createCore(deps: CoreDeps) {
       /** Writes down the embargoes whose day has come (reads already treat them as lifted). */
       liftLapsedEmbargoes: () => liftLapsedEmbargoes(deps),
       search: (who: Identity, kinds: RecordKind[], input: ListingInput) => searchRecords(deps, who, kinds, input),
+      /** What a kept anonymous answer of `search` must match to be served again (see `listingReadStamp`). */
+      listingReadStamp: () => listingReadStamp(deps),
+      /**
+       * The store's change stamp (see the port): while it has not moved, no row has changed, so
+       * a read stamp or a token found at that change stamp still holds. Null when the store cannot tell.
+       */
+      changeStamp: () => deps.repos.records.changeStamp(),
       searchOwn: (who: Identity, kind: RecordKind, input: ListingInput) => searchUserRecords(deps, who, kind, input),
     },
     files: {

@@ -61,6 +61,13 @@ export interface RecordRepository {
    * be absent) and strictly after the `after` position, at most `limit`.
    */
   listPublishedByUpdate(query: UpdateOrderQuery): Promise<PublishedRecord[]>;
+  /**
+   * A value that differs from the one read before whenever a write has committed in between, by
+   * this process or any other sharing the store; cheap enough for every request. Null when the
+   * store cannot tell (or inside a unit of work): then nothing that depends on every record may
+   * be kept. What a listing shows depends on every record, so it is kept under this.
+   */
+  changeStamp(): Promise<string | null>;
 }
 
 /** The revisions of a version (a draft's, for `getDraftRevisions`) and of its parent. */
@@ -356,4 +363,11 @@ export interface SearchIndex {
   clear(): Promise<void>;
   /** Throws unless the index answers a lookup; cheap enough for a readiness probe every second. */
   check(): Promise<void>;
+  /**
+   * A value that differs from the one read before whenever a search may have answered otherwise
+   * since: after each write to the index, by this process or another. Null while a write is under
+   * way (a search may then see part of it) or when the index cannot tell. Cheap enough for every
+   * request.
+   */
+  stamp(): string | null;
 }

@@ -109,3 +109,42 @@ describe('read stamps of drafts', () => {
     expect(ownerDraftReadStamp(alice, published)).toBeNull();
   });
 });
+
+describe('read stamps of listings', () => {
+  it('are carried by an anonymous listing, read before it was built, and by no other caller', async () => {
+    const { core } = makeCore();
+    await publishedResource(core);
+    const stamp = await core.records.listingReadStamp();
+    expect(stamp).not.toBeNull();
+    expect((await core.records.search(anon, ['resource'], {})).readStamp).toBe(stamp);
+    expect((await core.records.search(anon, ['resource', 'package'], { q: 'flood', size: 1 })).readStamp).toBe(stamp);
+    expect((await core.records.search(alice, ['resource'], {})).readStamp).toBeNull();
+    const link = await core.accessLinks.create(alice, 'resource', (await publishedResource(core)).record.id, { permission: 'view' });
+    const holder = await core.users.identify(null, [link.token]);
+    expect((await core.records.search(holder, ['resource'], {})).readStamp).toBeNull();
+  });
+
+  it('change with every write to the records and with every write to the index alone', async () => {
+    const { core, search, repos } = makeCore();
+    const { record } = await publishedResource(core);
+    const stamps = [await core.records.listingReadStamp()];
+    // A draft is no listing's hit, but the stamp does not tell one write from another.
+    const draft = await core.records.createDraft(bob, 'resource', { metadata: validMetadata, files: { enabled: false } });
+    stamps.push(await core.records.listingReadStamp());
+    await core.records.publish(bob, 'resource', draft.record.id);
+    stamps.push(await core.records.listingReadStamp());
+    await core.accessLinks.create(alice, 'resource', record.id, { permission: 'view' });
+    stamps.push(await core.records.listingReadStamp());
+    // A row written without a projection (another process's, say), then the index written alone.
+    const { parent } = await core.records.get(anon, 'resource', record.id);
+    await repos.records.saveParent({ ...parent, revisionId: parent.revisionId + 1 }, parent.revisionId);
+    stamps.push(await core.records.listingReadStamp());
+    await search.remove([`published:${record.id}`]);
+    stamps.push(await core.records.listingReadStamp());
+    expect(new Set(stamps).size).toBe(stamps.length);
+    // Reads move neither.
+    await core.records.search(anon, ['resource'], {});
+    await core.records.get(anon, 'resource', record.id);
+    expect(await core.records.listingReadStamp()).toBe(stamps.at(-1));
+  });
+});

@@ -1,19 +1,22 @@
 /**
  * Which requests the fast path may answer from a kept answer: an anonymous GET or HEAD of a
  * published record, a file entry of one or a file's content, a published resource's landing
- * page, or a GET or HEAD of a draft with a bearer token, with nothing that could make the normal
- * path answer otherwise.
+ * page, or a listing of published records (`/api/records`, `/api/packages`, `/api/search`, with
+ * parameters whose names need no decoding, none an access-link token), or a GET or HEAD of a
+ * draft with a bearer token, with nothing that could make the normal path answer otherwise.
  * Anything else (other credentials, cookies, conditional or range headers, other media types, a
- * query string, an origin, headers not listed here) goes to the normal path.
+ * query string but a listing's, an origin, headers not listed here) goes to the normal path.
  */
 import type { IncomingMessage } from 'node:http';
 import type { RecordKind } from '@krs/domain';
 
 export interface FastTarget {
-  kind: RecordKind;
-  id: string;
+  /** A record's own paths, or null for a listing, whose answer depends on every record. */
+  record: { kind: RecordKind; id: string } | null;
   /** The route pattern the normal path would log and count the request under. */
   route: string;
+  /** The path it would log: without the query string, which may carry secrets (`ops/request-log.ts`). */
+  path: string;
   /**
    * The method, the path and the headers an answer could depend on: a HEAD is answered as a HEAD
    * was, and a request with another `Accept`, `Accept-Encoding` or `Accept-Language` from an
@@ -40,6 +43,15 @@ const RECORD_PATH = /^\/api\/(records|packages)\/([A-Za-z0-9_-]{1,64})(?:(\/draf
  */
 const PAGE_PATH = /^\/records\/([A-Za-z0-9_-]{1,64})$/;
 const PAGE_ROUTE = '/records/:id';
+
+/**
+ * A listing, with parameters whose names need no decoding (so none can spell `token`
+ * once decoded, as the normal path's parser would) and no fragment.
+ */
+const LISTING_PATH = /^\/api\/(records|packages|search)(?:\?([A-Za-z0-9_.-]+(?:=[^&#]*)?(?:&[A-Za-z0-9_.-]+(?:=[^&#]*)?)*))?$/;
+/** An access link's token makes the caller someone else than an anonymous reader. */
+const LINK_TOKEN = /(?:^|&)token(?:[=&]|$)/;
+const LISTING_ROUTES = { records: '/api/records', packages: '/api/packages', search: '/api/search' } as const;
 
 const ROUTES = {
   records: ['/api/records/:id', '/api/records/:id/files/:key', '/api/records/:id/files/:key/content', '/api/records/:id/draft'],
@@ -124,7 +136,8 @@ export function fastTarget(req: IncomingMessage): FastTarget | null {
   if (url === undefined) return null;
   const m = RECORD_PATH.exec(url);
   const page = m === null ? PAGE_PATH.exec(url) : null;
-  if (m === null && page === null) return null;
+  const listing = m === null && page === null ? LISTING_PATH.exec(url) : null;
+  if (m === null && page === null && (listing === null || LINK_TOKEN.test(listing[2] ?? ''))) return null;
   const headers = req.headers;
   const draft = m?.[3] !== undefined;
   // A draft is read with a token (without one the normal path answers 401); a published record without.
@@ -137,8 +150,12 @@ export function fastTarget(req: IncomingMessage): FastTarget | null {
   const host = headers.host;
   if (host === undefined || !hostAccepted(host)) return null;
   const key = `${method} ${url}\n${host}\n${accept ?? ''}\n${headers['accept-encoding'] ?? ''}\n${headers['accept-language'] ?? ''}`;
-  if (m === null) return { kind: 'resource', id: (page as RegExpExecArray)[1] as string, route: PAGE_ROUTE, key, bearer: null };
+  if (page !== null) return { record: { kind: 'resource', id: page[1] as string }, route: PAGE_ROUTE, path: url, key, bearer: null };
+  if (m === null) {
+    const route = LISTING_ROUTES[(listing as RegExpExecArray)[1] as keyof typeof LISTING_ROUTES];
+    return { record: null, route, path: route, key, bearer: null };
+  }
   const collection = m[1] === 'packages' ? 'packages' : 'records';
   const route = ROUTES[collection][draft ? 3 : m[4] === undefined ? 0 : m[5] === undefined ? 1 : 2];
-  return { kind: collection === 'packages' ? 'package' : 'resource', id: m[2] as string, route, key, bearer };
+  return { record: { kind: collection === 'packages' ? 'package' : 'resource', id: m[2] as string }, route, path: url, key, bearer };
 }

@@ -13,6 +13,12 @@ export interface KeptAnswer {
   /** Absent for a HEAD. */
   body: Buffer | undefined;
   size: number;
+  /**
+   * The store's change stamp when the read stamp was last found unchanged (read before it); null
+   * until then. While the change stamp has not moved since, nothing was committed, so the read
+   * stamp, made of rows alone, has not moved either.
+   */
+  checkedAt: string | null;
 }
 
 export function keptAnswers(maxBytes: number) {

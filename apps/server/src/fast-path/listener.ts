@@ -1,13 +1,16 @@
 /**
- * The fast path: anonymous GETs and HEADs of public published records, and owners' GETs and
- * HEADs of their drafts, answered from the answer the normal path gave last time, before
- * @hono/node-server builds a Request, runs the middleware and the handler, and turns the Response
- * back. Each kept answer is checked against the record's read stamp on every request (one
- * primary-key read through the domain), so an edit, a new version, an access change or a write
- * from another node is never answered stale; a draft's caller is first authenticated afresh
- * (one read), so a token removed on any node stops working at once, and its answers are kept per
- * user. What the fast path is not sure of, or has not kept, it hands to the normal path, and
- * keeps the answer that path gives when the handler noted a read stamp for it.
+ * The fast path: anonymous GETs and HEADs of public published records and of listings, and
+ * owners' GETs and HEADs of their drafts, answered from the answer the normal path gave last
+ * time, before @hono/node-server builds a Request, runs the middleware and the handler, and turns
+ * the Response back. Each kept answer is checked against the record's read stamp on every request
+ * (one primary-key read through the domain), or a listing's against the store's and the index's
+ * change stamps, so an edit, a new version, an access change or a write from another node is
+ * never answered stale. While the store's change stamp (read first, one cheap read) has not
+ * moved since a record's answer or a bearer token was last found good, nothing was committed and
+ * neither can have changed: the reads of rows are skipped. Otherwise a draft's caller is
+ * authenticated afresh (one read), so a token removed on any node stops working at once; its
+ * answers are kept per user. What the fast path is not sure of, or has not kept, it hands to the
+ * normal path, and keeps the answer that path gives when the handler noted a read stamp for it.
  */
 import type { IncomingMessage, OutgoingHttpHeaders, RequestListener, ServerResponse } from 'node:http';
 import type { Core } from '@krs/domain';
@@ -28,12 +31,22 @@ export interface FastPathOptions {
 export function createFastPath(core: Pick<Core, 'records' | 'users'>, options: FastPathOptions) {
   const answers = keptAnswers(options.maxBytes ?? 16 * 1024 * 1024);
   let answered = 0;
+  /**
+   * Bearer tokens found lately, with their user and the store's change stamp read before they
+   * were: a token is removed by a commit, so while that stamp has not moved the token still names
+   * its user. Bounded: emptied when full.
+   */
+  const bearers = new Map<string, { userId: string; at: string }>();
+  const remember = (bearer: string, userId: string, at: string) => {
+    if (bearers.size >= MAX_BEARERS) bearers.clear();
+    bearers.set(bearer, { userId, at });
+  };
 
   function answer(req: IncomingMessage, res: ServerResponse, target: FastTarget, kept: KeptAnswer, started: number): void {
     const id = requestIdOf(req.headers['x-request-id'] as string | undefined);
     // The id takes the place the normal path gave it in the header record: same order, same bytes.
     const headers: OutgoingHttpHeaders = { ...kept.headers, 'x-request-id': id };
-    recordWhenSent(options.logger, options.observe, res, started, { id, method: req.method as string, route: target.route, path: req.url as string, status: kept.status });
+    recordWhenSent(options.logger, options.observe, res, started, { id, method: req.method as string, route: target.route, path: target.path, status: kept.status });
     res.writeHead(kept.status, headers);
     res.end(kept.body);
     answered++;
@@ -48,18 +61,35 @@ export function createFastPath(core: Pick<Core, 'records' | 'users'>, options: F
       if (stamp === undefined || written === null || written.status !== 200) return;
       // Kept as bytes: a string body would be encoded again for every request answered from it.
       const body = typeof written.body === 'string' ? Buffer.from(written.body) : written.body;
-      answers.set(key, { stamp, status: written.status, headers: written.headers, body, size: (body?.byteLength ?? 0) + 512 });
+      answers.set(key, { stamp, status: written.status, headers: written.headers, body, size: (body?.byteLength ?? 0) + 512, checkedAt: null });
     });
     void normal(req, res);
   }
 
-  /** Answers from the answer kept under `key` if `current` still gives the stamp it was kept at. */
-  function fromKept(normal: RequestListener, req: IncomingMessage, res: ServerResponse, target: FastTarget, key: string, current: () => Promise<string | null>, started: number): void {
+  /**
+   * Answers from the answer kept under `key` if `current` still gives the stamp it was kept at, or
+   * if nothing was committed since that was last found (`change`, read first; null for a stamp
+   * that is not made of rows alone, as a listing's, which the index's writes move too).
+   */
+  function fromKept(
+    normal: RequestListener,
+    req: IncomingMessage,
+    res: ServerResponse,
+    target: FastTarget,
+    key: string,
+    current: () => Promise<string | null>,
+    started: number,
+    change: string | null,
+  ): void {
     const kept = answers.get(key);
     if (kept === undefined) return normally(normal, req, res, key);
+    if (change !== null && kept.checkedAt === change) return answer(req, res, target, kept, started);
     current().then(
       (stamp) => {
-        if (stamp === kept.stamp) return answer(req, res, target, kept, started);
+        if (stamp === kept.stamp) {
+          kept.checkedAt = change;
+          return answer(req, res, target, kept, started);
+        }
         answers.drop(key);
         normally(normal, req, res, key);
       },
@@ -75,15 +105,28 @@ export function createFastPath(core: Pick<Core, 'records' | 'users'>, options: F
         const target = fastTarget(req);
         if (target === null) return void normal(req, res);
         const started = performance.now();
-        const { kind, id, bearer } = target;
-        if (bearer === null) return fromKept(normal, req, res, target, target.key, () => core.records.readStamp(kind, id), started);
-        core.users.authenticate(bearer).then(
-          (userId) => {
-            // An unknown token is the normal path's to refuse.
-            if (userId === null) return void normal(req, res);
-            // Query strings are not taken, so no link token is presented: the caller is the user alone.
-            const identity = { userId, linkIds: [] };
-            fromKept(normal, req, res, target, `${target.key}\n${userId}`, () => core.records.draftReadStamp(identity, kind, id), started);
+        const { record, bearer } = target;
+        if (record === null) return fromKept(normal, req, res, target, target.key, () => core.records.listingReadStamp(), started, null);
+        const { kind, id } = record;
+        core.records.changeStamp().then(
+          (change) => {
+            if (bearer === null) return fromKept(normal, req, res, target, target.key, () => core.records.readStamp(kind, id), started, change);
+            const forUser = (userId: string) => {
+              // Query strings are not taken, so no link token is presented: the caller is the user alone.
+              const identity = { userId, linkIds: [] };
+              fromKept(normal, req, res, target, `${target.key}\n${userId}`, () => core.records.draftReadStamp(identity, kind, id), started, change);
+            };
+            const known = change === null ? undefined : bearers.get(bearer);
+            if (known !== undefined && known.at === change) return forUser(known.userId);
+            core.users.authenticate(bearer).then(
+              (userId) => {
+                // An unknown token is the normal path's to refuse.
+                if (userId === null) return void normal(req, res);
+                if (change !== null) remember(bearer, userId, change);
+                forUser(userId);
+              },
+              () => void normal(req, res),
+            );
           },
           () => void normal(req, res),
         );
@@ -101,6 +144,8 @@ interface Written {
   headers: OutgoingHttpHeaders;
   body: string | Buffer | undefined;
 }
+
+const MAX_BEARERS = 1024;
 
 /** Streamed bodies (file content) are kept up to this size; larger ones are not worth the memory. */
 const MAX_STREAMED_BYTES = 64 * 1024;

@@ -19,7 +19,9 @@ export function recordRoutes(core: Core, kind: RecordKind, respond: Responder) {
     })
     .get('/', validate('query', listingQuery), async (c) => {
       const input = toListingInput(c.req.valid('query'), (n) => c.req.queries(n));
-      return respond.list(c, await core.records.search(identityOf(c), [kind], input));
+      const page = await core.records.search(identityOf(c), [kind], input);
+      noteReadStamp(c, page.readStamp);
+      return respond.list(c, page);
     })
     .get('/:id/draft', async (c) => {
       const identity = identityOf(c);

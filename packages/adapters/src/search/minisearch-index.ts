@@ -132,6 +132,11 @@ export function createMiniSearchIndex(): MiniSearchIndex {
   /** The range fields' values per document that has any: the column ranges read. */
   const ranges = new Map<string, [field: string, value: string][]>();
   let mini = new MiniSearch<IndexedText>(OPTIONS);
+  /**
+   * Writes begun so far. The index lives in this process's memory alone and each write runs
+   * whole in one go, so the count is its stamp; a write that fails part way has counted too.
+   */
+  let writes = 0;
 
   function track(doc: SearchDocument) {
     const previous = entries.get(doc.key);
@@ -235,6 +240,7 @@ export function createMiniSearchIndex(): MiniSearchIndex {
 
   return {
     async upsert(docs) {
+      writes++;
       for (const doc of docs) {
         // Both may throw on a document they cannot take: before the text index changes, so the
         // two never disagree about which documents exist.
@@ -247,6 +253,7 @@ export function createMiniSearchIndex(): MiniSearchIndex {
       }
     },
     async remove(keys) {
+      writes++;
       for (const key of keys) {
         const doc = entries.get(key);
         if (doc === undefined) continue;
@@ -273,6 +280,7 @@ export function createMiniSearchIndex(): MiniSearchIndex {
       return runSearch(decided, request, () => true, score);
     },
     async clear() {
+      writes++;
       mini.removeAll();
       entries.clear();
       ranges.clear();
@@ -280,6 +288,7 @@ export function createMiniSearchIndex(): MiniSearchIndex {
     },
     // Held in this process's memory: if the process answers, so does the index.
     check: async () => undefined,
+    stamp: () => String(writes),
     size: () => entries.size,
     async saveSnapshot(file, watermark) {
       const snapshot: Snapshot = { format: SNAPSHOT_FORMAT, watermark, mini: mini.toJSON(), docs: [...entries.values()] };
@@ -307,6 +316,7 @@ export function createMiniSearchIndex(): MiniSearchIndex {
       } catch {
         return null;
       }
+      writes++;
       mini = loaded;
       entries.clear();
       ranges.clear();

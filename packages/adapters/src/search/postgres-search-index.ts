@@ -171,6 +171,8 @@ export function createPostgresSearchIndex<T>(handle: Kysely<T>): SearchIndex & {
     async check() {
       await sql`select 1 from search_doc limit 1`.execute(handle);
     },
+    // Shared by every node and written in their transactions: no count of its writes is at hand.
+    stamp: () => null,
   });
   return { ...index(db), withTransaction: <U>(trx: Kysely<U>) => index(trx as unknown as Db) };
 }

@@ -726,6 +726,12 @@ export function createSqliteSearchIndex(filename: string): SqliteSearchIndex {
       anyRow.get();
     },
     size: () => freshHeaders().size,
+    stamp() {
+      // Another process's write is read in first, as a search would; while one of ours is on its
+      // way the headers may not hold it yet, though the count in the file already does.
+      freshHeaders();
+      return inFlight > 0 || seen < 0 ? null : String(seen);
+    },
     close: async () => {
       const ended = Promise.all([reader.close(), writer.close()]);
       db.close();

@@ -100,6 +100,7 @@ const revisionsBy = (table: 'record' | 'draft') =>
       .where(`${table}.id`, '=', id),
   );
 const revisionsById = { record: revisionsBy('record'), draft: revisionsBy('draft') } as const;
+const DATA_VERSION = { sql: 'PRAGMA data_version', parameters: [] } as const;
 const byId = {
   draft: [dataById('draft', false), dataById('draft', true)],
   record: [dataById('record', false), dataById('record', true)],
@@ -134,6 +135,14 @@ export function createSqlRecordRepository(db: Kysely<Database>, options: { lockR
       return parseRow(await rowById('record', id), rowToRecord);
     },
     getPublishedRevisions: (id) => revisionsIn('record', id),
+    // SQLite counts, per connection, the commits other connections made: every write (Kysely's
+    // connection, or another process's) is another connection's to the read connection.
+    // PostgreSQL has no such count to read cheaply, and a unit of work's repositories have no
+    // read connection: null.
+    async changeStamp() {
+      const row = committedRead === undefined ? undefined : committedRead<{ data_version: number }>(DATA_VERSION);
+      return row === undefined ? null : String(row.data_version);
+    },
     getDraftRevisions: (id) => revisionsIn('draft', id),
     async saveDraft(draft, expected) {
       const row = draftToRow(draft);

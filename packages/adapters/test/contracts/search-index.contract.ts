@@ -104,7 +104,8 @@ async function corpus(make: () => Promise<SearchIndex>): Promise<SearchIndex> {
   return index;
 }
 
-export function searchIndexContract(name: string, make: () => Promise<SearchIndex>): void {
+/** `stamps: false` for an index that cannot count its writes (one shared by every node): its stamp is always null. */
+export function searchIndexContract(name: string, make: () => Promise<SearchIndex>, options: { stamps?: boolean } = {}): void {
   describe(`search index contract: ${name}`, () => {
     it('answers a readiness check, empty or not', async () => {
       const index = await make();
@@ -112,6 +113,33 @@ export function searchIndexContract(name: string, make: () => Promise<SearchInde
       await index.upsert([doc('ready-a', {}, { title: 'Ready' })]);
       await expect(index.check()).resolves.toBeUndefined();
     });
+
+    if (options.stamps === false) {
+      it('has no stamp, before or after a write', async () => {
+        const index = await make();
+        expect(index.stamp()).toBeNull();
+        await index.upsert([doc('stamp-a', {}, { title: 'Stamped' })]);
+        expect(index.stamp()).toBeNull();
+      });
+    } else {
+      it('has a stamp that every write moves, and searches leave as it is', async () => {
+        const index = await make();
+        const stamps = [index.stamp()];
+        await index.upsert([doc('stamp-a', {}, { title: 'Stamped' })]);
+        stamps.push(index.stamp());
+        await index.upsert([doc('stamp-a', {}, { title: 'Stamped again' }), doc('stamp-b', {}, { title: 'Another' })]);
+        stamps.push(index.stamp());
+        await index.remove(['published:stamp-b']);
+        stamps.push(index.stamp());
+        await index.clear();
+        stamps.push(index.stamp());
+        expect(stamps).not.toContain(null);
+        expect(new Set(stamps).size).toBe(stamps.length);
+        await index.search(request({ q: 'stamped' }));
+        await index.keysOfParent('p-stamp-a');
+        expect(index.stamp()).toBe(stamps.at(-1));
+      });
+    }
 
     describe('query syntax', () => {
       it('ANDs bare terms, case- and accent-insensitively', async () => {

@@ -64,4 +64,6 @@ export interface SearchPage {
   sortBy: string;
   page: number;
   size: number;
+  /** An anonymous caller's listing: the read stamp its answer may be kept under (see `listingReadStamp`); null when it must not be. */
+  readStamp?: string | null;
 }

@@ -57,8 +57,11 @@ function checkRevision(current: { revisionId: number } | undefined, expected: nu
 
 type Writer = <T>(change: (state: State) => T) => Promise<T>;
 
-/** `read` sees the state to read; every change goes through `write`, which decides when it lands. */
-function repositoriesOver(read: () => State, write: Writer): Repositories {
+/**
+ * `read` sees the state to read; every change goes through `write`, which decides when it lands.
+ * `changeStamp` counts the changes that landed (null inside a unit of work, as on SQL stores).
+ */
+function repositoriesOver(read: () => State, write: Writer, changeStamp: () => string | null): Repositories {
   return {
     records: {
       getDraft: async (id) => copyOrNull(read().drafts.get(id)),
@@ -117,6 +120,7 @@ function repositoriesOver(read: () => State, write: Writer): Repositories {
           .sort((a, b) => byCodeUnits(a.updated, b.updated) || byCodeUnits(a.id, b.id))
           .slice(0, limit)
           .map(copy),
+      changeStamp: async () => changeStamp(),
     },
     files: {
       list: async (owner) => [...(read().files.get(ownerKey(owner))?.values() ?? [])].sort((a, b) => byCodeUnits(a.key, b.key)).map(copy),
@@ -232,6 +236,8 @@ function repositoriesOver(read: () => State, write: Writer): Repositories {
  */
 export function createInMemoryRepositories(): { repos: Repositories; uow: UnitOfWork; all(): AnyRecord[] } {
   let state = emptyState();
+  /** Changes committed so far: the change stamp. */
+  let changes = 0;
   let queue: Promise<unknown> = Promise.resolve();
   const exclusive = <T>(task: () => Promise<T>): Promise<T> => {
     const done = queue.then(task);
@@ -241,14 +247,21 @@ export function createInMemoryRepositories(): { repos: Repositories; uow: UnitOf
   const repos = repositoriesOver(
     () => state,
     // Every change checks before it mutates, so a single write needs no snapshot to be atomic.
-    (change) => exclusive(async () => change(state)),
+    (change) =>
+      exclusive(async () => {
+        const result = change(state);
+        changes++;
+        return result;
+      }),
+    () => String(changes),
   );
   const uow: UnitOfWork = {
     run: (work) =>
       exclusive(async () => {
         const working = snapshot(state);
-        const result = await work(repositoriesOver(() => working, async (change) => change(working)));
+        const result = await work(repositoriesOver(() => working, async (change) => change(working), () => null));
         state = working;
+        changes++;
         return result;
       }),
     check: async () => undefined,

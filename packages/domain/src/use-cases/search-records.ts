@@ -50,16 +50,38 @@ export async function runListing(
   return { total: result.total, hits: await hydrate(deps, result), aggregations: aggs, sortBy: sort, ...paging };
 }
 
-/** Published records visible to the caller: latest versions unless `allVersions`. */
-export function searchRecords(deps: CoreDeps, identity: Identity, kinds: RecordKind[], input: ListingInput): Promise<SearchPage> {
+/**
+ * The read stamp an anonymous listing's answer may be kept under: what the store and the index
+ * say of their changes, read together. A listing shows the index's choice of hits, counts and
+ * facets, and the hits' rows as stored, and reads no clock (a hit's lapsed embargo reads as
+ * stored until it is lifted in writing); every commit moves the store's stamp and every write to
+ * the index moves its own, on this node or any other, so an answer built after both were read
+ * holds for as long as neither has moved. A write landing while the answer is built moves one
+ * of them: that answer is then kept under a stamp already gone. Null when either cannot tell.
+ */
+export async function listingReadStamp(deps: CoreDeps): Promise<string | null> {
+  const index = deps.search.stamp();
+  if (index === null) return null;
+  const store = await deps.repos.records.changeStamp();
+  return store === null ? null : `${store}/${index}`;
+}
+
+/**
+ * Published records visible to the caller: latest versions unless `allVersions`. An anonymous
+ * caller's listing carries the read stamp it was built under (read before the search).
+ */
+export async function searchRecords(deps: CoreDeps, identity: Identity, kinds: RecordKind[], input: ListingInput): Promise<SearchPage> {
   const aggregations: FacetName[] = kinds.length > 1 ? ['resource_type', 'access_status', 'record_type'] : ['resource_type', 'access_status'];
-  return runListing(
+  // Link holders see what anonymous callers see, but their answers are not worth telling apart.
+  const readStamp = identity.userId === null && identity.linkIds.length === 0 ? await listingReadStamp(deps) : null;
+  const page = await runListing(
     deps,
     'search',
     { kinds, published: true, latestOnly: !input.allVersions, viewerId: identity.userId },
     input,
     aggregations,
   );
+  return { ...page, readStamp };
 }
 
 /** The caller's drafts and published records without an open draft; latest of each unless `allVersions`. */
