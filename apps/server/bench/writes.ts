@@ -132,8 +132,10 @@ export async function writesBench(seconds: number): Promise<PartResult> {
   }
   keepOffGeneratorCore();
   const dataDir = mkdtempSync(join(tmpdir(), 'krs-bench-writes-'));
-  const port = await freePort();
-  const plainPort = await freePort();
+  // BENCH_WRITES_PORT and the one after it, when set; otherwise ports the system picks.
+  const fixed = process.env['BENCH_WRITES_PORT'];
+  const port = fixed !== undefined ? Number(fixed) : await freePort();
+  const plainPort = fixed !== undefined ? port + 1 : await freePort();
   const base = `http://127.0.0.1:${port}`;
   const env = { ...process.env, PORT: String(port), KRS_DATA_DIR: dataDir, KRS_BASE_URL: base, INIT_CWD: serverDir };
   execFileSync('pnpm', ['exec', 'tsc', '-b', 'tsconfig.build.json'], { cwd: serverDir, stdio: 'inherit' });

@@ -105,11 +105,14 @@ describe('sqlite database', () => {
     };
     try {
       let answered = 0;
-      const runs = [1, 2, 3].map((i) => uow.run(async (tx) => tx.records.saveParent(parent(`p${i}`), null)).then(() => answered++));
+      const save = (i: number) => uow.run(async (tx) => tx.records.saveParent(parent(`p${i}`), null)).then(() => answered++);
+      const runs = [save(1)];
       await new Promise((r) => setTimeout(r, 20));
       // Committed (other readers see it) but not answered: the fsync has not ended.
       expect(await repos.records.getParent('p1')).not.toBeNull();
       expect(answered).toBe(0);
+      runs.push(save(2), save(3));
+      await new Promise((r) => setTimeout(r, 20));
       // The two that came meanwhile wait for that fsync before their transaction begins.
       expect(await repos.records.getParent('p2')).toBeNull();
       expect(gates).toHaveLength(1);
@@ -125,6 +128,48 @@ describe('sqlite database', () => {
       expect(gates).toHaveLength(2);
     } finally {
       await handle.close();
+    }
+  });
+
+  it('commits the units asked for in one turn in one transaction and one fsync; one that throws is undone alone, the others are answered once on disk', async () => {
+    const live = await openSqlite();
+    const real = commitSyncs.get(live.db);
+    let syncs = 0;
+    commitSyncs.set(live.db, () => (syncs++, real?.() ?? Promise.resolve()));
+    // The unit of work reads the fsync when it is made.
+    const { uow } = createSqlUnitOfWork(live.db);
+    try {
+      const outcomes = await Promise.allSettled(
+        [1, 2, 3, 4].map((i) =>
+          uow.run(async (tx) => {
+            await tx.records.saveParent(parent(`p${i}`), null);
+            await tx.records.saveDraft(draft(`d${i}`, `p${i}`), null);
+            if (i === 3) throw new Error('unit 3 fails');
+            return i;
+          }),
+        ),
+      );
+      expect(outcomes).toEqual([
+        { status: 'fulfilled', value: 1 },
+        { status: 'fulfilled', value: 2 },
+        { status: 'rejected', reason: new Error('unit 3 fails') },
+        { status: 'fulfilled', value: 4 },
+      ]);
+      expect(syncs).toBe(1);
+      // What a process killed right after the answers leaves behind holds every answered unit.
+      const crashed = join(tempDir(), 'crashed.sqlite');
+      copyFileSync(live.file, crashed);
+      copyFileSync(`${live.file}-wal`, `${crashed}-wal`);
+      const recovered = await openSqlite(crashed);
+      try {
+        for (const i of [1, 2, 4]) expect(await recovered.repos.records.getDraft(`d${i}`)).toEqual(draft(`d${i}`, `p${i}`));
+        expect(await recovered.repos.records.getParent('p3')).toBeNull();
+        expect(await recovered.repos.records.getDraft('d3')).toBeNull();
+      } finally {
+        await recovered.close();
+      }
+    } finally {
+      await live.close();
     }
   });
 

@@ -192,7 +192,7 @@ interface WriterCore {
 /**
  * Writes through a worker; the file must exist with its tables (the main connection creates them).
  * One message is in flight at a time: writes asked for meanwhile wait and go together in the
- * next, in the order they were asked.
+ * next, in the order they were asked; so do the writes asked for in one turn while it is idle.
  */
 export function createThreadWriter(filename: string): SqliteWriter {
   const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { filename, module: SQLITE_MODULE_PATH } });
@@ -200,6 +200,8 @@ export function createThreadWriter(filename: string): SqliteWriter {
   const pending = new Map<number, { ok: (v: unknown) => void; fail: (e: Error) => void }>();
   let queued: Ask[] = [];
   let sending = false;
+  /** A send is due at the end of this turn (see `ask`). */
+  let scheduled = false;
   let closing = false;
   let next = 0;
   let failure: Error | null = null;
@@ -237,7 +239,17 @@ export function createThreadWriter(filename: string): SqliteWriter {
       // Referenced while it has work: a write asked for is finished even at shutdown.
       if (pending.size === 1) worker.ref();
       queued.push({ id, op, arg });
-      if (!sending) send();
+      // With the thread idle, the send waits for the end of this turn: the writes one commit
+      // answers together (a batch of creates) are asked for in the same turn, and one message
+      // commits them in one transaction. Sent at once, the first went alone and the others
+      // waited for it; a transaction of the index costs about as much as four documents in it.
+      if (!sending && !scheduled) {
+        scheduled = true;
+        setImmediate(() => {
+          scheduled = false;
+          if (!sending) send();
+        });
+      }
     }).finally(() => {
       // Once closing, the thread stays referenced until it ends (see threadsEnded).
       if (pending.size === 0 && !closing) worker.unref();

@@ -96,6 +96,10 @@ export function createSqlUnitOfWork(db: Kysely<Database>, options: { search?: Tr
         // waiting for it to end lets them share one transaction (one commit, each page written
         // to the WAL once) as well as that next fsync.
         if (syncing !== null) await syncing;
+        // The fsync ends in the loop's poll phase, among the reads of requests that came in
+        // meanwhile: waiting for the end of that phase lets the units those requests ask for
+        // join this batch instead of waiting for the next commit and fsync.
+        await new Promise((resolve) => setImmediate(resolve));
         await runBatch(queue.splice(0, MAX_BATCH));
       }
     } finally {
