@@ -95,4 +95,20 @@ describe('search index (PostgreSQL): text decided in SQL', () => {
       await handle.close();
     }
   });
+
+  it('keeps an index of layout 4, which lacked only the word count, and ranks it as a new one', async () => {
+    const { handle, index } = await open();
+    try {
+      const docs = [doc('short', { title: 'Glacier' }), doc('long', { title: 'Glacier mass balance of the alpine ice fields' }), doc('body', { title: 'Ice', description: 'glacier' })];
+      await index.upsert(docs);
+      const ranked = (await index.search(find('glacier'))).hits.map((h) => h.id);
+      expect(ranked).toEqual(['short', 'long', 'body']);
+      await sql`alter table search_doc drop column word_count`.execute(handle.db);
+      await sql`update search_meta set layout = 4`.execute(handle.db);
+      await createPostgresSearchSchema(handle.db);
+      expect((await index.search(find('glacier'))).hits.map((h) => h.id)).toEqual(ranked);
+    } finally {
+      await handle.close();
+    }
+  });
 });
