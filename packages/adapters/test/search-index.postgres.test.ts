@@ -96,17 +96,19 @@ describe('search index (PostgreSQL): text decided in SQL', () => {
     }
   });
 
-  it('keeps an index of layout 4, which lacked only the word count, and ranks it as a new one', async () => {
+  it('finds `_exists_` on a path first numbered after a document was written, and on no other', async () => {
     const { handle, index } = await open();
     try {
-      const docs = [doc('short', { title: 'Glacier' }), doc('long', { title: 'Glacier mass balance of the alpine ice fields' }), doc('body', { title: 'Ice', description: 'glacier' })];
-      await index.upsert(docs);
-      const ranked = (await index.search(find('glacier'))).hits.map((h) => h.id);
-      expect(ranked).toEqual(['short', 'long', 'body']);
-      await sql`alter table search_doc drop column word_count`.execute(handle.db);
-      await sql`update search_meta set layout = 4`.execute(handle.db);
-      await createPostgresSearchSchema(handle.db);
-      expect((await index.search(find('glacier'))).hits.map((h) => h.id)).toEqual(ranked);
+      await index.upsert([doc('old', { title: 'Old', subjects: ['ice'] })]);
+      await index.upsert([doc('new', { title: 'New', subjects: ['ice'], funding: [{ funder: 'Agency' }] })]);
+      const ids = async (q: string) => (await index.search(find(q))).hits.map((h) => h.id).sort();
+      expect(await ids('_exists_:metadata.funding.funder')).toEqual(['new']);
+      expect(await ids('_exists_:metadata.funding')).toEqual(['new']);
+      expect(await ids('_exists_:metadata.subjects')).toEqual(['new', 'old']);
+      expect(await ids('_exists_:metadata.nowhere')).toEqual([]);
+      // Written again without the path: its bit is cleared.
+      await index.upsert([doc('new', { title: 'New', subjects: ['ice'] })]);
+      expect(await ids('_exists_:metadata.funding')).toEqual([]);
     } finally {
       await handle.close();
     }

@@ -34,7 +34,7 @@ const SCHEMA = [
     version_index integer NOT NULL, is_latest boolean NOT NULL, in_user_listing boolean NOT NULL, is_user_latest boolean NOT NULL,
     is_public boolean NOT NULL, readers text[] NOT NULL, created text NOT NULL, updated text NOT NULL,
     resource_type text, resource_type_label text, access_status text NOT NULL,
-    words tsvector, positions_exact boolean NOT NULL DEFAULT false, ${WORD_COUNT})`,
+    words tsvector, positions_exact boolean NOT NULL DEFAULT false, ${WORD_COUNT}, path_bits bit varying)`,
   // The documents themselves, for the evaluator, apart: counts and facets scan search_doc's narrow rows.
   'CREATE TABLE IF NOT EXISTS search_body (key text PRIMARY KEY REFERENCES search_doc (key) ON DELETE CASCADE, doc text NOT NULL)',
   'CREATE INDEX IF NOT EXISTS search_doc_words ON search_doc USING gin (words)',
@@ -46,9 +46,13 @@ const SCHEMA = [
   'CREATE INDEX IF NOT EXISTS search_doc_created ON search_doc (created COLLATE "C", id COLLATE "C")',
   // Sorted by update, a page walks this index (ties sorted on the way) instead of sorting every match.
   'CREATE INDEX IF NOT EXISTS search_doc_updated ON search_doc (updated COLLATE "C", id COLLATE "C")',
-  // The filter's and the facets' columns: the total and facets of a query without text are
-  // counted from this index alone (an index-only scan of a few MB) rather than the whole heap.
-  'CREATE INDEX IF NOT EXISTS search_doc_facets ON search_doc (kind, state, is_latest, is_public, resource_type, access_status) INCLUDE (resource_type_label)',
+  // The filter's and the facets' columns, and the paths: the total and facets of a query without
+  // text, or of one `_exists_`, are counted from this index alone (an index-only scan of a few MB)
+  // rather than the whole heap.
+  'CREATE INDEX IF NOT EXISTS search_doc_facets ON search_doc (kind, state, is_latest, is_public, resource_type, access_status) INCLUDE (resource_type_label, path_bits)',
+  // Each field path's number: bit n of a document's `path_bits` says whether it holds the path
+  // numbered n (never pruned, as the vocabulary). One test per row, whatever the number of paths.
+  'CREATE TABLE IF NOT EXISTS search_path (id integer GENERATED ALWAYS AS IDENTITY PRIMARY KEY, path text NOT NULL UNIQUE)',
   'CREATE TABLE IF NOT EXISTS search_box (key text NOT NULL REFERENCES search_doc (key) ON DELETE CASCADE, b box NOT NULL)',
   'CREATE INDEX IF NOT EXISTS search_box_b ON search_box USING gist (b)',
   'CREATE INDEX IF NOT EXISTS search_box_key ON search_box (key)',
@@ -60,7 +64,7 @@ const SCHEMA = [
  * The layout of `words`. An index written with an older one is emptied when a node starts: the
  * node then finds it empty and projects every record again (see the server's search engine).
  */
-const LAYOUT = 5;
+const LAYOUT = 6;
 
 /** Creates the index's tables and indexes where they are missing; nodes starting at once take turns. */
 export async function createPostgresSearchSchema<T>(handle: Kysely<T>): Promise<void> {
@@ -70,13 +74,12 @@ export async function createPostgresSearchSchema<T>(handle: Kysely<T>): Promise<
     const existed = (await sql<{ t: string | null }>`select to_regclass('search_doc')::text as t`.execute(trx)).rows[0]?.t != null;
     await sql`create table if not exists search_meta (layout integer not null)`.execute(trx);
     const layout = (await sql<{ layout: number }>`select layout from search_meta`.execute(trx)).rows[0]?.layout ?? (existed ? 1 : LAYOUT);
-    // Layout 5 only added `word_count`, computed from the vectors already there.
-    if (layout === 4) await sql.raw(`ALTER TABLE search_doc ADD COLUMN ${WORD_COUNT}`).execute(trx);
-    else if (layout !== LAYOUT) {
+    if (layout !== LAYOUT) {
       await sql`drop table if exists search_box`.execute(trx);
       await sql`drop table if exists search_body`.execute(trx);
       await sql`drop table if exists search_doc`.execute(trx);
       await sql`drop table if exists search_vocab`.execute(trx);
+      await sql`drop table if exists search_path`.execute(trx);
     }
     for (const statement of SCHEMA) await sql.raw(statement).execute(trx);
     await sql`delete from search_meta`.execute(trx);
@@ -146,9 +149,14 @@ export function createPostgresSearchIndex<T>(handle: Kysely<T>): SearchIndex & {
     async search(request) {
       const query = parseQuery(request.q ?? '');
       if (query.type === 'all' && request.bbox === null) return inSql(handle, request, null, null);
+      if (query.type === 'exists' && request.bbox === null && !(await someUndecided(handle, request, query, false))) {
+        return inSql(handle, request, await holdsPath(handle, query.field), null);
+      }
       const fuzzy = await expandFuzzy(handle, query);
       const exact = query.type === 'all' ? null : exactQuery(query, fuzzy);
-      if (exact !== null && request.bbox === null && !(await someUndecided(handle, request, query, exact.phrases))) return inSql(handle, request, exact.match, rankQuery(query, fuzzy));
+      if (exact !== null && request.bbox === null && !(await someUndecided(handle, request, query, exact.phrases))) {
+        return inSql(handle, request, sql<boolean>`words @@ ${exact.match}::tsquery`, rankQuery(query, fuzzy));
+      }
       const words = requiredWords(query);
       const where: RawBuilder<unknown>[] = [filterSql(request)];
       if (words !== null) where.push(sql`(words is null or words @@ ${words}::tsquery)`);
@@ -194,23 +202,26 @@ const UPSERT_BATCH = 200;
 
 async function upsertBatch(db: Db, docs: readonly SearchDocument[]): Promise<void> {
   const vocabulary = new Set<string>();
-  const rows = docs.map((doc) => {
-    const words = documentWords(doc.body);
-    for (const w of words?.words ?? []) vocabulary.add(w);
+  const vectors = docs.map((doc) => documentWords(doc.body));
+  for (const words of vectors) for (const w of words?.words ?? []) vocabulary.add(w);
+  const pathIds = await pathIdsOf(db, new Set(vectors.flatMap((words) => words?.paths ?? [])));
+  const rows = docs.map((doc, i) => {
+    const words = vectors[i] ?? null;
     return sql`(${doc.key}, ${doc.id}, ${doc.kind}, ${doc.state}, ${doc.parentId}, ${doc.ownerId}, ${doc.versionIndex}, ${doc.isLatest},
       ${doc.inUserListing}, ${doc.isUserLatest}, ${doc.isPublic}, ${doc.readers}::text[], ${doc.created}, ${doc.updated},
       ${doc.resourceType?.id ?? null}, ${doc.resourceType?.label ?? null}, ${doc.accessStatus},
-      ${words === null ? null : sql`${words.vector}::tsvector`}, ${words?.positionsExact ?? false})`;
+      ${words === null ? null : sql`${words.vector}::tsvector`}, ${words?.positionsExact ?? false},
+      ${words === null ? null : sql`${pathBits(words.paths, pathIds)}::bit varying`})`;
   });
   await sql`insert into search_doc (key, id, kind, state, parent_id, owner_id, version_index, is_latest, in_user_listing, is_user_latest,
-      is_public, readers, created, updated, resource_type, resource_type_label, access_status, words, positions_exact)
+      is_public, readers, created, updated, resource_type, resource_type_label, access_status, words, positions_exact, path_bits)
     values ${sql.join(rows)}
     on conflict (key) do update set id = excluded.id, kind = excluded.kind, state = excluded.state, parent_id = excluded.parent_id,
       owner_id = excluded.owner_id, version_index = excluded.version_index, is_latest = excluded.is_latest,
       in_user_listing = excluded.in_user_listing, is_user_latest = excluded.is_user_latest, is_public = excluded.is_public,
       readers = excluded.readers, created = excluded.created, updated = excluded.updated, resource_type = excluded.resource_type,
       resource_type_label = excluded.resource_type_label, access_status = excluded.access_status, words = excluded.words,
-      positions_exact = excluded.positions_exact`.execute(db);
+      positions_exact = excluded.positions_exact, path_bits = excluded.path_bits`.execute(db);
   await sql`insert into search_body (key, doc) values ${sql.join(docs.map((doc) => sql`(${doc.key}, ${JSON.stringify(doc)})`))}
     on conflict (key) do update set doc = excluded.doc`.execute(db);
   // Sorted, so two transactions adding the same words take their locks in the same order.
@@ -221,6 +232,45 @@ async function upsertBatch(db: Db, docs: readonly SearchDocument[]): Promise<voi
 }
 
 const byCodeUnits = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
+/**
+ * The numbers of field paths, adding those the dictionary lacks. Added sorted, so two
+ * transactions adding the same paths take their locks in the same order; read again in a
+ * statement of its own, which sees the numbers another transaction added while this one waited.
+ */
+async function pathIdsOf(db: Db, paths: ReadonlySet<string>): Promise<Map<string, number>> {
+  if (paths.size === 0) return new Map();
+  const list = [...paths].sort(byCodeUnits);
+  const read = async () => (await sql<{ id: number; path: string }>`select id, path from search_path where path = any(${list}::text[])`.execute(db)).rows;
+  let rows = await read();
+  if (rows.length < list.length) {
+    await sql`insert into search_path (path) select unnest(${list}::text[]) on conflict do nothing`.execute(db);
+    rows = await read();
+  }
+  return new Map(rows.map((r) => [r.path, r.id]));
+}
+
+/** A document's paths as bits: bit n (from 0, left to right) set when it holds the path numbered n. */
+function pathBits(paths: readonly string[], ids: ReadonlyMap<string, number>): string {
+  const numbers = paths.map((path) => {
+    const id = ids.get(path);
+    if (id === undefined) throw new Error(`search index: no number for the field path ${JSON.stringify(path)}`);
+    return id;
+  });
+  const bits = new Array<string>(Math.max(0, ...numbers) + 1).fill('0');
+  for (const n of numbers) bits[n] = '1';
+  return bits.join('');
+}
+
+/**
+ * `_exists_:path` as a test of one bit, exact: the number is read first, so the planner sees a
+ * constant; a path never indexed holds in no document. A document written before the path had a
+ * number has a shorter bit string, whose missing bits are unset (`substring` past the end is empty).
+ */
+async function holdsPath(db: Db, path: string): Promise<RawBuilder<boolean>> {
+  const id = (await sql<{ id: number }>`select id from search_path where path = ${path}`.execute(db)).rows[0]?.id;
+  return id === undefined ? sql<boolean>`false` : sql<boolean>`substring(path_bits from ${id + 1}::integer for 1) = B'1'`;
+}
 
 /** Vocabulary rows read per query for all its fuzzy words together, as in the SQLite engine. */
 const VOCABULARY_ROWS_PER_QUERY = 20_000;
@@ -283,21 +333,24 @@ function passesFacets(group: FacetGroup, request: SearchRequest): boolean {
  * filters on (a handful of groups, from which the exact total after the facet filters and each
  * facet's buckets before them are sums), and the page in order.
  */
-async function inSql(db: Db, request: SearchRequest, match: string | null, rank: string | null): Promise<SearchResult> {
-  const where = sql`${filterSql(request)} ${match === null ? sql`` : sql`and words @@ ${match}::tsquery`}`;
+async function inSql(db: Db, request: SearchRequest, match: RawBuilder<boolean> | null, rank: string | null): Promise<SearchResult> {
+  const where = sql`${filterSql(request)} ${match === null ? sql`` : sql`and ${match}`}`;
   const filtered = (Object.entries(request.filter.facets ?? {}) as [FacetName, readonly string[]][]).filter(([, values]) => values.length > 0).map(([facet]) => facet);
   const grouped = [...new Set<FacetName>([...request.aggregations, ...filtered])];
   const labelled = request.aggregations.includes('resource_type');
-  // One hash aggregate over the matches: grouping sets made PostgreSQL hash every match once per
-  // facet, about 3x the work. A resource type's label is the least over all its matches, in the
-  // database's collation, as min() over them gave it: taken over the groups by a window.
+  // One aggregate over the matches: grouping sets made PostgreSQL hash every match once per facet,
+  // about 3x the work. A resource type's label is the least over all its matches, in the
+  // database's collation, as min() over them gave it: the groups come in the order of their least
+  // labels (a sort of a handful of rows), and the first of a type's groups has its label. (A
+  // window over the groups made the planner sort every match for it when it expected few.)
   const counts = sql<FacetGroup>`select ${sql.join([
     ...grouped.map((facet) => sql`${sql.ref(FACET_COLUMN[facet])} as ${sql.ref(facet)}`),
-    labelled ? sql`min(min(resource_type_label)) over (partition by resource_type) as label` : sql`null as label`,
+    labelled ? sql`min(resource_type_label) as label` : sql`null as label`,
     sql`count(*) as n`,
   ])}
     from search_doc where ${where}
-    ${grouped.length === 0 ? sql`` : sql`group by ${sql.join(grouped.map((facet) => sql.ref(FACET_COLUMN[facet])))}`}`;
+    ${grouped.length === 0 ? sql`` : sql`group by ${sql.join(grouped.map((facet) => sql.ref(FACET_COLUMN[facet])))}`}
+    ${labelled ? sql`order by label` : sql``}`;
   const start = (request.page - 1) * request.size;
   const ranked = request.sort === 'bestmatch' && rank !== null;
   // The words' weights (title A, others D), damped by the document's length as the domain's score is.
