@@ -63,8 +63,9 @@ const SCHEMA = [
 /**
  * The layout of `words`. An index written with an older one is emptied when a node starts: the
  * node then finds it empty and projects every record again (see the server's search engine).
+ * 5 and 6 numbered layouts that were tried and not kept: an index either wrote is projected again.
  */
-const LAYOUT = 6;
+const LAYOUT = 7;
 
 /** Creates the index's tables and indexes where they are missing; nodes starting at once take turns. */
 export async function createPostgresSearchSchema<T>(handle: Kysely<T>): Promise<void> {
