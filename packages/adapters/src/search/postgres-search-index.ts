@@ -150,9 +150,8 @@ export function createPostgresSearchIndex<T>(handle: Kysely<T>): SearchIndex & {
     async search(request) {
       const query = parseQuery(request.q ?? '');
       if (query.type === 'all' && request.bbox === null) return inSql(handle, request, null, null);
-      if (query.type === 'exists' && request.bbox === null && !(await someUndecided(handle, request, query, false))) {
-        return inSql(handle, request, await holdsPath(handle, query.field), null);
-      }
+      const bit = query.type === 'exists' && request.bbox === null ? await holdsPath(handle, query.field) : null;
+      if (bit !== null && !(await someUndecided(handle, request, query, false))) return inSql(handle, request, bit, null);
       const fuzzy = await expandFuzzy(handle, query);
       const exact = query.type === 'all' ? null : exactQuery(query, fuzzy);
       if (exact !== null && request.bbox === null && !(await someUndecided(handle, request, query, exact.phrases))) {
@@ -251,12 +250,20 @@ async function pathIdsOf(db: Db, paths: ReadonlySet<string>): Promise<Map<string
   return new Map(rows.map((r) => [r.path, r.id]));
 }
 
-/** A document's paths as bits: bit n (from 0, left to right) set when it holds the path numbered n. */
+/**
+ * Paths numbered past this have no bit: `_exists_` on them is decided by the path's lexeme in the
+ * vector, as every `_exists_` was before. Drafts keep keys the metadata does not know (with an
+ * issue), so anyone signed in can number new paths, and without a bound one document's bits
+ * could outgrow the covering index's largest entry (about 2.7 kB) and fail its every write.
+ */
+const MAX_PATH_BIT = 4096;
+
+/** A document's paths as bits: bit n (from 0, left to right) set when it holds the path numbered n (up to MAX_PATH_BIT). */
 function pathBits(paths: readonly string[], ids: ReadonlyMap<string, number>): string {
-  const numbers = paths.map((path) => {
+  const numbers = paths.flatMap((path) => {
     const id = ids.get(path);
     if (id === undefined) throw new Error(`search index: no number for the field path ${JSON.stringify(path)}`);
-    return id;
+    return id <= MAX_PATH_BIT ? [id] : [];
   });
   const bits = new Array<string>(Math.max(0, ...numbers) + 1).fill('0');
   for (const n of numbers) bits[n] = '1';
@@ -267,10 +274,12 @@ function pathBits(paths: readonly string[], ids: ReadonlyMap<string, number>): s
  * `_exists_:path` as a test of one bit, exact: the number is read first, so the planner sees a
  * constant; a path never indexed holds in no document. A document written before the path had a
  * number has a shorter bit string, whose missing bits are unset (`substring` past the end is empty).
+ * Null for a path numbered past MAX_PATH_BIT, which has no bit.
  */
-async function holdsPath(db: Db, path: string): Promise<RawBuilder<boolean>> {
+async function holdsPath(db: Db, path: string): Promise<RawBuilder<boolean> | null> {
   const id = (await sql<{ id: number }>`select id from search_path where path = ${path}`.execute(db)).rows[0]?.id;
-  return id === undefined ? sql<boolean>`false` : sql<boolean>`substring(path_bits from ${id + 1}::integer for 1) = B'1'`;
+  if (id === undefined) return sql<boolean>`false`;
+  return id <= MAX_PATH_BIT ? sql<boolean>`substring(path_bits from ${id + 1}::integer for 1) = B'1'` : null;
 }
 
 /** Vocabulary rows read per query for all its fuzzy words together, as in the SQLite engine. */
