@@ -95,4 +95,40 @@ describe('search index (PostgreSQL): text decided in SQL', () => {
       await handle.close();
     }
   });
+
+  it('finds `_exists_` on a path first numbered after a document was written, and on no other', async () => {
+    const { handle, index } = await open();
+    try {
+      await index.upsert([doc('old', { title: 'Old', subjects: ['ice'] })]);
+      await index.upsert([doc('new', { title: 'New', subjects: ['ice'], funding: [{ funder: 'Agency' }] })]);
+      const ids = async (q: string) => (await index.search(find(q))).hits.map((h) => h.id).sort();
+      expect(await ids('_exists_:metadata.funding.funder')).toEqual(['new']);
+      expect(await ids('_exists_:metadata.funding')).toEqual(['new']);
+      expect(await ids('_exists_:metadata.subjects')).toEqual(['new', 'old']);
+      expect(await ids('_exists_:metadata.nowhere')).toEqual([]);
+      // Written again without the path: its bit is cleared.
+      await index.upsert([doc('new', { title: 'New', subjects: ['ice'] })]);
+      expect(await ids('_exists_:metadata.funding')).toEqual([]);
+    } finally {
+      await handle.close();
+    }
+  });
+
+  it('answers `_exists_` past the numbered paths that have a bit, and takes documents holding thousands of paths', { timeout: 60_000 }, async () => {
+    const { handle, index } = await open();
+    try {
+      // Keys nobody else uses number 25,000 paths; a document then holds an irregular half of
+      // them, whose bits would not compress under what one entry of the covering index can hold.
+      const keys = Array.from({ length: 25_000 }, (_, i) => `k${i}`);
+      await index.upsert([doc('wide', { title: 'Wide', extra: Object.fromEntries(keys.map((k) => [k, 'x'])) })]);
+      const half = keys.filter((_, i) => ((Math.imul(i, 2_654_435_761) >>> 16) & 1) === 0 || i === 24_999);
+      await index.upsert([doc('late', { title: 'Late', extra: Object.fromEntries(half.map((k) => [k, 'y'])) }), doc('plain', { title: 'Plain' })]);
+      const ids = async (q: string) => (await index.search(find(q))).hits.map((h) => h.id).sort();
+      expect(await ids('_exists_:metadata.extra.k24999')).toEqual(['late', 'wide']);
+      expect(await ids(`_exists_:metadata.extra.${keys.find((k) => !half.includes(k))}`)).toEqual(['wide']);
+      expect(await ids('_exists_:metadata.title')).toEqual(['late', 'plain', 'wide']);
+    } finally {
+      await handle.close();
+    }
+  });
 });

@@ -21,13 +21,20 @@ import { documentWords, exactQuery, rankQuery, requiredWords, type FuzzyExpansio
 /** Any Kysely handle: the index's tables are outside the records' typed schema, and written in SQL. */
 type Db = Kysely<object>;
 
+/**
+ * The number of lexemes of `words`, which ranking damps by: kept in the row, because most vectors
+ * are stored out of line (TOAST) and each function reading one fetches it again, so
+ * `length(words)` beside `ts_rank(words, ...)` read every ranked match's vector twice.
+ */
+const WORD_COUNT = 'word_count integer GENERATED ALWAYS AS (length(words)) STORED';
+
 const SCHEMA = [
   `CREATE TABLE IF NOT EXISTS search_doc (
     key text PRIMARY KEY, id text NOT NULL, kind text NOT NULL, state text NOT NULL, parent_id text NOT NULL, owner_id text NOT NULL,
     version_index integer NOT NULL, is_latest boolean NOT NULL, in_user_listing boolean NOT NULL, is_user_latest boolean NOT NULL,
     is_public boolean NOT NULL, readers text[] NOT NULL, created text NOT NULL, updated text NOT NULL,
     resource_type text, resource_type_label text, access_status text NOT NULL,
-    words tsvector, positions_exact boolean NOT NULL DEFAULT false)`,
+    words tsvector, positions_exact boolean NOT NULL DEFAULT false, ${WORD_COUNT}, path_bits bit varying)`,
   // The documents themselves, for the evaluator, apart: counts and facets scan search_doc's narrow rows.
   'CREATE TABLE IF NOT EXISTS search_body (key text PRIMARY KEY REFERENCES search_doc (key) ON DELETE CASCADE, doc text NOT NULL)',
   'CREATE INDEX IF NOT EXISTS search_doc_words ON search_doc USING gin (words)',
@@ -37,6 +44,15 @@ const SCHEMA = [
   'CREATE INDEX IF NOT EXISTS search_doc_id ON search_doc (id)',
   'CREATE INDEX IF NOT EXISTS search_doc_owner ON search_doc (owner_id)',
   'CREATE INDEX IF NOT EXISTS search_doc_created ON search_doc (created COLLATE "C", id COLLATE "C")',
+  // Sorted by update, a page walks this index (ties sorted on the way) instead of sorting every match.
+  'CREATE INDEX IF NOT EXISTS search_doc_updated ON search_doc (updated COLLATE "C", id COLLATE "C")',
+  // The filter's and the facets' columns, and the paths: the total and facets of a query without
+  // text, or of one `_exists_`, are counted from this index alone (an index-only scan of a few MB)
+  // rather than the whole heap.
+  'CREATE INDEX IF NOT EXISTS search_doc_facets ON search_doc (kind, state, is_latest, is_public, resource_type, access_status) INCLUDE (resource_type_label, path_bits)',
+  // Each field path's number: bit n of a document's `path_bits` says whether it holds the path
+  // numbered n (never pruned, as the vocabulary). One test per row, whatever the number of paths.
+  'CREATE TABLE IF NOT EXISTS search_path (id integer GENERATED ALWAYS AS IDENTITY PRIMARY KEY, path text NOT NULL UNIQUE)',
   'CREATE TABLE IF NOT EXISTS search_box (key text NOT NULL REFERENCES search_doc (key) ON DELETE CASCADE, b box NOT NULL)',
   'CREATE INDEX IF NOT EXISTS search_box_b ON search_box USING gist (b)',
   'CREATE INDEX IF NOT EXISTS search_box_key ON search_box (key)',
@@ -47,8 +63,9 @@ const SCHEMA = [
 /**
  * The layout of `words`. An index written with an older one is emptied when a node starts: the
  * node then finds it empty and projects every record again (see the server's search engine).
+ * 5 and 6 numbered layouts that were tried and not kept: an index either wrote is projected again.
  */
-const LAYOUT = 4;
+const LAYOUT = 7;
 
 /** Creates the index's tables and indexes where they are missing; nodes starting at once take turns. */
 export async function createPostgresSearchSchema<T>(handle: Kysely<T>): Promise<void> {
@@ -63,6 +80,7 @@ export async function createPostgresSearchSchema<T>(handle: Kysely<T>): Promise<
       await sql`drop table if exists search_body`.execute(trx);
       await sql`drop table if exists search_doc`.execute(trx);
       await sql`drop table if exists search_vocab`.execute(trx);
+      await sql`drop table if exists search_path`.execute(trx);
     }
     for (const statement of SCHEMA) await sql.raw(statement).execute(trx);
     await sql`delete from search_meta`.execute(trx);
@@ -132,9 +150,13 @@ export function createPostgresSearchIndex<T>(handle: Kysely<T>): SearchIndex & {
     async search(request) {
       const query = parseQuery(request.q ?? '');
       if (query.type === 'all' && request.bbox === null) return inSql(handle, request, null, null);
+      const bit = query.type === 'exists' && request.bbox === null ? await holdsPath(handle, query.field) : null;
+      if (bit !== null && !(await someUndecided(handle, request, query, false))) return inSql(handle, request, bit, null);
       const fuzzy = await expandFuzzy(handle, query);
       const exact = query.type === 'all' ? null : exactQuery(query, fuzzy);
-      if (exact !== null && request.bbox === null && !(await someUndecided(handle, request, query, exact.phrases))) return inSql(handle, request, exact.match, rankQuery(query, fuzzy));
+      if (exact !== null && request.bbox === null && !(await someUndecided(handle, request, query, exact.phrases))) {
+        return inSql(handle, request, sql<boolean>`words @@ ${exact.match}::tsquery`, rankQuery(query, fuzzy));
+      }
       const words = requiredWords(query);
       const where: RawBuilder<unknown>[] = [filterSql(request)];
       if (words !== null) where.push(sql`(words is null or words @@ ${words}::tsquery)`);
@@ -182,23 +204,26 @@ const UPSERT_BATCH = 200;
 
 async function upsertBatch(db: Db, docs: readonly SearchDocument[]): Promise<void> {
   const vocabulary = new Set<string>();
-  const rows = docs.map((doc) => {
-    const words = documentWords(doc.body);
-    for (const w of words?.words ?? []) vocabulary.add(w);
+  const vectors = docs.map((doc) => documentWords(doc.body));
+  for (const words of vectors) for (const w of words?.words ?? []) vocabulary.add(w);
+  const pathIds = await pathIdsOf(db, new Set(vectors.flatMap((words) => words?.paths ?? [])));
+  const rows = docs.map((doc, i) => {
+    const words = vectors[i] ?? null;
     return sql`(${doc.key}, ${doc.id}, ${doc.kind}, ${doc.state}, ${doc.parentId}, ${doc.ownerId}, ${doc.versionIndex}, ${doc.isLatest},
       ${doc.inUserListing}, ${doc.isUserLatest}, ${doc.isPublic}, ${doc.readers}::text[], ${doc.created}, ${doc.updated},
       ${doc.resourceType?.id ?? null}, ${doc.resourceType?.label ?? null}, ${doc.accessStatus},
-      ${words === null ? null : sql`${words.vector}::tsvector`}, ${words?.positionsExact ?? false})`;
+      ${words === null ? null : sql`${words.vector}::tsvector`}, ${words?.positionsExact ?? false},
+      ${words === null ? null : sql`${pathBits(words.paths, pathIds)}::bit varying`})`;
   });
   await sql`insert into search_doc (key, id, kind, state, parent_id, owner_id, version_index, is_latest, in_user_listing, is_user_latest,
-      is_public, readers, created, updated, resource_type, resource_type_label, access_status, words, positions_exact)
+      is_public, readers, created, updated, resource_type, resource_type_label, access_status, words, positions_exact, path_bits)
     values ${sql.join(rows)}
     on conflict (key) do update set id = excluded.id, kind = excluded.kind, state = excluded.state, parent_id = excluded.parent_id,
       owner_id = excluded.owner_id, version_index = excluded.version_index, is_latest = excluded.is_latest,
       in_user_listing = excluded.in_user_listing, is_user_latest = excluded.is_user_latest, is_public = excluded.is_public,
       readers = excluded.readers, created = excluded.created, updated = excluded.updated, resource_type = excluded.resource_type,
       resource_type_label = excluded.resource_type_label, access_status = excluded.access_status, words = excluded.words,
-      positions_exact = excluded.positions_exact`.execute(db);
+      positions_exact = excluded.positions_exact, path_bits = excluded.path_bits`.execute(db);
   await sql`insert into search_body (key, doc) values ${sql.join(docs.map((doc) => sql`(${doc.key}, ${JSON.stringify(doc)})`))}
     on conflict (key) do update set doc = excluded.doc`.execute(db);
   // Sorted, so two transactions adding the same words take their locks in the same order.
@@ -209,6 +234,55 @@ async function upsertBatch(db: Db, docs: readonly SearchDocument[]): Promise<voi
 }
 
 const byCodeUnits = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
+/**
+ * The numbers of field paths, adding those the dictionary lacks. Added sorted, so two
+ * transactions adding the same paths take their locks in the same order; read again in a
+ * statement of its own, which sees the numbers another transaction added while this one waited.
+ */
+async function pathIdsOf(db: Db, paths: ReadonlySet<string>): Promise<Map<string, number>> {
+  if (paths.size === 0) return new Map();
+  const list = [...paths].sort(byCodeUnits);
+  const read = async () => (await sql<{ id: number; path: string }>`select id, path from search_path where path = any(${list}::text[])`.execute(db)).rows;
+  let rows = await read();
+  if (rows.length < list.length) {
+    await sql`insert into search_path (path) select unnest(${list}::text[]) on conflict do nothing`.execute(db);
+    rows = await read();
+  }
+  return new Map(rows.map((r) => [r.path, r.id]));
+}
+
+/**
+ * Paths numbered past this have no bit: `_exists_` on them is decided by the path's lexeme in the
+ * vector, as every `_exists_` was before. Drafts keep keys the metadata does not know (with an
+ * issue), so anyone signed in can number new paths, and without a bound one document's bits
+ * could outgrow the covering index's largest entry (about 2.7 kB) and fail its every write.
+ */
+const MAX_PATH_BIT = 4096;
+
+/** A document's paths as bits: bit n (from 0, left to right) set when it holds the path numbered n (up to MAX_PATH_BIT). */
+function pathBits(paths: readonly string[], ids: ReadonlyMap<string, number>): string {
+  const numbers = paths.flatMap((path) => {
+    const id = ids.get(path);
+    if (id === undefined) throw new Error(`search index: no number for the field path ${JSON.stringify(path)}`);
+    return id <= MAX_PATH_BIT ? [id] : [];
+  });
+  const bits = new Array<string>(Math.max(0, ...numbers) + 1).fill('0');
+  for (const n of numbers) bits[n] = '1';
+  return bits.join('');
+}
+
+/**
+ * `_exists_:path` as a test of one bit, exact: the number is read first, so the planner sees a
+ * constant; a path never indexed holds in no document. A document written before the path had a
+ * number has a shorter bit string, whose missing bits are unset (`substring` past the end is empty).
+ * Null for a path numbered past MAX_PATH_BIT, which has no bit.
+ */
+async function holdsPath(db: Db, path: string): Promise<RawBuilder<boolean> | null> {
+  const id = (await sql<{ id: number }>`select id from search_path where path = ${path}`.execute(db)).rows[0]?.id;
+  if (id === undefined) return sql<boolean>`false`;
+  return id <= MAX_PATH_BIT ? sql<boolean>`substring(path_bits from ${id + 1}::integer for 1) = B'1'` : null;
+}
 
 /** Vocabulary rows read per query for all its fuzzy words together, as in the SQLite engine. */
 const VOCABULARY_ROWS_PER_QUERY = 20_000;
@@ -252,47 +326,77 @@ async function someUndecided(db: Db, request: SearchRequest, query: QueryNode, p
   return found.rows.length > 0;
 }
 
+/** A group of the matches by the facet columns a request needs, as the counting statement returns it. */
+type FacetGroup = Partial<Record<FacetName, string | null>> & { label: string | null; n: string };
+
+/** Whether a group's documents pass the facet filters, as `facetSql` decides for each row. */
+function passesFacets(group: FacetGroup, request: SearchRequest): boolean {
+  for (const [facet, values] of Object.entries(request.filter.facets ?? {}) as [FacetName, readonly string[]][]) {
+    if (values.length === 0) continue;
+    const key = group[facet];
+    if (key === null || key === undefined || !values.includes(key)) return false;
+  }
+  return true;
+}
+
 /**
  * A request SQL decides alone (no box; query text the vector answers, or none), in two
- * statements over the matches: one pass counting the exact total (after the facet filters) and
- * every facet's buckets (before them) as grouping sets, and the page in order.
+ * statements over the matches: one grouping them by the facet columns the request aggregates or
+ * filters on (a handful of groups, from which the exact total after the facet filters and each
+ * facet's buckets before them are sums), and the page in order.
  */
-async function inSql(db: Db, request: SearchRequest, match: string | null, rank: string | null): Promise<SearchResult> {
-  const where = sql`${filterSql(request)} ${match === null ? sql`` : sql`and words @@ ${match}::tsquery`}`;
-  const facets = request.aggregations.map((facet) => ({ facet, column: sql.ref(FACET_COLUMN[facet]), flag: `g_${facet}` }));
-  const counts = sql<Record<string, unknown> & { label: string | null; n: string; shown: string }>`select
-      ${sql.join([...facets.flatMap(({ facet, column, flag }) => [sql`${column} as ${sql.ref(`k_${facet}`)}`, sql`grouping(${column}) as ${sql.ref(flag)}`]), sql`min(resource_type_label) as label`])},
-      count(*) as n, count(*) filter (where ${facetSql(request)}) as shown
+async function inSql(db: Db, request: SearchRequest, match: RawBuilder<boolean> | null, rank: string | null): Promise<SearchResult> {
+  const where = sql`${filterSql(request)} ${match === null ? sql`` : sql`and ${match}`}`;
+  const filtered = (Object.entries(request.filter.facets ?? {}) as [FacetName, readonly string[]][]).filter(([, values]) => values.length > 0).map(([facet]) => facet);
+  const grouped = [...new Set<FacetName>([...request.aggregations, ...filtered])];
+  const labelled = request.aggregations.includes('resource_type');
+  // One aggregate over the matches: grouping sets made PostgreSQL hash every match once per facet,
+  // about 3x the work. A resource type's label is the least over all its matches, in the
+  // database's collation, as min() over them gave it: the groups come in the order of their least
+  // labels (a sort of a handful of rows), and the first of a type's groups has its label. (A
+  // window over the groups made the planner sort every match for it when it expected few.)
+  const counts = sql<FacetGroup>`select ${sql.join([
+    ...grouped.map((facet) => sql`${sql.ref(FACET_COLUMN[facet])} as ${sql.ref(facet)}`),
+    labelled ? sql`min(resource_type_label) as label` : sql`null as label`,
+    sql`count(*) as n`,
+  ])}
     from search_doc where ${where}
-    ${facets.length === 0 ? sql`` : sql`group by grouping sets ((), ${sql.join(facets.map(({ column }) => sql`(${column})`))})`}`;
+    ${grouped.length === 0 ? sql`` : sql`group by ${sql.join(grouped.map((facet) => sql.ref(FACET_COLUMN[facet])))}`}
+    ${labelled ? sql`order by label` : sql``}`;
   const start = (request.page - 1) * request.size;
   const ranked = request.sort === 'bestmatch' && rank !== null;
   // The words' weights (title A, others D), damped by the document's length as the domain's score is.
   const page = sql<{ id: string; kind: SearchDocument['kind']; state: SearchDocument['state'] }>`select id, kind, state
-      ${ranked ? sql`, ts_rank(words, ${rank}::tsquery, 0) / sqrt(1 + length(words) / 50.0) as score` : sql``}
+      ${ranked ? sql`, ts_rank(words, ${rank}::tsquery, 0) / sqrt(1 + word_count / 50.0) as score` : sql``}
     from search_doc where ${where} and ${facetSql(request)}
     order by ${sql.raw(ranked ? BY_SCORE : ORDER[request.sort === 'bestmatch' ? 'newest' : request.sort])} limit ${request.size} offset ${start}`;
   const run = async (handle: Db) => ({ counts: (await counts.execute(handle)).rows, page: (await page.execute(handle)).rows });
-  const answer =
-    match === null || db.isTransaction
-      ? await run(db)
-      : await db.transaction().execute(async (trx) => {
-          // The planner prices a sequential scan without what reading each row's vector costs
-          // (compressed, often out of line) and prefers it to the GIN index for any common word:
-          // 60 ms against 15 for a word in 9% of 20,000 documents.
-          await sql`set local enable_seqscan = off`.execute(trx);
-          return run(trx);
-        });
-  const all = answer.counts.find((r) => facets.every(({ flag }) => Number(r[flag]) === 1));
-  const aggregations: SearchResult['aggregations'] = {};
-  for (const { facet, flag } of facets) {
-    const buckets: FacetBucket[] = [];
-    for (const r of answer.counts) {
-      const key = r[`k_${facet}`];
-      if (Number(r[flag]) !== 0 || typeof key !== 'string') continue;
-      buckets.push({ key, docCount: Number(r.n), label: facet === 'resource_type' ? (r.label ?? key) : facetLabel(facet, key) });
+  const answer = db.isTransaction
+    ? await run(db)
+    : await db.transaction().execute(async (trx) => {
+        // No parallel workers: each is a process started for the statement, with cold caches, and
+        // their CPU outweighed what they saved (a one-pass group-by of the 95,000 matches of the
+        // empty query at 100k cost twice the single-process grouping sets in CPU once parallel).
+        // With text, no sequential scan: the planner prices one without what reading each row's
+        // vector costs (compressed, often out of line) and prefers it to the GIN index for any
+        // common word (60 ms against 15 for a word in 9% of 20,000 documents).
+        await sql`select set_config('max_parallel_workers_per_gather', '0', true) ${match === null ? sql`` : sql`, set_config('enable_seqscan', 'off', true)`}`.execute(trx);
+        return run(trx);
+      });
+  let total = 0;
+  const byFacet = new Map<FacetName, Map<string, FacetBucket>>(request.aggregations.map((facet) => [facet, new Map()]));
+  for (const group of answer.counts) {
+    const n = Number(group.n);
+    if (passesFacets(group, request)) total += n;
+    for (const [facet, buckets] of byFacet) {
+      const key = group[facet];
+      if (key === null || key === undefined) continue;
+      const bucket = buckets.get(key);
+      if (bucket) bucket.docCount += n;
+      else buckets.set(key, { key, docCount: n, label: facet === 'resource_type' ? (group.label ?? key) : facetLabel(facet, key) });
     }
-    aggregations[facet] = sortBuckets(buckets);
   }
-  return { total: Number(all?.shown ?? 0), hits: answer.page.map((r) => ({ id: r.id, kind: r.kind, state: r.state })), aggregations };
+  const aggregations: SearchResult['aggregations'] = {};
+  for (const [facet, buckets] of byFacet) aggregations[facet] = sortBuckets([...buckets.values()]);
+  return { total, hits: answer.page.map((r) => ({ id: r.id, kind: r.kind, state: r.state })), aggregations };
 }

@@ -11,6 +11,7 @@ describe('PostgreSQL text: documents', () => {
       vector: "'glacier':2A,5 'muller':3A 'ice':6,10 'sea':8 '$metadata' '$metadata.title' '$metadata.description' '$metadata.subjects'",
       positionsExact: true,
       words: ['glacier', 'muller', 'ice', 'sea'],
+      paths: ['metadata', 'metadata.title', 'metadata.description', 'metadata.subjects'],
     });
   });
 

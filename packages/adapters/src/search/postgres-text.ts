@@ -26,6 +26,8 @@ export interface DocumentWords {
   positionsExact: boolean;
   /** The document's distinct words, for the vocabulary fuzzy terms expand from. */
   words: string[];
+  /** The field paths holding a value (and their ancestors), whose lexemes the vector holds. */
+  paths: string[];
 }
 
 const isTitlePath = (path: string) => path === 'metadata.title' || path.startsWith('metadata.title.');
@@ -62,14 +64,15 @@ export function documentWords(body: unknown): DocumentWords | null {
   const words = [...positions.keys()];
   const pathLexemes = new Map<string, string[]>();
   let bytes = 0;
-  for (const path of fieldPaths(flat)) {
+  const fields = fieldPaths(flat);
+  for (const path of fields) {
     const name = `$${path}`;
     if (Buffer.byteLength(name) > MAX_LEXEME_BYTES) return null;
     pathLexemes.set(name, []);
     bytes += Buffer.byteLength(name) + 8;
   }
   for (const [word, list] of positions) bytes += Buffer.byteLength(word) + 8 + 2 * list.length;
-  if (bytes <= MAX_VECTOR_BYTES) return { vector: `${vectorText(positions)} ${vectorText(pathLexemes)}`.trim(), positionsExact, words };
+  if (bytes <= MAX_VECTOR_BYTES) return { vector: `${vectorText(positions)} ${vectorText(pathLexemes)}`.trim(), positionsExact, words, paths: fields };
   // Too large with every position: the words alone, title words keeping theirs for their weight.
   let lexemeBytes = [...pathLexemes.keys()].reduce((sum, name) => sum + Buffer.byteLength(name) + 8, 0);
   const titleOnly = new Map<string, string[]>();
@@ -78,7 +81,7 @@ export function documentWords(body: unknown): DocumentWords | null {
     titleOnly.set(word, titled);
     lexemeBytes += Buffer.byteLength(word) + 8 + 2 * titled.length;
   }
-  return lexemeBytes <= MAX_VECTOR_BYTES ? { vector: `${vectorText(titleOnly)} ${vectorText(pathLexemes)}`.trim(), positionsExact: false, words } : null;
+  return lexemeBytes <= MAX_VECTOR_BYTES ? { vector: `${vectorText(titleOnly)} ${vectorText(pathLexemes)}`.trim(), positionsExact: false, words, paths: fields } : null;
 }
 
 function vectorText(positions: Map<string, string[]>): string {

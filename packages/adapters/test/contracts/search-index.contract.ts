@@ -432,6 +432,19 @@ export function searchIndexContract(name: string, make: () => Promise<SearchInde
           ['resource', 4, 'Knowledge Resource'],
           ['package', 1, 'Knowledge Package'],
         ]);
+        // Filters on two facets: the total is what both leave, each facet's buckets count every match.
+        const both = await index.search(facets({ resource_type: ['dataset', 'software'], access_status: ['open'] }));
+        expect(both.total).toBe(2);
+        expect(buckets(both.aggregations.access_status)?.map(([key, count]) => [key, count])).toEqual([
+          ['open', 3],
+          ['embargoed', 1],
+          ['metadata-only', 1],
+        ]);
+        expect(buckets(both.aggregations.resource_type)?.map(([key, count]) => [key, count])).toEqual([
+          ['dataset', 2],
+          ['knowledge', 1],
+          ['software', 1],
+        ]);
       });
 
       it('pages and totals after facet filters', async () => {
