@@ -64,7 +64,7 @@ const memory = process.memoryUsage();
 const mib = (bytes: number) => Math.round(bytes / 1024 / 1024);
 lifecycle.info(
   {
-    search_engine: config.searchEngine,
+    search_engine: searchEngineName,
     search_resumed: warm.loaded,
     search_parents: warm.parents,
     search_skipped: warm.skipped.length,
