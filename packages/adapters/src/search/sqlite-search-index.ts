@@ -44,7 +44,6 @@ import { createInlineReader, createThreadReader, ROW_SIZE_FUNCTION, type SqliteR
 import { pathToken } from './path-token.ts';
 import { createInlineWriter, createThreadWriter, type PreparedDoc, type Written } from './sqlite-writer.ts';
 import { nextIteration, nextTurn } from '../next-turn.ts';
-import { TURN_MS, turnTaker } from './turn-taker.ts';
 
 /**
  * Bumped when the file's tables change; a file of another layout is refused, and the caller
@@ -88,12 +87,24 @@ CREATE TABLE IF NOT EXISTS doc_generation (id INTEGER PRIMARY KEY CHECK (id = 1)
 INSERT OR IGNORE INTO doc_generation (id, value) VALUES (1, 0);
 `;
 
+/** Work that may run this long in one go before other requests get a turn. */
+const TURN_MS = 8;
 /**
- * TURN_MS (turn-taker.ts) for a search's passes over the header columns: a cheap GET waiting behind a search
+ * The same for a search's passes over the header columns: a cheap GET waiting behind a search
  * (a match-everything query reads a hundred thousand rows in a few milliseconds) waits at most
  * this long, so hostile queries sent back to back barely move the GETs' p99.
  */
 const SEARCH_TURN_MS = 1;
+
+/** Hands the loop to others when the work since the last turn has taken `turnMs`. */
+function turnTaker(turnMs = TURN_MS, yieldTurn: () => Promise<void> = nextTurn): () => Promise<void> {
+  let since = performance.now();
+  return async () => {
+    if (performance.now() - since < turnMs) return;
+    await yieldTurn();
+    since = performance.now();
+  };
+}
 
 /** Values of a flattened body joined per step of `joinInTurns`. */
 const VALUES_PER_JOIN = 8_192;

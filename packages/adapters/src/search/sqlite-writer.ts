@@ -19,9 +19,6 @@ import { Worker } from 'node:worker_threads';
 import { SQLITE_MODULE_PATH } from '../sql/sqlite-driver.ts';
 import { LOWER_PRIORITY } from './worker-priority.ts';
 import { threadsEnded } from './threads-ended.ts';
-import { nextIteration } from '../next-turn.ts';
-import { TURN_MS, turnTaker } from './turn-taker.ts';
-import { LONG_TEXT, utf8Parts } from './utf8-parts.ts';
 
 /** One document as rows: what the main thread computes from a SearchDocument. */
 export interface PreparedDoc {
@@ -127,40 +124,6 @@ type Operation = 'upsert' | 'remove' | 'clear' | 'keysOfParent' | 'close';
 type Ask = { id: number; op: Operation; arg: unknown };
 type Reply = { id: number; result: unknown } | { id: number; error: string };
 
-/** The texts of a document that may be long: they cross as UTF-8 parts (utf8-parts.ts). */
-const TEXT_FIELDS = ['body', 'title', 'text', 'paths', 'shapes'] as const;
-type TextField = (typeof TEXT_FIELDS)[number];
-/** A document as it is posted to the thread: each long text as its UTF-8 parts. */
-type CrossingDoc = Omit<PreparedDoc, TextField> & { [F in TextField]: PreparedDoc[F] | Uint8Array[] };
-
-/**
- * The documents with their long texts encoded, a part at a time between turns, and the buffers
- * to transfer. Small documents come back as they are, without a turn.
- */
-async function crossing(docs: readonly PreparedDoc[]): Promise<{ arg: CrossingDoc[]; transfer: ArrayBuffer[] }> {
-  const transfer: ArrayBuffer[] = [];
-  const arg: CrossingDoc[] = [];
-  let takeTurn: (() => Promise<void>) | null = null;
-  for (const doc of docs) {
-    const out: CrossingDoc = { ...doc };
-    for (const field of TEXT_FIELDS) {
-      const text = doc[field];
-      if (text === null || text.length < LONG_TEXT) continue;
-      if (takeTurn === null) {
-        // The caller's turn (the document's preparation) ends before the first part.
-        await nextIteration();
-        takeTurn = turnTaker(TURN_MS, nextIteration);
-      }
-      const parts = await utf8Parts(text, takeTurn);
-      if (parts === null) continue;
-      out[field] = parts;
-      for (const part of parts) transfer.push(part.buffer);
-    }
-    arg.push(out);
-  }
-  return { arg, transfer };
-}
-
 /**
  * The worker takes the writes asked for while it was busy as one message and commits them in one
  * transaction: each write is a savepoint of its own (better-sqlite3 nests transactions that way),
@@ -188,15 +151,7 @@ try {
   openError = String((e && e.message) || e);
 }
 ${LOWER_PRIORITY}
-const TEXT_FIELDS = ${JSON.stringify(TEXT_FIELDS)};
 parentPort.on('message', (asks) => {
-  // Long texts come as UTF-8 parts (see crossing()): back to the strings they were.
-  for (const ask of asks) {
-    if (ask.op !== 'upsert') continue;
-    for (const doc of ask.arg) {
-      for (const field of TEXT_FIELDS) if (Array.isArray(doc[field])) doc[field] = Buffer.concat(doc[field]).toString('utf8');
-    }
-  }
   // A close comes last: the writes asked for before it complete first.
   const close = asks[asks.length - 1].op === 'close' ? asks.pop() : null;
   let replies;
@@ -234,24 +189,16 @@ interface WriterCore {
   keysOfParent(parentId: string): string[];
 }
 
-/** An operation waiting for its message; `ready` is set while its documents are being encoded. */
-interface Queued {
-  ask: Ask;
-  transfer: ArrayBuffer[];
-  ready: Promise<void> | null;
-}
-
 /**
  * Writes through a worker; the file must exist with its tables (the main connection creates them).
  * One message is in flight at a time: writes asked for meanwhile wait and go together in the
- * next, in the order they were asked. A write whose documents are still being encoded holds back
- * the message it is in, never its place: encoding cannot reorder writes.
+ * next, in the order they were asked.
  */
 export function createThreadWriter(filename: string): SqliteWriter {
   const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { filename, module: SQLITE_MODULE_PATH } });
   worker.unref();
   const pending = new Map<number, { ok: (v: unknown) => void; fail: (e: Error) => void }>();
-  let queued: Queued[] = [];
+  let queued: Ask[] = [];
   let sending = false;
   let closing = false;
   let next = 0;
@@ -262,22 +209,11 @@ export function createThreadWriter(filename: string): SqliteWriter {
     pending.clear();
     queued = [];
   };
-  const post = (batch: Queued[]) => {
-    // Stopped meanwhile: every write was already answered.
-    if (failure !== null) return;
-    worker.postMessage(
-      batch.map((q) => q.ask),
-      batch.flatMap((q) => q.transfer),
-    );
-  };
   const send = () => {
     sending = queued.length > 0;
     if (!sending) return;
-    const batch = queued;
+    worker.postMessage(queued);
     queued = [];
-    const encoding = batch.flatMap((q) => (q.ready === null ? [] : [q.ready]));
-    if (encoding.length === 0) post(batch);
-    else void Promise.all(encoding).then(() => post(batch));
   };
   worker.on('message', (replies: Reply[]) => {
     for (const reply of replies) {
@@ -291,7 +227,7 @@ export function createThreadWriter(filename: string): SqliteWriter {
   });
   worker.on('error', (e) => failAll(e));
   worker.on('exit', () => failAll(new Error('the search writer thread has stopped')));
-  const ask = <T>(op: Operation, arg?: unknown, encoded?: () => Promise<{ arg: unknown; transfer: ArrayBuffer[] }>) =>
+  const ask = <T>(op: Operation, arg?: unknown) =>
     new Promise<T>((ok, fail) => {
       if (failure !== null) return fail(failure);
       if (closing) return fail(new Error('the search writer is closed'));
@@ -300,25 +236,14 @@ export function createThreadWriter(filename: string): SqliteWriter {
       pending.set(id, { ok: ok as (v: unknown) => void, fail });
       // Referenced while it has work: a write asked for is finished even at shutdown.
       if (pending.size === 1) worker.ref();
-      const entry: Queued = { ask: { id, op, arg }, transfer: [], ready: null };
-      if (encoded !== undefined) {
-        // Not encoded after all (it cannot fail but for memory): the documents are cloned as they are.
-        entry.ready = encoded().then(
-          (e) => {
-            entry.ask = { id, op, arg: e.arg };
-            entry.transfer = e.transfer;
-          },
-          () => undefined,
-        );
-      }
-      queued.push(entry);
+      queued.push({ id, op, arg });
       if (!sending) send();
     }).finally(() => {
       // Once closing, the thread stays referenced until it ends (see threadsEnded).
       if (pending.size === 0 && !closing) worker.unref();
     });
   return {
-    upsert: (docs) => ask<Written>('upsert', docs, () => crossing(docs)),
+    upsert: (docs) => ask<Written>('upsert', docs),
     remove: (keys) => ask<Written>('remove', keys),
     clear: () => ask<Written>('clear'),
     keysOfParent: (parentId) => ask<string[]>('keysOfParent', parentId),
