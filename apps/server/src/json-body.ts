@@ -8,6 +8,7 @@ import { Readable } from 'node:stream';
 import type { Context, MiddlewareHandler } from 'hono';
 import { DomainError, METADATA_LIMITS } from '@krs/domain';
 import { JsonShapeScanner, type ShapeProblem } from './json-shape.ts';
+import { nextIteration } from './next-iteration.ts';
 
 export const MAX_JSON_BYTES = 10 * 1024 * 1024;
 /** `metadata` sits one level below the body, so the body may nest one level more than metadata. */
@@ -28,6 +29,14 @@ export const MAX_JSON_STRING_BYTES = 2 * 1024 * 1024;
 
 /** Bodies longer than this hand the loop to others after parsing, before the handler's own work. */
 const YIELD_AFTER_CHARS = 64 * 1024;
+
+/**
+ * Bytes read in one turn before the request's stream is paused until the loop's next iteration.
+ * libuv reads up to 32 chunks of 64 KiB from a socket in one go, and each is scanned and decoded
+ * as it comes (about 6 ms a MiB): the largest legal body was one block with its parse.
+ */
+const BYTES_PER_TURN = 256 * 1024;
+
 
 /** Requests whose body was already read here (the app and `validate` both mount this). */
 const read = new WeakSet<object>();
@@ -50,6 +59,8 @@ export const jsonBody: MiddlewareHandler = async (c, next) => {
   if (!type || !/^application\/([\w.+-]+\+)?json\s*(;.*)?$/i.test(type.trim())) {
     throw new DomainError('unsupported_media_type', 'request.content_type', 'The request body must be JSON (Content-Type: application/json).');
   }
+  // The body's last chunks were read in this turn: a large one is parsed in a turn of its own.
+  if (text.length > YIELD_AFTER_CHARS) await nextIteration();
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
@@ -61,7 +72,7 @@ export const jsonBody: MiddlewareHandler = async (c, next) => {
   // not setImmediate: the body ends in the loop's poll phase, and an immediate set there runs in
   // the same iteration, so the handler's first steps would follow the parse with no request read
   // in between (one block of 20-30 ms for the largest legal body).
-  if (text.length > YIELD_AFTER_CHARS) await new Promise((resolve) => setTimeout(resolve, 0));
+  if (text.length > YIELD_AFTER_CHARS) await nextIteration();
   return next();
 };
 
@@ -153,12 +164,20 @@ function readIncoming(incoming: Readable): Promise<string> {
       dropped += chunk.byteLength;
       if (dropped > MAX_JSON_BYTES) incoming.destroy();
     };
+    let readThisTurn = 0;
     const read = (chunk: Uint8Array) => {
       try {
         text.write(chunk);
       } catch (e) {
         incoming.off('data', read).off('end', done).on('data', drop);
         fail(e);
+        return;
+      }
+      readThisTurn += chunk.byteLength;
+      if (readThisTurn >= BYTES_PER_TURN) {
+        readThisTurn = 0;
+        incoming.pause();
+        setTimeout(() => incoming.resume(), 0);
       }
     };
     const done = () => {

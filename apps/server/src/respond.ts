@@ -7,6 +7,11 @@ import type { Exporter } from './exports/exporter.ts';
 import { CITATION_TYPE, exportFormatByType, LINKSET_TYPE, RECORD_ALTERNATES, type ExportFormat } from './exports/formats.ts';
 import { keptHitTexts } from './kept-hit-texts.ts';
 import { searchPageText, serializeRecord } from './serialize.ts';
+import { utf8InTurns } from './utf8-in-turns.ts';
+import { nextIteration } from './next-iteration.ts';
+
+/** Answers longer than this are encoded in turns of their own (utf8-in-turns.ts); shorter ones as a string, as before. */
+const LARGE_ANSWER_CHARS = 256 * 1024;
 
 /** A published version's files, for the export formats that list them; loaded only when one is asked for. */
 export type FilesOf = (c: Context, view: RecordView) => Promise<FileEntry[]>;
@@ -40,7 +45,9 @@ export function createResponder(exporter: Exporter, filesOf: FilesOf) {
       c.header('Vary', 'Accept');
     }
     if (chosen !== undefined) return alternate(c, view, chosen, status);
-    return c.body(JSON.stringify({ ...serializeRecord(view, links, ui), ...extra }), status);
+    const text = JSON.stringify({ ...serializeRecord(view, links, ui), ...extra });
+    if (text.length <= LARGE_ANSWER_CHARS) return c.body(text, status);
+    return (async () => c.body(await utf8InTurns(text, nextIteration), status))();
   }
 
   /** `{aggregations, hits, links, sortBy}`; the UI media type carries only hits and aggregations. */

@@ -21,4 +21,27 @@ describe('evaluateInSlices', () => {
     }, 0);
     expect(seen.slice(0, 5)).toEqual(['a', 'other', 'b', 'other', 'c']);
   });
+
+  it('takes shorter slices while other work is waiting between them', async () => {
+    // A clock that moves 1 ms per item decided and 1 ms per turn of the other work.
+    let clock = 0;
+    const seen: string[] = [];
+    let going = true;
+    const other = () =>
+      setImmediate(() => {
+        clock += 1;
+        seen.push('other');
+        if (going) other();
+      });
+    other();
+    await evaluateInSlices(Array.from({ length: 12 }, (_, i) => i), (x) => {
+      clock += 1;
+      seen.push(String(x));
+      return x;
+    }, 4, { busySliceMs: 1, now: () => clock });
+    going = false;
+    // Items decided between two turns of the other work: 4 before the first, then 1 at a time.
+    const runs = seen.join(' ').split('other').map((run) => run.trim().split(' ').filter(Boolean).length).filter((n) => n > 0);
+    expect(runs).toEqual([4, 1, 1, 1, 1, 1, 1, 1, 1]);
+  });
 });

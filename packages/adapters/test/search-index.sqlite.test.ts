@@ -50,6 +50,35 @@ describe('sqlite search index file', () => {
     // Building the largest legal record takes seconds on a busy machine.
   }, 60_000);
 
+  it('applies upserts and removes of one record in the order asked, large and small documents mixed, none awaited before the next', async () => {
+    const file = dbFile();
+    const index = createSqliteSearchIndex(file);
+    const big = (tag: string) => searchDocument('r', tag, { body: { id: 'r', metadata: { title: tag, description: `${tag} ${'glacier '.repeat(40_000)}` } } });
+    const small = (tag: string) => searchDocument('r', tag);
+    const other = (tag: string) => searchDocument('s', tag, { body: { id: 's', metadata: { title: tag, description: 'moraine '.repeat(40_000) } } });
+    const last = small('Fourth');
+    await Promise.all([
+      index.upsert([big('First')]),
+      index.remove([big('First').key]),
+      index.upsert([small('Second')]),
+      index.upsert([big('Third')]),
+      index.upsert([other('Kept')]),
+      index.upsert([last]),
+      index.upsert([big('Fifth')]),
+      index.remove([other('Kept').key]),
+      index.upsert([other('Again')]),
+      index.remove([big('Fifth').key]),
+      index.upsert([last]),
+    ]);
+    index.close();
+    const db = new Database(file, { readonly: true });
+    expect(db.prepare('SELECT doc.key, doc_body.doc AS body FROM doc JOIN doc_body ON doc_body.rowid = doc.rowid ORDER BY doc.key').all()).toEqual([
+      { key: last.key, body: JSON.stringify({ ...last, shapes: undefined }) },
+      { key: other('Again').key, body: JSON.stringify({ ...other('Again'), shapes: undefined }) },
+    ]);
+    db.close();
+  }, 60_000);
+
   it('keeps its documents when closed and opened again', async () => {
     const file = dbFile();
     const doc = searchDocument('a', 'Glacier retreat', { bounds: [[1, 1, 2, 2]] });

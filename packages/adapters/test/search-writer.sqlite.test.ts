@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import { Sqlite as Database } from '../src/sql/sqlite-driver.ts';
 import { describe, expect, it } from 'vitest';
 import { createSqliteSearchIndex } from '../src/search/index.ts';
 import { createThreadWriter, type PreparedDoc } from '../src/search/sqlite-writer.ts';
@@ -76,4 +77,43 @@ describe('sqlite search writer thread', () => {
       again.close();
     }
   });
+});
+
+describe('sqlite search writer thread, long texts', () => {
+  // Accents, a pair of surrogates, and the size of the largest legal record's text.
+  const long = (tag: string) => `${'é'.repeat(65_535)}😀${tag} ${'Zanzibarite '.repeat(20_000)}`;
+  const large = (key: string, tag: string): PreparedDoc => ({ ...prepared(key), body: JSON.stringify({ tag, pad: long(tag) }), text: long(tag), title: tag });
+  const small = (key: string, tag: string): PreparedDoc => ({ ...prepared(key), body: JSON.stringify({ tag }), text: tag, title: tag });
+
+  it('keeps the order writes were asked in when large and small documents of one key alternate', async () => {
+    const file = indexFile();
+    const writer = createThreadWriter(file);
+    try {
+      const writes = [
+        writer.upsert([large('x', 'x1')]),
+        writer.upsert([small('y', 'y1')]),
+        writer.remove(['x']),
+        writer.upsert([small('x', 'x2')]),
+        writer.upsert([large('y', 'y2')]),
+        writer.upsert([large('x', 'x3')]),
+        writer.remove(['y']),
+        writer.upsert([small('x', 'x4')]),
+        writer.upsert([large('z', 'z1')]),
+      ];
+      await Promise.all(writes);
+    } finally {
+      await writer.close();
+    }
+    const db = new Database(file, { readonly: true });
+    try {
+      const rows = db.prepare('SELECT doc.key, doc_fts.title, doc_fts.text, doc_body.doc AS body FROM doc JOIN doc_fts ON doc_fts.rowid = doc.rowid JOIN doc_body ON doc_body.rowid = doc.rowid ORDER BY doc.key').all();
+      const z = large('z', 'z1');
+      expect(rows).toEqual([
+        { key: 'x', title: 'x4', text: 'x4', body: JSON.stringify({ tag: 'x4' }) },
+        { key: 'z', title: 'z1', text: z.text, body: z.body },
+      ]);
+    } finally {
+      db.close();
+    }
+  }, 60_000);
 });

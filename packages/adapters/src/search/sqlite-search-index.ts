@@ -664,52 +664,76 @@ export function createSqliteSearchIndex(filename: string): SqliteSearchIndex {
     return table.inTurns(() => table.pageSteps(selection, request, ranked), pause);
   }
 
+  /**
+   * Each operation reaches the writer in the order it was asked: an upsert still preparing its
+   * documents (in turns) holds back a remove or an upsert of the same key asked after it, which
+   * would otherwise overtake it and leave the older version in the index. Preparing goes on
+   * meanwhile; only the hand-over waits.
+   */
+  let handedOver: Promise<unknown> = Promise.resolve();
+  function inOrder<P, T>(prepared: Promise<P>, send: (p: P) => Promise<T>): Promise<T> {
+    // Rejected before its turn, a preparation is still answered to its caller, through `handed`.
+    prepared.catch(() => undefined);
+    const handed = handedOver.then(() => prepared).then((p) => ({ sent: send(p) }));
+    handedOver = handed.catch(() => undefined);
+    return handed.then(({ sent }) => sent);
+  }
+  const already = <P>(p: P) => Promise.resolve(p);
+
+  async function prepareAll(docs: readonly SearchDocument[]): Promise<PreparedDoc[]> {
+    // The caller's work so far (reading and building the documents) ends its turn here.
+    await nextTurn();
+    // Only a large document takes turns here: each a whole iteration of the loop (see nextIteration).
+    const takeTurn = turnTaker(TURN_MS, nextIteration);
+    const prepared: PreparedDoc[] = [];
+    for (const doc of docs) {
+      prepared.push(await prepareDoc(doc, takeTurn));
+      await takeTurn();
+    }
+    return prepared;
+  }
+
   return {
-    async upsert(docs) {
-      // The caller's work so far (reading and building the documents) ends its turn here.
-      await nextTurn();
-      // Only a large document takes turns here: each a whole iteration of the loop (see nextIteration).
-      const takeTurn = turnTaker(TURN_MS, nextIteration);
-      const prepared: PreparedDoc[] = [];
-      for (const doc of docs) {
-        prepared.push(await prepareDoc(doc, takeTurn));
-        await takeTurn();
-      }
-      await write(
-        () => writer.upsert(prepared),
-        (table, rowids) => {
-          rowids.forEach((rowid, i) => {
-            table.set(rowid, docs[i] as SearchDocument);
-            presence.set(rowid, prepared[i]?.paths ?? '');
-          });
-          readLengths(lengths, rowids);
-        },
-      );
-    },
-    async remove(keys) {
-      await write(
-        () => writer.remove(keys),
-        (table, rowids) => {
-          rowids.forEach((rowid) => table.delete(rowid));
-          rowids.forEach((rowid) => presence.delete(rowid));
-          readLengths(lengths, rowids);
-        },
-      );
-    },
-    keysOfParent: (parentId) => writer.keysOfParent(parentId),
+    upsert: (docs) =>
+      inOrder(prepareAll(docs), (prepared) =>
+        write(
+          () => writer.upsert(prepared),
+          (table, rowids) => {
+            rowids.forEach((rowid, i) => {
+              table.set(rowid, docs[i] as SearchDocument);
+              presence.set(rowid, prepared[i]?.paths ?? '');
+            });
+            readLengths(lengths, rowids);
+          },
+        ),
+      ),
+    remove: (keys) =>
+      inOrder(already(keys), (ready) =>
+        write(
+          () => writer.remove(ready),
+          (table, rowids) => {
+            rowids.forEach((rowid) => table.delete(rowid));
+            rowids.forEach((rowid) => presence.delete(rowid));
+            readLengths(lengths, rowids);
+          },
+        ),
+      ),
+    // Asked after a write, it sees that write.
+    keysOfParent: (parentId) => inOrder(already(parentId), (ready) => writer.keysOfParent(ready)),
     search,
-    async clear() {
-      await write(
-        () => writer.clear(),
-        (table) => {
-          table.clear();
-          lengths.clear();
-          presence.clear();
-          // A read of every length under way may have begun before the clear.
-          readAllLengths();
-        },
-      );
-    },
+    clear: () =>
+      inOrder(already(null), () =>
+        write(
+          () => writer.clear(),
+          (table) => {
+            table.clear();
+            lengths.clear();
+            presence.clear();
+            // A read of every length under way may have begun before the clear.
+            readAllLengths();
+          },
+        ),
+      ),
     async check() {
       // A query may be answered from SQLite's page cache, so the file itself is looked at too:
       // an index file replaced or overwritten under the running process shows in its header.
