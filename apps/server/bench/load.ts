@@ -27,9 +27,11 @@ export interface LoadOptions {
 
 const LOOPBACK = new Set(['127.0.0.1', 'localhost', '[::1]']);
 
-export async function load(url: string, connections: number, seconds: number, options: LoadOptions = {}): Promise<LoadResult> {
+/** `url` may be a function of the request's number, for a URL of its own per request. */
+export async function load(url: string | ((n: number) => string), connections: number, seconds: number, options: LoadOptions = {}): Promise<LoadResult> {
+  const urlOf = typeof url === 'string' ? () => url : url;
   // A load generator aimed elsewhere would be a nuisance to someone; this one measures our own box.
-  if (!LOOPBACK.has(new URL(url).hostname)) throw new Error(`load() only targets loopback, not ${url}`);
+  if (!LOOPBACK.has(new URL(urlOf(0)).hostname)) throw new Error(`load() only targets loopback, not ${urlOf(0)}`);
   if (!Number.isInteger(connections) || connections < 1) throw new Error('connections must be a positive integer');
   const agent = new http.Agent({ keepAlive: true, maxSockets: connections });
   const headers = options.headers ?? {};
@@ -38,10 +40,10 @@ export async function load(url: string, connections: number, seconds: number, op
   let errors = 0;
   let sent = 0;
   const deadline = performance.now() + seconds * 1000;
-  const one = () =>
+  const one = (n: number) =>
     new Promise<void>((done) => {
       const t0 = performance.now();
-      const req = http.get(url, { agent, headers }, (res) => {
+      const req = http.get(urlOf(n), { agent, headers }, (res) => {
         res.resume();
         res.on('end', () => {
           if (res.statusCode === 200) latencies.push(performance.now() - t0);
@@ -58,8 +60,7 @@ export async function load(url: string, connections: number, seconds: number, op
   await Promise.all(
     Array.from({ length: connections }, async () => {
       while (performance.now() < deadline && sent < budget) {
-        sent++;
-        await one();
+        await one(sent++);
       }
     }),
   );
