@@ -6,9 +6,9 @@
  */
 import { Readable } from 'node:stream';
 import type { Context, MiddlewareHandler } from 'hono';
+import { nextIteration } from '@krs/adapters';
 import { DomainError, METADATA_LIMITS } from '@krs/domain';
 import { JsonShapeScanner, type ShapeProblem } from './json-shape.ts';
-import { nextIteration } from './next-iteration.ts';
 
 export const MAX_JSON_BYTES = 10 * 1024 * 1024;
 /** `metadata` sits one level below the body, so the body may nest one level more than metadata. */

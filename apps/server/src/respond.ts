@@ -1,5 +1,6 @@
 /** Writes serialized views as responses: Accept negotiation, ETag, list envelopes with paging links. */
 import type { Context } from 'hono';
+import { nextIteration } from '@krs/adapters';
 import type { FileEntry, RecordView, SearchPage } from '@krs/domain';
 import { negotiate } from './accept.ts';
 import { citationLocale, citationStyle } from './exports/citation.ts';
@@ -8,7 +9,6 @@ import { CITATION_TYPE, exportFormatByType, LINKSET_TYPE, RECORD_ALTERNATES, typ
 import { keptHitTexts } from './kept-hit-texts.ts';
 import { searchPageText, serializeRecord } from './serialize.ts';
 import { utf8InTurns } from './utf8-in-turns.ts';
-import { nextIteration } from './next-iteration.ts';
 
 /** Answers longer than this are encoded in turns of their own (utf8-in-turns.ts); shorter ones as a string, as before. */
 const LARGE_ANSWER_CHARS = 256 * 1024;

@@ -12,6 +12,7 @@ export { openS3FileStorage } from './storage/open-s3-file-storage.ts';
 export type { S3FileStorageOptions } from './storage/s3-file-storage.ts';
 export { withSmallBlobCache, type SmallBlobCacheOptions } from './small-blob-cache.ts';
 export { sizeBoundedCache, type SizeBoundedCache } from './size-bounded-cache.ts';
+export { nextIteration } from './next-turn.ts';
 export { createNanoidIds } from './nanoid-ids.ts';
 export { createNodeDigest } from './node-digest.ts';
 export { createSystemClock } from './system-clock.ts';
