@@ -37,10 +37,18 @@ export function createFastPath(core: Pick<Core, 'records' | 'users'>, options: F
    * its user. Bounded: emptied when full.
    */
   const bearers = new Map<string, { userId: string; at: string }>();
-  const remember = (bearer: string, userId: string, at: string) => {
-    if (bearers.size >= MAX_BEARERS) bearers.clear();
-    bearers.set(bearer, { userId, at });
-  };
+
+  /** The user a bearer token names: as found at this change stamp, else read (null: unknown). */
+  async function userOf(bearer: string, change: string | null): Promise<string | null> {
+    const known = change === null ? undefined : bearers.get(bearer);
+    if (known !== undefined && known.at === change) return known.userId;
+    const userId = await core.users.authenticate(bearer);
+    if (userId !== null && change !== null) {
+      if (bearers.size >= MAX_BEARERS) bearers.clear();
+      bearers.set(bearer, { userId, at: change });
+    }
+    return userId;
+  }
 
   function answer(req: IncomingMessage, res: ServerResponse, target: FastTarget, kept: KeptAnswer, started: number): void {
     const id = requestIdOf(req.headers['x-request-id'] as string | undefined);
@@ -111,19 +119,13 @@ export function createFastPath(core: Pick<Core, 'records' | 'users'>, options: F
         core.records.changeStamp().then(
           (change) => {
             if (bearer === null) return fromKept(normal, req, res, target, target.key, () => core.records.readStamp(kind, id), started, change);
-            const forUser = (userId: string) => {
-              // Query strings are not taken, so no link token is presented: the caller is the user alone.
-              const identity = { userId, linkIds: [] };
-              fromKept(normal, req, res, target, `${target.key}\n${userId}`, () => core.records.draftReadStamp(identity, kind, id), started, change);
-            };
-            const known = change === null ? undefined : bearers.get(bearer);
-            if (known !== undefined && known.at === change) return forUser(known.userId);
-            core.users.authenticate(bearer).then(
+            userOf(bearer, change).then(
               (userId) => {
                 // An unknown token is the normal path's to refuse.
                 if (userId === null) return void normal(req, res);
-                if (change !== null) remember(bearer, userId, change);
-                forUser(userId);
+                // Query strings are not taken, so no link token is presented: the caller is the user alone.
+                const identity = { userId, linkIds: [] };
+                fromKept(normal, req, res, target, `${target.key}\n${userId}`, () => core.records.draftReadStamp(identity, kind, id), started, change);
               },
               () => void normal(req, res),
             );
