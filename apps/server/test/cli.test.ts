@@ -1,26 +1,14 @@
 /** The `krs` command as a person or a script runs it: a real process on a temp data dir. */
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { compiledEnv, krsArgs, serverDir } from './real-server.ts';
+import { krsOutcome, serverDir } from './real-server.ts';
 
 const fixtures = resolve(serverDir, '../../packages/domain/test/fixtures/vocabularies');
 const dataDir = mkdtempSync(join(tmpdir(), 'krs-cli-'));
 
-/** Runs `krs <args>` to its end; never rejects, whatever the exit status. */
-function krs(...args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(...krsArgs(...args), {
-    cwd: serverDir,
-    env: compiledEnv({ ...process.env, KRS_DATA_DIR: dataDir, INIT_CWD: serverDir }),
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
-  child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-  return new Promise((ok) => child.on('close', (code) => ok({ code, stdout, stderr })));
-}
+const krs = (...args: string[]) => krsOutcome({ ...process.env, KRS_DATA_DIR: dataDir, INIT_CWD: serverDir }, ...args);
 
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 

@@ -1,18 +1,18 @@
 /**
  * The server as production runs it: compiled by `pnpm build` (which `pnpm install` and
  * `pnpm start` run) and started by plain Node from dist/, where @krs/domain and @krs/adapters
- * resolve to their compiled JavaScript: no tsx and no TypeScript source on the way.
+ * resolve to their compiled JavaScript: no tsx and no TypeScript source on the way. dist/ is built
+ * before the suite (build-dist.ts), from the same project `pnpm build` compiles.
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { freePort } from './real-server.ts';
 
 const serverDir = resolve(import.meta.dirname, '..');
-const root = resolve(serverDir, '../..');
 const exec = promisify(execFile);
 // Without the source export condition the tests give the processes they start.
 const { NODE_OPTIONS: _nodeOptions, ...plainEnv } = process.env;
@@ -26,10 +26,6 @@ function untilListening(child: ChildProcess): Promise<void> {
     child.on('exit', (code) => fail(new Error(`server exited with ${code} before listening`)));
   });
 }
-
-beforeAll(async () => {
-  await exec('pnpm', ['run', 'build'], { cwd: root, env: plainEnv });
-});
 
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 

@@ -35,6 +35,20 @@ export function runKrs(env: NodeJS.ProcessEnv, ...args: string[]): Promise<{ std
   return promisify(execFile)(command, argv, { cwd: serverDir, env: compiledEnv(env), encoding: 'utf8' });
 }
 
+/** A process run to its end: its exit status and all it wrote, whatever the status (never rejects). */
+export function outcome(child: ChildProcess): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  let stdout = '';
+  let stderr = '';
+  child.stdout?.on('data', (c: Buffer) => (stdout += c.toString()));
+  child.stderr?.on('data', (c: Buffer) => (stderr += c.toString()));
+  return new Promise((ok) => child.on('close', (code) => ok({ code, stdout, stderr })));
+}
+
+/** `krs <args>` run to its end with the given environment, from the server's directory (see `outcome`). */
+export function krsOutcome(env: NodeJS.ProcessEnv, ...args: string[]): ReturnType<typeof outcome> {
+  return outcome(spawn(...krsArgs(...args), { cwd: serverDir, env: compiledEnv(env) }));
+}
+
 /** Starts the compiled server (not yet listening); the child is the server itself, so signals reach it. */
 export function spawnServer(env: NodeJS.ProcessEnv, stdio: ('ignore' | 'pipe' | 'inherit')[]): ChildProcess {
   return spawn(process.execPath, [serverMain], { cwd: serverDir, env: compiledEnv(env), stdio });

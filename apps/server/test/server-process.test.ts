@@ -5,19 +5,12 @@ import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { spawnServer } from './real-server.ts';
+import { outcome, spawnServer } from './real-server.ts';
 
 const serverDir = resolve(import.meta.dirname, '..');
 const dataDir = mkdtempSync(join(tmpdir(), 'krs-start-'));
 
-function start(env: NodeJS.ProcessEnv): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawnServer({ ...process.env, KRS_DATA_DIR: dataDir, KRS_BASE_URL: '', ...env }, ['ignore', 'pipe', 'pipe']);
-  let stdout = '';
-  let stderr = '';
-  child.stdout?.on('data', (c: Buffer) => (stdout += c.toString()));
-  child.stderr?.on('data', (c: Buffer) => (stderr += c.toString()));
-  return new Promise((ok) => child.on('close', (code) => ok({ code, stdout, stderr })));
-}
+const start = (env: NodeJS.ProcessEnv) => outcome(spawnServer({ ...process.env, KRS_DATA_DIR: dataDir, KRS_BASE_URL: '', ...env }, ['ignore', 'pipe', 'pipe']));
 
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
