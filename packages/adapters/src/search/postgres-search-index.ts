@@ -151,10 +151,12 @@ export function createPostgresSearchIndex<T>(handle: Kysely<T>): SearchIndex & {
       const query = parseQuery(request.q ?? '');
       if (query.type === 'all' && request.bbox === null) return inSql(handle, request, null, null);
       const bit = query.type === 'exists' && request.bbox === null ? await holdsPath(handle, query.field) : null;
-      if (bit !== null && !(await someUndecided(handle, request, query, false))) return inSql(handle, request, bit, null);
+      // Some candidate undecided without phrases is undecided with them too: not asked twice.
+      const undecided = bit !== null && (await someUndecided(handle, request, query, false));
+      if (bit !== null && !undecided) return inSql(handle, request, bit, null);
       const fuzzy = await expandFuzzy(handle, query);
       const exact = query.type === 'all' ? null : exactQuery(query, fuzzy);
-      if (exact !== null && request.bbox === null && !(await someUndecided(handle, request, query, exact.phrases))) {
+      if (exact !== null && request.bbox === null && !undecided && !(await someUndecided(handle, request, query, exact.phrases))) {
         return inSql(handle, request, sql<boolean>`words @@ ${exact.match}::tsquery`, rankQuery(query, fuzzy));
       }
       const words = requiredWords(query);
