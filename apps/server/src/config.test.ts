@@ -13,6 +13,7 @@ describe('readConfig', () => {
       maxFileSize: 50 * 1024 ** 3,
       maxFiles: 100,
       uploadIdleTimeoutSeconds: 60,
+      maxConnectionsPerClient: 1000,
       searchEngine: 'sqlite',
       oaiHost: 'localhost',
       logLevel: 'info',
@@ -31,6 +32,8 @@ describe('readConfig', () => {
       KRS_MAX_FILE_SIZE: '1048576',
       KRS_MAX_FILES: '7',
       KRS_UPLOAD_IDLE_TIMEOUT: '300',
+      KRS_MAX_CONNECTIONS_PER_CLIENT: '50',
+      KRS_MAX_CONNECTIONS: '4000',
       KRS_SEARCH_ENGINE: 'minisearch',
       KRS_LOG_LEVEL: 'warn',
       KRS_METRICS_TOKEN: 's3cret',
@@ -43,6 +46,8 @@ describe('readConfig', () => {
       maxFileSize: 1048576,
       maxFiles: 7,
       uploadIdleTimeoutSeconds: 300,
+      maxConnectionsPerClient: 50,
+      maxConnections: 4000,
       searchEngine: 'minisearch',
       oaiHost: 'krs.example.org',
       logLevel: 'warn',
@@ -85,6 +90,12 @@ describe('readConfig', () => {
     expect(() => readConfig({ KRS_UPLOAD_IDLE_TIMEOUT: '0' })).toThrow(/KRS_UPLOAD_IDLE_TIMEOUT/);
     expect(() => readConfig({ KRS_UPLOAD_IDLE_TIMEOUT: '3600' })).toThrow(/KRS_UPLOAD_IDLE_TIMEOUT must be a whole number from 1 to 1800/);
     expect(() => readConfig({ KRS_LOG_LEVEL: 'verbose' })).toThrow(/KRS_LOG_LEVEL/);
+    expect(() => readConfig({ KRS_MAX_CONNECTIONS_PER_CLIENT: 'many' })).toThrow(/KRS_MAX_CONNECTIONS_PER_CLIENT must be a whole number/);
+    expect(() => readConfig({ KRS_MAX_CONNECTIONS: '-1' })).toThrow(/KRS_MAX_CONNECTIONS must be a whole number/);
+  });
+
+  it('turns a connection bound off with 0, as behind a proxy where every client has its address', () => {
+    expect(readConfig({ KRS_MAX_CONNECTIONS_PER_CLIENT: '0', KRS_MAX_CONNECTIONS: '0' })).toMatchObject({ maxConnectionsPerClient: null, maxConnections: null });
   });
 
   it('keeps files in the data dir unless KRS_STORAGE names an S3 bucket and optional prefix', () => {

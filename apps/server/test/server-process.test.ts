@@ -1,11 +1,11 @@
 /** Start-up manners of the server process: operator mistakes are one line, never a stack trace. */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer, type Server } from 'node:net';
+import { connect, createServer, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { outcome, spawnServer } from './real-server.ts';
+import { freePort, outcome, spawnServer, startServer } from './real-server.ts';
 
 const serverDir = resolve(import.meta.dirname, '..');
 const dataDir = mkdtempSync(join(tmpdir(), 'krs-start-'));
@@ -69,5 +69,31 @@ describe('server start-up', () => {
     const run = await start({ PORT: 'abc' });
     expect(run.code).toBe(2);
     expect(run.stderr).toBe('krs: PORT must be a whole number from 0 to 65535, got "abc".\n');
+  });
+
+  it('answers a client holding too many connections 429 in JSON, serves it again once it closes one, and counts the refusal', async () => {
+    const port = await freePort();
+    const server = await startServer({ ...process.env, KRS_DATA_DIR: dataDir, KRS_BASE_URL: '', PORT: String(port), KRS_MAX_CONNECTIONS_PER_CLIENT: '3' });
+    const held: Socket[] = [];
+    try {
+      const open = () =>
+        new Promise<Socket>((ok) => {
+          const socket = connect(port, '127.0.0.1', () => ok(socket));
+        });
+      for (let i = 0; i < 3; i++) held.push(await open());
+      const refused = await fetch(`http://127.0.0.1:${port}/healthz`);
+      expect(refused.status).toBe(429);
+      expect(refused.headers.get('content-type')).toBe('application/json');
+      expect(await refused.json()).toEqual({ status: 429, message: expect.stringContaining('at most 3') });
+
+      held.pop()?.destroy();
+      await new Promise((r) => setTimeout(r, 100));
+      const metrics = await fetch(`http://127.0.0.1:${port}/metrics`);
+      expect(metrics.status).toBe(200);
+      expect(await metrics.text()).toMatch(/^krs_http_connections_refused_total\{reason="per_client"\} 1$/m);
+    } finally {
+      for (const s of held) s.destroy();
+      await server.stop();
+    }
   });
 });

@@ -20,6 +20,8 @@ export interface MetricsOptions {
 export interface Metrics {
   registry: Registry;
   observeRequest: RequestObserver;
+  /** A connection refused for holding too many open (connection-guard.ts). */
+  observeRefusedConnection(reason: 'per_client' | 'total'): void;
   /** For the database driver's query hook. */
   observeQuery(statement: string, seconds: number): void;
   instrumentSearch(index: SearchIndex): SearchIndex;
@@ -47,6 +49,12 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
   });
   const queries = new Histogram({ name: 'krs_db_query_duration_seconds', help: 'Database statements, by kind.', labelNames: ['statement'], buckets: LATENCY_BUCKETS, registers: [registry] });
   const searchOps = new Histogram({ name: 'krs_search_duration_seconds', help: 'Search index operations, by operation.', labelNames: ['operation'], buckets: LATENCY_BUCKETS, registers: [registry] });
+  const refused = new Counter({
+    name: 'krs_http_connections_refused_total',
+    help: 'Connections answered 429 (too many from one client address) or 503 (too many in all) and closed, by reason.',
+    labelNames: ['reason'],
+    registers: [registry],
+  });
   const uploaded = new Counter({ name: 'krs_upload_bytes_total', help: 'File content bytes stored.', registers: [registry] });
   const indexFailures = new Counter({
     name: 'krs_search_index_write_failures_total',
@@ -123,6 +131,9 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
       const child = childOf(method, route, status);
       child.count.inc();
       child.latency.observe(seconds);
+    },
+    observeRefusedConnection(reason) {
+      refused.inc({ reason });
     },
     observeQuery(statement, seconds) {
       const kind = statement.trimStart().slice(0, 8).split(/\s/, 1)[0]?.toLowerCase() ?? '';
