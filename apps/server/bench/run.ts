@@ -2,8 +2,9 @@
  * `pnpm bench`: figures for this machine, printed with their targets. Not a test: nothing fails.
  *  1. The hot read paths (record GET, draft GET, file entry, small download, listing) measured
  *     with `wrk`, each next to a plain node:http server answering the same bytes (bench/http.ts).
- *  2. A 1 GiB upload through PUT .../content, next to a plain fs write of the same bytes with
- *     fsync (target >= 70% of its MiB/s, under 64 MiB of extra server RSS).
+ *  2. A 1 GiB upload through PUT .../content, taking turns with a plain fs write of the same bytes
+ *     with fsync over three rounds (target >= 70% of its MiB/s, under 64 MiB of extra server RSS;
+ *     bench/upload.ts).
  *  3. Search over HTTP on generated published records, per engine (bench/search.ts).
  *  4. The hostile mix: cheap GETs beside pathological searches and maximal bodies (bench/hostile.ts).
  *  5. Both stacks side by side: the record GET on SQLite + files, on PostgreSQL + S3 with one node
