@@ -580,7 +580,11 @@ export function createSqliteSearchIndex(filename: string): SqliteSearchIndex {
     const pause = turnTaker(SEARCH_TURN_MS);
     for (;;) {
       const next = steps.next();
-      if (next.done === true) return next.value;
+      if (next.done === true) {
+        // The scores hold all that is needed of the occurrences from here on.
+        for (const list of occurrences) reader.recycle(list);
+        return next.value;
+      }
       await pause();
     }
   }
