@@ -9,6 +9,7 @@ import { createSqliteSearchIndex } from '../src/search/index.ts';
 import { searchIndexContract } from './contracts/search-index.contract.ts';
 import { searchDocument } from './contracts/builders.ts';
 import { pathToken } from '../src/search/path-token.ts';
+import { createThreadReader } from '../src/search/sqlite-reader.ts';
 import { tempDir } from './sqlite-fixture.ts';
 
 const dbFile = () => join(tempDir(), 'search.sqlite');
@@ -270,5 +271,30 @@ describe('sqlite search index file', () => {
     const current = dbFile();
     createSqliteSearchIndex(current).close();
     expect(() => createSqliteSearchIndex(current).close()).not.toThrow();
+  });
+});
+
+describe('sqlite search reader threads', () => {
+  it('answers exactly a query whose array is one an earlier, longer answer gave back', async () => {
+    const file = dbFile();
+    const db = new Database(file);
+    db.pragma('journal_mode = WAL');
+    db.exec('CREATE TABLE n (v INTEGER)');
+    const insert = db.prepare('INSERT INTO n (v) VALUES (?)');
+    for (let v = 1; v <= 5_000; v++) insert.run(v * 3);
+    const reader = createThreadReader(file, 1);
+    try {
+      const long = await reader.rowids('SELECT v FROM n ORDER BY v', []);
+      expect(long.length).toBe(5_000);
+      reader.recycle(long);
+      const short = await reader.rowids('SELECT v FROM n WHERE v < 30 ORDER BY v DESC', []);
+      expect(Array.from(short)).toEqual([27, 24, 21, 18, 15, 12, 9, 6, 3]);
+      reader.recycle(short);
+      expect(Array.from(await reader.rowids('SELECT v FROM n WHERE v > 14990', []))).toEqual([14_991, 14_994, 14_997, 15_000]);
+      expect(Array.from(await reader.rowids('SELECT v FROM n WHERE v < 0', []))).toEqual([]);
+    } finally {
+      await reader.close();
+      db.close();
+    }
   });
 });

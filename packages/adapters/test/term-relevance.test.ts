@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { Sqlite as Database } from '../src/sql/sqlite-driver.ts';
 import { documentLength, fts5Varints, tableTotals } from '../src/search/doc-lengths.ts';
-import { inverseDocumentFrequency, relevance, TEXT_WEIGHT, TITLE_WEIGHT } from '../src/search/term-relevance.ts';
+import { inverseDocumentFrequency, OCCURRENCES_SQL, relevance } from '../src/search/term-relevance.ts';
+import { ScratchArrays } from '../src/search/scratch-arrays.ts';
 
 /** The index's FTS5 table and vocabulary, filled with seeded documents of varied lengths and word counts. */
 function corpus(documents: number, seed: number) {
@@ -33,9 +34,7 @@ function ours(db: InstanceType<typeof Database>, phrases: string[]) {
   const lengths = new Int32Array(10_000);
   for (const [rowid, sz] of db.prepare('SELECT id, sz FROM doc_fts_docsize').raw().all() as [number, Uint8Array][]) lengths[rowid] = documentLength(sz);
   const ln = db.prepare('SELECT ln(?)').pluck();
-  const occurrences = db.prepare(
-    `SELECT doc * 4 + CASE col WHEN 'title' THEN ${TITLE_WEIGHT} ELSE ${TEXT_WEIGHT} END FROM doc_instance WHERE term = ? AND col IN ('title', 'text')`,
-  );
+  const occurrences = db.prepare(OCCURRENCES_SQL);
   return relevance(
     phrases.map((word) => Int32Array.from(occurrences.pluck().all(word) as number[])),
     (hits) => inverseDocumentFrequency(totals.rows, hits, (x) => ln.get(x) as number),
@@ -84,5 +83,33 @@ describe('bm25 of single-word phrases', () => {
     expect(Array.from(shuffled.scoreOf)).toEqual(Array.from(inOrder.scoreOf));
     // Title and text occurrences of one document count together: 2 and 9 score above 5.
     expect(shuffled.scoreOf[2]).toBeGreaterThan(shuffled.scoreOf[5] ?? 0);
+  });
+
+  it("scores a document whose occurrences straddle a step's end as one read in one piece", () => {
+    // 65 535 documents with one occurrence each, then one with three: its occurrences are the
+    // 65 536th to the 65 538th, across the end of the first step of scoring.
+    const straddling = 65_536;
+    const codes = new Int32Array(straddling + 2);
+    for (let rowid = 1; rowid < straddling; rowid++) codes[rowid - 1] = rowid * 4 + 1;
+    codes.fill(straddling * 4 + 1, straddling - 1);
+    const lengths = new Int32Array(straddling + 1).fill(7);
+    const idf = () => 1.5;
+    const long = relevance([codes], idf, lengths, 7);
+    const alone = relevance([Int32Array.from([straddling * 4 + 1, straddling * 4 + 1, straddling * 4 + 1])], idf, lengths, 7);
+    expect(long.rowids.length).toBe(straddling);
+    expect(long.scoreOf[straddling]).toBe(alone.scoreOf[straddling]);
+    expect(long.scoreOf[straddling]).toBeGreaterThan(long.scoreOf[1] ?? 0);
+  });
+
+  it('gives the same scores in arrays kept from an earlier, larger scoring', () => {
+    const lengths = Int32Array.from([0, 0, 5, 0, 0, 9, 0, 0, 0, 4, 3, 3, 3]);
+    const idf = (hits: number) => hits / 10;
+    const scratch = new ScratchArrays();
+    relevance([Int32Array.from([2 * 4 + 2, 5 * 4 + 1, 9 * 4 + 1, 10 * 4 + 1, 11 * 4 + 2, 12 * 4 + 1])], idf, lengths, 6, scratch);
+    const phrases = [Int32Array.from([5 * 4 + 1, 9 * 4 + 2]), Int32Array.from([9 * 4 + 1])];
+    const kept = relevance(phrases, idf, lengths, 6, scratch);
+    const fresh = relevance(phrases, idf, lengths, 6);
+    expect(Array.from(kept.rowids)).toEqual([5, 9]);
+    expect(Array.from(kept.scoreOf)).toEqual(Array.from(fresh.scoreOf));
   });
 });

@@ -26,13 +26,18 @@ export interface SqliteReader {
   rows(sql: string, params: readonly Param[]): Promise<unknown[][]>;
   /** Rows of two numbers (rowid, score), flattened: a typed array crosses threads without copying each row. */
   pairs(sql: string, params: readonly Param[]): Promise<Float64Array>;
+  /**
+   * Gives back an array `rowids` answered, once nothing reads it any more: a reader thread fills
+   * it again rather than memory it has not touched (see scratch-arrays.ts).
+   */
+  recycle(rowids: Int32Array): void;
   /** Resolves once every thread has ended (see `threadsEnded`). */
   close(): Promise<void>;
 }
 
 interface Request {
   id: number;
-  kind: 'rowids' | 'rows' | 'pairs' | 'close';
+  kind: 'rowids' | 'rows' | 'pairs' | 'recycle' | 'close';
   sql: string;
   params: readonly Param[];
 }
@@ -62,29 +67,38 @@ const statements = new Map();
 // Rowids come back joined in one text, not as one value per row: handing each row to JavaScript
 // was most of the cost of a large match (a term in 57k of 100k documents: 19 ms row by row,
 // 3 ms for SQLite to walk the match, 7 ms joined and parsed). One array per row was worse still
-// (100-300 ms at 1M documents for a term in a tenth of them). The queries read one column; the
-// cast is for the box table's rowid column, which the R*Tree hands back as a number with a point.
+// (100-300 ms at 1M documents for a term in a tenth of them). The text is handed over as a blob,
+// its bytes: made a JavaScript string, the 670 KB of a word's 100 000 occurrences cost 3 ms more.
+// The queries read one column; the cast is for the box table's rowid column, which the R*Tree
+// hands back as a number with a point.
 function statement(kind, sql) {
   const key = (kind === 'rowids' ? 'v:' : 'r:') + sql;
   let s = statements.get(key);
   if (s === undefined) {
-    s = kind === 'rowids' ? db.prepare('WITH q(id) AS (' + sql + ') SELECT group_concat(CAST(id AS INTEGER)) FROM q').pluck() : db.prepare(sql).raw();
+    s = kind === 'rowids' ? db.prepare('WITH q(id) AS (' + sql + ') SELECT CAST(group_concat(CAST(id AS INTEGER)) AS BLOB) FROM q').pluck() : db.prepare(sql).raw();
     // Query shapes vary with the text searched: keep the recent ones only.
     if (statements.size >= 256) statements.delete(statements.keys().next().value);
     statements.set(key, s);
   }
   return s;
 }
-/** The integers of a comma-separated text (null for none), read in one pass. */
-function parseRowids(text) {
-  if (text === null || text === undefined) return new Int32Array(0);
+// Buffers the main thread gave back, filled again before new ones are made.
+const spare = [];
+function int32s(count) {
+  const i = spare.findIndex((b) => b.byteLength >= count * 4);
+  const buffer = i < 0 ? new ArrayBuffer(Math.ceil(count * 1.25) * 4 + 4096) : spare.splice(i, 1)[0];
+  return new Int32Array(buffer, 0, count);
+}
+/** The integers of a comma-separated text's bytes (null for none), read in one pass. */
+function parseRowids(bytes) {
+  if (bytes === null || bytes === undefined) return new Int32Array(0);
   let count = 1;
-  for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) === 44) count++;
-  const out = new Int32Array(count);
+  for (let i = 0; i < bytes.length; i++) if (bytes[i] === 44) count++;
+  const out = int32s(count);
   let n = 0;
   let value = 0;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
+  for (let i = 0; i < bytes.length; i++) {
+    const c = bytes[i];
     if (c === 44) {
       out[n++] = value;
       value = 0;
@@ -93,7 +107,11 @@ function parseRowids(text) {
   out[n] = value;
   return out;
 }
-parentPort.on('message', ({ id, kind, sql, params }) => {
+parentPort.on('message', ({ id, kind, sql, params, buffer }) => {
+  if (kind === 'recycle') {
+    if (spare.length < 4) spare.push(buffer);
+    return;
+  }
   if (kind === 'close') {
     if (db !== null) db.close();
     return parentPort.close();
@@ -169,6 +187,13 @@ export function createThreadReader(filename: string, threads = 2): SqliteReader 
     rowids: (sql, params) => ask('rowids', sql, params) as Promise<Int32Array>,
     rows: (sql, params) => ask('rows', sql, params) as Promise<unknown[][]>,
     pairs: (sql, params) => ask('pairs', sql, params) as Promise<Float64Array>,
+    recycle: (rowids) => {
+      // An empty answer has no buffer of its own; a buffer already handed on cannot be sent.
+      const { buffer } = rowids;
+      if (failure !== null || !(buffer instanceof ArrayBuffer) || buffer.byteLength === 0) return;
+      const thread = pool.reduce((a, b) => (b.waiting < a.waiting ? b : a));
+      thread.worker.postMessage({ id: -1, kind: 'recycle', sql: '', params: [], buffer }, [buffer]);
+    },
     // Asked, never terminated: a thread stopped inside better-sqlite3's native code (opening the
     // file, say) aborts the whole process.
     close: () => {
@@ -188,6 +213,7 @@ export function createInlineReader(db: Database): SqliteReader {
     rowids: async (sql, params) => Int32Array.from(db.prepare(sql).pluck().all(...params) as number[]),
     rows: async (sql, params) => db.prepare(sql).raw().all(...params) as unknown[][],
     pairs: async (sql, params) => Float64Array.from((db.prepare(sql).raw().all(...params) as [number, number][]).flat()),
+    recycle: () => undefined,
     close: async () => undefined,
   };
 }

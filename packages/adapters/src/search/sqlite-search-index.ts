@@ -37,11 +37,12 @@ import type { BBox, SearchDocument, SearchIndex, SearchRequest, SearchResult, Sh
 import { ftsExpression, fuzzyWords, matchText, querySql, rankText, singleWordPhrases, textPrefilter, type Param, type QueryContext, type Sql } from './fts-query.ts';
 import { PresenceCache } from './presence-cache.ts';
 import { DocLengths, documentLength, tableTotals } from './doc-lengths.ts';
-import { inverseDocumentFrequency, relevanceSteps, TEXT_WEIGHT, TITLE_WEIGHT } from './term-relevance.ts';
+import { inverseDocumentFrequency, OCCURRENCES_SQL, relevanceSteps } from './term-relevance.ts';
+import { ScratchPool, type ScratchArrays } from './scratch-arrays.ts';
 import { evaluateInSlices } from './evaluate-in-slices.ts';
 import { expandInSlices } from './expand-in-slices.ts';
 import { createInlineReader, createThreadReader, ROW_SIZE_FUNCTION, type SqliteReader } from './sqlite-reader.ts';
-import { pathToken } from './path-token.ts';
+import { PATH_TOKEN_PREFIX, pathToken } from './path-token.ts';
 import { createInlineWriter, createThreadWriter, type PreparedDoc, type Written } from './sqlite-writer.ts';
 import { nextIteration, nextTurn } from '../next-turn.ts';
 
@@ -71,8 +72,10 @@ DROP INDEX IF EXISTS doc_facets;
 -- paths: one token per field path holding a value (pathToken), for _exists_.
 -- The prefix indexes answer one- and two-letter prefixes from one list each, not by merging every word's.
 CREATE VIRTUAL TABLE IF NOT EXISTS doc_fts USING fts5(title, text, paths, prefix = '1 2', tokenize = 'unicode61 remove_diacritics 2');
--- The indexed words, in order: fuzzy terms read one letter's slice of it.
+-- The indexed words, in order, a row per word and column.
 CREATE VIRTUAL TABLE IF NOT EXISTS doc_vocab USING fts5vocab(doc_fts, col);
+-- The same, a row per word: fuzzy terms read one letter's slice of it.
+CREATE VIRTUAL TABLE IF NOT EXISTS doc_words USING fts5vocab(doc_fts, row);
 -- Each occurrence of a word (document, column): single-word queries are scored from it (term-relevance.ts).
 CREATE VIRTUAL TABLE IF NOT EXISTS doc_instance USING fts5vocab(doc_fts, instance);
 -- The values of the range fields (RANGE_FIELDS), ordered per field: dates as text, numbers as numbers.
@@ -247,8 +250,8 @@ function memberOf(list: Int32Array): (rowid: number) => boolean {
   return (rowid) => bits[rowid] === 1;
 }
 
-/** Vocabulary rows the fuzzy terms of one query may read, all words together. */
-const VOCABULARY_ROWS_PER_QUERY = 20_000;
+/** Vocabulary words the fuzzy terms of one query may read, all terms together. */
+const VOCABULARY_WORDS_PER_QUERY = 20_000;
 
 export interface SqliteSearchIndex extends SearchIndex {
   size(): number;
@@ -419,23 +422,28 @@ export function createSqliteSearchIndex(filename: string): SqliteSearchIndex {
   const bestSql = 'SELECT rowid, bm25(doc_fts, 2.0, 1.0, 0.0) FROM doc_fts WHERE doc_fts MATCH ? ORDER BY 2 LIMIT ?';
   /** Every row scored at least as well as the bound (bm25 is better when lower), best first. */
   const tiesSql = 'SELECT rowid, score FROM (SELECT rowid, bm25(doc_fts, 2.0, 1.0, 0.0) AS score FROM doc_fts WHERE doc_fts MATCH ?) WHERE score <= ? ORDER BY 2';
-  const vocabularySql = "SELECT term FROM doc_vocab WHERE term >= ? AND term < ? AND col IN ('title', 'text') LIMIT ?";
+  // A letter's words, joined in one text (words never hold a space): a row each cost more to hand
+  // over than to read, and the vocabulary of a row per word and column holds most words twice
+  // (`glacer~`'s slice at 100k documents, 12 358 words: 14.3 ms of a reader thread as rows of
+  // that vocabulary, 3.9 joined from this one). Path tokens (`0z...`, in `paths` alone) are in
+  // this vocabulary too: the slice of `0` is read from the other, which tells them apart.
+  const wordsSql = "SELECT group_concat(term, ' ') FROM (SELECT term FROM doc_words WHERE term >= ? AND term < ? LIMIT ?)";
+  const textWordsSql = "SELECT group_concat(term, ' ') FROM (SELECT DISTINCT term FROM doc_vocab WHERE term >= ? AND term < ? AND col IN ('title', 'text') LIMIT ?)";
 
   /**
    * Each fuzzy word's expansion, from the slice of the vocabulary that starts with its letter.
-   * The vocabulary rows read are bounded per query; past the bound a word expands to itself.
+   * The vocabulary words read are bounded per query; past the bound a word expands to itself.
    */
   async function contextFor(node: QueryNode): Promise<QueryContext> {
     const fuzzy = new Map<string, string[]>();
-    let budget = VOCABULARY_ROWS_PER_QUERY;
+    let budget = VOCABULARY_WORDS_PER_QUERY;
     for (const word of fuzzyWords(node)) {
       if (fuzzy.has(word)) continue;
-      const first = String.fromCodePoint(word.codePointAt(0) ?? 0);
-      const rows = budget > 0 ? (await reader.rows(vocabularySql, [first, String.fromCodePoint((word.codePointAt(0) ?? 0) + 1), budget])).map((r) => String(r[0])) : [];
-      budget -= rows.length;
-      // A word in both the title and the text has a row for each, next to each other (the
-      // vocabulary is ordered by word): named twice, it took two of the expansion's places.
-      const words = rows.filter((w, i) => i === 0 || w !== rows[i - 1]);
+      const code = word.codePointAt(0) ?? 0;
+      const sql = String.fromCodePoint(code) === PATH_TOKEN_PREFIX[0] ? textWordsSql : wordsSql;
+      const joined = budget > 0 ? (await reader.rows(sql, [String.fromCodePoint(code), String.fromCodePoint(code + 1), budget]))[0]?.[0] : null;
+      const words = typeof joined === 'string' ? joined.split(' ') : [];
+      budget -= words.length;
       fuzzy.set(word, words.length > 0 ? await expandInSlices(word, words) : [word]);
     }
     return { fuzzy };
@@ -506,13 +514,13 @@ export function createSqliteSearchIndex(filename: string): SqliteSearchIndex {
   }
 
   /** `ranked`: the hits a bestmatch page needs (page x size), or 0 when the sort is another. */
-  async function plan(node: QueryNode, ranked: number): Promise<QueryPlan> {
+  async function plan(node: QueryNode, ranked: number, scratch: ScratchArrays): Promise<QueryPlan> {
     if (node.type === 'all') return { rows: null, rank: null, evaluate: null };
     if (node.type === 'exists') return { rows: await present(node), rank: null, evaluate: null };
     const ctx = await contextFor(node);
     const words = ranked > 0 ? singleWordPhrases(node, ctx) : null;
     if (words !== null) {
-      const scored = await scoreWords(words);
+      const scored = await scoreWords(words, scratch);
       return { rows: scored.rowids, scoreOf: scored.scoreOf, rank: null, evaluate: null };
     }
     const expression = ftsExpression(node, ctx);
@@ -553,10 +561,6 @@ export function createSqliteSearchIndex(filename: string): SqliteSearchIndex {
     return rows;
   }
 
-  // Every occurrence of a word not shaped like a path token is in the title or the text
-  // (singleWordPhrases): a condition on the column halved the read's speed (a word in 57k
-  // documents: 11 ms of a reader thread without it, 22 with it).
-  const occurrencesSql = `SELECT doc * 4 + CASE col WHEN 'title' THEN ${TITLE_WEIGHT} ELSE ${TEXT_WEIGHT} END FROM doc_instance WHERE term = ?`;
   const averages = db.prepare('SELECT block FROM doc_fts_data WHERE id = 1').pluck();
   const ln = db.prepare('SELECT ln(?)').pluck();
 
@@ -564,19 +568,23 @@ export function createSqliteSearchIndex(filename: string): SqliteSearchIndex {
    * The match of the words' OR and bm25 of each of its rows, from the words' occurrences: what
    * FTS5 gives for `{title text} : ("w1" OR "w2" ...)`, without its bm25 reading every row.
    */
-  async function scoreWords(words: string[]) {
-    const occurrences = await Promise.all(words.map((word) => reader.rowids(occurrencesSql, [word])));
+  async function scoreWords(words: string[], scratch: ScratchArrays) {
+    const occurrences = await Promise.all(words.map((word) => reader.rowids(OCCURRENCES_SQL, [word])));
     // A write of another process is seen here, so its lengths are read before they are used.
     freshHeaders();
     await lengthsRead;
     const block = averages.get() as Uint8Array | undefined;
     const totals = block === undefined ? { rows: 0, tokens: 0 } : tableTotals(block);
     const idf = (hits: number) => inverseDocumentFrequency(totals.rows, hits, (x) => ln.get(x) as number);
-    const steps = relevanceSteps(occurrences, idf, lengths.array(), totals.tokens / totals.rows);
+    const steps = relevanceSteps(occurrences, idf, lengths.array(), totals.tokens / totals.rows, scratch);
     const pause = turnTaker(SEARCH_TURN_MS);
     for (;;) {
       const next = steps.next();
-      if (next.done === true) return next.value;
+      if (next.done === true) {
+        // The scores hold all that is needed of the occurrences from here on.
+        for (const list of occurrences) reader.recycle(list);
+        return next.value;
+      }
       await pause();
     }
   }
@@ -585,8 +593,18 @@ export function createSqliteSearchIndex(filename: string): SqliteSearchIndex {
   /** Bodies read by one statement when only the evaluator can decide a query. */
   const BODY_BATCH = 32;
 
+  const scratchPool = new ScratchPool();
   async function search(request: SearchRequest): Promise<SearchResult> {
-    const query = await plan(parseQuery(request.q ?? ''), request.sort === 'bestmatch' ? request.page * request.size : 0);
+    const scratch = scratchPool.take();
+    try {
+      return await searchWith(request, scratch);
+    } finally {
+      scratchPool.give(scratch);
+    }
+  }
+
+  async function searchWith(request: SearchRequest, scratch: ScratchArrays): Promise<SearchResult> {
+    const query = await plan(parseQuery(request.q ?? ''), request.sort === 'bestmatch' ? request.page * request.size : 0, scratch);
     const sets = filterRows(request);
     if (query.rows !== null) sets.push(query.rows);
     if (request.bbox !== null) sets.push(await inBox(request.bbox));
@@ -596,7 +614,7 @@ export function createSqliteSearchIndex(filename: string): SqliteSearchIndex {
     // The box was decided by the R*Tree above, so neither path below looks at bounds.
     const pause = turnTaker(SEARCH_TURN_MS);
     if (query.evaluate === null) {
-      const selection = await table.inTurns(() => table.selectSteps(rows, request), pause);
+      const selection = await table.inTurns(() => table.selectSteps(rows, request, scratch.hits(rows?.length ?? table.size)), pause);
       const k = request.page * request.size;
       const { scoreOf } = query;
       const newest = table.newest();

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { SearchDocument, SearchRequest, SortOption } from '../ports.ts';
-import { firstByColumn, HeaderTable } from './header-table.ts';
+import { firstByColumn, HeaderTable, runSteps } from './header-table.ts';
 import { runSearch } from './run-search.ts';
 
 /** Many documents sharing few timestamps and version numbers, so every sort meets ties. */
@@ -91,6 +91,17 @@ describe('HeaderTable passes in turns', () => {
     const page = await table.inTurns(() => table.pageSteps(selection, request, null), pause);
     expect(pauses).toBeGreaterThan(2);
     expect(page).toEqual(table.search(null, request, null));
+  });
+
+  it('selects into an array kept from an earlier, larger selection as into a fresh one', () => {
+    const table = filled(documents(1_000));
+    const kept = new Int32Array(2_000).fill(-7);
+    const rows = Int32Array.from({ length: 300 }, (_, i) => i * 3);
+    const fresh = table.select(rows, request);
+    const into = runSteps(table.selectSteps(rows, request, kept));
+    expect(Array.from(into.hits)).toEqual(Array.from(fresh.hits));
+    expect(into.aggregations).toEqual(fresh.aggregations);
+    expect(table.page(into, request, null)).toEqual(table.page(fresh, request, null));
   });
 
   it('never mixes the table before and after a write made during a pause', async () => {

@@ -249,8 +249,12 @@ export class HeaderTable {
     }
   }
 
-  /** `select`, yielding every `ROWS_PER_STEP` rows. */
-  *selectSteps(rows: Int32Array | null, request: SearchRequest): Steps<Selection> {
+  /**
+   * `select`, yielding every `ROWS_PER_STEP` rows. `into`, when long enough for every row given
+   * (or every row of the table), receives the hits: an engine may keep one from search to search.
+   */
+  *selectSteps(rows: Int32Array | null, request: SearchRequest, into?: Int32Array): Steps<Selection> {
+    const most = rows === null ? this.count : rows.length;
     const pass: SelectPass = {
       rows,
       accepts: this.filterFor(request.filter),
@@ -258,7 +262,7 @@ export class HeaderTable {
       rtCounts: new Int32Array(this.resourceTypes.values.length),
       accessCounts: new Int32Array(ACCESS.length),
       kindCounts: new Int32Array(KINDS.length),
-      hits: new Int32Array(rows === null ? this.count : rows.length),
+      hits: into !== undefined && into.length >= most ? into : new Int32Array(most),
       total: 0,
     };
     const length = rows === null ? this.highest + 1 : rows.length;
