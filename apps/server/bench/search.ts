@@ -28,8 +28,11 @@ const RSS_TARGET_MIB = 1.5 * 1024;
 
 const SEARCH_QUERIES: [name: string, query: string, p95TargetMs: number][] = [
   ['one term', 'q=glacier', P95_TARGET_MS],
-  // A sensor family named in about a quarter of the records: the common term the targets speak of.
-  ['common term (a quarter)', 'q=sentinel', P95_TARGET_MS],
+  // A method named in 19% of the records: a common term as the targets define it (10-30%).
+  ['common term (a fifth)', 'q=mapping', P95_TARGET_MS],
+  // A sensor family named in 58% of the records (two of eight sensors, three mentions each):
+  // harder than the targets ask, kept because earlier runs measured it.
+  ['common term (over half)', 'q=sentinel', P95_TARGET_MS],
   ['three terms', 'q=flood+mapping+sentinel', P95_TARGET_MS],
   ['phrase', 'q=%22sea+ice%22', P95_TARGET_MS],
   ['field query', 'q=metadata.title:drought', P95_TARGET_MS],
