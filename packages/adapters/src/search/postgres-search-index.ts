@@ -388,7 +388,7 @@ async function rankOf(db: Db, operands: readonly RankOperand[]): Promise<Rank | 
 }
 
 /** A group of the matches by the facet columns a request needs, as the counting statement returns it. */
-type FacetGroup = Partial<Record<FacetName, string | null>> & { label: string | null; n: string };
+type FacetGroup = Partial<Record<FacetName, string | null>> & { label: string | null; n: string | number };
 
 /** Whether a group's documents pass the facet filters, as `facetSql` decides for each row. */
 function passesFacets(group: FacetGroup, request: SearchRequest): boolean {
@@ -405,44 +405,59 @@ type PageRow = { id: string; kind: SearchDocument['kind']; state: SearchDocument
 /** The relevance of a match: its words' weights (title A, others D), damped by its length as the domain's score is. */
 const scoreSql = (query: string) => sql`ts_rank(words, ${query}::tsquery, 0) / sqrt(1 + word_count / 50.0)`;
 
-/** The page of the matches `where` keeps, in the request's order. */
+/** The page of the matches `where` keeps, in the request's order, every match scored (a bounded rank: `boundedSql`). */
 function pageSql(request: SearchRequest, where: RawBuilder<unknown>, rank: Rank | null): RawBuilder<PageRow> {
   const start = (request.page - 1) * request.size;
   if (request.sort !== 'bestmatch' || rank === null) {
     return sql<PageRow>`select id, kind, state from search_doc where ${where} and ${facetSql(request)}
       order by ${sql.raw(ORDER[request.sort === 'bestmatch' ? 'newest' : request.sort])} limit ${request.size} offset ${start}`;
   }
-  if (rank.bound === null) {
-    return sql<PageRow>`select id, kind, state, ${scoreSql(rank.query)} as score from search_doc where ${where} and ${facetSql(request)}
-      order by ${sql.raw(BY_SCORE)} limit ${request.size} offset ${start}`;
-  }
-  // Most vectors are stored out of line, and scoring a match reads its vector: three pages or so.
-  // So each match is first bounded from its row alone. Its title's words (`title_words`, with all
-  // their positions) give the exact part of its score their lexemes make (`t`, at least the score
-  // before damping); the lexemes outside the title each add less than 0.1 over the operands'
-  // number (see `rankOf`), and there are at most the operands' lexemes less one per operand
-  // found in the title. A match whose most is below the least of the page's last place (the
-  // page-end-th largest least) can neither reach the page nor tie with it. The others (the
-  // matches a title holds the words of, and their ties) are scored exactly from their vectors
-  // (fetched by row address) and ordered as before: the same scores, ties and order. The margins
-  // (1e-4) are far wider than float4's rounding of sums of at most 256 terms.
+  return sql<PageRow>`select id, kind, state, ${scoreSql(rank.query)} as score from search_doc where ${where} and ${facetSql(request)}
+    order by ${sql.raw(BY_SCORE)} limit ${request.size} offset ${start}`;
+}
+
+/**
+ * The counts and the page of a ranked request whose scores are bounded (`Rank.bound`), in one
+ * statement over the matches, each read once: the groups as `inSql`'s counting statement makes them, and the page.
+ *
+ * Most vectors are stored out of line, and scoring a match reads its vector: three pages or so.
+ * So each match is first bounded from its row alone. Its title's words (`title_words`, with all
+ * their positions) give the exact part of its score their lexemes make (`t`, at least the score
+ * before damping); the lexemes outside the title each add less than 0.1 over the operands'
+ * number (see `rankOf`), and there are at most the operands' lexemes less one per operand found
+ * in the title. A match whose most is below the least of the page's last place (the page-end-th
+ * largest least) can neither reach the page nor tie with it. The others (the matches a title
+ * holds the words of, and their ties) are scored exactly from their vectors (fetched by row
+ * address) and ordered as before: the same scores, ties and order. The margins (1e-4) are far
+ * wider than float4's rounding of sums of at most 256 terms, and than the float8 square root the
+ * bounds damp by.
+ */
+function boundedSql(request: SearchRequest, where: RawBuilder<unknown>, rank: Rank & { bound: NonNullable<Rank['bound']> }, grouped: readonly FacetName[], labelled: boolean) {
   const { operands, size } = rank.bound;
   const lexemes = operands.reduce((sum, o) => sum + o.lexemes, 0);
   const inTitle = sql.join(operands.map((o) => sql`(title_words @@ ${o.text}::tsquery)::int`), sql` + `);
+  const start = (request.page - 1) * request.size;
   const end = request.page * request.size;
-  // `m` holds three numbers a match (a few MB at most; a wider row spilled 55,000 matches to
-  // disk), and the bounds damp by a float8 square root, within the margins of the exact one.
-  return sql<PageRow>`with m as materialized (
-      select tid, t / s as lo, (t * 1.0001 + rest + 1e-6) / s as hi from (
-        select ctid as tid, ts_rank(title_words, ${rank.query}::tsquery, 0) as t, 0.1 * (${lexemes}::int - (${inTitle})) / ${size}::float8 as rest,
+  const facets = grouped.map((facet) => sql.ref(facet));
+  return sql<{ counts: FacetGroup[]; page: PageRow[] }>`with m as materialized (
+      select tid, ${sql.join([...facets, sql`label`, sql`kept`])}, t / s as lo, (t * 1.0001 + rest + 1e-6) / s as hi from (
+        select ${sql.join([sql`ctid as tid`, ...grouped.map((facet) => sql`${sql.ref(FACET_COLUMN[facet])} as ${sql.ref(facet)}`)])},
+          ${labelled ? sql`resource_type_label` : sql`null::text`} as label, ${facetSql(request)} as kept,
+          ts_rank(title_words, ${rank.query}::tsquery, 0) as t, 0.1 * (${lexemes}::int - (${inTitle})) / ${size}::float8 as rest,
           sqrt(1 + word_count / 50.0::float8) as s
-        from search_doc where ${where} and ${facetSql(request)} offset 0) bounded
+        from search_doc where ${where} offset 0) bounded
+    ), counts as (
+      select ${sql.join([...facets, sql`min(label) as label`, sql`count(*) as n`])} from m
+      ${grouped.length === 0 ? sql`` : sql`group by ${sql.join(facets)}`}
     ), least_kept as (
-      select coalesce((select lo from m order by lo desc limit 1 offset ${end - 1}), 0) * 0.9999 as theta
+      select coalesce((select lo from m where kept order by lo desc limit 1 offset ${end - 1}), 0) * 0.9999 as theta
+    ), page as (
+      select d.* from m, lateral (select key, id, kind, state, created, ${scoreSql(rank.query)} as score from search_doc d where d.ctid = m.tid) d
+      where m.kept and m.hi >= (select theta from least_kept)
+      order by ${sql.raw(BY_SCORE)} limit ${request.size} offset ${start}
     )
-    select id, kind, state from m, lateral (select key, id, kind, state, created, ${scoreSql(rank.query)} as score from search_doc d where d.ctid = m.tid) d
-    where m.hi >= (select theta from least_kept)
-    order by ${sql.raw(BY_SCORE)} limit ${request.size} offset ${start}`;
+    select (select coalesce(json_agg(c order by c.label), '[]') from counts c) as counts,
+      (select coalesce(json_agg(json_build_object('id', id, 'kind', kind, 'state', state) order by ${sql.raw(BY_SCORE)}), '[]') from page) as page`;
 }
 
 /**
@@ -470,7 +485,13 @@ async function inSql(db: Db, request: SearchRequest, match: RawBuilder<boolean> 
     ${grouped.length === 0 ? sql`` : sql`group by ${sql.join(grouped.map((facet) => sql.ref(FACET_COLUMN[facet])))}`}
     ${labelled ? sql`order by label` : sql``}`;
   const page = pageSql(request, where, rank);
-  const run = async (handle: Db) => ({ counts: (await counts.execute(handle)).rows, page: (await page.execute(handle)).rows });
+  const run = async (handle: Db): Promise<{ counts: FacetGroup[]; page: PageRow[] }> => {
+    if (request.sort === 'bestmatch' && rank !== null && rank.bound !== null) {
+      const one = (await boundedSql(request, where, { ...rank, bound: rank.bound }, grouped, labelled).execute(handle)).rows[0];
+      return { counts: one?.counts ?? [], page: one?.page ?? [] };
+    }
+    return { counts: (await counts.execute(handle)).rows, page: (await page.execute(handle)).rows };
+  };
   const answer = db.isTransaction
     ? await run(db)
     : await db.transaction().execute(async (trx) => {
@@ -480,7 +501,7 @@ async function inSql(db: Db, request: SearchRequest, match: RawBuilder<boolean> 
         // With text, no sequential scan: the planner prices one without what reading each row's
         // vector costs (compressed, often out of line) and prefers it to the GIN index for any
         // common word (60 ms against 15 for a word in 9% of 20,000 documents).
-        // With text, 16 MB of working memory: the bounds of a word's 55,000 matches (see `pageSql`)
+        // With text, 16 MB of working memory: the bounds of a word's 55,000 matches (see `boundedSql`)
         // spilled to a temporary file at the default 4 MB.
         await sql`select set_config('max_parallel_workers_per_gather', '0', true)
           ${match === null ? sql`` : sql`, set_config('enable_seqscan', 'off', true), set_config('work_mem', '16MB', true)`}`.execute(trx);
