@@ -79,6 +79,33 @@ describe('search index (PostgreSQL): text decided in SQL', () => {
     }
   });
 
+  it('gives every page of a ranked query the order of scoring every match, ties included', { timeout: 60_000 }, async () => {
+    const { handle, index } = await open();
+    try {
+      // Seeded: titles and descriptions of a few words each, so words fall in titles, bodies or
+      // both, lengths differ, and many matches tie (identical titles, shared creation dates).
+      let seed = 7;
+      const next = (n: number) => ((seed = (seed * 48271) % 2147483647), seed % n);
+      const vocabulary = ['glacier', 'glaciers', 'glacial', 'ice', 'sea', 'drought', 'flood', 'map', 'survey', 'river', 'delta', 'soil'];
+      const words = (n: number) => Array.from({ length: n }, () => vocabulary[next(vocabulary.length)]).join(' ');
+      const docs = Array.from({ length: 400 }, (_, i) => {
+        const id = `d${String(i).padStart(3, '0')}`;
+        const created = `2026-01-${String(1 + next(5)).padStart(2, '0')}T00:00:00.000Z`;
+        return { ...doc(id, { title: i % 7 === 0 ? 'Glacier survey' : words(1 + next(4)), description: words(next(30)) }), created };
+      });
+      await index.upsert(docs);
+      for (const q of ['glacier', 'glacier survey', 'glac*', '"sea ice"', 'metadata.title:glacier', 'metadata.title:glac*', 'ice OR soil', 'glacier -flood']) {
+        const all = await index.search({ ...find(q), size: 400 });
+        for (const [page, size] of [[1, 10], [2, 10], [5, 7], [30, 10]] as const) {
+          const hits = (await index.search({ ...find(q), page, size })).hits.map((h) => h.id);
+          expect(hits, `${q} page ${page}`).toEqual(all.hits.slice((page - 1) * size, page * size).map((h) => h.id));
+        }
+      }
+    } finally {
+      await handle.close();
+    }
+  });
+
   it('empties an index written in an older layout, so a node projects every record again', async () => {
     const { handle, index } = await open();
     try {

@@ -16,7 +16,7 @@ import type { FacetBucket, FacetName, SearchDocument, SearchIndex, SearchRequest
 import { evaluateInSlices } from './evaluate-in-slices.ts';
 import { expandInSlices } from './expand-in-slices.ts';
 import { fuzzyWords } from './fts-query.ts';
-import { documentWords, exactQuery, rankQuery, requiredWords, type FuzzyExpansions } from './postgres-text.ts';
+import { documentWords, exactQuery, rankOperands, rankText, requiredWords, type FuzzyExpansions, type RankOperand } from './postgres-text.ts';
 
 /** Any Kysely handle: the index's tables are outside the records' typed schema, and written in SQL. */
 type Db = Kysely<object>;
@@ -28,13 +28,15 @@ type Db = Kysely<object>;
  */
 const WORD_COUNT = 'word_count integer GENERATED ALWAYS AS (length(words)) STORED';
 
+
 const SCHEMA = [
   `CREATE TABLE IF NOT EXISTS search_doc (
     key text PRIMARY KEY, id text NOT NULL, kind text NOT NULL, state text NOT NULL, parent_id text NOT NULL, owner_id text NOT NULL,
     version_index integer NOT NULL, is_latest boolean NOT NULL, in_user_listing boolean NOT NULL, is_user_latest boolean NOT NULL,
     is_public boolean NOT NULL, readers text[] NOT NULL, created text NOT NULL, updated text NOT NULL,
     resource_type text, resource_type_label text, access_status text NOT NULL,
-    words tsvector, positions_exact boolean NOT NULL DEFAULT false, ${WORD_COUNT}, path_bits bit varying)`,
+    words tsvector, positions_exact boolean NOT NULL DEFAULT false, ${WORD_COUNT}, path_bits bit varying,
+    title_words tsvector)`,
   // The documents themselves, for the evaluator, apart: counts and facets scan search_doc's narrow rows.
   'CREATE TABLE IF NOT EXISTS search_body (key text PRIMARY KEY REFERENCES search_doc (key) ON DELETE CASCADE, doc text NOT NULL)',
   'CREATE INDEX IF NOT EXISTS search_doc_words ON search_doc USING gin (words)',
@@ -64,8 +66,9 @@ const SCHEMA = [
  * The layout of `words`. An index written with an older one is emptied when a node starts: the
  * node then finds it empty and projects every record again (see the server's search engine).
  * 5 and 6 numbered layouts that were tried and not kept: an index either wrote is projected again.
+ * 8 added `title_words`.
  */
-const LAYOUT = 7;
+const LAYOUT = 8;
 
 /** Creates the index's tables and indexes where they are missing; nodes starting at once take turns. */
 export async function createPostgresSearchSchema<T>(handle: Kysely<T>): Promise<void> {
@@ -157,7 +160,16 @@ export function createPostgresSearchIndex<T>(handle: Kysely<T>): SearchIndex & {
       const fuzzy = await expandFuzzy(handle, query);
       const exact = query.type === 'all' ? null : exactQuery(query, fuzzy);
       if (exact !== null && request.bbox === null && !undecided && !(await someUndecided(handle, request, query, exact.phrases))) {
-        return inSql(handle, request, sql<boolean>`words @@ ${exact.match}::tsquery`, rankQuery(query, fuzzy));
+        const rank = request.sort === 'bestmatch' ? await rankOf(handle, rankOperands(query, fuzzy)) : null;
+        // A title query read from the title's words, a few dozen bytes in the row, rather than from
+        // every candidate's vector (a weight needs the positions: the GIN index cannot say alone),
+        // the words it requires narrowed by the index.
+        const required = exact.titleOnly ? requiredWords(query) : null;
+        const match =
+          required === null
+            ? sql<boolean>`words @@ ${exact.match}::tsquery`
+            : sql<boolean>`words @@ ${required}::tsquery and title_words @@ ${exact.match}::tsquery`;
+        return inSql(handle, request, match, rank);
       }
       const words = requiredWords(query);
       const where: RawBuilder<unknown>[] = [filterSql(request)];
@@ -215,17 +227,17 @@ async function upsertBatch(db: Db, docs: readonly SearchDocument[]): Promise<voi
       ${doc.inUserListing}, ${doc.isUserLatest}, ${doc.isPublic}, ${doc.readers}::text[], ${doc.created}, ${doc.updated},
       ${doc.resourceType?.id ?? null}, ${doc.resourceType?.label ?? null}, ${doc.accessStatus},
       ${words === null ? null : sql`${words.vector}::tsvector`}, ${words?.positionsExact ?? false},
-      ${words === null ? null : sql`${pathBits(words.paths, pathIds)}::bit varying`})`;
+      ${words === null ? null : sql`${pathBits(words.paths, pathIds)}::bit varying`}, ${words === null ? null : sql`${words.titleWords}::tsvector`})`;
   });
   await sql`insert into search_doc (key, id, kind, state, parent_id, owner_id, version_index, is_latest, in_user_listing, is_user_latest,
-      is_public, readers, created, updated, resource_type, resource_type_label, access_status, words, positions_exact, path_bits)
+      is_public, readers, created, updated, resource_type, resource_type_label, access_status, words, positions_exact, path_bits, title_words)
     values ${sql.join(rows)}
     on conflict (key) do update set id = excluded.id, kind = excluded.kind, state = excluded.state, parent_id = excluded.parent_id,
       owner_id = excluded.owner_id, version_index = excluded.version_index, is_latest = excluded.is_latest,
       in_user_listing = excluded.in_user_listing, is_user_latest = excluded.is_user_latest, is_public = excluded.is_public,
       readers = excluded.readers, created = excluded.created, updated = excluded.updated, resource_type = excluded.resource_type,
       resource_type_label = excluded.resource_type_label, access_status = excluded.access_status, words = excluded.words,
-      positions_exact = excluded.positions_exact, path_bits = excluded.path_bits`.execute(db);
+      positions_exact = excluded.positions_exact, path_bits = excluded.path_bits, title_words = excluded.title_words`.execute(db);
   await sql`insert into search_body (key, doc) values ${sql.join(docs.map((doc) => sql`(${doc.key}, ${JSON.stringify(doc)})`))}
     on conflict (key) do update set doc = excluded.doc`.execute(db);
   // Sorted, so two transactions adding the same words take their locks in the same order.
@@ -328,8 +340,55 @@ async function someUndecided(db: Db, request: SearchRequest, query: QueryNode, p
   return found.rows.length > 0;
 }
 
+/**
+ * What `bestmatch` ranks by: the operands as tsquery text, and, when scores can be bounded without
+ * each match's vector, each operand with the most lexemes it may stand for in one document.
+ */
+interface Rank {
+  query: string;
+  /** Null when scores are not bounded: every match is scored. */
+  bound: { operands: readonly { text: string; lexemes: number }[]; size: number } | null;
+}
+
+/**
+ * The most lexemes the rank operands may stand for in one document for scores to be bounded: past
+ * it, the words outside a title may add more than one title word does (0.61 at least), and the
+ * bound would leave nearly every match to be ranked (a fuzzy word's 50 expansions).
+ */
+const MAX_BOUNDED_WORDS = 5;
+
+/**
+ * The rank query of `operands`, and what bounds a score: `ts_rank` adds for each matching lexeme
+ * the weights of its positions over the squares of their ranks (1, 1/4, 1/9, ...; title positions
+ * come first, weight 1, the others 0.1) over pi^2/6, and divides by the operands' number; a lexeme
+ * with no title position so adds less than 0.1. A plain operand is one lexeme; a prefix one at
+ * most the vocabulary's words with that prefix (counted up to MAX_BOUNDED_WORDS + 1). No bound
+ * when a word is both a plain and a prefix operand (PostgreSQL counts them as one).
+ */
+async function rankOf(db: Db, operands: readonly RankOperand[]): Promise<Rank | null> {
+  if (operands.length === 0) return null;
+  const query = rankText(operands);
+  if (new Set(operands.map((o) => o.word)).size < operands.length) return { query, bound: null };
+  let total = 0;
+  const bounded: { text: string; lexemes: number }[] = [];
+  for (const operand of operands) {
+    const lexemes = operand.prefix
+      ? Number(
+          (
+            await sql<{ n: string }>`select count(*) as n from (select 1 from search_vocab where word >= ${operand.word}
+              and word < ${operand.word} || chr(1114111) limit ${MAX_BOUNDED_WORDS + 1}) v`.execute(db)
+          ).rows[0]?.n ?? MAX_BOUNDED_WORDS + 1,
+        )
+      : 1;
+    total += lexemes;
+    if (total > MAX_BOUNDED_WORDS) return { query, bound: null };
+    bounded.push({ text: rankText([operand]), lexemes });
+  }
+  return { query, bound: { operands: bounded, size: operands.length } };
+}
+
 /** A group of the matches by the facet columns a request needs, as the counting statement returns it. */
-type FacetGroup = Partial<Record<FacetName, string | null>> & { label: string | null; n: string };
+type FacetGroup = Partial<Record<FacetName, string | null>> & { label: string | null; n: string | number };
 
 /** Whether a group's documents pass the facet filters, as `facetSql` decides for each row. */
 function passesFacets(group: FacetGroup, request: SearchRequest): boolean {
@@ -341,13 +400,73 @@ function passesFacets(group: FacetGroup, request: SearchRequest): boolean {
   return true;
 }
 
+type PageRow = { id: string; kind: SearchDocument['kind']; state: SearchDocument['state'] };
+
+/** The relevance of a match: its words' weights (title A, others D), damped by its length as the domain's score is. */
+const scoreSql = (query: string) => sql`ts_rank(words, ${query}::tsquery, 0) / sqrt(1 + word_count / 50.0)`;
+
+/** The page of the matches `where` keeps, in the request's order, every match scored (a bounded rank: `boundedSql`). */
+function pageSql(request: SearchRequest, where: RawBuilder<unknown>, rank: Rank | null): RawBuilder<PageRow> {
+  const start = (request.page - 1) * request.size;
+  if (request.sort !== 'bestmatch' || rank === null) {
+    return sql<PageRow>`select id, kind, state from search_doc where ${where} and ${facetSql(request)}
+      order by ${sql.raw(ORDER[request.sort === 'bestmatch' ? 'newest' : request.sort])} limit ${request.size} offset ${start}`;
+  }
+  return sql<PageRow>`select id, kind, state, ${scoreSql(rank.query)} as score from search_doc where ${where} and ${facetSql(request)}
+    order by ${sql.raw(BY_SCORE)} limit ${request.size} offset ${start}`;
+}
+
+/**
+ * The counts and the page of a ranked request whose scores are bounded (`Rank.bound`), in one
+ * statement over the matches, each read once: the groups as `inSql`'s counting statement makes them, and the page.
+ *
+ * Most vectors are stored out of line, and scoring a match reads its vector: three pages or so.
+ * So each match is first bounded from its row alone. Its title's words (`title_words`, with all
+ * their positions) give the exact part of its score their lexemes make (`t`, at least the score
+ * before damping); the lexemes outside the title each add less than 0.1 over the operands'
+ * number (see `rankOf`), and there are at most the operands' lexemes less one per operand found
+ * in the title. A match whose most is below the least of the page's last place (the page-end-th
+ * largest least) can neither reach the page nor tie with it. The others (the matches a title
+ * holds the words of, and their ties) are scored exactly from their vectors (fetched by row
+ * address) and ordered as before: the same scores, ties and order. The margins (1e-4) are far
+ * wider than float4's rounding of sums of at most 256 terms, and than the float8 square root the
+ * bounds damp by.
+ */
+function boundedSql(request: SearchRequest, where: RawBuilder<unknown>, rank: Rank & { bound: NonNullable<Rank['bound']> }, grouped: readonly FacetName[], labelled: boolean) {
+  const { operands, size } = rank.bound;
+  const lexemes = operands.reduce((sum, o) => sum + o.lexemes, 0);
+  const inTitle = sql.join(operands.map((o) => sql`(title_words @@ ${o.text}::tsquery)::int`), sql` + `);
+  const start = (request.page - 1) * request.size;
+  const end = request.page * request.size;
+  const facets = grouped.map((facet) => sql.ref(facet));
+  return sql<{ counts: FacetGroup[]; page: PageRow[] }>`with m as materialized (
+      select tid, ${sql.join([...facets, sql`label`, sql`kept`])}, t / s as lo, (t * 1.0001 + rest + 1e-6) / s as hi from (
+        select ${sql.join([sql`ctid as tid`, ...grouped.map((facet) => sql`${sql.ref(FACET_COLUMN[facet])} as ${sql.ref(facet)}`)])},
+          ${labelled ? sql`resource_type_label` : sql`null::text`} as label, ${facetSql(request)} as kept,
+          ts_rank(title_words, ${rank.query}::tsquery, 0) as t, 0.1 * (${lexemes}::int - (${inTitle})) / ${size}::float8 as rest,
+          sqrt(1 + word_count / 50.0::float8) as s
+        from search_doc where ${where} offset 0) bounded
+    ), counts as (
+      select ${sql.join([...facets, sql`min(label) as label`, sql`count(*) as n`])} from m
+      ${grouped.length === 0 ? sql`` : sql`group by ${sql.join(facets)}`}
+    ), least_kept as (
+      select coalesce((select lo from m where kept order by lo desc limit 1 offset ${end - 1}), 0) * 0.9999 as theta
+    ), page as (
+      select d.* from m, lateral (select key, id, kind, state, created, ${scoreSql(rank.query)} as score from search_doc d where d.ctid = m.tid) d
+      where m.kept and m.hi >= (select theta from least_kept)
+      order by ${sql.raw(BY_SCORE)} limit ${request.size} offset ${start}
+    )
+    select (select coalesce(json_agg(c order by c.label), '[]') from counts c) as counts,
+      (select coalesce(json_agg(json_build_object('id', id, 'kind', kind, 'state', state) order by ${sql.raw(BY_SCORE)}), '[]') from page) as page`;
+}
+
 /**
  * A request SQL decides alone (no box; query text the vector answers, or none), in two
  * statements over the matches: one grouping them by the facet columns the request aggregates or
  * filters on (a handful of groups, from which the exact total after the facet filters and each
  * facet's buckets before them are sums), and the page in order.
  */
-async function inSql(db: Db, request: SearchRequest, match: RawBuilder<boolean> | null, rank: string | null): Promise<SearchResult> {
+async function inSql(db: Db, request: SearchRequest, match: RawBuilder<boolean> | null, rank: Rank | null): Promise<SearchResult> {
   const where = sql`${filterSql(request)} ${match === null ? sql`` : sql`and ${match}`}`;
   const filtered = (Object.entries(request.filter.facets ?? {}) as [FacetName, readonly string[]][]).filter(([, values]) => values.length > 0).map(([facet]) => facet);
   const grouped = [...new Set<FacetName>([...request.aggregations, ...filtered])];
@@ -365,14 +484,14 @@ async function inSql(db: Db, request: SearchRequest, match: RawBuilder<boolean> 
     from search_doc where ${where}
     ${grouped.length === 0 ? sql`` : sql`group by ${sql.join(grouped.map((facet) => sql.ref(FACET_COLUMN[facet])))}`}
     ${labelled ? sql`order by label` : sql``}`;
-  const start = (request.page - 1) * request.size;
-  const ranked = request.sort === 'bestmatch' && rank !== null;
-  // The words' weights (title A, others D), damped by the document's length as the domain's score is.
-  const page = sql<{ id: string; kind: SearchDocument['kind']; state: SearchDocument['state'] }>`select id, kind, state
-      ${ranked ? sql`, ts_rank(words, ${rank}::tsquery, 0) / sqrt(1 + word_count / 50.0) as score` : sql``}
-    from search_doc where ${where} and ${facetSql(request)}
-    order by ${sql.raw(ranked ? BY_SCORE : ORDER[request.sort === 'bestmatch' ? 'newest' : request.sort])} limit ${request.size} offset ${start}`;
-  const run = async (handle: Db) => ({ counts: (await counts.execute(handle)).rows, page: (await page.execute(handle)).rows });
+  const page = pageSql(request, where, rank);
+  const run = async (handle: Db): Promise<{ counts: FacetGroup[]; page: PageRow[] }> => {
+    if (request.sort === 'bestmatch' && rank !== null && rank.bound !== null) {
+      const one = (await boundedSql(request, where, { ...rank, bound: rank.bound }, grouped, labelled).execute(handle)).rows[0];
+      return { counts: one?.counts ?? [], page: one?.page ?? [] };
+    }
+    return { counts: (await counts.execute(handle)).rows, page: (await page.execute(handle)).rows };
+  };
   const answer = db.isTransaction
     ? await run(db)
     : await db.transaction().execute(async (trx) => {
@@ -382,7 +501,10 @@ async function inSql(db: Db, request: SearchRequest, match: RawBuilder<boolean> 
         // With text, no sequential scan: the planner prices one without what reading each row's
         // vector costs (compressed, often out of line) and prefers it to the GIN index for any
         // common word (60 ms against 15 for a word in 9% of 20,000 documents).
-        await sql`select set_config('max_parallel_workers_per_gather', '0', true) ${match === null ? sql`` : sql`, set_config('enable_seqscan', 'off', true)`}`.execute(trx);
+        // With text, 16 MB of working memory: the bounds of a word's 55,000 matches (see `boundedSql`)
+        // spilled to a temporary file at the default 4 MB.
+        await sql`select set_config('max_parallel_workers_per_gather', '0', true)
+          ${match === null ? sql`` : sql`, set_config('enable_seqscan', 'off', true), set_config('work_mem', '16MB', true)`}`.execute(trx);
         return run(trx);
       });
   let total = 0;

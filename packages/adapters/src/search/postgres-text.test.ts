@@ -12,6 +12,8 @@ describe('PostgreSQL text: documents', () => {
       positionsExact: true,
       words: ['glacier', 'muller', 'ice', 'sea'],
       paths: ['metadata', 'metadata.title', 'metadata.description', 'metadata.subjects'],
+      // The title's words with all their positions, the description's too.
+      titleWords: "'glacier':2A,5 'muller':3A",
     });
   });
 
@@ -63,6 +65,9 @@ describe('PostgreSQL text: queries', () => {
   it('says when a query holds a phrase of more than one word', () => {
     expect(exactQuery(parseQuery('"sea ice"'))?.phrases).toBe(true);
     expect(exactQuery(parseQuery('"sea" ice'))?.phrases).toBe(false);
+    expect(exactQuery(parseQuery('metadata.title:glacier -metadata.title:"sea ice"'))?.titleOnly).toBe(true);
+    expect(exactQuery(parseQuery('metadata.title:glacier ice'))?.titleOnly).toBe(false);
+    expect(exactQuery(parseQuery('metadata.title:glacier _exists_:metadata'))?.titleOnly).toBe(false);
   });
 
   it('ranks by the positive words only, prefixes as prefixes', () => {

@@ -28,6 +28,11 @@ export interface DocumentWords {
   words: string[];
   /** The field paths holding a value (and their ancestors), whose lexemes the vector holds. */
   paths: string[];
+  /**
+   * tsvector input text of the title's words with every position the vector holds for them
+   * (title and others): their part of any rank is exact from it, without the whole vector.
+   */
+  titleWords: string;
 }
 
 const isTitlePath = (path: string) => path === 'metadata.title' || path.startsWith('metadata.title.');
@@ -72,7 +77,9 @@ export function documentWords(body: unknown): DocumentWords | null {
     bytes += Buffer.byteLength(name) + 8;
   }
   for (const [word, list] of positions) bytes += Buffer.byteLength(word) + 8 + 2 * list.length;
-  if (bytes <= MAX_VECTOR_BYTES) return { vector: `${vectorText(positions)} ${vectorText(pathLexemes)}`.trim(), positionsExact, words, paths: fields };
+  if (bytes <= MAX_VECTOR_BYTES) {
+    return { vector: `${vectorText(positions)} ${vectorText(pathLexemes)}`.trim(), positionsExact, words, paths: fields, titleWords: vectorText(titled(positions)) };
+  }
   // Too large with every position: the words alone, title words keeping theirs for their weight.
   let lexemeBytes = [...pathLexemes.keys()].reduce((sum, name) => sum + Buffer.byteLength(name) + 8, 0);
   const titleOnly = new Map<string, string[]>();
@@ -81,8 +88,13 @@ export function documentWords(body: unknown): DocumentWords | null {
     titleOnly.set(word, titled);
     lexemeBytes += Buffer.byteLength(word) + 8 + 2 * titled.length;
   }
-  return lexemeBytes <= MAX_VECTOR_BYTES ? { vector: `${vectorText(titleOnly)} ${vectorText(pathLexemes)}`.trim(), positionsExact: false, words, paths: fields } : null;
+  return lexemeBytes <= MAX_VECTOR_BYTES
+    ? { vector: `${vectorText(titleOnly)} ${vectorText(pathLexemes)}`.trim(), positionsExact: false, words, paths: fields, titleWords: vectorText(titled(titleOnly)) }
+    : null;
 }
+
+/** The words with a title position, with all their positions. */
+const titled = (positions: Map<string, string[]>) => new Map([...positions].filter(([, list]) => list.some((p) => p.endsWith('A'))));
 
 function vectorText(positions: Map<string, string[]>): string {
   const parts: string[] = [];
@@ -107,6 +119,11 @@ export interface ExactQuery {
   match: string;
   /** Whether it holds a phrase, which only documents with `positionsExact` decide in SQL. */
   phrases: boolean;
+  /**
+   * Whether every leaf is a title field (weight A): the title's words then decide the query as the
+   * whole vector would (they hold every position of every word with a title position).
+   */
+  titleOnly: boolean;
 }
 
 /** Each fuzzy query word's expansion: the indexed words it stands for (see `fuzzyExpansions`). */
@@ -118,12 +135,14 @@ export type FuzzyExpansions = ReadonlyMap<string, readonly string[]>;
  */
 export function exactQuery(node: QueryNode, fuzzy: FuzzyExpansions = new Map()): ExactQuery | null {
   let phrases = false;
+  let titleOnly = true;
   const walk = (n: QueryNode): string | null => {
     switch (n.type) {
       case 'term': {
         const weight = weightOf(n.field);
         const words = tokenize(n.value);
         if (weight === null || words.length === 0 || !words.every(fits)) return null;
+        if (weight !== 'A') titleOnly = false;
         if (n.match === 'fuzzy') {
           const suffix = weight === '' ? '' : `:${weight}`;
           const expanded = words.map((w) => fuzzy.get(w));
@@ -137,6 +156,7 @@ export function exactQuery(node: QueryNode, fuzzy: FuzzyExpansions = new Map()):
         const weight = weightOf(n.field);
         const words = tokenize(n.value);
         if (weight === null || words.length === 0 || !words.every(fits)) return null;
+        if (weight !== 'A') titleOnly = false;
         if (words.length > 1) phrases = true;
         return words.map((w) => `${lexeme(w)}${weight === '' ? '' : `:${weight}`}`).join(' <-> ');
       }
@@ -151,13 +171,14 @@ export function exactQuery(node: QueryNode, fuzzy: FuzzyExpansions = new Map()):
         return child === null ? null : `!(${child})`;
       }
       case 'exists':
+        titleOnly = false;
         return fits(`$${n.field}`) ? lexeme(`$${n.field}`) : null;
       default:
         return null;
     }
   };
   const match = walk(node);
-  return match === null ? null : { match, phrases };
+  return match === null ? null : { match, phrases, titleOnly };
 }
 
 /**
@@ -190,19 +211,38 @@ export function requiredWords(node: QueryNode): string | null {
   }
 }
 
+/** An operand of `rankQuery`: a word, and whether it stands for every word it begins. */
+export interface RankOperand {
+  word: string;
+  prefix: boolean;
+}
+
 /**
  * What `bestmatch` ranks by: any of the query's words not under a NOT (prefixes as prefixes), as
- * the domain's score counts them; null when there are none, and the sort is `newest`.
+ * the domain's score counts them, each once; empty when there are none, and the sort is `newest`.
  */
-export function rankQuery(node: QueryNode, fuzzy: FuzzyExpansions = new Map()): string | null {
-  const words = new Set<string>();
+export function rankOperands(node: QueryNode, fuzzy: FuzzyExpansions = new Map()): RankOperand[] {
+  const operands = new Map<string, RankOperand>();
+  const add = (word: string, prefix: boolean) => {
+    const key = `${prefix ? '*' : ' '}${word}`;
+    if (!operands.has(key)) operands.set(key, { word, prefix });
+  };
   const walk = (n: QueryNode): void => {
     const own = n.type === 'term' || n.type === 'phrase' ? tokenize(n.value).filter(fits) : [];
-    if (n.type === 'term' && n.match === 'fuzzy') for (const w of own) for (const x of fuzzy.get(w) ?? [w]) words.add(lexeme(x));
-    else if (n.type === 'term') for (const w of own) words.add(`${lexeme(w)}${n.match === 'prefix' ? ':*' : ''}`);
-    else if (n.type === 'phrase') for (const w of own) words.add(lexeme(w));
+    if (n.type === 'term' && n.match === 'fuzzy') for (const w of own) for (const x of fuzzy.get(w) ?? [w]) add(x, false);
+    else if (n.type === 'term') for (const w of own) add(w, n.match === 'prefix');
+    else if (n.type === 'phrase') for (const w of own) add(w, false);
     else if (n.type === 'and' || n.type === 'or') n.children.forEach(walk);
   };
   walk(node);
-  return words.size === 0 ? null : [...words].join(' | ');
+  return [...operands.values()];
+}
+
+/** Rank operands as tsquery text (`a | b:*`). */
+export const rankText = (operands: readonly RankOperand[]): string => operands.map((o) => `${lexeme(o.word)}${o.prefix ? ':*' : ''}`).join(' | ');
+
+/** `rankOperands` as tsquery text, or null when there are none. */
+export function rankQuery(node: QueryNode, fuzzy: FuzzyExpansions = new Map()): string | null {
+  const operands = rankOperands(node, fuzzy);
+  return operands.length === 0 ? null : rankText(operands);
 }
