@@ -135,7 +135,8 @@ export function createDb(filename: string, options: DbOptions = {}): DbHandle {
 export function createPgDb(url: string, options: Pick<DbOptions, 'onQuery'> & { maxConnections?: number } = {}): DbHandle {
   // Connections kept five minutes idle, not pg's ten seconds: a new connection's first search cost
   // 60-120 ms on 200 documents and about half a second at 100k (the caches a fresh backend fills),
-  // which a quiet node paid again after every pause of ten seconds. Idle connections do not keep a finished command's process alive.
+  // which a quiet node paid again after every pause of ten seconds. Idle connections do not keep a
+  // finished command's process alive.
   const pool = new pg.Pool({ connectionString: url, max: options.maxConnections ?? 10, idleTimeoutMillis: 5 * 60_000, allowExitOnIdle: true });
   // An idle connection the server dropped must not take the process down with it.
   pool.on('error', () => {});
