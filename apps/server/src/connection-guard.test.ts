@@ -76,11 +76,14 @@ describe('guardConnections', () => {
       sockets.push(socket);
     });
 
+  /** The first answer a new connection gets, trying again while the server has yet to see a closed one go. */
   const answered = async (port: number) => {
-    const c = await exchange(port);
-    await new Promise((r) => setTimeout(r, 50));
-    for (let i = 0; i < 100 && !c.text().includes('\r\n\r\n'); i++) await new Promise((r) => setTimeout(r, 20));
-    return c;
+    for (let attempt = 0; ; attempt++) {
+      const c = await exchange(port);
+      for (let i = 0; i < 250 && !c.text().includes('\r\n\r\n'); i++) await new Promise((r) => setTimeout(r, 20));
+      if (!c.text().startsWith('HTTP/1.1 429') || attempt === 50) return c;
+      await new Promise((r) => setTimeout(r, 100));
+    }
   };
 
   it('answers a client over its bound 429 in JSON and closes, without reading its request, and serves it again once it closes one', async () => {
@@ -95,7 +98,6 @@ describe('guardConnections', () => {
     expect(handled()).toBe(0);
 
     held[0]?.destroy();
-    await new Promise((r) => setTimeout(r, 50));
     const served = await answered(port);
     expect(served.text()).toMatch(/^HTTP\/1\.1 200 OK/);
     expect(handled()).toBe(1);
