@@ -28,7 +28,6 @@ type Db = Kysely<object>;
  */
 const WORD_COUNT = 'word_count integer GENERATED ALWAYS AS (length(words)) STORED';
 
-
 const SCHEMA = [
   `CREATE TABLE IF NOT EXISTS search_doc (
     key text PRIMARY KEY, id text NOT NULL, kind text NOT NULL, state text NOT NULL, parent_id text NOT NULL, owner_id text NOT NULL,

@@ -17,7 +17,6 @@ import { ScratchArrays } from './scratch-arrays.ts';
 const K1 = 1.2;
 const B = 0.75;
 
-
 /** One word's occurrences, each `rowid * 4 + the column's weight`, in any order. */
 export type Occurrences = Int32Array;
 
@@ -61,13 +60,13 @@ export function inverseDocumentFrequency(rows: number, hits: number, ln: (x: num
   return idf <= 0 ? 1e-6 : idf;
 }
 
+/** Both arrays are the scratch arrays' when a set was given: valid until the caller gives it back. */
 export interface Relevance {
   /** Every document holding one of the words, ascending: the match of their OR. */
   rowids: Int32Array;
   /** By rowid: the negated bm25 (higher is better), 0 for a document without the words. */
   scoreOf: Float64Array;
 }
-// Both are the scratch arrays' (when given): valid until the caller gives them back.
 
 /**
  * The score of every document holding one of the phrases, summed over the phrases in the
