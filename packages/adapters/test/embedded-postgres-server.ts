@@ -25,6 +25,17 @@ function freePort(): Promise<number> {
 
 let databases = 0;
 
+/** Runs one statement on its own connection (CREATE DATABASE cannot run inside a pool's transaction). */
+export async function runStatement(url: string, statement: string): Promise<void> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    await client.query(statement);
+  } finally {
+    await client.end();
+  }
+}
+
 /**
  * For tests only: a test's server dies with its data, so what survives a power cut does not
  * matter, and flushing every commit and every CREATE DATABASE made the PostgreSQL tests wait on
@@ -44,13 +55,7 @@ export async function startPostgres({ durable = true }: { durable?: boolean } = 
       const name = `krs_${process.pid}_${++databases}`;
       // FILE_COPY rather than the default WAL_LOG: a third of the time for a small template,
       // the checkpoint it forces costing little with the test server's flushes off.
-      const admin = new pg.Client({ connectionString: `postgres://postgres:krs@127.0.0.1:${port}/postgres` });
-      await admin.connect();
-      try {
-        await admin.query(`create database ${name} strategy file_copy`);
-      } finally {
-        await admin.end();
-      }
+      await runStatement(`postgres://postgres:krs@127.0.0.1:${port}/postgres`, `create database ${name} strategy file_copy`);
       return `postgres://postgres:krs@127.0.0.1:${port}/${name}`;
     },
     async stop() {

@@ -2,10 +2,9 @@
  * A real PostgreSQL 17 for the tests: one server per test file, started on first use and stopped
  * when the file's tests end, and a fresh database per fixture.
  */
-import pg from 'pg';
 import { afterAll, beforeAll } from 'vitest';
 import { createPgDb, createSqlUnitOfWork, migrateToLatest } from '../src/index.ts';
-import { startPostgres, type PostgresServer } from './embedded-postgres-server.ts';
+import { runStatement, startPostgres, type PostgresServer } from './embedded-postgres-server.ts';
 
 /**
  * `KRS_TEST_DATABASE_URL`: a PostgreSQL server of the caller's (a role that may create
@@ -16,13 +15,7 @@ function externalServer(url: string): PostgresServer {
   return {
     async freshDatabase() {
       const name = `krs_test_${process.pid}_${Date.now()}_${++made}`;
-      const client = new pg.Client({ connectionString: url });
-      await client.connect();
-      try {
-        await client.query(`create database ${name}`);
-      } finally {
-        await client.end();
-      }
+      await runStatement(url, `create database ${name}`);
       const target = new URL(url);
       target.pathname = `/${name}`;
       return target.toString();
@@ -62,16 +55,10 @@ async function migratedDatabase(): Promise<string> {
   target.pathname = `/${source.pathname.slice(1)}_copy_${++copies}`;
   const admin = new URL(source);
   admin.pathname = '/postgres';
-  const client = new pg.Client({ connectionString: admin.toString() });
-  await client.connect();
-  try {
-    // FILE_COPY (PostgreSQL 15 and later) on the embedded server, whose flushes are off; a server
-    // of the caller's keeps its default.
-    const strategy = process.env['KRS_TEST_DATABASE_URL'] ? '' : ' strategy file_copy';
-    await client.query(`create database ${target.pathname.slice(1)} template ${source.pathname.slice(1)}${strategy}`);
-  } finally {
-    await client.end();
-  }
+  // FILE_COPY (PostgreSQL 15 and later) on the embedded server, whose flushes are off; a server
+  // of the caller's keeps its default.
+  const strategy = process.env['KRS_TEST_DATABASE_URL'] ? '' : ' strategy file_copy';
+  await runStatement(admin.toString(), `create database ${target.pathname.slice(1)} template ${source.pathname.slice(1)}${strategy}`);
   return target.toString();
 }
 
