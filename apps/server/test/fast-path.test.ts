@@ -231,6 +231,19 @@ describe('the fast path', () => {
     }
   });
 
+  it('answers requests pipelined on one connection in the order they were sent', async () => {
+    const { publish, compare, fast, fastPort } = await setUp();
+    const id = await publish({}, 'Flood extent, Niger delta. '.repeat(30));
+    const paths = [`/api/records/${id}`, `/api/records/${id}/files/notes.txt`, `/api/records/${id}`, `/api/records/${id}/files/notes.txt/content`];
+    const alone = [];
+    for (const path of paths) alone.push((await compare(path)).answer);
+    const before = fast.answered();
+    const pipelined = await raw(fastPort, paths.map((path, i) => `GET ${path} HTTP/1.1\r\nHost: krs.test\r\n${i === paths.length - 1 ? 'Connection: close\r\n' : ''}\r\n`).join(''));
+    expect(fast.answered() - before).toBe(paths.length);
+    const answers = normalised(pipelined.replace(/\r\nDate: [^\r]*/g, '\r\nDate: -')).split(/(?=HTTP\/1\.1 )/).map((a) => normalised(a).replace('Connection: keep-alive\r\nKeep-Alive: timeout=5', 'Connection: close'));
+    expect(answers).toEqual(alone);
+  });
+
   it("answers an anonymous reader's GET and HEAD of a public resource's landing page as the normal path does", async () => {
     const { publish, compare, lines } = await setUp();
     const id = await publish({}, 'Flood extent, Niger delta.');
