@@ -87,7 +87,7 @@ async function setUp() {
     expect(second).toBe(normal);
     return { answer: normal, fast: fast.answered() > before, status: Number(normal.split(' ')[1]) };
   };
-  return { ...env, search, lines, observed, fast, publish, compare };
+  return { ...env, search, lines, observed, fast, fastPort, publish, compare };
 }
 
 describe('the fast path', () => {
@@ -210,6 +210,38 @@ describe('the fast path', () => {
     await core.records.publish(owner, 'resource', id);
     const closed = await compare(`/api/records/${id}`);
     expect(closed).toMatchObject({ status: 401, fast: false });
+  });
+
+  it('answers requests arriving together from a read made after they arrived, so none misses a commit made before it was sent', async () => {
+    const { publish, compare, core, fast, fastPort } = await setUp();
+    const id = await publish();
+    const owner = { userId: (await core.records.get({ userId: null, linkIds: [] }, 'resource', id)).parent.ownerId, linkIds: [] };
+    await compare(`/api/records/${id}`);
+    const request = `GET /api/records/${id} HTTP/1.1\r\nHost: krs.test\r\nConnection: close\r\n\r\n`;
+    const together = () => Promise.all(Array.from({ length: 8 }, () => raw(fastPort, request)));
+    for (const title of ['Edited while others read', 'Edited once more']) {
+      await core.records.edit(owner, 'resource', id);
+      await core.records.updateDraft(owner, 'resource', id, { metadata: { ...metadata, title }, files: { enabled: false } });
+      await core.records.publish(owner, 'resource', id);
+      for (const answer of await together()) expect(answer).toContain(title);
+      const before = fast.answered();
+      const again = await together();
+      expect(fast.answered() - before).toBe(again.length);
+      for (const answer of again) expect(answer).toContain(title);
+    }
+  });
+
+  it('answers requests pipelined on one connection in the order they were sent', async () => {
+    const { publish, compare, fast, fastPort } = await setUp();
+    const id = await publish({}, 'Flood extent, Niger delta. '.repeat(30));
+    const paths = [`/api/records/${id}`, `/api/records/${id}/files/notes.txt`, `/api/records/${id}`, `/api/records/${id}/files/notes.txt/content`];
+    const alone = [];
+    for (const path of paths) alone.push((await compare(path)).answer);
+    const before = fast.answered();
+    const pipelined = await raw(fastPort, paths.map((path, i) => `GET ${path} HTTP/1.1\r\nHost: krs.test\r\n${i === paths.length - 1 ? 'Connection: close\r\n' : ''}\r\n`).join(''));
+    expect(fast.answered() - before).toBe(paths.length);
+    const answers = normalised(pipelined.replace(/\r\nDate: [^\r]*/g, '\r\nDate: -')).split(/(?=HTTP\/1\.1 )/).map((a) => normalised(a).replace('Connection: keep-alive\r\nKeep-Alive: timeout=5', 'Connection: close'));
+    expect(answers).toEqual(alone);
   });
 
   it("answers an anonymous reader's GET and HEAD of a public resource's landing page as the normal path does", async () => {

@@ -7,7 +7,10 @@
  * change stamps, so an edit, a new version, an access change or a write from another node is
  * never answered stale. While the store's change stamp (read first, one cheap read) has not
  * moved since a record's answer or a bearer token was last found good, nothing was committed and
- * neither can have changed: the reads of rows are skipped. Otherwise a draft's caller is
+ * neither can have changed: the reads of rows are skipped. That stamp (and a listing's) is read
+ * once for all the requests one turn of the event loop took in, after it took them in: each is
+ * still answered from a read made after it arrived, so nothing committed before it was sent is
+ * missed, and under load one read serves many requests. Otherwise a draft's caller is
  * authenticated afresh (one read), so a token removed on any node stops working at once; its
  * answers are kept per user. What the fast path is not sure of, or has not kept, it hands to the
  * normal path, and keeps the answer that path gives when the handler noted a read stamp for it.
@@ -16,6 +19,7 @@ import type { IncomingMessage, OutgoingHttpHeaders, RequestListener, ServerRespo
 import type { Core } from '@krs/domain';
 import type { Logger } from '../ops/logger.ts';
 import { recordWhenSent, requestIdOf, type RequestObserver } from '../ops/request-log.ts';
+import { afterThisTurn } from './after-this-turn.ts';
 import { fastTarget, type FastTarget } from './eligible.ts';
 import { keptAnswers, type KeptAnswer } from './kept-answers.ts';
 import { notedReadStamp } from './read-stamps.ts';
@@ -30,6 +34,8 @@ export interface FastPathOptions {
 
 export function createFastPath(core: Pick<Core, 'records' | 'users'>, options: FastPathOptions) {
   const answers = keptAnswers(options.maxBytes ?? 16 * 1024 * 1024);
+  const changeStamp = afterThisTurn(() => core.records.changeStamp());
+  const listingReadStamp = afterThisTurn(() => core.records.listingReadStamp());
   let answered = 0;
   /**
    * Bearer tokens found lately, with their user and the store's change stamp read before they
@@ -114,9 +120,9 @@ export function createFastPath(core: Pick<Core, 'records' | 'users'>, options: F
         if (target === null) return void normal(req, res);
         const started = performance.now();
         const { record, bearer } = target;
-        if (record === null) return fromKept(normal, req, res, target, target.key, () => core.records.listingReadStamp(), started, null);
+        if (record === null) return fromKept(normal, req, res, target, target.key, listingReadStamp, started, null);
         const { kind, id } = record;
-        core.records.changeStamp().then(
+        changeStamp().then(
           (change) => {
             if (bearer === null) return fromKept(normal, req, res, target, target.key, () => core.records.readStamp(kind, id), started, change);
             userOf(bearer, change).then(
