@@ -36,9 +36,8 @@ const INFO = 30;
 /**
  * For a line written thousands of times a second (one per request): writes an `info` line made of
  * `members` (JSON members, each `,"name":value`, the message's last) to the logger's destination,
- * byte for byte as `logger.info` would (a lone surrogate aside, which JSON.stringify escapes and
- * pino does not), without pino going through the members one by one to encode them (most of a
- * request line's cost). Null for a logger createLogger did not make, whose
+ * byte for byte as `logger.info` would, without pino going through the members one by one to
+ * encode them (most of a request line's cost). Null for a logger createLogger did not make, whose
  * lines' shape is pino's options' to decide: use `info` then.
  */
 export function infoWriter(logger: Logger): ((members: string) => void) | null {
