@@ -21,43 +21,7 @@ export type LogLevel = (typeof LOG_LEVELS)[number];
  */
 export function createLogger(level: LogLevel, destination?: DestinationStream): Logger {
   const options = { level, base: { service: 'krs' }, timestamp: pino.stdTimeFunctions.isoTime };
-  const stream = destination ?? batchedStdout();
-  const logger = pino(options, stream);
-  destinations.set(logger, stream);
-  return logger;
-}
-
-/** Loggers made by createLogger, whose lines' shape is known here, and where they write them. */
-const destinations = new WeakMap<Logger, DestinationStream>();
-
-/** pino's number for `info`: a line at that level is written while the logger's level is at or below it. */
-const INFO = 30;
-
-/**
- * For a line written thousands of times a second (one per request): writes an `info` line made of
- * `members` (JSON members, each `,"name":value`, the message's last) to the logger's destination,
- * byte for byte as `logger.info` would, without pino going through the members one by one to
- * encode them (most of a request line's cost). Null for a logger createLogger did not make, whose
- * lines' shape is pino's options' to decide: use `info` then.
- */
-export function infoWriter(logger: Logger): ((members: string) => void) | null {
-  const stream = destinations.get(logger);
-  if (stream === undefined) return null;
-  return (members) => {
-    if (logger.levelVal <= INFO) stream.write(`{"level":${INFO},"time":"${isoNow()}","service":"krs"${members}}\n`);
-  };
-}
-
-let isoAt = Number.NaN;
-let iso = '';
-/** `pino.stdTimeFunctions.isoTime`'s text, made once per millisecond. */
-function isoNow(): string {
-  const now = Date.now();
-  if (now !== isoAt) {
-    isoAt = now;
-    iso = new Date(now).toISOString();
-  }
-  return iso;
+  return pino(options, destination ?? batchedStdout());
 }
 
 interface BufferWriter {

@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Context, MiddlewareHandler } from 'hono';
 import { matchedRoutes } from 'hono/route';
-import { infoWriter, type Logger } from './logger.ts';
+import type { Logger } from './logger.ts';
 
 /** What a client may choose as its id: short, printable, no separators a log parser trips on. */
 const CLIENT_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -71,30 +71,9 @@ function record(logger: Logger | null, observe: RequestObserver | null, started:
   const seconds = (performance.now() - started) / 1000;
   observe?.({ method, route, status, seconds, bytes });
   if (logger === null) return;
-  const durationMs = Math.round(seconds * 1e4) / 10;
-  if (status < 500) {
-    const write = writerOf(logger);
-    if (write !== null) {
-      // The line `logger.info` writes for the fields below: the same members in the same order.
-      write(
-        `,"req_id":${JSON.stringify(id)},"method":${JSON.stringify(method)},"route":${JSON.stringify(route)},"path":${JSON.stringify(path)},"status":${status},"duration_ms":${durationMs},"bytes":${bytes === null || !Number.isFinite(bytes) ? 'null' : bytes}${completed ? '' : ',"aborted":true'},"msg":"request"`,
-      );
-      return;
-    }
-  }
-  const fields = { req_id: id, method, route, path, status, duration_ms: durationMs, bytes, ...(completed ? {} : { aborted: true }) };
+  const fields = { req_id: id, method, route, path, status, duration_ms: Math.round(seconds * 1e4) / 10, bytes, ...(completed ? {} : { aborted: true }) };
   if (status >= 500) logger.error({ ...fields, err: error }, 'request failed');
   else logger.info(fields, 'request');
-}
-
-const writers = new WeakMap<Logger, ((members: string) => void) | null>();
-function writerOf(logger: Logger): ((members: string) => void) | null {
-  let write = writers.get(logger);
-  if (write === undefined) {
-    write = infoWriter(logger);
-    writers.set(logger, write);
-  }
-  return write;
 }
 
 export function requestLog(logger: Logger | null, observe: RequestObserver | null): MiddlewareHandler {
