@@ -43,8 +43,8 @@ export function createApp(core: Core, config: AppConfig) {
   const respond = createResponder(exporter, async (c, view) => (await core.files.list(identityOf(c), view.record.kind, view.record.id, 'published')).entries);
   const app = new Hono<Env>();
   const ops = config.ops ?? {};
-  // Request lines are `info`: at a quieter level the middleware does not build them at all.
-  const requestLogger = ops.logger?.isLevelEnabled('info') ? ops.logger : null;
+  // Request lines are `info`, failed requests' `error`: at `warn` and `error` only the failures are logged.
+  const requestLogger = ops.logger ?? null;
   if (requestLogger || ops.metrics) app.use(requestLog(requestLogger, ops.metrics?.observeRequest ?? null));
   app.route('/', opsRoutes(core, ops));
   app.route('/', openapiRoutes({ baseUrl: config.baseUrl, metrics: Boolean(ops.metrics) }));

@@ -152,16 +152,19 @@ describe('request log', () => {
     for (const secret of [token, 'LINKSECRET123', 'WRONGTOKEN999', 'flood']) expect(text).not.toContain(secret);
   });
 
-  it('logs a failure the client only sees as a 500 at error level, with its stack', async () => {
-    const { app, lines } = await opsApp({
-      breakCore: (core) => ({ ...core, records: { ...core.records, get: async () => Promise.reject(new Error('disk on fire')) } }),
-    });
-    const res = await app.request('/api/records/abcde-12345');
-    expect(res.status).toBe(500);
-    expect(await res.text()).not.toContain('disk on fire');
-    const [line] = lines();
-    expect(line).toMatchObject({ level: 50, status: 500, route: '/api/records/:id', err: { message: 'disk on fire' } });
-    expect(String((line?.['err'] as { stack?: unknown }).stack)).toContain('disk on fire');
+  it('logs a failure the client only sees as a 500 at error level, with its stack, at KRS_LOG_LEVEL=info and warn alike', async () => {
+    for (const level of ['info', 'warn'] as const) {
+      const { app, lines } = await opsApp({
+        level,
+        breakCore: (core) => ({ ...core, records: { ...core.records, get: async () => Promise.reject(new Error('disk on fire')) } }),
+      });
+      const res = await app.request('/api/records/abcde-12345');
+      expect(res.status).toBe(500);
+      expect(await res.text()).not.toContain('disk on fire');
+      const [line] = lines();
+      expect(line).toMatchObject({ level: 50, status: 500, route: '/api/records/:id', err: { message: 'disk on fire' } });
+      expect(String((line?.['err'] as { stack?: unknown }).stack)).toContain('disk on fire');
+    }
   });
 
   it('writes no request lines at KRS_LOG_LEVEL=warn, while metrics still count the requests', async () => {

@@ -70,7 +70,8 @@ function record(logger: Logger | null, observe: RequestObserver | null, started:
   const { id, method, route, path, status, error } = line;
   const seconds = (performance.now() - started) / 1000;
   observe?.({ method, route, status, seconds, bytes });
-  if (logger === null) return;
+  // A failed request is logged at any level; the others' lines are `info`.
+  if (logger === null || (status < 500 && !logger.isLevelEnabled('info'))) return;
   const fields = { req_id: id, method, route, path, status, duration_ms: Math.round(seconds * 1e4) / 10, bytes, ...(completed ? {} : { aborted: true }) };
   if (status >= 500) logger.error({ ...fields, err: error }, 'request failed');
   else logger.info(fields, 'request');
