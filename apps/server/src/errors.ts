@@ -7,6 +7,7 @@ import type { Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { isDomainError, type ErrorKind, type FieldIssue } from '@krs/domain';
+import { BodyBudgetExceeded } from './body-budget.ts';
 
 export const STATUS_OF: Readonly<Record<ErrorKind, number>> = {
   invalid: 400,
@@ -60,6 +61,11 @@ export function toHttpError(err: unknown, request: ErrorContext = { hasIfMatch: 
     const body: ErrorBody = { status, message: err.message };
     if (err.details && err.details.length > 0) body.errors = err.details;
     return { status, body, headers };
+  }
+  // The server's bound, not a fault of the request: the same request may pass in a moment.
+  if (err instanceof BodyBudgetExceeded) {
+    const status = err.reason === 'per_client' ? 429 : 503;
+    return { status, body: { status, message: err.message }, headers: { 'Retry-After': '1' } };
   }
   // Hono's own middleware (validator, body limit) throws these; keep their status, in our body shape.
   if (err instanceof HTTPException && err.status >= 400 && err.status < 500) {

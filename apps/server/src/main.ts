@@ -3,6 +3,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { getRequestListener } from '@hono/node-server';
 import { createApp } from './app.ts';
+import { createBodyBudget } from './body-budget.ts';
 import { createFastPath } from './fast-path/listener.ts';
 import { handlersInFlight } from './handlers-in-flight.ts';
 import { ConfigError, readConfig, type ServerConfig } from './config.ts';
@@ -81,8 +82,12 @@ lifecycle.info(
 );
 
 let stopping = false;
+const bodyBudget = createBodyBudget({ total: config.maxBodyMemory, perClient: config.maxBodyMemoryPerClient }, metrics.observeRefusedBody);
+metrics.trackBodyMemory(bodyBudget.held);
 const app = createApp(core, {
   baseUrl: config.baseUrl,
+  bodyBudget,
+  uploadBufferBytes: composed.uploadBufferBytes,
   uploadIdleTimeoutMs: config.uploadIdleTimeoutSeconds * 1000,
   ops: { logger, metrics, metricsToken: config.metricsToken, stopping: () => stopping },
 });
