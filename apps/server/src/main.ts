@@ -8,6 +8,7 @@ import { createFastPath } from './fast-path/listener.ts';
 import { handlersInFlight } from './handlers-in-flight.ts';
 import { ConfigError, readConfig, type ServerConfig } from './config.ts';
 import { compose } from './compose.ts';
+import { eachUtcDay } from './ops/each-utc-day.ts';
 import { createLogger } from './ops/logger.ts';
 import { createMetrics, type RecordCounts } from './ops/metrics.ts';
 import { httpServerOptions } from './server-options.ts';
@@ -54,14 +55,15 @@ const searchEngineName = config.databaseUrl ? 'postgres' : config.searchEngine;
 // Uploads a crash cut short; ones in flight in another process touch their temp data every minute.
 const swept = await core.files.sweepPartialUploads(60);
 if (swept.removed > 0) lifecycle.info({ removed: swept.removed, bytes: swept.bytes }, `krs: removed ${swept.removed} interrupted uploads`);
-// Reads treat a lapsed embargo as lifted at once; writing the lift down lets search and listings follow within the hour.
+// Reads treat a lapsed embargo as lifted at once; writing the lift down as the day begins lets
+// search and listings follow.
 const liftEmbargoes = () =>
   core.records
     .liftLapsedEmbargoes()
     .then((n) => n > 0 && lifecycle.info({ lifted: n }, `krs: lifted ${n} embargoes whose day has come`))
     .catch((err: unknown) => logger.error({ err }, 'krs: lifting embargoes failed'));
 await liftEmbargoes();
-setInterval(() => void liftEmbargoes(), 60 * 60 * 1000).unref();
+eachUtcDay(() => void liftEmbargoes());
 const memory = process.memoryUsage();
 const mib = (bytes: number) => Math.round(bytes / 1024 / 1024);
 lifecycle.info(
