@@ -2,6 +2,7 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { getRequestListener } from '@hono/node-server';
+import { isDomainError } from '@krs/domain';
 import { createApp } from './app.ts';
 import { createBodyBudget } from './body-budget.ts';
 import { createFastPath } from './fast-path/listener.ts';
@@ -61,7 +62,13 @@ const liftEmbargoes = () =>
   core.records
     .liftLapsedEmbargoes()
     .then((n) => n > 0 && lifecycle.info({ lifted: n }, `krs: lifted ${n} embargoes whose day has come`))
-    .catch((err: unknown) => logger.error({ err }, 'krs: lifting embargoes failed'));
+    .catch((err: unknown) =>
+      // Every node lifts as the day begins: one that finds a record already changed by another lost
+      // the race to write the same lift, and the other node wrote it.
+      isDomainError(err) && err.kind === 'conflict'
+        ? lifecycle.info('krs: another node was lifting the same embargoes and wrote them first')
+        : logger.error({ err }, 'krs: lifting embargoes failed'),
+    );
 await liftEmbargoes();
 eachUtcDay(() => void liftEmbargoes());
 const memory = process.memoryUsage();
