@@ -40,6 +40,17 @@ export interface ErrorContext {
 }
 
 const INTERNAL_ERROR_MESSAGE = 'Internal server error.';
+const OUT_OF_SPACE_MESSAGE = 'The server has no room left to store this; nothing of it was kept. Try again later.';
+
+/** Codes for a full disk or quota: Node's file system, SQLite, PostgreSQL (`disk_full`). */
+const OUT_OF_SPACE_CODES = new Set(['ENOSPC', 'EDQUOT', 'SQLITE_FULL', '53100']);
+
+/** Whether `err`, or an error it wraps, says the disk or quota is full. */
+function outOfSpace(err: unknown, depth = 0): boolean {
+  if (typeof err !== 'object' || err === null || depth > 4) return false;
+  const { code, cause } = err as { code?: unknown; cause?: unknown };
+  return (typeof code === 'string' && OUT_OF_SPACE_CODES.has(code)) || outOfSpace(cause, depth + 1);
+}
 
 /**
  * `revision.mismatch` from a `conflict` is a concurrent writer winning between our read and our
@@ -72,6 +83,9 @@ export function toHttpError(err: unknown, request: ErrorContext = { hasIfMatch: 
     const headers: Record<string, string> = err.status === 401 ? { 'WWW-Authenticate': 'Bearer' } : {};
     return { status: err.status, body: { status: err.status, message: err.message || 'Bad request.' }, headers };
   }
+  // The operator's to fix, not the client's: the write was rolled back (a blob's temp file is
+  // removed), and the same request passes once there is room again.
+  if (outOfSpace(err)) return { status: 507, body: { status: 507, message: OUT_OF_SPACE_MESSAGE }, headers: {} };
   // Logged with its stack by the request log, as a JSON line with the request id.
   return { status: 500, body: { status: 500, message: INTERNAL_ERROR_MESSAGE }, headers: {} };
 }

@@ -152,6 +152,7 @@ const ERROR_TEXT: Record<ErrorStatus, string> = {
   429: "The caller's address holds its share of the memory request bodies may use; `Retry-After` says when to try again.",
   500: 'An unexpected failure; logged with the request id.',
   503: 'The server holds all the memory request bodies may use; `Retry-After` says when to try again.',
+  507: 'The server has no room left to store the write (its disk or quota is full); nothing of it was kept.',
 };
 
 const HEADERS: Record<string, string> = {
