@@ -7,7 +7,8 @@ import type { Core } from '@krs/domain';
 import { negotiate } from './accept.ts';
 import { authenticate } from './auth.ts';
 import { errorResponse, methodNotAllowedResponse, notFoundResponse } from './errors.ts';
-import { jsonBody } from './json-body.ts';
+import { createBodyBudget, type BodyBudget } from './body-budget.ts';
+import { jsonBodyWithin } from './json-body.ts';
 import { createLinks } from './links.ts';
 import { openapiRoutes } from './openapi/routes.ts';
 import { opsRoutes, type OpsOptions } from './ops/routes.ts';
@@ -32,6 +33,10 @@ export interface AppConfig {
   baseUrl: string;
   /** An upload that sends nothing for this long is answered 408 and dropped; default 60 s. */
   uploadIdleTimeoutMs?: number;
+  /** What request bodies and uploads may hold in memory at once; unbounded without one. */
+  bodyBudget?: BodyBudget;
+  /** Bytes the storage holds for one upload of this length; counted against `bodyBudget`. */
+  uploadBufferBytes?(expectedLength?: number): number;
   /** Request log, metrics and probe settings; without them probes still answer. */
   ops?: OpsOptions;
   oai?: OaiOptions;
@@ -49,17 +54,19 @@ export function createApp(core: Core, config: AppConfig) {
   app.route('/', opsRoutes(core, ops));
   app.route('/', openapiRoutes({ baseUrl: config.baseUrl, metrics: Boolean(ops.metrics) }));
   app.use(authenticate(core.users));
+  const budget = config.bodyBudget ?? createBodyBudget({ total: null, perClient: null });
+  const readJson = jsonBodyWithin(budget);
   app.use('/api/*', async (c, next) => {
     // File content streams raw bytes both ways; every other body is JSON, and an Accept we
     // cannot serve is refused before any work is done.
     if (c.req.path.endsWith('/content')) return next();
     negotiate(c.req.header('accept'), c.req.method === 'GET' && RECORD_GET.test(c.req.path) ? { alternates: RECORD_ALTERNATES } : {});
-    return jsonBody(c, next);
+    return readJson(c, next);
   });
   for (const [prefix, kind] of [['/api/records', 'resource'], ['/api/packages', 'package']] as const) {
     if (kind === 'package') app.route(prefix, packageRoutes(core, respond));
     app.route(prefix, recordRoutes(core, kind, respond));
-    app.route(prefix, fileRoutes(core, kind, links, { uploadIdleTimeoutMs: config.uploadIdleTimeoutMs ?? 60_000 }));
+    app.route(prefix, fileRoutes(core, kind, links, { uploadIdleTimeoutMs: config.uploadIdleTimeoutMs ?? 60_000, budget, uploadBufferBytes: config.uploadBufferBytes ?? (() => 0) }));
     app.route(prefix, accessLinkRoutes(core, kind));
   }
   app.route('/api', searchRoutes(core, respond));

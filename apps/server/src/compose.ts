@@ -10,6 +10,7 @@ import {
   countRecords,
   createDb,
   createFsFileStorage,
+  fsWriteBufferBytes,
   createPgDb,
   openS3FileStorage,
   withSmallBlobCache,
@@ -39,6 +40,8 @@ export interface Composed {
   db: DbHandle;
   /** Where blobs live on disk, for a backup; null when they are in S3. */
   filesRoot: string | null;
+  /** Bytes the storage holds in memory for one upload of this length (unknown: undefined). */
+  uploadBufferBytes(expectedLength?: number): number;
   close(): Promise<void>;
 }
 
@@ -52,10 +55,17 @@ export interface ComposeOptions {
   cacheSmallBlobs?: boolean;
 }
 
-export async function openStorage(config: Pick<ServerConfig, 'storage' | 'dataDir'>): Promise<{ storage: FileStorage; filesRoot: string | null; close(): void }> {
+export interface OpenedStorage {
+  storage: FileStorage;
+  filesRoot: string | null;
+  writeBufferBytes(expectedLength?: number): number;
+  close(): void;
+}
+
+export async function openStorage(config: Pick<ServerConfig, 'storage' | 'dataDir'>): Promise<OpenedStorage> {
   if (config.storage.kind === 'fs') {
     const filesRoot = join(config.dataDir, 'files');
-    return { storage: createFsFileStorage(filesRoot), filesRoot, close: () => undefined };
+    return { storage: createFsFileStorage(filesRoot), filesRoot, writeBufferBytes: fsWriteBufferBytes, close: () => undefined };
   }
   const { bucket, prefix, forcePathStyle } = config.storage;
   const s3 = await openS3FileStorage({ bucket, prefix, forcePathStyle });
@@ -67,7 +77,7 @@ export async function openStorage(config: Pick<ServerConfig, 'storage' | 'dataDi
     const reason = e instanceof Error ? e.message || e.name : String(e);
     throw new Error(`S3 storage s3://${bucket}${prefix ? `/${prefix}` : ''} is not usable: ${reason}`);
   }
-  return { storage: s3.storage, filesRoot: null, close: s3.close };
+  return { storage: s3.storage, filesRoot: null, writeBufferBytes: s3.writeBufferBytes, close: s3.close };
 }
 
 export async function compose(config: ServerConfig, options: ComposeOptions = {}): Promise<Composed> {
@@ -124,6 +134,7 @@ export async function compose(config: ServerConfig, options: ComposeOptions = {}
     countRecords: () => countRecords(handle.db),
     db: handle,
     filesRoot: blobs.filesRoot,
+    uploadBufferBytes: blobs.writeBufferBytes,
     async close() {
       const searchEnded = search.close();
       blobs.close();

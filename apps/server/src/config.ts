@@ -20,6 +20,10 @@ export interface ServerConfig {
   maxConnectionsPerClient: number | null;
   /** `KRS_MAX_CONNECTIONS`: connections open in all (503 past it); undefined, from the open-file limit; null, no bound. */
   maxConnections?: number | null;
+  /** `KRS_MAX_BODY_MEMORY` (MiB): what request bodies and uploads may hold at once (503 past it); null, no bound. */
+  maxBodyMemory: number | null;
+  /** `KRS_MAX_BODY_MEMORY_PER_CLIENT` (MiB): what one address's bodies may hold at once (429 past it); null, no bound. */
+  maxBodyMemoryPerClient: number | null;
   searchEngine: SearchEngine;
   /** The base URL's host name without the port, as OAI-PMH identifiers require (`oai:<host>:<id>`). */
   oaiHost: string;
@@ -56,6 +60,18 @@ function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min: nu
   }
   return value;
 }
+
+/**
+ * What request bodies may hold at once by default (docs/operations.md, "Request bodies"): three
+ * JSON bodies at the 10 MiB limit (each counted with what its parse holds), or 48 uploads to
+ * the filesystem, or four large ones to S3.
+ */
+const DEFAULT_BODY_MEMORY_MIB = 96;
+/** One JSON body at the limit and some small ones: one address cannot keep every other's writes out. */
+const DEFAULT_BODY_MEMORY_PER_CLIENT_MIB = 48;
+
+/** 0 turns the bound off. */
+const mebibytes = (mib: number): number | null => (mib === 0 ? null : mib * 1024 * 1024);
 
 /** SQLite FTS5 is the default: see docs/search.md for the figures behind the choice. */
 function searchEngine(raw: string | undefined): SearchEngine {
@@ -141,6 +157,8 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): ServerConfig {
     // 0 turns a bound off: behind a proxy every client has the proxy's address.
     maxConnectionsPerClient: integer(env, 'KRS_MAX_CONNECTIONS_PER_CLIENT', 1000, 0) || null,
     ...(env['KRS_MAX_CONNECTIONS'] ? { maxConnections: integer(env, 'KRS_MAX_CONNECTIONS', 0, 0) || null } : {}),
+    maxBodyMemory: mebibytes(integer(env, 'KRS_MAX_BODY_MEMORY', DEFAULT_BODY_MEMORY_MIB, 0)),
+    maxBodyMemoryPerClient: mebibytes(integer(env, 'KRS_MAX_BODY_MEMORY_PER_CLIENT', DEFAULT_BODY_MEMORY_PER_CLIENT_MIB, 0)),
     searchEngine: searchEngine(env['KRS_SEARCH_ENGINE']),
     oaiHost: parsed.hostname,
     ...doiPrefix(env['KRS_DOI_PREFIX']),

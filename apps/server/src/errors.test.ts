@@ -51,6 +51,14 @@ describe('toHttpError', () => {
     expect(toHttpError(new DomainError('precondition_failed', 'revision.mismatch', 'x')).status).toBe(412);
   });
 
+  it('answers a full disk or quota 507, from the file system, SQLite or PostgreSQL, wrapped or not', () => {
+    const full = (code: string) => Object.assign(new Error('no space'), { code });
+    for (const err of [full('ENOSPC'), full('EDQUOT'), full('SQLITE_FULL'), full('53100'), new Error('write failed', { cause: full('ENOSPC') })]) {
+      expect(toHttpError(err)).toEqual({ status: 507, body: { status: 507, message: expect.stringContaining('no room left') }, headers: {} });
+    }
+    expect(toHttpError(full('EACCES')).status).toBe(500);
+  });
+
   it('hides unknown errors behind a 500', () => {
     const boom = new Error('secret detail');
     expect(toHttpError(boom)).toEqual({ status: 500, body: { status: 500, message: 'Internal server error.' }, headers: {} });

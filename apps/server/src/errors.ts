@@ -7,6 +7,7 @@ import type { Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { isDomainError, type ErrorKind, type FieldIssue } from '@krs/domain';
+import { BodyBudgetExceeded } from './body-budget.ts';
 
 export const STATUS_OF: Readonly<Record<ErrorKind, number>> = {
   invalid: 400,
@@ -39,6 +40,17 @@ export interface ErrorContext {
 }
 
 const INTERNAL_ERROR_MESSAGE = 'Internal server error.';
+const OUT_OF_SPACE_MESSAGE = 'The server has no room left to store this; nothing of it was kept. Try again later.';
+
+/** Codes for a full disk or quota: Node's file system, SQLite, PostgreSQL (`disk_full`). */
+const OUT_OF_SPACE_CODES = new Set(['ENOSPC', 'EDQUOT', 'SQLITE_FULL', '53100']);
+
+/** Whether `err`, or an error it wraps, says the disk or quota is full. */
+function outOfSpace(err: unknown, depth = 0): boolean {
+  if (typeof err !== 'object' || err === null || depth > 4) return false;
+  const { code, cause } = err as { code?: unknown; cause?: unknown };
+  return (typeof code === 'string' && OUT_OF_SPACE_CODES.has(code)) || outOfSpace(cause, depth + 1);
+}
 
 /**
  * `revision.mismatch` from a `conflict` is a concurrent writer winning between our read and our
@@ -61,11 +73,19 @@ export function toHttpError(err: unknown, request: ErrorContext = { hasIfMatch: 
     if (err.details && err.details.length > 0) body.errors = err.details;
     return { status, body, headers };
   }
+  // The server's bound, not a fault of the request: the same request may pass in a moment.
+  if (err instanceof BodyBudgetExceeded) {
+    const status = err.reason === 'per_client' ? 429 : 503;
+    return { status, body: { status, message: err.message }, headers: { 'Retry-After': '1' } };
+  }
   // Hono's own middleware (validator, body limit) throws these; keep their status, in our body shape.
   if (err instanceof HTTPException && err.status >= 400 && err.status < 500) {
     const headers: Record<string, string> = err.status === 401 ? { 'WWW-Authenticate': 'Bearer' } : {};
     return { status: err.status, body: { status: err.status, message: err.message || 'Bad request.' }, headers };
   }
+  // The operator's to fix, not the client's: the write was rolled back (a blob's temp file is
+  // removed), and the same request passes once there is room again.
+  if (outOfSpace(err)) return { status: 507, body: { status: 507, message: OUT_OF_SPACE_MESSAGE }, headers: {} };
   // Logged with its stack by the request log, as a JSON line with the request id.
   return { status: 500, body: { status: 500, message: INTERNAL_ERROR_MESSAGE }, headers: {} };
 }

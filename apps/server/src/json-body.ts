@@ -5,9 +5,10 @@
  * POSTs work.
  */
 import { Readable } from 'node:stream';
-import type { Context, MiddlewareHandler } from 'hono';
+import type { Context, MiddlewareHandler, Next } from 'hono';
 import { nextIteration } from '@krs/adapters';
 import { DomainError, METADATA_LIMITS } from '@krs/domain';
+import type { BodyBudget, BodyHold } from './body-budget.ts';
 import { JsonShapeScanner, type ShapeProblem } from './json-shape.ts';
 
 export const MAX_JSON_BYTES = 10 * 1024 * 1024;
@@ -27,6 +28,13 @@ export const MAX_JSON_ITEMS = 250_000;
  */
 export const MAX_JSON_STRING_BYTES = 2 * 1024 * 1024;
 
+/**
+ * What a JSON body holds per byte sent, counted against the body budget: its text, and the
+ * objects parsing makes of it (about twice the text for a body of many small objects, the
+ * largest kind; measured on the heap).
+ */
+const PARSED_BYTES_PER_BYTE = 3;
+
 /** Bodies longer than this hand the loop to others after parsing, before the handler's own work. */
 const YIELD_AFTER_CHARS = 64 * 1024;
 
@@ -41,14 +49,34 @@ const BYTES_PER_TURN = 256 * 1024;
 /** Requests whose body was already read here (the app and `validate` both mount this). */
 const read = new WeakSet<object>();
 
-export const jsonBody: MiddlewareHandler = async (c, next) => {
+export const jsonBody: MiddlewareHandler = (c, next) => readJsonBody(c, next, null);
+
+/**
+ * `jsonBody` with the body's bytes taken from `budget` as they arrive (refused with
+ * BodyBudgetExceeded past it) and given back once the handler has answered.
+ */
+export function jsonBodyWithin(budget: BodyBudget): MiddlewareHandler {
+  return async (c, next) => {
+    const hold = budget.hold(remoteAddressOf(c));
+    try {
+      return await readJsonBody(c, next, hold);
+    } finally {
+      hold.release();
+    }
+  };
+}
+
+async function readJsonBody(c: Context, next: Next, hold: BodyHold | null): Promise<Response | void> {
   const method = c.req.method;
   if (method !== 'POST' && method !== 'PUT' && method !== 'PATCH' && method !== 'DELETE') return next();
   if (read.has(c.req)) return next();
   read.add(c.req);
   const length = c.req.header('content-length');
   if (length !== undefined && Number(length) > MAX_JSON_BYTES) throw tooLarge();
-  const text = await readBody(c);
+  // A declared length is taken whole before a byte is read, so a body the budget cannot hold is
+  // refused at once rather than after most of it arrived.
+  if (hold !== null && length !== undefined && Number(length) > 0) hold.take(PARSED_BYTES_PER_BYTE * Number(length));
+  const text = await readBody(c, hold, Number(length) || 0);
   if (text.trim() === '') {
     // A bodiless request counts as `{}` (Hono's json validator passes `{}` too when there is no
     // JSON content type).
@@ -105,7 +133,7 @@ function keepBody(c: Context, text: string, parsed: unknown): void {
  * limit. Decoded chunk by chunk: decoding ten megabytes at the end held the loop for tens of
  * milliseconds, and joining the chunks first for as long again.
  */
-function bodyText() {
+function bodyText(hold: BodyHold | null, prepaid: number) {
   const decoder = new TextDecoder();
   const shape = new JsonShapeScanner(MAX_JSON_DEPTH, MAX_JSON_CONTAINERS, MAX_JSON_ITEMS, MAX_JSON_STRING_BYTES);
   let text = '';
@@ -114,6 +142,7 @@ function bodyText() {
     write(chunk: Uint8Array): void {
       size += chunk.byteLength;
       if (size > MAX_JSON_BYTES) throw tooLarge();
+      if (size > prepaid) hold?.take(PARSED_BYTES_PER_BYTE * (size - Math.max(prepaid, size - chunk.byteLength)));
       const problem = shape.write(chunk);
       if (problem) throw shapeRefused(problem);
       text += decoder.decode(chunk, { stream: true });
@@ -122,23 +151,34 @@ function bodyText() {
   };
 }
 
+type BodyText = ReturnType<typeof bodyText>;
+
 /**
  * On Node the request's own stream is read: the web Request that @hono/node-server builds only
  * when its body is asked for, its web-stream wrapper, and the Request rebuilt around the text
  * read took a large share of a small write's time. Elsewhere (tests through `app.request`) the
  * web body is read.
  */
-function readBody(c: Context): Promise<string> {
+function readBody(c: Context, hold: BodyHold | null, prepaid: number): Promise<string> {
+  const incoming = incomingOf(c);
+  if (incoming instanceof Readable) return readIncoming(incoming, bodyText(hold, prepaid));
+  return readWebBody(c.req.raw.body, bodyText(hold, prepaid));
+}
+
+function incomingOf(c: Context): unknown {
   const bindings: unknown = c.env;
-  const incoming = typeof bindings === 'object' && bindings !== null ? (bindings as { incoming?: unknown }).incoming : undefined;
-  if (incoming instanceof Readable) return readIncoming(incoming);
-  return readWebBody(c.req.raw.body);
+  return typeof bindings === 'object' && bindings !== null ? (bindings as { incoming?: unknown }).incoming : undefined;
+}
+
+/** The client's address where the request came over a socket; undefined through `app.request`. */
+export function remoteAddressOf(c: Context): string | undefined {
+  const incoming = incomingOf(c);
+  return incoming instanceof Readable ? (incoming as Readable & { socket?: { remoteAddress?: string } }).socket?.remoteAddress : undefined;
 }
 
 /** Refusing mid-body cancels the stream. */
-async function readWebBody(body: ReadableStream<Uint8Array> | null): Promise<string> {
+async function readWebBody(body: ReadableStream<Uint8Array> | null, text: BodyText): Promise<string> {
   if (body === null) return '';
-  const text = bodyText();
   const reader = body.getReader();
   for (;;) {
     const { done, value } = await reader.read();
@@ -156,8 +196,7 @@ async function readWebBody(body: ReadableStream<Uint8Array> | null): Promise<str
  * Refusing mid-body keeps the connection, so the client reads the refusal: what is left of the
  * body is read and dropped, up to the size limit; a body still arriving past it is cut off.
  */
-function readIncoming(incoming: Readable): Promise<string> {
-  const text = bodyText();
+function readIncoming(incoming: Readable, text: BodyText): Promise<string> {
   return new Promise((ok, fail) => {
     let dropped = 0;
     const drop = (chunk: Uint8Array) => {

@@ -2,11 +2,14 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { getRequestListener } from '@hono/node-server';
+import { isDomainError } from '@krs/domain';
 import { createApp } from './app.ts';
+import { createBodyBudget } from './body-budget.ts';
 import { createFastPath } from './fast-path/listener.ts';
 import { handlersInFlight } from './handlers-in-flight.ts';
 import { ConfigError, readConfig, type ServerConfig } from './config.ts';
 import { compose } from './compose.ts';
+import { eachUtcDay } from './ops/each-utc-day.ts';
 import { createLogger } from './ops/logger.ts';
 import { createMetrics, type RecordCounts } from './ops/metrics.ts';
 import { httpServerOptions } from './server-options.ts';
@@ -53,14 +56,21 @@ const searchEngineName = config.databaseUrl ? 'postgres' : config.searchEngine;
 // Uploads a crash cut short; ones in flight in another process touch their temp data every minute.
 const swept = await core.files.sweepPartialUploads(60);
 if (swept.removed > 0) lifecycle.info({ removed: swept.removed, bytes: swept.bytes }, `krs: removed ${swept.removed} interrupted uploads`);
-// Reads treat a lapsed embargo as lifted at once; writing the lift down lets search and listings follow within the hour.
+// Reads treat a lapsed embargo as lifted at once; writing the lift down as the day begins lets
+// search and listings follow.
 const liftEmbargoes = () =>
   core.records
     .liftLapsedEmbargoes()
     .then((n) => n > 0 && lifecycle.info({ lifted: n }, `krs: lifted ${n} embargoes whose day has come`))
-    .catch((err: unknown) => logger.error({ err }, 'krs: lifting embargoes failed'));
+    .catch((err: unknown) =>
+      // Every node lifts as the day begins: one that finds a record already changed by another lost
+      // the race to write the same lift, and the other node wrote it.
+      isDomainError(err) && err.kind === 'conflict'
+        ? lifecycle.info('krs: another node was lifting the same embargoes and wrote them first')
+        : logger.error({ err }, 'krs: lifting embargoes failed'),
+    );
 await liftEmbargoes();
-setInterval(() => void liftEmbargoes(), 60 * 60 * 1000).unref();
+eachUtcDay(() => void liftEmbargoes());
 const memory = process.memoryUsage();
 const mib = (bytes: number) => Math.round(bytes / 1024 / 1024);
 lifecycle.info(
@@ -81,8 +91,12 @@ lifecycle.info(
 );
 
 let stopping = false;
+const bodyBudget = createBodyBudget({ total: config.maxBodyMemory, perClient: config.maxBodyMemoryPerClient }, metrics.observeRefusedBody);
+metrics.trackBodyMemory(bodyBudget.held);
 const app = createApp(core, {
   baseUrl: config.baseUrl,
+  bodyBudget,
+  uploadBufferBytes: composed.uploadBufferBytes,
   uploadIdleTimeoutMs: config.uploadIdleTimeoutSeconds * 1000,
   ops: { logger, metrics, metricsToken: config.metricsToken, stopping: () => stopping },
 });

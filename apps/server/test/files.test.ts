@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { createBodyBudget } from '../src/body-budget.ts';
 import { makeApp, metadata } from './make-app.ts';
 
 async function draftWithFile(content = 'hello world') {
@@ -78,6 +79,34 @@ describe('files over HTTP', () => {
     const res = await call('POST', `/api/records/${id}/draft/files`, { token: alice, json: [{ key: 'a.txt' }] });
     expect(res.json).toEqual({ status: 403, message: 'Files are not enabled.' });
   });
+
+  it('refuses an upload while others hold the memory uploads may use (503, Retry-After), and takes it once they are done', async () => {
+    const budget = createBodyBudget({ total: 1000, perClient: null });
+    const { app, call, alice } = await makeApp({}, undefined, { bodyBudget: budget, uploadBufferBytes: (length) => Math.min(length ?? 800, 800) });
+    const id = (await call('POST', '/api/records', { token: alice, json: { metadata } })).json.id as string;
+    await call('POST', `/api/records/${id}/draft/files`, { token: alice, json: [{ key: 'a.bin' }, { key: 'b.bin' }] });
+    let send!: ReadableStreamDefaultController<Uint8Array>;
+    const slow = new ReadableStream<Uint8Array>({ start: (c) => void (send = c) });
+    const first = app.request(`/api/records/${id}/draft/files/a.bin/content`, {
+      method: 'PUT',
+      headers: { authorization: `Bearer ${alice}`, 'content-type': 'application/octet-stream', 'content-length': '900' },
+      body: slow,
+      duplex: 'half',
+    } as RequestInit);
+    send.enqueue(new Uint8Array(100));
+    while (budget.held() === 0) await new Promise((r) => setTimeout(r, 1));
+    const upload = (key: string) =>
+      call('PUT', `/api/records/${id}/draft/files/${key}/content`, { token: alice, body: 'x'.repeat(900), headers: { 'content-type': 'application/octet-stream', 'content-length': '900' } });
+    const refused = await upload('b.bin');
+    expect(refused.status).toBe(503);
+    expect(refused.headers.get('retry-after')).toBe('1');
+    expect(refused.json).toEqual({ status: 503, message: expect.stringContaining('try again shortly') });
+    send.enqueue(new Uint8Array(800));
+    send.close();
+    expect((await first).status).toBe(200);
+    expect(budget.held()).toBe(0);
+    expect((await upload('b.bin')).status).toBe(200);
+  });
 });
 
 describe('access links over HTTP', () => {
@@ -99,4 +128,5 @@ describe('access links over HTTP', () => {
     expect((await call('GET', `/api/records/${id}/access/links/${created.json.id}`, { token: alice })).status).toBe(404);
     expect((await call('GET', `/api/records/${id}/draft?token=${created.json.token}`)).status).toBe(401);
   });
+
 });

@@ -102,4 +102,54 @@ describe('server start-up', () => {
       await server.stop();
     }
   });
+
+  it('refuses request bodies past the memory bound at once, in JSON: 429 to the address holding its share, 503 to others while the server is full; takes them again once a body is done', async () => {
+    const port = await freePort();
+    const server = await startServer({ ...process.env, KRS_DATA_DIR: dataDir, KRS_BASE_URL: '', PORT: String(port), KRS_MAX_BODY_MEMORY: '1', KRS_MAX_BODY_MEMORY_PER_CLIENT: '1' });
+    const size = 700 * 1024;
+    const body = JSON.stringify({ metadata: { title: 'x'.repeat(size - 30) } }).padEnd(size, ' ');
+    const head = (from: string) => `POST /api/records HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nContent-Type: application/json\r\nContent-Length: ${size}\r\nX-From: ${from}\r\n\r\n`;
+    /** Sends a request's head and `sent` bytes of its body from `localAddress`; the answer when it comes. */
+    const begin = (localAddress: string, sent: number) => {
+      const socket = connect({ port, host: '127.0.0.1', localAddress });
+      socket.write(head(localAddress) + body.slice(0, sent));
+      let text = '';
+      socket.on('data', (c: Buffer) => (text += c.toString()));
+      const answered = new Promise<string>((ok) => {
+        socket.on('data', () => text.includes('\r\n\r\n') && /content-length: (\d+)/i.exec(text) && text.length >= text.indexOf('\r\n\r\n') + 4 + Number(/content-length: (\d+)/i.exec(text)?.[1]) && ok(text));
+        socket.on('close', () => ok(text));
+      });
+      return { socket, answered, rest: () => socket.write(body.slice(sent)) };
+    };
+    const statusOf = (answer: string) => Number(answer.slice(9, 12));
+    const jsonOf = (answer: string) => JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4)) as { status: number; message: string };
+    const holding = begin('127.0.0.1', 1000);
+    try {
+      // The first body's declared length is held (once the server has read its head): a second
+      // from its address passes its share,
+      const held = async () => Number(/^krs_http_body_bytes_held (\d+)$/m.exec(await (await fetch(`http://127.0.0.1:${port}/metrics`)).text())?.[1]);
+      for (let i = 0; i < 100 && (await held()) < size; i++) await new Promise((r) => setTimeout(r, 50));
+      expect(await held()).toBeGreaterThanOrEqual(size);
+      const same = await begin('127.0.0.1', 0).answered;
+      expect(statusOf(same)).toBe(429);
+      expect(same).toMatch(/\r\nretry-after: 1\r\n/i);
+      expect(jsonOf(same)).toEqual({ status: 429, message: expect.stringContaining('request bodies at once') });
+      // and one from another address passes the server's whole.
+      const other = await begin('127.0.0.2', 0).answered;
+      expect(statusOf(other)).toBe(503);
+      expect(jsonOf(other)).toEqual({ status: 503, message: expect.stringContaining('try again shortly') });
+      // Once the first body is read and answered (anonymous: 401), the same request passes the budget.
+      holding.rest();
+      expect(statusOf(await holding.answered)).toBe(401);
+      const again = begin('127.0.0.2', 0);
+      again.rest();
+      expect(statusOf(await again.answered)).toBe(401);
+      const metrics = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+      expect(metrics).toMatch(/^krs_http_bodies_refused_total\{reason="per_client"\} 1$/m);
+      expect(metrics).toMatch(/^krs_http_bodies_refused_total\{reason="total"\} 1$/m);
+    } finally {
+      holding.socket.destroy();
+      await server.stop();
+    }
+  });
 });

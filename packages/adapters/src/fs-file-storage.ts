@@ -13,6 +13,16 @@ import { assertSafeBlobId, isSafeBlobId } from './storage/blob-id.ts';
 /** Network chunks are small; gathering them saves most write syscalls. */
 const WRITE_BATCH = 1024 * 1024;
 const READ_CHUNK = 256 * 1024;
+
+/**
+ * Bytes one write holds in memory: two batch buffers, no larger than the body when its length is
+ * known (a 1 KiB file does not hold 2 MiB).
+ */
+export function fsWriteBufferBytes(expectedLength?: number): number {
+  return 2 * batchFor(expectedLength);
+}
+
+const batchFor = (expectedLength?: number) => Math.max(1, Math.min(WRITE_BATCH, expectedLength ?? WRITE_BATCH));
 /**
  * A slow upload still reaches the disk this often, batch full or not, so its temp file's mtime
  * says it is alive: partial writes are swept by age (see sweepPartialWrites).
@@ -109,7 +119,8 @@ export function createFsFileStorage(root: string): FileStorage {
         // Two batch buffers: one is written to disk (on libuv's threads) while the other fills
         // from the network, so receiving, hashing and writing overlap instead of taking turns.
         // Copying into our own buffers also frees callers to reuse theirs after each chunk.
-        const buffers = [new Uint8Array(WRITE_BATCH), new Uint8Array(WRITE_BATCH)] as const;
+        const batch = batchFor(limits.expectedLength);
+        const buffers = [new Uint8Array(batch), new Uint8Array(batch)] as const;
         let current = 0;
         let filled = 0;
         let size = 0;
@@ -130,11 +141,11 @@ export function createFsFileStorage(root: string): FileStorage {
             if (size > limits.maxBytes) throw new DomainError('too_large', 'file.too_large', `A file may be at most ${limits.maxBytes} bytes.`);
             md5.update(chunk);
             for (let at = 0; at < chunk.byteLength; ) {
-              const n = Math.min(chunk.byteLength - at, WRITE_BATCH - filled);
+              const n = Math.min(chunk.byteLength - at, batch - filled);
               (buffers[current] as Uint8Array).set(chunk.subarray(at, at + n), filled);
               filled += n;
               at += n;
-              if (filled === WRITE_BATCH) await flush();
+              if (filled === batch) await flush();
             }
             if (filled > 0 && Date.now() - flushedAt >= FLUSH_AT_LEAST_EVERY_MS) await flush();
           }

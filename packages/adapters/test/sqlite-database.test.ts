@@ -173,6 +173,43 @@ describe('sqlite database', () => {
     }
   });
 
+  it('tells every unit of a batch that meets a full database what SQLite said (SQLITE_FULL, not the failed ROLLBACK after it), keeps nothing of the batch, and works again once there is room', async () => {
+    const live = await openSqlite();
+    const { uow } = createSqlUnitOfWork(live.db);
+    try {
+      const pages = Number((await sql<{ page_count: number }>`pragma page_count`.execute(live.db)).rows[0]?.page_count);
+      await sql.raw(`pragma max_page_count = ${pages + 8}`).execute(live.db);
+      const large = { ...draft('d-large', 'p-large'), metadata: { ...draft('d-large', 'p-large').metadata, description: 'x'.repeat(1024 * 1024) } };
+      const outcomes = await Promise.allSettled([
+        uow.run(async (tx) => {
+          await tx.records.saveParent(parent('p-small'), null);
+          await tx.records.saveDraft(draft('d-small', 'p-small'), null);
+        }),
+        uow.run(async (tx) => {
+          await tx.records.saveParent(parent('p-large'), null);
+          await tx.records.saveDraft(large, null);
+        }),
+      ]);
+      // SQLite rolls the whole transaction back by itself: the unit before the large one goes too.
+      for (const outcome of outcomes) expect(outcome).toMatchObject({ status: 'rejected', reason: { code: 'SQLITE_FULL' } });
+      expect(await live.repos.records.getParent('p-small')).toBeNull();
+      expect(await live.repos.records.getParent('p-large')).toBeNull();
+      const alone = uow.run(async (tx) => {
+        await tx.records.saveParent(parent('p-large'), null);
+        await tx.records.saveDraft(large, null);
+      });
+      await expect(alone).rejects.toMatchObject({ code: 'SQLITE_FULL' });
+      await sql.raw('pragma max_page_count = 1073741823').execute(live.db);
+      await uow.run(async (tx) => {
+        await tx.records.saveParent(parent('p-large'), null);
+        await tx.records.saveDraft(large, null);
+      });
+      expect(await live.repos.records.getDraft('d-large')).toEqual(large);
+    } finally {
+      await live.close();
+    }
+  });
+
   it('keeps an acknowledged transaction when the database is closed and opened again', async () => {
     const first = await openSqlite();
     await first.uow.run(async (tx) => {

@@ -13,7 +13,7 @@ import { accessLink, accessLinkList, fileEntry, fileList, health, readiness, res
 export type Method = 'get' | 'post' | 'put' | 'patch' | 'delete' | 'head';
 
 /** Error statuses with the JSON error body; each is a shared response in the document. */
-export const ERROR_STATUSES = [400, 401, 403, 404, 406, 408, 409, 412, 413, 415, 416, 500] as const;
+export const ERROR_STATUSES = [400, 401, 403, 404, 406, 408, 409, 412, 413, 415, 416, 429, 500, 503, 507] as const;
 export type ErrorStatus = (typeof ERROR_STATUSES)[number];
 
 /** What a successful answer carries. */
@@ -83,7 +83,8 @@ export const REQUEST_SCHEMAS = { DraftBody: draftBody, FileKeys: fileKeysBody, A
 
 const READ = [401, 403, 404, 406, 500] as const;
 const QUERY_READ = [400, ...READ] as const;
-const WRITE = [400, 401, 403, 404, 406, 409, 413, 415, 500] as const;
+/** 429 and 503: the body memory bound (docs/operations.md, "Request bodies"); 507: the disk is full. */
+const WRITE = [400, 401, 403, 404, 406, 409, 413, 415, 429, 500, 503, 507] as const;
 
 /** `published`: a GET of a published version, which carries Signposting `Link`; `exports`: also answers the export formats. */
 const recordAnswer = (status: Success['status'], description: string, read: { published?: boolean; exports?: boolean } = {}): Success => ({
@@ -258,7 +259,7 @@ function recordOperations(kind: 'resource' | 'package'): Operation[] {
       access: 'user-or-link',
       request: { kind: 'bytes' },
       responses: [json(200, 'The file entry.', fileEntry)],
-      errors: [400, 401, 403, 404, 406, 408, 409, 413, 500],
+      errors: [400, 401, 403, 404, 406, 408, 409, 413, 429, 500, 503, 507],
     },
     {
       method: 'post',

@@ -22,6 +22,10 @@ export interface Metrics {
   observeRequest: RequestObserver;
   /** A connection refused for holding too many open (connection-guard.ts). */
   observeRefusedConnection(reason: 'per_client' | 'total'): void;
+  /** A request body or upload refused for passing the body budget (body-budget.ts). */
+  observeRefusedBody(reason: 'per_client' | 'total'): void;
+  /** Reports the budget's bytes held at each scrape. */
+  trackBodyMemory(held: () => number): void;
   /** For the database driver's query hook. */
   observeQuery(statement: string, seconds: number): void;
   instrumentSearch(index: SearchIndex): SearchIndex;
@@ -54,6 +58,21 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
     help: 'Connections answered 429 (too many from one client address) or 503 (too many in all) and closed, by reason.',
     labelNames: ['reason'],
     registers: [registry],
+  });
+  const refusedBodies = new Counter({
+    name: 'krs_http_bodies_refused_total',
+    help: 'Request bodies and uploads answered 429 (their address holds its share of body memory) or 503 (the server holds all it may), by reason.',
+    labelNames: ['reason'],
+    registers: [registry],
+  });
+  let bodyBytesHeld = () => 0;
+  new Gauge({
+    name: 'krs_http_body_bytes_held',
+    help: 'Bytes that request bodies being read and uploads in progress hold from the body memory bound.',
+    registers: [registry],
+    collect() {
+      this.set(bodyBytesHeld());
+    },
   });
   const uploaded = new Counter({ name: 'krs_upload_bytes_total', help: 'File content bytes stored.', registers: [registry] });
   const indexFailures = new Counter({
@@ -134,6 +153,12 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
     },
     observeRefusedConnection(reason) {
       refused.inc({ reason });
+    },
+    observeRefusedBody(reason) {
+      refusedBodies.inc({ reason });
+    },
+    trackBodyMemory(held) {
+      bodyBytesHeld = held;
     },
     observeQuery(statement, seconds) {
       const kind = statement.trimStart().slice(0, 8).split(/\s/, 1)[0]?.toLowerCase() ?? '';

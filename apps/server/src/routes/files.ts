@@ -5,7 +5,9 @@ import { DomainError, wellFormed, type Core, type RecordKind } from '@krs/domain
 import { negotiate } from '../accept.ts';
 import { noteReadStamp } from '../fast-path/read-stamps.ts';
 import { planDownload } from '../download.ts';
+import type { BodyBudget } from '../body-budget.ts';
 import { toHttpError } from '../errors.ts';
+import { remoteAddressOf } from '../json-body.ts';
 import { idleLimited } from '../idle-timeout.ts';
 import { httpDate } from '../http-dates.ts';
 import type { Links } from '../links.ts';
@@ -20,7 +22,15 @@ function contentDisposition(key: string): string {
   return `attachment; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(wellFormed(key))}`;
 }
 
-export function fileRoutes(core: Core, kind: RecordKind, links: Links, options: { uploadIdleTimeoutMs: number }) {
+export interface FileRouteOptions {
+  uploadIdleTimeoutMs: number;
+  /** What uploads hold while their bytes arrive is taken from this budget. */
+  budget: BodyBudget;
+  /** Bytes the storage holds in memory for one write of this length (its buffers). */
+  uploadBufferBytes(expectedLength?: number): number;
+}
+
+export function fileRoutes(core: Core, kind: RecordKind, links: Links, options: FileRouteOptions) {
   const json = (c: Context, body: unknown, status: 200 | 201 = 200) => {
     negotiate(c.req.header('accept'));
     return c.json(body, status);
@@ -35,8 +45,10 @@ export function fileRoutes(core: Core, kind: RecordKind, links: Links, options: 
       json(c, serializeFiles(await core.files.importFromPrevious(identityOf(c), kind, c.req.param('id')), links), 201),
     )
     .put('/:id/draft/files/:key/content', async (c) => {
+      const hold = options.budget.hold(remoteAddressOf(c));
       try {
         const length = contentLength(c);
+        hold.take(options.uploadBufferBytes(length));
         const body = idleLimited(uploadBody(c), options.uploadIdleTimeoutMs);
         const view = await core.files.upload(identityOf(c), kind, c.req.param('id'), c.req.param('key'), body, length);
         return json(c, serializeFileEntry(view, view.entry, links));
@@ -44,6 +56,8 @@ export function fileRoutes(core: Core, kind: RecordKind, links: Links, options: 
         // The rest of a refused body may be large or never come: close rather than read it through.
         c.header('Connection', 'close');
         throw clientAborted(e) ? new HTTPException(400, { message: 'The upload was interrupted before all its bytes arrived; nothing was kept.' }) : e;
+      } finally {
+        hold.release();
       }
     })
     .post('/:id/draft/files/:key/commit', async (c) => {

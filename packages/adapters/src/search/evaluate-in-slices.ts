@@ -1,4 +1,4 @@
-import { nextTurn } from '../next-turn.ts';
+import { nextSearchTurn } from './search-turns.ts';
 
 /** How long, at least, the loop was away before a slice for it to count as busy with others. */
 const BUSY_AWAY_MS = 0.1;
@@ -33,7 +33,7 @@ export async function evaluateInSlices<T, R>(
     if (result !== null) kept.push(result);
     const end = now();
     if (end >= sliceEnd) {
-      await nextTurn();
+      await nextSearchTurn();
       const resumed = now();
       sliceEnd = resumed + (resumed - end >= BUSY_AWAY_MS ? Math.min(busySliceMs, sliceMs) : sliceMs);
     }

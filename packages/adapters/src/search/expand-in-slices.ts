@@ -1,5 +1,5 @@
 import { fuzzyExpansions } from '@krs/domain/search';
-import { nextTurn } from '../next-turn.ts';
+import { nextSearchTurn } from './search-turns.ts';
 
 /** Vocabulary words measured per turn of the event loop: about a millisecond of edit distances. */
 const WORDS_PER_SLICE = 4000;
@@ -14,7 +14,7 @@ export async function expandInSlices(word: string, vocabulary: readonly string[]
   if (vocabulary.length <= WORDS_PER_SLICE) return fuzzyExpansions(word, vocabulary);
   const closest: string[] = [];
   for (let start = 0; start < vocabulary.length; start += WORDS_PER_SLICE) {
-    if (start > 0) await nextTurn();
+    if (start > 0) await nextSearchTurn();
     closest.push(...fuzzyExpansions(word, vocabulary.slice(start, start + WORDS_PER_SLICE)));
   }
   return fuzzyExpansions(word, closest);

@@ -45,6 +45,7 @@ import { createInlineReader, createThreadReader, ROW_SIZE_FUNCTION, type SqliteR
 import { PATH_TOKEN_PREFIX, pathToken } from './path-token.ts';
 import { createInlineWriter, createThreadWriter, type PreparedDoc, type Written } from './sqlite-writer.ts';
 import { nextIteration, nextTurn } from '../next-turn.ts';
+import { nextSearchTurn } from './search-turns.ts';
 
 /**
  * Bumped when the file's tables change; a file of another layout is refused, and the caller
@@ -577,7 +578,7 @@ export function createSqliteSearchIndex(filename: string): SqliteSearchIndex {
     const totals = block === undefined ? { rows: 0, tokens: 0 } : tableTotals(block);
     const idf = (hits: number) => inverseDocumentFrequency(totals.rows, hits, (x) => ln.get(x) as number);
     const steps = relevanceSteps(occurrences, idf, lengths.array(), totals.tokens / totals.rows, scratch);
-    const pause = turnTaker(SEARCH_TURN_MS);
+    const pause = turnTaker(SEARCH_TURN_MS, nextSearchTurn);
     for (;;) {
       const next = steps.next();
       if (next.done === true) {
@@ -612,7 +613,7 @@ export function createSqliteSearchIndex(filename: string): SqliteSearchIndex {
     // Read after the waits above: what was committed meanwhile is in the headers too.
     const table = freshHeaders();
     // The box was decided by the R*Tree above, so neither path below looks at bounds.
-    const pause = turnTaker(SEARCH_TURN_MS);
+    const pause = turnTaker(SEARCH_TURN_MS, nextSearchTurn);
     if (query.evaluate === null) {
       const selection = await table.inTurns(() => table.selectSteps(rows, request, scratch.hits(rows?.length ?? table.size)), pause);
       const k = request.page * request.size;
@@ -669,7 +670,7 @@ export function createSqliteSearchIndex(filename: string): SqliteSearchIndex {
       hits[i] = rowid;
       scoreOf[rowid] = s;
     });
-    await nextTurn();
+    await nextSearchTurn();
     const selection = await table.inTurns(() => table.selectSteps(hits, request), pause);
     const newest = table.newest();
     const ranked =

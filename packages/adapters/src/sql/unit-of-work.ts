@@ -48,15 +48,14 @@ export function createSqlUnitOfWork(db: Kysely<Database>, options: { search?: Tr
 
   async function runBatch(batch: Pending[]): Promise<void> {
     const outcomes: Parameters<Pending['settle']>[0][] = [];
+    const trx = await db.startTransaction().execute();
     try {
-      await db.transaction().execute(async (trx) => {
-        const repos = createSqlRepositories(trx);
-        // Alone in its transaction, a unit that throws rolls the whole transaction back: the
-        // savepoint would only cost two more statements.
-        if (batch.length === 1) {
-          outcomes.push({ ok: true, value: await (batch[0] as Pending).work(repos) });
-          return;
-        }
+      const repos = createSqlRepositories(trx);
+      // Alone in its transaction, a unit that throws rolls the whole transaction back: the
+      // savepoint would only cost two more statements.
+      if (batch.length === 1) {
+        outcomes.push({ ok: true, value: await (batch[0] as Pending).work(repos) });
+      } else {
         for (const item of batch) {
           await trx.executeQuery(SAVEPOINT);
           try {
@@ -64,15 +63,20 @@ export function createSqlUnitOfWork(db: Kysely<Database>, options: { search?: Tr
             await trx.executeQuery(RELEASE);
             outcomes.push({ ok: true, value });
           } catch (error) {
-            await trx.executeQuery(ROLLBACK_TO);
-            await trx.executeQuery(RELEASE);
+            // Should the savepoint have gone with the whole transaction, this unit's error ended
+            // the batch, and it is what every unit hears (below).
+            await trx.executeQuery(ROLLBACK_TO).then(() => trx.executeQuery(RELEASE), () => Promise.reject(error));
             outcomes.push({ ok: false, error });
           }
         }
-      });
+      }
+      await trx.commit().execute();
     } catch (error) {
       // A unit alone in its transaction threw, or the commit itself failed: nothing of the batch
-      // is kept, and every unit says so.
+      // is kept, and every unit says so. SQLite rolls a transaction back by itself on some
+      // failures (a full disk, writing its pages), and the ROLLBACK then fails with "no
+      // transaction is active": the error to report is the one that ended it.
+      await trx.rollback().execute().catch(() => undefined);
       for (const item of batch) item.settle({ ok: false, error });
       return;
     }

@@ -5,6 +5,7 @@
  */
 import type { FileStorage } from '@krs/domain';
 import type { S3FileStorageOptions } from './s3-file-storage.ts';
+import { s3WriteBufferBytes } from './s3-parts.ts';
 
 /**
  * The client is configured the AWS SDK's standard way (`AWS_ENDPOINT_URL_S3`, `AWS_REGION`,
@@ -12,8 +13,10 @@ import type { S3FileStorageOptions } from './s3-file-storage.ts';
  * as for any other tool. `forcePathStyle` puts the bucket in the URL path, which most
  * S3-compatible servers need. `close` ends the client's idle connections.
  */
-export async function openS3FileStorage(options: S3FileStorageOptions & { forcePathStyle?: boolean }): Promise<{ storage: FileStorage; close(): void }> {
+export async function openS3FileStorage(
+  options: S3FileStorageOptions & { forcePathStyle?: boolean },
+): Promise<{ storage: FileStorage; close(): void; writeBufferBytes(expectedLength?: number): number }> {
   const [{ S3Client }, { createS3FileStorage }] = await Promise.all([import('@aws-sdk/client-s3'), import('./s3-file-storage.ts')]);
   const client = new S3Client({ forcePathStyle: options.forcePathStyle ?? false });
-  return { storage: createS3FileStorage(client, options), close: () => client.destroy() };
+  return { storage: createS3FileStorage(client, options), close: () => client.destroy(), writeBufferBytes: (expectedLength) => s3WriteBufferBytes(options, expectedLength) };
 }

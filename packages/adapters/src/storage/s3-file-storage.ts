@@ -25,6 +25,7 @@ import {
 import { DomainError, notFound, type FileStorage } from '@krs/domain';
 import { assertSafeBlobId, isSafeBlobId } from './blob-id.ts';
 import { MIN_PART_SIZE, writeS3Object } from './s3-multipart-write.ts';
+import { DEFAULT_QUEUE_SIZE } from './s3-parts.ts';
 
 export interface S3FileStorageOptions {
   bucket: string;
@@ -62,9 +63,7 @@ export function createS3FileStorage(client: S3Client, options: S3FileStorageOpti
   const prefix = options.prefix ? `${options.prefix.replace(/^\/+|\/+$/g, '')}/` : '';
   const blobsPrefix = `${prefix}blobs/`;
   const partSize = Math.max(options.partSize ?? MIN_PART_SIZE, MIN_PART_SIZE);
-  // Three, not four: each part in flight holds 5 MiB, and three already outrun what one node can
-  // take in (docs/storage.md).
-  const queueSize = options.queueSize ?? 3;
+  const queueSize = options.queueSize ?? DEFAULT_QUEUE_SIZE;
   const keyOf = (blobId: string) => {
     assertSafeBlobId(blobId);
     return blobsPrefix + blobId;

@@ -20,9 +20,9 @@ import {
   type S3Client,
 } from '@aws-sdk/client-s3';
 
-/** S3's bounds: parts of at least 5 MiB (but the last), at most 10,000 of them. */
-export const MIN_PART_SIZE = 5 * 1024 * 1024;
-const MAX_PARTS = 10_000;
+import { MAX_PARTS, MIN_PART_SIZE } from './s3-parts.ts';
+
+export { MIN_PART_SIZE };
 
 export interface MultipartOptions {
   partSize: number;

@@ -1,8 +1,8 @@
 /**
  * Embargoes lift by themselves: every read already treats a lapsed one as lifted. This sweep
  * writes the lift down (as InvenioRDM's scheduled lift does), so that search, listings and
- * harvests, which read what is stored, follow within the sweep's period. The server runs it at
- * start-up and every hour.
+ * harvests, which read what is stored, follow. The server runs it at start-up, as each UTC day
+ * begins and every hour.
  */
 import { liftedAt } from '../model/embargo.ts';
 import { touchParent } from '../model/record.ts';
