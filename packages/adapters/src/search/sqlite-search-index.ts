@@ -569,7 +569,7 @@ export function createSqliteSearchIndex(filename: string): SqliteSearchIndex {
    * FTS5 gives for `{title text} : ("w1" OR "w2" ...)`, without its bm25 reading every row.
    */
   async function scoreWords(words: string[], scratch: ScratchArrays) {
-    const occurrences = await Promise.all(words.map((word) => reader.rowids(OCCURRENCES_SQL, [word])));
+    const occurrences = await Promise.all(words.map((word) => reader.occurrences('doc_fts', word, OCCURRENCES_SQL)));
     // A write of another process is seen here, so its lengths are read before they are used.
     freshHeaders();
     await lengthsRead;
