@@ -239,6 +239,27 @@ describe('sqlite search index file', () => {
     await index.close();
   });
 
+  it("reads a fuzzy word's letter of the vocabulary up to its bound, the first words in order, whichever part of the letter they are in", async () => {
+    const index = createSqliteSearchIndex(dbFile());
+    // 21 000 words of `q`: 15 000 before `qm`, 6 000 after, a hundred to a record. The first
+    // 20 000 in order (the bound) end with qz04999.
+    const words = [...Array.from({ length: 15_000 }, (_, i) => `qa${String(i).padStart(5, '0')}`), ...Array.from({ length: 6_000 }, (_, i) => `qz${String(i).padStart(5, '0')}`)];
+    const docs = [];
+    for (let i = 0; i < words.length; i += 100) {
+      const id = words[i] as string;
+      docs.push(searchDocument(id, `Record ${id}`, { body: { id, metadata: { title: `Record ${id}`, description: words.slice(i, i + 100).join(' ') } } }));
+    }
+    await index.upsert(docs);
+    const hits = async (q: string) => (await index.search({ filter: { kinds: ['resource'], viewerId: null }, q, bbox: null, sort: 'bestmatch', page: 1, size: 100, aggregations: [] })).hits.map((h) => h.id);
+    expect(await hits('qz04999~')).toContain('qz04900');
+    expect(await hits('qa00050~')).toContain('qa00000');
+    // Past the bound: found through the words near it that were read (qz04500, ...), not itself.
+    const past = await hits('qz05500~');
+    expect(past).toContain('qz04500');
+    expect(past).not.toContain('qz05500');
+    await index.close();
+  }, 30_000);
+
   it('answers _exists_ with what its own writes and those of another connection changed since the path was last asked about', async () => {
     const file = dbFile();
     const server = createSqliteSearchIndex(file);

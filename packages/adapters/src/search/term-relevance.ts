@@ -21,8 +21,9 @@ const B = 0.75;
 export type Occurrences = Int32Array;
 
 /**
- * A word's occurrences in the `instance` vocabulary (`doc_instance`), as `Occurrences`, with
- * the column weights of the index's bm25 call (`bm25(doc_fts, 2.0, 1.0, 0.0)`). The weight is
+ * A word's occurrences in the `instance` vocabulary (`doc_instance`), as `Occurrences`: what the
+ * reader threads decode from FTS5's segments (fts5-doclist.ts), read this way when they cannot;
+ * with the column weights of the index's bm25 call (`bm25(doc_fts, 2.0, 1.0, 0.0)`). The weight is
  * the column name's length less three (title 2, text 1), cheaper than a `CASE` on the
  * name (a word in 57 000 documents: 9.7 against 10.6 ms of a reader thread). Words
  * scored this way never reach the `paths` column (see `singleWordPhrases`), so no condition on

@@ -1,0 +1,143 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { Sqlite as Database } from '../src/sql/sqlite-driver.ts';
+import { fts5Occurrences, fts5Scratch, type Fts5Store } from '../src/search/fts5-doclist.ts';
+import { createInlineReader, createThreadReader } from '../src/search/sqlite-reader.ts';
+import { OCCURRENCES_SQL } from '../src/search/term-relevance.ts';
+
+type Db = InstanceType<typeof Database>;
+
+const WORDS = ['ice', 'sea', 'river', 'rivers', 'rover', 'delta', ...Array.from({ length: 60 }, (_, i) => `w${i}`)];
+
+/**
+ * The index's FTS5 table and `instance` vocabulary, written in many transactions (a segment
+ * each), with rows deleted and rewritten in later ones, so a word's entries lie in several
+ * segments and the newer ones mark rows deleted or replace them. `setup` runs first (page size,
+ * merging).
+ */
+function corpus(db: Db, documents: number, seed: number, setup: string[]) {
+  db.exec(`CREATE VIRTUAL TABLE doc_fts USING fts5(title, text, paths, prefix = '1 2', tokenize = 'unicode61 remove_diacritics 2');
+    CREATE VIRTUAL TABLE doc_instance USING fts5vocab(doc_fts, instance);`);
+  for (const option of setup) db.exec(`INSERT INTO doc_fts (doc_fts, rank) VALUES ${option}`);
+  let s = seed;
+  const random = () => {
+    s = (s * 1664525 + 1013904223) >>> 0;
+    return s / 2 ** 32;
+  };
+  const pick = () => WORDS[Math.floor(random() ** 2 * WORDS.length)] as string;
+  const insert = db.prepare('INSERT OR REPLACE INTO doc_fts (rowid, title, text, paths) VALUES (?, ?, ?, ?)');
+  const write = (rowid: number) => {
+    const title = Array.from({ length: 1 + Math.floor(random() * 5) }, pick).join(' ');
+    // Long texts put a word's many positions in one document across page ends.
+    const text = Array.from({ length: Math.floor(random() * (random() < 0.05 ? 400 : 40)) }, pick).join(' ');
+    insert.run(rowid, title, text, Array.from({ length: Math.floor(random() * 4) }, (_, i) => `0zpath${i}`).join(' '));
+  };
+  const batch = db.transaction((from: number, to: number) => {
+    for (let rowid = from; rowid < to; rowid++) write(rowid);
+  });
+  for (let from = 1; from <= documents; from += 50) batch(from, Math.min(documents + 1, from + 50));
+  // Rows deleted and rewritten in later segments than the ones holding them first; large rowids
+  // take more than one byte.
+  db.transaction(() => {
+    for (let rowid = 3; rowid <= documents; rowid += 7) db.prepare('DELETE FROM doc_fts WHERE rowid = ?').run(rowid);
+  })();
+  db.transaction(() => {
+    for (let rowid = 5; rowid <= documents; rowid += 11) write(rowid);
+    for (let rowid = 1_000_000; rowid < 1_000_040; rowid++) write(rowid);
+  })();
+}
+
+function store(db: Db): Fts5Store {
+  const data = db.prepare('SELECT block FROM doc_fts_data WHERE id = ?').pluck();
+  const idx = db.prepare('SELECT pgno FROM doc_fts_idx WHERE segid = ? AND term <= ? ORDER BY term DESC LIMIT 1').pluck();
+  return {
+    block: (id) => data.get(id) as Uint8Array | undefined,
+    seek: (segid, key) => idx.get(segid, Buffer.from(key.buffer, key.byteOffset, key.byteLength)) as number | undefined,
+  };
+}
+
+const decoded = (db: Db, word: string) => Array.from(fts5Occurrences(store(db), word, fts5Scratch(), (n) => new Int32Array(n)));
+const fromVocabulary = (db: Db, word: string) => db.prepare(OCCURRENCES_SQL).pluck().all(word) as number[];
+/** Segments with pages (a page's id is its segment's id shifted left 37 bits, plus the page number). */
+const segments = (db: Db) => db.prepare('SELECT count(DISTINCT id >> 37) FROM doc_fts_data WHERE id >= 1 << 37').pluck().get() as number;
+/** No merging, unless asked: each transaction stays a segment of its own. */
+const UNMERGED = ["('automerge', 0)", "('crisismerge', 1000)"];
+
+describe("a word's occurrences decoded from FTS5's segments", () => {
+  it.each([
+    ['default pages', [] as string[]],
+    ['small pages, no merging (many segments, doclists over many pages)', ["('pgsz', 64)", ...UNMERGED]],
+    ['small pages, merged as FTS5 does by default', ["('pgsz', 80)"]],
+  ])('are the instance vocabulary\'s, in its order, with %s', (_, setup) => {
+    const db = new Database(':memory:');
+    corpus(db, 1500, 11, setup);
+    if (setup.includes(UNMERGED[0] as string)) expect(segments(db)).toBeGreaterThan(20);
+    for (const word of [...WORDS, 'nowhere', 'ic', 'ices', 'zz']) expect(decoded(db, word), word).toEqual(fromVocabulary(db, word));
+    expect(decoded(db, 'ice').length).toBeGreaterThan(1000);
+    db.close();
+  });
+
+  it('are the vocabulary\'s while a merge is under way (segments cut at their start) and after an optimize', () => {
+    const db = new Database(':memory:');
+    corpus(db, 1200, 5, ["('pgsz', 64)", ...UNMERGED]);
+    expect(segments(db)).toBeGreaterThan(20);
+    // A few pages of an incremental merge: the inputs' first pages are trimmed, the output is unfinished.
+    db.exec("INSERT INTO doc_fts (doc_fts, rank) VALUES ('merge', 7)");
+    for (const word of WORDS) expect(decoded(db, word), word).toEqual(fromVocabulary(db, word));
+    db.exec("INSERT INTO doc_fts (doc_fts, rank) VALUES ('merge', 300)");
+    for (const word of WORDS) expect(decoded(db, word), word).toEqual(fromVocabulary(db, word));
+    db.exec("INSERT INTO doc_fts (doc_fts) VALUES ('optimize')");
+    expect(segments(db)).toBe(1);
+    for (const word of WORDS) expect(decoded(db, word), word).toEqual(fromVocabulary(db, word));
+    db.close();
+  });
+
+  it('are none in a table never written or emptied', () => {
+    const db = new Database(':memory:');
+    db.exec("CREATE VIRTUAL TABLE doc_fts USING fts5(title, text, paths, prefix = '1 2', tokenize = 'unicode61 remove_diacritics 2')");
+    expect(decoded(db, 'ice')).toEqual([]);
+    db.exec("INSERT INTO doc_fts (rowid, title, text, paths) VALUES (1, 'ice', 'sea ice', ''); DELETE FROM doc_fts;");
+    expect(decoded(db, 'ice')).toEqual([]);
+    db.close();
+  });
+
+  const dir = mkdtempSync(join(tmpdir(), 'krs-fts5-doclist-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it("are answered the same by a reader thread (the decoder as source text) and inline", async () => {
+    const file = join(dir, 'index.sqlite');
+    const db = new Database(file);
+    db.pragma('journal_mode = WAL');
+    corpus(db, 800, 3, ["('pgsz', 64)", ...UNMERGED]);
+    const thread = createThreadReader(file, 1);
+    const inline = createInlineReader(db);
+    try {
+      // A fallback answering nothing shows the answers were decoded.
+      const nothing = 'SELECT 0 WHERE ? IS NULL';
+      for (const word of ['ice', 'river', 'w7', 'nowhere']) {
+        const expected = fromVocabulary(db, word);
+        expect(Array.from(await thread.occurrences('doc_fts', word, nothing)), word).toEqual(expected);
+        expect(Array.from(await inline.occurrences('doc_fts', word, nothing)), word).toEqual(expected);
+      }
+      expect(fromVocabulary(db, 'ice').length).toBeGreaterThan(0);
+    } finally {
+      await thread.close();
+      db.close();
+    }
+  });
+
+  it('fall back to the vocabulary where the segments have a layout the decoder does not read (contentless-delete)', async () => {
+    const db = new Database(':memory:');
+    db.exec(`CREATE VIRTUAL TABLE doc_fts USING fts5(title, text, paths, content = '', contentless_delete = 1);
+      CREATE VIRTUAL TABLE doc_instance USING fts5vocab(doc_fts, instance);
+      INSERT INTO doc_fts (rowid, title, text, paths) VALUES (1, 'ice sea', 'ice', ''), (2, 'river', 'ice ice', ''), (3, 'ice', '', '');
+      DELETE FROM doc_fts WHERE rowid = 3;`);
+    expect(() => decoded(db, 'ice')).toThrow(/V2/);
+    const expected = fromVocabulary(db, 'ice');
+    expect(expected).toEqual([1 * 4 + 2, 1 * 4 + 1, 2 * 4 + 1, 2 * 4 + 1]);
+    expect(Array.from(await createInlineReader(db).occurrences('doc_fts', 'ice', OCCURRENCES_SQL))).toEqual(expected);
+    db.close();
+  });
+});
