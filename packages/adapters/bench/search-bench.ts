@@ -1,13 +1,20 @@
 /**
  * Search engines side by side on N generated published records (argv[2], default 100000):
  * build time, snapshot/start-up time, memory, and query latencies through the SearchIndex port.
- * Run: pnpm --filter @krs/server exec tsx ../../packages/adapters/bench/search-bench.ts 100000 [minisearch|sqlite]
+ * Run: pnpm bench:search 100000 [minisearch|sqlite|postgres]
+ *
+ * `postgres`: an embedded PostgreSQL 17 (the tests' server: default settings, but fsync and
+ * synchronous commits off, so the load does not wait on the disk), on `KRS_BENCH_PG_PORT` or any
+ * free port; documents loaded through the port by `KRS_BENCH_PG_WRITERS` concurrent callers (1);
+ * `KRS_BENCH_PG_KEEP=1` keeps the server up after the queries, until interrupted.
  */
-import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { SearchIndex, SearchRequest } from '@krs/domain';
-import { createMiniSearchIndex, createSqliteSearchIndex } from '../src/index.ts';
+import { sql } from 'kysely';
+import type { SearchDocument, SearchIndex, SearchRequest } from '@krs/domain';
+import { createMiniSearchIndex, createPgDb, createPostgresSearchIndex, createPostgresSearchSchema, createSqliteSearchIndex } from '../src/index.ts';
+import { startPostgres } from '../test/embedded-postgres-server.ts';
 import { generateDocs } from './search-corpus.ts';
 
 const n = Number(process.argv[2] ?? 100000);
@@ -24,10 +31,13 @@ const base: SearchRequest = {
 const QUERIES: [string, Partial<SearchRequest>][] = [
   ['one term', { q: 'glacier' }],
   ['common term', { q: 'sentinel' }],
+  ['common (a fifth)', { q: 'mapping' }],
   ['three terms', { q: 'flood mapping sentinel' }],
   ['phrase', { q: '"sea ice"' }],
   ['field query', { q: 'metadata.title:drought' }],
   ['prefix', { q: 'defor*' }],
+  ['fuzzy', { q: 'glacer~' }],
+  ['_exists_', { q: '_exists_:metadata.creators' }],
   ['bbox', { bbox: [0, 40, 20, 55], sort: 'newest' }],
   ['bbox + facet', { bbox: [0, 40, 20, 55], sort: 'newest', filter: { ...base.filter, facets: { resource_type: ['dataset'] } } }],
   ['newest, page 50', { sort: 'newest', page: 50 }],
@@ -36,20 +46,164 @@ const QUERIES: [string, Partial<SearchRequest>][] = [
 const mib = (b: number) => (b / 1024 / 1024).toFixed(0);
 const pct = (xs: number[], q: number) => xs[Math.min(xs.length - 1, Math.floor(q * xs.length))] ?? NaN;
 
-async function measure(index: SearchIndex, label: string) {
+const CALLS = 30;
+
+/** CPU milliseconds this process (all its threads) has used so far. */
+const ownCpu = () => {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1000;
+};
+
+/**
+ * `cpu`: milliseconds of CPU used so far by something other than this process, whose share per
+ * call is printed beside this process's (PostgreSQL's processes).
+ */
+async function measure(index: SearchIndex, label: string, cpu?: () => number) {
   const rows: string[] = [];
   for (const [name, over] of QUERIES) {
     const times: number[] = [];
     let total = 0;
-    for (let i = 0; i < 30; i++) {
+    const own0 = ownCpu();
+    const other0 = cpu?.() ?? 0;
+    for (let i = 0; i < CALLS; i++) {
       const t0 = performance.now();
       total = (await index.search({ ...base, ...over })).total;
       times.push(performance.now() - t0);
     }
+    const own = (ownCpu() - own0) / CALLS;
+    const other = cpu === undefined ? '' : `  server CPU/call ${((cpu() - other0) / CALLS).toFixed(1).padStart(7)} ms`;
     times.sort((a, b) => a - b);
-    rows.push(`  ${name.padEnd(16)} p50 ${pct(times, 0.5).toFixed(1).padStart(7)} ms  p95 ${pct(times, 0.95).toFixed(1).padStart(7)} ms  p99 ${pct(times, 0.99).toFixed(1).padStart(7)} ms  hits ${total}`);
+    rows.push(
+      `  ${name.padEnd(16)} p50 ${pct(times, 0.5).toFixed(1).padStart(7)} ms  p95 ${pct(times, 0.95).toFixed(1).padStart(7)} ms  p99 ${pct(times, 0.99).toFixed(1).padStart(7)} ms  CPU/call ${own.toFixed(1).padStart(6)} ms${other}  hits ${total}`,
+    );
   }
-  console.log(`${label}\n${rows.join('\n')}`);
+  console.log(`${label} (${CALLS} calls each; load average ${loadAverage()})\n${rows.join('\n')}`);
+}
+
+const loadAverage = () => readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
+
+/** The fields of `/proc/<pid>/stat` after the command name (which may hold spaces). */
+function statFields(pid: number): string[] {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+}
+
+/** `/proc/<pid>/status` fields in MiB (VmRSS, RssAnon, RssShmem, VmHWM). */
+function statusMiB(pid: number, field: string): number {
+  const line = readFileSync(`/proc/${pid}/status`, 'utf8').split('\n').find((l) => l.startsWith(`${field}:`));
+  return Number(line?.split(/\s+/)[1] ?? NaN) / 1024;
+}
+
+const TICK_MS = 10;
+
+/**
+ * CPU milliseconds used so far by a postmaster, its live children (backends, autovacuum, the
+ * checkpointer...) and those that have exited (a parallel worker, an autovacuum worker).
+ */
+function postgresCpu(postmaster: number): number {
+  const children = new Map<number, number[]>();
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const parent = Number(statFields(Number(name))[1]);
+      children.set(parent, [...(children.get(parent) ?? []), Number(name)]);
+    } catch {
+      /* gone since the listing */
+    }
+  }
+  const [utime, stime, cutime, cstime] = statFields(postmaster).slice(11, 15).map(Number) as [number, number, number, number];
+  let ticks = utime + stime + cutime + cstime;
+  for (const child of children.get(postmaster) ?? []) {
+    try {
+      const f = statFields(child);
+      ticks += Number(f[11]) + Number(f[12]);
+    } catch {
+      /* exited: counted in cutime from now on */
+    }
+  }
+  return ticks * TICK_MS;
+}
+
+/**
+ * Loads `docs` through the port in calls of `batch` documents, `writers` calls at a time (each
+ * on a connection of its own), printing progress every tenth.
+ */
+async function load(index: SearchIndex, docs: readonly SearchDocument[], batch: number, writers: number): Promise<void> {
+  let next = 0;
+  let reported = 0;
+  const t0 = performance.now();
+  const writer = async () => {
+    while (next < docs.length) {
+      const start = next;
+      next += batch;
+      await index.upsert(docs.slice(start, start + batch));
+      if (start + batch - reported >= docs.length / 10) {
+        reported = start + batch;
+        console.error(`  ${Math.min(reported, docs.length)} loaded, ${((performance.now() - t0) / 1000).toFixed(0)} s, load average ${loadAverage()}`);
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: writers }, writer));
+}
+
+async function postgresEngine(docs: readonly SearchDocument[], rss0: number) {
+  const port = process.env['KRS_BENCH_PG_PORT'];
+  const writers = Number(process.env['KRS_BENCH_PG_WRITERS'] ?? 1);
+  const server = await startPostgres({ durable: false, ...(port === undefined ? {} : { port: Number(port) }) });
+  try {
+    const url = await server.freshDatabase();
+    const loader = createPgDb(url, { maxConnections: writers });
+    await createPostgresSearchSchema(loader.db);
+    const postmaster = Number(statFields((await sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(loader.db)).rows[0]?.pid ?? 0)[1]);
+    const cpu0 = postgresCpu(postmaster);
+    const own0 = ownCpu();
+    const t0 = performance.now();
+    await load(createPostgresSearchIndex(loader.db), docs, 1000, writers);
+    const build = performance.now() - t0;
+    const buildCpu = [ownCpu() - own0, postgresCpu(postmaster) - cpu0] as const;
+    // What autovacuum reaches on its own some time after a load: the visibility map set (for
+    // index-only scans), the GIN pending list merged, statistics taken.
+    const v0 = performance.now();
+    for (const table of ['search_doc', 'search_body', 'search_box', 'search_vocab', 'search_path']) await sql.raw(`vacuum (analyze) ${table}`).execute(loader.db);
+    const vacuum = performance.now() - v0;
+    await loader.close();
+    // One connection for the queries, so one backend's CPU and memory are the server's.
+    const queries = createPgDb(url, { maxConnections: 1 });
+    try {
+      const sizes = (
+        await sql<{ name: string; total: string; heap: string; toast: string; indexes: string }>`select c.relname as name, pg_total_relation_size(c.oid) as total,
+          pg_relation_size(c.oid) as heap, coalesce(pg_total_relation_size(nullif(c.reltoastrelid, 0)), 0) as toast, pg_indexes_size(c.oid) as indexes
+          from pg_class c where c.relname in ('search_doc', 'search_body', 'search_box', 'search_vocab', 'search_path') order by 2 desc`.execute(queries.db)
+      ).rows;
+      const indexSizes = (
+        await sql<{ name: string; size: string }>`select i.indexrelid::regclass::text as name, pg_relation_size(i.indexrelid) as size from pg_index i
+          where i.indrelid = 'search_doc'::regclass order by 2 desc`.execute(queries.db)
+      ).rows;
+      const total = sizes.reduce((sum, r) => sum + Number(r.total), 0);
+      console.log(
+        `\npostgres: build ${(build / 1000).toFixed(1)} s through the port (${writers} caller(s), 1000 documents a call; CPU ${(buildCpu[0] / 1000).toFixed(0)} s in this process, ${(buildCpu[1] / 1000).toFixed(0)} s in PostgreSQL), then vacuum (analyze) ${(vacuum / 1000).toFixed(1)} s`,
+      );
+      console.log(`  size (pg_total_relation_size) ${mib(total)} MiB in all:`);
+      for (const r of sizes) console.log(`    ${r.name.padEnd(13)} ${mib(Number(r.total)).padStart(6)} MiB (heap ${mib(Number(r.heap))}, TOAST ${mib(Number(r.toast))}, indexes ${mib(Number(r.indexes))})`);
+      console.log(`    search_doc's indexes (MiB): ${indexSizes.map((r) => `${r.name} ${mib(Number(r.size))}`).join(', ')}`);
+      const index = createPostgresSearchIndex(queries.db);
+      const backend = (await sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(queries.db)).rows[0]?.pid ?? 0;
+      await measure(index, 'postgres queries', () => postgresCpu(postmaster));
+      const mem = process.memoryUsage();
+      console.log(
+        `  RSS: this process +${mib(mem.rss - rss0)} MiB (heap ${mib(mem.heapUsed)} MiB, the corpus included); the query backend ${statusMiB(backend, 'VmRSS').toFixed(0)} MiB (${statusMiB(backend, 'RssAnon').toFixed(0)} private, ${statusMiB(backend, 'RssShmem').toFixed(0)} of shared buffers; peak ${statusMiB(backend, 'VmHWM').toFixed(0)})`,
+      );
+    } finally {
+      await queries.close();
+    }
+    if (process.env['KRS_BENCH_PG_KEEP'] === '1') {
+      // For EXPLAIN on the loaded index: the server stays up until this process is interrupted.
+      console.log(`  kept for inspection at ${url}; interrupt (SIGINT) to stop it`);
+      await new Promise<void>((resolve) => process.once('SIGINT', () => resolve()));
+    }
+  } finally {
+    await server.stop();
+  }
 }
 
 async function main() {
@@ -75,6 +229,8 @@ async function main() {
       const load = performance.now() - l0;
       console.log(`\nminisearch: build ${(build / 1000).toFixed(1)} s, snapshot save ${(save / 1000).toFixed(1)} s (${mib(statSync(file).size)} MiB), start-up from snapshot ${(load / 1000).toFixed(1)} s, RSS +${mib(mem.rss - rss0)} MiB (heap ${mib(mem.heapUsed)} MiB)`);
       await measure(loaded, 'minisearch queries');
+    } else if (engine === 'postgres') {
+      await postgresEngine(docs, rss0);
     } else {
       const file = join(dir, 'search.sqlite');
       const index = createSqliteSearchIndex(file);

