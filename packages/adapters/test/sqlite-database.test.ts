@@ -210,6 +210,13 @@ describe('sqlite database', () => {
     }
   });
 
+  it('answers a unit of work with the failure when no transaction can begin, rather than leaving it waiting', async () => {
+    const live = await openSqlite();
+    const { uow } = createSqlUnitOfWork(live.db);
+    await live.close();
+    await expect(uow.run(async (tx) => tx.records.saveParent(parent('p1'), null))).rejects.toThrow();
+  });
+
   it('keeps an acknowledged transaction when the database is closed and opened again', async () => {
     const first = await openSqlite();
     await first.uow.run(async (tx) => {

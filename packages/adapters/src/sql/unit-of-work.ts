@@ -1,5 +1,5 @@
 import { DomainError, projectParents, type Repositories, type SearchIndex, type UnitOfWork } from '@krs/domain';
-import { CompiledQuery, sql, type Kysely } from 'kysely';
+import { CompiledQuery, sql, type ControlledTransaction, type Kysely } from 'kysely';
 import type { Database } from './database.ts';
 import { commitSyncs } from './create-db.ts';
 import { isPostgres } from './dialect.ts';
@@ -48,7 +48,14 @@ export function createSqlUnitOfWork(db: Kysely<Database>, options: { search?: Tr
 
   async function runBatch(batch: Pending[]): Promise<void> {
     const outcomes: Parameters<Pending['settle']>[0][] = [];
-    const trx = await db.startTransaction().execute();
+    let trx: ControlledTransaction<Database>;
+    try {
+      trx = await db.startTransaction().execute();
+    } catch (error) {
+      // No transaction began (the database locked or gone): every unit hears why, none waits on.
+      for (const item of batch) item.settle({ ok: false, error });
+      return;
+    }
     try {
       const repos = createSqlRepositories(trx);
       // Alone in its transaction, a unit that throws rolls the whole transaction back: the
