@@ -4,12 +4,13 @@
  * that does not parse is a 400 with InvenioRDM's message. An empty body reads as `{}` so bodiless
  * POSTs work.
  */
-import { Readable } from 'node:stream';
+import type { Readable } from 'node:stream';
 import type { Context, MiddlewareHandler, Next } from 'hono';
 import { nextIteration } from '@krs/adapters';
 import { DomainError, METADATA_LIMITS } from '@krs/domain';
 import type { BodyBudget, BodyHold } from './body-budget.ts';
 import { JsonShapeScanner, type ShapeProblem } from './json-shape.ts';
+import { incomingOf, remoteAddressOf } from './routes/request.ts';
 
 export const MAX_JSON_BYTES = 10 * 1024 * 1024;
 /** `metadata` sits one level below the body, so the body may nest one level more than metadata. */
@@ -161,19 +162,8 @@ type BodyText = ReturnType<typeof bodyText>;
  */
 function readBody(c: Context, hold: BodyHold | null, prepaid: number): Promise<string> {
   const incoming = incomingOf(c);
-  if (incoming instanceof Readable) return readIncoming(incoming, bodyText(hold, prepaid));
+  if (incoming !== undefined) return readIncoming(incoming, bodyText(hold, prepaid));
   return readWebBody(c.req.raw.body, bodyText(hold, prepaid));
-}
-
-function incomingOf(c: Context): unknown {
-  const bindings: unknown = c.env;
-  return typeof bindings === 'object' && bindings !== null ? (bindings as { incoming?: unknown }).incoming : undefined;
-}
-
-/** The client's address where the request came over a socket; undefined through `app.request`. */
-export function remoteAddressOf(c: Context): string | undefined {
-  const incoming = incomingOf(c);
-  return incoming instanceof Readable ? (incoming as Readable & { socket?: { remoteAddress?: string } }).socket?.remoteAddress : undefined;
 }
 
 /** Refusing mid-body cancels the stream. */

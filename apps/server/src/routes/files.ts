@@ -7,13 +7,12 @@ import { noteReadStamp } from '../fast-path/read-stamps.ts';
 import { planDownload } from '../download.ts';
 import type { BodyBudget } from '../body-budget.ts';
 import { toHttpError } from '../errors.ts';
-import { remoteAddressOf } from '../json-body.ts';
 import { idleLimited } from '../idle-timeout.ts';
 import { httpDate } from '../http-dates.ts';
 import type { Links } from '../links.ts';
 import { serializeFileEntry, serializeFiles } from '../serialize.ts';
 import { validate } from '../validate.ts';
-import { contentLength, identityOf, streamOf, type Env } from './request.ts';
+import { contentLength, identityOf, incomingOf, remoteAddressOf, streamOf, type Env } from './request.ts';
 import { fileKeysBody } from './schemas.ts';
 
 /** `filename*` carries the key exactly; a key stored with a lone surrogate goes as its U+FFFD form. */
@@ -95,10 +94,7 @@ function clientAborted(e: unknown): boolean {
  * third of the upload throughput. Elsewhere (tests through app.request) the web body is used.
  */
 function uploadBody(c: Context<Env>): AsyncIterable<Uint8Array> {
-  const bindings: unknown = c.env;
-  const incoming = typeof bindings === 'object' && bindings !== null ? (bindings as { incoming?: unknown }).incoming : undefined;
-  if (incoming && typeof incoming === 'object' && Symbol.asyncIterator in incoming) return incoming as AsyncIterable<Uint8Array>;
-  return streamOf(c.req.raw.body);
+  return incomingOf(c) ?? streamOf(c.req.raw.body);
 }
 
 /** A file's bytes, honouring conditional and range requests (see download.ts). */

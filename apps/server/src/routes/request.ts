@@ -1,4 +1,5 @@
 /** Small request readers shared by the route modules. */
+import { Readable } from 'node:stream';
 import type { Context } from 'hono';
 import { DomainError, type Identity } from '@krs/domain';
 
@@ -35,4 +36,16 @@ export async function* streamOf(body: ReadableStream<Uint8Array> | null): AsyncI
   } finally {
     reader.releaseLock();
   }
+}
+
+/** Node's own request stream, where the app runs under @hono/node-server; undefined through `app.request`. */
+export function incomingOf(c: Context): Readable | undefined {
+  const bindings: unknown = c.env;
+  const incoming = typeof bindings === 'object' && bindings !== null ? (bindings as { incoming?: unknown }).incoming : undefined;
+  return incoming instanceof Readable ? incoming : undefined;
+}
+
+/** The client's address where the request came over a socket; undefined through `app.request`. */
+export function remoteAddressOf(c: Context): string | undefined {
+  return (incomingOf(c) as (Readable & { socket?: { remoteAddress?: string } }) | undefined)?.socket?.remoteAddress;
 }
