@@ -37,6 +37,10 @@ export interface AppConfig {
   bodyBudget?: BodyBudget;
   /** Bytes the storage holds for one upload of this length; counted against `bodyBudget`. */
   uploadBufferBytes?(expectedLength?: number): number;
+  /** Bytes the storage holds for one download of this length until its client takes them; counted against `bodyBudget`. */
+  downloadBufferBytes?(length: number): number;
+  /** A download whose client takes nothing for this long is dropped; default 60 s. */
+  downloadIdleTimeoutMs?: number;
   /** Request log, metrics and probe settings; without them probes still answer. */
   ops?: OpsOptions;
   oai?: OaiOptions;
@@ -66,7 +70,13 @@ export function createApp(core: Core, config: AppConfig) {
   for (const [prefix, kind] of [['/api/records', 'resource'], ['/api/packages', 'package']] as const) {
     if (kind === 'package') app.route(prefix, packageRoutes(core, respond));
     app.route(prefix, recordRoutes(core, kind, respond));
-    app.route(prefix, fileRoutes(core, kind, links, { uploadIdleTimeoutMs: config.uploadIdleTimeoutMs ?? 60_000, budget, uploadBufferBytes: config.uploadBufferBytes ?? (() => 0) }));
+    app.route(prefix, fileRoutes(core, kind, links, {
+        uploadIdleTimeoutMs: config.uploadIdleTimeoutMs ?? 60_000,
+        downloadIdleTimeoutMs: config.downloadIdleTimeoutMs ?? 60_000,
+        budget,
+        uploadBufferBytes: config.uploadBufferBytes ?? (() => 0),
+        downloadBufferBytes: config.downloadBufferBytes ?? (() => 0),
+      }));
     app.route(prefix, accessLinkRoutes(core, kind));
   }
   app.route('/api', searchRoutes(core, respond));

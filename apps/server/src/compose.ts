@@ -10,6 +10,7 @@ import {
   countRecords,
   createDb,
   createFsFileStorage,
+  fsReadBufferBytes,
   fsWriteBufferBytes,
   createPgDb,
   openS3FileStorage,
@@ -42,6 +43,8 @@ export interface Composed {
   filesRoot: string | null;
   /** Bytes the storage holds in memory for one upload of this length (unknown: undefined). */
   uploadBufferBytes(expectedLength?: number): number;
+  /** Bytes the storage holds in memory for one download of this length while its client has not taken them. */
+  downloadBufferBytes(length: number): number;
   close(): Promise<void>;
 }
 
@@ -59,13 +62,14 @@ export interface OpenedStorage {
   storage: FileStorage;
   filesRoot: string | null;
   writeBufferBytes(expectedLength?: number): number;
+  readBufferBytes(length: number): number;
   close(): void;
 }
 
 export async function openStorage(config: Pick<ServerConfig, 'storage' | 'dataDir'>): Promise<OpenedStorage> {
   if (config.storage.kind === 'fs') {
     const filesRoot = join(config.dataDir, 'files');
-    return { storage: createFsFileStorage(filesRoot), filesRoot, writeBufferBytes: fsWriteBufferBytes, close: () => undefined };
+    return { storage: createFsFileStorage(filesRoot), filesRoot, writeBufferBytes: fsWriteBufferBytes, readBufferBytes: fsReadBufferBytes, close: () => undefined };
   }
   const { bucket, prefix, forcePathStyle } = config.storage;
   const s3 = await openS3FileStorage({ bucket, prefix, forcePathStyle });
@@ -77,7 +81,7 @@ export async function openStorage(config: Pick<ServerConfig, 'storage' | 'dataDi
     const reason = e instanceof Error ? e.message || e.name : String(e);
     throw new Error(`S3 storage s3://${bucket}${prefix ? `/${prefix}` : ''} is not usable: ${reason}`);
   }
-  return { storage: s3.storage, filesRoot: null, writeBufferBytes: s3.writeBufferBytes, close: s3.close };
+  return { storage: s3.storage, filesRoot: null, writeBufferBytes: s3.writeBufferBytes, readBufferBytes: s3.readBufferBytes, close: s3.close };
 }
 
 export async function compose(config: ServerConfig, options: ComposeOptions = {}): Promise<Composed> {
@@ -135,6 +139,7 @@ export async function compose(config: ServerConfig, options: ComposeOptions = {}
     db: handle,
     filesRoot: blobs.filesRoot,
     uploadBufferBytes: blobs.writeBufferBytes,
+    downloadBufferBytes: blobs.readBufferBytes,
     async close() {
       const searchEnded = search.close();
       blobs.close();

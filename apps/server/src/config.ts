@@ -16,6 +16,7 @@ export interface ServerConfig {
   maxFiles: number;
   /** Seconds an upload may send nothing before it is dropped (408). */
   uploadIdleTimeoutSeconds: number;
+  downloadIdleTimeoutSeconds: number;
   /** `KRS_MAX_CONNECTIONS_PER_CLIENT`: connections one address may hold open (429 past it); null, no bound. */
   maxConnectionsPerClient: number | null;
   /** `KRS_MAX_CONNECTIONS`: connections open in all (503 past it); undefined, from the open-file limit; null, no bound. */
@@ -154,6 +155,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): ServerConfig {
     maxFiles: integer(env, 'KRS_MAX_FILES', 100, 1),
     // At most 30 minutes: temp data of an upload silent for an hour is swept as interrupted.
     uploadIdleTimeoutSeconds: integer(env, 'KRS_UPLOAD_IDLE_TIMEOUT', 60, 1, 1800),
+    downloadIdleTimeoutSeconds: integer(env, 'KRS_DOWNLOAD_IDLE_TIMEOUT', 60, 1, 1800),
     // 0 turns a bound off: behind a proxy every client has the proxy's address.
     maxConnectionsPerClient: integer(env, 'KRS_MAX_CONNECTIONS_PER_CLIENT', 1000, 0) || null,
     ...(env['KRS_MAX_CONNECTIONS'] ? { maxConnections: integer(env, 'KRS_MAX_CONNECTIONS', 0, 0) || null } : {}),

@@ -98,6 +98,8 @@ const app = createApp(core, {
   bodyBudget,
   uploadBufferBytes: composed.uploadBufferBytes,
   uploadIdleTimeoutMs: config.uploadIdleTimeoutSeconds * 1000,
+  downloadBufferBytes: composed.downloadBufferBytes,
+  downloadIdleTimeoutMs: config.downloadIdleTimeoutSeconds * 1000,
   ops: { logger, metrics, metricsToken: config.metricsToken, stopping: () => stopping },
 });
 // Anonymous GETs of public records are answered from the answer kept per record revision, before

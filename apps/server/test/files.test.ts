@@ -107,6 +107,29 @@ describe('files over HTTP', () => {
     expect(budget.held()).toBe(0);
     expect((await upload('b.bin')).status).toBe(200);
   });
+
+  it('refuses a download while others hold the memory transfers may use (503, Retry-After, in JSON), and serves it once the first is read', async () => {
+    const budget = createBodyBudget({ total: 1000, perClient: null });
+    const { app, call, alice } = await makeApp({}, undefined, { bodyBudget: budget, downloadBufferBytes: (length) => Math.min(length, 800) });
+    const id = (await call('POST', '/api/records', { token: alice, json: { metadata } })).json.id as string;
+    await call('POST', `/api/records/${id}/draft/files`, { token: alice, json: [{ key: 'a.bin' }] });
+    await call('PUT', `/api/records/${id}/draft/files/a.bin/content`, { token: alice, body: 'x'.repeat(900), headers: { 'content-type': 'application/octet-stream' } });
+    await call('POST', `/api/records/${id}/draft/files/a.bin/commit`, { token: alice });
+    const download = () => app.request(`/api/records/${id}/draft/files/a.bin/content`, { headers: { authorization: `Bearer ${alice}` } });
+    const first = await download();
+    expect(first.status).toBe(200);
+    // Its body not read yet: what it may hold is still counted.
+    expect(budget.held()).toBe(800);
+    const refused = await download();
+    expect(refused.status).toBe(503);
+    expect(refused.headers.get('retry-after')).toBe('1');
+    expect(await refused.json()).toEqual({ status: 503, message: expect.stringContaining('try again shortly') });
+    expect((await first.text()).length).toBe(900);
+    expect(budget.held()).toBe(0);
+    const served = await download();
+    expect(served.status).toBe(200);
+    expect((await served.text()).length).toBe(900);
+  });
 });
 
 describe('access links over HTTP', () => {

@@ -1,11 +1,12 @@
 /**
- * Uploads against a real server process: a stalled client is dropped after the idle time with a
- * JSON 408 and nothing kept, a slow but steady one is never cut, and temp data a crash left is
- * swept at start-up. The idle time is set to one second to keep the test short.
+ * Uploads and downloads against a real server process: a stalled client is dropped after the idle
+ * time (an upload with a JSON 408 and nothing kept), a slow but steady one is never cut, and temp
+ * data a crash left is swept at start-up. The idle times are set to one second to keep the test short.
  */
 import { execFileSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -27,7 +28,7 @@ beforeAll(async () => {
   writeFileSync(leftover, 'half an upload');
   const longAgo = new Date(Date.now() - 3 * 3600_000);
   utimesSync(leftover, longAgo, longAgo);
-  const env = { ...process.env, PORT: String(port), KRS_DATA_DIR: dataDir, KRS_BASE_URL: `http://127.0.0.1:${port}`, KRS_UPLOAD_IDLE_TIMEOUT: '1', INIT_CWD: serverDir };
+  const env = { ...process.env, PORT: String(port), KRS_DATA_DIR: dataDir, KRS_BASE_URL: `http://127.0.0.1:${port}`, KRS_UPLOAD_IDLE_TIMEOUT: '1', KRS_DOWNLOAD_IDLE_TIMEOUT: '1', INIT_CWD: serverDir };
   token = execFileSync(...krsArgs('tokens', 'create', '--user', 'ada@example.org'), { cwd: serverDir, env: compiledEnv(env), encoding: 'utf8' }).trim();
   server = spawnServer(env, ['ignore', 'pipe', 'pipe']);
   server.stderr?.on('data', (chunk: Buffer) => serverErrors.push(chunk.toString()));
@@ -143,5 +144,73 @@ describe('upload timeouts on a real server', () => {
     expect(answer.status).toBe(200);
     const committed = await api('POST', `/api/records/${id}/draft/files/steady.bin/commit`);
     expect(committed.json).toMatchObject({ status: 'completed', size: 7000 });
+  }, 30_000);
+});
+
+describe('download timeouts on a real server', () => {
+  const SIZE = 32 * 1024 * 1024;
+  /** A draft of the test's user with a committed file of SIZE bytes; its content's path. */
+  async function draftWithLargeFile(key: string): Promise<string> {
+    const id = await draftWithPendingFile(key);
+    const put = await fetch(`http://127.0.0.1:${port}/api/records/${id}/draft/files/${key}/content`, {
+      method: 'PUT',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/octet-stream' },
+      body: Buffer.alloc(SIZE, 7),
+    });
+    expect(put.status).toBe(200);
+    expect((await api('POST', `/api/records/${id}/draft/files/${key}/commit`)).status).toBe(200);
+    return `/api/records/${id}/draft/files/${key}/content`;
+  }
+  /** A download on a raw socket that the test reads from only when it says so; counts the bytes that came. */
+  function openDownload(path: string) {
+    const socket = connect({ host: '127.0.0.1', port });
+    socket.write(`GET ${path} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAuthorization: Bearer ${token}\r\n\r\n`);
+    let received = 0;
+    socket.on('data', (c: Buffer) => (received += c.length));
+    socket.on('error', () => undefined);
+    const closed = new Promise<void>((ok) => socket.on('close', () => ok()));
+    return { socket, closed, received: () => received };
+  }
+  const bytesHeld = async () => Number(/^krs_http_body_bytes_held (\d+)$/m.exec(await (await fetch(`http://127.0.0.1:${port}/metrics`)).text())?.[1]);
+
+  it('drops a download whose client stops reading after the idle time, and gives back what it held', async () => {
+    const path = await draftWithLargeFile('stalled.bin');
+    const download = openDownload(path);
+    await pause(200);
+    download.socket.pause();
+    // While the client takes nothing, the download's read buffer is counted against the body budget.
+    await pause(300);
+    expect(await bytesHeld()).toBeGreaterThan(0);
+    // Dropped after the idle time: what it held is given back, and the connection is closed (which
+    // a paused client sees once it reads again).
+    for (let i = 0; i < 100 && (await bytesHeld()) > 0; i++) await pause(50);
+    expect(await bytesHeld()).toBe(0);
+    download.socket.resume();
+    await download.closed;
+    expect(download.received()).toBeLessThan(SIZE);
+    // The server goes on serving the same file whole.
+    const again = await fetch(`http://127.0.0.1:${port}${path}`, { headers: { authorization: `Bearer ${token}` } });
+    expect(again.status).toBe(200);
+    expect((await again.arrayBuffer()).byteLength).toBe(SIZE);
+    expect(serverErrors.join('')).not.toMatch(/"level":(50|60)/);
+  }, 30_000);
+
+  it('never cuts a download read slowly but steadily, however much longer than the idle time it takes', async () => {
+    const path = await draftWithLargeFile('steady-read.bin');
+    const download = openDownload(path);
+    let dropped = false;
+    void download.closed.then(() => (dropped = true));
+    // Three and a half idle times in all, the client reading a little every half of one.
+    for (let i = 0; i < 7; i++) {
+      download.socket.pause();
+      await pause(450);
+      download.socket.resume();
+      await pause(50);
+    }
+    expect(dropped).toBe(false);
+    download.socket.resume();
+    while (download.received() < SIZE && !dropped) await pause(50);
+    expect(download.received()).toBeGreaterThan(SIZE);
+    download.socket.destroy();
   }, 30_000);
 });

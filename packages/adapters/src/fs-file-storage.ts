@@ -22,6 +22,11 @@ export function fsWriteBufferBytes(expectedLength?: number): number {
   return 2 * batchFor(expectedLength);
 }
 
+/** Bytes one download of `length` bytes holds in memory while its client has not taken them: one chunk read. */
+export function fsReadBufferBytes(length: number): number {
+  return Math.max(1, Math.min(READ_CHUNK, length));
+}
+
 const batchFor = (expectedLength?: number) => Math.max(1, Math.min(WRITE_BATCH, expectedLength ?? WRITE_BATCH));
 /**
  * A slow upload still reaches the disk this often, batch full or not, so its temp file's mtime
@@ -61,7 +66,10 @@ async function openBlob(file: string): Promise<FileHandle> {
   }
 }
 
-/** Reads [start, end] on demand: the next chunk is read only when the consumer asks for it. */
+/**
+ * Reads [start, end] on demand: the next chunk is read only when the consumer asks for it (no
+ * chunk read ahead: a download whose client stopped reading holds one chunk, not two).
+ */
 function streamFrom(handle: FileHandle, start: number, end: number): ReadableStream<Uint8Array> {
   let position = start;
   return new ReadableStream<Uint8Array>({
@@ -91,7 +99,7 @@ function streamFrom(handle: FileHandle, start: number, end: number): ReadableStr
     async cancel() {
       await handle.close();
     },
-  });
+  }, { highWaterMark: 0 });
 }
 
 /** Where a blob lives under `root`: the one statement of the layout, shared with backups. */

@@ -7,7 +7,7 @@ export { createSqlUserRepository } from './sql/user-repository.ts';
 export { createSqlVocabularyRepository } from './sql/vocabulary-repository.ts';
 export { createSqlRepositories } from './sql/repositories.ts';
 export { createSqlUnitOfWork } from './sql/unit-of-work.ts';
-export { createFsFileStorage, fsWriteBufferBytes } from './fs-file-storage.ts';
+export { createFsFileStorage, fsReadBufferBytes, fsWriteBufferBytes } from './fs-file-storage.ts';
 export { openS3FileStorage } from './storage/open-s3-file-storage.ts';
 export type { S3FileStorageOptions } from './storage/s3-file-storage.ts';
 export { withSmallBlobCache, type SmallBlobCacheOptions } from './small-blob-cache.ts';

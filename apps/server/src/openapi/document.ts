@@ -149,9 +149,9 @@ const ERROR_TEXT: Record<ErrorStatus, string> = {
   413: 'The body is too large (JSON over 10 MiB, a file over the size limit).',
   415: 'The body is not `application/json`.',
   416: 'The range cannot be satisfied; `Content-Range: bytes */<size>` gives the size.',
-  429: "The caller's address holds its share of the memory request bodies may use; `Retry-After` says when to try again.",
+  429: "The caller's address holds its share of the memory request bodies and downloads may use; `Retry-After` says when to try again.",
   500: 'An unexpected failure; logged with the request id.',
-  503: 'The server holds all the memory request bodies may use; `Retry-After` says when to try again.',
+  503: 'The server holds all the memory request bodies and downloads may use; `Retry-After` says when to try again.',
   507: 'The server has no room left to store the write (its disk or quota is full); nothing of it was kept.',
 };
 
@@ -339,7 +339,7 @@ const DESCRIPTION = `Knowledge Records Service: Knowledge Resources (\`/api/reco
 
 **Authentication.** Anonymous callers see what is public. A personal access token goes in \`Authorization: Bearer <token>\`; access-link tokens go in \`?token=\`. Both may be given together.
 
-**Errors.** Every JSON error is \`{status, message, errors?: [{field, messages}]}\`. A path that exists under other methods answers 405 with \`Allow\`. JSON request bodies must be \`application/json\` (415), at most 10 MiB (413). A write or upload is answered 429 (its address) or 503 (the server) with \`Retry-After\` while request bodies hold all the memory they may.`;
+**Errors.** Every JSON error is \`{status, message, errors?: [{field, messages}]}\`. A path that exists under other methods answers 405 with \`Allow\`. JSON request bodies must be \`application/json\` (415), at most 10 MiB (413). A write, upload or download is answered 429 (its address) or 503 (the server) with \`Retry-After\` while request bodies and downloads hold all the memory they may.`;
 
 /** The whole document; built once when the app is made. */
 export function buildDocument(options: DocumentOptions): OpenApiDocument {

@@ -116,7 +116,7 @@ function recordOperations(kind: 'resource' | 'package'): Operation[] {
       method,
       path: `${base}/{id}${side === 'draft' ? '/draft' : ''}/files/{key}/content`,
       summary: `${method === 'get' ? 'Download' : 'Headers of'} a ${side === 'draft' ? 'draft' : 'published'} ${noun} file's content`,
-      description: 'Raw bytes with `Content-Disposition`, `Content-MD5`, `ETag` (`"md5:<hex>"`) and `Last-Modified`; honours `Range`, `If-Range`, `If-None-Match`, `If-Modified-Since`, `If-Match` and `If-Unmodified-Since`. A file without content yet is a 400.',
+      description: 'Raw bytes with `Content-Disposition`, `Content-MD5`, `ETag` (`"md5:<hex>"`) and `Last-Modified`; honours `Range`, `If-Range`, `If-None-Match`, `If-Modified-Since`, `If-Match` and `If-Unmodified-Since`. A file without content yet is a 400. A download holds a read buffer until its client takes the bytes, from the same memory bound as request bodies (429/503 with `Retry-After` past it); one whose client takes nothing for `KRS_DOWNLOAD_IDLE_TIMEOUT` seconds is dropped.',
       tags: [files],
       access: side === 'draft' ? 'user-or-link' : 'optional',
       ranges: true,
@@ -125,7 +125,7 @@ function recordOperations(kind: 'resource' | 'package'): Operation[] {
         { status: 206, description: 'The requested byte range.', body: { kind: 'bytes' }, headers: ['ETag', 'Last-Modified', 'Content-Range'] },
         { status: 304, description: 'Not modified since the validators sent.', body: { kind: 'empty' }, headers: ['ETag', 'Last-Modified'] },
       ],
-      errors: [400, 401, 403, 404, 409, 412, 416, 500],
+      errors: [400, 401, 403, 404, 409, 412, 416, 429, 500, 503],
     }));
   const ops: Operation[] = [
     {

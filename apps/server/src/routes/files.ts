@@ -7,12 +7,13 @@ import { noteReadStamp } from '../fast-path/read-stamps.ts';
 import { planDownload } from '../download.ts';
 import type { BodyBudget } from '../body-budget.ts';
 import { toHttpError } from '../errors.ts';
+import { heldDownload } from '../held-download.ts';
 import { idleLimited } from '../idle-timeout.ts';
 import { httpDate } from '../http-dates.ts';
 import type { Links } from '../links.ts';
 import { serializeFileEntry, serializeFiles } from '../serialize.ts';
 import { validate } from '../validate.ts';
-import { contentLength, identityOf, incomingOf, remoteAddressOf, streamOf, type Env } from './request.ts';
+import { contentLength, identityOf, incomingOf, remoteAddressOf, socketOf, streamOf, type Env } from './request.ts';
 import { fileKeysBody } from './schemas.ts';
 
 /** `filename*` carries the key exactly; a key stored with a lone surrogate goes as its U+FFFD form. */
@@ -23,10 +24,13 @@ function contentDisposition(key: string): string {
 
 export interface FileRouteOptions {
   uploadIdleTimeoutMs: number;
-  /** What uploads hold while their bytes arrive is taken from this budget. */
+  downloadIdleTimeoutMs: number;
+  /** What uploads hold while their bytes arrive, and downloads until their client takes them, is taken from this budget. */
   budget: BodyBudget;
   /** Bytes the storage holds in memory for one write of this length (its buffers). */
   uploadBufferBytes(expectedLength?: number): number;
+  /** Bytes the storage holds in memory for one download of this length (its read buffer). */
+  downloadBufferBytes(length: number): number;
 }
 
 export function fileRoutes(core: Core, kind: RecordKind, links: Links, options: FileRouteOptions) {
@@ -67,7 +71,7 @@ export function fileRoutes(core: Core, kind: RecordKind, links: Links, options: 
       const view = await core.files.get(identityOf(c), kind, c.req.param('id'), 'draft', c.req.param('key'));
       return json(c, serializeFileEntry(view, view.entry, links));
     })
-    .get('/:id/draft/files/:key/content', async (c) => downloadFor(c, core, kind, 'draft'))
+    .get('/:id/draft/files/:key/content', async (c) => downloadFor(c, core, kind, 'draft', options))
     .delete('/:id/draft/files/:key', async (c) => {
       await core.files.delete(identityOf(c), kind, c.req.param('id'), c.req.param('key'));
       return c.body(null, 204);
@@ -79,7 +83,7 @@ export function fileRoutes(core: Core, kind: RecordKind, links: Links, options: 
       noteReadStamp(c, view.readStamp);
       return json(c, serializeFileEntry(view, view.entry, links));
     })
-    .get('/:id/files/:key/content', async (c) => downloadFor(c, core, kind, 'published'));
+    .get('/:id/files/:key/content', async (c) => downloadFor(c, core, kind, 'published', options));
 }
 
 /** Node's request stream fails this way when the client goes away mid-body: its doing, not a server fault. */
@@ -98,7 +102,7 @@ function uploadBody(c: Context<Env>): AsyncIterable<Uint8Array> {
 }
 
 /** A file's bytes, honouring conditional and range requests (see download.ts). */
-async function downloadFor(c: Context<Env>, core: Core, kind: RecordKind, side: 'draft' | 'published'): Promise<Response> {
+async function downloadFor(c: Context<Env>, core: Core, kind: RecordKind, side: 'draft' | 'published', options: FileRouteOptions): Promise<Response> {
   const who = identityOf(c);
   const id = c.req.param('id') ?? '';
   const key = c.req.param('key') ?? '';
@@ -131,12 +135,20 @@ async function downloadFor(c: Context<Env>, core: Core, kind: RecordKind, side: 
   // A HEAD never reads the bytes: an unread stream would hold its file open.
   if (c.req.method === 'HEAD') return new Response(null, { status: plan.status, headers });
   const range = plan.status === 206 ? { start: plan.start, end: plan.end } : null;
-  const content = await core.files.content(who, kind, id, side, entry.key, range);
-  if (content.entry.blob?.id !== blob.id) {
-    // Re-uploaded between the two reads (pending drafts only): these headers describe other bytes.
-    void content.body.cancel();
-    throw new DomainError('conflict', 'file.changed', 'The file changed while it was being read; try again.');
+  const hold = options.budget.hold(remoteAddressOf(c));
+  try {
+    hold.take(options.downloadBufferBytes(Number(headers['Content-Length'])));
+    const content = await core.files.content(who, kind, id, side, entry.key, range);
+    if (content.entry.blob?.id !== blob.id) {
+      // Re-uploaded between the two reads (pending drafts only): these headers describe other bytes.
+      void content.body.cancel();
+      throw new DomainError('conflict', 'file.changed', 'The file changed while it was being read; try again.');
+    }
+    const socket = socketOf(c);
+    const body = heldDownload(content.body, hold, options.downloadIdleTimeoutMs, () => socket?.destroy());
+    return new Response(body, { status: plan.status, headers });
+  } catch (e) {
+    hold.release();
+    throw e;
   }
-  const body = content.body;
-  return new Response(body, { status: plan.status, headers });
 }

@@ -1,4 +1,5 @@
 /** Small request readers shared by the route modules. */
+import type { Socket } from 'node:net';
 import { Readable } from 'node:stream';
 import type { Context } from 'hono';
 import { DomainError, type Identity } from '@krs/domain';
@@ -45,7 +46,12 @@ export function incomingOf(c: Context): Readable | undefined {
   return incoming instanceof Readable ? incoming : undefined;
 }
 
+/** The connection the request came on; undefined through `app.request`. */
+export function socketOf(c: Context): Socket | undefined {
+  return (incomingOf(c) as (Readable & { socket?: Socket }) | undefined)?.socket;
+}
+
 /** The client's address where the request came over a socket; undefined through `app.request`. */
 export function remoteAddressOf(c: Context): string | undefined {
-  return (incomingOf(c) as (Readable & { socket?: { remoteAddress?: string } }) | undefined)?.socket?.remoteAddress;
+  return socketOf(c)?.remoteAddress;
 }

@@ -5,7 +5,7 @@
  */
 import type { FileStorage } from '@krs/domain';
 import type { S3FileStorageOptions } from './s3-file-storage.ts';
-import { s3WriteBufferBytes } from './s3-parts.ts';
+import { s3ReadBufferBytes, s3WriteBufferBytes } from './s3-parts.ts';
 
 /**
  * The client is configured the AWS SDK's standard way (`AWS_ENDPOINT_URL_S3`, `AWS_REGION`,
@@ -15,8 +15,8 @@ import { s3WriteBufferBytes } from './s3-parts.ts';
  */
 export async function openS3FileStorage(
   options: S3FileStorageOptions & { forcePathStyle?: boolean },
-): Promise<{ storage: FileStorage; close(): void; writeBufferBytes(expectedLength?: number): number }> {
+): Promise<{ storage: FileStorage; close(): void; writeBufferBytes(expectedLength?: number): number; readBufferBytes(length: number): number }> {
   const [{ S3Client }, { createS3FileStorage }] = await Promise.all([import('@aws-sdk/client-s3'), import('./s3-file-storage.ts')]);
   const client = new S3Client({ forcePathStyle: options.forcePathStyle ?? false });
-  return { storage: createS3FileStorage(client, options), close: () => client.destroy(), writeBufferBytes: (expectedLength) => s3WriteBufferBytes(options, expectedLength) };
+  return { storage: createS3FileStorage(client, options), close: () => client.destroy(), writeBufferBytes: (expectedLength) => s3WriteBufferBytes(options, expectedLength), readBufferBytes: s3ReadBufferBytes };
 }

@@ -10,6 +10,14 @@ export const MAX_PARTS = 10_000;
 export const DEFAULT_QUEUE_SIZE = 3;
 
 /**
+ * Bytes one download of `length` bytes holds in memory while its client has not taken them: the
+ * response socket's chunks (Node reads at most 64 KiB at a time) and one handed on.
+ */
+export function s3ReadBufferBytes(length: number): number {
+  return Math.max(1, Math.min(2 * 64 * 1024, length));
+}
+
+/**
  * Bytes one write holds at most: a body that fits one part holds that part's buffer; a larger
  * one, or one of unknown length, the parts in flight and the one filling.
  */
