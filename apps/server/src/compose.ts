@@ -129,6 +129,8 @@ export async function compose(config: ServerConfig, options: ComposeOptions = {}
     },
     searchHealth: () => core.search.health(),
     async saveSearchSnapshot() {
+      // Writes are answered before their projections end: the snapshot holds those answered so far.
+      await core.search.settled();
       await search.persist(watermark);
     },
     countRecords: () => countRecords(handle.db),
@@ -136,6 +138,8 @@ export async function compose(config: ServerConfig, options: ComposeOptions = {}
     filesRoot: blobs.filesRoot,
     uploadBufferBytes: blobs.writeBufferBytes,
     async close() {
+      // What was answered is committed either way; the index is spared a catch-up at the next start.
+      await core.search.settled();
       const searchEnded = search.close();
       blobs.close();
       await handle.close();
