@@ -133,6 +133,8 @@ export async function compose(config: ServerConfig, options: ComposeOptions = {}
     },
     searchHealth: () => core.search.health(),
     async saveSearchSnapshot() {
+      // Writes are answered before their projections end: the snapshot holds those answered so far.
+      await core.search.settled();
       await search.persist(watermark);
     },
     countRecords: () => countRecords(handle.db),
@@ -141,6 +143,8 @@ export async function compose(config: ServerConfig, options: ComposeOptions = {}
     uploadBufferBytes: blobs.writeBufferBytes,
     downloadBufferBytes: blobs.readBufferBytes,
     async close() {
+      // What was answered is committed either way; the index is spared a catch-up at the next start.
+      await core.search.settled();
       const searchEnded = search.close();
       blobs.close();
       await handle.close();

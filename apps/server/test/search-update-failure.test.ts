@@ -52,6 +52,8 @@ describe('a write whose search index update fails', () => {
     expect(put.status).toBe(200);
     expect(put.json.metadata.title).toBe('Renamed while the index fails');
     expect((await call('GET', `/api/records/${created.json.id}/draft`)).json.metadata.title).toBe('Renamed while the index fails');
+    // The write's answer does not wait for the index: the report follows once its projection has ended.
+    await core.search.settled();
     expect(core.search.health()).toMatchObject({ skipped: 1, records: [{ id: created.json.id }] });
 
     const published = await call('POST', `/api/records/${created.json.id}/draft/actions/publish`);

@@ -22,7 +22,7 @@ import type { ListingInput } from './use-cases/listing-params.ts';
 import { resolvePaging } from './use-cases/listing-params.ts';
 import { latestVersion, listVersions } from './use-cases/list-versions.ts';
 import { newVersion } from './use-cases/new-version.ts';
-import { projectionHealth, reindex, type ReindexProgress, type SkippedRecord } from './use-cases/project-search.ts';
+import { afterProjections, projectionHealth, reindex, type ReindexProgress, type SkippedRecord } from './use-cases/project-search.ts';
 import { collectGarbage, sweepPartialUploads } from './use-cases/files/collect-garbage.ts';
 import { createLinkTokens } from './use-cases/link-tokens.ts';
 import { liftLapsedEmbargoes } from './use-cases/lift-embargoes.ts';
@@ -122,6 +122,8 @@ export function createCore(deps: CoreDeps) {
       /** Records the index is missing because they could not be projected. */
       health: () => projectionHealth(deps.search).report(),
       onSkip: (listener: (skipped: SkippedRecord) => void) => projectionHealth(deps.search).onSkip(listener),
+      /** Resolves once the projections of the writes answered so far have ended (before closing the index). */
+      settled: () => afterProjections(deps.search),
     },
     /** An operator's view of the stores, not API actions: they take no identity. */
     operations: {

@@ -70,6 +70,8 @@ describe('verifying stored content', () => {
   it('reports search documents missing from the index and documents the database no longer implies', async () => {
     const { core, search, repos, id, nextId } = await storedFiles({});
     const parentId = (await core.records.get(alice, 'resource', id)).parent.id;
+    // Read past the core, which would wait for the projections of the writes above.
+    await core.search.settled();
     const keys = await search.keysOfParent(parentId);
     expect(keys.length).toBeGreaterThan(0);
     const dropped = `published:${id}`;

@@ -7,6 +7,7 @@ import {
   createInMemorySearchIndex,
   createSequentialIds,
 } from '../src/testing/index.ts';
+import { MAX_PENDING } from '../src/use-cases/pending-projections.ts';
 import { as, validMetadata } from './make-core.ts';
 
 const alice = as('alice');
@@ -50,6 +51,8 @@ describe('a write whose index update fails', () => {
     const updated = await core.records.updateDraft(alice, 'resource', draft.record.id, { metadata: { ...validMetadata, title: 'Changed title' } });
     expect(updated.record.metadata['title']).toBe('Changed title');
     expect((await core.records.getDraft(alice, 'resource', draft.record.id)).record.metadata['title']).toBe('Changed title');
+    // The answer does not wait for the index: the report follows once the projection has ended.
+    await core.search.settled();
     const health = core.search.health();
     expect(health.skipped).toBe(1);
     expect(health.records[0]).toMatchObject({ id: draft.record.id, reason: expect.stringContaining('cannot index') });
@@ -69,6 +72,7 @@ describe('a write whose index update fails', () => {
     const draft = await core.records.createDraft(alice, 'resource', { metadata: validMetadata });
     broken.add(draft.record.id);
     await core.records.updateDraft(alice, 'resource', draft.record.id, { metadata: validMetadata });
+    await core.search.settled();
     expect(seen).toEqual([draft.record.id]);
   });
 });
@@ -116,5 +120,80 @@ describe('reindex', () => {
     const report = await core.search.reindex();
     expect(report.skipped.map((s) => s.id)).toEqual([ids[2]]);
     expect((await titles(core)).length).toBe(4);
+  });
+});
+
+/** An index whose writes are applied only once `open()` is called, as a busy writer thread applies them late. */
+function makeGatedCore() {
+  const { repos, uow } = createInMemoryRepositories();
+  const clock = createFixedClock('2026-01-01T00:00:00.000Z');
+  const inner = createInMemorySearchIndex();
+  let open: () => void = () => undefined;
+  const gate = new Promise<void>((resolve) => (open = resolve));
+  const search: SearchIndex = {
+    ...inner,
+    upsert: async (docs) => gate.then(() => inner.upsert(docs)),
+    remove: async (keys) => gate.then(() => inner.remove(keys)),
+  };
+  const core = createCore({
+    repos,
+    uow,
+    storage: createInMemoryFileStorage(() => clock.now()),
+    search,
+    clock,
+    ids: createSequentialIds(),
+    settings: { maxFileSize: 1024, maxFiles: 3, oaiHost: 'krs.test', linkSecret: 'a test secret of some length' },
+  });
+  return { core, open: () => open() };
+}
+
+const nextLoopTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+describe('a write answered before the index has applied it', () => {
+  it('is seen by a listing sent after the answer, which waits for the index', async () => {
+    const { core, open } = makeGatedCore();
+    // Answered while the index holds nothing of it: a create that waited for the index would never be.
+    await core.records.createDraft(alice, 'resource', { metadata: { ...validMetadata, title: 'Answered first' } });
+    const listing = titles(core);
+    await nextLoopTurn();
+    open();
+    expect(await listing).toEqual(['Answered first']);
+  });
+
+  it('is seen, as last written, after an update and a publish answered one after the other', async () => {
+    const { core, open } = makeGatedCore();
+    const draft = await core.records.createDraft(alice, 'resource', { metadata: validMetadata, files: { enabled: false } });
+    await core.records.updateDraft(alice, 'resource', draft.record.id, { metadata: { ...validMetadata, title: 'Renamed' } });
+    await core.records.publish(alice, 'resource', draft.record.id);
+    const anonymous = core.records.search({ userId: null, linkIds: [] }, ['resource'], { q: 'renamed' });
+    const own = titles(core);
+    open();
+    expect((await anonymous).hits.map((h) => h.record.metadata['title'])).toEqual(['Renamed']);
+    expect(await own).toEqual(['Renamed']);
+  });
+
+  it('gives anonymous listings the read stamp that stands once the index has applied it', async () => {
+    const { core, open } = makeGatedCore();
+    await core.records.createDraft(alice, 'resource', { metadata: validMetadata });
+    // Read before the index write: a stamp without it would let an answer without it be kept and served.
+    const stamp = core.records.listingReadStamp();
+    open();
+    const read = await stamp;
+    await core.search.settled();
+    expect(read).toBe(await core.records.listingReadStamp());
+  });
+});
+
+describe('writes far ahead of the index', () => {
+  it('wait for their own projection once too many are under way, and none is lost', async () => {
+    const { core, open } = makeGatedCore();
+    for (let i = 0; i < MAX_PENDING; i++) await core.records.createDraft(alice, 'resource', { metadata: { ...validMetadata, title: `Early ${i}` } });
+    let answered = false;
+    const late = core.records.createDraft(alice, 'resource', { metadata: { ...validMetadata, title: 'Late' } }).then(() => (answered = true));
+    await nextLoopTurn();
+    expect(answered).toBe(false);
+    open();
+    await late;
+    expect((await core.records.searchOwn(alice, 'resource', { size: 1 })).total).toBe(MAX_PENDING + 1);
   });
 });

@@ -2,6 +2,9 @@
  * Keeps the search index a projection of the repositories: after each commit the use cases
  * re-project the parents they touched; start-up and `krs reindex` re-project everything.
  *
+ * A write does not wait for its projection (see pending-projections.ts); the core's reads of the
+ * index wait for the projections begun before them (`afterProjections`).
+ *
  * Projecting never fails the caller. The write it follows has committed, and one record the index
  * cannot take must not stop the others from being served: such a record is left out of the index,
  * reported to the index's `ProjectionHealth` (which the service logs and shows), and projected
@@ -12,6 +15,7 @@ import { searchDocuments } from '../model/search-document.ts';
 import type { DraftRecord, Parent, RecordKind } from '../model/types.ts';
 import type { Repositories, SearchDocument, SearchIndex, UnitOfWork } from '../ports.ts';
 import { managerOwnerOf } from './lookup.ts';
+import { PendingProjections } from './pending-projections.ts';
 
 /** A record the index is missing; `id` is the parent's id when its records could not even be read. */
 export interface SkippedRecord {
@@ -72,6 +76,25 @@ export function projectionHealth(search: SearchIndex): ProjectionHealth {
     healthByIndex.set(search, health);
   }
   return health;
+}
+
+const pendingByIndex = new WeakMap<SearchIndex, PendingProjections>();
+
+function pendingProjections(search: SearchIndex): PendingProjections {
+  let pending = pendingByIndex.get(search);
+  if (!pending) {
+    pending = new PendingProjections();
+    pendingByIndex.set(search, pending);
+  }
+  return pending;
+}
+
+/**
+ * Resolves once every projection begun before the call has ended: a read of the index after it
+ * sees every write answered before it.
+ */
+export function afterProjections(search: SearchIndex): Promise<void> {
+  return pendingProjections(search).settled();
 }
 
 const MAX_REASON = 300;
@@ -143,10 +166,18 @@ export async function projectParents(
   return writeProjections(search, await buildProjections(repos, search, parentIds, options.indexIsEmpty ?? false));
 }
 
-/** What a use case does after its unit of work: project the parents it changed, unless the unit did. */
-export async function projectAfterWrite(deps: { repos: Repositories; search: SearchIndex; uow: UnitOfWork }, parentIds: Iterable<string>): Promise<void> {
-  if (deps.uow.projectsSearch === true) return;
-  await projectParents(deps.repos, deps.search, parentIds);
+/**
+ * What a use case does after its unit of work: begin projecting the parents it changed, unless
+ * the unit did. Resolves before the projection ends (see pending-projections.ts).
+ */
+export function projectAfterWrite(deps: { repos: Repositories; search: SearchIndex; uow: UnitOfWork }, parentIds: Iterable<string>): Promise<void> {
+  if (deps.uow.projectsSearch === true) return Promise.resolve();
+  const ids = [...new Set(parentIds)];
+  return pendingProjections(deps.search).start(
+    ids,
+    () => buildProjections(deps.repos, deps.search, ids, false),
+    (built) => writeProjections(deps.search, built),
+  );
 }
 
 /**
@@ -155,19 +186,19 @@ export async function projectAfterWrite(deps: { repos: Repositories; search: Sea
  * back (projecting through the repositories cost a create three reads and a round trip to the
  * index). A parent managed by a package names a manager to read: that one goes the general way.
  */
-export async function projectCreated(deps: { repos: Repositories; search: SearchIndex; uow: UnitOfWork }, parent: Parent, draft: DraftRecord): Promise<void> {
-  if (deps.uow.projectsSearch === true) return;
-  if (parent.managedBy !== null) {
-    await projectParents(deps.repos, deps.search, [parent.id]);
-    return;
-  }
-  const batch: BuiltBatch = { ids: [parent.id], built: [], skipped: [] };
-  try {
-    batch.built.push({ parentId: parent.id, docs: searchDocuments(parent, [], [draft]), stale: [] });
-  } catch (e) {
-    batch.skipped.push({ id: parent.id, parentId: parent.id, reason: reasonOf(e) });
-  }
-  await writeProjections(deps.search, batch);
+export function projectCreated(deps: { repos: Repositories; search: SearchIndex; uow: UnitOfWork }, parent: Parent, draft: DraftRecord): Promise<void> {
+  if (deps.uow.projectsSearch === true) return Promise.resolve();
+  if (parent.managedBy !== null) return projectAfterWrite(deps, [parent.id]);
+  const build = (): BuiltBatch => {
+    const batch: BuiltBatch = { ids: [parent.id], built: [], skipped: [] };
+    try {
+      batch.built.push({ parentId: parent.id, docs: searchDocuments(parent, [], [draft]), stale: [] });
+    } catch (e) {
+      batch.skipped.push({ id: parent.id, parentId: parent.id, reason: reasonOf(e) });
+    }
+    return batch;
+  };
+  return pendingProjections(deps.search).start([parent.id], build, (batch) => writeProjections(deps.search, batch));
 }
 
 interface BuiltBatch {
@@ -215,8 +246,11 @@ async function writeProjections(search: SearchIndex, { ids, built, skipped }: Bu
   try {
     const stale = built.flatMap((p) => p.stale);
     const docs = built.flatMap((p) => p.docs);
-    if (stale.length > 0) await search.remove(stale);
-    if (docs.length > 0) await search.upsert(docs);
+    // Both asked for at once, before any await, so a projection that follows asks after them
+    // (pending-projections.ts). The stale keys are the ones `docs` do not hold, so neither
+    // write can undo the other, whichever an index applies first.
+    const outcomes = await Promise.allSettled([stale.length > 0 ? search.remove(stale) : undefined, docs.length > 0 ? search.upsert(docs) : undefined]);
+    if (outcomes.some((o) => o.status === 'rejected')) throw new Error('an index write failed');
   } catch {
     // Some document in the batch is one the index cannot take: find it, keep the rest.
     for (const p of built) await writeEach(search, p, skipped);

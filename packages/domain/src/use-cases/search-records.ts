@@ -6,6 +6,7 @@ import { parseBBox } from '../search/index.ts';
 import type { CoreDeps } from './deps.ts';
 import { resolvePaging, resolveSort, type ListingInput, type ListingKind } from './listing-params.ts';
 import { viewOf } from './lookup.ts';
+import { afterProjections } from './project-search.ts';
 
 /** Loads the hits from the repositories: the index only says which, never what. */
 /** Records and parents of a page of hits, read in three statements rather than two per hit. */
@@ -41,6 +42,7 @@ export async function runListing(
   const paging = resolvePaging(input);
   const sort = resolveSort(listing, input.sort, q);
   const bbox = input.bbox ? parseBBox(input.bbox) : null;
+  await afterProjections(deps.search);
   const result = await deps.search.search({ filter: { ...filter, facets: input.facets ?? {} }, q, bbox, sort, ...paging, aggregations });
   const selected = input.facets ?? {};
   const aggs: SearchPage['aggregations'] = {};
@@ -58,8 +60,11 @@ export async function runListing(
  * the index moves its own, on this node or any other, so an answer built after both were read
  * holds for as long as neither has moved. A write landing while the answer is built moves one
  * of them: that answer is then kept under a stamp already gone. Null when either cannot tell.
+ * Read once the projections begun before have ended: a write answered before it has then moved
+ * the index's stamp too, not only the store's.
  */
 export async function listingReadStamp(deps: CoreDeps): Promise<string | null> {
+  await afterProjections(deps.search);
   const index = deps.search.stamp();
   if (index === null) return null;
   const store = await deps.repos.records.changeStamp();

@@ -5,6 +5,7 @@ import type { FileOwner, RecordKind } from '../../model/types.ts';
 import type { FileEntryCursor, OwnedFileEntry } from '../../ports.ts';
 import type { CoreDeps } from '../deps.ts';
 import { managerOwnerOf } from '../lookup.ts';
+import { afterProjections } from '../project-search.ts';
 
 export interface VerifyOptions {
   /** Only file entries updated at or after this instant (and parents changed after it, for the index). */
@@ -123,6 +124,8 @@ async function verifyIndex(deps: CoreDeps, options: VerifyOptions): Promise<{ ch
   const problems: IndexProblem[] = [];
   let checked = 0;
   for (const parentId of ids) {
+    // A write answered before this read has its documents in the index by then.
+    await afterProjections(deps.search);
     const parent = await deps.repos.records.getParent(parentId);
     const expected = new Set<string>();
     if (parent !== null) {

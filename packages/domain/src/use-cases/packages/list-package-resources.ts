@@ -9,6 +9,7 @@ import type { RecordView, SearchPage } from '../../model/views.ts';
 import type { CoreDeps } from '../deps.ts';
 import { resolvePaging, resolveSort, type ListingInput } from '../listing-params.ts';
 import { levelFor, loadParent, loadPublished, viewOf } from '../lookup.ts';
+import { afterProjections } from '../project-search.ts';
 import { packageParent } from './package-target.ts';
 
 type Pick = 'draft-first' | 'published';
@@ -20,6 +21,7 @@ async function listResources(deps: CoreDeps, identity: Identity, ids: string[], 
   const now = deps.clock.now();
   let matching: Set<string> | null = null;
   if (q !== null && ids.length > 0) {
+    await afterProjections(deps.search);
     const result = await deps.search.search({
       filter: { kinds: ['resource'], ids, viewerId: identity.userId },
       q,
