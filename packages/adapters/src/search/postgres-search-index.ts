@@ -190,9 +190,11 @@ export function createPostgresSearchIndex<T>(handle: Kysely<T>): SearchIndex & {
         // the words it requires narrowed by the index.
         const required = exact.titleOnly ? requiredWords(query) : null;
         const match =
-          required === null
-            ? sql<boolean>`words @@ ${exact.match}::tsquery`
-            : sql<boolean>`words @@ ${required}::tsquery and title_words @@ ${exact.match}::tsquery`;
+          required !== null
+            ? sql<boolean>`words @@ ${required}::tsquery and title_words @@ ${exact.match}::tsquery`
+            : exact.phrases
+              ? phraseMatch(query, exact.match)
+              : sql<boolean>`words @@ ${exact.match}::tsquery`;
         return inSql(handle, request, match, rank);
       }
       const words = requiredWords(query);
@@ -232,6 +234,23 @@ export function createPostgresSearchIndex<T>(handle: Kysely<T>): SearchIndex & {
 }
 
 /**
+ * A query holding a phrase, decided on the vector. A phrase needs each candidate's positions, in
+ * its vector out of the row (a TOAST read each). The words the query requires narrow the
+ * candidates in the GIN index alone (a plain word needs no recheck there), and a candidate whose
+ * title's words hold the query holds it (they are a part of its vector, with every position of
+ * their lexemes): only the others read their vector. Not under a NOT, where what the title's
+ * words hold says nothing of the vector.
+ */
+function phraseMatch(query: QueryNode, match: string): RawBuilder<boolean> {
+  const required = requiredWords(query);
+  if (required === null || hasNot(query)) return sql<boolean>`words @@ ${match}::tsquery`;
+  return sql<boolean>`words @@ ${required}::tsquery and (title_words @@ ${match}::tsquery or words @@ ${match}::tsquery)`;
+}
+
+const hasNot = (node: QueryNode): boolean =>
+  node.type === 'not' || ((node.type === 'and' || node.type === 'or') && node.children.some(hasNot));
+
+/**
  * Whether a part's bounds (`search_box.b`) meet the query box (`&&`) or lie wholly inside it
  * (`<@`), both inclusive as the domain's `bboxIntersects` and `boxWithin` are; a box crossing
  * the antimeridian is its two sides.
@@ -250,16 +269,16 @@ function boxTest([w, s, e, n]: BBox, operator: '&&' | '<@'): RawBuilder<boolean>
  * read and decided on their shapes, in slices as every evaluated candidate is.
  */
 async function inBox(db: Db, request: SearchRequest, box: BBox): Promise<RawBuilder<boolean>> {
+  // From the boxes alone, in one pass over what the GiST index finds: the keys with a part across
+  // the edge and none inside (each candidate page looked them up again, with the search, per key).
+  const across = (
+    await sql<{ key: string }>`select key from search_box where ${boxTest(box, '&&')} group by key having not bool_or(${boxTest(box, '<@')})`.execute(db)
+  ).rows.map((r) => r.key);
   const edge: string[] = [];
-  let after = '';
-  for (;;) {
-    const page = await sql<{ key: string; doc: string }>`select key, doc from search_doc where ${filterSql(request)} and key in (select key from search_box where ${boxTest(box, '&&')})
-        and not exists (select 1 from search_box x where x.key = search_doc.key and ${boxTest(box, '<@')})
-        and key collate "C" > ${after}
-      order by key collate "C" limit ${CANDIDATE_PAGE}`.execute(db);
+  for (let i = 0; i < across.length; i += CANDIDATE_PAGE) {
+    const page = await sql<{ key: string; doc: string }>`select key, doc from search_doc
+      where ${filterSql(request)} and key = any(${across.slice(i, i + CANDIDATE_PAGE)}::text[])`.execute(db);
     edge.push(...(await evaluateInSlices(page.rows, (r) => (meetsBox(JSON.parse(r.doc) as SearchDocument, box) ? r.key : null))));
-    if (page.rows.length < CANDIDATE_PAGE) break;
-    after = (page.rows[page.rows.length - 1] as { key: string }).key;
   }
   return sql<boolean>`key in (select key from search_box where ${boxTest(box, '<@')} union all select unnest(${edge}::text[]))`;
 }
