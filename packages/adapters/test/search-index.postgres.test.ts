@@ -33,6 +33,29 @@ describe('search index (PostgreSQL): text decided in SQL', () => {
     }
   });
 
+  it('finds a phrase in the title or anywhere else, and excludes both under NOT', async () => {
+    const { handle, index } = await open();
+    try {
+      await index.upsert([
+        doc('title', { title: 'Sea ice extent' }),
+        // The title holds both words, but the phrase only in the description.
+        doc('body', { title: 'Ice over the sea', description: 'Arctic sea ice' }),
+        doc('neither', { title: 'Ice and sea', description: 'ice, then sea' }),
+        doc('mixed', { title: 'Sea ice', subjects: ['glacier'] }),
+      ]);
+      const ids = async (q: string) => (await index.search(find(q))).hits.map((h) => h.id).sort();
+      expect(await ids('"sea ice"')).toEqual(['body', 'mixed', 'title']);
+      expect(await ids('"sea ice" AND glacier')).toEqual(['mixed']);
+      expect(await ids('"sea ice" AND _exists_:metadata.description')).toEqual(['body']);
+      expect(await ids('ice AND NOT "sea ice"')).toEqual(['neither']);
+      // The title holds the phrase and not the word: the vector decides.
+      expect(await ids('"sea ice" AND NOT glacier')).toEqual(['body', 'title']);
+      expect(await ids('"ice over" OR "arctic sea"')).toEqual(['body']);
+    } finally {
+      await handle.close();
+    }
+  });
+
   it('finds documents past a tsvector\'s limits as the evaluator does', { timeout: 30_000 }, async () => {
     const { handle, index } = await open();
     try {

@@ -36,9 +36,7 @@ const SCHEMA = [
     is_public boolean NOT NULL, readers text[] NOT NULL, created text NOT NULL, updated text NOT NULL,
     resource_type text, resource_type_label text, access_status text NOT NULL,
     words tsvector, positions_exact boolean NOT NULL DEFAULT false, ${WORD_COUNT}, path_bits bit varying,
-    title_words tsvector)`,
-  // The documents themselves, for the evaluator, apart: counts and facets scan search_doc's narrow rows.
-  'CREATE TABLE IF NOT EXISTS search_body (key text PRIMARY KEY REFERENCES search_doc (key) ON DELETE CASCADE, doc text NOT NULL)',
+    title_words tsvector, doc text NOT NULL)`,
   'CREATE INDEX IF NOT EXISTS search_doc_words ON search_doc USING gin (words)',
   // The few documents SQL cannot decide every query on, found at once.
   'CREATE INDEX IF NOT EXISTS search_doc_inexact ON search_doc (key) WHERE words IS NULL OR NOT positions_exact',
@@ -63,12 +61,33 @@ const SCHEMA = [
 ];
 
 /**
+ * How search_doc's rows are stored, set when the table is made. The total, facets and score
+ * bounds read every match's row: the narrow columns, never the document (`doc`, for the evaluator)
+ * nor the vector (`words`, which the GIN index answers a plain word from without reading it). Both
+ * leave the row for the TOAST table, so a row is a few hundred bytes rather than the 2 kB a
+ * typical vector made it, inline, with the document in a table of its own.
+ *
+ * PostgreSQL moves values out of a row only when the row passes about 2 kB (a constant of its
+ * build; `toast_tuple_target` does not lower it, only how far a row is then shrunk): the document
+ * and the vector together pass it, either of them alone often does not. Once past it, the row is
+ * shrunk to `toast_tuple_target`, largest value first: the document (compressed), then the vector
+ * (not compressed: pglz does not shrink a tsvector, and each read would pay for trying). 512 bytes
+ * is above what the other columns take, so they stay in the row; `title_words`, which bounds
+ * every match's score, stays in it whatever the row's size (MAIN).
+ */
+const STORAGE = [
+  'ALTER TABLE search_doc SET (toast_tuple_target = 512)',
+  'ALTER TABLE search_doc ALTER COLUMN words SET STORAGE EXTERNAL',
+  'ALTER TABLE search_doc ALTER COLUMN title_words SET STORAGE MAIN',
+];
+
+/**
  * The layout of `words`. An index written with an older one is emptied when a node starts: the
  * node then finds it empty and projects every record again (see the server's search engine).
  * 5 and 6 numbered layouts that were tried and not kept: an index either wrote is projected again.
- * 8 added `title_words`.
+ * 8 added `title_words`; 9 moved the document into search_doc (from `search_body`), out of the row.
  */
-const LAYOUT = 8;
+const LAYOUT = 9;
 
 /** Creates the index's tables and indexes where they are missing; nodes starting at once take turns. */
 export async function createPostgresSearchSchema<T>(handle: Kysely<T>): Promise<void> {
@@ -85,7 +104,11 @@ export async function createPostgresSearchSchema<T>(handle: Kysely<T>): Promise<
       await sql`drop table if exists search_vocab`.execute(trx);
       await sql`drop table if exists search_path`.execute(trx);
     }
+    const made = (await sql<{ t: string | null }>`select to_regclass('search_doc')::text as t`.execute(trx)).rows[0]?.t == null;
     for (const statement of SCHEMA) await sql.raw(statement).execute(trx);
+    // Only on a table just made: on a table in use, ALTER TABLE would wait for every search in
+    // progress and hold back the ones after it.
+    if (made) for (const statement of STORAGE) await sql.raw(statement).execute(trx);
     await sql`delete from search_meta`.execute(trx);
     await sql`insert into search_meta (layout) values (${LAYOUT})`.execute(trx);
   });
@@ -167,9 +190,11 @@ export function createPostgresSearchIndex<T>(handle: Kysely<T>): SearchIndex & {
         // the words it requires narrowed by the index.
         const required = exact.titleOnly ? requiredWords(query) : null;
         const match =
-          required === null
-            ? sql<boolean>`words @@ ${exact.match}::tsquery`
-            : sql<boolean>`words @@ ${required}::tsquery and title_words @@ ${exact.match}::tsquery`;
+          required !== null
+            ? sql<boolean>`words @@ ${required}::tsquery and title_words @@ ${exact.match}::tsquery`
+            : exact.phrases
+              ? phraseMatch(query, exact.match)
+              : sql<boolean>`words @@ ${exact.match}::tsquery`;
         return inSql(handle, request, match, rank);
       }
       const words = requiredWords(query);
@@ -184,8 +209,7 @@ export function createPostgresSearchIndex<T>(handle: Kysely<T>): SearchIndex & {
       const matched: SearchDocument[] = [];
       let after = '';
       for (;;) {
-        const page = await sql<{ key: string; doc: string }>`select key, (select doc from search_body b where b.key = search_doc.key) as doc
-          from search_doc where ${sql.join(where, sql` and `)} and key collate "C" > ${after}
+        const page = await sql<{ key: string; doc: string }>`select key, doc from search_doc where ${sql.join(where, sql` and `)} and key collate "C" > ${after}
           order by key collate "C" limit ${CANDIDATE_PAGE}`.execute(handle);
         matched.push(...(await evaluateInSlices(page.rows, (r) => {
           const doc = JSON.parse(r.doc) as SearchDocument;
@@ -210,6 +234,23 @@ export function createPostgresSearchIndex<T>(handle: Kysely<T>): SearchIndex & {
 }
 
 /**
+ * A query holding a phrase, decided on the vector. A phrase needs each candidate's positions, in
+ * its vector out of the row (a TOAST read each). The words the query requires narrow the
+ * candidates in the GIN index alone (a plain word needs no recheck there), and a candidate whose
+ * title's words hold the query holds it (they are a part of its vector, with every position of
+ * their lexemes): only the others read their vector. Not under a NOT, where what the title's
+ * words hold says nothing of the vector.
+ */
+function phraseMatch(query: QueryNode, match: string): RawBuilder<boolean> {
+  const required = requiredWords(query);
+  if (required === null || hasNot(query)) return sql<boolean>`words @@ ${match}::tsquery`;
+  return sql<boolean>`words @@ ${required}::tsquery and (title_words @@ ${match}::tsquery or words @@ ${match}::tsquery)`;
+}
+
+const hasNot = (node: QueryNode): boolean =>
+  node.type === 'not' || ((node.type === 'and' || node.type === 'or') && node.children.some(hasNot));
+
+/**
  * Whether a part's bounds (`search_box.b`) meet the query box (`&&`) or lie wholly inside it
  * (`<@`), both inclusive as the domain's `bboxIntersects` and `boxWithin` are; a box crossing
  * the antimeridian is its two sides.
@@ -228,17 +269,16 @@ function boxTest([w, s, e, n]: BBox, operator: '&&' | '<@'): RawBuilder<boolean>
  * read and decided on their shapes, in slices as every evaluated candidate is.
  */
 async function inBox(db: Db, request: SearchRequest, box: BBox): Promise<RawBuilder<boolean>> {
+  // From the boxes alone, in one pass over what the GiST index finds: the keys with a part across
+  // the edge and none inside (each candidate page looked them up again, with the search, per key).
+  const across = (
+    await sql<{ key: string }>`select key from search_box where ${boxTest(box, '&&')} group by key having not bool_or(${boxTest(box, '<@')})`.execute(db)
+  ).rows.map((r) => r.key);
   const edge: string[] = [];
-  let after = '';
-  for (;;) {
-    const page = await sql<{ key: string; doc: string }>`select key, (select doc from search_body b where b.key = search_doc.key) as doc
-      from search_doc where ${filterSql(request)} and key in (select key from search_box where ${boxTest(box, '&&')})
-        and not exists (select 1 from search_box x where x.key = search_doc.key and ${boxTest(box, '<@')})
-        and key collate "C" > ${after}
-      order by key collate "C" limit ${CANDIDATE_PAGE}`.execute(db);
+  for (let i = 0; i < across.length; i += CANDIDATE_PAGE) {
+    const page = await sql<{ key: string; doc: string }>`select key, doc from search_doc
+      where ${filterSql(request)} and key = any(${across.slice(i, i + CANDIDATE_PAGE)}::text[])`.execute(db);
     edge.push(...(await evaluateInSlices(page.rows, (r) => (meetsBox(JSON.parse(r.doc) as SearchDocument, box) ? r.key : null))));
-    if (page.rows.length < CANDIDATE_PAGE) break;
-    after = (page.rows[page.rows.length - 1] as { key: string }).key;
   }
   return sql<boolean>`key in (select key from search_box where ${boxTest(box, '<@')} union all select unnest(${edge}::text[]))`;
 }
@@ -257,19 +297,18 @@ async function upsertBatch(db: Db, docs: readonly SearchDocument[]): Promise<voi
       ${doc.inUserListing}, ${doc.isUserLatest}, ${doc.isPublic}, ${doc.readers}::text[], ${doc.created}, ${doc.updated},
       ${doc.resourceType?.id ?? null}, ${doc.resourceType?.label ?? null}, ${doc.accessStatus},
       ${words === null ? null : sql`${words.vector}::tsvector`}, ${words?.positionsExact ?? false},
-      ${words === null ? null : sql`${pathBits(words.paths, pathIds)}::bit varying`}, ${words === null ? null : sql`${words.titleWords}::tsvector`})`;
+      ${words === null ? null : sql`${pathBits(words.paths, pathIds)}::bit varying`}, ${words === null ? null : sql`${words.titleWords}::tsvector`},
+      ${JSON.stringify(doc)})`;
   });
   await sql`insert into search_doc (key, id, kind, state, parent_id, owner_id, version_index, is_latest, in_user_listing, is_user_latest,
-      is_public, readers, created, updated, resource_type, resource_type_label, access_status, words, positions_exact, path_bits, title_words)
+      is_public, readers, created, updated, resource_type, resource_type_label, access_status, words, positions_exact, path_bits, title_words, doc)
     values ${sql.join(rows)}
     on conflict (key) do update set id = excluded.id, kind = excluded.kind, state = excluded.state, parent_id = excluded.parent_id,
       owner_id = excluded.owner_id, version_index = excluded.version_index, is_latest = excluded.is_latest,
       in_user_listing = excluded.in_user_listing, is_user_latest = excluded.is_user_latest, is_public = excluded.is_public,
       readers = excluded.readers, created = excluded.created, updated = excluded.updated, resource_type = excluded.resource_type,
       resource_type_label = excluded.resource_type_label, access_status = excluded.access_status, words = excluded.words,
-      positions_exact = excluded.positions_exact, path_bits = excluded.path_bits, title_words = excluded.title_words`.execute(db);
-  await sql`insert into search_body (key, doc) values ${sql.join(docs.map((doc) => sql`(${doc.key}, ${JSON.stringify(doc)})`))}
-    on conflict (key) do update set doc = excluded.doc`.execute(db);
+      positions_exact = excluded.positions_exact, path_bits = excluded.path_bits, title_words = excluded.title_words, doc = excluded.doc`.execute(db);
   // Sorted, so two transactions adding the same words take their locks in the same order.
   if (vocabulary.size > 0) await sql`insert into search_vocab (word) select unnest(${[...vocabulary].sort(byCodeUnits)}::text[]) on conflict do nothing`.execute(db);
   await sql`delete from search_box where key = any(${docs.map((d) => d.key)}::text[])`.execute(db);
