@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createCore, type SearchIndex } from '../src/index.ts';
+import { createCore, type Clock, type Repositories, type SearchIndex, type UnitOfWork } from '../src/index.ts';
 import {
   createFixedClock,
   createInMemoryFileStorage,
@@ -11,6 +11,19 @@ import { MAX_PENDING } from '../src/use-cases/pending-projections.ts';
 import { as, validMetadata } from './make-core.ts';
 
 const alice = as('alice');
+
+/** A core over the in-memory repositories and `search`, with small file limits. */
+function coreOver(repos: Repositories, uow: UnitOfWork, search: SearchIndex, clock: Clock) {
+  return createCore({
+    repos,
+    uow,
+    storage: createInMemoryFileStorage(() => clock.now()),
+    search,
+    clock,
+    ids: createSequentialIds(),
+    settings: { maxFileSize: 1024, maxFiles: 3, oaiHost: 'krs.test', linkSecret: 'a test secret of some length' },
+  });
+}
 
 /** An index that refuses any document of the records named in `broken`, as an engine failing on one record would. */
 function makeCore() {
@@ -28,15 +41,7 @@ function makeCore() {
       return inner.upsert(docs);
     },
   };
-  const core = createCore({
-    repos,
-    uow,
-    storage: createInMemoryFileStorage(() => clock.now()),
-    search,
-    clock,
-    ids: createSequentialIds(),
-    settings: { maxFileSize: 1024, maxFiles: 3, oaiHost: 'krs.test', linkSecret: 'a test secret of some length' },
-  });
+  const core = coreOver(repos, uow, search, clock);
   return { core, repos, inner, broken, upserts: () => upserts };
 }
 
@@ -135,15 +140,7 @@ function makeGatedCore() {
     upsert: async (docs) => gate.then(() => inner.upsert(docs)),
     remove: async (keys) => gate.then(() => inner.remove(keys)),
   };
-  const core = createCore({
-    repos,
-    uow,
-    storage: createInMemoryFileStorage(() => clock.now()),
-    search,
-    clock,
-    ids: createSequentialIds(),
-    settings: { maxFileSize: 1024, maxFiles: 3, oaiHost: 'krs.test', linkSecret: 'a test secret of some length' },
-  });
+  const core = coreOver(repos, uow, search, clock);
   return { core, open: () => open() };
 }
 
