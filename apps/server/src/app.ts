@@ -70,13 +70,16 @@ export function createApp(core: Core, config: AppConfig) {
   for (const [prefix, kind] of [['/api/records', 'resource'], ['/api/packages', 'package']] as const) {
     if (kind === 'package') app.route(prefix, packageRoutes(core, respond));
     app.route(prefix, recordRoutes(core, kind, respond));
-    app.route(prefix, fileRoutes(core, kind, links, {
+    app.route(
+      prefix,
+      fileRoutes(core, kind, links, {
         uploadIdleTimeoutMs: config.uploadIdleTimeoutMs ?? 60_000,
         downloadIdleTimeoutMs: config.downloadIdleTimeoutMs ?? 60_000,
         budget,
         uploadBufferBytes: config.uploadBufferBytes ?? (() => 0),
         downloadBufferBytes: config.downloadBufferBytes ?? (() => 0),
-      }));
+      }),
+    );
     app.route(prefix, accessLinkRoutes(core, kind));
   }
   app.route('/api', searchRoutes(core, respond));

@@ -120,6 +120,7 @@ async function downloadFor(c: Context<Env>, core: Core, kind: RecordKind, side: 
     const e = toHttpError(new DomainError('range_not_satisfiable', 'file.range', 'Range not satisfiable.'));
     return c.json(e.body, 416, { 'Content-Range': `bytes */${blob.size}` });
   }
+  const length = plan.status === 206 ? plan.end - plan.start + 1 : blob.size;
   const headers: Record<string, string> = {
     'Content-Type': entry.mimetype ?? 'application/octet-stream',
     'Content-Disposition': contentDisposition(entry.key),
@@ -129,7 +130,7 @@ async function downloadFor(c: Context<Env>, core: Core, kind: RecordKind, side: 
     'Accept-Ranges': 'bytes',
     'X-Content-Type-Options': 'nosniff',
     'Content-Security-Policy': "default-src 'none'",
-    'Content-Length': String(plan.status === 206 ? plan.end - plan.start + 1 : blob.size),
+    'Content-Length': String(length),
   };
   if (plan.status === 206) headers['Content-Range'] = `bytes ${plan.start}-${plan.end}/${blob.size}`;
   // A HEAD never reads the bytes: an unread stream would hold its file open.
@@ -137,7 +138,7 @@ async function downloadFor(c: Context<Env>, core: Core, kind: RecordKind, side: 
   const range = plan.status === 206 ? { start: plan.start, end: plan.end } : null;
   const hold = options.budget.hold(remoteAddressOf(c));
   try {
-    hold.take(options.downloadBufferBytes(Number(headers['Content-Length'])));
+    hold.take(options.downloadBufferBytes(length));
     const content = await core.files.content(who, kind, id, side, entry.key, range);
     if (content.entry.blob?.id !== blob.id) {
       // Re-uploaded between the two reads (pending drafts only): these headers describe other bytes.
