@@ -7,8 +7,12 @@
  * synchronous commits off, so the load does not wait on the disk), on `KRS_BENCH_PG_PORT` or any
  * free port; documents loaded through the port by `KRS_BENCH_PG_WRITERS` concurrent callers (1);
  * `KRS_BENCH_PG_KEEP=1` keeps the server up after the queries, until interrupted.
+ *
+ * `sqlite`: `KRS_BENCH_SQLITE_DIR` names a directory where the index is built and kept
+ * (`search-<n>.sqlite`); a later run finding that file queries it without rebuilding, so the
+ * queries can be measured again (or profiled) on the same index after a change.
  */
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql } from 'kysely';
@@ -232,16 +236,21 @@ async function main() {
     } else if (engine === 'postgres') {
       await postgresEngine(docs, rss0);
     } else {
-      const file = join(dir, 'search.sqlite');
-      const index = createSqliteSearchIndex(file);
-      for (let i = 0; i < docs.length; i += 1000) await index.upsert(docs.slice(i, i + 1000));
+      const keep = process.env['KRS_BENCH_SQLITE_DIR'];
+      if (keep !== undefined) mkdirSync(keep, { recursive: true });
+      const file = keep === undefined ? join(dir, 'search.sqlite') : join(keep, `search-${n}.sqlite`);
+      const reused = keep !== undefined && existsSync(file);
+      if (!reused) {
+        const index = createSqliteSearchIndex(file);
+        for (let i = 0; i < docs.length; i += 1000) await index.upsert(docs.slice(i, i + 1000));
+        index.close();
+      }
       const build = performance.now() - t0;
-      index.close();
       const l0 = performance.now();
       const reopened = createSqliteSearchIndex(file);
       const open = performance.now() - l0;
       const mem = process.memoryUsage();
-      console.log(`\nsqlite fts5: build ${(build / 1000).toFixed(1)} s, file ${mib(statSync(file).size)} MiB, start-up (open) ${(open / 1000).toFixed(2)} s, RSS +${mib(mem.rss - rss0)} MiB (heap ${mib(mem.heapUsed)} MiB)`);
+      console.log(`\nsqlite fts5: ${reused ? `kept index ${file} reused` : `build ${(build / 1000).toFixed(1)} s`}, file ${mib(statSync(file).size)} MiB, start-up (open) ${(open / 1000).toFixed(2)} s, RSS +${mib(mem.rss - rss0)} MiB (heap ${mib(mem.heapUsed)} MiB)`);
       await measure(reopened, 'sqlite fts5 queries');
       reopened.close();
     }
