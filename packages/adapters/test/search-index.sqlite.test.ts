@@ -171,7 +171,7 @@ describe('sqlite search index file', () => {
     cli.close();
   });
 
-  it("orders a word's hits and a fuzzy word's as FTS5's bm25 does, equal scores newest first, after updates and removals", async () => {
+  it("orders a word's hits, a fuzzy word's and a prefix's as FTS5's bm25 does, equal scores newest first, after updates and removals", async () => {
     const file = dbFile();
     const index = createSqliteSearchIndex(file);
     let s = 11;
@@ -207,6 +207,8 @@ describe('sqlite search index file', () => {
         ['river', '{title text} : "river"'],
         ['sea', '{title text} : "sea"'],
         ['rivr~', `{title text} : (${fuzzyExpansions('rivr', vocabulary).map((w) => `"${w}"`).join(' OR ')})`],
+        // `river` and `rivers`: one phrase for FTS5, each document's occurrences of both counted together.
+        ['riv*', '{title text} : "riv" *'],
       ] as const) {
         const expected = bm25Order(expression);
         expect(expected.length).toBeGreaterThan(20);

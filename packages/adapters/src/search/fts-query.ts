@@ -80,6 +80,21 @@ export function singleWordPhrases(node: QueryNode, ctx: QueryContext): string[] 
 }
 
 /**
+ * The word of a query that is one prefix of three letters or more searched in the text columns
+ * (`defor*`), or null: FTS5 scores it as one phrase whose occurrences are those of every
+ * indexed word it starts, which can be scored from those words' occurrences. Shorter prefixes
+ * have FTS5 prefix indexes and may start thousands of words; they keep FTS5's `bm25()`, as do
+ * words outside lowercase ASCII letters and digits and prefixes of path tokens.
+ */
+export function singlePrefix(node: QueryNode): string | null {
+  if (node.type !== 'term' || node.field !== null || node.match !== 'prefix') return null;
+  const words = tokenize(node.value);
+  const [word] = words;
+  if (word === undefined || words.length !== 1) return null;
+  return /^[a-z0-9]{3,}$/.test(word) && !word.startsWith(PATH_TOKEN_PREFIX) ? word : null;
+}
+
+/**
  * The whole query as one FTS5 expression, or null. Covers leaves, AND/OR of such, and an AND
  * whose NOT children are such (`(a AND b) NOT (c OR d)`); a NOT standing alone has no FTS5 form.
  */

@@ -34,7 +34,7 @@ import {
   type Ranker,
 } from '@krs/domain/search';
 import type { BBox, SearchDocument, SearchIndex, SearchRequest, SearchResult, Shape } from '@krs/domain';
-import { ftsExpression, fuzzyWords, matchText, querySql, rankText, singleWordPhrases, textPrefilter, type Param, type QueryContext, type Sql } from './fts-query.ts';
+import { ftsExpression, fuzzyWords, matchText, querySql, rankText, singlePrefix, singleWordPhrases, textPrefilter, type Param, type QueryContext, type Sql } from './fts-query.ts';
 import { PresenceCache } from './presence-cache.ts';
 import { DocLengths, documentLength, tableTotals } from './doc-lengths.ts';
 import { inverseDocumentFrequency, OCCURRENCES_SQL, relevanceSteps } from './term-relevance.ts';
@@ -250,6 +250,12 @@ function memberOf(list: Int32Array): (rowid: number) => boolean {
   for (const x of list) bits[x] = 1;
   return (rowid) => bits[rowid] === 1;
 }
+
+/**
+ * Words a prefix may start and still be scored from their occurrences (term-relevance.ts);
+ * a prefix starting more is ranked by FTS5's `bm25()`.
+ */
+const PREFIX_WORDS = 64;
 
 /** Vocabulary words the fuzzy terms of one query may read, all terms together. */
 const VOCABULARY_WORDS_PER_QUERY = 20_000;
@@ -537,7 +543,13 @@ export function createSqliteSearchIndex(filename: string): SqliteSearchIndex {
     const ctx = await contextFor(node);
     const words = ranked > 0 ? singleWordPhrases(node, ctx) : null;
     if (words !== null) {
-      const scored = await scoreWords(words, scratch);
+      const scored = await scoreWords(words.map((word) => [word]), scratch);
+      return { rows: scored.rowids, scoreOf: scored.scoreOf, rank: null, evaluate: null };
+    }
+    const prefix = ranked > 0 ? singlePrefix(node) : null;
+    const started = prefix === null ? null : await wordsStartingWith(prefix);
+    if (started !== null && started.length > 0) {
+      const scored = await scoreWords([started], scratch);
       return { rows: scored.rowids, scoreOf: scored.scoreOf, rank: null, evaluate: null };
     }
     const expression = ftsExpression(node, ctx);
@@ -582,11 +594,36 @@ export function createSqliteSearchIndex(filename: string): SqliteSearchIndex {
   const ln = db.prepare('SELECT ln(?)').pluck();
 
   /**
-   * The match of the words' OR and bm25 of each of its rows, from the words' occurrences: what
-   * FTS5 gives for `{title text} : ("w1" OR "w2" ...)`, without its bm25 reading every row.
+   * The indexed words starting with `prefix` (in the vocabulary of a row per word), or null when
+   * there are more than `PREFIX_WORDS`: FTS5's `bm25()` then ranks the prefix.
    */
-  async function scoreWords(words: string[], scratch: ScratchArrays) {
-    const occurrences = await Promise.all(words.map((word) => reader.occurrences('doc_fts', word, OCCURRENCES_SQL)));
+  async function wordsStartingWith(prefix: string): Promise<string[] | null> {
+    const after = `${prefix.slice(0, -1)}${String.fromCodePoint((prefix.codePointAt(prefix.length - 1) ?? 0) + 1)}`;
+    const joined = (await reader.rows(wordsSql, [prefix, after, PREFIX_WORDS + 1]))[0]?.[0];
+    const words = typeof joined === 'string' && joined !== '' ? joined.split(' ') : [];
+    return words.length > PREFIX_WORDS ? null : words;
+  }
+
+  /**
+   * The match of the phrases' OR and bm25 of each of its rows, from the phrases' occurrences:
+   * what FTS5 gives for `{title text} : ("w1" OR "w2" ...)`, without its bm25 reading every row.
+   * A phrase is one word, or the words a prefix starts (FTS5 counts each of their occurrences
+   * as one of the prefix's), whose occurrences are taken together.
+   */
+  async function scoreWords(phrases: readonly (readonly string[])[], scratch: ScratchArrays) {
+    const read = await Promise.all(phrases.flat().map((word) => reader.occurrences('doc_fts', word, OCCURRENCES_SQL)));
+    let at = 0;
+    const occurrences = phrases.map((phrase) => {
+      const lists = read.slice(at, (at += phrase.length));
+      if (lists.length === 1) return lists[0] as Int32Array;
+      const joined = new Int32Array(lists.reduce((sum, list) => sum + list.length, 0));
+      let n = 0;
+      for (const list of lists) {
+        joined.set(list, n);
+        n += list.length;
+      }
+      return joined;
+    });
     // A write of another process is seen here, so its lengths are read before they are used.
     freshHeaders();
     await lengthsRead;
@@ -599,7 +636,7 @@ export function createSqliteSearchIndex(filename: string): SqliteSearchIndex {
       const next = steps.next();
       if (next.done === true) {
         // The scores hold all that is needed of the occurrences from here on.
-        for (const list of occurrences) reader.recycle(list);
+        for (const list of read) reader.recycle(list);
         return next.value;
       }
       await pause();
