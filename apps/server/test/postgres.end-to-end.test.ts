@@ -9,9 +9,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freshDatabase } from '../../../packages/adapters/test/postgres-fixture.ts';
+import { freshDatabase, usePostgresServer } from '../../../packages/adapters/test/postgres-fixture.ts';
 import { freePort, runKrs, serverDir, startServer, type RealServer } from './real-server.ts';
 import { startTestS3, type TestS3 } from './test-s3.ts';
+
+usePostgresServer();
 
 interface Node {
   base: string;

@@ -3,8 +3,10 @@ import { describe, expect, it } from 'vitest';
 import { createInMemoryFileStorage } from '@krs/domain/testing';
 import { copyBlobs, copyDatabase, createFsFileStorage, verifyBlobs, verifyCopy } from '../src/index.ts';
 import { draft, fileEntry, parent, published, token, user, vocabularyEntry } from './contracts/builders.ts';
-import { openPostgres } from './postgres-fixture.ts';
+import { openPostgres, usePostgresServer } from './postgres-fixture.ts';
 import { openSqlite, tempDir } from './sqlite-fixture.ts';
+
+usePostgresServer();
 
 async function filledSqlite() {
   const source = await openSqlite();

@@ -1,6 +1,6 @@
 /**
- * A real PostgreSQL 17 for the tests: one server per test file, started on first use and stopped
- * when the file's tests end, and a fresh database per fixture.
+ * A real PostgreSQL 17 for the tests: one server per test file that calls `usePostgresServer()`,
+ * started before its tests and stopped when they end, and a fresh database per fixture.
  */
 import { afterAll, beforeAll } from 'vitest';
 import { createPgDb, createSqlUnitOfWork, migrateToLatest } from '../src/index.ts';
@@ -62,16 +62,22 @@ async function migratedDatabase(): Promise<string> {
   return target.toString();
 }
 
-// Started before the file's tests, with time of its own: on a loaded machine the start can take
-// longer than one test may.
-beforeAll(async () => void (await startServer()), 60_000);
-
-afterAll(async () => {
-  const running = server;
-  server = null;
-  template = null;
-  if (running) await (await running).stop();
-}, 60_000);
+/**
+ * Called at the top of each test file that uses this fixture. The hooks are registered by the
+ * file, not by this module: test files share this module when they share a module graph
+ * (`--no-isolate`), and a hook registered at its top would run for the first such file only.
+ * Started before the file's tests, with time of its own: on a loaded machine the start can take
+ * longer than one test may.
+ */
+export function usePostgresServer(): void {
+  beforeAll(async () => void (await startServer()), 60_000);
+  afterAll(async () => {
+    const running = server;
+    server = null;
+    template = null;
+    if (running) await (await running).stop();
+  }, 60_000);
+}
 
 /** A new empty database on the test file's server: its `postgres://` URL. */
 export async function freshDatabase(): Promise<string> {

@@ -6,7 +6,9 @@ import { describe, expect, it } from 'vitest';
 import { createCore, isDomainError, type Identity } from '@krs/domain';
 import { createFixedClock, createInMemoryFileStorage, createInMemorySearchIndex } from '@krs/domain/testing';
 import { createNanoidIds } from '../src/index.ts';
-import { freshDatabase, openPostgres } from './postgres-fixture.ts';
+import { freshDatabase, openPostgres, usePostgresServer } from './postgres-fixture.ts';
+
+usePostgresServer();
 
 const alice: Identity = { userId: 'alice', linkIds: [] };
 const creators = [{ person_or_org: { type: 'personal', given_name: 'Ada', family_name: 'Obi' } }];

@@ -4,7 +4,9 @@ import { recordRepositoryContract } from './contracts/record-repository.contract
 import { unitOfWorkContract } from './contracts/unit-of-work.contract.ts';
 import { userRepositoryContract } from './contracts/user-repository.contract.ts';
 import { vocabularyRepositoryContract } from './contracts/vocabulary-repository.contract.ts';
-import { openPostgres } from './postgres-fixture.ts';
+import { openPostgres, usePostgresServer } from './postgres-fixture.ts';
+
+usePostgresServer();
 
 const make = () => openPostgres();
 

@@ -4,7 +4,9 @@ import { anonymous, createCore, type SearchIndex, type SearchRequest } from '@kr
 import { createFixedClock, createInMemoryFileStorage } from '@krs/domain/testing';
 import { createNanoidIds, createPgDb, createPostgresSearchIndex, createPostgresSearchSchema, createSqlUnitOfWork, migrateToLatest } from '../src/index.ts';
 import { draft, parent, published } from './contracts/builders.ts';
-import { freshDatabase } from './postgres-fixture.ts';
+import { freshDatabase, usePostgresServer } from './postgres-fixture.ts';
+
+usePostgresServer();
 
 const all = (viewerId: string | null): SearchRequest => ({ filter: { kinds: ['resource', 'package'], viewerId }, q: null, bbox: null, sort: 'newest', page: 1, size: 10, aggregations: [] });
 

@@ -4,7 +4,9 @@ import type { SearchDocument, SearchRequest } from '@krs/domain';
 import { createPgDb, createPostgresSearchIndex, createPostgresSearchSchema } from '../src/index.ts';
 import { searchDocument } from './contracts/builders.ts';
 import { searchIndexContract } from './contracts/search-index.contract.ts';
-import { freshDatabase } from './postgres-fixture.ts';
+import { freshDatabase, usePostgresServer } from './postgres-fixture.ts';
+
+usePostgresServer();
 
 searchIndexContract('postgres', async () => {
   const handle = createPgDb(await freshDatabase());

@@ -1,14 +1,18 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll } from 'vitest';
 import { createDb, createSqlUnitOfWork, migrateToLatest } from '../src/index.ts';
 
 const made: string[] = [];
-// Registered in each test file that imports this module: its temp dirs go when its tests end.
-afterAll(() => {
+
+/**
+ * Removes the temp dirs made so far. Called after each test file's tests (each-file.ts): test
+ * files share this module when they share a module graph, so a hook registered here would run
+ * for the first file that imported it only.
+ */
+export function removeTempDirs(): void {
   for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
+}
 
 export function tempDir(): string {
   const dir = mkdtempSync(join(tmpdir(), 'krs-adapters-'));
