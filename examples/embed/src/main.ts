@@ -57,7 +57,7 @@ async function onSqlite<T>(run: (core: Core) => Promise<T>): Promise<T> {
     const storage = createFsFileStorage(join(dir, 'files'));
     return await run(createCore({ repos, uow, storage, search, clock: createSystemClock(), ids: createNanoidIds(), settings }));
   } finally {
-    search.close();
+    await search.close();
     await handle.close();
     rmSync(dir, { recursive: true, force: true });
   }
