@@ -247,11 +247,9 @@ async function main() {
     } else if (engine === 'postgres') {
       await postgresEngine(docs, rss0);
     } else {
-      const keep = process.env['KRS_BENCH_SQLITE_DIR'];
-      if (keep !== undefined) mkdirSync(keep, { recursive: true });
-      const file = keep === undefined ? join(dir, 'search.sqlite') : join(keep, `search-${n}.sqlite`);
-      const reused = keep !== undefined && existsSync(file);
-      if (!reused) {
+      if (keptSqlite !== undefined) mkdirSync(keptSqlite, { recursive: true });
+      const file = keptSqlite === undefined ? join(dir, 'search.sqlite') : join(keptSqlite, `search-${n}.sqlite`);
+      if (!reusing) {
         const index = createSqliteSearchIndex(file);
         for (let i = 0; i < docs.length; i += 1000) await index.upsert(docs.slice(i, i + 1000));
         index.close();
@@ -261,7 +259,7 @@ async function main() {
       const reopened = createSqliteSearchIndex(file);
       const open = performance.now() - l0;
       const mem = process.memoryUsage();
-      console.log(`\nsqlite fts5: ${reused ? `kept index ${file} reused` : `build ${(build / 1000).toFixed(1)} s`}, file ${mib(statSync(file).size)} MiB, start-up (open) ${(open / 1000).toFixed(2)} s, RSS +${mib(mem.rss - rss0)} MiB (heap ${mib(mem.heapUsed)} MiB)`);
+      console.log(`\nsqlite fts5: ${reusing ? `kept index ${file} reused` : `build ${(build / 1000).toFixed(1)} s`}, file ${mib(statSync(file).size)} MiB, start-up (open) ${(open / 1000).toFixed(2)} s, RSS +${mib(mem.rss - rss0)} MiB (heap ${mib(mem.heapUsed)} MiB)`);
       await measure(reopened, 'sqlite fts5 queries');
       reopened.close();
     }
