@@ -5,7 +5,14 @@
  * from the same budget as request bodies (refused at once past it, 429 or 503, like a body), gives
  * it back when it ends however it ends, and is dropped when its client takes nothing for the idle
  * time.
+ *
+ * Where the storage reads into the reader's buffers (the filesystem's does), a download of
+ * several chunks reads every chunk into one buffer (`reusedBuffers`): a new buffer per chunk left
+ * every chunk the socket had already sent waiting for a collection, and 384 paused downloads
+ * (each having pushed a few hundred KiB into the kernel before it stalled) took 100-200 MiB more
+ * than the buffers they held.
  */
+import type { ReadBuffers } from '@krs/domain';
 import type { BodyHold } from './body-budget.ts';
 
 /** Thrown into the answer's stream when its client took nothing for the idle time; the connection is then closed. */
@@ -16,13 +23,35 @@ export class DownloadStalled extends Error {
   }
 }
 
+export interface HeldDownloadOptions {
+  /** Taken from the budget by the caller; released once the stream ends, fails, is cancelled or stalls. */
+  hold: BodyHold;
+  idleMs: number;
+  /** Closes the connection of a stalled download (see `heldDownload`). */
+  drop?: (e: DownloadStalled) => void;
+}
+
+/**
+ * The buffers a download hands its storage (ReadBuffers): one, given again for each chunk while
+ * `flushed()` says the connection holds none of the chunk before; else a new one, which is then
+ * the one given again.
+ */
+export function reusedBuffers(flushed: () => boolean): ReadBuffers {
+  let buffer: Uint8Array | null = null;
+  return (bytes) => {
+    if (buffer === null || !flushed() || buffer.length < bytes) buffer = new Uint8Array(bytes);
+    return buffer;
+  };
+}
+
 /**
  * `source`'s chunks, read one at a time as the connection asks for them (no chunk read ahead),
- * `hold` released once the stream ends, fails, is cancelled or stalls. A stalled connection is
+ * the hold released once the stream ends, fails, is cancelled or stalls. A stalled connection is
  * waiting to drain and asks for nothing, so an error in the stream alone would never reach it:
  * `drop` closes it.
  */
-export function heldDownload(source: ReadableStream<Uint8Array>, hold: BodyHold, idleMs: number, drop: (e: DownloadStalled) => void = () => undefined): ReadableStream<Uint8Array> {
+export function heldDownload(source: ReadableStream<Uint8Array>, options: HeldDownloadOptions): ReadableStream<Uint8Array> {
+  const { hold, idleMs, drop = () => undefined } = options;
   const reader = source.getReader();
   let timer: NodeJS.Timeout | null = null;
   const settle = () => {

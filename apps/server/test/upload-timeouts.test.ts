@@ -4,6 +4,7 @@
  * data a crash left is swept at start-up. The idle times are set to one second to keep the test short.
  */
 import { execFileSync, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { connect } from 'node:net';
@@ -149,13 +150,15 @@ describe('upload timeouts on a real server', () => {
 
 describe('download timeouts on a real server', () => {
   const SIZE = 32 * 1024 * 1024;
+  // Bytes that differ everywhere, so a chunk sent twice or overwritten shows.
+  const CONTENT = randomBytes(SIZE);
   /** A draft of the test's user with a committed file of SIZE bytes; its content's path. */
   async function draftWithLargeFile(key: string): Promise<string> {
     const id = await draftWithPendingFile(key);
     const put = await fetch(`http://127.0.0.1:${port}/api/records/${id}/draft/files/${key}/content`, {
       method: 'PUT',
       headers: { authorization: `Bearer ${token}`, 'content-type': 'application/octet-stream' },
-      body: Buffer.alloc(SIZE, 7),
+      body: CONTENT,
     });
     expect(put.status).toBe(200);
     expect((await api('POST', `/api/records/${id}/draft/files/${key}/commit`)).status).toBe(200);
@@ -166,10 +169,18 @@ describe('download timeouts on a real server', () => {
     const socket = connect({ host: '127.0.0.1', port });
     socket.write(`GET ${path} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAuthorization: Bearer ${token}\r\n\r\n`);
     let received = 0;
-    socket.on('data', (c: Buffer) => (received += c.length));
+    const chunks: Buffer[] = [];
+    socket.on('data', (c: Buffer) => {
+      received += c.length;
+      chunks.push(c);
+    });
     socket.on('error', () => undefined);
     const closed = new Promise<void>((ok) => socket.on('close', () => ok()));
-    return { socket, closed, received: () => received };
+    const body = () => {
+      const all = Buffer.concat(chunks);
+      return all.subarray(all.indexOf('\r\n\r\n') + 4);
+    };
+    return { socket, closed, received: () => received, body };
   }
   const bytesHeld = async () => Number(/^krs_http_body_bytes_held (\d+)$/m.exec(await (await fetch(`http://127.0.0.1:${port}/metrics`)).text())?.[1]);
 
@@ -211,6 +222,9 @@ describe('download timeouts on a real server', () => {
     download.socket.resume();
     while (download.received() < SIZE && !dropped) await pause(50);
     expect(download.received()).toBeGreaterThan(SIZE);
+    while (download.body().length < SIZE && !dropped) await pause(50);
+    // Byte for byte, though the connection often held chunks the server had read.
+    expect(download.body().equals(CONTENT)).toBe(true);
     download.socket.destroy();
   }, 30_000);
 });

@@ -8,7 +8,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { access, constants, mkdir, open, readdir, rename, rm, stat, type FileHandle } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { DomainError, notFound, type FileStorage } from '@krs/domain';
+import { DomainError, notFound, type FileStorage, type ReadBuffers } from '@krs/domain';
 import { assertSafeBlobId, isSafeBlobId } from './storage/blob-id.ts';
 /** Network chunks are small; gathering them saves most write syscalls. */
 const WRITE_BATCH = 1024 * 1024;
@@ -68,15 +68,17 @@ async function openBlob(file: string): Promise<FileHandle> {
 
 /**
  * Reads [start, end] on demand: the next chunk is read only when the consumer asks for it (no
- * chunk read ahead: a download whose client stopped reading holds one chunk, not two).
+ * chunk read ahead: a download whose client stopped reading holds one chunk, not two), into a
+ * new buffer or into the reader's own.
  */
-function streamFrom(handle: FileHandle, start: number, end: number): ReadableStream<Uint8Array> {
+function streamFrom(handle: FileHandle, start: number, end: number, buffers?: ReadBuffers): ReadableStream<Uint8Array> {
   let position = start;
   return new ReadableStream<Uint8Array>({
     async pull(controller) {
       try {
-        const want = Math.min(READ_CHUNK, end + 1 - position);
-        const buffer = new Uint8Array(Math.max(want, 0));
+        const most = Math.min(READ_CHUNK, end + 1 - position);
+        const buffer = most <= 0 ? new Uint8Array(0) : (buffers?.(most) ?? new Uint8Array(most));
+        const want = Math.min(most, buffer.length);
         const { bytesRead } = want > 0 ? await handle.read(buffer, 0, want, position) : { bytesRead: 0 };
         if (bytesRead === 0) {
           await handle.close();
@@ -180,10 +182,10 @@ export function createFsFileStorage(root: string): FileStorage {
       }
     },
 
-    async read(blobId, range) {
+    async read(blobId, range, buffers) {
       // Opened before streaming: a missing blob is a not_found now, not a broken stream later.
       const handle = await openBlob(locate(blobId).file);
-      return streamFrom(handle, range?.start ?? 0, range?.end ?? Number.POSITIVE_INFINITY);
+      return streamFrom(handle, range?.start ?? 0, range?.end ?? Number.POSITIVE_INFINITY, buffers);
     },
 
     async readHead(blobId, bytes) {

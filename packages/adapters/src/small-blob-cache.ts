@@ -55,7 +55,9 @@ function remembering(source: ReadableStream<Uint8Array>, limit: number, keep: (b
       controller.enqueue(value);
     },
     cancel: (reason) => reader.cancel(reason),
-  });
+    // Nothing read ahead of the consumer: a paused download holds one chunk, and the buffer a
+    // reader hands down is not filled again while the chunk before is still being sent.
+  }, { highWaterMark: 0 });
 }
 
 export function withSmallBlobCache(storage: FileStorage, options: SmallBlobCacheOptions = {}): FileStorage {
@@ -68,10 +70,11 @@ export function withSmallBlobCache(storage: FileStorage, options: SmallBlobCache
     exists: (blobId) => storage.exists(blobId),
     list: () => storage.list(),
     check: () => storage.check(),
-    async read(blobId, range) {
+    async read(blobId, range, buffers) {
       const bytes = kept.get(blobId);
       if (bytes !== undefined) return streamOf(range === undefined ? bytes : bytes.subarray(range.start, Math.min(range.end + 1, bytes.length)));
-      const stream = await storage.read(blobId, range);
+      // The reader's buffers go on down: a chunk kept here is a copy.
+      const stream = await storage.read(blobId, range, buffers);
       // Only whole reads are kept: a range says nothing about the rest of the blob.
       return range === undefined ? remembering(stream, maxBlob, (b) => kept.set(blobId, b)) : stream;
     },

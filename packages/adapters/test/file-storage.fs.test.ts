@@ -28,6 +28,26 @@ async function peakRssGrowth(work: () => Promise<void>): Promise<number> {
 }
 
 describe('filesystem storage specifics', () => {
+  it("reads each chunk into the reader's buffer when given one, whole or ranged", async () => {
+    const storage = createFsFileStorage(tempDir());
+    const bytes = Uint8Array.from({ length: 700_000 }, (_, i) => (i * 7) % 251);
+    await storage.write('blob-own-buffer', (async function* () {
+      yield bytes;
+    })(), { maxBytes: 1 << 20 });
+    const own = new Uint8Array(100_000);
+    for (const [range, want] of [[undefined, bytes], [{ start: 1000, end: 600_999 }, bytes.subarray(1000, 601_000)]] as const) {
+      const reader = (await storage.read('blob-own-buffer', range, () => own)).getReader();
+      const got: Buffer[] = [];
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        expect(value.buffer).toBe(own.buffer);
+        got.push(Buffer.from(value));
+      }
+      expect(Buffer.concat(got).equals(Buffer.from(want))).toBe(true);
+    }
+  });
+
   it('fails its readiness check when its directory is not a usable directory', async () => {
     const parent = tempDir();
     const root = join(parent, 'files');

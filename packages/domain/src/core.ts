@@ -3,6 +3,7 @@
  */
 import type { Identity, RecordKind, VocabularyEntry, VocabularyType } from './model/types.ts';
 import type { DraftInput } from './model/record.ts';
+import type { ReadBuffers } from './ports.ts';
 import * as links from './use-cases/access-links.ts';
 import { createDraft } from './use-cases/create-draft.ts';
 import { deleteDraft } from './use-cases/delete-draft.ts';
@@ -74,8 +75,8 @@ export function createCore(deps: CoreDeps) {
         uploadContent(deps, who, kind, id, key, body, length),
       commit: (who: Identity, kind: RecordKind, id: string, key: string) => commitFile(deps, who, kind, id, key),
       get: (who: Identity, kind: RecordKind, id: string, side: FileSide, key: string) => getFile(deps, who, kind, id, side, key),
-      content: (who: Identity, kind: RecordKind, id: string, side: FileSide, key: string, range: ByteRange | null) =>
-        readFileContent(deps, who, kind, id, side, key, range),
+      content: (who: Identity, kind: RecordKind, id: string, side: FileSide, key: string, range: ByteRange | null, buffers?: ReadBuffers) =>
+        readFileContent(deps, who, kind, id, side, key, range, buffers),
       delete: (who: Identity, kind: RecordKind, id: string, key: string) => deleteFile(deps, who, kind, id, key),
       importFromPrevious: (who: Identity, kind: RecordKind, id: string) => importFiles(deps, who, kind, id),
       /** An operator's sweep (`krs gc`), not an API action: it takes no identity. */

@@ -201,13 +201,25 @@ export interface StoredBlob {
 }
 
 /**
+ * A reader's own buffers: called for each chunk with the most it will read, it returns where to
+ * read it (any length of at least one byte; a shorter one makes a shorter chunk). A download
+ * answers with the same buffer each time its connection has sent the chunk before, so a large
+ * file read by thousands of clients leaves no chunk behind for the collector.
+ */
+export type ReadBuffers = (bytes: number) => Uint8Array;
+
+/**
  * Immutable blobs addressed by ids the domain builds (never from file names). `write` is atomic:
  * the bytes are visible under `blobId` only once complete and durable; a failed write leaves nothing.
  */
 export interface FileStorage {
   write(blobId: string, body: AsyncIterable<Uint8Array>, limits: WriteLimits): Promise<StoredBlob>;
-  /** The bytes, or the inclusive range [start, end]. Throws `not_found` if the blob is missing. */
-  read(blobId: string, range?: { start: number; end: number }): Promise<ReadableStream<Uint8Array>>;
+  /**
+   * The bytes, or the inclusive range [start, end]. Throws `not_found` if the blob is missing.
+   * With `buffers`, a storage that reads into memory of its own (the filesystem's) reads each
+   * chunk into the buffer it returns instead (see ReadBuffers); others may ignore it.
+   */
+  read(blobId: string, range?: { start: number; end: number }, buffers?: ReadBuffers): Promise<ReadableStream<Uint8Array>>;
   /** Up to `bytes` first bytes, for sniffing image sizes. */
   readHead(blobId: string, bytes: number): Promise<Uint8Array>;
   delete(blobId: string): Promise<void>;

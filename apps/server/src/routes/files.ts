@@ -7,13 +7,13 @@ import { noteReadStamp } from '../fast-path/read-stamps.ts';
 import { planDownload } from '../download.ts';
 import type { BodyBudget } from '../body-budget.ts';
 import { toHttpError } from '../errors.ts';
-import { heldDownload } from '../held-download.ts';
+import { heldDownload, reusedBuffers } from '../held-download.ts';
 import { idleLimited } from '../idle-timeout.ts';
 import { httpDate } from '../http-dates.ts';
 import type { Links } from '../links.ts';
 import { serializeFileEntry, serializeFiles } from '../serialize.ts';
 import { validate } from '../validate.ts';
-import { contentLength, identityOf, incomingOf, remoteAddressOf, socketOf, streamOf, type Env } from './request.ts';
+import { contentLength, identityOf, incomingOf, outgoingOf, remoteAddressOf, socketOf, streamOf, type Env } from './request.ts';
 import { fileKeysBody } from './schemas.ts';
 
 /** `filename*` carries the key exactly; a key stored with a lone surrogate goes as its U+FFFD form. */
@@ -139,14 +139,18 @@ async function downloadFor(c: Context<Env>, core: Core, kind: RecordKind, side: 
   const hold = options.budget.hold(remoteAddressOf(c));
   try {
     hold.take(options.downloadBufferBytes(length));
-    const content = await core.files.content(who, kind, id, side, entry.key, range);
+    const outgoing = outgoingOf(c);
+    // The connection asks for the next chunk once its socket took the last one or drained; a
+    // chunk still queued there (a short one whose write returned at once) shows in its length.
+    const buffers = outgoing === undefined ? undefined : reusedBuffers(() => outgoing.writableLength === 0);
+    const content = await core.files.content(who, kind, id, side, entry.key, range, buffers);
     if (content.entry.blob?.id !== blob.id) {
       // Re-uploaded between the two reads (pending drafts only): these headers describe other bytes.
       void content.body.cancel();
       throw new DomainError('conflict', 'file.changed', 'The file changed while it was being read; try again.');
     }
     const socket = socketOf(c);
-    const body = heldDownload(content.body, hold, options.downloadIdleTimeoutMs, () => socket?.destroy());
+    const body = heldDownload(content.body, { hold, idleMs: options.downloadIdleTimeoutMs, drop: () => socket?.destroy() });
     return new Response(body, { status: plan.status, headers });
   } catch (e) {
     hold.release();

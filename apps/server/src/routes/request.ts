@@ -1,4 +1,5 @@
 /** Small request readers shared by the route modules. */
+import { ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { Readable } from 'node:stream';
 import type { Context } from 'hono';
@@ -39,11 +40,21 @@ export async function* streamOf(body: ReadableStream<Uint8Array> | null): AsyncI
   }
 }
 
+const nodeBinding = (c: Context, name: 'incoming' | 'outgoing'): unknown => {
+  const bindings: unknown = c.env;
+  return typeof bindings === 'object' && bindings !== null ? (bindings as Record<string, unknown>)[name] : undefined;
+};
+
 /** Node's own request stream, where the app runs under @hono/node-server; undefined through `app.request`. */
 export function incomingOf(c: Context): Readable | undefined {
-  const bindings: unknown = c.env;
-  const incoming = typeof bindings === 'object' && bindings !== null ? (bindings as { incoming?: unknown }).incoming : undefined;
+  const incoming = nodeBinding(c, 'incoming');
   return incoming instanceof Readable ? incoming : undefined;
+}
+
+/** Node's own response, where the app runs under @hono/node-server; undefined through `app.request`. */
+export function outgoingOf(c: Context): ServerResponse | undefined {
+  const outgoing = nodeBinding(c, 'outgoing');
+  return outgoing instanceof ServerResponse ? outgoing : undefined;
 }
 
 /** The connection the request came on; undefined through `app.request`. */

@@ -3,6 +3,7 @@ import { anonymousReadStamp } from '../../model/read-stamp.ts';
 import type { FileEntry, Identity, RecordKind } from '../../model/types.ts';
 import type { FileContent, FilesView, FileView } from '../../model/views.ts';
 import type { CoreDeps } from '../deps.ts';
+import type { ReadBuffers } from '../../ports.ts';
 import { draftFileTarget, findEntry, publishedFileTarget, type FileTarget } from './file-target.ts';
 import { fileNotFound } from './start-uploads.ts';
 
@@ -46,15 +47,16 @@ export async function readFileContent(
   side: FileSide,
   key: string,
   range: ByteRange | null,
+  buffers?: ReadBuffers,
 ): Promise<FileContent> {
   const { entry } = await getFile(deps, identity, kind, id, side, key);
   const blob = requireContent(entry);
-  if (range === null) return { entry, body: await deps.storage.read(blob.id), range: null };
+  if (range === null) return { entry, body: await deps.storage.read(blob.id, undefined, buffers), range: null };
   const end = Math.min(range.end ?? blob.size - 1, blob.size - 1);
   if (range.start > end || range.start >= blob.size) {
     throw new DomainError('range_not_satisfiable', 'file.range', 'Range not satisfiable.');
   }
-  return { entry, body: await deps.storage.read(blob.id, { start: range.start, end }), range: { start: range.start, end } };
+  return { entry, body: await deps.storage.read(blob.id, { start: range.start, end }, buffers), range: { start: range.start, end } };
 }
 
 function requireContent(entry: FileEntry) {
