@@ -1,10 +1,10 @@
 /**
  * What every hot read reads first on the embedded store (a read stamp's revisions, a bearer
- * token): read on a connection of their own, they are the committed rows, even while a unit of
+ * token, a create's vocabulary entries): read on a connection of their own, they are the committed rows, even while a unit of
  * work holds the main connection in the middle of its transaction.
  */
 import { describe, expect, it } from 'vitest';
-import { parent, published, token, user } from './contracts/builders.ts';
+import { parent, published, token, user, vocabularyEntry } from './contracts/builders.ts';
 import { openSqlite } from './sqlite-fixture.ts';
 import { Sqlite as Database } from '../src/sql/sqlite-driver.ts';
 
@@ -55,6 +55,32 @@ describe('the revisions of a published version on SQLite', () => {
       await unit;
       expect(during).toBeNull();
       expect(await repos.users.findTokenByHash('digest-1')).toEqual(token('t1', 'u1', 'digest-1'));
+    } finally {
+      await close();
+    }
+  });
+});
+
+describe('a vocabulary entry on SQLite', () => {
+  it('is the committed one, never one a unit of work has imported and not yet committed', async () => {
+    const { repos, uow, close } = await openSqlite();
+    try {
+      await repos.vocabularies.upsert([vocabularyEntry('roles', 'editor')]);
+      let commit = () => {};
+      let written = () => {};
+      const wrote = new Promise<void>((ok) => (written = ok));
+      const unit = uow.run(async (tx) => {
+        await tx.vocabularies.upsert([vocabularyEntry('roles', 'editor', { title: { en: 'Changed' } }), vocabularyEntry('roles', 'other')]);
+        written();
+        await new Promise<void>((ok) => (commit = ok));
+      });
+      await wrote;
+      const during = [await repos.vocabularies.get('roles', ['editor']), await repos.vocabularies.get('roles', ['other'])];
+      commit();
+      await unit;
+      expect(during.map((found) => [...found.values()])).toEqual([[vocabularyEntry('roles', 'editor')], []]);
+      expect((await repos.vocabularies.get('roles', ['editor'])).get('editor')).toEqual(vocabularyEntry('roles', 'editor', { title: { en: 'Changed' } }));
+      expect((await repos.vocabularies.get('roles', ['other'])).get('other')).toEqual(vocabularyEntry('roles', 'other'));
     } finally {
       await close();
     }

@@ -25,6 +25,25 @@ describe('statement cache', () => {
     db.close();
   });
 
+  it("tells each statement's text and duration, a failed one included, and an iteration's once it has ended", () => {
+    const sqlite = new Sqlite(':memory:');
+    const told: string[] = [];
+    const db = withStatementCache(sqlite, 512, (sql, seconds) => {
+      expect(seconds).toBeGreaterThanOrEqual(0);
+      told.push(sql);
+    });
+    db.prepare('CREATE TABLE t (v INTEGER UNIQUE)').run([]);
+    db.prepare('INSERT INTO t VALUES (?)').run([1]);
+    expect(() => db.prepare('INSERT INTO t VALUES (?)').run([1])).toThrow(/UNIQUE/);
+    expect(() => db.prepare('SELEC v FROM t')).toThrow(/syntax/);
+    expect(db.prepare('SELECT v FROM t').all([])).toEqual([{ v: 1 }]);
+    const rows = db.prepare('SELECT v FROM t').iterate([]);
+    expect(told).toHaveLength(5);
+    expect([...rows]).toEqual([{ v: 1 }]);
+    expect(told).toEqual(['CREATE TABLE t (v INTEGER UNIQUE)', 'INSERT INTO t VALUES (?)', 'INSERT INTO t VALUES (?)', 'SELEC v FROM t', 'SELECT v FROM t', 'SELECT v FROM t']);
+    db.close();
+  });
+
   it('gives each iteration a statement of its own, so a query can run while another is being iterated', () => {
     const sqlite = new Sqlite(':memory:');
     const db = withStatementCache(sqlite);

@@ -7,5 +7,23 @@
 /** Starts every path token, and no word a plain-text column holds apart from those the user wrote so. */
 export const PATH_TOKEN_PREFIX = '0z';
 
-export const pathToken = (path: string): string => `${PATH_TOKEN_PREFIX}${path.replace(/[^a-y0-9]/g, (c) => `z${c.charCodeAt(0).toString(16).padStart(4, '0')}`)}`;
+const encode = (path: string): string => `${PATH_TOKEN_PREFIX}${path.replace(/[^a-y0-9]/g, (c) => `z${c.charCodeAt(0).toString(16).padStart(4, '0')}`)}`;
+
+/**
+ * Documents share their few dozen paths, and encoding each again cost a create about 20 µs (a
+ * replace with a callback per path). Paths are kept up to a bound: custom fields' keys are the
+ * depositor's, and a stream of new ones must not grow the memory; past it the table starts over.
+ */
+const TOKENS_KEPT = 4_096;
+const tokens = new Map<string, string>();
+
+export function pathToken(path: string): string {
+  let token = tokens.get(path);
+  if (token === undefined) {
+    token = encode(path);
+    if (tokens.size >= TOKENS_KEPT) tokens.clear();
+    tokens.set(path, token);
+  }
+  return token;
+}
 

@@ -112,6 +112,8 @@ function turnTaker(turnMs = TURN_MS, yieldTurn: () => Promise<void> = nextTurn):
 
 /** Values of a flattened body joined per step of `joinInTurns`. */
 const VALUES_PER_JOIN = 8_192;
+/** Or characters: a few long values take as long to join as many short ones. */
+const CHARS_PER_JOIN = 262_144;
 
 /**
  * `Array.from(flat.values(), (v) => v.join(' ')).join(' ')`, a few thousand values at a time with
@@ -121,11 +123,22 @@ const VALUES_PER_JOIN = 8_192;
  */
 async function joinInTurns(flat: FlatDoc, takeTurn: () => Promise<void>): Promise<string> {
   const parts: string[] = [];
-  for (const values of flat.values()) {
-    if (values.length === 0) parts.push('');
-    for (let i = 0; i < values.length; i += VALUES_PER_JOIN) {
-      parts.push(values.length <= VALUES_PER_JOIN ? values.join(' ') : values.slice(i, i + VALUES_PER_JOIN).join(' '));
-      await takeTurn();
+  // A turn is offered once enough has been joined, not after every path: a create's document
+  // has forty paths of a few short values each, and an await per path cost it forty promises.
+  let values = 0;
+  let chars = 0;
+  for (const all of flat.values()) {
+    if (all.length === 0) parts.push('');
+    for (let i = 0; i < all.length; i += VALUES_PER_JOIN) {
+      const part = all.length <= VALUES_PER_JOIN ? all.join(' ') : all.slice(i, i + VALUES_PER_JOIN).join(' ');
+      parts.push(part);
+      values += Math.min(VALUES_PER_JOIN, all.length - i);
+      chars += part.length;
+      if (values >= VALUES_PER_JOIN || chars >= CHARS_PER_JOIN) {
+        values = 0;
+        chars = 0;
+        await takeTurn();
+      }
     }
   }
   return parts.join(' ');

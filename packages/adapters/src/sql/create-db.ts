@@ -98,10 +98,8 @@ export function createDb(filename: string, options: DbOptions = {}): DbHandle {
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 5000');
   const onQuery = options.onQuery;
-  const db = new Kysely<Database>({
-    dialect: new SqliteDialect({ database: withStatementCache(sqlite) }),
-    ...(onQuery ? { log: (event: LogEvent) => onQuery(event.query.sql, event.queryDurationMillis / 1000) } : {}),
-  });
+  // Statements are timed where they run (statement-cache.ts), not through Kysely's `log` option.
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite, undefined, onQuery) }) });
   const syncWal = durable ? walSyncer(`${filename}-wal`) : null;
   if (syncWal !== null) commitSyncs.set(db, syncWal);
   // A second connection to ':memory:' would be another, empty database.

@@ -1,6 +1,7 @@
 import type { VocabularyEntry, VocabularyRepository } from '@krs/domain';
 import type { Kysely } from 'kysely';
 import { compiledOnce } from './compiled-once.ts';
+import { committedReads } from './create-db.ts';
 import type { Database } from './database.ts';
 import { rowToVocabulary, vocabularyToRow } from './rows.ts';
 
@@ -14,6 +15,10 @@ const oneEntry = compiledOnce<{ type: string; id: string }, { data: string }>(['
 );
 
 export function createSqlVocabularyRepository(db: Kysely<Database>): VocabularyRepository {
+  // On SQLite, outside a unit of work, on the connection that sees committed rows only
+  // (create-db.ts): a create looks up two or three entries, and Kysely's queue and driver around
+  // each cost more than the read.
+  const committedRead = committedReads.get(db);
   async function upsertAll(handle: Kysely<Database>, entries: readonly VocabularyEntry[]): Promise<void> {
     for (let i = 0; i < entries.length; i += UPSERT_CHUNK) {
       await handle
@@ -28,7 +33,8 @@ export function createSqlVocabularyRepository(db: Kysely<Database>): VocabularyR
     async get(type, ids) {
       const found = new Map<string, VocabularyEntry>();
       if (ids.length === 1) {
-        const row = (await oneEntry(db, { type, id: ids[0] as string })).rows[0];
+        const values = { type, id: ids[0] as string };
+        const row = committedRead !== undefined ? committedRead<{ data: string }>(oneEntry.compile(db, values)) : (await oneEntry(db, values)).rows[0];
         const entry = row === undefined ? undefined : rowToVocabulary(row);
         if (entry !== undefined) found.set(entry.id, entry);
         return found;
