@@ -168,6 +168,8 @@ describe('search index (PostgreSQL): text decided in SQL', () => {
       await index.upsert(Array.from({ length: 120 }, (_, i) => make(i * 2, 0)));
       await index.remove(Array.from({ length: 40 }, (_, i) => `0:d${String(i * 7).padStart(3, '0')}`));
       await index.upsert([...Array.from({ length: 50 }, (_, i) => make(i + 5, 1)), ...Array.from({ length: 30 }, (_, i) => make(i + 5, 1))]);
+      // One document a write, enough writes for a word's groups to be folded.
+      for (let i = 0; i < 30; i++) await index.upsert([make(i * 3, 2)]);
       const ids = (await sql<{ id: string }>`select distinct id from search_doc`.execute(handle.db)).rows.map((r) => r.id);
       const listing = (q: string, over: Partial<SearchRequest>): SearchRequest => ({
         ...find(q),

@@ -37,9 +37,9 @@ const WORD_COUNT = 'word_count integer GENERATED ALWAYS AS (length(words)) STORE
  *   columns (with the label, whose least over the matches a facet reports) and by whether the
  *   word is in the title. The rows are deltas summed when read: a write only inserts, so two
  *   writers of documents sharing a word (all share their paths' lexemes) never wait for each
- *   other. Each write then folds the rows of the lexemes it touched that no other transaction is
- *   folding (`skip locked`) into one per group, so a lexeme keeps a few rows however often it is
- *   written.
+ *   other. A write then folds a group of a lexeme it touched that holds FOLD_AT rows into one
+ *   (the rows no other transaction is folding: `skip locked`), so a lexeme keeps a few rows per
+ *   group however often it is written.
  * - `search_title`: for each word of such a document's title, the document's score for that word
  *   alone, exact (the title's words hold every position of their lexemes, see `title_words`), in
  *   the page's order: a word's best-scored title matches are the first entries of its index.
@@ -67,6 +67,12 @@ const keptStatements = (changed: string) => `
     )
     SELECT array_agg(DISTINCT lexeme) INTO touched FROM added;`;
 
+/**
+ * Rows of one lexeme and group past which a write folds them into one: folding each time cost
+ * about as much as the deltas themselves (every row written twice more); a read sums a few.
+ */
+const FOLD_AT = 8;
+
 const gone = `SELECT ${KEPT_COLUMNS}, -1 AS sign FROM old_rows WHERE ${COUNTED}`;
 const come = `SELECT ${KEPT_COLUMNS}, 1 AS sign FROM new_rows WHERE ${COUNTED}`;
 
@@ -82,8 +88,14 @@ const KEPT_FUNCTION = `CREATE OR REPLACE FUNCTION search_doc_kept() RETURNS trig
     ELSE ${keptStatements(gone)}
     END IF;
     IF touched IS NOT NULL THEN
-      WITH mine AS (
-        SELECT ctid FROM search_count WHERE lexeme = ANY(touched) FOR UPDATE SKIP LOCKED
+      WITH crowded AS (
+        SELECT lexeme, in_title, kind, resource_type, resource_type_label, access_status FROM search_count WHERE lexeme = ANY(touched)
+        GROUP BY 1, 2, 3, 4, 5, 6 HAVING count(*) >= ${FOLD_AT}
+      ), mine AS (
+        SELECT c.ctid FROM search_count c JOIN crowded g ON c.lexeme = g.lexeme AND c.in_title = g.in_title AND c.kind = g.kind
+          AND c.resource_type IS NOT DISTINCT FROM g.resource_type AND c.resource_type_label IS NOT DISTINCT FROM g.resource_type_label
+          AND c.access_status = g.access_status
+        FOR UPDATE OF c SKIP LOCKED
       ), folded AS (
         DELETE FROM search_count c USING mine WHERE c.ctid = mine.ctid RETURNING c.*
       )
