@@ -175,7 +175,7 @@ async function postgresEngine(docs: readonly SearchDocument[], rss0: number) {
     // What autovacuum reaches on its own some time after a load: the visibility map set (for
     // index-only scans), the GIN pending list merged, statistics taken.
     const v0 = performance.now();
-    for (const table of ['search_doc', 'search_box', 'search_vocab', 'search_path']) await sql.raw(`vacuum (analyze) ${table}`).execute(loader.db);
+    for (const table of ['search_doc', 'search_box', 'search_vocab', 'search_path', 'search_count', 'search_title']) await sql.raw(`vacuum (analyze) ${table}`).execute(loader.db);
     const vacuum = performance.now() - v0;
     await loader.close();
     // One connection for the queries, so one backend's CPU and memory are the server's.
@@ -184,7 +184,7 @@ async function postgresEngine(docs: readonly SearchDocument[], rss0: number) {
       const sizes = (
         await sql<{ name: string; total: string; heap: string; toast: string; indexes: string }>`select c.relname as name, pg_total_relation_size(c.oid) as total,
           pg_relation_size(c.oid) as heap, coalesce(pg_total_relation_size(nullif(c.reltoastrelid, 0)), 0) as toast, pg_indexes_size(c.oid) as indexes
-          from pg_class c where c.relname in ('search_doc', 'search_box', 'search_vocab', 'search_path') order by 2 desc`.execute(queries.db)
+          from pg_class c where c.relname in ('search_doc', 'search_box', 'search_vocab', 'search_path', 'search_count', 'search_title') order by 2 desc`.execute(queries.db)
       ).rows;
       const indexSizes = (
         await sql<{ name: string; size: string }>`select i.indexrelid::regclass::text as name, pg_relation_size(i.indexrelid) as size from pg_index i

@@ -131,6 +131,70 @@ describe('search index (PostgreSQL): text decided in SQL', () => {
     }
   });
 
+  it('counts and ranks a public listing of one word as every match does, through writes that change what is public', { timeout: 60_000 }, async () => {
+    const { handle, index } = await open();
+    try {
+      let seed = 11;
+      const next = (n: number) => ((seed = (seed * 48271) % 2147483647), seed % n);
+      const vocabulary = ['glacier', 'ice', 'sea', 'drought', 'survey', 'river'];
+      const words = (n: number) => Array.from({ length: n }, () => vocabulary[next(vocabulary.length)]).join(' ');
+      const types = [null, { id: 'dataset', label: 'Dataset' }, { id: 'dataset', label: 'Data set' }, { id: 'software', label: 'Software' }];
+      const make = (i: number, round: number): SearchDocument => {
+        const id = `d${String(i).padStart(3, '0')}`;
+        // Every title holds a word in some documents (many title matches) and in few in others.
+        const title = i % 3 === 0 ? `Glacier ${words(next(3))}` : words(1 + next(3));
+        const restricted = next(6) === 0;
+        return {
+          ...doc(id, { title, description: words(next(20)), ...(next(4) === 0 ? {} : { subjects: [words(2)] }) }),
+          key: `${round}:${id}`,
+          kind: next(5) === 0 ? 'package' : 'resource',
+          state: next(8) === 0 ? 'draft' : 'published',
+          isLatest: next(7) !== 0,
+          isPublic: !restricted,
+          accessStatus: restricted ? 'restricted' : 'open',
+          resourceType: types[next(types.length)] ?? null,
+          created: `2026-01-${String(1 + next(5)).padStart(2, '0')}T00:00:00.000Z`,
+        };
+      };
+      await index.upsert(Array.from({ length: 300 }, (_, i) => make(i, 0)));
+      // 'delta' in the titles of a few long documents only, whose length damps their scores below
+      // those of shorter documents holding it elsewhere.
+      const long = Array.from({ length: 5000 }, (_, k) => `w${k}`).join(' ');
+      await index.upsert([
+        ...Array.from({ length: 12 }, (_, i) => ({ ...doc(`long${i}`, { title: 'Delta survey', description: long }), created: `2026-02-0${1 + (i % 3)}T00:00:00.000Z` })),
+        ...Array.from({ length: 30 }, (_, i) => doc(`short${i}`, { title: words(2), description: `delta delta delta delta delta ${words(next(8))}` })),
+      ]);
+      // Rewritten (visibility, words, facets, kind changed), removed, and written in batches with repeats.
+      await index.upsert(Array.from({ length: 120 }, (_, i) => make(i * 2, 0)));
+      await index.remove(Array.from({ length: 40 }, (_, i) => `0:d${String(i * 7).padStart(3, '0')}`));
+      await index.upsert([...Array.from({ length: 50 }, (_, i) => make(i + 5, 1)), ...Array.from({ length: 30 }, (_, i) => make(i + 5, 1))]);
+      // One document a write, enough writes for a word's groups to be folded.
+      for (let i = 0; i < 30; i++) await index.upsert([make(i * 3, 2)]);
+      const ids = (await sql<{ id: string }>`select distinct id from search_doc`.execute(handle.db)).rows.map((r) => r.id);
+      const listing = (q: string, over: Partial<SearchRequest>): SearchRequest => ({
+        ...find(q),
+        filter: { kinds: ['resource', 'package'], published: true, latestOnly: true, viewerId: null },
+        aggregations: ['resource_type', 'access_status', 'record_type'],
+        ...over,
+      });
+      for (const q of ['glacier', 'ice', 'river', 'delta', 'metadata.title:delta', 'metadata.title:glacier', 'metadata.title:river', '"survey"', '_exists_:metadata.subjects', 'absent']) {
+        for (const over of [{}, { page: 2 }, { page: 4, size: 7 }, { size: 60 }, { sort: 'newest' as const }, { filter: { kinds: ['package' as const], published: true, latestOnly: true, viewerId: null } }]) {
+          const request = listing(q, over);
+          // The same documents asked by id: a filter the kept counts do not answer, so every match is visited.
+          const everyMatch = await index.search({ ...request, filter: { ...request.filter, ids } });
+          expect(await index.search(request), `${q} ${JSON.stringify(over)}`).toEqual(everyMatch);
+          const faceted = { ...request, filter: { ...request.filter, facets: { resource_type: ['dataset'] } } };
+          expect(await index.search(faceted), `${q} ${JSON.stringify(over)} faceted`).toEqual(await index.search({ ...faceted, filter: { ...faceted.filter, ids } }));
+        }
+      }
+      expect((await index.search(listing('glacier', {}))).total).toBeGreaterThan(0);
+      await index.clear();
+      expect(await index.search(listing('glacier', {}))).toEqual({ total: 0, hits: [], aggregations: { resource_type: [], access_status: [], record_type: [] } });
+    } finally {
+      await handle.close();
+    }
+  });
+
   it('empties an index written in an older layout, so a node projects every record again', async () => {
     const { handle, index } = await open();
     try {

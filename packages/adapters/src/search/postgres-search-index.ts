@@ -17,7 +17,7 @@ import type { BBox, FacetBucket, FacetName, SearchDocument, SearchIndex, SearchR
 import { evaluateInSlices } from './evaluate-in-slices.ts';
 import { expandInSlices } from './expand-in-slices.ts';
 import { fuzzyWords } from './fts-query.ts';
-import { documentWords, exactQuery, rankOperands, rankText, requiredWords, type FuzzyExpansions, type RankOperand } from './postgres-text.ts';
+import { documentWords, exactQuery, rankOperands, rankText, requiredWords, singleLexeme, type FuzzyExpansions, type RankOperand, type SingleLexeme } from './postgres-text.ts';
 
 /** Any Kysely handle: the index's tables are outside the records' typed schema, and written in SQL. */
 type Db = Kysely<object>;
@@ -28,6 +28,83 @@ type Db = Kysely<object>;
  * `length(words)` beside `ts_rank(words, ...)` read every ranked match's vector twice.
  */
 const WORD_COUNT = 'word_count integer GENERATED ALWAYS AS (length(words)) STORED';
+
+/**
+ * What the write path keeps for the documents anyone may find in a public listing (published,
+ * latest, public: `COUNTED`), so that a query of one word asked with that visibility is counted,
+ * and its best matches found, without visiting each of its matches:
+ * - `search_count`: how many such documents hold each lexeme (words and `$path`s), by the facet
+ *   columns (with the label, whose least over the matches a facet reports) and by whether the
+ *   word is in the title. The rows are deltas summed when read: a write only inserts, so two
+ *   writers of documents sharing a word (all share their paths' lexemes) never wait for each
+ *   other. A write then folds a group of a lexeme it touched that holds FOLD_AT rows into one
+ *   (the rows no other transaction is folding: `skip locked`), so a lexeme keeps a few rows per
+ *   group however often it is written.
+ * - `search_title`: for each word of such a document's title, the document's score for that word
+ *   alone, exact (the title's words hold every position of their lexemes, see `title_words`), in
+ *   the page's order: a word's best-scored title matches are the first entries of its index.
+ * Kept by statement triggers on search_doc, from the rows the statement changed, in its
+ * transaction: every write (upsert, remove, clear, `krs reindex`) keeps them as the documents are.
+ */
+const COUNTED = `state = 'published' and is_latest and is_public and words is not null`;
+
+const KEPT_COLUMNS = 'key, kind, resource_type, resource_type_label, access_status, word_count, created, id, words, title_words';
+
+/** The statements keeping both for the changed rows `changed` (a select of KEPT_COLUMNS and `sign`, -1 for a row gone, 1 for a row come). */
+const keptStatements = (changed: string) => `
+    DELETE FROM search_title WHERE key IN (SELECT key FROM (${changed}) d WHERE sign < 0);
+    INSERT INTO search_title (lexeme, score, created, id, key, kind, resource_type, access_status)
+      SELECT l, ts_rank(d.title_words, ('''' || replace(replace(l, '\\', '\\\\'), '''', '\\''') || '''')::tsquery, 0) / sqrt(1 + d.word_count / 50.0),
+        d.created, d.id, d.key, d.kind, d.resource_type, d.access_status
+      FROM (${changed}) d, unnest(tsvector_to_array(d.title_words)) l WHERE d.sign > 0;
+    WITH delta AS (
+      SELECT w.l AS lexeme, t.l IS NOT NULL AS in_title, d.kind, d.resource_type, d.resource_type_label, d.access_status, sum(d.sign)::integer AS n
+      FROM (${changed}) d CROSS JOIN LATERAL unnest(tsvector_to_array(d.words)) w(l)
+        LEFT JOIN LATERAL unnest(tsvector_to_array(d.title_words)) t(l) ON t.l = w.l
+      GROUP BY 1, 2, 3, 4, 5, 6 HAVING sum(d.sign) <> 0
+    ), added AS (
+      INSERT INTO search_count (lexeme, in_title, kind, resource_type, resource_type_label, access_status, n) SELECT * FROM delta RETURNING lexeme
+    )
+    SELECT array_agg(DISTINCT lexeme) INTO touched FROM added;`;
+
+/**
+ * Rows of one lexeme and group past which a write folds them into one: folding each time cost
+ * about as much as the deltas themselves (every row written twice more); a read sums a few.
+ */
+const FOLD_AT = 8;
+
+const gone = `SELECT ${KEPT_COLUMNS}, -1 AS sign FROM old_rows WHERE ${COUNTED}`;
+const come = `SELECT ${KEPT_COLUMNS}, 1 AS sign FROM new_rows WHERE ${COUNTED}`;
+
+/**
+ * The transition tables a statement trigger sees depend on its event, and PL/pgSQL plans a
+ * statement when it first runs it: each event's branch names only its own.
+ */
+const KEPT_FUNCTION = `CREATE OR REPLACE FUNCTION search_doc_kept() RETURNS trigger LANGUAGE plpgsql AS $kept$
+  DECLARE touched text[];
+  BEGIN
+    IF TG_OP = 'INSERT' THEN ${keptStatements(come)}
+    ELSIF TG_OP = 'UPDATE' THEN ${keptStatements(`${gone} UNION ALL ${come}`)}
+    ELSE ${keptStatements(gone)}
+    END IF;
+    IF touched IS NOT NULL THEN
+      WITH crowded AS (
+        SELECT lexeme, in_title, kind, resource_type, resource_type_label, access_status FROM search_count WHERE lexeme = ANY(touched)
+        GROUP BY 1, 2, 3, 4, 5, 6 HAVING count(*) >= ${FOLD_AT}
+      ), mine AS (
+        SELECT c.ctid FROM search_count c JOIN crowded g ON c.lexeme = g.lexeme AND c.in_title = g.in_title AND c.kind = g.kind
+          AND c.resource_type IS NOT DISTINCT FROM g.resource_type AND c.resource_type_label IS NOT DISTINCT FROM g.resource_type_label
+          AND c.access_status = g.access_status
+        FOR UPDATE OF c SKIP LOCKED
+      ), folded AS (
+        DELETE FROM search_count c USING mine WHERE c.ctid = mine.ctid RETURNING c.*
+      )
+      INSERT INTO search_count (lexeme, in_title, kind, resource_type, resource_type_label, access_status, n)
+        SELECT lexeme, in_title, kind, resource_type, resource_type_label, access_status, sum(n)::integer FROM folded
+        GROUP BY 1, 2, 3, 4, 5, 6 HAVING sum(n) <> 0;
+    END IF;
+    RETURN NULL;
+  END $kept$`;
 
 const SCHEMA = [
   `CREATE TABLE IF NOT EXISTS search_doc (
@@ -58,6 +135,19 @@ const SCHEMA = [
   'CREATE INDEX IF NOT EXISTS search_box_key ON search_box (key)',
   // Every word ever indexed (never pruned: a word no document holds any more expands a fuzzy term to nothing).
   'CREATE TABLE IF NOT EXISTS search_vocab (word text COLLATE "C" PRIMARY KEY)',
+  // See `KEPT_FUNCTION`.
+  `CREATE TABLE IF NOT EXISTS search_count (lexeme text NOT NULL, in_title boolean NOT NULL, kind text NOT NULL, resource_type text,
+    resource_type_label text, access_status text NOT NULL, n integer NOT NULL)`,
+  'CREATE INDEX IF NOT EXISTS search_count_lexeme ON search_count (lexeme)',
+  `CREATE TABLE IF NOT EXISTS search_title (lexeme text NOT NULL, score float8 NOT NULL, created text NOT NULL, id text NOT NULL,
+    key text NOT NULL, kind text NOT NULL, resource_type text, access_status text NOT NULL)`,
+  'CREATE INDEX IF NOT EXISTS search_title_rank ON search_title (lexeme, score desc, created COLLATE "C" desc, id COLLATE "C", key COLLATE "C")',
+  'CREATE INDEX IF NOT EXISTS search_title_key ON search_title (key)',
+  KEPT_FUNCTION,
+  ...['INSERT', 'UPDATE', 'DELETE'].map(
+    (op) =>
+      `CREATE OR REPLACE TRIGGER search_doc_kept_${op.toLowerCase()} AFTER ${op} ON search_doc REFERENCING ${op === 'INSERT' ? '' : 'OLD TABLE AS old_rows'} ${op === 'DELETE' ? '' : 'NEW TABLE AS new_rows'} FOR EACH STATEMENT EXECUTE FUNCTION search_doc_kept()`,
+  ),
 ];
 
 /**
@@ -85,9 +175,10 @@ const STORAGE = [
  * The layout of `words`. An index written with an older one is emptied when a node starts: the
  * node then finds it empty and projects every record again (see the server's search engine).
  * 5 and 6 numbered layouts that were tried and not kept: an index either wrote is projected again.
- * 8 added `title_words`; 9 moved the document into search_doc (from `search_body`), out of the row.
+ * 8 added `title_words`; 9 moved the document into search_doc (from `search_body`), out of the row;
+ * 10 added `search_count` and `search_title`, kept by triggers.
  */
-const LAYOUT = 9;
+const LAYOUT = 10;
 
 /** Creates the index's tables and indexes where they are missing; nodes starting at once take turns. */
 export async function createPostgresSearchSchema<T>(handle: Kysely<T>): Promise<void> {
@@ -103,6 +194,8 @@ export async function createPostgresSearchSchema<T>(handle: Kysely<T>): Promise<
       await sql`drop table if exists search_doc`.execute(trx);
       await sql`drop table if exists search_vocab`.execute(trx);
       await sql`drop table if exists search_path`.execute(trx);
+      await sql`drop table if exists search_count`.execute(trx);
+      await sql`drop table if exists search_title`.execute(trx);
     }
     const made = (await sql<{ t: string | null }>`select to_regclass('search_doc')::text as t`.execute(trx)).rows[0]?.t == null;
     for (const statement of SCHEMA) await sql.raw(statement).execute(trx);
@@ -179,7 +272,7 @@ export function createPostgresSearchIndex<T>(handle: Kysely<T>): SearchIndex & {
       const bit = query.type === 'exists' && request.bbox === null ? await holdsPath(handle, query.field) : null;
       // Some candidate undecided without phrases is undecided with them too: not asked twice.
       const undecided = bit !== null && (await someUndecided(handle, request, query, false));
-      if (bit !== null && !undecided) return inSql(handle, request, bit, null);
+      if (bit !== null && !undecided) return inSql(handle, request, bit, null, singleLexeme(query));
       if (query.type === 'all' && request.bbox !== null) return inSql(handle, request, await inBox(handle, request, request.bbox), null);
       const fuzzy = await expandFuzzy(handle, query);
       const exact = query.type === 'all' ? null : exactQuery(query, fuzzy);
@@ -195,7 +288,7 @@ export function createPostgresSearchIndex<T>(handle: Kysely<T>): SearchIndex & {
             : exact.phrases
               ? phraseMatch(query, exact.match)
               : sql<boolean>`words @@ ${exact.match}::tsquery`;
-        return inSql(handle, request, match, rank);
+        return inSql(handle, request, match, rank, singleLexeme(query));
       }
       const words = requiredWords(query);
       const where: RawBuilder<unknown>[] = [filterSql(request)];
@@ -529,13 +622,62 @@ function boundedSql(request: SearchRequest, where: RawBuilder<unknown>, rank: Ra
       (select coalesce(json_agg(json_build_object('id', id, 'kind', kind, 'state', state) order by ${sql.raw(BY_SCORE)}), '[]') from page) as page`;
 }
 
+/** Whether the filter keeps exactly the kept documents (`COUNTED`) of some kinds: what anyone may list publicly. */
+const keptFilter = (request: SearchRequest): boolean => {
+  const f = request.filter;
+  return f.published === true && f.latestOnly === true && f.viewerId === null && f.userListing === undefined && f.parentId === undefined && f.ids === undefined;
+};
+
+/**
+ * The groups of a one-lexeme query's matches, as the counting statement makes them, from the
+ * counts the writes keep (`search_count`): a few rows per facet group whatever the matches.
+ */
+function keptCountsSql(request: SearchRequest, single: SingleLexeme, grouped: readonly FacetName[], labelled: boolean): RawBuilder<FacetGroup> {
+  const facets = grouped.map((facet) => sql`${sql.ref(FACET_COLUMN[facet])} as ${sql.ref(facet)}`);
+  return sql<FacetGroup>`select ${sql.join([...facets, labelled ? sql`min(resource_type_label) as label` : sql`null as label`, sql`sum(n) as n`])}
+    from (select kind, resource_type, resource_type_label, access_status, sum(n) as n from search_count
+      where lexeme = ${single.lexeme} ${single.titleOnly ? sql`and in_title` : sql``} and kind = any(${[...request.filter.kinds]}::text[])
+      group by kind, resource_type, resource_type_label, access_status having sum(n) > 0) g
+    ${grouped.length === 0 ? sql`` : sql`group by ${sql.join(grouped.map((facet) => sql.ref(FACET_COLUMN[facet])))}`}
+    ${labelled ? sql`order by label` : sql``}`;
+}
+
+/**
+ * The least score a title match must have for no match outside the title to reach it: a match
+ * whose title lacks the word scores under 0.1 (`rankOf`), damped further by its length.
+ */
+const TITLE_FIRST = 0.1001;
+
+/**
+ * The page of a one-word `bestmatch` request from the kept title scores (`search_title`), in the
+ * page's order: the first entries of the word's index the filter keeps. Null when a match outside
+ * the title might reach the page (fewer title matches than the page's end, or the last one scored
+ * under TITLE_FIRST), unless only the title is asked.
+ */
+async function titleFirstPage(db: Db, request: SearchRequest, single: SingleLexeme): Promise<PageRow[] | null> {
+  const start = (request.page - 1) * request.size;
+  const end = request.page * request.size;
+  const rows = (
+    await sql<{ id: string; kind: SearchDocument['kind']; score: number }>`select id, kind, score from search_title
+      where lexeme = ${single.lexeme} and kind = any(${[...request.filter.kinds]}::text[]) and ${facetSql(request)}
+      order by score desc, created COLLATE "C" desc, id COLLATE "C" asc, key COLLATE "C" asc limit ${end}`.execute(db)
+  ).rows;
+  const last = rows[end - 1];
+  if (!single.titleOnly && (last === undefined || last.score < TITLE_FIRST)) return null;
+  return rows.slice(start).map((r) => ({ id: r.id, kind: r.kind, state: 'published' }));
+}
+
 /**
  * A request SQL decides alone (no box; query text the vector answers, or none), in two
  * statements over the matches: one grouping them by the facet columns the request aggregates or
  * filters on (a handful of groups, from which the exact total after the facet filters and each
  * facet's buckets before them are sums), and the page in order.
+ *
+ * `single`: the query's one lexeme, if it is one. With a public listing's filter, the groups are
+ * then read from the counts the writes keep, and a ranked page from the kept title scores when
+ * they decide it, rather than from every match.
  */
-async function inSql(db: Db, request: SearchRequest, match: RawBuilder<boolean> | null, rank: Rank | null): Promise<SearchResult> {
+async function inSql(db: Db, request: SearchRequest, match: RawBuilder<boolean> | null, rank: Rank | null, single: SingleLexeme | null = null): Promise<SearchResult> {
   const where = sql`${filterSql(request)} ${match === null ? sql`` : sql`and ${match}`}`;
   const filtered = (Object.entries(request.filter.facets ?? {}) as [FacetName, readonly string[]][]).filter(([, values]) => values.length > 0).map(([facet]) => facet);
   const grouped = [...new Set<FacetName>([...request.aggregations, ...filtered])];
@@ -554,7 +696,15 @@ async function inSql(db: Db, request: SearchRequest, match: RawBuilder<boolean> 
     ${grouped.length === 0 ? sql`` : sql`group by ${sql.join(grouped.map((facet) => sql.ref(FACET_COLUMN[facet])))}`}
     ${labelled ? sql`order by label` : sql``}`;
   const page = pageSql(request, where, rank);
+  const kept = single !== null && keptFilter(request) ? single : null;
   const run = async (handle: Db): Promise<{ counts: FacetGroup[]; page: PageRow[] }> => {
+    if (kept !== null) {
+      const ranked = request.sort === 'bestmatch' && rank !== null;
+      const titled = ranked ? await titleFirstPage(handle, request, kept) : null;
+      if (!ranked || titled !== null) {
+        return { counts: (await keptCountsSql(request, kept, grouped, labelled).execute(handle)).rows, page: titled ?? (await page.execute(handle)).rows };
+      }
+    }
     if (request.sort === 'bestmatch' && rank !== null && rank.bound !== null) {
       const one = (await boundedSql(request, where, { ...rank, bound: rank.bound }, grouped, labelled).execute(handle)).rows[0];
       return { counts: one?.counts ?? [], page: one?.page ?? [] };

@@ -246,3 +246,26 @@ export function rankQuery(node: QueryNode, fuzzy: FuzzyExpansions = new Map()): 
   const operands = rankOperands(node, fuzzy);
   return operands.length === 0 ? null : rankText(operands);
 }
+
+/** A query of one lexeme: what the counts kept per lexeme answer (see the PostgreSQL engine's `search_count`). */
+export interface SingleLexeme {
+  lexeme: string;
+  /** Whether only the title's words are asked (a title field): the documents whose title holds the word. */
+  titleOnly: boolean;
+}
+
+/**
+ * The one lexeme a query asks for: one word (neither a prefix nor fuzzy, which stand for several),
+ * in any field or the title, or one `_exists_` (its path's lexeme); else null.
+ */
+export function singleLexeme(node: QueryNode): SingleLexeme | null {
+  if (node.type === 'exists') return fits(`$${node.field}`) ? { lexeme: `$${node.field}`, titleOnly: false } : null;
+  if ((node.type === 'term' && node.match === 'exact') || node.type === 'phrase') {
+    const weight = weightOf(node.field);
+    const words = tokenize(node.value);
+    const word = words[0];
+    if (weight === null || words.length !== 1 || word === undefined || !fits(word)) return null;
+    return { lexeme: word, titleOnly: weight === 'A' };
+  }
+  return null;
+}
