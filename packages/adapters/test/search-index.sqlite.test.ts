@@ -262,6 +262,22 @@ describe('sqlite search index file', () => {
     await index.close();
   }, 30_000);
 
+  it("finds a fuzzy word's near words when more than the bound of longer words of its letter come before them in order", async () => {
+    const index = createSqliteSearchIndex(dbFile());
+    // 21 000 words of `g` twelve characters long (as parts of record ids are), all before `glacier`
+    // in order: none can be within two edits of `glacer`, and they are not what the bound counts.
+    const long = Array.from({ length: 21_000 }, (_, i) => `ga${String(i).padStart(10, '0')}`);
+    const docs = [searchDocument('ice', 'Glacier retreat', { body: { id: 'ice', metadata: { title: 'Glacier retreat' } } })];
+    for (let i = 0; i < long.length; i += 100) {
+      const id = `r${i}`;
+      docs.push(searchDocument(id, `Record ${id}`, { body: { id, metadata: { title: `Record ${id}`, description: long.slice(i, i + 100).join(' ') } } }));
+    }
+    await index.upsert(docs);
+    const found = await index.search({ filter: { kinds: ['resource'], viewerId: null }, q: 'glacer~', bbox: null, sort: 'bestmatch', page: 1, size: 10, aggregations: [] });
+    expect(found.hits.map((h) => h.id)).toEqual(['ice']);
+    await index.close();
+  }, 30_000);
+
   it('answers _exists_ with what its own writes and those of another connection changed since the path was last asked about', async () => {
     const file = dbFile();
     const server = createSqliteSearchIndex(file);

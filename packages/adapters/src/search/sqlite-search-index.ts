@@ -19,6 +19,7 @@ import {
   firstByColumnSteps,
   firstInOrder,
   flattenInTurns,
+  fuzzyDistance,
   HeaderTable,
   matchesQuery,
   parseQuery,
@@ -435,18 +436,29 @@ export function createSqliteSearchIndex(filename: string): SqliteSearchIndex {
   // that vocabulary, 3.9 joined from this one). Path tokens (`0z...`, in `paths` alone) are in
   // this vocabulary too: the slice of `0` is read from the other, which tells them apart.
   const wordsSql = "SELECT group_concat(term, ' ') FROM (SELECT term FROM doc_words WHERE term >= ? AND term < ? LIMIT ?)";
-  const textWordsSql = "SELECT group_concat(term, ' ') FROM (SELECT DISTINCT term FROM doc_vocab WHERE term >= ? AND term < ? AND col IN ('title', 'text') LIMIT ?)";
+  // Only words whose length may lie within the fuzzy word's distance of its own (`editDistance`
+  // measures UTF-16 units, never fewer than the word's characters nor more than its bytes): at a
+  // million documents the letter `g` holds 30 677 words, most of them parts of record ids, and
+  // the first 20 000 of them in order stopped before `glacier`, so `glacer~` found 6 documents.
+  const fuzzyWordsSql =
+    "SELECT group_concat(term, ' ') FROM (SELECT term FROM doc_words WHERE term >= ? AND term < ? AND length(term) <= ? AND length(CAST(term AS BLOB)) >= ? LIMIT ?)";
+  const fuzzyTextWordsSql =
+    "SELECT group_concat(term, ' ') FROM (SELECT DISTINCT term FROM doc_vocab WHERE term >= ? AND term < ? AND length(term) <= ? AND length(CAST(term AS BLOB)) >= ? AND col IN ('title', 'text') LIMIT ?)";
 
   /**
-   * The first `most` words of the vocabulary starting with `letter`, in order. Walking a slice
+   * The first `most` words of the vocabulary starting with `letter` whose length in characters is
+   * at most `longest` and in bytes at least `shortest`, in order. Walking a slice
    * costs SQLite about as much as the documents of its words (`g` at 100k documents: 12 358
    * words, 3.9 ms of a thread, most of it in `grace` and `glacier`): its two halves, cut at the
    * letter followed by `m`, are read on the two reader threads at once. Each half is read up to
    * `most` words, so the first `most` of the two joined are the first `most` of the slice.
    */
-  async function vocabularySlice(sql: string, letter: string, most: number): Promise<string[]> {
+  async function vocabularySlice(sql: string, letter: string, [shortest, longest]: [number, number], most: number): Promise<string[]> {
     const next = String.fromCodePoint((letter.codePointAt(0) ?? 0) + 1);
-    const halves = await Promise.all([reader.rows(sql, [letter, `${letter}m`, most]), reader.rows(sql, [`${letter}m`, next, most])]);
+    const halves = await Promise.all([
+      reader.rows(sql, [letter, `${letter}m`, longest, shortest, most]),
+      reader.rows(sql, [`${letter}m`, next, longest, shortest, most]),
+    ]);
     const words = halves.flatMap((rows) => {
       const joined = rows[0]?.[0];
       return typeof joined === 'string' ? joined.split(' ') : [];
@@ -455,8 +467,10 @@ export function createSqliteSearchIndex(filename: string): SqliteSearchIndex {
   }
 
   /**
-   * Each fuzzy word's expansion, from the slice of the vocabulary that starts with its letter.
-   * The vocabulary words read are bounded per query; past the bound a word expands to itself.
+   * Each fuzzy word's expansion, from the slice of the vocabulary that starts with its letter and
+   * whose words' lengths are within its distance of its own (as the PostgreSQL engine reads its
+   * vocabulary). The vocabulary words read are bounded per query; past the bound a word expands
+   * to itself.
    */
   async function contextFor(node: QueryNode): Promise<QueryContext> {
     const fuzzy = new Map<string, string[]>();
@@ -464,8 +478,10 @@ export function createSqliteSearchIndex(filename: string): SqliteSearchIndex {
     for (const word of fuzzyWords(node)) {
       if (fuzzy.has(word)) continue;
       const code = word.codePointAt(0) ?? 0;
-      const sql = String.fromCodePoint(code) === PATH_TOKEN_PREFIX[0] ? textWordsSql : wordsSql;
-      const words = budget > 0 ? await vocabularySlice(sql, String.fromCodePoint(code), budget) : [];
+      const sql = String.fromCodePoint(code) === PATH_TOKEN_PREFIX[0] ? fuzzyTextWordsSql : fuzzyWordsSql;
+      const distance = fuzzyDistance(word);
+      const lengths: [number, number] = [word.length - distance, word.length + distance];
+      const words = budget > 0 ? await vocabularySlice(sql, String.fromCodePoint(code), lengths, budget) : [];
       budget -= words.length;
       fuzzy.set(word, words.length > 0 ? await expandInSlices(word, words) : [word]);
     }
