@@ -35,10 +35,10 @@ import {
   type Ranker,
 } from '@krs/domain/search';
 import type { BBox, SearchDocument, SearchIndex, SearchRequest, SearchResult, Shape } from '@krs/domain';
-import { ftsExpression, fuzzyWords, matchText, querySql, rankText, singlePrefix, singleWordPhrases, textPrefilter, type Param, type QueryContext, type Sql } from './fts-query.ts';
+import { allWordsPhrases, ftsExpression, fuzzyWords, matchText, querySql, rankText, singlePrefix, singleWordPhrases, textPrefilter, type Param, type QueryContext, type Sql } from './fts-query.ts';
 import { PresenceCache } from './presence-cache.ts';
 import { DocLengths, documentLength, tableTotals } from './doc-lengths.ts';
-import { inverseDocumentFrequency, OCCURRENCES_SQL, relevanceSteps } from './term-relevance.ts';
+import { allPhrasesRelevanceSteps, inverseDocumentFrequency, OCCURRENCES_SQL, relevanceSteps } from './term-relevance.ts';
 import { ScratchPool, type ScratchArrays } from './scratch-arrays.ts';
 import { evaluateInSlices } from './evaluate-in-slices.ts';
 import { expandInSlices } from './expand-in-slices.ts';
@@ -562,6 +562,15 @@ export function createSqliteSearchIndex(filename: string): SqliteSearchIndex {
       const scored = await scoreWords(words.map((word) => [word]), scratch);
       return { rows: scored.rowids, scoreOf: scored.scoreOf, rank: null, evaluate: null };
     }
+    const all = ranked > 0 ? allWordsPhrases(node) : null;
+    if (all !== null) {
+      const scored = await scoreWords(
+        all.map((word) => [word]),
+        scratch,
+        allPhrasesRelevanceSteps,
+      );
+      return { rows: scored.rowids, scoreOf: scored.scoreOf, rank: null, evaluate: null };
+    }
     const prefix = ranked > 0 ? singlePrefix(node) : null;
     const started = prefix === null ? null : await wordsStartingWith(prefix);
     if (started !== null && started.length > 0) {
@@ -622,11 +631,12 @@ export function createSqliteSearchIndex(filename: string): SqliteSearchIndex {
 
   /**
    * The match of the phrases' OR and bm25 of each of its rows, from the phrases' occurrences:
-   * what FTS5 gives for `{title text} : ("w1" OR "w2" ...)`, without its bm25 reading every row.
+   * what FTS5 gives for `{title text} : ("w1" OR "w2" ...)`, without its bm25 reading every row;
+   * with `allPhrasesRelevanceSteps`, the same for their AND.
    * A phrase is one word, or the words a prefix starts (FTS5 counts each of their occurrences
    * as one of the prefix's), whose occurrences are taken together.
    */
-  async function scoreWords(phrases: readonly (readonly string[])[], scratch: ScratchArrays) {
+  async function scoreWords(phrases: readonly (readonly string[])[], scratch: ScratchArrays, steps: typeof relevanceSteps = relevanceSteps) {
     const read = await Promise.all(phrases.flat().map((word) => reader.occurrences('doc_fts', word, OCCURRENCES_SQL)));
     let at = 0;
     const occurrences = phrases.map((phrase) => {
@@ -646,10 +656,10 @@ export function createSqliteSearchIndex(filename: string): SqliteSearchIndex {
     const block = averages.get() as Uint8Array | undefined;
     const totals = block === undefined ? { rows: 0, tokens: 0 } : tableTotals(block);
     const idf = (hits: number) => inverseDocumentFrequency(totals.rows, hits, (x) => ln.get(x) as number);
-    const steps = relevanceSteps(occurrences, idf, lengths.array(), totals.tokens / totals.rows, scratch);
+    const scoring = steps(occurrences, idf, lengths.array(), totals.tokens / totals.rows, scratch);
     const pause = turnTaker(SEARCH_TURN_MS, nextSearchTurn);
     for (;;) {
-      const next = steps.next();
+      const next = scoring.next();
       if (next.done === true) {
         // The scores hold all that is needed of the occurrences from here on.
         for (const list of read) reader.recycle(list);
