@@ -555,7 +555,7 @@ export function createSqliteSearchIndex(filename: string): SqliteSearchIndex {
   /** `ranked`: the hits a bestmatch page needs (page x size), or 0 when the sort is another. */
   async function plan(node: QueryNode, ranked: number, scratch: ScratchArrays): Promise<QueryPlan> {
     if (node.type === 'all') return { rows: null, rank: null, evaluate: null };
-    if (node.type === 'exists') return { rows: await present(node), rank: null, evaluate: null };
+    if (node.type === 'exists') return { rows: await present(node, scratch), rank: null, evaluate: null };
     const ctx = await contextFor(node);
     const words = ranked > 0 ? singleWordPhrases(node, ctx) : null;
     if (words !== null) {
@@ -603,11 +603,11 @@ export function createSqliteSearchIndex(filename: string): SqliteSearchIndex {
   }
 
   /** The rows with a value at the path, kept for the next query about the same path. */
-  async function present(node: Extract<QueryNode, { type: 'exists' }>): Promise<Int32Array> {
+  async function present(node: Extract<QueryNode, { type: 'exists' }>, scratch: ScratchArrays): Promise<Int32Array> {
     // A write of another process drops what is kept (and is read here, not after the match).
     freshHeaders();
     const token = pathToken(node.field);
-    const kept = presence.rows(token);
+    const kept = presence.rows(token, (length) => scratch.rows(length));
     if (kept !== null) return kept;
     const mark = presence.mark();
     const rows = await rowids(matchSql, [matchText(node, { fuzzy: new Map() }) ?? '']);
