@@ -35,7 +35,7 @@ import {
   type Ranker,
 } from '@krs/domain/search';
 import type { BBox, SearchDocument, SearchIndex, SearchRequest, SearchResult, Shape } from '@krs/domain';
-import { allWordsPhrases, ftsExpression, fuzzyWords, matchText, querySql, rankText, singlePrefix, singleWordPhrases, textPrefilter, type Param, type QueryContext, type Sql } from './fts-query.ts';
+import { allWordsPhrases, ftsExpression, fuzzyWords, singleTitleWord, matchText, querySql, rankText, singlePrefix, singleWordPhrases, textPrefilter, type Param, type QueryContext, type Sql } from './fts-query.ts';
 import { PresenceCache } from './presence-cache.ts';
 import { DocLengths, documentLength, tableTotals } from './doc-lengths.ts';
 import { allPhrasesRelevanceSteps, inverseDocumentFrequency, OCCURRENCES_SQL, relevanceSteps } from './term-relevance.ts';
@@ -257,6 +257,9 @@ function memberOf(list: Int32Array): (rowid: number) => boolean {
  * a prefix starting more is ranked by FTS5's `bm25()`.
  */
 const PREFIX_WORDS = 64;
+
+/** The title's weight in the index's bm25 (`bm25(doc_fts, 2.0, 1.0, 0.0)`), as the occurrences carry it. */
+const TITLE_WEIGHT = 2;
 
 /** Vocabulary words the fuzzy terms of one query may read, all terms together. */
 const VOCABULARY_WORDS_PER_QUERY = 20_000;
@@ -564,6 +567,11 @@ export function createSqliteSearchIndex(filename: string): SqliteSearchIndex {
       const scored = await scoreWords(words.map((word) => [word]), scratch);
       return { rows: scored.rowids, scoreOf: scored.scoreOf, rank: null, evaluate: null };
     }
+    const titled = ranked > 0 ? singleTitleWord(node) : null;
+    if (titled !== null) {
+      const scored = await scoreWords([[titled]], scratch, relevanceSteps, TITLE_WEIGHT);
+      return { rows: scored.rowids, scoreOf: scored.scoreOf, rank: null, evaluate: null };
+    }
     const all = ranked > 0 ? allWordsPhrases(node) : null;
     if (all !== null) {
       const scored = await scoreWords(
@@ -634,15 +642,18 @@ export function createSqliteSearchIndex(filename: string): SqliteSearchIndex {
   /**
    * The match of the phrases' OR and bm25 of each of its rows, from the phrases' occurrences:
    * what FTS5 gives for `{title text} : ("w1" OR "w2" ...)`, without its bm25 reading every row;
-   * with `allPhrasesRelevanceSteps`, the same for their AND.
+   * with `allPhrasesRelevanceSteps`, the same for their AND; with `onlyWeight`, for the
+   * occurrences of that column's weight alone (the title's, 2: `title : "w"`).
    * A phrase is one word, or the words a prefix starts (FTS5 counts each of their occurrences
    * as one of the prefix's), whose occurrences are taken together.
    */
-  async function scoreWords(phrases: readonly (readonly string[])[], scratch: ScratchArrays, steps: typeof relevanceSteps = relevanceSteps) {
+  async function scoreWords(phrases: readonly (readonly string[])[], scratch: ScratchArrays, steps: typeof relevanceSteps = relevanceSteps, onlyWeight: number | null = null) {
     const read = await Promise.all(phrases.flat().map((word) => reader.occurrences('doc_fts', word, OCCURRENCES_SQL)));
+    // The title's occurrences are those weighted as the title (`title : "w"` counts no others).
+    const kept = onlyWeight === null ? read : read.map((list) => list.filter((code) => (code & 3) === onlyWeight));
     let at = 0;
     const occurrences = phrases.map((phrase) => {
-      const lists = read.slice(at, (at += phrase.length));
+      const lists = kept.slice(at, (at += phrase.length));
       if (lists.length === 1) return lists[0] as Int32Array;
       const joined = new Int32Array(lists.reduce((sum, list) => sum + list.length, 0));
       let n = 0;
