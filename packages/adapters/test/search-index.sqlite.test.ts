@@ -247,10 +247,9 @@ describe('sqlite search index file', () => {
     await index.close();
   });
 
-  it("reads a fuzzy word's letter of the vocabulary up to its bound, the first words in order, whichever part of the letter they are in", async () => {
+  it("reads the words of a fuzzy word's letter nearest it in order up to its bound, whichever part of the letter they are in", async () => {
     const index = createSqliteSearchIndex(dbFile());
-    // 21 000 words of `q`: 15 000 before `qm`, 6 000 after, a hundred to a record. The first
-    // 20 000 in order (the bound) end with qz04999.
+    // 21 000 words of `q`, all of one length: 15 000 before `qm`, 6 000 after, a hundred to a record.
     const words = [...Array.from({ length: 15_000 }, (_, i) => `qa${String(i).padStart(5, '0')}`), ...Array.from({ length: 6_000 }, (_, i) => `qz${String(i).padStart(5, '0')}`)];
     const docs = [];
     for (let i = 0; i < words.length; i += 100) {
@@ -261,10 +260,14 @@ describe('sqlite search index file', () => {
     const hits = async (q: string) => (await index.search({ filter: { kinds: ['resource'], viewerId: null }, q, bbox: null, sort: 'bestmatch', page: 1, size: 100, aggregations: [] })).hits.map((h) => h.id);
     expect(await hits('qz04999~')).toContain('qz04900');
     expect(await hits('qa00050~')).toContain('qa00000');
-    // Past the bound: found through the words near it that were read (qz04500, ...), not itself.
-    const past = await hits('qz05500~');
-    expect(past).toContain('qz04500');
-    expect(past).not.toContain('qz05500');
+    // Past the first 20 000 words in order, found all the same.
+    expect(await hits('qz05500~')).toContain('qz05500');
+    // The 20 000 nearest `qa14999` are the 6 001 after it and the 13 999 before it, down to
+    // qa01000: qa04999 (one edit) is read, qa00999 (two) is not, though nearer than most of the 50
+    // words a fuzzy word expands to.
+    const far = await hits('qa14999~');
+    expect(far).toContain('qa04900');
+    expect(far).not.toContain('qa00900');
     await index.close();
   }, 30_000);
 

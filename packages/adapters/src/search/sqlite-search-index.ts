@@ -442,40 +442,49 @@ export function createSqliteSearchIndex(filename: string): SqliteSearchIndex {
   // this vocabulary too: the slice of `0` is read from the other, which tells them apart.
   const wordsSql = "SELECT group_concat(term, ' ') FROM (SELECT term FROM doc_words WHERE term >= ? AND term < ? LIMIT ?)";
   // Only words whose length may lie within the fuzzy word's distance of its own (`editDistance`
-  // measures UTF-16 units, never fewer than the word's characters nor more than its bytes): at a
-  // million documents the letter `g` holds 30 677 words, most of them parts of record ids, and
-  // the first 20 000 of them in order stopped before `glacier`, so `glacer~` found 6 documents.
-  const fuzzyWordsSql =
-    "SELECT group_concat(term, ' ') FROM (SELECT term FROM doc_words WHERE term >= ? AND term < ? AND length(term) <= ? AND length(CAST(term AS BLOB)) >= ? LIMIT ?)";
-  const fuzzyTextWordsSql =
-    "SELECT group_concat(term, ' ') FROM (SELECT DISTINCT term FROM doc_vocab WHERE term >= ? AND term < ? AND length(term) <= ? AND length(CAST(term AS BLOB)) >= ? AND col IN ('title', 'text') LIMIT ?)";
+  // measures UTF-16 units, never fewer than the word's characters nor more than its bytes).
+  const fuzzySliceSql = (vocabulary: 'words' | 'text words', order: 'ASC' | 'DESC') =>
+    vocabulary === 'words'
+      ? `SELECT group_concat(term, ' ') FROM (SELECT term FROM doc_words WHERE term >= ? AND term < ? AND length(term) <= ? AND length(CAST(term AS BLOB)) >= ? ORDER BY term ${order} LIMIT ?)`
+      : `SELECT group_concat(term, ' ') FROM (SELECT DISTINCT term FROM doc_vocab WHERE term >= ? AND term < ? AND length(term) <= ? AND length(CAST(term AS BLOB)) >= ? AND col IN ('title', 'text') ORDER BY term ${order} LIMIT ?)`;
+  const fuzzySlices = {
+    words: [fuzzySliceSql('words', 'DESC'), fuzzySliceSql('words', 'ASC')],
+    'text words': [fuzzySliceSql('text words', 'DESC'), fuzzySliceSql('text words', 'ASC')],
+  } as const;
 
   /**
-   * The first `most` words of the vocabulary starting with `letter` whose length in characters is
-   * at most `longest` and in bytes at least `shortest`, in order. Walking a slice
-   * costs SQLite about as much as the documents of its words (`g` at 100k documents: 12 358
-   * words, 3.9 ms of a thread, most of it in `grace` and `glacier`): its two halves, cut at the
-   * letter followed by `m`, are read on the two reader threads at once. Each half is read up to
-   * `most` words, so the first `most` of the two joined are the first `most` of the slice.
+   * The `most` words of the vocabulary starting with the fuzzy word's letter nearest it in
+   * order (one before it, one after, in turn), of those whose length in characters is at most
+   * `longest` and in bytes at least `shortest`. Near words share the most letters with it: at a
+   * million documents the letter `g` holds 30 677 words, most of them parts of record ids of
+   * five characters, and the first 20 000 of them in order stopped before `glacier`, so `glacer~`
+   * found 6 documents where 92 411 hold `glacier`. Walking a slice costs SQLite about as much as
+   * the documents of its words (`g` at 100k documents: 12 358 words, 3.9 ms of a thread, most of
+   * it in `grace` and `glacier`): the words before and after are read on the two reader threads
+   * at once.
    */
-  async function vocabularySlice(sql: string, letter: string, [shortest, longest]: [number, number], most: number): Promise<string[]> {
+  async function nearestWords([before, after]: readonly [string, string], word: string, [shortest, longest]: [number, number], most: number): Promise<string[]> {
+    const letter = String.fromCodePoint(word.codePointAt(0) ?? 0);
     const next = String.fromCodePoint((letter.codePointAt(0) ?? 0) + 1);
-    const halves = await Promise.all([
-      reader.rows(sql, [letter, `${letter}m`, longest, shortest, most]),
-      reader.rows(sql, [`${letter}m`, next, longest, shortest, most]),
-    ]);
-    const words = halves.flatMap((rows) => {
+    const [below, above] = (
+      await Promise.all([reader.rows(before, [letter, word, longest, shortest, most]), reader.rows(after, [word, next, longest, shortest, most])])
+    ).map((rows) => {
       const joined = rows[0]?.[0];
-      return typeof joined === 'string' ? joined.split(' ') : [];
-    });
-    return words.length > most ? words.slice(0, most) : words;
+      return typeof joined === 'string' && joined !== '' ? joined.split(' ') : [];
+    }) as [string[], string[]];
+    const words: string[] = [];
+    for (let i = 0; words.length < most && (i < below.length || i < above.length); i++) {
+      if (i < above.length) words.push(above[i] as string);
+      if (i < below.length && words.length < most) words.push(below[i] as string);
+    }
+    return words;
   }
 
   /**
-   * Each fuzzy word's expansion, from the slice of the vocabulary that starts with its letter and
-   * whose words' lengths are within its distance of its own (as the PostgreSQL engine reads its
-   * vocabulary). The vocabulary words read are bounded per query; past the bound a word expands
-   * to itself.
+   * Each fuzzy word's expansion, from the words of the vocabulary that start with its letter and
+   * whose lengths are within its distance of its own (as the PostgreSQL engine reads its
+   * vocabulary), those nearest it in order when there are more than the bound. The vocabulary
+   * words read are bounded per query; once the bound is spent a word expands to itself.
    */
   async function contextFor(node: QueryNode): Promise<QueryContext> {
     const fuzzy = new Map<string, string[]>();
@@ -483,10 +492,10 @@ export function createSqliteSearchIndex(filename: string): SqliteSearchIndex {
     for (const word of fuzzyWords(node)) {
       if (fuzzy.has(word)) continue;
       const code = word.codePointAt(0) ?? 0;
-      const sql = String.fromCodePoint(code) === PATH_TOKEN_PREFIX[0] ? fuzzyTextWordsSql : fuzzyWordsSql;
+      const slices = fuzzySlices[String.fromCodePoint(code) === PATH_TOKEN_PREFIX[0] ? 'text words' : 'words'];
       const distance = fuzzyDistance(word);
       const lengths: [number, number] = [word.length - distance, word.length + distance];
-      const words = budget > 0 ? await vocabularySlice(sql, String.fromCodePoint(code), lengths, budget) : [];
+      const words = budget > 0 ? await nearestWords(slices, word, lengths, budget) : [];
       budget -= words.length;
       fuzzy.set(word, words.length > 0 ? await expandInSlices(word, words) : [word]);
     }
