@@ -94,25 +94,6 @@ export function singleTitleWord(node: QueryNode): string | null {
 }
 
 /**
- * The words of a query that is an AND of two or more plain words searched in the text columns
- * (`flood mapping sentinel`, or one term of several words), in the order its expression numbers
- * its phrases, each word as `singleWordPhrases` allows one; null for any other query. FTS5
- * scores such a query as the sum of its one-word phrases' scores over the documents holding
- * every word.
- */
-export function allWordsPhrases(node: QueryNode): string[] | null {
-  const terms = node.type === 'and' ? node.children : [node];
-  const words: string[] = [];
-  for (const term of terms) {
-    if (term.type !== 'term' || term.field !== null || term.match !== 'exact') return null;
-    const own = tokenize(term.value);
-    if (own.length === 0) return null;
-    words.push(...own);
-  }
-  return words.length > 1 && words.every((w) => /^[a-z0-9]+$/.test(w) && !w.startsWith(PATH_TOKEN_PREFIX)) ? words : null;
-}
-
-/**
  * The word of a query that is one prefix of three letters or more searched in the text columns
  * (`defor*`), or null: FTS5 scores it as one phrase whose occurrences are those of every
  * indexed word it starts, which can be scored from those words' occurrences. Shorter prefixes

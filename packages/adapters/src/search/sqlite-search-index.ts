@@ -35,10 +35,10 @@ import {
   type Ranker,
 } from '@krs/domain/search';
 import type { BBox, SearchDocument, SearchIndex, SearchRequest, SearchResult, Shape } from '@krs/domain';
-import { allWordsPhrases, ftsExpression, fuzzyWords, singleTitleWord, matchText, querySql, rankText, singlePrefix, singleWordPhrases, textPrefilter, type Param, type QueryContext, type Sql } from './fts-query.ts';
+import { ftsExpression, fuzzyWords, singleTitleWord, matchText, querySql, rankText, singlePrefix, singleWordPhrases, textPrefilter, type Param, type QueryContext, type Sql } from './fts-query.ts';
 import { PresenceCache } from './presence-cache.ts';
 import { DocLengths, documentLength, tableTotals } from './doc-lengths.ts';
-import { allPhrasesRelevanceSteps, inverseDocumentFrequency, OCCURRENCES_SQL, relevanceSteps } from './term-relevance.ts';
+import { inverseDocumentFrequency, OCCURRENCES_SQL, relevanceSteps } from './term-relevance.ts';
 import { ScratchPool, type ScratchArrays } from './scratch-arrays.ts';
 import { evaluateInSlices } from './evaluate-in-slices.ts';
 import { expandInSlices } from './expand-in-slices.ts';
@@ -578,16 +578,7 @@ export function createSqliteSearchIndex(filename: string): SqliteSearchIndex {
     }
     const titled = ranked > 0 ? singleTitleWord(node) : null;
     if (titled !== null) {
-      const scored = await scoreWords([[titled]], scratch, relevanceSteps, TITLE_WEIGHT);
-      return { rows: scored.rowids, scoreOf: scored.scoreOf, rank: null, evaluate: null };
-    }
-    const all = ranked > 0 ? allWordsPhrases(node) : null;
-    if (all !== null) {
-      const scored = await scoreWords(
-        all.map((word) => [word]),
-        scratch,
-        allPhrasesRelevanceSteps,
-      );
+      const scored = await scoreWords([[titled]], scratch, TITLE_WEIGHT);
       return { rows: scored.rowids, scoreOf: scored.scoreOf, rank: null, evaluate: null };
     }
     const prefix = ranked > 0 ? singlePrefix(node) : null;
@@ -651,12 +642,12 @@ export function createSqliteSearchIndex(filename: string): SqliteSearchIndex {
   /**
    * The match of the phrases' OR and bm25 of each of its rows, from the phrases' occurrences:
    * what FTS5 gives for `{title text} : ("w1" OR "w2" ...)`, without its bm25 reading every row;
-   * with `allPhrasesRelevanceSteps`, the same for their AND; with `onlyWeight`, for the
-   * occurrences of that column's weight alone (the title's, 2: `title : "w"`).
+   * with `onlyWeight`, the same for the occurrences of that column's weight alone (the title's,
+   * 2: `title : "w"`).
    * A phrase is one word, or the words a prefix starts (FTS5 counts each of their occurrences
    * as one of the prefix's), whose occurrences are taken together.
    */
-  async function scoreWords(phrases: readonly (readonly string[])[], scratch: ScratchArrays, steps: typeof relevanceSteps = relevanceSteps, onlyWeight: number | null = null) {
+  async function scoreWords(phrases: readonly (readonly string[])[], scratch: ScratchArrays, onlyWeight: number | null = null) {
     const read = await Promise.all(phrases.flat().map((word) => reader.occurrences('doc_fts', word, OCCURRENCES_SQL)));
     // The title's occurrences are those weighted as the title (`title : "w"` counts no others).
     const kept = onlyWeight === null ? read : read.map((list) => list.filter((code) => (code & 3) === onlyWeight));
@@ -678,7 +669,7 @@ export function createSqliteSearchIndex(filename: string): SqliteSearchIndex {
     const block = averages.get() as Uint8Array | undefined;
     const totals = block === undefined ? { rows: 0, tokens: 0 } : tableTotals(block);
     const idf = (hits: number) => inverseDocumentFrequency(totals.rows, hits, (x) => ln.get(x) as number);
-    const scoring = steps(occurrences, idf, lengths.array(), totals.tokens / totals.rows, scratch);
+    const scoring = relevanceSteps(occurrences, idf, lengths.array(), totals.tokens / totals.rows, scratch);
     const pause = turnTaker(SEARCH_TURN_MS, nextSearchTurn);
     for (;;) {
       const next = scoring.next();
