@@ -171,7 +171,7 @@ describe('sqlite search index file', () => {
     cli.close();
   });
 
-  it("orders a word's hits, a fuzzy word's and a prefix's as FTS5's bm25 does, equal scores newest first, after updates and removals", async () => {
+  it("orders a word's hits, a fuzzy word's, a prefix's and a title word's as FTS5's bm25 does, equal scores newest first, after updates and removals", async () => {
     const file = dbFile();
     const index = createSqliteSearchIndex(file);
     let s = 11;
@@ -209,6 +209,8 @@ describe('sqlite search index file', () => {
         ['rivr~', `{title text} : (${fuzzyExpansions('rivr', vocabulary).map((w) => `"${w}"`).join(' OR ')})`],
         // `river` and `rivers`: one phrase for FTS5, each document's occurrences of both counted together.
         ['riv*', '{title text} : "riv" *'],
+        // The title alone: its occurrences only, its documents for the IDF.
+        ['metadata.title:river', 'title : "river"'],
       ] as const) {
         const expected = bm25Order(expression);
         expect(expected.length).toBeGreaterThan(20);
@@ -241,10 +243,9 @@ describe('sqlite search index file', () => {
     await index.close();
   });
 
-  it("reads a fuzzy word's letter of the vocabulary up to its bound, the first words in order, whichever part of the letter they are in", async () => {
+  it("reads the words of a fuzzy word's letter nearest it in order up to its bound, whichever part of the letter they are in", async () => {
     const index = createSqliteSearchIndex(dbFile());
-    // 21 000 words of `q`: 15 000 before `qm`, 6 000 after, a hundred to a record. The first
-    // 20 000 in order (the bound) end with qz04999.
+    // 21 000 words of `q`, all of one length: 15 000 before `qm`, 6 000 after, a hundred to a record.
     const words = [...Array.from({ length: 15_000 }, (_, i) => `qa${String(i).padStart(5, '0')}`), ...Array.from({ length: 6_000 }, (_, i) => `qz${String(i).padStart(5, '0')}`)];
     const docs = [];
     for (let i = 0; i < words.length; i += 100) {
@@ -255,10 +256,33 @@ describe('sqlite search index file', () => {
     const hits = async (q: string) => (await index.search({ filter: { kinds: ['resource'], viewerId: null }, q, bbox: null, sort: 'bestmatch', page: 1, size: 100, aggregations: [] })).hits.map((h) => h.id);
     expect(await hits('qz04999~')).toContain('qz04900');
     expect(await hits('qa00050~')).toContain('qa00000');
-    // Past the bound: found through the words near it that were read (qz04500, ...), not itself.
+    // Past the first 20 000 words in order, found all the same, with the words just before it
+    // (qz05400's record holds qz05400 to qz05499, one and two edits away).
     const past = await hits('qz05500~');
-    expect(past).toContain('qz04500');
-    expect(past).not.toContain('qz05500');
+    expect(past).toContain('qz05500');
+    expect(past).toContain('qz05400');
+    // The 20 000 nearest `qa14999` are the 6 001 after it and the 13 999 before it, down to
+    // qa01000: qa04999 (one edit) is read, qa00999 (two) is not, though nearer than most of the 50
+    // words a fuzzy word expands to.
+    const far = await hits('qa14999~');
+    expect(far).toContain('qa04900');
+    expect(far).not.toContain('qa00900');
+    await index.close();
+  }, 30_000);
+
+  it("finds a fuzzy word's near words when more than the bound of longer words of its letter come before them in order", async () => {
+    const index = createSqliteSearchIndex(dbFile());
+    // 21 000 words of `g` twelve characters long (as parts of record ids are), all before `glacier`
+    // in order: none can be within two edits of `glacer`, and they are not what the bound counts.
+    const long = Array.from({ length: 21_000 }, (_, i) => `ga${String(i).padStart(10, '0')}`);
+    const docs = [searchDocument('ice', 'Glacier retreat', { body: { id: 'ice', metadata: { title: 'Glacier retreat' } } })];
+    for (let i = 0; i < long.length; i += 100) {
+      const id = `r${i}`;
+      docs.push(searchDocument(id, `Record ${id}`, { body: { id, metadata: { title: `Record ${id}`, description: long.slice(i, i + 100).join(' ') } } }));
+    }
+    await index.upsert(docs);
+    const found = await index.search({ filter: { kinds: ['resource'], viewerId: null }, q: 'glacer~', bbox: null, sort: 'bestmatch', page: 1, size: 10, aggregations: [] });
+    expect(found.hits.map((h) => h.id)).toEqual(['ice']);
     await index.close();
   }, 30_000);
 

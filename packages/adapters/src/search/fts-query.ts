@@ -80,6 +80,20 @@ export function singleWordPhrases(node: QueryNode, ctx: QueryContext): string[] 
 }
 
 /**
+ * The word of a query that is one plain word searched in the title alone
+ * (`metadata.title:drought`), as `singleWordPhrases` allows one; null for any other. FTS5 scores
+ * it as a phrase whose occurrences are the word's in the title, found in the documents holding it
+ * there.
+ */
+export function singleTitleWord(node: QueryNode): string | null {
+  if (node.type !== 'term' || node.field !== 'metadata.title' || node.match !== 'exact') return null;
+  const words = tokenize(node.value);
+  const [word] = words;
+  if (word === undefined || words.length !== 1) return null;
+  return /^[a-z0-9]+$/.test(word) && !word.startsWith(PATH_TOKEN_PREFIX) ? word : null;
+}
+
+/**
  * The word of a query that is one prefix of three letters or more searched in the text columns
  * (`defor*`), or null: FTS5 scores it as one phrase whose occurrences are those of every
  * indexed word it starts, which can be scored from those words' occurrences. Shorter prefixes

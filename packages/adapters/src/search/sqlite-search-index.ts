@@ -19,6 +19,7 @@ import {
   firstByColumnSteps,
   firstInOrder,
   flattenInTurns,
+  fuzzyDistance,
   HeaderTable,
   matchesQuery,
   parseQuery,
@@ -34,7 +35,7 @@ import {
   type Ranker,
 } from '@krs/domain/search';
 import type { BBox, SearchDocument, SearchIndex, SearchRequest, SearchResult, Shape } from '@krs/domain';
-import { ftsExpression, fuzzyWords, matchText, querySql, rankText, singlePrefix, singleWordPhrases, textPrefilter, type Param, type QueryContext, type Sql } from './fts-query.ts';
+import { ftsExpression, fuzzyWords, singleTitleWord, matchText, querySql, rankText, singlePrefix, singleWordPhrases, textPrefilter, type Param, type QueryContext, type Sql } from './fts-query.ts';
 import { PresenceCache } from './presence-cache.ts';
 import { DocLengths, documentLength, tableTotals } from './doc-lengths.ts';
 import { inverseDocumentFrequency, OCCURRENCES_SQL, relevanceSteps } from './term-relevance.ts';
@@ -270,6 +271,9 @@ function memberOf(list: Int32Array): (rowid: number) => boolean {
  */
 const PREFIX_WORDS = 64;
 
+/** The title's weight in the index's bm25 (`bm25(doc_fts, 2.0, 1.0, 0.0)`), as the occurrences carry it. */
+const TITLE_WEIGHT = 2;
+
 /** Vocabulary words the fuzzy terms of one query may read, all terms together. */
 const VOCABULARY_WORDS_PER_QUERY = 20_000;
 
@@ -385,21 +389,25 @@ export function createSqliteSearchIndex(filename: string): SqliteSearchIndex {
   readAllLengths();
   const rowids = (sql: string, params: Param[]) => reader.rowids(sql, params);
 
-  const boxSql = 'SELECT doc_rowid FROM doc_box WHERE min_x <= ? AND max_x >= ? AND min_y <= ? AND max_y >= ?';
+  /**
+   * Each box meeting the query box, as its document's rowid times two, plus one when the box
+   * lies inside the query box: such a document meets it whatever its shapes. R*Tree coordinates
+   * are rounded outward, so a stored box inside the query box means the real one is too. One
+   * walk of the R*Tree where a second one, for the boxes inside, cost as much again (two
+   * reader threads' work per query).
+   */
+  const boxSql = 'SELECT doc_rowid * 2 + (min_x >= ? AND max_x <= ? AND min_y >= ? AND max_y <= ?) FROM doc_box WHERE min_x <= ? AND max_x >= ? AND min_y <= ? AND max_y >= ?';
   const shapesOf = db.prepare('SELECT shapes FROM doc_shape WHERE rowid = ?').pluck();
-  // R*Tree coordinates are rounded outward, so a stored box inside the query box means the real one is too.
-  const withinSql = 'SELECT doc_rowid FROM doc_box WHERE min_x >= ? AND max_x <= ? AND min_y >= ? AND max_y <= ?';
   const ofParent = db.prepare('SELECT rowid FROM doc WHERE parent_id = ?').pluck();
   const ofOwner = db.prepare('SELECT rowid FROM doc WHERE owner_id = ? AND in_user_listing = 1').pluck();
   const withIds = db.prepare('SELECT rowid FROM doc WHERE id IN (SELECT value FROM json_each(?))').pluck();
   const rowSet = (rows: unknown[]) => Int32Array.from(rows as number[]);
 
-  /** Rows whose bounds the R*Tree says meet the box; a box across the antimeridian is two boxes. */
-  async function boundsInBox(box: BBox): Promise<Int32Array> {
+  /** The boxes meeting the query box, coded as `boxSql` says; a box across the antimeridian is two boxes. */
+  async function boxesMeeting(box: BBox): Promise<Int32Array> {
     const [w, s, e, n] = box;
-    // A document with several boxes is listed once per box that meets the query box.
-    if (w <= e) return Int32Array.from(new Set(await rowids(boxSql, [e, w, n, s])));
-    return rowids(`${boxSql} UNION ${boxSql}`, [180, w, n, s, e, -180, n, s]);
+    if (w <= e) return rowids(boxSql, [w, e, s, n, e, w, n, s]);
+    return rowids(`${boxSql} UNION ALL ${boxSql}`, [w, 180, s, n, 180, w, n, s, -180, e, s, n, e, -180, n, s]);
   }
 
   /** Whether a row's exact shapes meet the box; rows without stored shapes are exactly their boxes. */
@@ -409,22 +417,20 @@ export function createSqliteSearchIndex(filename: string): SqliteSearchIndex {
     return shapesMeetBox(JSON.parse(text) as Shape[], box);
   }
 
-  /** Rows with a part whose box lies inside the query box: they meet it whatever their shapes. */
-  async function boundsWithinBox(box: BBox): Promise<Set<number>> {
-    const [w, s, e, n] = box;
-    if (w <= e) return new Set(await rowids(withinSql, [w, e, s, n]));
-    const [west, east] = await Promise.all([rowids(withinSql, [w, 180, s, n]), rowids(withinSql, [-180, e, s, n])]);
-    return new Set([...west, ...east]);
-  }
-
   /**
    * Rows whose geometry meets the box: the R*Tree's candidates, those with a part inside the box
    * at once, the others (overlapping the box's edge) decided on their exact shapes.
    */
   async function inBox(box: BBox): Promise<Int32Array> {
-    const [candidates, sure] = await Promise.all([boundsInBox(box), boundsWithinBox(box)]);
+    // A document with several boxes is listed once per box: ordered, its codes are side by side.
+    const codes = (await boxesMeeting(box)).sort();
     const out: number[] = [];
-    for (const rowid of candidates) if (sure.has(rowid) || shapesMeet(rowid, box)) out.push(rowid);
+    for (let i = 0; i < codes.length; ) {
+      const rowid = (codes[i] as number) >> 1;
+      let sure = false;
+      for (; i < codes.length && (codes[i] as number) >> 1 === rowid; i++) if (((codes[i] as number) & 1) === 1) sure = true;
+      if (sure || shapesMeet(rowid, box)) out.push(rowid);
+    }
     return Int32Array.from(out);
   }
 
@@ -448,28 +454,54 @@ export function createSqliteSearchIndex(filename: string): SqliteSearchIndex {
   // that vocabulary, 3.9 joined from this one). Path tokens (`0z...`, in `paths` alone) are in
   // this vocabulary too: the slice of `0` is read from the other, which tells them apart.
   const wordsSql = "SELECT group_concat(term, ' ') FROM (SELECT term FROM doc_words WHERE term >= ? AND term < ? LIMIT ?)";
-  const textWordsSql = "SELECT group_concat(term, ' ') FROM (SELECT DISTINCT term FROM doc_vocab WHERE term >= ? AND term < ? AND col IN ('title', 'text') LIMIT ?)";
+  // Only words whose length may lie within the fuzzy word's distance of its own (`editDistance`
+  // measures UTF-16 units, never fewer than the word's characters nor more than its bytes).
+  const fuzzySliceSql = (vocabulary: 'words' | 'text words', order: 'ASC' | 'DESC') =>
+    vocabulary === 'words'
+      ? `SELECT group_concat(term, ' ') FROM (SELECT term FROM doc_words WHERE term >= ? AND term < ? AND length(term) <= ? AND length(CAST(term AS BLOB)) >= ? ORDER BY term ${order} LIMIT ?)`
+      : `SELECT group_concat(term, ' ') FROM (SELECT DISTINCT term FROM doc_vocab WHERE term >= ? AND term < ? AND length(term) <= ? AND length(CAST(term AS BLOB)) >= ? AND col IN ('title', 'text') ORDER BY term ${order} LIMIT ?)`;
+  const fuzzySlices = {
+    words: [fuzzySliceSql('words', 'DESC'), fuzzySliceSql('words', 'ASC')],
+    'text words': [fuzzySliceSql('text words', 'DESC'), fuzzySliceSql('text words', 'ASC')],
+  } as const;
 
   /**
-   * The first `most` words of the vocabulary starting with `letter`, in order. Walking a slice
-   * costs SQLite about as much as the documents of its words (`g` at 100k documents: 12 358
-   * words, 3.9 ms of a thread, most of it in `grace` and `glacier`): its two halves, cut at the
-   * letter followed by `m`, are read on the two reader threads at once. Each half is read up to
-   * `most` words, so the first `most` of the two joined are the first `most` of the slice.
+   * The `most` words of the vocabulary starting with the fuzzy word's letter nearest it in
+   * order (one before it, one after, in turn), of those whose length in characters is at most
+   * `longest` and in bytes at least `shortest`. Near words share the most letters with it: at a
+   * million documents the letter `g` holds 30 677 words, most of them parts of record ids of
+   * five characters, and the first 20 000 of them in order stopped before `glacier`, so `glacer~`
+   * found 6 documents where 92 411 hold `glacier`. Walking a slice costs SQLite about as much as
+   * the documents of its words (`g` at 100k documents: 12 358 words, 3.9 ms of a thread, most of
+   * it in `grace` and `glacier`): the words before and after are read on the two reader threads
+   * at once, both in the vocabulary's order; only when more than `most` come before the word
+   * are they read again from it downwards (which SQLite sorts: at 100k documents, where every
+   * slice is under the bound, reading them so each time cost 2-3 ms more of the threads).
    */
-  async function vocabularySlice(sql: string, letter: string, most: number): Promise<string[]> {
+  async function nearestWords([downwards, upwards]: readonly [string, string], word: string, [shortest, longest]: [number, number], most: number): Promise<string[]> {
+    const letter = String.fromCodePoint(word.codePointAt(0) ?? 0);
     const next = String.fromCodePoint((letter.codePointAt(0) ?? 0) + 1);
-    const halves = await Promise.all([reader.rows(sql, [letter, `${letter}m`, most]), reader.rows(sql, [`${letter}m`, next, most])]);
-    const words = halves.flatMap((rows) => {
+    const words = (rows: unknown[][]) => {
       const joined = rows[0]?.[0];
-      return typeof joined === 'string' ? joined.split(' ') : [];
-    });
-    return words.length > most ? words.slice(0, most) : words;
+      return typeof joined === 'string' && joined !== '' ? joined.split(' ') : [];
+    };
+    const [before, above] = (
+      await Promise.all([reader.rows(upwards, [letter, word, longest, shortest, most + 1]), reader.rows(upwards, [word, next, longest, shortest, most])])
+    ).map(words) as [string[], string[]];
+    const below = before.length <= most ? before.reverse() : words(await reader.rows(downwards, [letter, word, longest, shortest, most]));
+    const nearest: string[] = [];
+    for (let i = 0; nearest.length < most && (i < below.length || i < above.length); i++) {
+      if (i < above.length) nearest.push(above[i] as string);
+      if (i < below.length && nearest.length < most) nearest.push(below[i] as string);
+    }
+    return nearest;
   }
 
   /**
-   * Each fuzzy word's expansion, from the slice of the vocabulary that starts with its letter.
-   * The vocabulary words read are bounded per query; past the bound a word expands to itself.
+   * Each fuzzy word's expansion, from the words of the vocabulary that start with its letter and
+   * whose lengths are within its distance of its own (as the PostgreSQL engine reads its
+   * vocabulary), those nearest it in order when there are more than the bound. The vocabulary
+   * words read are bounded per query; once the bound is spent a word expands to itself.
    */
   async function contextFor(node: QueryNode): Promise<QueryContext> {
     const fuzzy = new Map<string, string[]>();
@@ -477,8 +509,10 @@ export function createSqliteSearchIndex(filename: string): SqliteSearchIndex {
     for (const word of fuzzyWords(node)) {
       if (fuzzy.has(word)) continue;
       const code = word.codePointAt(0) ?? 0;
-      const sql = String.fromCodePoint(code) === PATH_TOKEN_PREFIX[0] ? textWordsSql : wordsSql;
-      const words = budget > 0 ? await vocabularySlice(sql, String.fromCodePoint(code), budget) : [];
+      const slices = fuzzySlices[String.fromCodePoint(code) === PATH_TOKEN_PREFIX[0] ? 'text words' : 'words'];
+      const distance = fuzzyDistance(word);
+      const lengths: [number, number] = [word.length - distance, word.length + distance];
+      const words = budget > 0 ? await nearestWords(slices, word, lengths, budget) : [];
       budget -= words.length;
       fuzzy.set(word, words.length > 0 ? await expandInSlices(word, words) : [word]);
     }
@@ -552,11 +586,16 @@ export function createSqliteSearchIndex(filename: string): SqliteSearchIndex {
   /** `ranked`: the hits a bestmatch page needs (page x size), or 0 when the sort is another. */
   async function plan(node: QueryNode, ranked: number, scratch: ScratchArrays): Promise<QueryPlan> {
     if (node.type === 'all') return { rows: null, rank: null, evaluate: null };
-    if (node.type === 'exists') return { rows: await present(node), rank: null, evaluate: null };
+    if (node.type === 'exists') return { rows: await present(node, scratch), rank: null, evaluate: null };
     const ctx = await contextFor(node);
     const words = ranked > 0 ? singleWordPhrases(node, ctx) : null;
     if (words !== null) {
       const scored = await scoreWords(words.map((word) => [word]), scratch);
+      return { rows: scored.rowids, scoreOf: scored.scoreOf, rank: null, evaluate: null };
+    }
+    const titled = ranked > 0 ? singleTitleWord(node) : null;
+    if (titled !== null) {
+      const scored = await scoreWords([[titled]], scratch, TITLE_WEIGHT);
       return { rows: scored.rowids, scoreOf: scored.scoreOf, rank: null, evaluate: null };
     }
     const prefix = ranked > 0 ? singlePrefix(node) : null;
@@ -591,11 +630,11 @@ export function createSqliteSearchIndex(filename: string): SqliteSearchIndex {
   }
 
   /** The rows with a value at the path, kept for the next query about the same path. */
-  async function present(node: Extract<QueryNode, { type: 'exists' }>): Promise<Int32Array> {
+  async function present(node: Extract<QueryNode, { type: 'exists' }>, scratch: ScratchArrays): Promise<Int32Array> {
     // A write of another process drops what is kept (and is read here, not after the match).
     freshHeaders();
     const token = pathToken(node.field);
-    const kept = presence.rows(token);
+    const kept = presence.rows(token, (length) => scratch.rows(length));
     if (kept !== null) return kept;
     const mark = presence.mark();
     const rows = await rowids(matchSql, [matchText(node, { fuzzy: new Map() }) ?? '']);
@@ -619,15 +658,19 @@ export function createSqliteSearchIndex(filename: string): SqliteSearchIndex {
 
   /**
    * The match of the phrases' OR and bm25 of each of its rows, from the phrases' occurrences:
-   * what FTS5 gives for `{title text} : ("w1" OR "w2" ...)`, without its bm25 reading every row.
+   * what FTS5 gives for `{title text} : ("w1" OR "w2" ...)`, without its bm25 reading every row;
+   * with `onlyWeight`, the same for the occurrences of that column's weight alone (the title's,
+   * 2: `title : "w"`).
    * A phrase is one word, or the words a prefix starts (FTS5 counts each of their occurrences
    * as one of the prefix's), whose occurrences are taken together.
    */
-  async function scoreWords(phrases: readonly (readonly string[])[], scratch: ScratchArrays) {
+  async function scoreWords(phrases: readonly (readonly string[])[], scratch: ScratchArrays, onlyWeight: number | null = null) {
     const read = await Promise.all(phrases.flat().map((word) => reader.occurrences('doc_fts', word, OCCURRENCES_SQL)));
+    // The title's occurrences are those weighted as the title (`title : "w"` counts no others).
+    const kept = onlyWeight === null ? read : read.map((list) => list.filter((code) => (code & 3) === onlyWeight));
     let at = 0;
     const occurrences = phrases.map((phrase) => {
-      const lists = read.slice(at, (at += phrase.length));
+      const lists = kept.slice(at, (at += phrase.length));
       if (lists.length === 1) return lists[0] as Int32Array;
       const joined = new Int32Array(lists.reduce((sum, list) => sum + list.length, 0));
       let n = 0;
@@ -643,10 +686,10 @@ export function createSqliteSearchIndex(filename: string): SqliteSearchIndex {
     const block = averages.get() as Uint8Array | undefined;
     const totals = block === undefined ? { rows: 0, tokens: 0 } : tableTotals(block);
     const idf = (hits: number) => inverseDocumentFrequency(totals.rows, hits, (x) => ln.get(x) as number);
-    const steps = relevanceSteps(occurrences, idf, lengths.array(), totals.tokens / totals.rows, scratch);
+    const scoring = relevanceSteps(occurrences, idf, lengths.array(), totals.tokens / totals.rows, scratch);
     const pause = turnTaker(SEARCH_TURN_MS, nextSearchTurn);
     for (;;) {
-      const next = steps.next();
+      const next = scoring.next();
       if (next.done === true) {
         // The scores hold all that is needed of the occurrences from here on.
         for (const list of read) reader.recycle(list);
