@@ -93,6 +93,9 @@ describe('resource drafts over HTTP', () => {
     expect(versions.json.sortBy).toBe('version');
     expect(versions.json.hits.hits.map((h: { versions: { index: number } }) => h.versions.index)).toEqual([2, 1]);
     expect((await call('GET', `/api/records/${id}/versions/latest`)).json.id).toBe(v2.json.id);
+    const unknownSort = await call('GET', `/api/records/${id}/versions?sort=unknown`);
+    expect(unknownSort.status).toBe(400);
+    expect(unknownSort.json.errors[0].field).toBe('_schema');
   });
 
   it('marks the edit draft of the latest published version as latest, and of an older one as not', async () => {

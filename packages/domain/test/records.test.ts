@@ -145,6 +145,22 @@ describe('edit and versions', () => {
     const versions = await core.records.versions(anon, 'resource', v1.record.id, {});
     expect(versions.hits.map((h) => h.record.versionIndex)).toEqual([2, 1]);
   });
+
+  it('orders versions by the sort asked for and refuses a sort it does not know', async () => {
+    const { core, clock } = makeCore();
+    const v1 = await publishedResource(core);
+    clock.advance(1000);
+    const v2 = await core.records.newVersion(alice, 'resource', v1.record.id);
+    await core.records.updateDraft(alice, 'resource', v2.record.id, { metadata: { ...validMetadata, publication_date: '2026' } });
+    await core.records.publish(alice, 'resource', v2.record.id);
+    const oldest = await core.records.versions(anon, 'resource', v1.record.id, { sort: 'oldest' });
+    expect(oldest.hits.map((h) => h.record.versionIndex)).toEqual([1, 2]);
+    expect(oldest.sortBy).toBe('oldest');
+    const byDefault = await core.records.versions(anon, 'resource', v1.record.id, { sort: 'bestmatch' });
+    expect(byDefault.hits.map((h) => h.record.versionIndex)).toEqual([2, 1]);
+    expect(byDefault.sortBy).toBe('version');
+    await expect(core.records.versions(anon, 'resource', v1.record.id, { sort: 'unknown' })).rejects.toMatchObject({ kind: 'invalid' });
+  });
 });
 
 describe('files', () => {

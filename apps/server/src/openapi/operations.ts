@@ -7,7 +7,7 @@
 import type { ZodObject, ZodType } from 'zod';
 import { CITATION_LOCALES, CITATION_STYLES } from '../exports/citation.ts';
 import { EXPORT_FORMATS } from '../exports/formats.ts';
-import { accessLinkBody, draftBody, fileKeysBody, listingQuery, pagingQuery, recordsBody, resourcesBody } from '../routes/schemas.ts';
+import { accessLinkBody, draftBody, fileKeysBody, listingQuery, recordsBody, resourcesBody, versionsQuery } from '../routes/schemas.ts';
 import { accessLink, accessLinkList, fileEntry, fileList, health, readiness, resourceErrors } from './responses.ts';
 
 export type Method = 'get' | 'post' | 'put' | 'patch' | 'delete' | 'head';
@@ -216,8 +216,8 @@ function recordOperations(kind: 'resource' | 'package'): Operation[] {
       summary: `List the versions of a ${noun}`,
       tags: [tag],
       access: 'optional',
-      query: pagingQuery,
-      responses: [listAnswer('The versions, newest first (`sortBy` is `version`).')],
+      query: versionsQuery,
+      responses: [listAnswer('The versions, newest first unless `sort` says otherwise (`sortBy` reports the order used).')],
       errors: QUERY_READ,
     },
     {
