@@ -46,6 +46,13 @@ describe('resource drafts over HTTP', () => {
     const nowhere = await call('POST', '/api/records/abcde-12345/no-such-action', { token: alice, json: {} });
     expect(nowhere.status).toBe(404);
     expect(nowhere.json).toEqual({ status: 404, message: 'Not found.' });
+    // Routes are strict about a trailing slash: such a path does not exist under any method, so a
+    // 405 whose Allow names the very method that was refused would send clients in a circle.
+    for (const path of ['/api/records/', '/api/records/abcde-12345/', '/api/records/abcde-12345/versions/']) {
+      const slashed = await call('GET', path, { token: alice });
+      expect(slashed.status).toBe(404);
+      expect(slashed.headers.get('allow')).toBeNull();
+    }
   });
 
   it('keeps invalid metadata as draft errors and publishes only when valid', async () => {
