@@ -284,6 +284,16 @@ describe('access links', () => {
     await core.accessLinks.delete(alice, 'resource', record.id, link.link.id);
     expect(await kindOf(core.accessLinks.get(alice, 'resource', record.id, link.link.id))).toBe('not_found');
   });
+
+  it('takes an expiry only as an ISO date or date-time on the calendar, without offset meaning UTC', async () => {
+    const { core } = makeCore();
+    const { record } = await core.records.createDraft(alice, 'resource', { metadata: validMetadata });
+    const create = (expiresAt: string) => core.accessLinks.create(alice, 'resource', record.id, { permission: 'view', expiresAt });
+    for (const bad of ['2026-02-30', '2026-02-01T24:00:00Z', 'March 7, 2026', '2026']) expect(await kindOf(create(bad))).toBe('invalid');
+    expect((await create('2026-03-01 10:00:00')).link.expiresAt).toBe('2026-03-01T10:00:00.000Z');
+    expect((await create('2026-03-01T12:00:00+02:00')).link.expiresAt).toBe('2026-03-01T10:00:00.000Z');
+    expect((await create('2026-03-02')).link.expiresAt).toBe('2026-03-02T00:00:00.000Z');
+  });
 });
 
 describe('listings', () => {
