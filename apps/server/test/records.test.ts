@@ -81,7 +81,7 @@ describe('resource drafts over HTTP', () => {
   });
 
   it('edits, versions, lists versions and the latest version', async () => {
-    const { call, alice, bob } = await makeApp();
+    const { app, call, alice, bob } = await makeApp();
     const id = (await call('POST', '/api/records', { token: alice, json: { metadata, files: { enabled: false } } })).json.id;
     await call('POST', `/api/records/${id}/draft/actions/publish`, { token: alice });
     expect((await call('POST', `/api/records/${id}/draft`, { token: bob })).status).toBe(403);
@@ -100,6 +100,14 @@ describe('resource drafts over HTTP', () => {
     expect(versions.json.sortBy).toBe('version');
     expect(versions.json.hits.hits.map((h: { versions: { index: number } }) => h.versions.index)).toEqual([2, 1]);
     expect((await call('GET', `/api/records/${id}/versions/latest`)).json.id).toBe(v2.json.id);
+    // HEAD goes to the app itself: the OpenAPI document (which `call` holds answers to) lists GETs.
+    for (const path of [`/api/records/${id}`, '/api/records', `/api/records/${id}/versions`]) {
+      expect((await call('GET', path)).headers.get('vary'), path).toBe('Accept');
+      expect((await app.request(path, { method: 'HEAD' })).headers.get('vary'), `HEAD ${path}`).toBe('Accept');
+    }
+    expect((await app.request(`/api/records/${id}`, { method: 'HEAD' })).headers.get('link')).toContain('rel="cite-as"');
+    const draft = await call('POST', '/api/records', { token: alice, json: { metadata } });
+    expect((await call('GET', `/api/records/${draft.json.id}/draft`, { token: alice })).headers.get('vary')).toBe('Accept');
     const unknownSort = await call('GET', `/api/records/${id}/versions?sort=unknown`);
     expect(unknownSort.status).toBe(400);
     expect(unknownSort.json.errors[0].field).toBe('_schema');
