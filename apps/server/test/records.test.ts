@@ -72,6 +72,9 @@ describe('resource drafts over HTTP', () => {
     expect(fixed.json.errors).toBeUndefined();
     const stale = await call('PUT', `/api/records/${id}/draft`, { token: alice, json: { metadata }, headers: { 'if-match': '"1"' } });
     expect(stale.status).toBe(412);
+    // `*` asks only that the draft exist (RFC 9110, 13.1.1), which it does.
+    const any = await call('PUT', `/api/records/${id}/draft`, { token: alice, json: { metadata }, headers: { 'if-match': '*' } });
+    expect(any.status).toBe(200);
     const published = await call('POST', `/api/records/${id}/draft/actions/publish`, { token: alice });
     expect(published.status).toBe(202);
     expect(published.json.is_published).toBe(true);
