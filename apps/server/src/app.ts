@@ -99,12 +99,13 @@ export function createApp(core: Core, config: AppConfig) {
 /**
  * The methods routed at a path, for a 405 with `Allow` when a path exists under another method
  * (and a 404 when it exists under none). Read from the app's route table on first use, when
- * every route is registered.
+ * every route is registered. Matched as strictly as the router matches: a trailing slash that
+ * no route takes is a 404, not a 405 listing the very method that was refused.
  */
 function allowedMethods(app: Hono<Env>): (path: string) => string[] {
   let table: { method: string; pattern: RegExp }[] | null = null;
   const patternOf = (path: string) =>
-    new RegExp(`^${path.split('/').map((part) => (part.startsWith(':') ? '[^/]+' : part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))).join('/')}/?$`);
+    new RegExp(`^${path.split('/').map((part) => (part.startsWith(':') ? '[^/]+' : part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))).join('/')}$`);
   return (path) => {
     table ??= app.routes.filter((r) => r.method !== 'ALL').map((r) => ({ method: r.method, pattern: patternOf(r.path) }));
     const methods = new Set(table.filter((r) => r.pattern.test(path)).map((r) => r.method));

@@ -36,14 +36,14 @@ export function createResponder(exporter: Exporter, filesOf: FilesOf) {
 
   /** `extra` adds top-level members some responses carry (the create-draft `expanded`). */
   function record(c: Context, view: RecordView, status: 200 | 201 | 202 = 200, extra?: { [key: string]: unknown }): Response | Promise<Response> {
-    const publishedGet = c.req.method === 'GET' && view.record.state === 'published';
+    // A HEAD carries the headers its GET would (RFC 9110, 9.3.2).
+    const publishedGet = (c.req.method === 'GET' || c.req.method === 'HEAD') && view.record.state === 'published';
     const { contentType, ui, alternate: chosen } = negotiate(c.req.header('accept'), publishedGet ? { alternates: RECORD_ALTERNATES } : {});
     c.header('ETag', `"${view.record.revisionId}"`);
     c.header('Content-Type', contentType);
-    if (publishedGet) {
-      c.header('Link', exporter.signposting(view));
-      c.header('Vary', 'Accept');
-    }
+    // Every record answer depends on Accept (the UI media type adds `ui`), drafts' too.
+    c.header('Vary', 'Accept');
+    if (publishedGet) c.header('Link', exporter.signposting(view));
     if (chosen !== undefined) return alternate(c, view, chosen, status);
     const text = JSON.stringify({ ...serializeRecord(view, links, ui), ...extra });
     if (text.length <= LARGE_ANSWER_CHARS) return c.body(text, status);
@@ -58,6 +58,8 @@ export function createResponder(exporter: Exporter, filesOf: FilesOf) {
     const query = [...url.searchParams.entries()].filter(([k]) => k !== 'token');
     const body = searchPageText(page, links, { ui, path: url.pathname, query, withLinks: options.withLinks }, (view) => hitText(view, ui));
     c.header('Content-Type', contentType);
+    // The UI media type answers another body at the same URL: caches must key on Accept.
+    c.header('Vary', 'Accept');
     return c.body(body, 200);
   }
 

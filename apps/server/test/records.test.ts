@@ -46,6 +46,13 @@ describe('resource drafts over HTTP', () => {
     const nowhere = await call('POST', '/api/records/abcde-12345/no-such-action', { token: alice, json: {} });
     expect(nowhere.status).toBe(404);
     expect(nowhere.json).toEqual({ status: 404, message: 'Not found.' });
+    // Routes are strict about a trailing slash: such a path does not exist under any method, so a
+    // 405 whose Allow names the very method that was refused would send clients in a circle.
+    for (const path of ['/api/records/', '/api/records/abcde-12345/', '/api/records/abcde-12345/versions/']) {
+      const slashed = await call('GET', path, { token: alice });
+      expect(slashed.status).toBe(404);
+      expect(slashed.headers.get('allow')).toBeNull();
+    }
   });
 
   it('keeps invalid metadata as draft errors and publishes only when valid', async () => {
@@ -65,6 +72,9 @@ describe('resource drafts over HTTP', () => {
     expect(fixed.json.errors).toBeUndefined();
     const stale = await call('PUT', `/api/records/${id}/draft`, { token: alice, json: { metadata }, headers: { 'if-match': '"1"' } });
     expect(stale.status).toBe(412);
+    // `*` asks only that the draft exist (RFC 9110, 13.1.1), which it does.
+    const any = await call('PUT', `/api/records/${id}/draft`, { token: alice, json: { metadata }, headers: { 'if-match': '*' } });
+    expect(any.status).toBe(200);
     const published = await call('POST', `/api/records/${id}/draft/actions/publish`, { token: alice });
     expect(published.status).toBe(202);
     expect(published.json.is_published).toBe(true);
@@ -74,7 +84,7 @@ describe('resource drafts over HTTP', () => {
   });
 
   it('edits, versions, lists versions and the latest version', async () => {
-    const { call, alice, bob } = await makeApp();
+    const { app, call, alice, bob } = await makeApp();
     const id = (await call('POST', '/api/records', { token: alice, json: { metadata, files: { enabled: false } } })).json.id;
     await call('POST', `/api/records/${id}/draft/actions/publish`, { token: alice });
     expect((await call('POST', `/api/records/${id}/draft`, { token: bob })).status).toBe(403);
@@ -93,6 +103,17 @@ describe('resource drafts over HTTP', () => {
     expect(versions.json.sortBy).toBe('version');
     expect(versions.json.hits.hits.map((h: { versions: { index: number } }) => h.versions.index)).toEqual([2, 1]);
     expect((await call('GET', `/api/records/${id}/versions/latest`)).json.id).toBe(v2.json.id);
+    // HEAD goes to the app itself: the OpenAPI document (which `call` holds answers to) lists GETs.
+    for (const path of [`/api/records/${id}`, '/api/records', `/api/records/${id}/versions`]) {
+      expect((await call('GET', path)).headers.get('vary'), path).toBe('Accept');
+      expect((await app.request(path, { method: 'HEAD' })).headers.get('vary'), `HEAD ${path}`).toBe('Accept');
+    }
+    expect((await app.request(`/api/records/${id}`, { method: 'HEAD' })).headers.get('link')).toContain('rel="cite-as"');
+    const draft = await call('POST', '/api/records', { token: alice, json: { metadata } });
+    expect((await call('GET', `/api/records/${draft.json.id}/draft`, { token: alice })).headers.get('vary')).toBe('Accept');
+    const unknownSort = await call('GET', `/api/records/${id}/versions?sort=unknown`);
+    expect(unknownSort.status).toBe(400);
+    expect(unknownSort.json.errors[0].field).toBe('_schema');
   });
 
   it('marks the edit draft of the latest published version as latest, and of an older one as not', async () => {

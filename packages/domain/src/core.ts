@@ -20,7 +20,7 @@ import { getRecord, publishedReadStamp } from './use-cases/get-record.ts';
 import { harvest, harvestOne, type HarvestQuery } from './use-cases/harvest.ts';
 import { importVocabulary, importVocabularyFile, listVocabulary, removeVocabularyEntries } from './use-cases/import-vocabulary.ts';
 import type { ListingInput } from './use-cases/listing-params.ts';
-import { resolvePaging } from './use-cases/listing-params.ts';
+import { resolvePaging, resolveSort } from './use-cases/listing-params.ts';
 import { latestVersion, listVersions } from './use-cases/list-versions.ts';
 import { newVersion } from './use-cases/new-version.ts';
 import { afterProjections, projectionHealth, reindex, type ReindexProgress, type SkippedRecord } from './use-cases/project-search.ts';
@@ -53,8 +53,8 @@ export function createCore(deps: CoreDeps) {
       get: (who: Identity, kind: RecordKind, id: string) => getRecord(deps, who, kind, id),
       /** What a kept anonymous answer of `get` must match to be served again (model/read-stamp.ts). */
       readStamp: (kind: RecordKind, id: string) => publishedReadStamp(deps, kind, id),
-      versions: (who: Identity, kind: RecordKind, id: string, paging: { page?: number; size?: number }) =>
-        listVersions(deps, who, kind, id, resolvePaging(paging)),
+      versions: async (who: Identity, kind: RecordKind, id: string, input: { page?: number; size?: number; sort?: string | null }) =>
+        listVersions(deps, who, kind, id, resolvePaging(input), resolveSort('versions', input.sort, null)),
       latest: (who: Identity, kind: RecordKind, id: string) => latestVersion(deps, who, kind, id),
       /** Writes down the embargoes whose day has come (reads already treat them as lifted). */
       liftLapsedEmbargoes: () => liftLapsedEmbargoes(deps),

@@ -145,6 +145,22 @@ describe('edit and versions', () => {
     const versions = await core.records.versions(anon, 'resource', v1.record.id, {});
     expect(versions.hits.map((h) => h.record.versionIndex)).toEqual([2, 1]);
   });
+
+  it('orders versions by the sort asked for and refuses a sort it does not know', async () => {
+    const { core, clock } = makeCore();
+    const v1 = await publishedResource(core);
+    clock.advance(1000);
+    const v2 = await core.records.newVersion(alice, 'resource', v1.record.id);
+    await core.records.updateDraft(alice, 'resource', v2.record.id, { metadata: { ...validMetadata, publication_date: '2026' } });
+    await core.records.publish(alice, 'resource', v2.record.id);
+    const oldest = await core.records.versions(anon, 'resource', v1.record.id, { sort: 'oldest' });
+    expect(oldest.hits.map((h) => h.record.versionIndex)).toEqual([1, 2]);
+    expect(oldest.sortBy).toBe('oldest');
+    const byDefault = await core.records.versions(anon, 'resource', v1.record.id, { sort: 'bestmatch' });
+    expect(byDefault.hits.map((h) => h.record.versionIndex)).toEqual([2, 1]);
+    expect(byDefault.sortBy).toBe('version');
+    await expect(core.records.versions(anon, 'resource', v1.record.id, { sort: 'unknown' })).rejects.toMatchObject({ kind: 'invalid' });
+  });
 });
 
 describe('files', () => {
@@ -267,6 +283,16 @@ describe('access links', () => {
     expect(shorter.link.permission).toBe('edit');
     await core.accessLinks.delete(alice, 'resource', record.id, link.link.id);
     expect(await kindOf(core.accessLinks.get(alice, 'resource', record.id, link.link.id))).toBe('not_found');
+  });
+
+  it('takes an expiry only as an ISO date or date-time on the calendar, without offset meaning UTC', async () => {
+    const { core } = makeCore();
+    const { record } = await core.records.createDraft(alice, 'resource', { metadata: validMetadata });
+    const create = (expiresAt: string) => core.accessLinks.create(alice, 'resource', record.id, { permission: 'view', expiresAt });
+    for (const bad of ['2026-02-30', '2026-02-01T24:00:00Z', 'March 7, 2026', '2026']) expect(await kindOf(create(bad))).toBe('invalid');
+    expect((await create('2026-03-01 10:00:00')).link.expiresAt).toBe('2026-03-01T10:00:00.000Z');
+    expect((await create('2026-03-01T12:00:00+02:00')).link.expiresAt).toBe('2026-03-01T10:00:00.000Z');
+    expect((await create('2026-03-02')).link.expiresAt).toBe('2026-03-02T00:00:00.000Z');
   });
 });
 

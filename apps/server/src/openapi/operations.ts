@@ -7,7 +7,7 @@
 import type { ZodObject, ZodType } from 'zod';
 import { CITATION_LOCALES, CITATION_STYLES } from '../exports/citation.ts';
 import { EXPORT_FORMATS } from '../exports/formats.ts';
-import { accessLinkBody, draftBody, fileKeysBody, listingQuery, pagingQuery, recordsBody, resourcesBody } from '../routes/schemas.ts';
+import { accessLinkBody, draftBody, fileKeysBody, listingQuery, recordsBody, resourcesBody, versionsQuery } from '../routes/schemas.ts';
 import { accessLink, accessLinkList, fileEntry, fileList, health, readiness, resourceErrors } from './responses.ts';
 
 export type Method = 'get' | 'post' | 'put' | 'patch' | 'delete' | 'head';
@@ -91,7 +91,7 @@ const recordAnswer = (status: Success['status'], description: string, read: { pu
   status,
   description,
   body: { kind: 'record', exports: read.exports ?? false },
-  headers: ['ETag', ...(read.published ? ['Link'] : []), ...(read.exports ? ['Vary'] : [])],
+  headers: ['ETag', 'Vary', ...(read.published ? ['Link'] : [])],
 });
 
 /** The formatted citation's choices, by `Accept: text/x-bibliography` or the `citation` export. */
@@ -99,7 +99,7 @@ export const CITATION_PARAMS: readonly ExtraParam[] = [
   { name: 'style', description: 'Citation style of `text/x-bibliography`; default `apa`.', values: CITATION_STYLES.map((s) => s.id) },
   { name: 'locale', description: 'Citation locale of `text/x-bibliography` (any case, `_` for `-`); default `en-US`.', values: CITATION_LOCALES },
 ];
-const listAnswer = (description = 'A page of records.'): Success => ({ status: 200, description, body: { kind: 'list' } });
+const listAnswer = (description = 'A page of records.'): Success => ({ status: 200, description, body: { kind: 'list' }, headers: ['Vary'] });
 const json = (status: Success['status'], description: string, schema: ZodType): Success => ({ status, description, body: { kind: 'json', schema } });
 const empty = (description = 'Done; no body.'): Success => ({ status: 204, description, body: { kind: 'empty' } });
 const html = (description: string): Success => ({ status: 200, description, body: { kind: 'html' } });
@@ -216,8 +216,8 @@ function recordOperations(kind: 'resource' | 'package'): Operation[] {
       summary: `List the versions of a ${noun}`,
       tags: [tag],
       access: 'optional',
-      query: pagingQuery,
-      responses: [listAnswer('The versions, newest first (`sortBy` is `version`).')],
+      query: versionsQuery,
+      responses: [listAnswer('The versions, newest first unless `sort` says otherwise (`sortBy` reports the order used).')],
       errors: QUERY_READ,
     },
     {

@@ -6,7 +6,7 @@ import type { Responder } from '../respond.ts';
 import { serializeExpanded } from '../serialize.ts';
 import { validate } from '../validate.ts';
 import { identityOf, ifMatch, type Env } from './request.ts';
-import { draftBody, listingQuery, pagingQuery, toDraftInput, toListingInput } from './schemas.ts';
+import { draftBody, listingQuery, versionsQuery, toDraftInput, toListingInput } from './schemas.ts';
 
 export function recordRoutes(core: Core, kind: RecordKind, respond: Responder) {
   return new Hono<Env>()
@@ -49,7 +49,7 @@ export function recordRoutes(core: Core, kind: RecordKind, respond: Responder) {
       return respond.record(c, view);
     })
     .post('/:id/versions', async (c) => respond.record(c, await core.records.newVersion(identityOf(c), kind, c.req.param('id')), 201))
-    .get('/:id/versions', validate('query', pagingQuery), async (c) => {
+    .get('/:id/versions', validate('query', versionsQuery), async (c) => {
       const page = await core.records.versions(identityOf(c), kind, c.req.param('id'), c.req.valid('query'));
       return respond.list(c, page);
     })

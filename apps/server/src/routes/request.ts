@@ -9,10 +9,13 @@ export type Env = { Variables: { identity: Identity } };
 
 export const identityOf = (c: Context<Env>): Identity => c.get('identity');
 
-/** `If-Match: "3"` or `If-Match: 3`; anything else is a client error. */
+/**
+ * `If-Match: "3"` or `If-Match: 3`; `*` asks only that the record exist, which the action checks
+ * anyway (RFC 9110, 13.1.1), so it is no condition. Anything else is a client error.
+ */
 export function ifMatch(c: Context): number | undefined {
   const raw = c.req.header('if-match');
-  if (raw === undefined) return undefined;
+  if (raw === undefined || raw.trim() === '*') return undefined;
   const m = /^\s*(?:W\/)?"?(\d+)"?\s*$/.exec(raw);
   if (!m) throw new DomainError('invalid', 'request.if_match', 'If-Match must be a revision id.');
   return Number(m[1]);

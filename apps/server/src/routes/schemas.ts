@@ -63,6 +63,7 @@ export const listingQuery = z.object({
 });
 
 export const pagingQuery = z.object({ size: positiveInt.optional(), page: positiveInt.optional() });
+export const versionsQuery = pagingQuery.extend({ sort: z.string().optional() });
 
 type ListingQuery = z.infer<typeof listingQuery>;
 

@@ -4,6 +4,7 @@
  */
 import { invalid, notFound, type FieldIssue } from '../errors.ts';
 import { requireLevel } from '../model/access.ts';
+import { parseIsoDateTime } from '../model/iso-date-time.ts';
 import { touchParent } from '../model/record.ts';
 import type { AccessLink, AccessPermission, Identity, Parent, RecordKind } from '../model/types.ts';
 import type { AccessLinkView } from '../model/views.ts';
@@ -33,7 +34,7 @@ function checkInput(input: AccessLinkInput, now: string): { permission: AccessPe
   else if (!PERMISSIONS.includes(permission as AccessPermission)) issues.push({ field: 'permission', messages: ['Must be one of: view, preview, edit.'] });
   let expiresAt: string | null = null;
   if (input.expiresAt !== undefined && input.expiresAt !== null) {
-    const t = typeof input.expiresAt === 'string' ? Date.parse(input.expiresAt) : Number.NaN;
+    const t = typeof input.expiresAt === 'string' ? parseIsoDateTime(input.expiresAt) : Number.NaN;
     if (Number.isNaN(t)) issues.push({ field: 'expires_at', messages: ['Not a valid datetime.'] });
     else if (t <= Date.parse(now)) issues.push({ field: 'expires_at', messages: ['Expiration date must be set to the future.'] });
     else expiresAt = new Date(t).toISOString();

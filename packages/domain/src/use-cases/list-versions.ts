@@ -1,6 +1,7 @@
 import { notFound } from '../errors.ts';
 import { liftedAt } from '../model/embargo.ts';
 import type { Identity, RecordKind } from '../model/types.ts';
+import type { SortOption } from '../ports.ts';
 import type { RecordView, SearchPage } from '../model/views.ts';
 import type { CoreDeps } from './deps.ts';
 import { canRead, getRecord } from './get-record.ts';
@@ -11,20 +12,32 @@ export interface PageRequest {
   size: number;
 }
 
+type Published = Awaited<ReturnType<CoreDeps['repos']['records']['listPublishedVersions']>>[number];
+
+/** `bestmatch` never reaches here: without a query `resolveSort` turns it into `version`. */
+const ORDER: Record<Exclude<SortOption, 'bestmatch'>, (a: Published, b: Published) => number> = {
+  version: (a, b) => b.versionIndex - a.versionIndex,
+  newest: (a, b) => b.created.localeCompare(a.created) || b.versionIndex - a.versionIndex,
+  oldest: (a, b) => a.created.localeCompare(b.created) || a.versionIndex - b.versionIndex,
+  'updated-desc': (a, b) => b.updated.localeCompare(a.updated) || b.versionIndex - a.versionIndex,
+  'updated-asc': (a, b) => a.updated.localeCompare(b.updated) || a.versionIndex - b.versionIndex,
+};
+
 /**
- * Published versions the caller may read, newest first. Refused (401, 403, 404) exactly where
+ * Published versions the caller may read, in the `sort` order (newest version first by default). Refused (401, 403, 404) exactly where
  * reading the record `id` itself is, so the list never tells more than the record would.
  */
-export async function listVersions(deps: CoreDeps, identity: Identity, kind: RecordKind, id: string, paging: PageRequest): Promise<SearchPage> {
+export async function listVersions(deps: CoreDeps, identity: Identity, kind: RecordKind, id: string, paging: PageRequest, sort: SortOption = 'version'): Promise<SearchPage> {
   await getRecord(deps, identity, kind, id);
   const parent = await parentOfRecord(deps.repos, kind, id);
   const level = await levelFor(deps.repos, identity, parent, deps.clock.now());
   const now = deps.clock.now();
   const readable = (await deps.repos.records.listPublishedVersions(parent.id)).map((r) => liftedAt(r, now)).filter((r) => canRead(r, level));
+  readable.sort(ORDER[sort === 'bestmatch' ? 'version' : sort]);
   const slice = readable.slice((paging.page - 1) * paging.size, paging.page * paging.size);
   const hits: RecordView[] = [];
   for (const record of slice) hits.push(viewOf(record, parent));
-  return { total: readable.length, hits, aggregations: {}, sortBy: 'version', page: paging.page, size: paging.size };
+  return { total: readable.length, hits, aggregations: {}, sortBy: sort, page: paging.page, size: paging.size };
 }
 
 /** The latest published version of the record's parent. */
