@@ -9,10 +9,7 @@
  * The cheap GETs come from `wrk` (2 connections, on the generator's core, see wrk.ts) when it is
  * installed: a Node client in this process would share its event loop with the hostile client,
  * whose sending and reading delay the GETs' timing as much as the server does. Without wrk they
- * come from that Node client (`load.ts`), and the heading says so. During the phases this process
- * (the hostile client) runs on the generator's core beside wrk and the server on the others, as in
- * the other benchmarks: left free, the client's encoding and reading of 10 MiB bodies took turns
- * with the server's thread, or with wrk, whose delays count as the server's latency.
+ * come from that Node client (`load.ts`), and the heading says so.
  * Per phase: the server's event-loop delay (p99 and max, measured inside the server by
  * `loop-delay.ts`), the cheap GETs' p99, the hostile calls' answers, and the server's peak RSS
  * over its RSS before the phase. Targets: max loop delay < 50 ms, cheap GET p99 at most twice
@@ -29,7 +26,7 @@ import { load } from './load.ts';
 import { seedPublished } from './seed.ts';
 import { serverDir, start, statusKiB, stop, tsx } from './server-process.ts';
 import type { PartResult, SummaryRow } from './summary-table.ts';
-import { hasWrk, pinToGeneratorCore, pinToServerCores, placement, releaseCores, wrk } from './wrk.ts';
+import { hasWrk, wrk } from './wrk.ts';
 
 /** What each phase reports of the cheap GETs, from either generator. */
 interface CheapGets {
@@ -210,9 +207,6 @@ export async function hostileBench(records: number, engine = 'sqlite', seconds =
       const native = hasWrk();
       await cheapGets(cheap, 2, native); // warm-up
       for (const [, q] of HOSTILE_QUERIES) await (await fetch(searchUrl(base, q))).arrayBuffer();
-      // Pinned only now: the first start's index build had every core.
-      pinToServerCores(pid);
-      pinToGeneratorCore(process.pid);
 
       const phases: Phase[] = [];
       for (const [name, hostile, withBodies] of [
@@ -240,7 +234,7 @@ export async function hostileBench(records: number, engine = 'sqlite', seconds =
       }
       const quiet = phases[0]?.get.p99 ?? Number.NaN;
       const lines = [
-        `hostile mix: ${engine}, ${records} published records (stored in ${seedSeconds.toFixed(0)} s), ${seconds} s per phase; cheap GET = GET /api/records/{id} on 2 connections from ${native ? 'wrk' : 'a Node client in the bench process (wrk is not installed; Debian: apt-get install wrk)'}${placement === null ? '' : `; server on core(s) ${placement.servers}, wrk and the hostile client on core ${placement.generator}`}`,
+        `hostile mix: ${engine}, ${records} published records (stored in ${seedSeconds.toFixed(0)} s), ${seconds} s per phase; cheap GET = GET /api/records/{id} on 2 connections from ${native ? 'wrk' : 'a Node client in the bench process (wrk is not installed; Debian: apt-get install wrk)'}`,
       ];
       for (const p of phases) {
         lines.push(
@@ -259,7 +253,6 @@ export async function hostileBench(records: number, engine = 'sqlite', seconds =
       for (const [name, max, mean] of alone) lines.push(`  ${name.padEnd(34)} loop max ${max.toFixed(1).padStart(7)} ms  answer ${mean.toFixed(0).padStart(5)} ms`);
       return { text: lines.join('\n'), rows: phaseRows(phases, engine) };
     } finally {
-      releaseCores();
       await stop(server.child);
     }
   } finally {

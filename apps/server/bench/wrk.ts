@@ -80,15 +80,6 @@ export function pinToServerCores(pid: number): void {
 }
 
 /**
- * Moves a running process (all its threads) to the generator's core: a client of its own that
- * sends load beside wrk's (the hostile mix's) is a generator too, and left free it took turns with
- * the server on the server's core.
- */
-export function pinToGeneratorCore(pid: number): void {
-  if (canPin) execFileSync('taskset', ['-a', '-p', '-c', GENERATOR_CORE, String(pid)], { stdio: 'ignore' });
-}
-
-/**
  * Gives this process (all its threads) every core again, undoing `keepOffGeneratorCore`. Servers
  * and writers it starts inherit its cores: left on the servers' cores after one part, the next
  * part's server shared one core with the bench process sending to it (the upload at 44-51% of
