@@ -5,6 +5,7 @@
  * create's main-thread time.
  */
 import type { Compilable, CompiledQuery, Kysely, QueryResult } from 'kysely';
+import { committedReads } from './create-db.ts';
 import type { Database } from './database.ts';
 
 interface Template {
@@ -46,5 +47,14 @@ export function compiledOnce<V extends object, R>(names: readonly (keyof V & str
     const template = templateFor(db);
     return db.executeQuery<R>({ ...template.compiled, parameters: bind(template, values) } as CompiledQuery<R>);
   };
-  return Object.assign(run, { compile });
+  /**
+   * The first row, read on the database's committed-rows connection when it has one (SQLite on
+   * a file, create-db.ts), else through Kysely: a transaction's handle has none, and reads
+   * through the transaction.
+   */
+  const first = async (db: Kysely<Database>, values: V): Promise<R | undefined> => {
+    const committedRead = committedReads.get(db);
+    return committedRead !== undefined ? committedRead<R>(compile(db, values)) : (await run(db, values)).rows[0];
+  };
+  return Object.assign(run, { compile, first });
 }

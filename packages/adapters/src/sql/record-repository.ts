@@ -121,8 +121,7 @@ export function createSqlRecordRepository(db: Kysely<Database>, options: { lockR
   const rowById = async (table: 'draft' | 'record' | 'parent', id: string) => (await byId[table][lock](db, { id })).rows[0];
   const committedRead = committedReads.get(db);
   const revisionsIn = async (table: 'record' | 'draft', id: string) => {
-    const query = revisionsById[table];
-    return revisionsOf(committedRead !== undefined ? committedRead<RevisionsRow>(query.compile(db, { id })) : (await query(db, { id })).rows[0]);
+    return revisionsOf(await revisionsById[table].first(db, { id }));
   };
   const revisionsOf = (row: RevisionsRow | undefined) =>
     // The kind column holds what recordToRow or draftToRow wrote from a typed record.

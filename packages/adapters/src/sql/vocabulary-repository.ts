@@ -1,7 +1,6 @@
 import type { VocabularyEntry, VocabularyRepository } from '@krs/domain';
 import type { Kysely } from 'kysely';
 import { compiledOnce } from './compiled-once.ts';
-import { committedReads } from './create-db.ts';
 import type { Database } from './database.ts';
 import { rowToVocabulary, vocabularyToRow } from './rows.ts';
 
@@ -9,16 +8,16 @@ import { rowToVocabulary, vocabularyToRow } from './rows.ts';
 const UPSERT_CHUNK = 500;
 const LOOKUP_CHUNK = 500;
 
-/** A create looks its vocabularies up a type at a time, most often one id of a type. */
+/**
+ * A create looks its vocabularies up a type at a time, most often one id of a type: read with
+ * `first`, on the committed-rows connection outside a unit of work (Kysely's queue and driver
+ * around it cost more than the read).
+ */
 const oneEntry = compiledOnce<{ type: string; id: string }, { data: string }>(['type', 'id'], (db, { type, id }) =>
   db.selectFrom('vocabulary').select('data').where('type', '=', type).where('id', '=', id),
 );
 
 export function createSqlVocabularyRepository(db: Kysely<Database>): VocabularyRepository {
-  // On SQLite, outside a unit of work, on the connection that sees committed rows only
-  // (create-db.ts): a create looks up two or three entries, and Kysely's queue and driver around
-  // each cost more than the read.
-  const committedRead = committedReads.get(db);
   async function upsertAll(handle: Kysely<Database>, entries: readonly VocabularyEntry[]): Promise<void> {
     for (let i = 0; i < entries.length; i += UPSERT_CHUNK) {
       await handle
@@ -33,8 +32,7 @@ export function createSqlVocabularyRepository(db: Kysely<Database>): VocabularyR
     async get(type, ids) {
       const found = new Map<string, VocabularyEntry>();
       if (ids.length === 1) {
-        const values = { type, id: ids[0] as string };
-        const row = committedRead !== undefined ? committedRead<{ data: string }>(oneEntry.compile(db, values)) : (await oneEntry(db, values)).rows[0];
+        const row = await oneEntry.first(db, { type, id: ids[0] as string });
         const entry = row === undefined ? undefined : rowToVocabulary(row);
         if (entry !== undefined) found.set(entry.id, entry);
         return found;
