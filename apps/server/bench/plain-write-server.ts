@@ -33,7 +33,7 @@ export function startPlainWriteServer(port: number, dbFile: string, answers: Wri
   db.pragma('synchronous = NORMAL');
   db.exec('create table if not exists write (id integer primary key, path text not null, body text)');
   const insert = db.prepare('insert into write (path, body) values (?, ?)');
-  const sync = walSyncer(`${dbFile}-wal`);
+  const { sync } = walSyncer(`${dbFile}-wal`);
   const bytes = (a: WriteAnswer) => ({ status: a.status, type: a.type, body: Buffer.from(a.body, 'base64') });
   const create = bytes(answers.create);
   const publish = bytes(answers.publish);

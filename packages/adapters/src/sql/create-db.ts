@@ -101,7 +101,7 @@ export function createDb(filename: string, options: DbOptions = {}): DbHandle {
   // Statements are timed where they run (statement-cache.ts), not through Kysely's `log` option.
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite, undefined, onQuery) }) });
   const syncWal = durable ? walSyncer(`${filename}-wal`) : null;
-  if (syncWal !== null) commitSyncs.set(db, syncWal);
+  if (syncWal !== null) commitSyncs.set(db, syncWal.sync);
   // A second connection to ':memory:' would be another, empty database.
   const reads = filename !== ':memory:' && filename !== '' ? committedReadsOn(filename, onQuery) : null;
   if (reads !== null) committedReads.set(db, reads.read);
@@ -119,7 +119,7 @@ export function createDb(filename: string, options: DbOptions = {}): DbHandle {
       });
     },
     async close() {
-      await syncWal?.();
+      await syncWal?.close();
       reads?.close();
       await db.destroy();
     },
