@@ -19,6 +19,19 @@ const doc = (id: string, metadata: { title: string } & Record<string, unknown>):
 
 const find = (q: string): SearchRequest => ({ filter: { kinds: ['resource'], viewerId: null }, q, bbox: null, sort: 'bestmatch', page: 1, size: 10, aggregations: [] });
 
+const types = [null, { id: 'dataset', label: 'Dataset' }, { id: 'dataset', label: 'Data set' }, { id: 'software', label: 'Software' }];
+
+/** What decides whether a public listing shows a document and where, drawn from `next`: kind, visibility, facets, creation. */
+const listingFields = (next: (n: number) => number, restricted: boolean) => ({
+  kind: next(5) === 0 ? ('package' as const) : ('resource' as const),
+  state: next(8) === 0 ? ('draft' as const) : ('published' as const),
+  isLatest: next(7) !== 0,
+  isPublic: !restricted,
+  accessStatus: restricted ? ('restricted' as const) : ('open' as const),
+  resourceType: types[next(types.length)] ?? null,
+  created: `2026-01-${String(1 + next(5)).padStart(2, '0')}T00:00:00.000Z`,
+});
+
 describe('search index (PostgreSQL): text decided in SQL', () => {
   async function open() {
     const handle = createPgDb(await freshDatabase());
@@ -139,7 +152,6 @@ describe('search index (PostgreSQL): text decided in SQL', () => {
       const next = (n: number) => ((seed = (seed * 48271) % 2147483647), seed % n);
       const vocabulary = ['glacier', 'ice', 'sea', 'drought', 'survey', 'river'];
       const words = (n: number) => Array.from({ length: n }, () => vocabulary[next(vocabulary.length)]).join(' ');
-      const types = [null, { id: 'dataset', label: 'Dataset' }, { id: 'dataset', label: 'Data set' }, { id: 'software', label: 'Software' }];
       const make = (i: number, round: number): SearchDocument => {
         const id = `d${String(i).padStart(3, '0')}`;
         // Every title holds a word in some documents (many title matches) and in few in others.
@@ -148,13 +160,7 @@ describe('search index (PostgreSQL): text decided in SQL', () => {
         return {
           ...doc(id, { title, description: words(next(20)), ...(next(4) === 0 ? {} : { subjects: [words(2)] }) }),
           key: `${round}:${id}`,
-          kind: next(5) === 0 ? 'package' : 'resource',
-          state: next(8) === 0 ? 'draft' : 'published',
-          isLatest: next(7) !== 0,
-          isPublic: !restricted,
-          accessStatus: restricted ? 'restricted' : 'open',
-          resourceType: types[next(types.length)] ?? null,
-          created: `2026-01-${String(1 + next(5)).padStart(2, '0')}T00:00:00.000Z`,
+          ...listingFields(next, restricted),
         };
       };
       await index.upsert(Array.from({ length: 300 }, (_, i) => make(i, 0)));
@@ -201,7 +207,6 @@ describe('search index (PostgreSQL): text decided in SQL', () => {
     try {
       let seed = 23;
       const next = (n: number) => ((seed = (seed * 48271) % 2147483647), seed % n);
-      const types = [null, { id: 'dataset', label: 'Dataset' }, { id: 'dataset', label: 'Data set' }, { id: 'software', label: 'Software' }];
       // On a grid of whole degrees, so that parts touch the query boxes' edges and corners exactly.
       const geometry = (): unknown => {
         const [x, y, w, h] = [next(60) - 30 + (next(3) === 0 ? 150 : 0), next(40) - 20, 1 + next(8), 1 + next(6)];
@@ -238,13 +243,7 @@ describe('search index (PostgreSQL): text decided in SQL', () => {
         return {
           ...doc(id, { title: `Place ${i}`, locations }),
           key: `${round}:${id}`,
-          kind: next(5) === 0 ? 'package' : 'resource',
-          state: next(8) === 0 ? 'draft' : 'published',
-          isLatest: next(7) !== 0,
-          isPublic: !restricted,
-          accessStatus: restricted ? 'restricted' : 'open',
-          resourceType: types[next(types.length)] ?? null,
-          created: `2026-01-${String(1 + next(5)).padStart(2, '0')}T00:00:00.000Z`,
+          ...listingFields(next, restricted),
           updated: `2026-02-${String(1 + next(5)).padStart(2, '0')}T00:00:00.000Z`,
           versionIndex: 1 + next(3),
           bounds: shapes.map(shapeBounds),
