@@ -43,6 +43,26 @@ describe('pages behind the *_html links', () => {
     expect(res.text).toMatch(/<main id="main">/);
   });
 
+  it('draws the locations of a record over a base map served once under a content-named path and cached for good, not inlined in every page', async () => {
+    const { app, page, publishRecord } = await setUp();
+    const rec = await publishRecord({ locations: { features: [{ geometry: { type: 'Point', coordinates: [6.2, 4.8] }, place: 'Niger delta' }] } });
+    const landing = await page(`/records/${rec.id}`);
+    const href = /<svg[^>]*role="img"[^>]*>.*?<image href="([^"]+)"/s.exec(landing.text)?.[1];
+    expect(href).toMatch(/^\/static\/world-map-[0-9a-f]{16}\.svg$/);
+    // The location itself is drawn in the page; the coastlines are not.
+    expect(landing.text).toMatch(/<circle cx="[\d.]+" cy="[\d.]+"/);
+    expect(landing.text.length).toBeLessThan(20_000);
+    const map = await app.request(href as string);
+    expect(map.status).toBe(200);
+    expect(map.headers.get('content-type')).toBe('image/svg+xml');
+    expect(map.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
+    const svg = await map.text();
+    expect(svg).toMatch(/^<svg xmlns="http:\/\/www.w3.org\/2000\/svg"/);
+    expect(svg.length).toBeGreaterThan(20_000);
+    // The area picker, an image of its own, still carries the coastlines itself.
+    expect((await (await app.request('/search/area.svg?bbox=0,45,180,0')).text()).length).toBeGreaterThan(20_000);
+  });
+
   it('redirects latest_html to the newest version and tells older versions a newer one exists', async () => {
     const { page, publishRecord, call, alice } = await setUp();
     const first = await publishRecord();
