@@ -2,6 +2,7 @@
  * Conditional and range requests on file downloads, as RFC 9110 sections 13 and 14 define them.
  * Pure: request headers and the file's validators in, what to answer out.
  */
+import { entityTag, entityTags, strongMatch, weakMatch, type EntityTag } from './entity-tags.ts';
 import { parseHttpDate } from './http-dates.ts';
 
 export interface Validators {
@@ -19,33 +20,6 @@ export type DownloadPlan =
   | { status: 412 }
   | { status: 416 };
 
-interface EntityTag {
-  weak: boolean;
-  opaque: string;
-}
-
-/** `*`, or a list of entity tags; null when the field cannot be read (then it is ignored). */
-function entityTags(field: string): '*' | EntityTag[] | null {
-  const value = field.trim();
-  if (value === '*') return '*';
-  const tags: EntityTag[] = [];
-  for (const part of value.split(',')) {
-    const item = part.trim();
-    if (item === '') continue;
-    const m = /^(W\/)?"([^"]*)"$/.exec(item);
-    if (!m) return null;
-    tags.push({ weak: m[1] !== undefined, opaque: m[2] ?? '' });
-  }
-  return tags.length > 0 ? tags : null;
-}
-
-function entityTag(value: string): EntityTag {
-  const m = /^(W\/)?"([^"]*)"$/.exec(value);
-  return { weak: m?.[1] !== undefined, opaque: m?.[2] ?? value };
-}
-
-const strongMatch = (a: EntityTag, b: EntityTag) => !a.weak && !b.weak && a.opaque === b.opaque;
-const weakMatch = (a: EntityTag, b: EntityTag) => a.opaque === b.opaque;
 const seconds = (ms: number) => Math.floor(ms / 1000);
 
 /** `bytes=<first>-<last>` / `bytes=<first>-` / `bytes=-<suffix>`; anything else is no usable range. */

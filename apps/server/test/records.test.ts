@@ -75,6 +75,16 @@ describe('resource drafts over HTTP', () => {
     // `*` asks only that the draft exist (RFC 9110, 13.1.1), which it does.
     const any = await call('PUT', `/api/records/${id}/draft`, { token: alice, json: { metadata }, headers: { 'if-match': '*' } });
     expect(any.status).toBe(200);
+    // A list matches when any of its tags matches by strong comparison; a weak tag never does.
+    const current = any.headers.get('etag') as string;
+    const weak = await call('PUT', `/api/records/${id}/draft`, { token: alice, json: { metadata }, headers: { 'if-match': `W/${current}` } });
+    expect(weak.status).toBe(412);
+    expect(weak.json).toMatchObject({ status: 412 });
+    const noneListed = await call('PUT', `/api/records/${id}/draft`, { token: alice, json: { metadata }, headers: { 'if-match': '"1", W/' + current + ', "x"' } });
+    expect(noneListed.status).toBe(412);
+    const listed = await call('PUT', `/api/records/${id}/draft`, { token: alice, json: { metadata }, headers: { 'if-match': `"1", ${current}` } });
+    expect(listed.status).toBe(200);
+    expect((await call('PUT', `/api/records/${id}/draft`, { token: alice, json: { metadata }, headers: { 'if-match': 'three' } })).status).toBe(400);
     const published = await call('POST', `/api/records/${id}/draft/actions/publish`, { token: alice });
     expect(published.status).toBe(202);
     expect(published.json.is_published).toBe(true);

@@ -2,7 +2,7 @@
  * Binds every use case to its dependencies. The server and the CLI see only this object.
  */
 import type { Identity, RecordKind, VocabularyEntry, VocabularyType } from './model/types.ts';
-import type { DraftInput } from './model/record.ts';
+import type { DraftInput, ExpectedRevision } from './model/record.ts';
 import type { ReadBuffers } from './ports.ts';
 import * as links from './use-cases/access-links.ts';
 import { createDraft } from './use-cases/create-draft.ts';
@@ -44,9 +44,9 @@ export function createCore(deps: CoreDeps) {
       getDraft: (who: Identity, kind: RecordKind, id: string) => getDraft(deps, who, kind, id),
       /** What a kept answer of `getDraft` to this caller must match to be served again (model/read-stamp.ts). */
       draftReadStamp: (who: Identity, kind: RecordKind, id: string) => draftReadStamp(deps, who, kind, id),
-      updateDraft: (who: Identity, kind: RecordKind, id: string, input: DraftInput, ifMatch?: number) => updateDraft(deps, who, kind, id, input, ifMatch),
-      deleteDraft: (who: Identity, kind: RecordKind, id: string, ifMatch?: number) => deleteDraft(deps, who, kind, id, ifMatch),
-      publish: (who: Identity, kind: RecordKind, id: string, ifMatch?: number) => publishDraft(deps, who, kind, id, ifMatch),
+      updateDraft: (who: Identity, kind: RecordKind, id: string, input: DraftInput, ifMatch?: ExpectedRevision) => updateDraft(deps, who, kind, id, input, ifMatch),
+      deleteDraft: (who: Identity, kind: RecordKind, id: string, ifMatch?: ExpectedRevision) => deleteDraft(deps, who, kind, id, ifMatch),
+      publish: (who: Identity, kind: RecordKind, id: string, ifMatch?: ExpectedRevision) => publishDraft(deps, who, kind, id, ifMatch),
       edit: (who: Identity, kind: RecordKind, id: string) => editPublished(deps, who, kind, id),
       reserveDoi: (who: Identity, kind: RecordKind, id: string) => reserveDoi(deps, who, kind, id),
       newVersion: (who: Identity, kind: RecordKind, id: string) => newVersion(deps, who, kind, id),

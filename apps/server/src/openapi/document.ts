@@ -190,7 +190,7 @@ function components(schemas: Record<string, JsonSchema>, pageStatuses: ReadonlyS
     schemas,
     responses,
     parameters: {
-      IfMatch: { name: 'If-Match', in: 'header', required: false, description: 'The `revision_id` the change is based on (`"3"` or `3`); a mismatch answers 412.', schema: { type: 'string' } },
+      IfMatch: { name: 'If-Match', in: 'header', required: false, description: 'The `revision_id` the change is based on (`"3"` or `3`), or a list of entity tags any of which may match (`"3", "4"`); compared strongly, so a weak tag (`W/"3"`) never matches. No match answers 412.', schema: { type: 'string' } },
       Range: { name: 'Range', in: 'header', required: false, description: 'One byte range, `bytes=<start>-<end>`.', schema: { type: 'string' } },
       IfNoneMatch: { name: 'If-None-Match', in: 'header', required: false, description: 'An ETag; a match answers 304.', schema: { type: 'string' } },
       IfModifiedSince: { name: 'If-Modified-Since', in: 'header', required: false, description: 'An HTTP date; unchanged since answers 304.', schema: { type: 'string' } },
