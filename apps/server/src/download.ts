@@ -68,8 +68,9 @@ function ifRangeHolds(field: string, v: Validators): boolean {
 /**
  * The answer for a GET (or HEAD) of a file, in RFC 9110 13.2.2's order: If-Match, else
  * If-Unmodified-Since (412); If-None-Match, else If-Modified-Since (304); then If-Range and Range.
+ * `now` is the server's clock, which an If-Modified-Since may not be later than.
  */
-export function planDownload(header: (name: string) => string | undefined, method: string, v: Validators): DownloadPlan {
+export function planDownload(header: (name: string) => string | undefined, method: string, v: Validators, now: number = Date.now()): DownloadPlan {
   const current = entityTag(v.etag);
   const ifMatch = header('if-match');
   const ifMatchTags = ifMatch === undefined ? null : entityTags(ifMatch);
@@ -86,8 +87,10 @@ export function planDownload(header: (name: string) => string | undefined, metho
     if (ifNoneMatchTags === '*' || ifNoneMatchTags.some((t) => weakMatch(t, current))) return { status: 304 };
   } else {
     const since = header('if-modified-since');
-    const date = since === undefined ? null : parseHttpDate(since);
-    if (date !== null && seconds(v.lastModified) <= seconds(date)) return { status: 304 };
+    const date = since === undefined ? null : parseHttpDate(since, now);
+    // A date later than the server's clock is invalid and ignored (RFC 9110 13.1.3): a cache
+    // holding one would otherwise keep a body the next change does not dislodge.
+    if (date !== null && seconds(date) <= seconds(now) && seconds(v.lastModified) <= seconds(date)) return { status: 304 };
   }
   const rangeField = header('range');
   // Range is defined for GET only (a HEAD answers as the GET without Range would).
