@@ -37,12 +37,12 @@ describe('resource drafts over HTTP', () => {
     const { call, alice } = await makeApp();
     const latest = await call('POST', '/api/records/abcde-12345/versions/latest', { token: alice, json: {} });
     expect(latest.status).toBe(405);
-    expect(latest.headers.get('allow')).toBe('GET, HEAD');
+    expect(latest.headers.get('allow')).toBe('GET, HEAD, OPTIONS');
     expect(latest.json).toEqual({ status: 405, message: 'Method not allowed.' });
     const draft = await call('PATCH', '/api/records/abcde-12345/draft', { token: alice, json: {} });
     expect(draft.status).toBe(405);
-    expect(draft.headers.get('allow')).toBe('DELETE, GET, HEAD, POST, PUT');
-    expect((await call('DELETE', '/api/records', { token: alice })).headers.get('allow')).toBe('GET, HEAD, POST');
+    expect(draft.headers.get('allow')).toBe('DELETE, GET, HEAD, OPTIONS, POST, PUT');
+    expect((await call('DELETE', '/api/records', { token: alice })).headers.get('allow')).toBe('GET, HEAD, OPTIONS, POST');
     const nowhere = await call('POST', '/api/records/abcde-12345/no-such-action', { token: alice, json: {} });
     expect(nowhere.status).toBe(404);
     expect(nowhere.json).toEqual({ status: 404, message: 'Not found.' });

@@ -339,6 +339,8 @@ const DESCRIPTION = `Knowledge Records Service: Knowledge Resources (\`/api/reco
 
 **Authentication.** Anonymous callers see what is public. A personal access token goes in \`Authorization: Bearer <token>\`; access-link tokens go in \`?token=\`. Both may be given together.
 
+**OPTIONS and other origins.** Every path answers \`OPTIONS\` with 204 and \`Allow\`. The API answers any origin (\`Access-Control-Allow-Origin: *\`, no credentials: nothing authenticates by cookie), answers preflights for the methods of the path and the \`Authorization\`, \`Content-Type\`, conditional and \`Range\` headers, and lets scripts read \`ETag\`, \`Last-Modified\`, \`Link\`, \`Location\`, \`Content-Range\` and the other headers it sends.
+
 **Errors.** Every JSON error is \`{status, message, errors?: [{field, messages}]}\`. A path that exists under other methods answers 405 with \`Allow\`. JSON request bodies must be \`application/json\` (415), at most 10 MiB (413). A write, upload or download is answered 429 (its address) or 503 (the server) with \`Retry-After\` while request bodies and downloads hold all the memory they may.`;
 
 /** The whole document; built once when the app is made. */
