@@ -25,6 +25,7 @@ import { recordRoutes } from './routes/records.ts';
 import { identityOf, type Env } from './routes/request.ts';
 import { searchRoutes } from './routes/search.ts';
 import { oaiRoutes, type OaiOptions } from './routes/oai.ts';
+import { crawlerRoutes, type CrawlerOptions } from './routes/crawlers.ts';
 import { notFoundPage, pageRoutes, wantsHtml } from './pages/routes.tsx';
 
 /** The record GETs that also answer the export formats. */
@@ -45,6 +46,7 @@ export interface AppConfig {
   /** Request log, metrics and probe settings; without them probes still answer. */
   ops?: OpsOptions;
   oai?: OaiOptions;
+  crawlers?: CrawlerOptions;
 }
 
 export function createApp(core: Core, config: AppConfig) {
@@ -89,6 +91,7 @@ export function createApp(core: Core, config: AppConfig) {
   app.route('/api', searchRoutes(core, respond));
   app.route('/', oaiRoutes(core, links, config.oai));
   app.route('/', exportRoutes(core, exporter));
+  app.route('/', crawlerRoutes(core, links, config.crawlers));
   app.route('/', pageRoutes(core, exporter));
   app.notFound((c) => {
     const allowed = allowedAt(c.req.path);
