@@ -142,6 +142,22 @@ describe('resource drafts over HTTP', () => {
     expect((await call('POST', `/api/records/${v2.id}/draft`, { token: alice })).json.versions).toMatchObject({ index: 2, is_latest: true });
   });
 
+  it("changes an older version's entity tag when its answer changes, as when a newer version is published", async () => {
+    const { call, alice } = await makeApp();
+    const id = (await call('POST', '/api/records', { token: alice, json: { metadata, files: { enabled: false } } })).json.id as string;
+    expect((await call('POST', `/api/records/${id}/draft/actions/publish`, { token: alice })).status).toBe(202);
+    const before = await call('GET', `/api/records/${id}`);
+    expect(before.json.versions.is_latest).toBe(true);
+    const v2 = (await call('POST', `/api/records/${id}/versions`, { token: alice })).json.id as string;
+    await call('PUT', `/api/records/${v2}/draft`, { token: alice, json: { metadata, files: { enabled: false } } });
+    expect((await call('POST', `/api/records/${v2}/draft/actions/publish`, { token: alice })).status).toBe(202);
+    const after = await call('GET', `/api/records/${id}`);
+    expect(after.json.versions.is_latest).toBe(false);
+    expect(after.headers.get('etag')).not.toBe(before.headers.get('etag'));
+    // Unchanged answers keep their tag.
+    expect((await call('GET', `/api/records/${id}`)).headers.get('etag')).toBe(after.headers.get('etag'));
+  });
+
   it('gives a published resource an OAI identifier, as packages have', async () => {
     const { call, alice } = await makeApp();
     const draft = await call('POST', '/api/records', { token: alice, json: { metadata, files: { enabled: false } } });

@@ -17,7 +17,7 @@ export type { GarbageReport } from './use-cases/files/collect-garbage.ts';
 export { sha256Hex } from './use-cases/users.ts';
 export { wellFormed } from './model/files.ts';
 export { accessStatus, type AccessStatus } from './model/access-status.ts';
-export { anonymousReadStamp, ownerDraftReadStamp } from './model/read-stamp.ts';
+export { anonymousReadStamp, ownerDraftReadStamp, representationTag } from './model/read-stamp.ts';
 export { DEPENDENCIES, type Dependency, type Readiness } from './use-cases/operations/check-readiness.ts';
 export type { FileProblem, IndexProblem, VerifyOptions, VerifyProgress, VerifyReport } from './use-cases/operations/verify-store.ts';
 export { METADATA_LIMITS } from './model/metadata/limits.ts';

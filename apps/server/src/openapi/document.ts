@@ -156,7 +156,7 @@ const ERROR_TEXT: Record<ErrorStatus, string> = {
 };
 
 const HEADERS: Record<string, string> = {
-  ETag: 'The revision (`"<revision_id>"`) of a record, or `"md5:<hex>"` of a file.',
+  ETag: 'A draft\'s revision (`"<revision_id>"`, what `If-Match` takes); a published version\'s revision and its parent\'s (`"<revision_id>.<n>"`), which changes when the version stops being the latest; or `"md5:<hex>"` of a file.',
   Link: 'Signposting links (RFC 8288) of a published record.',
   'Last-Modified': 'When the file last changed.',
   'Content-Disposition': '`attachment` with the file key as `filename*`.',
