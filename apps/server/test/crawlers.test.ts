@@ -71,5 +71,9 @@ describe('robots.txt and sitemap.xml', () => {
     }
     expect(listed.sort()).toEqual(ids.map((id, i) => `${BASE}/${i % 2 === 0 ? 'records' : 'packages'}/${id}`).sort());
     expect((await call('GET', '/sitemap.xml?after=not-a-position')).status).toBe(400);
+    // The index is made again once records change, not answered as it was.
+    expect((await call('GET', '/sitemap.xml')).text).toBe(index.text);
+    ids.push(await publish('records'), await publish('records'));
+    expect(locs((await call('GET', '/sitemap.xml')).text, 'sitemapindex')).toHaveLength(4);
   });
 });
