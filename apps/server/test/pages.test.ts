@@ -107,9 +107,10 @@ describe('pages behind the *_html links', () => {
     expect(landing.status).toBe(200);
     expect(landing.text).toContain('The package');
     expect(landing.text).toContain(`href="http://krs.test/records/${resource.id}"`);
-    // The context is listed to those who may view the package's parent, as GET .../context/{parent}/resources is.
+    // The context of a public package is listed to anyone, as GET .../context/{parent}/resources is:
+    // each resource to those who may read it.
     const contextPath = new URL(done.json.links['context_html']).pathname;
-    expect((await page(contextPath)).status).toBe(401);
+    expect((await page(contextPath)).status).toBe(200);
     const context = await page(contextPath, alice);
     expect(context.status).toBe(200);
     expect(context.text).toContain('Resources of the package “The package”');
@@ -118,6 +119,7 @@ describe('pages behind the *_html links', () => {
     expect(associated.status).toBe(204);
     const withDraft = (await page(contextPath, alice)).text;
     expect(withDraft).toContain('Draft in the context');
+    expect((await page(contextPath)).text).not.toContain('Draft in the context');
     // A draft is linked to its preview page, not to a landing page it does not have yet.
     expect(withDraft).toContain(`href="http://krs.test/uploads/${inContext.json.id}"`);
   });

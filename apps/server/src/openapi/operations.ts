@@ -464,6 +464,31 @@ const oaiOperations: Operation[] = [
   },
 ];
 
+const crawlerOperations: Operation[] = [
+  {
+    method: 'get',
+    path: '/robots.txt',
+    summary: 'Robots exclusion rules',
+    description: 'Lets crawlers take the HTML pages and published file content, keeps them out of the rest of the API, drafts and search results, and names the sitemap.',
+    tags: ['Pages'],
+    access: 'optional',
+    responses: [{ status: 200, description: 'The rules (RFC 9309).', body: { kind: 'text', mediaType: 'text/plain' } }],
+    errors: [500],
+  },
+  {
+    method: 'get',
+    path: '/sitemap.xml',
+    summary: 'Sitemap of the published records',
+    description:
+      'The landing page of every public record and package at its latest version, with `lastmod` (sitemaps.org protocol). Past 50,000 pages it is a sitemap index whose parts are this path with `after`.',
+    tags: ['Pages'],
+    access: 'optional',
+    params: [{ name: 'after', description: 'A part of the sitemap: the pages after this position, as the index gives it.' }],
+    responses: [{ status: 200, description: 'A `urlset`, or a `sitemapindex`.', body: { kind: 'text', mediaType: 'application/xml' } }],
+    errors: [400, 500],
+  },
+];
+
 const PAGE_ERRORS = 'A refusal is an HTML page with the status the API would give.';
 
 const exportOperations: Operation[] = (['records', 'packages'] as const).map(
@@ -636,6 +661,7 @@ export function operationTable(options: TableOptions): Operation[] {
     ...oaiOperations,
     ...exportOperations,
     ...pageOperations,
+    ...crawlerOperations,
     ...opsOperations(options.metrics),
     ...docsOperations(options.docsAssets),
   ];

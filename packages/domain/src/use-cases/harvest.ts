@@ -104,3 +104,43 @@ export async function harvestOne(deps: CoreDeps, id: string): Promise<HarvestIte
   const record = await deps.repos.records.getPublished(id);
   return record === null ? null : ((await itemsOf(deps, [record], deps.clock.now()))[0] ?? null);
 }
+
+/** A page search engines are pointed at: a record's latest published version, public. */
+export interface SitemapEntry {
+  id: string;
+  kind: RecordKind;
+  /** The version's last change, an ISO instant. */
+  updated: string;
+}
+
+export interface SitemapPage {
+  entries: SitemapEntry[];
+  /** Where the next page starts; null when the walk is complete. */
+  next: HarvestPosition | null;
+}
+
+/**
+ * The pages a sitemap lists, walked as harvesters walk (by last change, then id) from `after`:
+ * a published version whose record anonymous readers may read (an embargo whose day has come
+ * counts as lifted) and which is its record's latest, since an older version's page points
+ * readers on to the latest. At most `limit` entries, read in turns of SCAN_TURN rows.
+ */
+export async function sitemapPage(deps: CoreDeps, query: { after?: HarvestPosition; limit: number }): Promise<SitemapPage> {
+  const now = deps.clock.now();
+  const entries: SitemapEntry[] = [];
+  let after = query.after;
+  for (;;) {
+    const want = Math.min(query.limit - entries.length, SCAN_TURN);
+    const batch = await deps.repos.records.listPublishedByUpdate({ after, limit: want });
+    const open = batch.filter((r) => liftedAt(r, now).access.record === 'public');
+    const parents = new Map((open.length > 0 ? await deps.repos.records.getParentsByIds([...new Set(open.map((r) => r.parentId))]) : []).map((p) => [p.id, p]));
+    for (const record of open) {
+      if (parents.get(record.parentId)?.latestPublishedId === record.id) entries.push({ id: record.id, kind: record.kind, updated: record.updated });
+    }
+    const last = batch[batch.length - 1];
+    if (last !== undefined) after = { updated: last.updated, id: last.id };
+    if (batch.length < want) return { entries, next: null };
+    if (entries.length === query.limit) return { entries, next: after ?? null };
+    await pause();
+  }
+}
