@@ -76,4 +76,20 @@ describe('robots.txt and sitemap.xml', () => {
     ids.push(await publish('records'), await publish('records'));
     expect(locs((await call('GET', '/sitemap.xml')).text, 'sitemapindex')).toHaveLength(4);
   });
+
+  it('makes one sitemap walk at a time: another request meanwhile is told to come back, and the turn is free again once the walk is read', async () => {
+    const { app, call, publish } = await setUp(2);
+    for (let i = 0; i < 3; i++) await publish('records');
+    const parts = locs((await call('GET', '/sitemap.xml')).text, 'sitemapindex');
+    const held = await app.request(parts[0]?.loc.slice(BASE.length) as string);
+    expect(held.status).toBe(200);
+    const waiting = await call('GET', parts[1]?.loc.slice(BASE.length) as string);
+    expect(waiting.status).toBe(503);
+    expect(waiting.headers.get('retry-after')).toBe('5');
+    expect(waiting.json).toMatchObject({ status: 503 });
+    // The index itself is cut from the order alone and answers meanwhile.
+    expect((await call('GET', '/sitemap.xml')).status).toBe(200);
+    expect(locs(await held.text(), 'urlset')).toHaveLength(2);
+    expect((await call('GET', parts[1]?.loc.slice(BASE.length) as string)).status).toBe(200);
+  });
 });

@@ -17,7 +17,7 @@ import { startUploads } from './use-cases/files/start-uploads.ts';
 import { uploadContent } from './use-cases/files/upload-content.ts';
 import { draftReadStamp, getDraft } from './use-cases/get-draft.ts';
 import { getRecord, publishedReadStamp } from './use-cases/get-record.ts';
-import { harvest, harvestOne, sitemapPage, type HarvestPosition, type HarvestQuery } from './use-cases/harvest.ts';
+import { harvest, harvestOne, sitemapPage, sitemapParts, type HarvestPosition, type HarvestQuery } from './use-cases/harvest.ts';
 import { importVocabulary, importVocabularyFile, listVocabulary, removeVocabularyEntries } from './use-cases/import-vocabulary.ts';
 import type { ListingInput } from './use-cases/listing-params.ts';
 import { resolvePaging, resolveSort } from './use-cases/listing-params.ts';
@@ -116,7 +116,9 @@ export function createCore(deps: CoreDeps) {
       list: (query: HarvestQuery) => harvest(deps, query),
       get: (id: string) => harvestOne(deps, id),
       /** The public latest versions' pages, for sitemaps; anonymous as harvesting is. */
-      sitemap: (query: { after?: HarvestPosition; limit: number }) => sitemapPage(deps, query),
+      sitemap: (query: { after?: HarvestPosition; rows: number }) => sitemapPage(deps, query),
+      /** The sitemap's parts of `rows` versions each, for its index. */
+      sitemapParts: (rows: number) => sitemapParts(deps, rows),
       /** The first version in update order, for the repository's earliest datestamp. */
       earliest: async () => (await deps.repos.records.listPublishedByUpdate({ limit: 1 }))[0]?.updated ?? null,
     },

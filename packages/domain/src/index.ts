@@ -5,7 +5,7 @@ export type * from './model/views.ts';
 export { createCore, type Core } from './core.ts';
 export type { CoreDeps, CoreSettings } from './use-cases/deps.ts';
 export type { DraftInput, ExpectedRevision } from './model/record.ts';
-export type { HarvestItem, HarvestPage, HarvestPosition, HarvestQuery, HarvestSet, SitemapEntry, SitemapPage } from './use-cases/harvest.ts';
+export type { HarvestItem, HarvestPage, HarvestPosition, HarvestQuery, HarvestSet, SitemapEntry, SitemapPage, SitemapPart } from './use-cases/harvest.ts';
 export { RESULT_WINDOW, type ListingInput } from './use-cases/listing-params.ts';
 export type { ByteRange, FileSide } from './use-cases/files/read-files.ts';
 export type { AccessLinkInput } from './use-cases/access-links.ts';

@@ -7,6 +7,7 @@
 import type { ZodObject, ZodType } from 'zod';
 import { CITATION_LOCALES, CITATION_STYLES } from '../exports/citation.ts';
 import { EXPORT_FORMATS } from '../exports/formats.ts';
+import { baseMap } from '../pages/world-map.tsx';
 import { accessLinkBody, draftBody, fileKeysBody, listingQuery, recordsBody, resourcesBody, versionsQuery } from '../routes/schemas.ts';
 import { accessLink, accessLinkList, fileEntry, fileList, health, readiness, resourceErrors } from './responses.ts';
 
@@ -480,12 +481,12 @@ const crawlerOperations: Operation[] = [
     path: '/sitemap.xml',
     summary: 'Sitemap of the published records',
     description:
-      'The landing page of every public record and package at its latest version, with `lastmod` (sitemaps.org protocol). Past 50,000 pages it is a sitemap index whose parts are this path with `after`.',
+      'The landing page of every public record and package at its latest version, with `lastmod` (sitemaps.org protocol). Past 50,000 published versions it is a sitemap index whose parts are this path with `after`, each listing the pages among the next 50,000 versions by last change. One part (or whole sitemap) is made at a time: a request meanwhile gets 503 with `Retry-After`.',
     tags: ['Pages'],
     access: 'optional',
-    params: [{ name: 'after', description: 'A part of the sitemap: the pages after this position, as the index gives it.' }],
+    params: [{ name: 'after', description: 'A part of the sitemap: the pages among the versions after this position, as the index gives it.' }],
     responses: [{ status: 200, description: 'A `urlset`, or a `sitemapindex`.', body: { kind: 'text', mediaType: 'application/xml' } }],
-    errors: [400, 500],
+    errors: [400, 500, 503],
   },
 ];
 
@@ -592,6 +593,16 @@ const pageOperations: Operation[] = [
     tags: ['Pages'],
     access: 'none',
     responses: [{ status: 200, description: 'CSS.', body: { kind: 'asset', mediaType: 'text/css' } }],
+    errors: [401],
+  },
+  {
+    method: 'get',
+    path: baseMap().path,
+    summary: 'The world map under the locations of a landing page',
+    description: 'Coastlines and graticule; the name changes with the content, so it is cached for a year.',
+    tags: ['Pages'],
+    access: 'none',
+    responses: [{ status: 200, description: 'SVG.', body: { kind: 'asset', mediaType: 'image/svg+xml' } }],
     errors: [401],
   },
 ];

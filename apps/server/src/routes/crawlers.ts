@@ -1,12 +1,15 @@
 /**
  * What search engines read first: `/robots.txt` and `/sitemap.xml`. The sitemap lists the landing
  * page of every public record at its latest version (the domain's `harvest.sitemap` decides
- * which), walking the store by position in pages, never holding more than one file's entries.
- * Up to `urlsPerFile` pages it is one `urlset`; past that an index of parts, each part
- * `/sitemap.xml?after=<position>` with the pages after that position.
+ * which), walking the published versions by last change in pages, never holding more than a
+ * page. Up to `urlsPerFile` versions it is one `urlset`; past that an index of parts, each part
+ * `/sitemap.xml?after=<position>` with the pages among the next `urlsPerFile` versions, cut from
+ * the order alone (`harvest.sitemapParts`), so the index costs a step of the store's index per
+ * part, not a walk of every version.
  */
 import { Hono, type Context } from 'hono';
-import { DomainError, type Core, type HarvestPosition, type SitemapEntry } from '@krs/domain';
+import { DomainError, type Core, type HarvestPosition } from '@krs/domain';
+import { Busy } from '../errors.ts';
 import type { Links } from '../links.ts';
 import { indexClose, indexOpen, MAX_URLS_PER_FILE, sitemapEntry, urlEntry, urlsetClose, urlsetOpen } from '../sitemap-xml.ts';
 import type { Env } from './request.ts';
@@ -16,8 +19,12 @@ export interface CrawlerOptions {
   urlsPerFile?: number;
 }
 
-/** Entries read from the store at once. */
+/** Versions read from the store at once. */
 const PAGE = 500;
+/** What a crawler told to wait for another part's walk waits, in seconds. */
+const WALK_RETRY_SECONDS = 5;
+/** How long a walk keeps its turn without its reader taking anything. */
+const LEASE_MS = 30_000;
 /** The first part's position: before everything. */
 const START = 'start';
 
@@ -35,16 +42,33 @@ function decodePosition(token: string): HarvestPosition | undefined {
 
 const XML = { 'Content-Type': 'application/xml; charset=utf-8' };
 
-/** A body made as it is read: each piece of text from `pieces` when the connection wants more. */
-function streamed(pieces: AsyncGenerator<string>): ReadableStream<Uint8Array> {
+/**
+ * A body made as it is read: each piece of text from `pieces` when the connection wants more.
+ * `ended` is called once, when the pieces run out, fail, or the connection goes away.
+ */
+function streamed(pieces: AsyncGenerator<string>, hooks: { pulled(): void; ended(): void }): ReadableStream<Uint8Array> {
   const encoder = new TextEncoder();
+  let over = false;
+  const end = () => {
+    if (!over) hooks.ended();
+    over = true;
+  };
   return new ReadableStream({
     async pull(controller) {
-      const { done, value } = await pieces.next();
-      if (done) controller.close();
-      else controller.enqueue(encoder.encode(value));
+      hooks.pulled();
+      try {
+        const { done, value } = await pieces.next();
+        if (done) {
+          end();
+          controller.close();
+        } else controller.enqueue(encoder.encode(value));
+      } catch (e) {
+        end();
+        throw e;
+      }
     },
     async cancel() {
+      end();
       await pieces.return(undefined);
     },
   });
@@ -68,82 +92,51 @@ export function crawlerRoutes(core: Core, links: Links, options: CrawlerOptions 
     '',
   ].join('\n');
 
-  /** Entries after `after`, at most `max`, a store page at a time. */
-  async function* entries(after: HarvestPosition | undefined, max: number): AsyncGenerator<SitemapEntry[]> {
-    let left = max;
+  /**
+   * The pages among the `rows` versions after `after`, as XML, a store page at a time. One such
+   * walk at a time: a part reads up to 50,000 versions (seconds of CPU, in turns), and a crawler
+   * asking for several at once, or anyone asking for the same one again and again, waits its turn
+   * (503 with Retry-After, which crawlers honour) instead of multiplying that work.
+   */
+  async function* urlset(after: HarvestPosition | undefined, rows: number): AsyncGenerator<string> {
+    yield urlsetOpen;
+    let left = rows;
     let position = after;
     while (left > 0) {
-      const page = await core.harvest.sitemap({ after: position, limit: Math.min(PAGE, left) });
-      left -= page.entries.length;
-      if (page.entries.length > 0) yield page.entries;
-      if (page.next === null) return;
+      const page = await core.harvest.sitemap({ after: position, rows: Math.min(PAGE, left) });
+      left -= PAGE;
+      if (page.entries.length > 0) yield page.entries.map((e) => urlEntry(links.landing(e.kind, e.id), e.updated)).join('');
+      if (page.next === null) break;
       position = page.next;
     }
-  }
-
-  async function* urlset(first: SitemapEntry[], after: HarvestPosition | undefined, max: number): AsyncGenerator<string> {
-    yield urlsetOpen;
-    const write = (page: SitemapEntry[]) => page.map((e) => urlEntry(links.landing(e.kind, e.id), e.updated)).join('');
-    if (first.length > 0) yield write(first);
-    if (max > 0) for await (const page of entries(after, max)) yield write(page);
     yield urlsetClose;
   }
 
   /**
-   * One part per `perFile` entries, each named by the position before its first entry and dated
-   * by its last. `first` is the start of the walk, already read (more than `perFile` entries).
-   * The text is kept under `key` once whole.
+   * One walk at a time: a part reads up to 50,000 versions (seconds of CPU, in turns), and a
+   * crawler asking for several at once, or anyone asking for the same one again and again, waits
+   * its turn (503 with Retry-After, which crawlers honour) instead of multiplying that work. The
+   * turn is held until the walk ends or its connection goes, and lapses if its reader takes
+   * nothing for LEASE_MS, so a body nobody reads cannot hold it.
    */
-  async function* index(first: SitemapEntry[], key: string | null): AsyncGenerator<string> {
-    const pieces = [indexOpen];
-    yield indexOpen;
-    let partStart: HarvestPosition | undefined;
-    let inPart = 0;
-    let lastmod = '';
-    const take = (page: SitemapEntry[]): string => {
-      let text = '';
-      for (const e of page) {
-        inPart++;
-        lastmod = e.updated;
-        if (inPart === perFile) {
-          text += sitemapEntry(links.sitemap(encodePosition(partStart)), lastmod);
-          partStart = { updated: e.updated, id: e.id };
-          inPart = 0;
-        }
-      }
-      pieces.push(text);
-      return text;
-    };
-    yield take(first);
-    const last = first[first.length - 1] as SitemapEntry;
-    for await (const page of entries({ updated: last.updated, id: last.id }, Number.POSITIVE_INFINITY)) yield take(page);
-    const end = (inPart > 0 ? sitemapEntry(links.sitemap(encodePosition(partStart)), lastmod) : '') + indexClose;
-    pieces.push(end);
-    yield end;
-    if (key !== null) keptIndex = { key, text: pieces.join('') };
-  }
-
-  /**
-   * The last index made, under the store's change stamp and the UTC day it was read at (an
-   * embargo lifts with the day, before the lift is written down): a walk of every published
-   * version, about 30 us of CPU a row, is made again only once something changed.
-   */
-  let keptIndex: { key: string; text: string } | null = null;
-  const indexKey = async (): Promise<string | null> => {
-    const stamp = await core.records.changeStamp();
-    return stamp === null ? null : `${stamp} ${new Date().toISOString().slice(0, 10)}`;
+  let heldUntil = 0;
+  const walkOf = (after: HarvestPosition | undefined) => {
+    if (Date.now() < heldUntil) throw new Busy('A sitemap part is being made for another request; try again shortly.', WALK_RETRY_SECONDS);
+    heldUntil = Date.now() + LEASE_MS;
+    return streamed(urlset(after, perFile), {
+      pulled: () => (heldUntil = Date.now() + LEASE_MS),
+      ended: () => (heldUntil = 0),
+    });
   };
 
   async function sitemap(c: Context<Env>): Promise<Response> {
     const after = c.req.query('after');
-    if (after !== undefined) return c.body(streamed(urlset([], decodePosition(after), perFile)), 200, XML);
-    const key = await indexKey();
-    if (key !== null && keptIndex?.key === key) return c.body(keptIndex.text, 200, XML);
-    // One file if everything fits; only then is the whole set read before the answer starts.
-    const first: SitemapEntry[] = [];
-    for await (const page of entries(undefined, perFile + 1)) first.push(...page);
-    if (first.length <= perFile) return c.body(streamed(urlset(first, undefined, 0)), 200, XML);
-    return c.body(streamed(index(first, key)), 200, XML);
+    if (after !== undefined) return c.body(walkOf(decodePosition(after)), 200, XML);
+    // Cut from the order alone, a step of the index per part; one file when it is one part.
+    const parts = await core.harvest.sitemapParts(perFile);
+    if (parts.length <= 1) return c.body(walkOf(undefined), 200, XML);
+    const index = parts.map((p) => sitemapEntry(links.sitemap(encodePosition(p.after)), p.lastmod)).join('');
+    return c.body(indexOpen + index + indexClose, 200, XML);
   }
 
   return new Hono<Env>()
