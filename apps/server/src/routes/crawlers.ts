@@ -8,6 +8,7 @@
  * part, not a walk of every version.
  */
 import { Hono, type Context } from 'hono';
+import { nextIteration } from '@krs/adapters';
 import { DomainError, type Core, type HarvestPosition } from '@krs/domain';
 import { Busy } from '../errors.ts';
 import type { Links } from '../links.ts';
@@ -108,6 +109,9 @@ export function crawlerRoutes(core: Core, links: Links, options: CrawlerOptions 
       if (page.entries.length > 0) yield page.entries.map((e) => urlEntry(links.landing(e.kind, e.id), e.updated)).join('');
       if (page.next === null) break;
       position = page.next;
+      // A turn for other requests between pages: a connection that takes the text as fast as it
+      // comes pulls the next page at once, and the walk would otherwise hold the loop to its end.
+      await nextIteration();
     }
     yield urlsetClose;
   }
