@@ -10,7 +10,7 @@
  */
 import { createHash } from 'node:crypto';
 import { createRequire } from 'node:module';
-import { geoEquirectangular, geoGraticule10, geoPath, type GeoPermissibleObjects } from 'd3-geo';
+import { geoEquirectangular, geoPath, type GeoPermissibleObjects } from 'd3-geo';
 import { feature } from 'topojson-client';
 import type { Place } from '../metadata-view.ts';
 
@@ -31,7 +31,18 @@ function landPath(): string {
   }
   return land;
 }
-const graticule = outline(geoGraticule10()) ?? '';
+/**
+ * A line every 10 degrees. This projection draws them straight, so each is written as its two
+ * ends: d3's graticule samples every line densely for projections that curve them (20 KB here).
+ */
+function graticulePath(): string {
+  const lines: string[] = [];
+  const px = (v: number) => Math.round(v * 10) / 10;
+  for (let lon = -180; lon <= 180; lon += 10) lines.push(`M${px(projection([lon, 0])?.[0] ?? 0)},0V${H}`);
+  for (let lat = -80; lat <= 80; lat += 10) lines.push(`M0,${px(projection([0, lat])?.[1] ?? 0)}H${W}`);
+  return lines.join('');
+}
+const graticule = graticulePath();
 
 /** Sea, graticule and land, the layers under every map. */
 const baseLayers = () =>
