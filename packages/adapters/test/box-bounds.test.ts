@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { Sqlite as Database } from '../src/sql/sqlite-driver.ts';
-import { BoxBounds, roundedDown, roundedUp, type Box } from '../src/search/box-bounds.ts';
+import { BoxBounds, Codes, roundedDown, roundedUp, type Box } from '../src/search/box-bounds.ts';
 
 /** A seeded generator, so a failure can be replayed. */
 function random(seed: number): () => number {
@@ -53,10 +53,11 @@ describe('box bounds', () => {
     for (const [rowid, minX, maxX, minY, maxY] of db.prepare('SELECT doc_rowid, min_x, max_x, min_y, max_y FROM t').raw().all() as number[][]) {
       read.addStored(rowid as number, minX as number, maxX as number, minY as number, maxY as number);
     }
-    const codes = (kept: BoxBounds, [w, s, e, n]: Box) => {
-      const out: number[] = [];
-      for (const step of kept.meetingSteps([w, s, e, n], (code) => out.push(code))) void step;
-      return out.sort((a, b) => a - b);
+    const codes = (kept: BoxBounds, box: Box) => {
+      const out = new Codes();
+      const steps = kept.meetingSteps(box, out);
+      while (steps.next().done !== true);
+      return Array.from(out.array()).sort((a, b) => a - b);
     };
     for (let i = 0; i < 300; i++) {
       const [w, s, e, n] = boxOf();

@@ -91,30 +91,14 @@ export class BoxBounds {
 
   /**
    * The codes of the boxes meeting `[w, s, e, n]` (w <= e), in steps of about a millisecond,
-   * appended to `out` by `push`: for each box whose rounded bounds meet it, `rowid * 2`, plus
-   * one when they lie inside it. In rowid order, so a document's codes are side by side.
+   * appended to `out`: for each box whose rounded bounds meet it, `rowid * 2`, plus one when
+   * they lie inside it. In rowid order, so a document's codes are side by side.
    */
-  *meetingSteps([w, s, e, n]: Box, push: (code: number) => void): Generator<void, void> {
+  *meetingSteps(box: Box, out: Codes): Generator<void, void> {
     // A write applied between steps may grow the arrays: the pass reads those it started with.
     const { first, count, more, highest } = this;
-    const test = (box: Float32Array, at: number, rowid: number) => {
-      const minX = box[at] as number;
-      const maxX = box[at + 1] as number;
-      const minY = box[at + 2] as number;
-      const maxY = box[at + 3] as number;
-      if (minX <= e && maxX >= w && minY <= n && maxY >= s) push(rowid * 2 + (minX >= w && maxX <= e && minY >= s && maxY <= n ? 1 : 0));
-    };
     for (let start = 0; start <= highest; start += ROWS_PER_STEP) {
-      const end = Math.min(highest + 1, start + ROWS_PER_STEP);
-      for (let rowid = start; rowid < end; rowid++) {
-        const c = count[rowid];
-        if (c === 0) continue;
-        test(first, 4 * rowid, rowid);
-        if (c === 2) {
-          const others = more.get(rowid) as Float32Array;
-          for (let at = 0; at < others.length; at += 4) test(others, at, rowid);
-        }
-      }
+      scanRange(first, count, more, start, Math.min(highest + 1, start + ROWS_PER_STEP), box, out);
       yield;
     }
   }
@@ -127,5 +111,52 @@ export class BoxBounds {
     first.set(this.first);
     this.count = count;
     this.first = first;
+  }
+}
+
+/** Codes appended to a typed array that grows. */
+export class Codes {
+  private codes = new Int32Array(1024);
+  length = 0;
+
+  push(code: number): void {
+    if (this.length === this.codes.length) {
+      const grown = new Int32Array(this.codes.length * 2);
+      grown.set(this.codes);
+      this.codes = grown;
+    }
+    this.codes[this.length++] = code;
+  }
+
+  /** The codes so far, valid until the next `push`. */
+  array(): Int32Array {
+    return this.codes.subarray(0, this.length);
+  }
+}
+
+/**
+ * One step of `meetingSteps`: a plain function, so the hot loop stays out of the generator's body
+ * (in it, 100 000 documents took 2 ms).
+ */
+function scanRange(first: Float32Array, count: Uint8Array, more: Map<number, Float32Array>, start: number, end: number, [w, s, e, n]: Box, out: Codes): void {
+  for (let rowid = start; rowid < end; rowid++) {
+    const c = count[rowid] as number;
+    if (c === 0) continue;
+    const at = 4 * rowid;
+    const minX = first[at] as number;
+    const maxX = first[at + 1] as number;
+    const minY = first[at + 2] as number;
+    const maxY = first[at + 3] as number;
+    if (minX <= e && maxX >= w && minY <= n && maxY >= s) out.push(rowid * 2 + (minX >= w && maxX <= e && minY >= s && maxY <= n ? 1 : 0));
+    if (c === 2) {
+      const others = more.get(rowid) as Float32Array;
+      for (let i = 0; i < others.length; i += 4) {
+        const oMinX = others[i] as number;
+        const oMaxX = others[i + 1] as number;
+        const oMinY = others[i + 2] as number;
+        const oMaxY = others[i + 3] as number;
+        if (oMinX <= e && oMaxX >= w && oMinY <= n && oMaxY >= s) out.push(rowid * 2 + (oMinX >= w && oMaxX <= e && oMinY >= s && oMaxY <= n ? 1 : 0));
+      }
+    }
   }
 }

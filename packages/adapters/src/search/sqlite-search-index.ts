@@ -37,7 +37,7 @@ import {
 import type { BBox, SearchDocument, SearchIndex, SearchRequest, SearchResult, Shape } from '@krs/domain';
 import { ftsExpression, fuzzyWords, singleTitleWord, matchText, querySql, rankText, singlePrefix, singleWordPhrases, textPrefilter, type Param, type QueryContext, type Sql } from './fts-query.ts';
 import { PresenceCache } from './presence-cache.ts';
-import { BoxBounds, type Box } from './box-bounds.ts';
+import { BoxBounds, Codes, type Box } from './box-bounds.ts';
 import { DocLengths, documentLength, tableTotals } from './doc-lengths.ts';
 import { inverseDocumentFrequency, OCCURRENCES_SQL, relevanceSteps } from './term-relevance.ts';
 import { ScratchPool, type ScratchArrays } from './scratch-arrays.ts';
@@ -440,16 +440,13 @@ export function createSqliteSearchIndex(filename: string): SqliteSearchIndex {
     await boundsRead;
     const [w, s, e, n] = box;
     const parts: Box[] = w <= e ? [box] : [[w, s, 180, n], [-180, s, e, n]];
-    const codes: number[] = [];
-    const push = (code: number) => {
-      codes.push(code);
-    };
+    const codes = new Codes();
     const pause = turnTaker(SEARCH_TURN_MS, nextSearchTurn);
     for (const part of parts) {
-      const steps = bounds.meetingSteps(part, push);
+      const steps = bounds.meetingSteps(part, codes);
       while (steps.next().done !== true) await pause();
     }
-    return Int32Array.from(codes);
+    return codes.array();
   }
 
   /** Whether a row's exact shapes meet the box; rows without stored shapes are exactly their boxes. */
