@@ -1,16 +1,15 @@
 /**
  * Every document's boxes (its geometry's bounds) in memory, as the index's R*Tree stores them:
- * four single-precision numbers a box, each rounded outward. A query box is answered by one pass
- * over typed arrays instead of a walk of the R*Tree: at a million documents the walk for about
- * 6 000 boxes took 22-24 ms of a reader thread, most of it SQLite's virtual-table machinery and
- * the rows handed back.
+ * four single-precision numbers a box, each rounded outward, listed in a grid of 10-degree
+ * cells. A query box tests the boxes of the cells it covers, not a walk of the R*Tree: at a
+ * million documents the walk for about 6 000 boxes took 22-24 ms of a reader thread.
  *
  * The codes it gives are the R*Tree query's (`doc_rowid * 2 + (the box lies inside the query
  * box)`), compared on the same rounded numbers, so the documents found and those left to their
  * exact shapes are the same.
  *
- * Kept exact by the index's own writes; read whole from the R*Tree at open and after another
- * process's write.
+ * Kept exact by the index's own writes (a write moves a box between lists in constant time);
+ * read whole from the R*Tree at open and after another process's write.
  */
 
 /** The R*Tree's rounding of a double to single precision (SQLite's `rtreeValueDown` / `rtreeValueUp`). */
@@ -30,28 +29,48 @@ export function roundedUp(d: number): number {
 /** A box as `[west, south, east, north]`. */
 export type Box = readonly [number, number, number, number];
 
-/** Documents tested per step of `meetingSteps`: about a millisecond. */
-const ROWS_PER_STEP = 262_144;
+/**
+ * The grid's cells, in degrees: a box no wider nor taller than a cell is listed in the cell of
+ * its south-west corner, so a query box only looks at the cells it covers and those one to the
+ * west and south of them. Larger boxes are listed apart and tested by every query.
+ */
+const CELL = 10;
+const COLUMNS = 36;
+const ROWS = 18;
+/** The list of the boxes larger than a cell, after the cells'. */
+const LARGE = COLUMNS * ROWS;
+
+const column = (x: number) => Math.min(COLUMNS - 1, Math.max(0, Math.floor((x + 180) / CELL)));
+const row = (y: number) => Math.min(ROWS - 1, Math.max(0, Math.floor((y + 90) / CELL)));
+
+/** Box slots tested between two turns of the event loop: about a millisecond. */
+const SLOTS_PER_STEP = 65_536;
+
+/** Slot numbers, growable, with removal by moving the last one into the hole. */
+class SlotList {
+  slots = new Int32Array(16);
+  length = 0;
+}
 
 export class BoxBounds {
-  /** Each document's first box, by rowid: min x, max x, min y, max y (as the R*Tree's columns). */
-  private first = new Float32Array(4 * 1024);
-  /** Boxes per rowid: 0 for none (or no document), 1, or more (the others in `more`). */
-  private count = new Uint8Array(1024);
-  private readonly more = new Map<number, Float32Array>();
-  private highest = 0;
+  /** Each box's rounded bounds by slot: min x, max x, min y, max y (as the R*Tree's columns). */
+  private bounds = new Float32Array(4 * 1024);
+  /** Each slot's document, -1 for a free slot. */
+  private owner = new Int32Array(1024).fill(-1);
+  /** Each slot's list and place in it. */
+  private list = new Int32Array(1024);
+  private place = new Int32Array(1024);
+  private used = 0;
+  private readonly free: number[] = [];
+  private lists = Array.from({ length: LARGE + 1 }, () => new SlotList());
+  /** A document's first box's slot plus one by rowid (0: none); its others in `more`. */
+  private first = new Int32Array(1024);
+  private readonly more = new Map<number, number[]>();
 
   /** A document's boxes, replacing those it had; none for a document without geometry. */
   set(rowid: number, boxes: readonly Box[]): void {
     this.delete(rowid);
-    if (boxes.length === 0) return;
-    if (rowid >= this.count.length) this.grow(rowid);
-    const stored = new Float32Array(4 * boxes.length);
-    boxes.forEach(([w, s, e, n], i) => stored.set([roundedDown(w), roundedUp(e), roundedDown(s), roundedUp(n)], 4 * i));
-    this.first.set(stored.subarray(0, 4), 4 * rowid);
-    this.count[rowid] = Math.min(boxes.length, 2);
-    if (boxes.length > 1) this.more.set(rowid, stored.subarray(4));
-    this.highest = Math.max(this.highest, rowid);
+    for (const [w, s, e, n] of boxes) this.add(rowid, roundedDown(w), roundedUp(e), roundedDown(s), roundedUp(n));
   }
 
   /**
@@ -59,58 +78,102 @@ export class BoxBounds {
    * rows of a document's boxes come one at a time when the whole table is read.
    */
   addStored(rowid: number, minX: number, maxX: number, minY: number, maxY: number): void {
-    if (rowid >= this.count.length) this.grow(rowid);
-    const box = [minX, maxX, minY, maxY];
-    const n = this.count[rowid] ?? 0;
-    if (n === 0) {
-      this.first.set(box, 4 * rowid);
-      this.count[rowid] = 1;
-    } else {
-      const others = this.more.get(rowid);
-      const joined = new Float32Array((others?.length ?? 0) + 4);
-      if (others !== undefined) joined.set(others);
-      joined.set(box, joined.length - 4);
-      this.more.set(rowid, joined);
-      this.count[rowid] = 2;
-    }
-    this.highest = Math.max(this.highest, rowid);
+    this.add(rowid, minX, maxX, minY, maxY);
   }
 
   delete(rowid: number): void {
-    if (rowid >= this.count.length) return;
-    this.count[rowid] = 0;
+    if (rowid >= this.first.length || this.first[rowid] === 0) return;
+    this.release((this.first[rowid] as number) - 1);
+    this.first[rowid] = 0;
+    for (const slot of this.more.get(rowid) ?? []) this.release(slot);
     this.more.delete(rowid);
   }
 
   clear(): void {
-    this.first = new Float32Array(4 * 1024);
-    this.count = new Uint8Array(1024);
+    this.bounds = new Float32Array(4 * 1024);
+    this.owner = new Int32Array(1024).fill(-1);
+    this.list = new Int32Array(1024);
+    this.place = new Int32Array(1024);
+    this.used = 0;
+    this.free.length = 0;
+    this.lists = Array.from({ length: LARGE + 1 }, () => new SlotList());
+    this.first = new Int32Array(1024);
     this.more.clear();
-    this.highest = 0;
   }
 
   /**
    * The codes of the boxes meeting `[w, s, e, n]` (w <= e), in steps of about a millisecond,
    * appended to `out`: for each box whose rounded bounds meet it, `rowid * 2`, plus one when
-   * they lie inside it. In rowid order, so a document's codes are side by side.
+   * they lie inside it. In no particular order.
    */
-  *meetingSteps(box: Box, out: Codes): Generator<void, void> {
-    // A write applied between steps may grow the arrays: the pass reads those it started with.
-    const { first, count, more, highest } = this;
-    for (let start = 0; start <= highest; start += ROWS_PER_STEP) {
-      scanRange(first, count, more, start, Math.min(highest + 1, start + ROWS_PER_STEP), box, out);
-      yield;
+  *meetingSteps([w, s, e, n]: Box, out: Codes): Generator<void, void> {
+    const lists: SlotList[] = [];
+    for (let x = Math.max(0, column(w) - 1); x <= column(e); x++) for (let y = Math.max(0, row(s) - 1); y <= row(n); y++) lists.push(this.lists[x * ROWS + y] as SlotList);
+    lists.push(this.lists[LARGE] as SlotList);
+    let tested = 0;
+    for (const list of lists) {
+      // A write applied between steps may grow the arrays or move slots: each list is read
+      // whole in one step, from the arrays as they are then.
+      scanSlots(list.slots, list.length, this.bounds, this.owner, w, s, e, n, out);
+      tested += list.length;
+      if (tested >= SLOTS_PER_STEP) {
+        tested = 0;
+        yield;
+      }
     }
   }
 
-  private grow(rowid: number): void {
-    const size = Math.max(rowid + 1, this.count.length * 2);
-    const count = new Uint8Array(size);
-    count.set(this.count);
-    const first = new Float32Array(4 * size);
-    first.set(this.first);
-    this.count = count;
-    this.first = first;
+  private add(rowid: number, minX: number, maxX: number, minY: number, maxY: number): void {
+    const slot = this.free.pop() ?? this.used++;
+    if (slot >= this.owner.length) this.growSlots();
+    this.bounds.set([minX, maxX, minY, maxY], 4 * slot);
+    this.owner[slot] = rowid;
+    // Not `<=`: a NaN bound is listed with the large boxes, which every query tests.
+    const small = maxX - minX <= CELL && maxY - minY <= CELL;
+    const at = small ? column(minX) * ROWS + row(minY) : LARGE;
+    const list = this.lists[at] as SlotList;
+    if (list.length === list.slots.length) {
+      const grown = new Int32Array(list.slots.length * 2);
+      grown.set(list.slots);
+      list.slots = grown;
+    }
+    this.list[slot] = at;
+    this.place[slot] = list.length;
+    list.slots[list.length++] = slot;
+    if (rowid >= this.first.length) {
+      const grown = new Int32Array(Math.max(rowid + 1, this.first.length * 2));
+      grown.set(this.first);
+      this.first = grown;
+    }
+    if (this.first[rowid] === 0) this.first[rowid] = slot + 1;
+    else this.more.set(rowid, [...(this.more.get(rowid) ?? []), slot]);
+  }
+
+  /** Takes a slot out of its list (its last slot moved into its place) and frees it. */
+  private release(slot: number): void {
+    const list = this.lists[this.list[slot] as number] as SlotList;
+    const place = this.place[slot] as number;
+    const last = list.slots[--list.length] as number;
+    list.slots[place] = last;
+    this.place[last] = place;
+    this.owner[slot] = -1;
+    this.free.push(slot);
+  }
+
+  private growSlots(): void {
+    const size = this.owner.length * 2;
+    const bounds = new Float32Array(4 * size);
+    bounds.set(this.bounds);
+    const owner = new Int32Array(size).fill(-1);
+    owner.set(this.owner);
+    const list = new Int32Array(size);
+    list.set(this.list);
+    const place = new Int32Array(size);
+    place.set(this.place);
+    this.bounds = bounds;
+    this.owner = owner;
+    this.list = list;
+    this.place = place;
   }
 }
 
@@ -135,28 +198,17 @@ export class Codes {
 }
 
 /**
- * One step of `meetingSteps`: a plain function, so the hot loop stays out of the generator's body
- * (in it, 100 000 documents took 2 ms).
+ * One list of `meetingSteps`: a plain function, so the hot loop stays out of the generator's body
+ * (in it, with a callback per code, 100 000 boxes took 2 ms).
  */
-function scanRange(first: Float32Array, count: Uint8Array, more: Map<number, Float32Array>, start: number, end: number, [w, s, e, n]: Box, out: Codes): void {
-  for (let rowid = start; rowid < end; rowid++) {
-    const c = count[rowid] as number;
-    if (c === 0) continue;
-    const at = 4 * rowid;
-    const minX = first[at] as number;
-    const maxX = first[at + 1] as number;
-    const minY = first[at + 2] as number;
-    const maxY = first[at + 3] as number;
-    if (minX <= e && maxX >= w && minY <= n && maxY >= s) out.push(rowid * 2 + (minX >= w && maxX <= e && minY >= s && maxY <= n ? 1 : 0));
-    if (c === 2) {
-      const others = more.get(rowid) as Float32Array;
-      for (let i = 0; i < others.length; i += 4) {
-        const oMinX = others[i] as number;
-        const oMaxX = others[i + 1] as number;
-        const oMinY = others[i + 2] as number;
-        const oMaxY = others[i + 3] as number;
-        if (oMinX <= e && oMaxX >= w && oMinY <= n && oMaxY >= s) out.push(rowid * 2 + (oMinX >= w && oMaxX <= e && oMinY >= s && oMaxY <= n ? 1 : 0));
-      }
-    }
+function scanSlots(slots: Int32Array, length: number, bounds: Float32Array, owner: Int32Array, w: number, s: number, e: number, n: number, out: Codes): void {
+  for (let i = 0; i < length; i++) {
+    const slot = slots[i] as number;
+    const at = 4 * slot;
+    const minX = bounds[at] as number;
+    const maxX = bounds[at + 1] as number;
+    const minY = bounds[at + 2] as number;
+    const maxY = bounds[at + 3] as number;
+    if (minX <= e && maxX >= w && minY <= n && maxY >= s) out.push((owner[slot] as number) * 2 + (minX >= w && maxX <= e && minY >= s && maxY <= n ? 1 : 0));
   }
 }
