@@ -160,14 +160,24 @@ parentPort.on('message', ({ id, kind, sql, params, buffer }) => {
       const out = kind === 'rowids' ? parseRowids(statement(kind, sql).get(...params)) : occurrences(params[0], params[1], sql);
       return parentPort.postMessage({ id, result: out }, out.length === 0 ? [] : [out.buffer]);
     }
-    const rows = statement(kind, sql).all(...params);
-    if (kind === 'rows') return parentPort.postMessage({ id, result: rows });
     if (kind === 'pairs') {
-      const width = rows.length === 0 ? 0 : rows[0].length;
-      const pairs = new Float64Array(rows.length * width);
-      for (let i = 0; i < rows.length; i++) for (let j = 0; j < width; j++) pairs[width * i + j] = rows[i][j];
+      // Row by row into one array: every box of a million documents read at once as rows held a
+      // million arrays in this thread's heap.
+      let numbers = new Float64Array(1024);
+      let n = 0;
+      for (const row of statement(kind, sql).iterate(...params)) {
+        if (n + row.length > numbers.length) {
+          const grown = new Float64Array(Math.max(numbers.length * 2, n + row.length));
+          grown.set(numbers);
+          numbers = grown;
+        }
+        for (let j = 0; j < row.length; j++) numbers[n++] = row[j];
+      }
+      const pairs = numbers.subarray(0, n);
       return parentPort.postMessage({ id, result: pairs }, [pairs.buffer]);
     }
+    const rows = statement(kind, sql).all(...params);
+    if (kind === 'rows') return parentPort.postMessage({ id, result: rows });
   } catch (e) {
     parentPort.postMessage({ id, error: String((e && e.message) || e) });
   }
