@@ -126,7 +126,11 @@ export class BoxBounds {
   private add(rowid: number, minX: number, maxX: number, minY: number, maxY: number): void {
     const slot = this.free.pop() ?? this.used++;
     if (slot >= this.owner.length) this.growSlots();
-    this.bounds.set([minX, maxX, minY, maxY], 4 * slot);
+    const at4 = 4 * slot;
+    this.bounds[at4] = minX;
+    this.bounds[at4 + 1] = maxX;
+    this.bounds[at4 + 2] = minY;
+    this.bounds[at4 + 3] = maxY;
     this.owner[slot] = rowid;
     // Not `<=`: a NaN bound is listed with the large boxes, which every query tests.
     const small = maxX - minX <= CELL && maxY - minY <= CELL;

@@ -338,16 +338,20 @@ export function createSqliteSearchIndex(filename: string): SqliteSearchIndex {
     lengthsRead = read;
   }
   /**
-   * Every document's boxes (box-bounds.ts), read whole by a reader thread at open and after
-   * another process's write (the R*Tree's rows: about a second of a thread at a million
-   * documents, kept off the start-up), and kept up to date by our writes.
+   * Every document's boxes (box-bounds.ts), read whole by a reader thread once a query asks for a
+   * box, again after another process's write, and kept up to date by our writes. Reading them is
+   * 3 s of a reader thread at a million documents: an index never asked for a box never pays it,
+   * and a box asked while they are read is answered by the R*Tree, as before they were kept.
    */
   let bounds = new BoxBounds();
+  let boundsWanted = false;
+  let boundsReady = false;
   let boundsRead: Promise<void> = Promise.resolve();
   /** Boxes our writes set while the bounds were being read (none for a removal): set again once they are. */
   let boxesWhileReading: Map<number, readonly Box[]> | null = null;
   function readAllBounds(): void {
-    if (lengthsReader === null) return;
+    if (lengthsReader === null || !boundsWanted) return;
+    boundsReady = false;
     const written = new Map<number, readonly Box[]>();
     boxesWhileReading = written;
     const read: Promise<void> = lengthsReader.numbers('SELECT doc_rowid, min_x, max_x, min_y, max_y FROM doc_box', []).then((rows) => {
@@ -358,12 +362,14 @@ export function createSqliteSearchIndex(filename: string): SqliteSearchIndex {
       for (const [rowid, boxes] of written) next.set(rowid, boxes);
       boxesWhileReading = null;
       bounds = next;
+      boundsReady = true;
     });
-    // Awaited by the queries with a box; a failed read fails them, not the process.
+    // A failed read leaves the boxes to the R*Tree.
     read.catch(() => undefined);
     boundsRead = read;
   }
   const setBoxes = (rowid: number, boxes: readonly Box[]) => {
+    if (!boundsWanted) return;
     boxesWhileReading?.set(rowid, boxes);
     bounds.set(rowid, boxes);
   };
@@ -419,9 +425,14 @@ export function createSqliteSearchIndex(filename: string): SqliteSearchIndex {
   const reader = filename === ':memory:' ? createInlineReader(db) : createThreadReader(filename);
   lengthsReader = reader;
   readAllLengths();
-  readAllBounds();
   const rowids = (sql: string, params: Param[]) => reader.rowids(sql, params);
 
+  /** The same codes from one walk of the R*Tree (a second walk, for the boxes inside, cost as much again). */
+  const boxSql = 'SELECT doc_rowid * 2 + (min_x >= ? AND max_x <= ? AND min_y >= ? AND max_y <= ?) FROM doc_box WHERE min_x <= ? AND max_x >= ? AND min_y <= ? AND max_y >= ?';
+  function boxesInTree([w, s, e, n]: BBox): Promise<Int32Array> {
+    if (w <= e) return rowids(boxSql, [w, e, s, n, e, w, n, s]);
+    return rowids(`${boxSql} UNION ALL ${boxSql}`, [w, 180, s, n, 180, w, n, s, -180, e, s, n, e, -180, n, s]);
+  }
   const shapesOf = db.prepare('SELECT shapes FROM doc_shape WHERE rowid = ?').pluck();
   const ofParent = db.prepare('SELECT rowid FROM doc WHERE parent_id = ?').pluck();
   const ofOwner = db.prepare('SELECT rowid FROM doc WHERE owner_id = ? AND in_user_listing = 1').pluck();
@@ -432,12 +443,16 @@ export function createSqliteSearchIndex(filename: string): SqliteSearchIndex {
    * Each box meeting the query box, as its document's rowid times two, plus one when the box
    * lies inside the query box: such a document meets it whatever its shapes. Boxes are stored
    * rounded outward, so a stored box inside the query box means the real one is too. A box
-   * across the antimeridian is two boxes. From the bounds in memory, after any write of another
-   * process has been read in.
+   * across the antimeridian is two boxes. From the bounds in memory once they are read (after
+   * any write of another process has been read in), from the R*Tree until then.
    */
   async function boxesMeeting(box: BBox): Promise<Int32Array> {
     freshHeaders();
-    await boundsRead;
+    if (!boundsWanted) {
+      boundsWanted = true;
+      readAllBounds();
+    }
+    if (!boundsReady) return boxesInTree(box);
     const [w, s, e, n] = box;
     const parts: Box[] = w <= e ? [box] : [[w, s, 180, n], [-180, s, e, n]];
     const codes = new Codes();
