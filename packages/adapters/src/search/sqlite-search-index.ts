@@ -280,6 +280,11 @@ const VOCABULARY_WORDS_PER_QUERY = 20_000;
 
 export interface SqliteSearchIndex extends SearchIndex {
   size(): number;
+  /**
+   * Resolves once what is read in the background has been read (the documents' lengths, and the
+   * boxes once a query has asked for one): a benchmark measures queries after it.
+   */
+  settled(): Promise<void>;
   /** Resolves once the reader and writer threads have ended: the process may then exit. */
   close(): Promise<void>;
 }
@@ -936,6 +941,9 @@ export function createSqliteSearchIndex(filename: string): SqliteSearchIndex {
       anyRow.get();
     },
     size: () => freshHeaders().size,
+    settled: async () => {
+      await Promise.allSettled([lengthsRead, boundsRead]);
+    },
     stamp() {
       // Another process's write is read in first, as a search would; while one of ours is on its
       // way the headers may not hold it yet, though the count in the file already does.
