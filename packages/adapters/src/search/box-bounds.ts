@@ -208,11 +208,14 @@ export class Codes {
 function scanSlots(slots: Int32Array, length: number, bounds: Float32Array, owner: Int32Array, w: number, s: number, e: number, n: number, out: Codes): void {
   for (let i = 0; i < length; i++) {
     const slot = slots[i] as number;
+    const rowid = owner[slot];
+    // A list taken before a clear (the scan gave the loop back in between) names freed slots.
+    if (rowid === undefined || rowid < 0) continue;
     const at = 4 * slot;
     const minX = bounds[at] as number;
     const maxX = bounds[at + 1] as number;
     const minY = bounds[at + 2] as number;
     const maxY = bounds[at + 3] as number;
-    if (minX <= e && maxX >= w && minY <= n && maxY >= s) out.push((owner[slot] as number) * 2 + (minX >= w && maxX <= e && minY >= s && maxY <= n ? 1 : 0));
+    if (minX <= e && maxX >= w && minY <= n && maxY >= s) out.push(rowid * 2 + (minX >= w && maxX <= e && minY >= s && maxY <= n ? 1 : 0));
   }
 }
