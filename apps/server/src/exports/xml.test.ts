@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
-import { xmlDocument } from './xml.ts';
+import { xmlDocument, xmlElementsInTurns } from './xml.ts';
 
 describe('xmlDocument', () => {
   it('writes elements, attributes, repeated elements and text that parse back to the same values', () => {
@@ -19,5 +19,21 @@ describe('xmlDocument', () => {
     expect(doc).toContain('a="x\ufffdy"');
     expect(doc).toContain('bad\ufffd \ufffd ok 😀 \ufffd');
     expect(XMLValidator.validate(doc)).toBe(true);
+  });
+});
+
+describe('xmlElementsInTurns', () => {
+  it('writes the same elements as xmlDocument, unindented and without a declaration, giving turns while it writes a large one', async () => {
+    const people = Array.from({ length: 50_000 }, (_, i) => ({ '@n': String(i), name: `Family${i} & Co <${i}>` }));
+    const root = { resource: { '@xmlns': 'urn:x', creators: { creator: people }, title: 'A "title"' } };
+    let turns = 0;
+    const text = await xmlElementsInTurns(root, async () => {
+      turns++;
+    });
+    expect(text.startsWith('<resource xmlns="urn:x"><creators><creator n="0"><name>Family0 &amp; Co &lt;0&gt;</name></creator>')).toBe(true);
+    expect(turns).toBeGreaterThan(0);
+    const parser = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '@', textNodeName: '#', parseTagValue: false, trimValues: true });
+    expect(parser.parse(text)).toEqual({ resource: (parser.parse(xmlDocument(root)) as { resource: unknown }).resource });
+    expect(XMLValidator.validate(text)).toBe(true);
   });
 });

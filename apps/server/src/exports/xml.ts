@@ -27,6 +27,19 @@ const escapeAttribute = (v: XmlValue) => {
   return PLAIN.test(s) ? s : xmlText(s).replace(/[&<>"\t\n\r]/g, (c) => ENTITIES[c] as string);
 };
 
+/** An element's attributes and text as written, and its child elements to write. */
+function splitElement(value: XmlNode): { attributes: string; text: string; children: [string, XmlValue][] } {
+  let attributes = '';
+  let text = '';
+  const children: [string, XmlValue][] = [];
+  for (const [key, v] of Object.entries(value)) {
+    if (key.startsWith('@')) attributes += ` ${key.slice(1)}="${escapeAttribute(v)}"`;
+    else if (key === '#') text = escapeText(v as string | number);
+    else children.push([key, v]);
+  }
+  return { attributes, text, children };
+}
+
 function write(name: string, value: XmlValue, out: string[], indent: string): void {
   if (Array.isArray(value)) {
     for (const v of value) write(name, v, out, indent);
@@ -36,14 +49,7 @@ function write(name: string, value: XmlValue, out: string[], indent: string): vo
     out.push(`${indent}<${name}>${escapeText(value)}</${name}>\n`);
     return;
   }
-  let attributes = '';
-  let text = '';
-  const children: [string, XmlValue][] = [];
-  for (const [key, v] of Object.entries(value)) {
-    if (key.startsWith('@')) attributes += ` ${key.slice(1)}="${escapeAttribute(v)}"`;
-    else if (key === '#') text = escapeText(v as string | number);
-    else children.push([key, v]);
-  }
+  const { attributes, text, children } = splitElement(value);
   if (children.length === 0) {
     out.push(`${indent}<${name}${attributes}>${text}</${name}>\n`);
     return;
@@ -57,5 +63,39 @@ function write(name: string, value: XmlValue, out: string[], indent: string): vo
 export function xmlDocument(root: XmlNode): string {
   const out = ['<?xml version="1.0" encoding="UTF-8"?>\n'];
   for (const [name, value] of Object.entries(root)) write(name, value, out, '');
+  return out.join('');
+}
+
+/** Longest stretch of writing between two turns. */
+const SLICE_MS = 5;
+
+/**
+ * The object's elements without a declaration and without indentation, for a place in a larger
+ * document (an OAI-PMH record's metadata), written in slices of about SLICE_MS with `turn()`
+ * between them: the largest record a client may store is about 50,000 elements, and written at
+ * once it would hold the event loop for every other request.
+ */
+export async function xmlElementsInTurns(root: XmlNode, turn: () => Promise<void>): Promise<string> {
+  const out: string[] = [];
+  let since = performance.now();
+  async function put(name: string, value: XmlValue): Promise<void> {
+    if (Array.isArray(value)) {
+      for (const v of value) await put(name, v);
+      return;
+    }
+    if (performance.now() - since > SLICE_MS) {
+      await turn();
+      since = performance.now();
+    }
+    if (typeof value !== 'object') {
+      out.push(`<${name}>${escapeText(value)}</${name}>`);
+      return;
+    }
+    const { attributes, text, children } = splitElement(value);
+    out.push(`<${name}${attributes}>${text}`);
+    for (const [key, v] of children) await put(key, v);
+    out.push(`</${name}>`);
+  }
+  for (const [name, value] of Object.entries(root)) await put(name, value);
   return out.join('');
 }

@@ -3,10 +3,10 @@
  * `<resource>` itself; `oai_datacite` wraps it in DataCite's OAI envelope (oai-1.1), which
  * names the schema version and the data centre.
  */
-import type { XMLBuilder } from 'xmlbuilder2/lib/interfaces.js';
 import type { RecordView } from '@krs/domain';
 import type { Links } from '../links.ts';
 import { DATACITE_NAMESPACE, DATACITE_SCHEMA, dataCiteXml, toDataCite } from '../exports/datacite.ts';
+import type { XmlNode } from '../exports/xml.ts';
 
 const OAI_DATACITE_NAMESPACE = 'http://schema.datacite.org/oai/oai-1.1/';
 const XSI = 'http://www.w3.org/2001/XMLSchema-instance';
@@ -15,15 +15,15 @@ export const DATACITE_FORMAT = {
   prefix: 'datacite',
   schema: DATACITE_SCHEMA,
   namespace: DATACITE_NAMESPACE,
-  render: (parent: XMLBuilder, view: RecordView, links: Links) => void parent.ele(dataCiteXml(toDataCite(view, links))),
+  payload: (view: RecordView, links: Links) => dataCiteXml(toDataCite(view, links)),
 } as const;
 
 export const OAI_DATACITE_FORMAT = {
   prefix: 'oai_datacite',
   schema: 'http://schema.datacite.org/oai/oai-1.1/oai.xsd',
   namespace: OAI_DATACITE_NAMESPACE,
-  render(parent: XMLBuilder, view: RecordView, links: Links): void {
-    parent.ele({
+  payload(view: RecordView, links: Links): XmlNode {
+    return {
       oai_datacite: {
         '@xmlns': OAI_DATACITE_NAMESPACE,
         '@xmlns:xsi': XSI,
@@ -32,6 +32,6 @@ export const OAI_DATACITE_FORMAT = {
         datacentreSymbol: new URL(links.oai).hostname.toUpperCase(),
         payload: dataCiteXml(toDataCite(view, links)),
       },
-    });
+    };
   },
 } as const;

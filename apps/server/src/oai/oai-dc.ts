@@ -4,7 +4,6 @@
  * description as plain text, the DOI and the landing page as identifiers, rights, subjects,
  * languages, related identifiers as relations, places as coverage.
  */
-import type { XMLBuilder } from 'xmlbuilder2/lib/interfaces.js';
 import type { RecordView } from '@krs/domain';
 import { xmlText, type XmlNode } from '../exports/xml.ts';
 import { textOf } from '../html-text.ts';
@@ -21,7 +20,7 @@ const XSI = 'http://www.w3.org/2001/XMLSchema-instance';
 
 type Json = Record<string, unknown>;
 
-/** The `<oai_dc:dc>` element of a record, as an object for either XML builder (exports/xml.ts). */
+/** The `<oai_dc:dc>` element of a record, as an object for the XML writer (exports/xml.ts). */
 export function oaiDcXml(view: RecordView, links: Links): XmlNode {
   const m = view.record.metadata as Json;
   const dc: XmlNode = { '@xmlns:oai_dc': OAI_DC.namespace, '@xmlns:dc': DC, '@xmlns:xsi': XSI, '@xsi:schemaLocation': `${OAI_DC.namespace} ${OAI_DC.schema}` };
@@ -60,8 +59,4 @@ export function oaiDcXml(view: RecordView, links: Links): XmlNode {
   add('rights', view.record.access.record === 'public' ? 'info:eu-repo/semantics/openAccess' : 'info:eu-repo/semantics/restrictedAccess');
   for (const p of places(m['locations'])) add('coverage', p.name);
   return { 'oai_dc:dc': dc };
-}
-
-export function renderOaiDc(parent: XMLBuilder, view: RecordView, links: Links): void {
-  parent.ele(oaiDcXml(view, links));
 }

@@ -4,13 +4,16 @@
  * are the `pids.oai` of published versions (`oai:<host>:<id>`). Only public versions carry
  * metadata; restricted ones are given as deleted (`deletedRecord` is `persistent`).
  */
+import { randomBytes } from 'node:crypto';
 import { Hono, type Context } from 'hono';
 import { create, fragment } from 'xmlbuilder2';
 import type { XMLBuilder } from 'xmlbuilder2/lib/interfaces.js';
 import type { Core, HarvestItem, HarvestSet, RecordView } from '@krs/domain';
+import { nextIteration } from '@krs/adapters';
+import { xmlElementsInTurns, type XmlNode } from '../exports/xml.ts';
 import type { Links } from '../links.ts';
 import { dateRange, datestamp, OaiError, parseRequest, type OaiRequest } from '../oai/arguments.ts';
-import { OAI_DC, renderOaiDc } from '../oai/oai-dc.ts';
+import { OAI_DC, oaiDcXml } from '../oai/oai-dc.ts';
 import { DATACITE_FORMAT, OAI_DATACITE_FORMAT } from '../oai/oai-datacite.ts';
 import { decodeToken, encodeToken, type ListState } from '../oai/resumption-token.ts';
 import type { Env } from './request.ts';
@@ -24,7 +27,8 @@ export interface MetadataFormat {
   prefix: string;
   schema: string;
   namespace: string;
-  render(parent: XMLBuilder, view: RecordView, links: Links): void;
+  /** The `<metadata>` element's content, for the XML writer (exports/xml.ts). */
+  payload(view: RecordView, links: Links): XmlNode;
 }
 
 export interface OaiOptions {
@@ -33,6 +37,32 @@ export interface OaiOptions {
   repositoryName?: string;
   adminEmail?: string;
   formats?: MetadataFormat[];
+}
+
+/** A record's metadata still to write, and the comment that holds its place in the envelope. */
+interface Payload {
+  marker: string;
+  make(): XmlNode;
+}
+
+/** Makes the markers unguessable: record text is escaped and cannot hold `<!--` anyway. */
+const payloadNonce = randomBytes(6).toString('hex');
+
+/** The envelope with each marker replaced by its metadata, written a record at a time in turns. */
+async function withPayloads(envelope: string, payloads: readonly Payload[]): Promise<string> {
+  if (payloads.length === 0) return envelope;
+  const pieces: string[] = [];
+  let rest = envelope;
+  for (const payload of payloads) {
+    const at = rest.indexOf(payload.marker);
+    if (at < 0) continue;
+    pieces.push(rest.slice(0, at));
+    await nextIteration();
+    pieces.push(await xmlElementsInTurns(payload.make(), nextIteration));
+    rest = rest.slice(at + payload.marker.length);
+  }
+  pieces.push(rest);
+  return pieces.join('');
 }
 
 const SET_KINDS: Record<string, HarvestSet> = { resources: { kind: 'resource' }, packages: { kind: 'package' } };
@@ -53,7 +83,7 @@ function setOf(spec: string): HarvestSet | null {
 export function oaiRoutes(core: Core, links: Links, options: OaiOptions = {}) {
   const host = new URL(links.oai).hostname;
   const pageSize = options.pageSize ?? 100;
-  const formats = options.formats ?? [{ ...OAI_DC, render: renderOaiDc }, OAI_DATACITE_FORMAT, DATACITE_FORMAT];
+  const formats = options.formats ?? [{ ...OAI_DC, payload: oaiDcXml }, OAI_DATACITE_FORMAT, DATACITE_FORMAT];
   const formatOf = (prefix: string) => {
     const format = formats.find((f) => f.prefix === prefix);
     if (format === undefined) throw new OaiError('cannotDisseminateFormat', `This repository does not offer the metadata format "${prefix.slice(0, 100)}".`);
@@ -76,13 +106,22 @@ export function oaiRoutes(core: Core, links: Links, options: OaiOptions = {}) {
     }
   }
 
-  function record(parent: XMLBuilder, item: HarvestItem, format: MetadataFormat): void {
+  /**
+   * A record's metadata is left as a marker in the envelope and written afterwards, in turns
+   * (`withPayloads`): the largest record a client may store is about 50,000 elements, and given
+   * to xmlbuilder2 it held the event loop for seconds (oai_datacite of 20,000 creators: 2.2 s).
+   */
+  function record(parent: XMLBuilder, item: HarvestItem, format: MetadataFormat, payloads: Payload[]): void {
     const r = parent.ele(OAI, 'record');
     header(r, item);
-    if (item.view !== null) format.render(r.ele(OAI, 'metadata'), item.view, links);
+    if (item.view === null) return;
+    const view = item.view;
+    const marker = `krs-payload-${payloads.length}-${payloadNonce}`;
+    r.ele(OAI, 'metadata').com(marker);
+    payloads.push({ marker: `<!--${marker}-->`, make: () => format.payload(view, links) });
   }
 
-  async function answer(body: XMLBuilder, request: OaiRequest): Promise<void> {
+  async function answer(body: XMLBuilder, request: OaiRequest, payloads: Payload[]): Promise<void> {
     const { verb, args } = request;
     if (verb === 'Identify') {
       const earliest = await core.harvest.earliest();
@@ -136,7 +175,7 @@ export function oaiRoutes(core: Core, links: Links, options: OaiOptions = {}) {
       const format = formatOf(args['metadataPrefix'] as string);
       const item = await core.harvest.get(idOf(args['identifier'] as string));
       if (item === null) throw new OaiError('idDoesNotExist', `No record has the identifier "${(args['identifier'] as string).slice(0, 200)}".`);
-      record(body.ele(OAI, 'GetRecord'), item, format);
+      record(body.ele(OAI, 'GetRecord'), item, format, payloads);
       return;
     }
     // ListIdentifiers, ListRecords
@@ -164,7 +203,7 @@ export function oaiRoutes(core: Core, links: Links, options: OaiOptions = {}) {
       throw new OaiError('noRecordsMatch', 'No record matches the arguments.');
     }
     const list = body.ele(OAI, verb);
-    for (const item of page.items) (verb === 'ListRecords' ? record(list, item, format) : header(list, item));
+    for (const item of page.items) (verb === 'ListRecords' ? record(list, item, format, payloads) : header(list, item));
     if (page.next !== null) {
       const next = encodeToken({ ...state, after: page.next, cursor: state.cursor + page.items.length });
       list.ele(OAI, 'resumptionToken').att('cursor', String(state.cursor)).txt(next);
@@ -177,6 +216,7 @@ export function oaiRoutes(core: Core, links: Links, options: OaiOptions = {}) {
   /** `input`: the arguments as sent, or a refusal decided before they could be read. */
   async function respond(c: Context<Env>, input: [string, string][] | OaiError): Promise<Response> {
     const options = { invalidCharReplacement: '\ufffd' };
+    const payloads: Payload[] = [];
     const doc = create({ version: '1.0', encoding: 'UTF-8', ...options });
     const root = doc.ele(OAI, 'OAI-PMH').att(XSI, 'xsi:schemaLocation', `${OAI} http://www.openarchives.org/OAI/2.0/OAI-PMH.xsd`);
     root.ele(OAI, 'responseDate').txt(datestamp(new Date().toISOString()));
@@ -191,7 +231,7 @@ export function oaiRoutes(core: Core, links: Links, options: OaiOptions = {}) {
       const request = parseRequest(input);
       const body = fragment(options);
       try {
-        await answer(body, request);
+        await answer(body, request, payloads);
       } catch (e) {
         if (e instanceof OaiError && e.code !== 'badArgument') echo(request);
         throw e;
@@ -203,7 +243,7 @@ export function oaiRoutes(core: Core, links: Links, options: OaiOptions = {}) {
       root.ele(OAI, 'error').att('code', e.code).txt(e.message);
     }
     requestEl.txt(links.oai);
-    return c.body(doc.end({ prettyPrint: false }), 200, { 'Content-Type': 'text/xml; charset=utf-8' });
+    return c.body(await withPayloads(doc.end({ prettyPrint: false }), payloads), 200, { 'Content-Type': 'text/xml; charset=utf-8' });
   }
 
   return new Hono<Env>()
