@@ -102,10 +102,13 @@ export function createLinks(baseUrl: string) {
   /** A record in one export format (`exports/formats.ts`). */
   const exportLink = (kind: RecordKind, id: string, format: string) => `${html(kind, id)}/export/${enc(format)}`;
 
+  /** A vocabulary entry under the listing path it was read at (`vocabularies/resourcetypes`, or an alias like `subjects`). */
+  const vocabularyEntry = (listing: string, id: string) => `${baseUrl}/api/${listing}/${enc(id)}`;
+
   /** The OAI-PMH endpoint, at InvenioRDM's path. */
   const oai = `${baseUrl}/oai2d`;
 
-  return { record, file, files, accessLink, page, pageLinks, contextResources, landing: html, export: exportLink, oai };
+  return { record, file, files, accessLink, page, pageLinks, contextResources, landing: html, export: exportLink, oai, vocabularyEntry };
 }
 
 export interface PageLinks {

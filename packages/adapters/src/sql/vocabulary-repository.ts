@@ -23,7 +23,13 @@ export function createSqlVocabularyRepository(db: Kysely<Database>): VocabularyR
       await handle
         .insertInto('vocabulary')
         .values(entries.slice(i, i + UPSERT_CHUNK).map(vocabularyToRow))
-        .onConflict((oc) => oc.columns(['type', 'id']).doUpdateSet((eb) => ({ data: eb.ref('excluded.data') })))
+        .onConflict((oc) =>
+          oc.columns(['type', 'id']).doUpdateSet((eb) => ({
+            data: eb.ref('excluded.data'),
+            sort_key: eb.ref('excluded.sort_key'),
+            match_text: eb.ref('excluded.match_text'),
+          })),
+        )
         .execute();
     }
   }
@@ -64,6 +70,15 @@ export function createSqlVocabularyRepository(db: Kysely<Database>): VocabularyR
     async list(type) {
       const rows = await db.selectFrom('vocabulary').select('data').where('type', '=', type).orderBy('id').execute();
       return rows.map(rowToVocabulary);
+    },
+    async page(type, query) {
+      // Words and prefixes are letters and digits only (tokenize), so they need no LIKE escaping.
+      const patterns = [...query.words.map((w) => `% ${w} %`), ...query.prefixes.map((p) => `% ${p}%`)];
+      let matching = db.selectFrom('vocabulary').where('type', '=', type);
+      for (const pattern of patterns) matching = matching.where('match_text', 'like', pattern);
+      const rows = await matching.select('data').orderBy('sort_key').limit(query.limit).offset(query.offset).execute();
+      const counted = await matching.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+      return { entries: rows.map(rowToVocabulary), total: Number(counted.n) };
     },
     async remove(type, ids) {
       let removed = 0;
