@@ -8,6 +8,7 @@ import type { ZodObject, ZodType } from 'zod';
 import { CITATION_LOCALES, CITATION_STYLES } from '../exports/citation.ts';
 import { EXPORT_FORMATS } from '../exports/formats.ts';
 import { accessLinkBody, draftBody, fileKeysBody, listingQuery, recordsBody, resourcesBody, versionsQuery } from '../routes/schemas.ts';
+import { vocabularyOperations } from './vocabulary-operations.ts';
 import { accessLink, accessLinkList, fileEntry, fileList, health, readiness, resourceErrors } from './responses.ts';
 
 export type Method = 'get' | 'post' | 'put' | 'patch' | 'delete' | 'head';
@@ -633,6 +634,7 @@ export function operationTable(options: TableOptions): Operation[] {
     ...recordOperations('package'),
     ...packageOperations,
     ...searchOperations,
+    ...vocabularyOperations,
     ...oaiOperations,
     ...exportOperations,
     ...pageOperations,

@@ -9,10 +9,11 @@ import { validate } from '../validate.ts';
 import type { Env } from './request.ts';
 import { listingQuery } from './schemas.ts';
 
-const vocabularyQuery = listingQuery.pick({ q: true, sort: true, size: true, page: true }).extend({ suggest: listingQuery.shape.q });
+/** The listing parameters records take, less `bbox` and `allversions`, plus `suggest`. */
+export const vocabularyQuery = listingQuery.pick({ q: true, sort: true, size: true, page: true }).extend({ suggest: listingQuery.shape.q });
 
 /** InvenioRDM's own paths for vocabularies krs holds (`/api/subjects`, `/api/affiliations`); their hits link there too. */
-const ALIASES = ['subjects', 'affiliations'] as const;
+export const VOCABULARY_ALIASES = ['subjects', 'affiliations'] as const;
 
 /** An entry as InvenioRDM serializes a vocabulary hit: `props` and `tags` always, the rest when the entry has them. */
 function serializeEntry(entry: VocabularyEntry, vocabulary: string, self: string) {
@@ -44,17 +45,17 @@ export function vocabularyRoutes(core: Core, links: Links) {
   };
 
   const app = new Hono<Env>()
-    .get('/vocabularies/:type', validate('query', vocabularyQuery), (c) => {
-      const type = c.req.param('type');
-      return list(c, type, `vocabularies/${type}`, c.req.valid('query'));
+    .get('/vocabularies/:vocabulary', validate('query', vocabularyQuery), (c) => {
+      const vocabulary = c.req.param('vocabulary');
+      return list(c, vocabulary, `vocabularies/${vocabulary}`, c.req.valid('query'));
     })
-    .get('/vocabularies/:type/:id', (c) => {
-      const type = c.req.param('type');
-      return one(c, type, `vocabularies/${type}`, c.req.param('id'));
+    .get('/vocabularies/:vocabulary/:entryId', (c) => {
+      const vocabulary = c.req.param('vocabulary');
+      return one(c, vocabulary, `vocabularies/${vocabulary}`, c.req.param('entryId'));
     });
-  for (const alias of ALIASES) {
+  for (const alias of VOCABULARY_ALIASES) {
     app.get(`/${alias}`, validate('query', vocabularyQuery), (c) => list(c, alias, alias, c.req.valid('query')));
-    app.get(`/${alias}/:id`, (c) => one(c, alias, alias, c.req.param('id')));
+    app.get(`/${alias}/:entryId`, (c) => one(c, alias, alias, c.req.param('entryId')));
   }
   return app;
 }
