@@ -57,11 +57,11 @@ describe('sqlite database', () => {
       for (let i = 0; i < rows.length; i += 300) await sql`insert into vocabulary (type, id, data) values ${sql.join(rows.slice(i, i + 300).map((r) => sql`(${r.type}, ${r.id}, ${r.data})`))}`.execute(handle.db);
       await migrateToLatest(handle.db);
       const { repos } = createSqlUnitOfWork(handle.db);
-      const all = await repos.vocabularies.page('affiliations', { words: [], prefixes: [], offset: 0, limit: 1_000 });
+      const all = await repos.vocabularies.page('affiliations', { words: [], prefixes: [], offset: 0, limit: 1_000, countLimit: 10_000 });
       expect(all.total).toBe(601);
       const titles = all.entries.map((e) => e.title['en'] ?? '');
       expect(titles).toEqual([...titles].sort());
-      const matched = await repos.vocabularies.page('subjects', { words: ['1200'], prefixes: ['inst'], offset: 0, limit: 10 });
+      const matched = await repos.vocabularies.page('subjects', { words: ['1200'], prefixes: ['inst'], offset: 0, limit: 10, countLimit: 10_000 });
       expect(matched).toEqual({ entries: [old[1]], total: 1 });
     } finally {
       await handle.close();

@@ -1,5 +1,5 @@
 import type { VocabularyEntry, VocabularyRepository } from '@krs/domain';
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import { compiledOnce } from './compiled-once.ts';
 import type { Database } from './database.ts';
 import { rowToVocabulary, vocabularyToRow } from './rows.ts';
@@ -77,8 +77,14 @@ export function createSqlVocabularyRepository(db: Kysely<Database>): VocabularyR
       let matching = db.selectFrom('vocabulary').where('type', '=', type);
       for (const pattern of patterns) matching = matching.where('match_text', 'like', pattern);
       const rows = await matching.select('data').orderBy('sort_key').limit(query.limit).offset(query.offset).execute();
-      const counted = await matching.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
-      return { entries: rows.map(rowToVocabulary), total: Number(counted.n) };
+      const entries = rows.map(rowToVocabulary);
+      // A short page, unless past the end, is the last one: the total is known without counting.
+      if (entries.length < query.limit && (entries.length > 0 || query.offset === 0)) return { entries, total: query.offset + entries.length };
+      const counted = await db
+        .selectFrom(matching.select(sql.lit(1).as('one')).limit(query.countLimit).as('kept'))
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .executeTakeFirstOrThrow();
+      return { entries, total: Number(counted.n) };
     },
     async remove(type, ids) {
       let removed = 0;

@@ -58,7 +58,7 @@ export function vocabularyRepositoryContract(name: string, make: MakeRepositorie
         vocabularyEntry('resource_types', 'apple', { title: { en: 'Zebra', fr: 'Alpha' } }),
         vocabularyEntry('roles', 'a', { title: { en: 'A' } }),
       ]);
-      const all = { words: [], prefixes: [], offset: 0, limit: 10 };
+      const all = { words: [], prefixes: [], offset: 0, limit: 10, countLimit: 100 };
       const first = await v.page('resource_types', all);
       // Böok and book fold to one title and fall back to the id; the English title decides, else the first one given.
       expect(first.entries.map((e) => e.id)).toEqual(['zz', 'a-book', 'b-book', 'book-section', 'apple']);
@@ -70,6 +70,17 @@ export function vocabularyRepositoryContract(name: string, make: MakeRepositorie
       expect(await v.page('languages', all)).toEqual({ entries: [], total: 0 });
     });
 
+    it('counts up to the count limit only, and exactly on a last page', async () => {
+      const v = await vocabularies();
+      await v.upsert(Array.from({ length: 9 }, (_, i) => vocabularyEntry('subjects', `s${i}`, { title: { en: i % 3 === 0 ? `Ocean ${i}` : `Land ${i}` } })));
+      const all = { words: [], prefixes: [], offset: 0, limit: 2, countLimit: 4 };
+      expect(await v.page('subjects', all)).toMatchObject({ total: 4 });
+      expect((await v.page('subjects', { ...all, offset: 2 })).entries.map((e) => e.id)).toEqual(['s4', 's5']);
+      expect(await v.page('subjects', { ...all, prefixes: ['ocean'] })).toMatchObject({ total: 3 });
+      expect(await v.page('subjects', { ...all, prefixes: ['ocean'], offset: 2 })).toEqual({ entries: [vocabularyEntry('subjects', 's6', { title: { en: 'Ocean 6' } })], total: 3 });
+      expect(await v.page('subjects', { ...all, prefixes: ['ocean'], offset: 4 })).toEqual({ entries: [], total: 3 });
+    });
+
     it('keeps the entries whose id or any title has each word whole and each prefix starting a word, folding case and accents', async () => {
       const v = await vocabularies();
       await v.upsert([
@@ -79,7 +90,7 @@ export function vocabularyRepositoryContract(name: string, make: MakeRepositorie
         vocabularyEntry('subjects', 'ocean', { title: { en: 'Ocean' } }),
       ]);
       const ids = async (words: string[], prefixes: string[]) => {
-        const page = await v.page('affiliations', { words, prefixes, offset: 0, limit: 10 });
+        const page = await v.page('affiliations', { words, prefixes, offset: 0, limit: 10, countLimit: 100 });
         return { ids: page.entries.map((e) => e.id), total: page.total };
       };
       expect(await ids([], ['ocean'])).toEqual({ ids: ['muller-inst', 'ocean-lab'], total: 2 });
@@ -97,7 +108,7 @@ export function vocabularyRepositoryContract(name: string, make: MakeRepositorie
       const v = await vocabularies();
       await v.upsert([vocabularyEntry('subjects', 'x', { title: { en: 'Alpha' } }), vocabularyEntry('subjects', 'y', { title: { en: 'Beta' } })]);
       await v.upsert([vocabularyEntry('subjects', 'x', { title: { en: 'Gamma' } })]);
-      const all = { words: [], prefixes: [], offset: 0, limit: 10 };
+      const all = { words: [], prefixes: [], offset: 0, limit: 10, countLimit: 100 };
       expect((await v.page('subjects', all)).entries.map((e) => e.id)).toEqual(['y', 'x']);
       expect((await v.page('subjects', { ...all, prefixes: ['alp'] })).total).toBe(0);
       await v.remove('subjects', ['y']);

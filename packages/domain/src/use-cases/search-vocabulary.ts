@@ -9,7 +9,7 @@ import { vocabularyTypeOf } from '../vocabularies/vocabulary-ids.ts';
 import { createVocabularyLookup } from '../vocabularies/vocabulary-lookup.ts';
 import { filterOf, keyedInOrder, pageOfKeyed, type KeyedEntry, type VocabularyPage } from '../vocabularies/vocabulary-listing.ts';
 import type { CoreDeps } from './deps.ts';
-import { resolvePaging } from './listing-params.ts';
+import { RESULT_WINDOW, resolvePaging } from './listing-params.ts';
 
 export interface VocabularyListingInput {
   q?: string | null;
@@ -23,6 +23,7 @@ export interface VocabularyListing {
   /** The vocabulary id as asked (`creatorsroles` and `contributorsroles` list the same entries). */
   vocabulary: string;
   hits: VocabularyEntry[];
+  /** At most RESULT_WINDOW, the deepest any page reaches. */
   total: number;
   page: number;
   size: number;
@@ -66,7 +67,7 @@ export async function searchVocabulary(deps: CoreDeps, vocabularyId: string, inp
   const type = typeOf(vocabularyId);
   const { page, size } = resolvePaging(input);
   const sortBy = resolveSort(input.sort);
-  const query = { ...filterOf(input.q, input.suggest), offset: (page - 1) * size, limit: size };
+  const query = { ...filterOf(input.q, input.suggest), offset: (page - 1) * size, limit: size, countLimit: RESULT_WINDOW };
   let found: VocabularyPage = await deps.repos.vocabularies.page(type, query);
   if (found.total === 0 && (await deps.repos.vocabularies.count(type)) === 0) found = pageOfKeyed(defaultsInOrder(type), query);
   return { vocabulary: vocabularyId, hits: found.entries, total: found.total, page, size, sortBy };

@@ -14,11 +14,17 @@ export interface VocabularyFilter {
 export interface VocabularyPageQuery extends VocabularyFilter {
   offset: number;
   limit: number;
+  /**
+   * Counting stops here (`offset + limit` never exceeds it): past the paging window an exact
+   * total would cost a walk over the whole type for a number no page can reach. InvenioRDM's
+   * search engine reports totals so capped too.
+   */
+  countLimit: number;
 }
 
 export interface VocabularyPage {
   entries: VocabularyEntry[];
-  /** Entries of the type the filter keeps, all pages together. */
+  /** Entries of the type the filter keeps, all pages together, or `countLimit` when more. */
   total: number;
 }
 
@@ -73,5 +79,5 @@ export function pageOfKeyed(ordered: readonly KeyedEntry[], q: VocabularyPageQue
     if (total >= q.offset && entries.length < q.limit) entries.push(k.entry);
     total++;
   }
-  return { entries, total };
+  return { entries, total: Math.min(total, q.countLimit) };
 }
