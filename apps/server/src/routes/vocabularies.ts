@@ -3,7 +3,7 @@
  * autocomplete fields from. Also at the paths InvenioRDM gives some vocabularies of their own.
  */
 import { Hono, type Context } from 'hono';
-import type { Core, VocabularyEntry, VocabularyListing } from '@krs/domain';
+import type { Core, VocabularyEntry, VocabularyListingInput } from '@krs/domain';
 import type { Links } from '../links.ts';
 import { validate } from '../validate.ts';
 import type { Env } from './request.ts';
@@ -30,8 +30,8 @@ function serializeEntry(entry: VocabularyEntry, vocabulary: string, self: string
 }
 
 export function vocabularyRoutes(core: Core, links: Links) {
-  const list = async (c: Context<Env>, vocabulary: string, listing: string, query: { q?: string; suggest?: string; sort?: string; size?: number; page?: number }) => {
-    const found: VocabularyListing = await core.vocabularies.search(vocabulary, query);
+  const list = async (c: Context<Env>, vocabulary: string, listing: string, query: VocabularyListingInput) => {
+    const found = await core.vocabularies.search(vocabulary, query);
     const url = new URL(c.req.url);
     return c.json({
       hits: { hits: found.hits.map((e) => serializeEntry(e, vocabulary, links.vocabularyEntry(listing, e.id))), total: found.total },
