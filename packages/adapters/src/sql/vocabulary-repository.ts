@@ -76,7 +76,10 @@ export function createSqlVocabularyRepository(db: Kysely<Database>): VocabularyR
       const patterns = [...query.words.map((w) => `% ${w} %`), ...query.prefixes.map((p) => `% ${p}%`)];
       let matching = db.selectFrom('vocabulary').where('type', '=', type);
       for (const pattern of patterns) matching = matching.where('match_text', 'like', pattern);
-      const rows = await matching.select('data').orderBy('sort_key').limit(query.limit).offset(query.offset).execute();
+      // The keys of the page first, from the index alone (PostgreSQL would otherwise test the
+      // filter on each row's heap tuple), then those rows' JSON.
+      const keys = matching.select('sort_key').orderBy('sort_key').limit(query.limit).offset(query.offset);
+      const rows = await db.selectFrom('vocabulary').select('data').where('type', '=', type).where('sort_key', 'in', keys).orderBy('sort_key').execute();
       const entries = rows.map(rowToVocabulary);
       // A short page, unless past the end, is the last one: the total is known without counting.
       if (entries.length < query.limit && (entries.length > 0 || query.offset === 0)) return { entries, total: query.offset + entries.length };
