@@ -19,10 +19,13 @@ describe('negotiate', () => {
     expect(negotiate('application/json;q=0.5, application/vnd.service.v1+json').ui).toBe(true);
     expect(negotiate('application/vnd.service.v1+json;q=0.2, application/json;q=0.9').ui).toBe(false);
     expect(negotiate('text/html, application/json;q=0.1').contentType).toBe('application/json');
+    // The most specific range decides a type's weight: q=0 on the vendor type leaves the wildcard to JSON.
+    expect(negotiate('application/vnd.service.v1+json;q=0, */*')).toEqual({ contentType: 'application/json', ui: false });
+    expect(negotiate('application/json;q=0, application/vnd.service.v1+json;q=0.1').ui).toBe(true);
   });
 
   it('refuses what it cannot serve with a not_acceptable error (406)', () => {
-    for (const accept of ['text/html', 'application/xml, text/plain', 'application/json;q=0']) {
+    for (const accept of ['text/html', 'application/xml, text/plain', 'application/json;q=0', 'application/json;q=0, */*', 'application/json;Q=0, application/*;q=0.5', '*/*;q=0.0']) {
       let thrown: unknown;
       try {
         negotiate(accept);

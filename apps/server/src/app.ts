@@ -2,10 +2,11 @@
  * The HTTP app: identity, JSON body rules, one sub-app per concern, one error mapping.
  * Handlers validate, call one core function and serialize; no business rule lives here.
  */
-import { Hono } from 'hono';
+import { Hono, type Context } from 'hono';
 import type { Core } from '@krs/domain';
 import { negotiate } from './accept.ts';
 import { authenticate } from './auth.ts';
+import { optionsAndCors } from './cross-origin.ts';
 import { errorResponse, methodNotAllowedResponse, notFoundResponse } from './errors.ts';
 import { createBodyBudget, type BodyBudget } from './body-budget.ts';
 import { jsonBodyWithin } from './json-body.ts';
@@ -25,6 +26,7 @@ import { identityOf, type Env } from './routes/request.ts';
 import { searchRoutes } from './routes/search.ts';
 import { vocabularyRoutes } from './routes/vocabularies.ts';
 import { oaiRoutes, type OaiOptions } from './routes/oai.ts';
+import { crawlerRoutes, type CrawlerOptions } from './routes/crawlers.ts';
 import { notFoundPage, pageRoutes, wantsHtml } from './pages/routes.tsx';
 
 /** The record GETs that also answer the export formats. */
@@ -45,6 +47,7 @@ export interface AppConfig {
   /** Request log, metrics and probe settings; without them probes still answer. */
   ops?: OpsOptions;
   oai?: OaiOptions;
+  crawlers?: CrawlerOptions;
 }
 
 export function createApp(core: Core, config: AppConfig) {
@@ -56,6 +59,9 @@ export function createApp(core: Core, config: AppConfig) {
   // Request lines are `info`, failed requests' `error`: at `warn` and `error` only the failures are logged.
   const requestLogger = ops.logger ?? null;
   if (requestLogger || ops.metrics) app.use(requestLog(requestLogger, ops.metrics?.observeRequest ?? null));
+  const allowedAt = allowedMethods(app);
+  const notFound = (c: Context<Env>) => (wantsHtml(c) ? notFoundPage(c) : notFoundResponse(c));
+  app.use(optionsAndCors(allowedAt, notFound));
   app.route('/', opsRoutes(core, ops));
   app.route('/', openapiRoutes({ baseUrl: config.baseUrl, metrics: Boolean(ops.metrics) }));
   app.use(authenticate(core.users));
@@ -87,12 +93,12 @@ export function createApp(core: Core, config: AppConfig) {
   app.route('/api', vocabularyRoutes(core, links));
   app.route('/', oaiRoutes(core, links, config.oai));
   app.route('/', exportRoutes(core, exporter));
+  app.route('/', crawlerRoutes(core, links, config.crawlers));
   app.route('/', pageRoutes(core, exporter));
-  const allowedAt = allowedMethods(app);
   app.notFound((c) => {
     const allowed = allowedAt(c.req.path);
     if (allowed.length > 0) return methodNotAllowedResponse(c, allowed);
-    return wantsHtml(c) ? notFoundPage(c) : notFoundResponse(c);
+    return notFound(c);
   });
   app.onError(errorResponse);
   return app;
@@ -100,9 +106,10 @@ export function createApp(core: Core, config: AppConfig) {
 
 /**
  * The methods routed at a path, for a 405 with `Allow` when a path exists under another method
- * (and a 404 when it exists under none). Read from the app's route table on first use, when
- * every route is registered. Matched as strictly as the router matches: a trailing slash that
- * no route takes is a 404, not a 405 listing the very method that was refused.
+ * (and a 404 when it exists under none), and for OPTIONS, which every routed path takes. Read
+ * from the app's route table on first use, when every route is registered. Matched as strictly
+ * as the router matches: a trailing slash that no route takes is a 404, not a 405 listing the
+ * very method that was refused.
  */
 function allowedMethods(app: Hono<Env>): (path: string) => string[] {
   let table: { method: string; pattern: RegExp }[] | null = null;
@@ -111,7 +118,9 @@ function allowedMethods(app: Hono<Env>): (path: string) => string[] {
   return (path) => {
     table ??= app.routes.filter((r) => r.method !== 'ALL').map((r) => ({ method: r.method, pattern: patternOf(r.path) }));
     const methods = new Set(table.filter((r) => r.pattern.test(path)).map((r) => r.method));
+    if (methods.size === 0) return [];
     if (methods.has('GET')) methods.add('HEAD');
+    methods.add('OPTIONS');
     return [...methods].sort();
   };
 }

@@ -60,6 +60,14 @@ describe('conditional requests (RFC 9110 section 13)', () => {
     expect(plan({ 'if-modified-since': LAST_MODIFIED, 'if-none-match': '"md5:other"' })).toEqual({ status: 200 });
   });
 
+  it('ignores an If-Modified-Since later than the server clock, as invalid (RFC 9110 13.1.3)', () => {
+    const now = Date.parse('2026-03-02T12:00:00Z');
+    const at = (since: string) => planDownload((name) => ({ 'if-modified-since': since })[name], 'GET', file, now);
+    expect(at('Mon, 02 Mar 2026 12:00:00 GMT')).toEqual({ status: 304 });
+    expect(at('Mon, 02 Mar 2026 12:00:01 GMT')).toEqual({ status: 200 });
+    expect(at('Fri, 01 Jan 2100 00:00:00 GMT')).toEqual({ status: 200 });
+  });
+
   it('answers 412 when If-Match fails by strong comparison or If-Unmodified-Since is before the last change', () => {
     expect(plan({ 'if-match': '"md5:abc"' })).toEqual({ status: 200 });
     expect(plan({ 'if-match': '*' })).toEqual({ status: 200 });

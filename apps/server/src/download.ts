@@ -2,6 +2,7 @@
  * Conditional and range requests on file downloads, as RFC 9110 sections 13 and 14 define them.
  * Pure: request headers and the file's validators in, what to answer out.
  */
+import { entityTag, entityTags, strongMatch, weakMatch, type EntityTag } from './entity-tags.ts';
 import { parseHttpDate } from './http-dates.ts';
 
 export interface Validators {
@@ -19,33 +20,6 @@ export type DownloadPlan =
   | { status: 412 }
   | { status: 416 };
 
-interface EntityTag {
-  weak: boolean;
-  opaque: string;
-}
-
-/** `*`, or a list of entity tags; null when the field cannot be read (then it is ignored). */
-function entityTags(field: string): '*' | EntityTag[] | null {
-  const value = field.trim();
-  if (value === '*') return '*';
-  const tags: EntityTag[] = [];
-  for (const part of value.split(',')) {
-    const item = part.trim();
-    if (item === '') continue;
-    const m = /^(W\/)?"([^"]*)"$/.exec(item);
-    if (!m) return null;
-    tags.push({ weak: m[1] !== undefined, opaque: m[2] ?? '' });
-  }
-  return tags.length > 0 ? tags : null;
-}
-
-function entityTag(value: string): EntityTag {
-  const m = /^(W\/)?"([^"]*)"$/.exec(value);
-  return { weak: m?.[1] !== undefined, opaque: m?.[2] ?? value };
-}
-
-const strongMatch = (a: EntityTag, b: EntityTag) => !a.weak && !b.weak && a.opaque === b.opaque;
-const weakMatch = (a: EntityTag, b: EntityTag) => a.opaque === b.opaque;
 const seconds = (ms: number) => Math.floor(ms / 1000);
 
 /** `bytes=<first>-<last>` / `bytes=<first>-` / `bytes=-<suffix>`; anything else is no usable range. */
@@ -94,8 +68,9 @@ function ifRangeHolds(field: string, v: Validators): boolean {
 /**
  * The answer for a GET (or HEAD) of a file, in RFC 9110 13.2.2's order: If-Match, else
  * If-Unmodified-Since (412); If-None-Match, else If-Modified-Since (304); then If-Range and Range.
+ * `now` is the server's clock, which an If-Modified-Since may not be later than.
  */
-export function planDownload(header: (name: string) => string | undefined, method: string, v: Validators): DownloadPlan {
+export function planDownload(header: (name: string) => string | undefined, method: string, v: Validators, now: number = Date.now()): DownloadPlan {
   const current = entityTag(v.etag);
   const ifMatch = header('if-match');
   const ifMatchTags = ifMatch === undefined ? null : entityTags(ifMatch);
@@ -112,8 +87,10 @@ export function planDownload(header: (name: string) => string | undefined, metho
     if (ifNoneMatchTags === '*' || ifNoneMatchTags.some((t) => weakMatch(t, current))) return { status: 304 };
   } else {
     const since = header('if-modified-since');
-    const date = since === undefined ? null : parseHttpDate(since);
-    if (date !== null && seconds(v.lastModified) <= seconds(date)) return { status: 304 };
+    const date = since === undefined ? null : parseHttpDate(since, now);
+    // A date later than the server's clock is invalid and ignored (RFC 9110 13.1.3): a cache
+    // holding one would otherwise keep a body the next change does not dislodge.
+    if (date !== null && seconds(date) <= seconds(now) && seconds(v.lastModified) <= seconds(date)) return { status: 304 };
   }
   const rangeField = header('range');
   // Range is defined for GET only (a HEAD answers as the GET without Range would).

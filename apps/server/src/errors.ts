@@ -9,6 +9,16 @@ import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { isDomainError, type ErrorKind, type FieldIssue } from '@krs/domain';
 import { BodyBudgetExceeded } from './body-budget.ts';
 
+/** Work the server does one at a time is under way for another request: the client waits and asks again. */
+export class Busy extends Error {
+  constructor(
+    message: string,
+    readonly retryAfterSeconds: number,
+  ) {
+    super(message);
+  }
+}
+
 export const STATUS_OF: Readonly<Record<ErrorKind, number>> = {
   invalid: 400,
   unauthenticated: 401,
@@ -78,6 +88,7 @@ export function toHttpError(err: unknown, request: ErrorContext = { hasIfMatch: 
     const status = err.reason === 'per_client' ? 429 : 503;
     return { status, body: { status, message: err.message }, headers: { 'Retry-After': '1' } };
   }
+  if (err instanceof Busy) return { status: 503, body: { status: 503, message: err.message }, headers: { 'Retry-After': String(err.retryAfterSeconds) } };
   // Hono's own middleware (validator, body limit) throws these; keep their status, in our body shape.
   if (err instanceof HTTPException && err.status >= 400 && err.status < 500) {
     const headers: Record<string, string> = err.status === 401 ? { 'WWW-Authenticate': 'Bearer' } : {};

@@ -108,7 +108,10 @@ export function createLinks(baseUrl: string) {
   /** The OAI-PMH endpoint, at InvenioRDM's path. */
   const oai = `${baseUrl}/oai2d`;
 
-  return { record, file, files, accessLink, page, pageLinks, contextResources, landing: html, export: exportLink, oai, vocabularyEntry };
+  /** The sitemap (`routes/crawlers.ts`): the whole one, or a part starting after a position. */
+  const sitemap = (after?: string) => `${baseUrl}/sitemap.xml${after === undefined ? '' : `?after=${enc(after)}`}`;
+
+  return { record, file, files, accessLink, page, pageLinks, contextResources, landing: html, export: exportLink, oai, sitemap, vocabularyEntry };
 }
 
 export interface PageLinks {

@@ -1,7 +1,7 @@
 /** Writes serialized views as responses: Accept negotiation, ETag, list envelopes with paging links. */
 import type { Context } from 'hono';
 import { nextIteration } from '@krs/adapters';
-import type { FileEntry, RecordView, SearchPage } from '@krs/domain';
+import { representationTag, type FileEntry, type RecordView, type SearchPage } from '@krs/domain';
 import { negotiate } from './accept.ts';
 import { citationLocale, citationStyle } from './exports/citation.ts';
 import type { Exporter } from './exports/exporter.ts';
@@ -39,7 +39,7 @@ export function createResponder(exporter: Exporter, filesOf: FilesOf) {
     // A HEAD carries the headers its GET would (RFC 9110, 9.3.2).
     const publishedGet = (c.req.method === 'GET' || c.req.method === 'HEAD') && view.record.state === 'published';
     const { contentType, ui, alternate: chosen } = negotiate(c.req.header('accept'), publishedGet ? { alternates: RECORD_ALTERNATES } : {});
-    c.header('ETag', `"${view.record.revisionId}"`);
+    c.header('ETag', `"${representationTag(view)}"`);
     c.header('Content-Type', contentType);
     // Every record answer depends on Accept (the UI media type adds `ui`), drafts' too.
     c.header('Vary', 'Accept');

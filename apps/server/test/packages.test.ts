@@ -40,6 +40,26 @@ describe('packages over HTTP', () => {
     expect(published.json.pids).toMatchObject({ doi: { identifier: `10.5072/${pkg.id}` }, oai: { provider: 'oai' } });
   });
 
+  it("lets anonymous readers of a public package follow its context links, showing them only what they may read", async () => {
+    const { call, alice } = await makeApp();
+    const pkg = (await call('POST', '/api/packages', { token: alice, json: { metadata: pkgMetadata, files: { enabled: false } } })).json;
+    const shown = (await call('POST', '/api/records', { token: alice, json: { metadata, files: { enabled: false } } })).json.id;
+    const unpublished = (await call('POST', '/api/records', { token: alice, json: { metadata, files: { enabled: false } } })).json.id;
+    await call('POST', `/api/packages/${pkg.id}/context/actions/associate`, { token: alice, json: { records: [{ id: shown }, { id: unpublished }] } });
+    await call('POST', `/api/packages/${pkg.id}/draft/resources`, { token: alice, json: { resources: [{ id: shown }] } });
+    expect((await call('POST', `/api/packages/${pkg.id}/draft/actions/publish`, { token: alice })).status).toBe(202);
+    const links = (await call('GET', `/api/packages/${pkg.id}`)).json.links;
+    const context = await call('GET', links.context_resources.replace('http://krs.test', ''));
+    expect(context.status).toBe(200);
+    expect(context.json.hits.hits.map((h: { id: string }) => h.id)).toEqual([shown]);
+    const page = await call('GET', links.context_html.replace('http://krs.test', ''), { headers: { accept: 'text/html' } });
+    expect(page.status).toBe(200);
+    expect(page.text).toContain(shown);
+    expect(page.text).not.toContain(unpublished);
+    // The owner still sees the draft in the context.
+    expect((await call('GET', links.context_resources.replace('http://krs.test', ''), { token: alice })).json.hits.total).toBe(2);
+  });
+
   it('reserves no DOI without a configured prefix, and says so', async () => {
     const { call, alice } = await makeApp();
     const id = (await call('POST', '/api/records', { token: alice, json: { metadata } })).json.id;

@@ -140,9 +140,10 @@ describe('the pages in a browser', { timeout: 180_000 }, () => {
     await page.waitForURL(new RegExp(`/records/${rec.id}$`));
     await page.goto(pkgDone.links.self_html);
     await shot(page, '5-package');
-    // The context page is for those who may view the package's parent: its owner here.
+    // The context page of a public package is for anyone: its public resources.
     await page.click('a:has-text("Every resource of this package")');
-    expect(await page.locator('h1').textContent()).toBe('Sign-in or a link is needed');
+    expect(await page.locator('h1').textContent()).toContain('Resources of the package “Flood response package”');
+    expect(await page.locator('ol.hits h2').allTextContents()).toEqual(['Depth model for the delta']);
     // The owner's token as a header (pages have no sign-in of their own); one context only: the shipped Chromium runs single-process.
     const owner = page;
     await owner.setExtraHTTPHeaders({ authorization: `Bearer ${token}` });

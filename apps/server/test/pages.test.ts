@@ -43,6 +43,26 @@ describe('pages behind the *_html links', () => {
     expect(res.text).toMatch(/<main id="main">/);
   });
 
+  it('draws the locations of a record over a base map served once under a content-named path and cached for good, not inlined in every page', async () => {
+    const { app, page, publishRecord } = await setUp();
+    const rec = await publishRecord({ locations: { features: [{ geometry: { type: 'Point', coordinates: [6.2, 4.8] }, place: 'Niger delta' }] } });
+    const landing = await page(`/records/${rec.id}`);
+    const href = /<svg[^>]*role="img"[^>]*>.*?<image href="([^"]+)"/s.exec(landing.text)?.[1];
+    expect(href).toMatch(/^\/static\/world-map-[0-9a-f]{16}\.svg$/);
+    // The location itself is drawn in the page; the coastlines are not.
+    expect(landing.text).toMatch(/<circle cx="[\d.]+" cy="[\d.]+"/);
+    expect(landing.text.length).toBeLessThan(20_000);
+    const map = await app.request(href as string);
+    expect(map.status).toBe(200);
+    expect(map.headers.get('content-type')).toBe('image/svg+xml');
+    expect(map.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
+    const svg = await map.text();
+    expect(svg).toMatch(/^<svg xmlns="http:\/\/www.w3.org\/2000\/svg"/);
+    expect(svg.length).toBeGreaterThan(20_000);
+    // The area picker, an image of its own, still carries the coastlines itself.
+    expect((await (await app.request('/search/area.svg?bbox=0,45,180,0')).text()).length).toBeGreaterThan(20_000);
+  });
+
   it('redirects latest_html to the newest version and tells older versions a newer one exists', async () => {
     const { page, publishRecord, call, alice } = await setUp();
     const first = await publishRecord();
@@ -87,9 +107,10 @@ describe('pages behind the *_html links', () => {
     expect(landing.status).toBe(200);
     expect(landing.text).toContain('The package');
     expect(landing.text).toContain(`href="http://krs.test/records/${resource.id}"`);
-    // The context is listed to those who may view the package's parent, as GET .../context/{parent}/resources is.
+    // The context of a public package is listed to anyone, as GET .../context/{parent}/resources is:
+    // each resource to those who may read it.
     const contextPath = new URL(done.json.links['context_html']).pathname;
-    expect((await page(contextPath)).status).toBe(401);
+    expect((await page(contextPath)).status).toBe(200);
     const context = await page(contextPath, alice);
     expect(context.status).toBe(200);
     expect(context.text).toContain('Resources of the package “The package”');
@@ -98,6 +119,7 @@ describe('pages behind the *_html links', () => {
     expect(associated.status).toBe(204);
     const withDraft = (await page(contextPath, alice)).text;
     expect(withDraft).toContain('Draft in the context');
+    expect((await page(contextPath)).text).not.toContain('Draft in the context');
     // A draft is linked to its preview page, not to a landing page it does not have yet.
     expect(withDraft).toContain(`href="http://krs.test/uploads/${inContext.json.id}"`);
   });

@@ -37,12 +37,12 @@ describe('resource drafts over HTTP', () => {
     const { call, alice } = await makeApp();
     const latest = await call('POST', '/api/records/abcde-12345/versions/latest', { token: alice, json: {} });
     expect(latest.status).toBe(405);
-    expect(latest.headers.get('allow')).toBe('GET, HEAD');
+    expect(latest.headers.get('allow')).toBe('GET, HEAD, OPTIONS');
     expect(latest.json).toEqual({ status: 405, message: 'Method not allowed.' });
     const draft = await call('PATCH', '/api/records/abcde-12345/draft', { token: alice, json: {} });
     expect(draft.status).toBe(405);
-    expect(draft.headers.get('allow')).toBe('DELETE, GET, HEAD, POST, PUT');
-    expect((await call('DELETE', '/api/records', { token: alice })).headers.get('allow')).toBe('GET, HEAD, POST');
+    expect(draft.headers.get('allow')).toBe('DELETE, GET, HEAD, OPTIONS, POST, PUT');
+    expect((await call('DELETE', '/api/records', { token: alice })).headers.get('allow')).toBe('GET, HEAD, OPTIONS, POST');
     const nowhere = await call('POST', '/api/records/abcde-12345/no-such-action', { token: alice, json: {} });
     expect(nowhere.status).toBe(404);
     expect(nowhere.json).toEqual({ status: 404, message: 'Not found.' });
@@ -75,6 +75,16 @@ describe('resource drafts over HTTP', () => {
     // `*` asks only that the draft exist (RFC 9110, 13.1.1), which it does.
     const any = await call('PUT', `/api/records/${id}/draft`, { token: alice, json: { metadata }, headers: { 'if-match': '*' } });
     expect(any.status).toBe(200);
+    // A list matches when any of its tags matches by strong comparison; a weak tag never does.
+    const current = any.headers.get('etag') as string;
+    const weak = await call('PUT', `/api/records/${id}/draft`, { token: alice, json: { metadata }, headers: { 'if-match': `W/${current}` } });
+    expect(weak.status).toBe(412);
+    expect(weak.json).toMatchObject({ status: 412 });
+    const noneListed = await call('PUT', `/api/records/${id}/draft`, { token: alice, json: { metadata }, headers: { 'if-match': '"1", W/' + current + ', "x"' } });
+    expect(noneListed.status).toBe(412);
+    const listed = await call('PUT', `/api/records/${id}/draft`, { token: alice, json: { metadata }, headers: { 'if-match': `"1", ${current}` } });
+    expect(listed.status).toBe(200);
+    expect((await call('PUT', `/api/records/${id}/draft`, { token: alice, json: { metadata }, headers: { 'if-match': 'three' } })).status).toBe(400);
     const published = await call('POST', `/api/records/${id}/draft/actions/publish`, { token: alice });
     expect(published.status).toBe(202);
     expect(published.json.is_published).toBe(true);
@@ -130,6 +140,22 @@ describe('resource drafts over HTTP', () => {
     await call('POST', `/api/records/${v2.id}/draft/actions/publish`, { token: alice });
     expect((await call('POST', `/api/records/${id}/draft`, { token: alice })).json.versions).toMatchObject({ index: 1, is_latest: false });
     expect((await call('POST', `/api/records/${v2.id}/draft`, { token: alice })).json.versions).toMatchObject({ index: 2, is_latest: true });
+  });
+
+  it("changes an older version's entity tag when its answer changes, as when a newer version is published", async () => {
+    const { call, alice } = await makeApp();
+    const id = (await call('POST', '/api/records', { token: alice, json: { metadata, files: { enabled: false } } })).json.id as string;
+    expect((await call('POST', `/api/records/${id}/draft/actions/publish`, { token: alice })).status).toBe(202);
+    const before = await call('GET', `/api/records/${id}`);
+    expect(before.json.versions.is_latest).toBe(true);
+    const v2 = (await call('POST', `/api/records/${id}/versions`, { token: alice })).json.id as string;
+    await call('PUT', `/api/records/${v2}/draft`, { token: alice, json: { metadata, files: { enabled: false } } });
+    expect((await call('POST', `/api/records/${v2}/draft/actions/publish`, { token: alice })).status).toBe(202);
+    const after = await call('GET', `/api/records/${id}`);
+    expect(after.json.versions.is_latest).toBe(false);
+    expect(after.headers.get('etag')).not.toBe(before.headers.get('etag'));
+    // Unchanged answers keep their tag.
+    expect((await call('GET', `/api/records/${id}`)).headers.get('etag')).toBe(after.headers.get('etag'));
   });
 
   it('gives a published resource an OAI identifier, as packages have', async () => {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
-import type { SearchDocument, SearchRequest } from '@krs/domain';
+import type { BBox, SearchDocument, SearchRequest } from '@krs/domain';
+import { geometryShapes, shapeBounds } from '@krs/domain/search';
 import { createPgDb, createPostgresSearchIndex, createPostgresSearchSchema } from '../src/index.ts';
 import { searchDocument } from './contracts/builders.ts';
 import { searchIndexContract } from './contracts/search-index.contract.ts';
@@ -17,6 +18,19 @@ searchIndexContract('postgres', async () => {
 const doc = (id: string, metadata: { title: string } & Record<string, unknown>): SearchDocument => searchDocument(id, metadata.title, { body: { id, metadata } });
 
 const find = (q: string): SearchRequest => ({ filter: { kinds: ['resource'], viewerId: null }, q, bbox: null, sort: 'bestmatch', page: 1, size: 10, aggregations: [] });
+
+const types = [null, { id: 'dataset', label: 'Dataset' }, { id: 'dataset', label: 'Data set' }, { id: 'software', label: 'Software' }];
+
+/** What decides whether a public listing shows a document and where, drawn from `next`: kind, visibility, facets, creation. */
+const listingFields = (next: (n: number) => number, restricted: boolean) => ({
+  kind: next(5) === 0 ? ('package' as const) : ('resource' as const),
+  state: next(8) === 0 ? ('draft' as const) : ('published' as const),
+  isLatest: next(7) !== 0,
+  isPublic: !restricted,
+  accessStatus: restricted ? ('restricted' as const) : ('open' as const),
+  resourceType: types[next(types.length)] ?? null,
+  created: `2026-01-${String(1 + next(5)).padStart(2, '0')}T00:00:00.000Z`,
+});
 
 describe('search index (PostgreSQL): text decided in SQL', () => {
   async function open() {
@@ -138,7 +152,6 @@ describe('search index (PostgreSQL): text decided in SQL', () => {
       const next = (n: number) => ((seed = (seed * 48271) % 2147483647), seed % n);
       const vocabulary = ['glacier', 'ice', 'sea', 'drought', 'survey', 'river'];
       const words = (n: number) => Array.from({ length: n }, () => vocabulary[next(vocabulary.length)]).join(' ');
-      const types = [null, { id: 'dataset', label: 'Dataset' }, { id: 'dataset', label: 'Data set' }, { id: 'software', label: 'Software' }];
       const make = (i: number, round: number): SearchDocument => {
         const id = `d${String(i).padStart(3, '0')}`;
         // Every title holds a word in some documents (many title matches) and in few in others.
@@ -147,13 +160,7 @@ describe('search index (PostgreSQL): text decided in SQL', () => {
         return {
           ...doc(id, { title, description: words(next(20)), ...(next(4) === 0 ? {} : { subjects: [words(2)] }) }),
           key: `${round}:${id}`,
-          kind: next(5) === 0 ? 'package' : 'resource',
-          state: next(8) === 0 ? 'draft' : 'published',
-          isLatest: next(7) !== 0,
-          isPublic: !restricted,
-          accessStatus: restricted ? 'restricted' : 'open',
-          resourceType: types[next(types.length)] ?? null,
-          created: `2026-01-${String(1 + next(5)).padStart(2, '0')}T00:00:00.000Z`,
+          ...listingFields(next, restricted),
         };
       };
       await index.upsert(Array.from({ length: 300 }, (_, i) => make(i, 0)));
@@ -190,6 +197,97 @@ describe('search index (PostgreSQL): text decided in SQL', () => {
       expect((await index.search(listing('glacier', {}))).total).toBeGreaterThan(0);
       await index.clear();
       expect(await index.search(listing('glacier', {}))).toEqual({ total: 0, hits: [], aggregations: { resource_type: [], access_status: [], record_type: [] } });
+    } finally {
+      await handle.close();
+    }
+  });
+
+  it('counts and pages a public listing\'s box as every match does, through writes that move, hide and remove documents', { timeout: 60_000 }, async () => {
+    const { handle, index } = await open();
+    try {
+      let seed = 23;
+      const next = (n: number) => ((seed = (seed * 48271) % 2147483647), seed % n);
+      // On a grid of whole degrees, so that parts touch the query boxes' edges and corners exactly.
+      const geometry = (): unknown => {
+        const [x, y, w, h] = [next(60) - 30 + (next(3) === 0 ? 150 : 0), next(40) - 20, 1 + next(8), 1 + next(6)];
+        const rectangle = [[x, y], [x + w, y], [x + w, y + h], [x, y + h], [x, y]];
+        switch (next(9)) {
+          case 0:
+            return { type: 'Point', coordinates: [x, y] };
+          case 1:
+            return { type: 'Polygon', coordinates: [rectangle] };
+          case 2:
+            // The same rectangle, its ring not closed and run the other way.
+            return { type: 'Polygon', coordinates: [[[x, y], [x, y + h], [x + w, y + h], [x + w, y]]] };
+          case 3:
+            // A triangle: its bounds meet boxes near its long side that it does not.
+            return { type: 'Polygon', coordinates: [[[x, y], [x + w, y], [x, y + h], [x, y]]] };
+          case 4:
+            // A rectangle's corners crossed (a bow tie): not the rectangle.
+            return { type: 'Polygon', coordinates: [[[x, y], [x + w, y + h], [x + w, y], [x, y + h], [x, y]]] };
+          case 5:
+            return { type: 'Polygon', coordinates: [rectangle, [[x + 0.25, y + 0.25], [x + w - 0.25, y + 0.25], [x + w - 0.25, y + h - 0.25], [x + 0.25, y + h - 0.25], [x + 0.25, y + 0.25]]] };
+          case 6:
+            return { type: 'LineString', coordinates: [[x, y], [x + w, y + h]] };
+          case 7:
+            return { type: 'MultiPolygon', coordinates: [[rectangle], [[[x + 90, y], [x + 92, y], [x + 90, y + 2], [x + 90, y]]]] };
+          default:
+            return { type: 'MultiPoint', coordinates: [[x, y], [-x, -y]] };
+        }
+      };
+      const make = (i: number, round: number): SearchDocument => {
+        const id = `g${String(i).padStart(3, '0')}`;
+        const locations = { features: [{ geometry: geometry() }] };
+        const shapes = geometryShapes(locations);
+        const restricted = next(6) === 0;
+        return {
+          ...doc(id, { title: `Place ${i}`, locations }),
+          key: `${round}:${id}`,
+          ...listingFields(next, restricted),
+          updated: `2026-02-${String(1 + next(5)).padStart(2, '0')}T00:00:00.000Z`,
+          versionIndex: 1 + next(3),
+          bounds: shapes.map(shapeBounds),
+          // Some documents carry their bounds alone, which are then exact.
+          ...(next(10) === 0 ? {} : { shapes }),
+        };
+      };
+      await index.upsert(Array.from({ length: 400 }, (_, i) => make(i, 0)));
+      // Rewritten (moved, visibility, kind and facets changed), removed, written again one at a time.
+      await index.upsert(Array.from({ length: 150 }, (_, i) => make(i * 2, 0)));
+      await index.remove(Array.from({ length: 50 }, (_, i) => `0:g${String(i * 7).padStart(3, '0')}`));
+      for (let i = 0; i < 20; i++) await index.upsert([make(i * 3, 1)]);
+      const ids = (await sql<{ id: string }>`select distinct id from search_doc`.execute(handle.db)).rows.map((r) => r.id);
+      const boxes: BBox[] = [[-10, -5, 10, 5], [0, 0, 3, 2], [-30, -20, 30, 20], [170, -20, -170, 20], [120, -10, -150, 10], [-180, -90, 180, 90], [5, 3, 5, 3], [-2.5, -1.5, 4.5, 2.5]];
+      const variants: Partial<SearchRequest>[] = [
+        {},
+        { page: 2 },
+        { page: 3, size: 7 },
+        { size: 100 },
+        { sort: 'oldest' },
+        { sort: 'updated-desc', page: 2 },
+        { sort: 'version' },
+        { aggregations: [] },
+        { filter: { kinds: ['package'], published: true, latestOnly: true, viewerId: null } },
+        { filter: { kinds: ['resource', 'package'], published: true, latestOnly: true, viewerId: null, facets: { resource_type: ['dataset'], access_status: ['open'] } } },
+      ];
+      let found = 0;
+      for (const bbox of boxes) {
+        for (const over of variants) {
+          const request: SearchRequest = {
+            ...find(''),
+            q: null,
+            bbox,
+            filter: { kinds: ['resource', 'package'], published: true, latestOnly: true, viewerId: null },
+            aggregations: ['resource_type', 'access_status', 'record_type'],
+            ...over,
+          };
+          // The same documents asked by id: a filter the listing's path does not take, so every part is read as before.
+          const everyMatch = await index.search({ ...request, filter: { ...request.filter, ids } });
+          expect(await index.search(request), `${JSON.stringify(bbox)} ${JSON.stringify(over)}`).toEqual(everyMatch);
+          found += everyMatch.total;
+        }
+      }
+      expect(found).toBeGreaterThan(0);
     } finally {
       await handle.close();
     }

@@ -308,6 +308,40 @@ describe('sqlite search index file', () => {
     cli.close();
   }, 30_000);
 
+  it('answers boxes with what its own writes and those of another connection changed, before and after a clear and a reopening', async () => {
+    const file = dbFile();
+    const server = createSqliteSearchIndex(file);
+    const cli = createSqliteSearchIndex(file);
+    const doc = (id: string, bounds: SearchDocument['bounds']) => searchDocument(id, `Record ${id}`, { bounds });
+    const ids = async (index: typeof server, bbox: [number, number, number, number]) =>
+      (await index.search({ filter: { kinds: ['resource'], viewerId: null }, q: null, bbox, sort: 'newest', page: 1, size: 100, aggregations: [] })).hits.map((h) => h.id).sort();
+    const west: [number, number, number, number] = [0, 0, 10, 10];
+    const east: [number, number, number, number] = [20, 0, 30, 10];
+    const pacific: [number, number, number, number] = [170, -10, -170, 10];
+    await server.upsert([doc('a', [[1, 1, 2, 2]]), doc('b', [[21, 1, 22, 2]]), doc('c', [[5, 5, 25, 6]]), doc('d', [[175, 0, 176, 1], [-175, 0, -174, 1]])]);
+    expect(await ids(server, west)).toEqual(['a', 'c']);
+    expect(await ids(server, east)).toEqual(['b', 'c']);
+    expect(await ids(server, pacific)).toEqual(['d']);
+    // A box moved, one dropped, a document removed.
+    await server.upsert([doc('a', [[22, 2, 23, 3]]), doc('c', [])]);
+    await server.remove(['published:b']);
+    expect(await ids(server, west)).toEqual([]);
+    expect(await ids(server, east)).toEqual(['a']);
+    await cli.upsert([doc('e', [[3, 3, 4, 4]]), doc('d', [[-172, 0, -171, 1]])]);
+    expect(await ids(server, west)).toEqual(['e']);
+    expect(await ids(server, pacific)).toEqual(['d']);
+    expect(await ids(server, [170, -10, 180, 10])).toEqual([]);
+    await server.clear();
+    await server.upsert([doc('f', [[6, 6, 7, 7]])]);
+    expect(await ids(server, west)).toEqual(['f']);
+    expect(await ids(server, east)).toEqual([]);
+    server.close();
+    cli.close();
+    const again = createSqliteSearchIndex(file);
+    expect(await ids(again, west)).toEqual(['f']);
+    again.close();
+  }, 30_000);
+
   it('refuses a file of an older layout, so the caller starts it afresh', () => {
     const file = dbFile();
     const old = new Database(file);

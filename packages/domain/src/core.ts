@@ -2,7 +2,7 @@
  * Binds every use case to its dependencies. The server and the CLI see only this object.
  */
 import type { Identity, RecordKind, VocabularyEntry, VocabularyType } from './model/types.ts';
-import type { DraftInput } from './model/record.ts';
+import type { DraftInput, ExpectedRevision } from './model/record.ts';
 import type { ReadBuffers } from './ports.ts';
 import * as links from './use-cases/access-links.ts';
 import { createDraft } from './use-cases/create-draft.ts';
@@ -17,7 +17,7 @@ import { startUploads } from './use-cases/files/start-uploads.ts';
 import { uploadContent } from './use-cases/files/upload-content.ts';
 import { draftReadStamp, getDraft } from './use-cases/get-draft.ts';
 import { getRecord, publishedReadStamp } from './use-cases/get-record.ts';
-import { harvest, harvestOne, type HarvestQuery } from './use-cases/harvest.ts';
+import { harvest, harvestOne, sitemapPage, sitemapParts, type HarvestPosition, type HarvestQuery } from './use-cases/harvest.ts';
 import { importVocabulary, importVocabularyFile, listVocabulary, removeVocabularyEntries } from './use-cases/import-vocabulary.ts';
 import type { ListingInput } from './use-cases/listing-params.ts';
 import { getVocabularyEntry, searchVocabulary, type VocabularyListingInput } from './use-cases/search-vocabulary.ts';
@@ -45,9 +45,9 @@ export function createCore(deps: CoreDeps) {
       getDraft: (who: Identity, kind: RecordKind, id: string) => getDraft(deps, who, kind, id),
       /** What a kept answer of `getDraft` to this caller must match to be served again (model/read-stamp.ts). */
       draftReadStamp: (who: Identity, kind: RecordKind, id: string) => draftReadStamp(deps, who, kind, id),
-      updateDraft: (who: Identity, kind: RecordKind, id: string, input: DraftInput, ifMatch?: number) => updateDraft(deps, who, kind, id, input, ifMatch),
-      deleteDraft: (who: Identity, kind: RecordKind, id: string, ifMatch?: number) => deleteDraft(deps, who, kind, id, ifMatch),
-      publish: (who: Identity, kind: RecordKind, id: string, ifMatch?: number) => publishDraft(deps, who, kind, id, ifMatch),
+      updateDraft: (who: Identity, kind: RecordKind, id: string, input: DraftInput, ifMatch?: ExpectedRevision) => updateDraft(deps, who, kind, id, input, ifMatch),
+      deleteDraft: (who: Identity, kind: RecordKind, id: string, ifMatch?: ExpectedRevision) => deleteDraft(deps, who, kind, id, ifMatch),
+      publish: (who: Identity, kind: RecordKind, id: string, ifMatch?: ExpectedRevision) => publishDraft(deps, who, kind, id, ifMatch),
       edit: (who: Identity, kind: RecordKind, id: string) => editPublished(deps, who, kind, id),
       reserveDoi: (who: Identity, kind: RecordKind, id: string) => reserveDoi(deps, who, kind, id),
       newVersion: (who: Identity, kind: RecordKind, id: string) => newVersion(deps, who, kind, id),
@@ -119,6 +119,10 @@ export function createCore(deps: CoreDeps) {
     harvest: {
       list: (query: HarvestQuery) => harvest(deps, query),
       get: (id: string) => harvestOne(deps, id),
+      /** The public latest versions' pages, for sitemaps; anonymous as harvesting is. */
+      sitemap: (query: { after?: HarvestPosition; rows: number }) => sitemapPage(deps, query),
+      /** The sitemap's parts of `rows` versions each, for its index. */
+      sitemapParts: (rows: number) => sitemapParts(deps, rows),
       /** The first version in update order, for the repository's earliest datestamp. */
       earliest: async () => (await deps.repos.records.listPublishedByUpdate({ limit: 1 }))[0]?.updated ?? null,
     },

@@ -63,6 +63,13 @@ export interface RecordRepository {
    */
   listPublishedByUpdate(query: UpdateOrderQuery): Promise<PublishedRecord[]>;
   /**
+   * Where the walk of listPublishedByUpdate stands `count` versions after `after` (from the start
+   * without it): the `count`-th version's position, `full`; when fewer remain, the last one's, not
+   * `full`; null when none remain. Reads the order alone, not the versions: how a long walk is cut
+   * into parts without reading them.
+   */
+  positionAfter(after: UpdatePosition | undefined, count: number): Promise<{ position: UpdatePosition; full: boolean } | null>;
+  /**
    * A value that differs from the one read before whenever a write has committed in between, by
    * this process or any other sharing the store; cheap enough for every request. Null when the
    * store cannot tell (or inside a unit of work): then nothing that depends on every record may
@@ -78,10 +85,16 @@ export interface PublishedRevisions {
   parentRevisionId: number;
 }
 
+/** A place in the walk of published versions by `updated`, then id: the last version passed. */
+export interface UpdatePosition {
+  updated: string;
+  id: string;
+}
+
 export interface UpdateOrderQuery {
   from?: string;
   until?: string;
-  after?: { updated: string; id: string };
+  after?: UpdatePosition;
   limit: number;
 }
 

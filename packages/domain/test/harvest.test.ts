@@ -60,3 +60,60 @@ describe('harvest (what OAI-PMH serves)', () => {
     expect(await core.harvest.earliest()).toBe(resource.updated);
   });
 });
+
+describe('sitemap (what search engines are pointed at)', () => {
+  async function everything(core: ReturnType<typeof makeCore>['core'], rows: number) {
+    const pages = [await core.harvest.sitemap({ rows })];
+    for (let next = pages[0]?.next; next; next = pages.at(-1)?.next) pages.push(await core.harvest.sitemap({ rows, after: next }));
+    return pages;
+  }
+
+  it('lists public latest versions only, a page at a time, each once', async () => {
+    const { core } = makeCore();
+    const first = await publish(core, 'resource');
+    const pkg = await publish(core, 'package');
+    await publish(core, 'resource', validMetadata, { record: 'restricted', files: 'restricted' });
+    const later = await core.records.newVersion(alice, 'resource', first.id);
+    await core.records.updateDraft(alice, 'resource', later.record.id, { metadata: validMetadata, files: { enabled: false } });
+    const second = (await core.records.publish(alice, 'resource', later.record.id)).record;
+    const others: string[] = [];
+    for (let i = 0; i < 3; i++) others.push((await publish(core, 'resource')).id);
+    const pages = await everything(core, 2);
+    expect(pages.every((p) => p.entries.length <= 2)).toBe(true);
+    const listed = pages.flatMap((p) => p.entries.map((e) => e.id));
+    expect(listed.sort()).toEqual([pkg.id, second.id, ...others].sort());
+    expect(pages.flatMap((p) => p.entries).find((e) => e.id === pkg.id)?.kind).toBe('package');
+  });
+
+  it('cuts the walk into parts of so many versions, each dated by its last change, which together list every page once', async () => {
+    const { core, clock } = makeCore();
+    expect(await core.harvest.sitemapParts(2)).toEqual([]);
+    const ids: string[] = [];
+    for (let i = 0; i < 5; i++) {
+      ids.push((await publish(core, i % 2 === 0 ? 'resource' : 'package')).id);
+      clock.advance(1000);
+    }
+    const parts = await core.harvest.sitemapParts(2);
+    expect(parts).toHaveLength(3);
+    expect(parts[0]?.after).toBeUndefined();
+    const listed: string[] = [];
+    for (const part of parts) {
+      const page = await core.harvest.sitemap({ rows: 2, after: part.after });
+      expect(page.entries.length).toBeLessThanOrEqual(2);
+      expect(part.lastmod).toBe(page.entries.map((e) => e.updated).sort().at(-1));
+      listed.push(...page.entries.map((e) => e.id));
+    }
+    expect(listed.sort()).toEqual([...ids].sort());
+    // Exactly a whole number of parts: no empty part after the last.
+    ids.push((await publish(core, 'resource')).id);
+    expect(await core.harvest.sitemapParts(2)).toHaveLength(3);
+  });
+
+  it('lists a record under an embargo on the record from the embargo day on', async () => {
+    const { core, clock } = makeCore();
+    const embargoed = await publish(core, 'resource', validMetadata, { record: 'restricted', files: 'restricted', embargo: { active: true, until: '2026-06-01', reason: null } });
+    expect((await core.harvest.sitemap({ rows: 10 })).entries).toEqual([]);
+    clock.advance(Date.parse('2026-06-01T00:00:00.000Z') - Date.parse(clock.now()));
+    expect((await core.harvest.sitemap({ rows: 10 })).entries.map((e) => e.id)).toEqual([embargoed.id]);
+  });
+});

@@ -159,7 +159,7 @@ const ERROR_TEXT: Record<ErrorStatus, string> = {
 };
 
 const HEADERS: Record<string, string> = {
-  ETag: 'The revision (`"<revision_id>"`) of a record, or `"md5:<hex>"` of a file.',
+  ETag: 'A draft\'s revision (`"<revision_id>"`, what `If-Match` takes); a published version\'s revision and its parent\'s (`"<revision_id>.<n>"`), which changes when the version stops being the latest; or `"md5:<hex>"` of a file.',
   Link: 'Signposting links (RFC 8288) of a published record.',
   'Last-Modified': 'When the file last changed.',
   'Content-Disposition': '`attachment` with the file key as `filename*`.',
@@ -193,7 +193,7 @@ function components(schemas: Record<string, JsonSchema>, pageStatuses: ReadonlyS
     schemas,
     responses,
     parameters: {
-      IfMatch: { name: 'If-Match', in: 'header', required: false, description: 'The `revision_id` the change is based on (`"3"` or `3`); a mismatch answers 412.', schema: { type: 'string' } },
+      IfMatch: { name: 'If-Match', in: 'header', required: false, description: 'The `revision_id` the change is based on (`"3"` or `3`), or a list of entity tags any of which may match (`"3", "4"`); compared strongly, so a weak tag (`W/"3"`) never matches. No match answers 412.', schema: { type: 'string' } },
       Range: { name: 'Range', in: 'header', required: false, description: 'One byte range, `bytes=<start>-<end>`.', schema: { type: 'string' } },
       IfNoneMatch: { name: 'If-None-Match', in: 'header', required: false, description: 'An ETag; a match answers 304.', schema: { type: 'string' } },
       IfModifiedSince: { name: 'If-Modified-Since', in: 'header', required: false, description: 'An HTTP date; unchanged since answers 304.', schema: { type: 'string' } },
@@ -341,6 +341,8 @@ const DESCRIPTION = `Knowledge Records Service: Knowledge Resources (\`/api/reco
 **Content negotiation.** JSON answers are \`application/json\` by default; \`Accept: application/vnd.inveniordm.v1+json\` (or \`application/vnd.service.v1+json\`) adds the \`ui\` member to records, and a published record's GET also answers each export format by its media type (schema.org JSON-LD, DataCite, Dublin Core, CSL-JSON, BibTeX, GeoJSON, a formatted citation, a linkset). An \`Accept\` naming none of an operation's media types is a 406.
 
 **Authentication.** Anonymous callers see what is public. A personal access token goes in \`Authorization: Bearer <token>\`; access-link tokens go in \`?token=\`. Both may be given together.
+
+**OPTIONS and other origins.** Every path answers \`OPTIONS\` with 204 and \`Allow\`. The API answers any origin (\`Access-Control-Allow-Origin: *\`, no credentials: nothing authenticates by cookie), answers preflights for the methods of the path and the \`Authorization\`, \`Content-Type\`, conditional and \`Range\` headers, and lets scripts read \`ETag\`, \`Last-Modified\`, \`Link\`, \`Location\`, \`Content-Range\` and the other headers it sends.
 
 **Errors.** Every JSON error is \`{status, message, errors?: [{field, messages}]}\`. A path that exists under other methods answers 405 with \`Allow\`. JSON request bodies must be \`application/json\` (415), at most 10 MiB (413). A write, upload or download is answered 429 (its address) or 503 (the server) with \`Retry-After\` while request bodies and downloads hold all the memory they may.`;
 

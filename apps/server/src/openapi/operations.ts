@@ -7,6 +7,7 @@
 import type { ZodObject, ZodType } from 'zod';
 import { CITATION_LOCALES, CITATION_STYLES } from '../exports/citation.ts';
 import { EXPORT_FORMATS } from '../exports/formats.ts';
+import { baseMap } from '../pages/world-map.tsx';
 import { accessLinkBody, draftBody, fileKeysBody, listingQuery, recordsBody, resourcesBody, versionsQuery } from '../routes/schemas.ts';
 import { vocabularyOperations } from './vocabulary-operations.ts';
 import { accessLink, accessLinkList, fileEntry, fileList, health, readiness, resourceErrors } from './responses.ts';
@@ -465,6 +466,31 @@ const oaiOperations: Operation[] = [
   },
 ];
 
+const crawlerOperations: Operation[] = [
+  {
+    method: 'get',
+    path: '/robots.txt',
+    summary: 'Robots exclusion rules',
+    description: 'Lets crawlers take the HTML pages and published file content, keeps them out of the rest of the API, drafts and search results, and names the sitemap.',
+    tags: ['Pages'],
+    access: 'optional',
+    responses: [{ status: 200, description: 'The rules (RFC 9309).', body: { kind: 'text', mediaType: 'text/plain' } }],
+    errors: [500],
+  },
+  {
+    method: 'get',
+    path: '/sitemap.xml',
+    summary: 'Sitemap of the published records',
+    description:
+      'The landing page of every public record and package at its latest version, with `lastmod` (sitemaps.org protocol). Past 50,000 published versions it is a sitemap index whose parts are this path with `after`, each listing the pages among the next 50,000 versions by last change. One part (or whole sitemap) is made at a time: a request meanwhile gets 503 with `Retry-After`.',
+    tags: ['Pages'],
+    access: 'optional',
+    params: [{ name: 'after', description: 'A part of the sitemap: the pages among the versions after this position, as the index gives it.' }],
+    responses: [{ status: 200, description: 'A `urlset`, or a `sitemapindex`.', body: { kind: 'text', mediaType: 'application/xml' } }],
+    errors: [400, 500, 503],
+  },
+];
+
 const PAGE_ERRORS = 'A refusal is an HTML page with the status the API would give.';
 
 const exportOperations: Operation[] = (['records', 'packages'] as const).map(
@@ -570,6 +596,16 @@ const pageOperations: Operation[] = [
     responses: [{ status: 200, description: 'CSS.', body: { kind: 'asset', mediaType: 'text/css' } }],
     errors: [401],
   },
+  {
+    method: 'get',
+    path: baseMap().path,
+    summary: 'The world map under the locations of a landing page',
+    description: 'Coastlines and graticule; the name changes with the content, so it is cached for a year.',
+    tags: ['Pages'],
+    access: 'none',
+    responses: [{ status: 200, description: 'SVG.', body: { kind: 'asset', mediaType: 'image/svg+xml' } }],
+    errors: [401],
+  },
 ];
 
 function opsOperations(metrics: boolean): Operation[] {
@@ -638,6 +674,7 @@ export function operationTable(options: TableOptions): Operation[] {
     ...oaiOperations,
     ...exportOperations,
     ...pageOperations,
+    ...crawlerOperations,
     ...opsOperations(options.metrics),
     ...docsOperations(options.docsAssets),
   ];

@@ -17,7 +17,7 @@ import { PEOPLE_SHOWN, RecordPage, type RecordPageProps } from './record-page.ts
 import { SearchPage } from './search-page.tsx';
 import { STYLESHEET } from './stylesheet.ts';
 import { STYLESHEET_PATH } from './layout.tsx';
-import { areaPickerSvg, pickedPoint } from './world-map.tsx';
+import { areaPickerSvg, baseMap, pickedPoint } from './world-map.tsx';
 
 /** Query parameters of the area picker's clicks (`<input type="image" name="at">`) and first corner. */
 const PICKER_PARAMS = ['at.x', 'at.y', 'corner'];
@@ -117,6 +117,8 @@ export function pageRoutes(core: Core, exporter: Exporter) {
 
   const app = new Hono<Env>()
     .get(STYLESHEET_PATH, (c) => c.body(STYLESHEET, 200, { 'Content-Type': 'text/css; charset=utf-8', 'Cache-Control': 'public, max-age=86400' }))
+    // Its name changes with its content: a cached copy is never stale.
+    .get(baseMap().path, (c) => c.body(baseMap().svg, 200, { 'Content-Type': 'image/svg+xml', 'Cache-Control': 'public, max-age=31536000, immutable' }))
     .get('/', async (c) => {
       const page = await core.records.search(identityOf(c), ['resource', 'package'], listing({ sort: 'newest', size: 10 }));
       return html(c, <SearchPage page={page} links={links} query={[]} path="/search" heading="Newest records" />);

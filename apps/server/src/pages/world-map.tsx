@@ -1,10 +1,16 @@
 /**
- * Where a record's locations are, drawn on the server as inline SVG: Natural Earth's coastlines
+ * Where a record's locations are, drawn on the server as SVG: Natural Earth's coastlines
  * (world-atlas, 1:110m) in an equirectangular projection (d3-geo), points as dots and areas as
  * their own outlines. No tiles, no script: it works offline and without JavaScript.
+ *
+ * The coastlines are the same on every page, so a landing page does not carry them: its inline
+ * SVG draws the locations over the base map, one image served under a name that changes with its
+ * content and cached for a year. Inlined, they were 77 KB of every landing page with a location
+ * (103 KB in all for one point), fetched again by every reader and crawler.
  */
+import { createHash } from 'node:crypto';
 import { createRequire } from 'node:module';
-import { geoEquirectangular, geoGraticule10, geoPath, type GeoPermissibleObjects } from 'd3-geo';
+import { geoEquirectangular, geoPath, type GeoPermissibleObjects } from 'd3-geo';
 import { feature } from 'topojson-client';
 import type { Place } from '../metadata-view.ts';
 
@@ -12,6 +18,8 @@ const W = 720;
 const H = 360;
 const projection = geoEquirectangular().fitSize([W, H], { type: 'Sphere' });
 const path = geoPath(projection);
+/** A tenth of a pixel at the map's 720 pixels: 56 KB of coastline instead of 77. */
+const outline = geoPath(projection).digits(1);
 
 let land: string | null = null;
 /** The coastlines' path, computed once: the same for every page. */
@@ -19,11 +27,42 @@ function landPath(): string {
   if (land === null) {
     const topology = createRequire(import.meta.url)('world-atlas/land-110m.json') as Parameters<typeof feature>[0];
     const object = topology.objects['land'];
-    land = object === undefined ? '' : (path(feature(topology, object) as GeoPermissibleObjects) ?? '');
+    land = object === undefined ? '' : (outline(feature(topology, object) as GeoPermissibleObjects) ?? '');
   }
   return land;
 }
-const graticule = path(geoGraticule10()) ?? '';
+/**
+ * A line every 10 degrees. This projection draws them straight, so each is written as its two
+ * ends: d3's graticule samples every line densely for projections that curve them (20 KB here).
+ */
+function graticulePath(): string {
+  const lines: string[] = [];
+  const px = (v: number) => Math.round(v * 10) / 10;
+  for (let lon = -180; lon <= 180; lon += 10) lines.push(`M${px(projection([lon, 0])?.[0] ?? 0)},0V${H}`);
+  for (let lat = -80; lat <= 80; lat += 10) lines.push(`M0,${px(projection([0, lat])?.[1] ?? 0)}H${W}`);
+  return lines.join('');
+}
+const graticule = graticulePath();
+
+/** Sea, graticule and land, the layers under every map. */
+const baseLayers = () =>
+  `<rect width="${W}" height="${H}" fill="#dbe9f6"/><path d="${graticule}" fill="none" stroke="#b8cde0" stroke-width="0.5"/><path d="${landPath()}" fill="#f3efe4" stroke="#9aa5ad" stroke-width="0.5"/>`;
+
+export interface BaseMap {
+  /** Where it is served: the name carries a hash of the content, so it can be cached for good. */
+  path: string;
+  svg: string;
+}
+
+let base: BaseMap | null = null;
+/** The base map as a standalone SVG document, made once. */
+export function baseMap(): BaseMap {
+  if (base === null) {
+    const svg = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${W} ${H}" width="${W}" height="${H}">${baseLayers()}</svg>`;
+    base = { path: `/static/world-map-${createHash('sha256').update(svg).digest('hex').slice(0, 16)}.svg`, svg };
+  }
+  return base;
+}
 
 export function WorldMap(props: { places: Place[] }) {
   const shapes = props.places.filter((p) => p.geometry !== null);
@@ -31,9 +70,7 @@ export function WorldMap(props: { places: Place[] }) {
   return (
     <figure class="map">
       <svg viewBox={`0 0 ${W} ${H}`} role="img" aria-label={`World map showing ${shapes.length} location${shapes.length === 1 ? '' : 's'}`} width="100%">
-        <rect width={W} height={H} fill="#dbe9f6" />
-        <path d={graticule} fill="none" stroke="#b8cde0" stroke-width="0.5" />
-        <path d={landPath()} fill="#f3efe4" stroke="#9aa5ad" stroke-width="0.5" />
+        <image href={baseMap().path} width={W} height={H} />
         {shapes.map((p) => {
           const g = p.geometry as unknown as GeoPermissibleObjects & { type: string; coordinates?: unknown };
           if (g.type === 'Point') {
@@ -81,5 +118,5 @@ export function areaPickerSvg(box: [number, number, number, number] | null, corn
   }
   const at = corner === null ? null : projection(corner);
   if (at) shapes.push(`<circle cx="${at[0]}" cy="${at[1]}" r="7" fill="#c0392b" stroke="#fff" stroke-width="3"/>`);
-  return `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${W} ${H}" width="${PICKER_W}" height="${PICKER_H}"><rect width="${W}" height="${H}" fill="#dbe9f6"/><path d="${graticule}" fill="none" stroke="#b8cde0" stroke-width="0.5"/><path d="${landPath()}" fill="#f3efe4" stroke="#9aa5ad" stroke-width="0.5"/>${shapes.join('')}</svg>`;
+  return `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${W} ${H}" width="${PICKER_W}" height="${PICKER_H}">${baseLayers()}${shapes.join('')}</svg>`;
 }

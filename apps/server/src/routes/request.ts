@@ -3,22 +3,30 @@ import { ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { Readable } from 'node:stream';
 import type { Context } from 'hono';
-import { DomainError, type Identity } from '@krs/domain';
+import { DomainError, type ExpectedRevision, type Identity } from '@krs/domain';
+import { entityTags } from '../entity-tags.ts';
 
 export type Env = { Variables: { identity: Identity } };
 
 export const identityOf = (c: Context<Env>): Identity => c.get('identity');
 
 /**
- * `If-Match: "3"` or `If-Match: 3`; `*` asks only that the record exist, which the action checks
- * anyway (RFC 9110, 13.1.1), so it is no condition. Anything else is a client error.
+ * The revisions `If-Match` names: `"3"`, `3`, or a list (`"3", "4"`) of which any may be the
+ * draft's revision (RFC 9110, 13.1.1). Comparison is strong: a weak tag, or one that is no
+ * revision, never matches, so it is left out; a list of only such tags leaves none, and the
+ * domain answers 412 once it has checked that the caller may see the draft. `*` asks only that
+ * the record exist, which the action checks anyway, so it is no condition. A field that is not
+ * a list of entity tags is a client error.
  */
-export function ifMatch(c: Context): number | undefined {
+export function ifMatch(c: Context): ExpectedRevision | undefined {
   const raw = c.req.header('if-match');
-  if (raw === undefined || raw.trim() === '*') return undefined;
-  const m = /^\s*(?:W\/)?"?(\d+)"?\s*$/.exec(raw);
-  if (!m) throw new DomainError('invalid', 'request.if_match', 'If-Match must be a revision id.');
-  return Number(m[1]);
+  if (raw === undefined) return undefined;
+  const bare = /^\s*(\d+)\s*$/.exec(raw);
+  if (bare) return [Number(bare[1])];
+  const tags = entityTags(raw);
+  if (tags === null) throw new DomainError('invalid', 'request.if_match', 'If-Match must be a revision id or a list of entity tags.');
+  if (tags === '*') return undefined;
+  return tags.filter((t) => !t.weak && /^\d+$/.test(t.opaque)).map((t) => Number(t.opaque));
 }
 
 /** Declared upload length; a malformed header is a client error. */

@@ -12,8 +12,8 @@
  * (`matchesQuery`, `scoreQuery`, `runSearch`), which holds every engine to the same answers.
  */
 import { sql, type Kysely, type RawBuilder } from 'kysely';
-import { facetLabel, fuzzyDistance, matchesQuery, meetsBox, parseQuery, positiveTerms, runSearch, scoreQuery, sortBuckets, type QueryNode } from '@krs/domain/search';
-import type { BBox, FacetBucket, FacetName, SearchDocument, SearchIndex, SearchRequest, SearchResult } from '@krs/domain';
+import { facetLabel, fuzzyDistance, matchesQuery, meetsBox, parseQuery, positiveTerms, runSearch, scoreQuery, shapeBounds, sortBuckets, splitAtAntimeridian, type QueryNode } from '@krs/domain/search';
+import type { BBox, FacetBucket, FacetName, SearchDocument, SearchIndex, SearchRequest, SearchResult, Shape } from '@krs/domain';
 import { evaluateInSlices } from './evaluate-in-slices.ts';
 import { expandInSlices } from './expand-in-slices.ts';
 import { fuzzyWords } from './fts-query.ts';
@@ -130,8 +130,14 @@ const SCHEMA = [
   // Each field path's number: bit n of a document's `path_bits` says whether it holds the path
   // numbered n (never pruned, as the vocabulary). One test per row, whatever the number of paths.
   'CREATE TABLE IF NOT EXISTS search_path (id integer GENERATED ALWAYS AS IDENTITY PRIMARY KEY, path text NOT NULL UNIQUE)',
-  'CREATE TABLE IF NOT EXISTS search_box (key text NOT NULL REFERENCES search_doc (key) ON DELETE CASCADE, b box NOT NULL)',
-  'CREATE INDEX IF NOT EXISTS search_box_b ON search_box USING gist (b)',
+  // Each part's bounds, with what a public listing's box needs of its document (see `listedInBox`),
+  // all in the GiST index: such a box is counted and paged from the index alone, whose leaves hold
+  // neighbouring parts together, rather than from each match's row of search_doc.
+  `CREATE TABLE IF NOT EXISTS search_box (key text NOT NULL REFERENCES search_doc (key) ON DELETE CASCADE, b box NOT NULL,
+    whole boolean NOT NULL, listed boolean NOT NULL, kind text NOT NULL, resource_type text, resource_type_label text, access_status text NOT NULL,
+    created text NOT NULL, updated text NOT NULL, version_index integer NOT NULL, id text NOT NULL)`,
+  `CREATE INDEX IF NOT EXISTS search_box_b ON search_box USING gist (b)
+    INCLUDE (key, whole, listed, kind, resource_type, resource_type_label, access_status, created, updated, version_index, id)`,
   'CREATE INDEX IF NOT EXISTS search_box_key ON search_box (key)',
   // Every word ever indexed (never pruned: a word no document holds any more expands a fuzzy term to nothing).
   'CREATE TABLE IF NOT EXISTS search_vocab (word text COLLATE "C" PRIMARY KEY)',
@@ -176,9 +182,10 @@ const STORAGE = [
  * node then finds it empty and projects every record again (see the server's search engine).
  * 5 and 6 numbered layouts that were tried and not kept: an index either wrote is projected again.
  * 8 added `title_words`; 9 moved the document into search_doc (from `search_body`), out of the row;
- * 10 added `search_count` and `search_title`, kept by triggers.
+ * 10 added `search_count` and `search_title`, kept by triggers; 11 the document's listing columns
+ * and whether a part is its bounds to `search_box`.
  */
-const LAYOUT = 10;
+const LAYOUT = 11;
 
 /** Creates the index's tables and indexes where they are missing; nodes starting at once take turns. */
 export async function createPostgresSearchSchema<T>(handle: Kysely<T>): Promise<void> {
@@ -273,7 +280,9 @@ export function createPostgresSearchIndex<T>(handle: Kysely<T>): SearchIndex & {
       // Some candidate undecided without phrases is undecided with them too: not asked twice.
       const undecided = bit !== null && (await someUndecided(handle, request, query, false));
       if (bit !== null && !undecided) return inSql(handle, request, bit, null, singleLexeme(query));
-      if (query.type === 'all' && request.bbox !== null) return inSql(handle, request, await inBox(handle, request, request.bbox), null);
+      if (query.type === 'all' && request.bbox !== null) {
+        return keptFilter(request) ? listedInBox(handle, request, request.bbox) : inSql(handle, request, await inBox(handle, request, request.bbox), null);
+      }
       const fuzzy = await expandFuzzy(handle, query);
       const exact = query.type === 'all' ? null : exactQuery(query, fuzzy);
       if (exact !== null && request.bbox === null && !undecided && !(await someUndecided(handle, request, query, exact.phrases))) {
@@ -376,6 +385,119 @@ async function inBox(db: Db, request: SearchRequest, box: BBox): Promise<RawBuil
   return sql<boolean>`key in (select key from search_box where ${boxTest(box, '<@')} union all select unnest(${edge}::text[]))`;
 }
 
+/**
+ * Whether a part's bounds, in search_box's columns, meet the query box or lie inside it, in plain
+ * float8 comparisons: the domain's `bboxIntersects` and `boxWithin` exactly. (The box operators
+ * compare with a tolerance of 1e-10; they narrow in the GiST index, these decide.)
+ */
+function exactBoxTest(box: BBox, test: 'meets' | 'inside'): RawBuilder<boolean> {
+  const [bw, bs, be, bn] = [sql`(b[1])[0]`, sql`(b[1])[1]`, sql`(b[0])[0]`, sql`(b[0])[1]`];
+  const tests = splitAtAntimeridian(box).map(([w, s, e, n]) =>
+    test === 'meets'
+      ? sql`(${bs} <= ${n}::float8 and ${bn} >= ${s}::float8 and ${bw} <= ${e}::float8 and ${be} >= ${w}::float8)`
+      : sql`(${bw} >= ${w}::float8 and ${be} <= ${e}::float8 and ${bs} >= ${s}::float8 and ${bn} <= ${n}::float8)`,
+  );
+  return sql<boolean>`(${sql.join(tests, sql` or `)})`;
+}
+
+/** The listing columns search_box keeps of each part's document, the same in each of its parts. */
+const BOX_DOC_COLUMNS = sql.raw('key, kind, resource_type, resource_type_label, access_status, created, updated, version_index, id');
+
+/**
+ * A document's listing columns from its parts' rows, grouped by key alone (bytewise): grouping by
+ * every column sorted the parts on all nine in the database's collation, a third of the statement.
+ */
+const BOX_DOC_AGGREGATES = sql.raw(
+  ['kind', 'resource_type', 'resource_type_label', 'access_status', 'created', 'updated', 'version_index', 'id'].map((c) => `any_value(${c}) as ${c}`).join(', '),
+);
+
+/**
+ * A public listing's box without query text, from search_box's GiST index alone (its leaves hold
+ * every column read here: an index-only scan of the parts near the box), not from each match's
+ * row of search_doc. A document meets the box when a part's bounds lie inside it, or meet it and
+ * are the part itself (`whole`: a point, a rectangle); only the documents with neither, a part of
+ * another shape across the box's edge, are read and decided on their shapes. Counts and page come
+ * from one statement over the parts, read once (a second when some document was left undecided).
+ */
+async function listedInBox(db: Db, request: SearchRequest, box: BBox): Promise<SearchResult> {
+  const filtered = (Object.entries(request.filter.facets ?? {}) as [FacetName, readonly string[]][]).filter(([, values]) => values.length > 0).map(([facet]) => facet);
+  const grouped = [...new Set<FacetName>([...request.aggregations, ...filtered])];
+  const labelled = request.aggregations.includes('resource_type');
+  const parts = sql`select ${BOX_DOC_COLUMNS}, whole or ${exactBoxTest(box, 'inside')} as decided from search_box
+    where ${boxTest(box, '&&')} and ${exactBoxTest(box, 'meets')} and listed and kind = any(${[...request.filter.kinds]}::text[])`;
+  const facets = grouped.map((facet) => sql`${sql.ref(FACET_COLUMN[facet])} as ${sql.ref(facet)}`);
+  const start = (request.page - 1) * request.size;
+  const order = sql.raw(ORDER[request.sort === 'bestmatch' ? 'newest' : request.sort]);
+  // The documents no part decides come back with the answer, which leaves them out: only when there
+  // are some (other shapes across the edge) is the answer asked again with those that meet the box.
+  const answerWith = async (handle: Db, edge: readonly string[]) =>
+    (
+      await sql<{ counts: FacetGroup[]; page: PageRow[]; across: string[] }>`with g as materialized (
+          select key collate "C" as key, ${BOX_DOC_AGGREGATES}, bool_or(decided) as decided from (${parts}) p group by key collate "C"
+        ), m as (
+          select * from g where decided or key = any(${[...edge]}::text[])
+        ), counts as (
+          select ${sql.join([...facets, labelled ? sql`min(resource_type_label) as label` : sql`null as label`, sql`count(*) as n`])} from m
+          ${grouped.length === 0 ? sql`` : sql`group by ${sql.join(grouped.map((facet) => sql.ref(FACET_COLUMN[facet])))}`}
+        ), page as (
+          select key, id, kind, created, updated, version_index from m where ${facetSql(request)} order by ${order} limit ${request.size} offset ${start}
+        )
+        select (select coalesce(json_agg(c order by c.label), '[]') from counts c) as counts,
+          (select coalesce(json_agg(json_build_object('id', id, 'kind', kind, 'state', 'published') order by ${order}), '[]') from page) as page,
+          (select coalesce(json_agg(key), '[]') from g where not decided) as across`.execute(handle)
+    ).rows[0] ?? { counts: [], page: [], across: [] };
+  const run = async (handle: Db) => {
+    const first = await answerWith(handle, []);
+    if (first.across.length === 0) return first;
+    const edge: string[] = [];
+    for (let i = 0; i < first.across.length; i += CANDIDATE_PAGE) {
+      const page = await sql<{ key: string; doc: string }>`select key, doc from search_doc where key = any(${first.across.slice(i, i + CANDIDATE_PAGE)}::text[])`.execute(handle);
+      edge.push(...(await evaluateInSlices(page.rows, (r) => (meetsBox(JSON.parse(r.doc) as SearchDocument, box) ? r.key : null))));
+    }
+    return edge.length === 0 ? first : answerWith(handle, edge);
+  };
+  const answer = db.isTransaction
+    ? await run(db)
+    : await db.transaction().execute(async (trx) => {
+        await sql`select set_config('max_parallel_workers_per_gather', '0', true)`.execute(trx);
+        return run(trx);
+      });
+  return resultOf(request, answer.counts, answer.page);
+}
+
+/**
+ * Whether part `i` of a document meets a box exactly when its bounds do: a point, a part kept as
+ * its box, a polygon of one ring running along its bounds' four sides (a box its bounds meet
+ * either touches that ring or lies inside it, and either way meets it, as `shapeIntersects` has
+ * it), or any part of a document without shapes (whose bounds are taken as exact).
+ */
+function partIsBounds(doc: SearchDocument, i: number): boolean {
+  if (doc.shapes === undefined) return true;
+  const shape = doc.shapes[i];
+  const bounds = doc.bounds[i];
+  if (shape === undefined || bounds === undefined || doc.shapes.length !== doc.bounds.length) return false;
+  const own = shapeBounds(shape);
+  if (own.some((v, k) => v !== bounds[k])) return false;
+  if (shape.type === 'point' || shape.type === 'box') return true;
+  return shape.type === 'polygon' && shape.rings.length === 1 && isRectangle(shape, own);
+}
+
+/** Whether a polygon's one ring is its bounds' four corners, each side along an axis (closed or not). */
+function isRectangle(shape: Extract<Shape, { type: 'polygon' }>, [w, s, e, n]: BBox): boolean {
+  const ring = shape.rings[0] ?? [];
+  let count = ring.length / 2;
+  if (count === 5 && ring[0] === ring[8] && ring[1] === ring[9]) count = 4;
+  if (count !== 4 || !(w < e && s < n)) return false;
+  const corners = new Set<string>();
+  for (let i = 0; i < 4; i++) {
+    const [x, y] = [ring[2 * i] as number, ring[2 * i + 1] as number];
+    const [nx, ny] = [ring[(2 * i + 2) % 8] as number, ring[(2 * i + 3) % 8] as number];
+    if ((x !== w && x !== e) || (y !== s && y !== n) || (x === nx) === (y === ny)) return false;
+    corners.add(`${x},${y}`);
+  }
+  return corners.size === 4;
+}
+
 /** Documents written per statement: a rebuild writes thousands, a unit of work a few. */
 const UPSERT_BATCH = 200;
 
@@ -405,8 +527,18 @@ async function upsertBatch(db: Db, docs: readonly SearchDocument[]): Promise<voi
   // Sorted, so two transactions adding the same words take their locks in the same order.
   if (vocabulary.size > 0) await sql`insert into search_vocab (word) select unnest(${[...vocabulary].sort(byCodeUnits)}::text[]) on conflict do nothing`.execute(db);
   await sql`delete from search_box where key = any(${docs.map((d) => d.key)}::text[])`.execute(db);
-  const boxes = docs.flatMap((doc) => doc.bounds.map(([w, s, e, n]) => sql`(${doc.key}, box(point(${w}::float8, ${s}::float8), point(${e}::float8, ${n}::float8)))`));
-  for (let i = 0; i < boxes.length; i += 1000) await sql`insert into search_box (key, b) values ${sql.join(boxes.slice(i, i + 1000))}`.execute(db);
+  const boxes = docs.flatMap((doc) => {
+    const listed = doc.state === 'published' && doc.isLatest && doc.isPublic;
+    return doc.bounds.map(
+      (bounds, i) => sql`(${doc.key}, box(point(${bounds[0]}::float8, ${bounds[1]}::float8), point(${bounds[2]}::float8, ${bounds[3]}::float8)),
+        ${partIsBounds(doc, i)}, ${listed}, ${doc.kind}, ${doc.resourceType?.id ?? null}, ${doc.resourceType?.label ?? null}, ${doc.accessStatus},
+        ${doc.created}, ${doc.updated}, ${doc.versionIndex}, ${doc.id})`,
+    );
+  });
+  for (let i = 0; i < boxes.length; i += 1000) {
+    await sql`insert into search_box (key, b, whole, listed, kind, resource_type, resource_type_label, access_status, created, updated, version_index, id)
+      values ${sql.join(boxes.slice(i, i + 1000))}`.execute(db);
+  }
 }
 
 const byCodeUnits = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
@@ -726,9 +858,14 @@ async function inSql(db: Db, request: SearchRequest, match: RawBuilder<boolean> 
           ${match === null ? sql`` : sql`, set_config('enable_seqscan', 'off', true), set_config('work_mem', '16MB', true)`}`.execute(trx);
         return run(trx);
       });
+  return resultOf(request, answer.counts, answer.page);
+}
+
+/** The total after the facet filters, each facet's buckets before them, and the page, from the matches' groups. */
+function resultOf(request: SearchRequest, counts: readonly FacetGroup[], page: readonly PageRow[]): SearchResult {
   let total = 0;
   const byFacet = new Map<FacetName, Map<string, FacetBucket>>(request.aggregations.map((facet) => [facet, new Map()]));
-  for (const group of answer.counts) {
+  for (const group of counts) {
     const n = Number(group.n);
     if (passesFacets(group, request)) total += n;
     for (const [facet, buckets] of byFacet) {
@@ -741,5 +878,5 @@ async function inSql(db: Db, request: SearchRequest, match: RawBuilder<boolean> 
   }
   const aggregations: SearchResult['aggregations'] = {};
   for (const [facet, buckets] of byFacet) aggregations[facet] = sortBuckets([...buckets.values()]);
-  return { total, hits: answer.page.map((r) => ({ id: r.id, kind: r.kind, state: r.state })), aggregations };
+  return { total, hits: page.map((r) => ({ id: r.id, kind: r.kind, state: r.state })), aggregations };
 }

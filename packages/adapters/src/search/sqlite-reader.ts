@@ -27,6 +27,8 @@ export interface SqliteReader {
   rows(sql: string, params: readonly Param[]): Promise<unknown[][]>;
   /** Rows of two numbers (rowid, score), flattened: a typed array crosses threads without copying each row. */
   pairs(sql: string, params: readonly Param[]): Promise<Float64Array>;
+  /** Rows of numbers, every column, flattened (`pairs` of any width). */
+  numbers(sql: string, params: readonly Param[]): Promise<Float64Array>;
   /**
    * A word's occurrences in the title and text columns of the FTS5 table `fts`, decoded from
    * its segments (fts5-doclist.ts); `fallback`, SQL of the same answer taking the word, when
@@ -158,16 +160,24 @@ parentPort.on('message', ({ id, kind, sql, params, buffer }) => {
       const out = kind === 'rowids' ? parseRowids(statement(kind, sql).get(...params)) : occurrences(params[0], params[1], sql);
       return parentPort.postMessage({ id, result: out }, out.length === 0 ? [] : [out.buffer]);
     }
-    const rows = statement(kind, sql).all(...params);
-    if (kind === 'rows') return parentPort.postMessage({ id, result: rows });
     if (kind === 'pairs') {
-      const pairs = new Float64Array(rows.length * 2);
-      for (let i = 0; i < rows.length; i++) {
-        pairs[2 * i] = rows[i][0];
-        pairs[2 * i + 1] = rows[i][1];
+      // Row by row into one array: every box of a million documents read at once as rows held a
+      // million arrays in this thread's heap.
+      let numbers = new Float64Array(1024);
+      let n = 0;
+      for (const row of statement(kind, sql).iterate(...params)) {
+        if (n + row.length > numbers.length) {
+          const grown = new Float64Array(Math.max(numbers.length * 2, n + row.length));
+          grown.set(numbers);
+          numbers = grown;
+        }
+        for (let j = 0; j < row.length; j++) numbers[n++] = row[j];
       }
+      const pairs = numbers.subarray(0, n);
       return parentPort.postMessage({ id, result: pairs }, [pairs.buffer]);
     }
+    const rows = statement(kind, sql).all(...params);
+    if (kind === 'rows') return parentPort.postMessage({ id, result: rows });
   } catch (e) {
     parentPort.postMessage({ id, error: String((e && e.message) || e) });
   }
@@ -237,6 +247,7 @@ export function createThreadReader(filename: string, threads = 2): SqliteReader 
     rowids: (sql, params) => ask('rowids', sql, params) as Promise<Int32Array>,
     rows: (sql, params) => ask('rows', sql, params) as Promise<unknown[][]>,
     pairs: (sql, params) => ask('pairs', sql, params) as Promise<Float64Array>,
+    numbers: (sql, params) => ask('pairs', sql, params) as Promise<Float64Array>,
     occurrences: (fts, word, fallback) => ask('occurrences', fallback, [fts, word]) as Promise<Int32Array>,
     recycle: (rowids) => {
       // An empty answer has no buffer of its own; a buffer already handed on cannot be sent.
@@ -278,6 +289,7 @@ export function createInlineReader(db: Database): SqliteReader {
     rowids: async (sql, params) => Int32Array.from(db.prepare(sql).pluck().all(...params) as number[]),
     rows: async (sql, params) => db.prepare(sql).raw().all(...params) as unknown[][],
     pairs: async (sql, params) => Float64Array.from((db.prepare(sql).raw().all(...params) as [number, number][]).flat()),
+    numbers: async (sql, params) => Float64Array.from((db.prepare(sql).raw().all(...params) as number[][]).flat()),
     occurrences: async (fts, word, fallback) => occurrences(fts, word, fallback),
     recycle: () => undefined,
     close: async () => undefined,

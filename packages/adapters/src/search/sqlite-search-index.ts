@@ -37,6 +37,7 @@ import {
 import type { BBox, SearchDocument, SearchIndex, SearchRequest, SearchResult, Shape } from '@krs/domain';
 import { ftsExpression, fuzzyWords, singleTitleWord, matchText, querySql, rankText, singlePrefix, singleWordPhrases, textPrefilter, type Param, type QueryContext, type Sql } from './fts-query.ts';
 import { PresenceCache } from './presence-cache.ts';
+import { BoxBounds, Codes, type Box } from './box-bounds.ts';
 import { DocLengths, documentLength, tableTotals } from './doc-lengths.ts';
 import { inverseDocumentFrequency, OCCURRENCES_SQL, relevanceSteps } from './term-relevance.ts';
 import { ScratchPool, type ScratchArrays } from './scratch-arrays.ts';
@@ -279,6 +280,11 @@ const VOCABULARY_WORDS_PER_QUERY = 20_000;
 
 export interface SqliteSearchIndex extends SearchIndex {
   size(): number;
+  /**
+   * Resolves once what is read in the background has been read (the documents' lengths, and the
+   * boxes once a query has asked for one): a benchmark measures queries after it.
+   */
+  settled(): Promise<void>;
   /** Resolves once the reader and writer threads have ended: the process may then exit. */
   close(): Promise<void>;
 }
@@ -336,6 +342,42 @@ export function createSqliteSearchIndex(filename: string): SqliteSearchIndex {
     read.catch(() => undefined);
     lengthsRead = read;
   }
+  /**
+   * Every document's boxes (box-bounds.ts), read whole by a reader thread once a query asks for a
+   * box, again after another process's write, and kept up to date by our writes. Reading them is
+   * 3 s of a reader thread at a million documents: an index never asked for a box never pays it,
+   * and a box asked while they are read is answered by the R*Tree, as before they were kept.
+   */
+  let bounds = new BoxBounds();
+  let boundsWanted = false;
+  let boundsReady = false;
+  let boundsRead: Promise<void> = Promise.resolve();
+  /** Boxes our writes set while the bounds were being read (none for a removal): set again once they are. */
+  let boxesWhileReading: Map<number, readonly Box[]> | null = null;
+  function readAllBounds(): void {
+    if (lengthsReader === null || !boundsWanted) return;
+    boundsReady = false;
+    const written = new Map<number, readonly Box[]>();
+    boxesWhileReading = written;
+    const read: Promise<void> = lengthsReader.numbers('SELECT doc_rowid, min_x, max_x, min_y, max_y FROM doc_box', []).then((rows) => {
+      // A later read (another process wrote again, or a clear) supersedes this one.
+      if (boundsRead !== read) return;
+      const next = new BoxBounds();
+      for (let i = 0; i + 4 < rows.length; i += 5) next.addStored(rows[i] ?? 0, rows[i + 1] ?? 0, rows[i + 2] ?? 0, rows[i + 3] ?? 0, rows[i + 4] ?? 0);
+      for (const [rowid, boxes] of written) next.set(rowid, boxes);
+      boxesWhileReading = null;
+      bounds = next;
+      boundsReady = true;
+    });
+    // A failed read leaves the boxes to the R*Tree.
+    read.catch(() => undefined);
+    boundsRead = read;
+  }
+  const setBoxes = (rowid: number, boxes: readonly Box[]) => {
+    if (!boundsWanted) return;
+    boxesWhileReading?.set(rowid, boxes);
+    bounds.set(rowid, boxes);
+  };
   /** The documents with a value at the paths `_exists_` asked about lately. */
   const presence = new PresenceCache();
   const lengthOf = db.prepare('SELECT sz FROM doc_fts_docsize WHERE id = ?').pluck();
@@ -362,6 +404,7 @@ export function createSqliteSearchIndex(filename: string): SqliteSearchIndex {
       presence.clear();
       seen = now;
       readAllLengths();
+      readAllBounds();
     }
     return headers;
   }
@@ -389,25 +432,41 @@ export function createSqliteSearchIndex(filename: string): SqliteSearchIndex {
   readAllLengths();
   const rowids = (sql: string, params: Param[]) => reader.rowids(sql, params);
 
-  /**
-   * Each box meeting the query box, as its document's rowid times two, plus one when the box
-   * lies inside the query box: such a document meets it whatever its shapes. R*Tree coordinates
-   * are rounded outward, so a stored box inside the query box means the real one is too. One
-   * walk of the R*Tree where a second one, for the boxes inside, cost as much again (two
-   * reader threads' work per query).
-   */
+  /** The same codes from one walk of the R*Tree (a second walk, for the boxes inside, cost as much again). */
   const boxSql = 'SELECT doc_rowid * 2 + (min_x >= ? AND max_x <= ? AND min_y >= ? AND max_y <= ?) FROM doc_box WHERE min_x <= ? AND max_x >= ? AND min_y <= ? AND max_y >= ?';
+  function boxesInTree([w, s, e, n]: BBox): Promise<Int32Array> {
+    if (w <= e) return rowids(boxSql, [w, e, s, n, e, w, n, s]);
+    return rowids(`${boxSql} UNION ALL ${boxSql}`, [w, 180, s, n, 180, w, n, s, -180, e, s, n, e, -180, n, s]);
+  }
   const shapesOf = db.prepare('SELECT shapes FROM doc_shape WHERE rowid = ?').pluck();
   const ofParent = db.prepare('SELECT rowid FROM doc WHERE parent_id = ?').pluck();
   const ofOwner = db.prepare('SELECT rowid FROM doc WHERE owner_id = ? AND in_user_listing = 1').pluck();
   const withIds = db.prepare('SELECT rowid FROM doc WHERE id IN (SELECT value FROM json_each(?))').pluck();
   const rowSet = (rows: unknown[]) => Int32Array.from(rows as number[]);
 
-  /** The boxes meeting the query box, coded as `boxSql` says; a box across the antimeridian is two boxes. */
+  /**
+   * Each box meeting the query box, as its document's rowid times two, plus one when the box
+   * lies inside the query box: such a document meets it whatever its shapes. Boxes are stored
+   * rounded outward, so a stored box inside the query box means the real one is too. A box
+   * across the antimeridian is two boxes. From the bounds in memory once they are read (after
+   * any write of another process has been read in), from the R*Tree until then.
+   */
   async function boxesMeeting(box: BBox): Promise<Int32Array> {
+    freshHeaders();
+    if (!boundsWanted) {
+      boundsWanted = true;
+      readAllBounds();
+    }
+    if (!boundsReady) return boxesInTree(box);
     const [w, s, e, n] = box;
-    if (w <= e) return rowids(boxSql, [w, e, s, n, e, w, n, s]);
-    return rowids(`${boxSql} UNION ALL ${boxSql}`, [w, 180, s, n, 180, w, n, s, -180, e, s, n, e, -180, n, s]);
+    const parts: Box[] = w <= e ? [box] : [[w, s, 180, n], [-180, s, e, n]];
+    const codes = new Codes();
+    const pause = turnTaker(SEARCH_TURN_MS, nextSearchTurn);
+    for (const part of parts) {
+      const steps = bounds.meetingSteps(part, codes);
+      while (steps.next().done !== true) await pause();
+    }
+    return codes.array();
   }
 
   /** Whether a row's exact shapes meet the box; rows without stored shapes are exactly their boxes. */
@@ -830,6 +889,7 @@ export function createSqliteSearchIndex(filename: string): SqliteSearchIndex {
             rowids.forEach((rowid, i) => {
               table.set(rowid, docs[i] as SearchDocument);
               presence.set(rowid, prepared[i]?.paths ?? '');
+              setBoxes(rowid, prepared[i]?.boxes ?? []);
             });
             readLengths(lengths, rowids);
           },
@@ -842,6 +902,7 @@ export function createSqliteSearchIndex(filename: string): SqliteSearchIndex {
           (table, rowids) => {
             rowids.forEach((rowid) => table.delete(rowid));
             rowids.forEach((rowid) => presence.delete(rowid));
+            rowids.forEach((rowid) => setBoxes(rowid, []));
             readLengths(lengths, rowids);
           },
         ),
@@ -857,8 +918,10 @@ export function createSqliteSearchIndex(filename: string): SqliteSearchIndex {
             table.clear();
             lengths.clear();
             presence.clear();
-            // A read of every length under way may have begun before the clear.
+            bounds.clear();
+            // A read of every length or box under way may have begun before the clear.
             readAllLengths();
+            readAllBounds();
           },
         ),
       ),
@@ -878,6 +941,9 @@ export function createSqliteSearchIndex(filename: string): SqliteSearchIndex {
       anyRow.get();
     },
     size: () => freshHeaders().size,
+    settled: async () => {
+      await Promise.allSettled([lengthsRead, boundsRead]);
+    },
     stamp() {
       // Another process's write is read in first, as a search would; while one of ours is on its
       // way the headers may not hold it yet, though the count in the file already does.

@@ -61,7 +61,12 @@ const WRITER_CORE = `function (db) {
   const rowOf = db.prepare('SELECT rowid FROM doc WHERE key = ?');
   const deleteDoc = db.prepare('DELETE FROM doc WHERE rowid = ?');
   const deleteFts = db.prepare('DELETE FROM doc_fts WHERE rowid = ?');
-  const deleteBoxes = db.prepare('DELETE FROM doc_box WHERE doc_rowid = ?');
+  // A document's boxes, found through the R*Tree by the bounds its stored body holds (each
+  // widened a little: the stored box holds the exact one, rounded outward), then by its rowid.
+  // \`WHERE doc_rowid = ?\` alone reads every box (an R*Tree's auxiliary column has no index):
+  // 1.5 s of this thread per rewrite or removal at a million documents, 43 ms at 100 000.
+  const deleteBoxes = db.prepare("DELETE FROM doc_box WHERE id IN (SELECT b.id FROM json_each((SELECT doc ->> '$.bounds' FROM doc_body WHERE rowid = ?)) AS j CROSS JOIN doc_box AS b " +
+    'WHERE b.min_x <= (j.value ->> 2) + 1e-6 AND b.max_x >= (j.value ->> 0) - 1e-6 AND b.min_y <= (j.value ->> 3) + 1e-6 AND b.max_y >= (j.value ->> 1) - 1e-6 AND b.doc_rowid = ?)');
   const deleteBody = db.prepare('DELETE FROM doc_body WHERE rowid = ?');
   const deleteShapes = db.prepare('DELETE FROM doc_shape WHERE rowid = ?');
   const deleteRanges = db.prepare('DELETE FROM doc_range WHERE doc_rowid = ?');
@@ -80,7 +85,7 @@ const WRITER_CORE = `function (db) {
     const row = rowOf.get(key);
     if (!row) return null;
     deleteFts.run(row.rowid);
-    deleteBoxes.run(row.rowid);
+    deleteBoxes.run(row.rowid, row.rowid);
     deleteBody.run(row.rowid);
     deleteShapes.run(row.rowid);
     deleteRanges.run(row.rowid);

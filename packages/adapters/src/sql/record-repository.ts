@@ -3,8 +3,8 @@
  * insert that finds the id taken, an update that finds another revision changes no row), so a
  * concurrent writer is refused even without a transaction.
  */
-import { DomainError, type RecordKind, type RecordRepository } from '@krs/domain';
-import { sql, type Kysely, type QueryResult } from 'kysely';
+import { DomainError, type RecordKind, type RecordRepository, type UpdatePosition } from '@krs/domain';
+import { sql, type Kysely, type QueryResult, type RawBuilder } from 'kysely';
 import { compiledOnce } from './compiled-once.ts';
 import { committedReads } from './create-db.ts';
 import type { Database, DraftTable, ParentTable, RecordTable } from './database.ts';
@@ -12,6 +12,15 @@ import { lapsedEmbargoes } from './migrations/0004-embargo-index.ts';
 import { recordUpdated } from './migrations/0005-record-updated-index.ts';
 import { draftToRow, parentToRow, recordToRow, rowToDraft, rowToParent, rowToRecord } from './rows.ts';
 import { nextIteration } from '../next-turn.ts';
+
+/**
+ * Versions past a position of the walk by (updated, id), worded so the planner seeks in the index
+ * record_updated by its first column: written as `updated > a or (updated = a and id > b)`, SQLite
+ * (once analysed) scanned the index from its start, 40 ms a page in the middle of a million
+ * versions against under 1 ms.
+ */
+const pastPosition = (updated: RawBuilder<string | null>, after: UpdatePosition) =>
+  sql`${updated} >= ${after.updated} and (${updated} > ${after.updated} or id > ${after.id})`;
 
 const mismatch = () => new DomainError('conflict', 'revision.mismatch', 'The record was changed by someone else; reload it and try again.');
 
@@ -209,9 +218,20 @@ export function createSqlRecordRepository(db: Kysely<Database>, options: { lockR
         where ${updated} is not null
         ${from === undefined ? sql`` : sql`and ${updated} >= ${from}`}
         ${until === undefined ? sql`` : sql`and ${updated} <= ${until}`}
-        ${after === undefined ? sql`` : sql`and (${updated} > ${after.updated} or (${updated} = ${after.updated} and id > ${after.id}))`}
+        ${after === undefined ? sql`` : sql`and ${pastPosition(updated, after)}`}
         order by ${updated}, id limit ${limit}`.execute(db);
       return parseRows(rows.rows, rowToRecord);
+    },
+    async positionAfter(after, count) {
+      const updated = recordUpdated(db);
+      const walk = (order: RawBuilder<unknown>, offset: number) =>
+        sql<{ updated: string; id: string }>`select ${updated} as updated, id from record
+          where ${updated} is not null ${after === undefined ? sql`` : sql`and ${pastPosition(updated, after)}`}
+          order by ${order} limit 1 offset ${offset}`.execute(db);
+      const nth = (await walk(sql`${updated}, id`, Math.max(0, count - 1))).rows[0];
+      if (nth !== undefined) return { position: { updated: nth.updated, id: nth.id }, full: true };
+      const last = (await walk(sql`${updated} desc, id desc`, 0)).rows[0];
+      return last === undefined ? null : { position: { updated: last.updated, id: last.id }, full: false };
     },
   };
 }

@@ -253,5 +253,28 @@ export function recordRepositoryContract(name: string, make: MakeRepositories, o
       expect(await ids({ limit: 10 })).toEqual(['a', 'b', 'd', 'c']);
       expect((await r.listPublishedByUpdate({ limit: 1 }))[0]).toEqual(published('a', 'p1', at('2026-01-02T10:00:00.000Z')));
     });
+
+    it('tells where the walk by update stands a number of versions on, to cut it into parts without reading them', async () => {
+      const r = await records();
+      const at = (updated: string) => ({ updated });
+      await r.savePublished(published('b', 'p1', at('2026-01-02T10:00:00.000Z')), null);
+      await r.savePublished(published('a', 'p1', at('2026-01-02T10:00:00.000Z')), null);
+      await r.savePublished(published('c', 'p2', at('2026-01-01T00:00:00.000Z')), null);
+      await r.savePublished(published('d', 'p2', at('2026-01-03T23:59:59.999Z')), null);
+      await r.saveDraft(draft('e', 'p3', { updated: '2026-01-02T00:00:00.000Z' }), null);
+      // The walk: c, a, b, d (the draft is no part of it).
+      const pos = (updated: string, id: string) => ({ updated, id });
+      expect(await r.positionAfter(undefined, 1)).toEqual({ position: pos('2026-01-01T00:00:00.000Z', 'c'), full: true });
+      expect(await r.positionAfter(undefined, 3)).toEqual({ position: pos('2026-01-02T10:00:00.000Z', 'b'), full: true });
+      expect(await r.positionAfter(undefined, 4)).toEqual({ position: pos('2026-01-03T23:59:59.999Z', 'd'), full: true });
+      expect(await r.positionAfter(undefined, 5)).toEqual({ position: pos('2026-01-03T23:59:59.999Z', 'd'), full: false });
+      // Ties on the instant go by id, after the position given.
+      expect(await r.positionAfter(pos('2026-01-02T10:00:00.000Z', 'a'), 1)).toEqual({ position: pos('2026-01-02T10:00:00.000Z', 'b'), full: true });
+      expect(await r.positionAfter(pos('2026-01-02T10:00:00.000Z', 'a'), 3)).toEqual({ position: pos('2026-01-03T23:59:59.999Z', 'd'), full: false });
+      expect(await r.positionAfter(pos('2026-01-03T23:59:59.999Z', 'd'), 2)).toBeNull();
+      // The positions it gives are where listPublishedByUpdate takes up the walk.
+      const first = await r.positionAfter(undefined, 2);
+      expect((await r.listPublishedByUpdate({ after: first?.position, limit: 10 })).map((x) => x.id)).toEqual(['b', 'd']);
+    });
   });
 }

@@ -41,3 +41,15 @@ export function ownerDraftReadStamp(identity: Identity, view: { record: AnyRecor
   if (record.state !== 'draft' || identity.userId === null || identity.linkIds.length > 0 || identity.userId !== parent.ownerId) return null;
   return draftReadStampOf(identity.userId, { revisionId: record.revisionId, parentRevisionId: parent.revisionId });
 }
+
+/**
+ * The entity tag of a version's answer. A published version's answer is made of the version and
+ * its parent (see above): its tag is the pair of revisions, so it changes when the version's own
+ * row does and when the parent's does, as when a newer version is published and this one stops
+ * being the latest, or an access link or owner changes. A draft's tag is its own revision, which
+ * is what `If-Match` names for the writes that take it (`revisionMatches`).
+ */
+export function representationTag(view: { record: AnyRecord; parent: Parent }): string {
+  const { record, parent } = view;
+  return record.state === 'published' ? readStampOf({ revisionId: record.revisionId, parentRevisionId: parent.revisionId }) : String(record.revisionId);
+}

@@ -167,7 +167,13 @@ export function versionsInfo(record: AnyRecord, parent: Parent): VersionsInfo {
   return { index: record.versionIndex, isLatest, isLatestDraft: isLatest && parent.nextDraftId === null };
 }
 
-/** `expectedRevision` from If-Match, checked before any write. */
-export function revisionMatches(current: number, expected: number | undefined): boolean {
-  return expected === undefined || expected === current;
+/**
+ * The revisions If-Match names: one, or a list of which any may be the current one (RFC 9110
+ * 13.1.1). An empty list names none that can match: every tag in it was weak or not a revision.
+ */
+export type ExpectedRevision = number | readonly number[];
+
+/** `expected` from If-Match, checked before any write. */
+export function revisionMatches(current: number, expected: ExpectedRevision | undefined): boolean {
+  return expected === undefined || (typeof expected === 'number' ? expected === current : expected.includes(current));
 }

@@ -5,7 +5,7 @@
  */
 import { DomainError } from '../errors.ts';
 import type { AnyRecord, ApiToken, DraftRecord, FileEntry, FileOwner, Parent, PublishedRecord, User, VocabularyEntry } from '../model/types.ts';
-import type { OwnedFileEntry, Repositories, UnitOfWork } from '../ports.ts';
+import type { OwnedFileEntry, Repositories, UnitOfWork, UpdatePosition } from '../ports.ts';
 import { keyedInOrder, pageOfKeyed } from '../vocabularies/vocabulary-listing.ts';
 
 interface State {
@@ -63,6 +63,11 @@ type Writer = <T>(change: (state: State) => T) => Promise<T>;
  * `changeStamp` counts the changes that landed (null inside a unit of work, as on SQL stores).
  */
 function repositoriesOver(read: () => State, write: Writer, changeStamp: () => string | null): Repositories {
+  /** Published versions past `after` in the order harvesters walk: `updated`, then id. */
+  const walkByUpdate = (after: UpdatePosition | undefined) =>
+    [...read().published.values()]
+      .filter((r) => after === undefined || r.updated > after.updated || (r.updated === after.updated && byCodeUnits(r.id, after.id) > 0))
+      .sort((a, b) => byCodeUnits(a.updated, b.updated) || byCodeUnits(a.id, b.id));
   return {
     records: {
       getDraft: async (id) => copyOrNull(read().drafts.get(id)),
@@ -115,12 +120,15 @@ function repositoriesOver(read: () => State, write: Writer, changeStamp: () => s
           .sort(byCodeUnits)
           .slice(0, limit),
       listPublishedByUpdate: async ({ from, until, after, limit }) =>
-        [...read().published.values()]
+        walkByUpdate(after)
           .filter((r) => (from === undefined || r.updated >= from) && (until === undefined || r.updated <= until))
-          .filter((r) => after === undefined || r.updated > after.updated || (r.updated === after.updated && byCodeUnits(r.id, after.id) > 0))
-          .sort((a, b) => byCodeUnits(a.updated, b.updated) || byCodeUnits(a.id, b.id))
           .slice(0, limit)
           .map(copy),
+      positionAfter: async (after, count) => {
+        const walk = walkByUpdate(after);
+        const at = walk[Math.min(Math.max(count, 1), walk.length) - 1];
+        return at === undefined ? null : { position: { updated: at.updated, id: at.id }, full: walk.length >= count };
+      },
       changeStamp: async () => changeStamp(),
     },
     files: {

@@ -1,5 +1,5 @@
 import { requireLevel } from '../model/access.ts';
-import { revisionMatches, touchParent } from '../model/record.ts';
+import { revisionMatches, type ExpectedRevision, touchParent } from '../model/record.ts';
 import type { Identity, Parent, RecordKind } from '../model/types.ts';
 import type { Repositories } from '../ports.ts';
 import type { CoreDeps } from './deps.ts';
@@ -11,7 +11,7 @@ import { projectAfterWrite } from './project-search.ts';
  * Discards a draft and its file entries. The published record an edit draft came from stays.
  * A discarded resource draft also leaves every package draft that held it.
  */
-export async function deleteDraft(deps: CoreDeps, identity: Identity, kind: RecordKind, id: string, expectedRevision?: number): Promise<void> {
+export async function deleteDraft(deps: CoreDeps, identity: Identity, kind: RecordKind, id: string, expectedRevision?: ExpectedRevision): Promise<void> {
   const touched = await deps.uow.run(async (tx) => {
     const draft = await loadDraft(tx, kind, id);
     const parent = await loadParent(tx, draft.parentId);

@@ -104,3 +104,63 @@ export async function harvestOne(deps: CoreDeps, id: string): Promise<HarvestIte
   const record = await deps.repos.records.getPublished(id);
   return record === null ? null : ((await itemsOf(deps, [record], deps.clock.now()))[0] ?? null);
 }
+
+/** A page search engines are pointed at: a record's latest published version, public. */
+export interface SitemapEntry {
+  id: string;
+  kind: RecordKind;
+  /** The version's last change, an ISO instant. */
+  updated: string;
+}
+
+export interface SitemapPage {
+  entries: SitemapEntry[];
+  /** Where the walk goes on: the last version read; null when the walk is complete. */
+  next: HarvestPosition | null;
+}
+
+/**
+ * The pages a sitemap lists among the next `rows` versions of the walk harvesters take (by last
+ * change, then id) from `after`: a published version whose record anonymous readers may read (an
+ * embargo whose day has come counts as lifted) and which is its record's latest, since an older
+ * version's page points readers on to the latest. Bounded by the versions read, not the pages
+ * found, so a part of a sitemap costs the same however few of them are listed.
+ */
+export async function sitemapPage(deps: CoreDeps, query: { after?: HarvestPosition; rows: number }): Promise<SitemapPage> {
+  const now = deps.clock.now();
+  const limit = Math.max(1, Math.min(query.rows, SCAN_TURN));
+  const batch = await deps.repos.records.listPublishedByUpdate({ after: query.after, limit });
+  const open = batch.filter((r) => liftedAt(r, now).access.record === 'public');
+  const parents = new Map((open.length > 0 ? await deps.repos.records.getParentsByIds([...new Set(open.map((r) => r.parentId))]) : []).map((p) => [p.id, p]));
+  const entries: SitemapEntry[] = [];
+  for (const record of open) {
+    if (parents.get(record.parentId)?.latestPublishedId === record.id) entries.push({ id: record.id, kind: record.kind, updated: record.updated });
+  }
+  const last = batch[batch.length - 1];
+  return { entries, next: batch.length < limit || last === undefined ? null : { updated: last.updated, id: last.id } };
+}
+
+/** A part of a sitemap: the `rows` versions of the walk after `after` (from the start without it). */
+export interface SitemapPart {
+  after: HarvestPosition | undefined;
+  /** The last change among its versions, an ISO instant. */
+  lastmod: string;
+}
+
+/**
+ * The walk cut into parts of `rows` versions each, read from the order alone (one step of the
+ * index per part, not the versions): a sitemap index of a million versions in 20 steps instead of
+ * a walk of every version. Empty when nothing is published.
+ */
+export async function sitemapParts(deps: CoreDeps, rows: number): Promise<SitemapPart[]> {
+  const parts: SitemapPart[] = [];
+  let after: HarvestPosition | undefined;
+  for (;;) {
+    const end = await deps.repos.records.positionAfter(after, rows);
+    if (end === null) return parts;
+    parts.push({ after, lastmod: end.position.updated });
+    if (!end.full) return parts;
+    after = end.position;
+    await pause();
+  }
+}

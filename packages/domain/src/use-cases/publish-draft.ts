@@ -3,7 +3,7 @@ import { requireLevel } from '../model/access.ts';
 import { embargoIssues, liftedAt } from '../model/embargo.ts';
 import { fileIssues } from '../model/files.ts';
 import { publishIssues } from '../model/metadata/index.ts';
-import { parentAfterPublish, publishedFrom, revisionMatches } from '../model/record.ts';
+import { parentAfterPublish, publishedFrom, revisionMatches, type ExpectedRevision } from '../model/record.ts';
 import type { DraftRecord, FileEntry, Identity, Parent, Pids, PublishedRecord, RecordKind } from '../model/types.ts';
 import type { RecordView } from '../model/views.ts';
 import type { Repositories } from '../ports.ts';
@@ -59,7 +59,7 @@ async function publishVersion(tx: Repositories, deps: CoreDeps, draft: DraftReco
  * Publishes a draft; a package publishes with it every attached draft resource, in the same
  * transaction. Any problem anywhere is one 400 listing them all, and nothing is published.
  */
-export async function publishDraft(deps: CoreDeps, identity: Identity, kind: RecordKind, id: string, expectedRevision?: number): Promise<RecordView> {
+export async function publishDraft(deps: CoreDeps, identity: Identity, kind: RecordKind, id: string, expectedRevision?: ExpectedRevision): Promise<RecordView> {
   const { record, parent, parents } = await deps.uow.run(async (tx) => {
     const draft = await loadDraft(tx, kind, id);
     const parent = await loadParent(tx, draft.parentId);

@@ -1,7 +1,7 @@
 import { DomainError, mergeIssues } from '../errors.ts';
 import { requireLevel } from '../model/access.ts';
 import { assertFilesUnlocked, filesOptionsAfterSave } from '../model/files.ts';
-import { mergeAccess, mergeFiles, revisionMatches, touchParent, type DraftInput } from '../model/record.ts';
+import { mergeAccess, mergeFiles, revisionMatches, type ExpectedRevision, touchParent, type DraftInput } from '../model/record.ts';
 import type { DraftRecord, Identity, RecordKind } from '../model/types.ts';
 import type { RecordView } from '../model/views.ts';
 import type { CoreDeps } from './deps.ts';
@@ -22,7 +22,7 @@ export async function updateDraft(
   kind: RecordKind,
   id: string,
   input: DraftInput,
-  expectedRevision?: number,
+  expectedRevision?: ExpectedRevision,
 ): Promise<RecordView> {
   checkDraftInput(deps, input);
   const normalized = input.metadata === undefined ? null : await normalizeDraftMetadata(deps, kind, input.metadata);

@@ -4,6 +4,7 @@
  */
 import { notFound } from '../../errors.ts';
 import { atLeast, requireLevel } from '../../model/access.ts';
+import { liftedAt } from '../../model/embargo.ts';
 import type { AnyRecord, Identity } from '../../model/types.ts';
 import type { RecordView, SearchPage } from '../../model/views.ts';
 import type { CoreDeps } from '../deps.ts';
@@ -70,9 +71,19 @@ export async function listPublishedResources(deps: CoreDeps, identity: Identity,
   return listResources(deps, identity, record.resources, 'published', input);
 }
 
+/**
+ * A context is listed to whoever may read the package: its viewers, and anyone at all once its
+ * latest published version is public, as its landing page is. Each resource is shown only to
+ * those who may read it, so a public package's readers see its public resources alone.
+ */
 export async function listContextResources(deps: CoreDeps, identity: Identity, parentId: string, input: ListingInput): Promise<SearchPage> {
   const parent = await deps.repos.records.getParent(parentId);
   if (!parent || parent.kind !== 'package') throw notFound('parent.not_found');
-  requireLevel(identity, await levelFor(deps.repos, identity, parent, deps.clock.now()), 'view');
+  const now = deps.clock.now();
+  const level = await levelFor(deps.repos, identity, parent, now);
+  if (!atLeast(level, 'view')) {
+    const latest = parent.latestPublishedId === null ? null : await deps.repos.records.getPublished(parent.latestPublishedId);
+    if (latest === null || liftedAt(latest, now).access.record !== 'public') requireLevel(identity, level, 'view');
+  }
   return listResources(deps, identity, parent.context, 'draft-first', input);
 }
