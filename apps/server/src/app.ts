@@ -24,6 +24,7 @@ import { packageRoutes } from './routes/packages.ts';
 import { recordRoutes } from './routes/records.ts';
 import { identityOf, type Env } from './routes/request.ts';
 import { searchRoutes } from './routes/search.ts';
+import { vocabularyRoutes } from './routes/vocabularies.ts';
 import { oaiRoutes, type OaiOptions } from './routes/oai.ts';
 import { crawlerRoutes, type CrawlerOptions } from './routes/crawlers.ts';
 import { notFoundPage, pageRoutes, wantsHtml } from './pages/routes.tsx';
@@ -89,6 +90,7 @@ export function createApp(core: Core, config: AppConfig) {
     app.route(prefix, accessLinkRoutes(core, kind));
   }
   app.route('/api', searchRoutes(core, respond));
+  app.route('/api', vocabularyRoutes(core, links));
   app.route('/', oaiRoutes(core, links, config.oai));
   app.route('/', exportRoutes(core, exporter));
   app.route('/', crawlerRoutes(core, links, config.crawlers));

@@ -102,13 +102,16 @@ export function createLinks(baseUrl: string) {
   /** A record in one export format (`exports/formats.ts`). */
   const exportLink = (kind: RecordKind, id: string, format: string) => `${html(kind, id)}/export/${enc(format)}`;
 
+  /** A vocabulary entry under the listing path it was read at (`vocabularies/resourcetypes`, or an alias like `subjects`). */
+  const vocabularyEntry = (listing: string, id: string) => `${baseUrl}/api/${listing}/${enc(id)}`;
+
   /** The OAI-PMH endpoint, at InvenioRDM's path. */
   const oai = `${baseUrl}/oai2d`;
 
   /** The sitemap (`routes/crawlers.ts`): the whole one, or a part starting after a position. */
   const sitemap = (after?: string) => `${baseUrl}/sitemap.xml${after === undefined ? '' : `?after=${enc(after)}`}`;
 
-  return { record, file, files, accessLink, page, pageLinks, contextResources, landing: html, export: exportLink, oai, sitemap };
+  return { record, file, files, accessLink, page, pageLinks, contextResources, landing: html, export: exportLink, oai, sitemap, vocabularyEntry };
 }
 
 export interface PageLinks {

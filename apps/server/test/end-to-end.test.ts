@@ -68,6 +68,16 @@ describe('end to end over real HTTP', () => {
     expect(await cli('vocabularies', 'import', 'target_audiences', join(gkh, 'custom/target_audience.yaml'))).toMatch(/^3 target_audiences entries imported$/);
     expect(await cli('vocabularies', 'import', 'licenses', join(gkh, 'licenses/licenses.csv'))).toMatch(/entries imported$/);
     await expect(cli('vocabularies', 'import', 'colours', 'x.yaml')).rejects.toThrow();
+    // A deposit form reads what was imported, without a token, following the paging links to the end.
+    const audiences: string[] = [];
+    for (let next: string | undefined = '/api/vocabularies/targetaudiencestypes?size=2'; next !== undefined; ) {
+      const page = await http('GET', next, null);
+      expect(page.status).toBe(200);
+      audiences.push(...page.json.hits.hits.map((h: { id: string }) => h.id));
+      next = page.json.links.next;
+    }
+    expect(audiences).toHaveLength(3);
+    expect((await http('GET', '/api/vocabularies/targetaudiencestypes?suggest=earth%20obs%20ana', null)).json.hits.hits.map((h: { id: string }) => h.id)).toEqual(['tu-geo-eoanalyst']);
 
     const draft = await http('POST', '/api/records', token, { metadata: { ...metadata, target_audiences: [{ id: 'tu-geo-eoanalyst' }], rights: [{ id: 'cc-by-4.0' }] } });
     expect(draft.json.errors).toBeUndefined();

@@ -2,7 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { createDb, migrateToLatest } from '../src/index.ts';
 import { compiledOnce } from '../src/sql/compiled-once.ts';
 
-const insert = compiledOnce<{ type: string; id: string; data: string }, never>(['type', 'id', 'data'], (db, row) => db.insertInto('vocabulary').values(row));
+const insert = compiledOnce<{ type: string; id: string; data: string }, never>(['type', 'id', 'data'], (db, row) =>
+  db.insertInto('vocabulary').values({ ...row, sort_key: '', match_text: '' }),
+);
 // `'languages'` is fixed by the query, not a value of the call.
 const languageData = compiledOnce<{ id: string }, { data: string }>(['id'], (db, { id }) =>
   db.selectFrom('vocabulary').select('data').where('type', '=', 'languages').where('id', '=', id),

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { NO_MIGRATIONS, sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { createDb, createMigrator, createSqlUnitOfWork, migrateToLatest } from '../src/index.ts';
-import { draft, fileEntry, parent, published } from './contracts/builders.ts';
+import { draft, fileEntry, parent, published, vocabularyEntry } from './contracts/builders.ts';
 import { embargoActive, embargoUntil, lapsedEmbargoes } from '../src/sql/migrations/0004-embargo-index.ts';
 import { commitSyncs } from '../src/sql/create-db.ts';
 import { openSqlite, tempDir } from './sqlite-fixture.ts';
@@ -42,6 +42,27 @@ describe('sqlite database', () => {
       const row = await handle.db.selectFrom('parent').select('data').where('id', '=', 'p1').executeTakeFirstOrThrow();
       expect(row.data).not.toContain('stored-secret');
       expect((await repos.records.getParent('p1'))?.accessLinks).toEqual([link]);
+    } finally {
+      await handle.close();
+    }
+  });
+
+  it('keys the vocabulary entries stored before listings had keys, so they list and match like new ones', async () => {
+    const handle = createDb(join(tempDir(), 'vocabularies.sqlite'));
+    try {
+      await createMigrator(handle.db).migrateTo('0006-blob-upload');
+      // More rows than one backfill chunk, over two types.
+      const old = Array.from({ length: 1_201 }, (_, i) => vocabularyEntry(i % 2 === 0 ? 'affiliations' : 'subjects', `e${String(i).padStart(4, '0')}`, { title: { en: `Ínstitute ${1_201 - i}` } }));
+      const rows = old.map((e) => ({ type: e.type, id: e.id, data: JSON.stringify(e) }));
+      for (let i = 0; i < rows.length; i += 300) await sql`insert into vocabulary (type, id, data) values ${sql.join(rows.slice(i, i + 300).map((r) => sql`(${r.type}, ${r.id}, ${r.data})`))}`.execute(handle.db);
+      await migrateToLatest(handle.db);
+      const { repos } = createSqlUnitOfWork(handle.db);
+      const all = await repos.vocabularies.page('affiliations', { words: [], prefixes: [], offset: 0, limit: 1_000, countLimit: 10_000 });
+      expect(all.total).toBe(601);
+      const titles = all.entries.map((e) => e.title['en'] ?? '');
+      expect(titles).toEqual([...titles].sort());
+      const matched = await repos.vocabularies.page('subjects', { words: ['1200'], prefixes: ['inst'], offset: 0, limit: 10, countLimit: 10_000 });
+      expect(matched).toEqual({ entries: [old[1]], total: 1 });
     } finally {
       await handle.close();
     }

@@ -20,6 +20,7 @@ import { getRecord, publishedReadStamp } from './use-cases/get-record.ts';
 import { harvest, harvestOne, sitemapPage, sitemapParts, type HarvestPosition, type HarvestQuery } from './use-cases/harvest.ts';
 import { importVocabulary, importVocabularyFile, listVocabulary, removeVocabularyEntries } from './use-cases/import-vocabulary.ts';
 import type { ListingInput } from './use-cases/listing-params.ts';
+import { getVocabularyEntry, searchVocabulary, type VocabularyListingInput } from './use-cases/search-vocabulary.ts';
 import { resolvePaging, resolveSort } from './use-cases/listing-params.ts';
 import { latestVersion, listVersions } from './use-cases/list-versions.ts';
 import { newVersion } from './use-cases/new-version.ts';
@@ -110,6 +111,9 @@ export function createCore(deps: CoreDeps) {
         importVocabularyFile(deps, type, text, format, onProgress),
       list: (type: VocabularyType) => listVocabulary(deps, type),
       remove: (type: VocabularyType, ids: readonly string[]) => removeVocabularyEntries(deps, type, ids),
+      /** By InvenioRDM vocabulary id (`resourcetypes`); see vocabulary-ids.ts. */
+      search: (vocabularyId: string, input: VocabularyListingInput) => searchVocabulary(deps, vocabularyId, input),
+      getEntry: (vocabularyId: string, id: string) => getVocabularyEntry(deps, vocabularyId, id),
     },
     /** What OAI-PMH harvesters see; anonymous by nature, so it takes no identity. */
     harvest: {

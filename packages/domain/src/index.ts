@@ -21,3 +21,6 @@ export { anonymousReadStamp, ownerDraftReadStamp, representationTag } from './mo
 export { DEPENDENCIES, type Dependency, type Readiness } from './use-cases/operations/check-readiness.ts';
 export type { FileProblem, IndexProblem, VerifyOptions, VerifyProgress, VerifyReport } from './use-cases/operations/verify-store.ts';
 export { METADATA_LIMITS } from './model/metadata/limits.ts';
+export type { VocabularyListing, VocabularyListingInput } from './use-cases/search-vocabulary.ts';
+export type { VocabularyFilter, VocabularyPage, VocabularyPageQuery } from './vocabularies/vocabulary-listing.ts';
+export { VOCABULARY_IDS } from './vocabularies/vocabulary-ids.ts';

@@ -15,6 +15,7 @@ import type {
   VocabularyEntry,
   VocabularyType,
 } from './model/types.ts';
+import type { VocabularyPage, VocabularyPageQuery } from './vocabularies/vocabulary-listing.ts';
 
 /**
  * Drafts and published versions of both record kinds. Saves are optimistic: `expectedRevision`
@@ -174,6 +175,12 @@ export interface VocabularyRepository {
   list(type: VocabularyType): Promise<VocabularyEntry[]>;
   /** Deletes these ids of a type; unknown ids are skipped. Returns how many were deleted. */
   remove(type: VocabularyType, ids: readonly string[]): Promise<number>;
+  /**
+   * One page of a type's imported entries that the filter keeps, in `sortKey` order (code units),
+   * with how many it keeps in all. Bounded by the page, not the type: stores read it through an
+   * index on (type, sort key) and never hold the whole type.
+   */
+  page(type: VocabularyType, query: VocabularyPageQuery): Promise<VocabularyPage>;
 }
 
 export interface Repositories {

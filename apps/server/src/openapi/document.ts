@@ -113,6 +113,8 @@ const PATH_PARAMS: Record<string, string> = {
   linkId: 'The id of the access link.',
   format: 'The export format.',
   parentId: "The package's `parent.id`, shared by all its versions.",
+  vocabulary: "The vocabulary, by InvenioRDM's id for it (docs/vocabularies.md).",
+  entryId: 'The id of the vocabulary entry, percent-encoded.',
 };
 
 const QUERY_PARAMS: Record<string, string> = {
@@ -121,6 +123,7 @@ const QUERY_PARAMS: Record<string, string> = {
   sort: 'Sort order (`bestmatch`, `newest`, `oldest`, `updated-desc`, `updated-asc`, `version` ...).',
   size: 'Items per page; default 10.',
   page: 'Page number, from 1.',
+  suggest: "Words typed so far: each must start a word of the entry's id or title (case and accents ignored).",
   allversions: 'Include every version, not only the latest (`true`/`false`, `1`/`0`, `yes`/`no`, `on`/`off`).',
 };
 

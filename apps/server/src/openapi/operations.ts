@@ -9,6 +9,7 @@ import { CITATION_LOCALES, CITATION_STYLES } from '../exports/citation.ts';
 import { EXPORT_FORMATS } from '../exports/formats.ts';
 import { baseMap } from '../pages/world-map.tsx';
 import { accessLinkBody, draftBody, fileKeysBody, listingQuery, recordsBody, resourcesBody, versionsQuery } from '../routes/schemas.ts';
+import { vocabularyOperations } from './vocabulary-operations.ts';
 import { accessLink, accessLinkList, fileEntry, fileList, health, readiness, resourceErrors } from './responses.ts';
 
 export type Method = 'get' | 'post' | 'put' | 'patch' | 'delete' | 'head';
@@ -669,6 +670,7 @@ export function operationTable(options: TableOptions): Operation[] {
     ...recordOperations('package'),
     ...packageOperations,
     ...searchOperations,
+    ...vocabularyOperations,
     ...oaiOperations,
     ...exportOperations,
     ...pageOperations,

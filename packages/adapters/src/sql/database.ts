@@ -63,6 +63,10 @@ export interface VocabularyTable {
   type: string;
   id: string;
   data: string;
+  /** vocabulary-listing.ts `sortKey`: the listing order. */
+  sort_key: string;
+  /** vocabulary-listing.ts `matchText`: the words a listing filters on, space-delimited. */
+  match_text: string;
 }
 
 export interface Database {

@@ -5,6 +5,7 @@ import * as accessLinkTokensDropped from './migrations/0003-access-link-tokens-d
 import * as embargoIndex from './migrations/0004-embargo-index.ts';
 import * as recordUpdatedIndex from './migrations/0005-record-updated-index.ts';
 import * as blobUpload from './migrations/0006-blob-upload.ts';
+import * as vocabularyListing from './migrations/0007-vocabulary-listing.ts';
 
 /** Listed statically: append-only, never renamed. */
 const migrations: Record<string, Migration> = {
@@ -14,6 +15,7 @@ const migrations: Record<string, Migration> = {
   '0004-embargo-index': embargoIndex,
   '0005-record-updated-index': recordUpdatedIndex,
   '0006-blob-upload': blobUpload,
+  '0007-vocabulary-listing': vocabularyListing,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

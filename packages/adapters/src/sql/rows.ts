@@ -3,6 +3,7 @@
  * The driver binds strings and numbers only, so objects go in as JSON text.
  */
 import type { ApiToken, DraftRecord, FileEntry, FileOwner, Parent, PublishedRecord, User, VocabularyEntry } from '@krs/domain';
+import { matchText, sortKey } from '@krs/domain/vocabularies';
 import type { ApiTokenTable, DraftTable, FileEntryTable, ParentTable, RecordTable, UserTable, VocabularyTable } from './database.ts';
 
 // The JSON was written by the functions below from a typed value, so reading it back is trusted.
@@ -33,5 +34,11 @@ export const rowToUser = (row: UserTable): User => ({ id: row.id, email: row.ema
 export const tokenToRow = (t: ApiToken): ApiTokenTable => ({ hash: t.hash, id: t.id, user_id: t.userId, name: t.name, created: t.created });
 export const rowToToken = (row: ApiTokenTable): ApiToken => ({ id: row.id, userId: row.user_id, name: row.name, hash: row.hash, created: row.created });
 
-export const vocabularyToRow = (e: VocabularyEntry): VocabularyTable => ({ type: e.type, id: e.id, data: JSON.stringify(e) });
+export const vocabularyToRow = (e: VocabularyEntry): VocabularyTable => ({
+  type: e.type,
+  id: e.id,
+  data: JSON.stringify(e),
+  sort_key: sortKey(e),
+  match_text: matchText(e),
+});
 export const rowToVocabulary = (row: Pick<VocabularyTable, 'data'>): VocabularyEntry => parse<VocabularyEntry>(row.data);

@@ -1,5 +1,5 @@
 import type { VocabularyEntry, VocabularyRepository } from '@krs/domain';
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import { compiledOnce } from './compiled-once.ts';
 import type { Database } from './database.ts';
 import { rowToVocabulary, vocabularyToRow } from './rows.ts';
@@ -23,7 +23,13 @@ export function createSqlVocabularyRepository(db: Kysely<Database>): VocabularyR
       await handle
         .insertInto('vocabulary')
         .values(entries.slice(i, i + UPSERT_CHUNK).map(vocabularyToRow))
-        .onConflict((oc) => oc.columns(['type', 'id']).doUpdateSet((eb) => ({ data: eb.ref('excluded.data') })))
+        .onConflict((oc) =>
+          oc.columns(['type', 'id']).doUpdateSet((eb) => ({
+            data: eb.ref('excluded.data'),
+            sort_key: eb.ref('excluded.sort_key'),
+            match_text: eb.ref('excluded.match_text'),
+          })),
+        )
         .execute();
     }
   }
@@ -64,6 +70,24 @@ export function createSqlVocabularyRepository(db: Kysely<Database>): VocabularyR
     async list(type) {
       const rows = await db.selectFrom('vocabulary').select('data').where('type', '=', type).orderBy('id').execute();
       return rows.map(rowToVocabulary);
+    },
+    async page(type, query) {
+      // Words and prefixes are letters and digits only (tokenize), so they need no LIKE escaping.
+      const patterns = [...query.words.map((w) => `% ${w} %`), ...query.prefixes.map((p) => `% ${p}%`)];
+      let matching = db.selectFrom('vocabulary').where('type', '=', type);
+      for (const pattern of patterns) matching = matching.where('match_text', 'like', pattern);
+      // The keys of the page first, from the index alone (PostgreSQL would otherwise test the
+      // filter on each row's heap tuple), then those rows' JSON.
+      const keys = matching.select('sort_key').orderBy('sort_key').limit(query.limit).offset(query.offset);
+      const rows = await db.selectFrom('vocabulary').select('data').where('type', '=', type).where('sort_key', 'in', keys).orderBy('sort_key').execute();
+      const entries = rows.map(rowToVocabulary);
+      // A short page, unless past the end, is the last one: the total is known without counting.
+      if (entries.length < query.limit && (entries.length > 0 || query.offset === 0)) return { entries, total: query.offset + entries.length };
+      const counted = await db
+        .selectFrom(matching.select(sql.lit(1).as('one')).limit(query.countLimit).as('kept'))
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .executeTakeFirstOrThrow();
+      return { entries, total: Number(counted.n) };
     },
     async remove(type, ids) {
       let removed = 0;

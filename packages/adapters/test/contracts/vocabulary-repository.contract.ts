@@ -48,6 +48,73 @@ export function vocabularyRepositoryContract(name: string, make: MakeRepositorie
       expect(await v.list('languages')).toEqual([]);
     });
 
+    it('pages a type in folded title order, ties by id, counting every entry the page comes from', async () => {
+      const v = await vocabularies();
+      await v.upsert([
+        vocabularyEntry('resource_types', 'b-book', { title: { en: 'book' } }),
+        vocabularyEntry('resource_types', 'book-section', { title: { en: 'Book section' } }),
+        vocabularyEntry('resource_types', 'a-book', { title: { en: 'Böok' } }),
+        vocabularyEntry('resource_types', 'zz', { title: { de: 'Abbildung' } }),
+        vocabularyEntry('resource_types', 'apple', { title: { en: 'Zebra', fr: 'Alpha' } }),
+        vocabularyEntry('roles', 'a', { title: { en: 'A' } }),
+      ]);
+      const all = { words: [], prefixes: [], offset: 0, limit: 10, countLimit: 100 };
+      const first = await v.page('resource_types', all);
+      // Böok and book fold to one title and fall back to the id; the English title decides, else the first one given.
+      expect(first.entries.map((e) => e.id)).toEqual(['zz', 'a-book', 'b-book', 'book-section', 'apple']);
+      expect(first.total).toBe(5);
+      expect(first.entries[1]).toEqual(vocabularyEntry('resource_types', 'a-book', { title: { en: 'Böok' } }));
+      const second = await v.page('resource_types', { ...all, offset: 2, limit: 2 });
+      expect(second).toEqual({ entries: first.entries.slice(2, 4), total: 5 });
+      expect(await v.page('resource_types', { ...all, offset: 5 })).toEqual({ entries: [], total: 5 });
+      expect(await v.page('languages', all)).toEqual({ entries: [], total: 0 });
+    });
+
+    it('counts up to the count limit only, and exactly on a last page', async () => {
+      const v = await vocabularies();
+      await v.upsert(Array.from({ length: 9 }, (_, i) => vocabularyEntry('subjects', `s${i}`, { title: { en: i % 3 === 0 ? `Ocean ${i}` : `Land ${i}` } })));
+      const all = { words: [], prefixes: [], offset: 0, limit: 2, countLimit: 4 };
+      expect(await v.page('subjects', all)).toMatchObject({ total: 4 });
+      expect((await v.page('subjects', { ...all, offset: 2 })).entries.map((e) => e.id)).toEqual(['s4', 's5']);
+      expect(await v.page('subjects', { ...all, prefixes: ['ocean'] })).toMatchObject({ total: 3 });
+      expect(await v.page('subjects', { ...all, prefixes: ['ocean'], offset: 2 })).toEqual({ entries: [vocabularyEntry('subjects', 's6', { title: { en: 'Ocean 6' } })], total: 3 });
+      expect(await v.page('subjects', { ...all, prefixes: ['ocean'], offset: 4 })).toEqual({ entries: [], total: 3 });
+    });
+
+    it('keeps the entries whose id or any title has each word whole and each prefix starting a word, folding case and accents', async () => {
+      const v = await vocabularies();
+      await v.upsert([
+        vocabularyEntry('affiliations', 'muller-inst', { title: { en: 'Müller Institute of Ocean Science', de: 'Müller-Institut' } }),
+        vocabularyEntry('affiliations', 'ocean-lab', { title: { en: 'Oceanography Laboratory' } }),
+        vocabularyEntry('affiliations', 'esa', { title: { en: 'European Space Agency' } }),
+        vocabularyEntry('subjects', 'ocean', { title: { en: 'Ocean' } }),
+      ]);
+      const ids = async (words: string[], prefixes: string[]) => {
+        const page = await v.page('affiliations', { words, prefixes, offset: 0, limit: 10, countLimit: 100 });
+        return { ids: page.entries.map((e) => e.id), total: page.total };
+      };
+      expect(await ids([], ['ocean'])).toEqual({ ids: ['muller-inst', 'ocean-lab'], total: 2 });
+      expect(await ids(['oceanography'], [])).toEqual({ ids: ['ocean-lab'], total: 1 });
+      expect(await ids(['oceano'], [])).toEqual({ ids: [], total: 0 });
+      expect(await ids([], ['oceano'])).toEqual({ ids: ['ocean-lab'], total: 1 });
+      expect(await ids([], ['mul', 'sci'])).toEqual({ ids: ['muller-inst'], total: 1 });
+      expect(await ids([], ['institut'])).toEqual({ ids: ['muller-inst'], total: 1 });
+      expect(await ids([], ['lab'])).toEqual({ ids: ['ocean-lab'], total: 1 });
+      expect(await ids([], ['cean'])).toEqual({ ids: [], total: 0 });
+      expect(await ids(['space'], ['eu'])).toEqual({ ids: ['esa'], total: 1 });
+    });
+
+    it('lists an entry by its new title after a replace, and drops a removed one', async () => {
+      const v = await vocabularies();
+      await v.upsert([vocabularyEntry('subjects', 'x', { title: { en: 'Alpha' } }), vocabularyEntry('subjects', 'y', { title: { en: 'Beta' } })]);
+      await v.upsert([vocabularyEntry('subjects', 'x', { title: { en: 'Gamma' } })]);
+      const all = { words: [], prefixes: [], offset: 0, limit: 10, countLimit: 100 };
+      expect((await v.page('subjects', all)).entries.map((e) => e.id)).toEqual(['y', 'x']);
+      expect((await v.page('subjects', { ...all, prefixes: ['alp'] })).total).toBe(0);
+      await v.remove('subjects', ['y']);
+      expect((await v.page('subjects', all)).entries.map((e) => e.id)).toEqual(['x']);
+    });
+
     it('accepts empty batches', async () => {
       const v = await vocabularies();
       expect(await v.upsert([])).toBe(0);

@@ -6,6 +6,7 @@
 import { DomainError } from '../errors.ts';
 import type { AnyRecord, ApiToken, DraftRecord, FileEntry, FileOwner, Parent, PublishedRecord, User, VocabularyEntry } from '../model/types.ts';
 import type { OwnedFileEntry, Repositories, UnitOfWork, UpdatePosition } from '../ports.ts';
+import { keyedInOrder, pageOfKeyed } from '../vocabularies/vocabulary-listing.ts';
 
 interface State {
   drafts: Map<string, DraftRecord>;
@@ -233,6 +234,10 @@ function repositoriesOver(read: () => State, write: Writer, changeStamp: () => s
           for (const id of new Set(ids)) if (s.vocabularies.delete(`${type}:${id}`)) removed++;
           return removed;
         }),
+      async page(type, query) {
+        const page = pageOfKeyed(keyedInOrder([...read().vocabularies.values()].filter((e) => e.type === type)), query);
+        return { entries: page.entries.map(copy), total: page.total };
+      },
     },
   };
 }

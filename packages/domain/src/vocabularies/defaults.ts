@@ -87,6 +87,7 @@ function languages(): VocabularyEntry[] {
 }
 
 let table: Map<string, VocabularyEntry> | null = null;
+let byType: Map<VocabularyType, VocabularyEntry[]> | null = null;
 
 /** Built on first use: the language and license lists are thousands of entries. */
 function defaults(): Map<string, VocabularyEntry> {
@@ -105,4 +106,17 @@ function defaults(): Map<string, VocabularyEntry> {
 
 export function defaultEntry(type: VocabularyType, id: string): VocabularyEntry | undefined {
   return defaults().get(`${type}:${id}`);
+}
+
+/** The shipped entries of one type (none for the types that ship none). */
+export function defaultEntries(type: VocabularyType): readonly VocabularyEntry[] {
+  if (byType === null) {
+    byType = new Map();
+    for (const e of defaults().values()) {
+      const list = byType.get(e.type);
+      if (list) list.push(e);
+      else byType.set(e.type, [e]);
+    }
+  }
+  return byType.get(type) ?? [];
 }

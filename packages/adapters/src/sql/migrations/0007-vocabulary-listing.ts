@@ -1,0 +1,42 @@
+import { matchText, sortKey } from '@krs/domain/vocabularies';
+import { sql, type Kysely } from 'kysely';
+import { isPostgres } from '../dialect.ts';
+import { rowToVocabulary } from '../rows.ts';
+
+const BACKFILL_CHUNK = 1000;
+
+/**
+ * Keys for listing a vocabulary a page at a time (vocabulary-listing.ts): `sort_key` orders,
+ * `match_text` filters. The index carries both, so a filtered page or count walks the index
+ * alone, never the entries' JSON. PostgreSQL compares the keys in code-unit ("C") order, as
+ * SQLite's BINARY does, so both stores page identically.
+ */
+export async function up(db: Kysely<any>): Promise<void> {
+  const collate = isPostgres(db) ? ' collate "C"' : '';
+  for (const column of ['sort_key', 'match_text']) {
+    await sql.raw(`alter table vocabulary add column ${column} text${collate} not null default ''`).execute(db);
+  }
+  // Entries imported before this migration: keyed in chunks, walking the primary key.
+  let after: { type: string; id: string } | null = null;
+  for (;;) {
+    let query = db.selectFrom('vocabulary').select(['type', 'id', 'data']).orderBy('type').orderBy('id').limit(BACKFILL_CHUNK);
+    if (after !== null) {
+      const { type, id } = after;
+      query = query.where((eb) => eb.or([eb('type', '>', type), eb.and([eb('type', '=', type), eb('id', '>', id)])]));
+    }
+    const rows: { type: string; id: string; data: string }[] = await query.execute();
+    for (const row of rows) {
+      const entry = rowToVocabulary(row);
+      await db.updateTable('vocabulary').set({ sort_key: sortKey(entry), match_text: matchText(entry) }).where('type', '=', row.type).where('id', '=', row.id).execute();
+    }
+    const last = rows.at(-1);
+    if (last === undefined || rows.length < BACKFILL_CHUNK) break;
+    after = { type: last.type, id: last.id };
+  }
+  await sql`create index vocabulary_listing on vocabulary (type, sort_key, match_text)`.execute(db);
+}
+
+export async function down(db: Kysely<any>): Promise<void> {
+  await db.schema.dropIndex('vocabulary_listing').execute();
+  for (const column of ['sort_key', 'match_text']) await db.schema.alterTable('vocabulary').dropColumn(column).execute();
+}
