@@ -31,7 +31,7 @@ export function createResponder(exporter: Exporter, filesOf: FilesOf) {
     if (type === LINKSET_TYPE) return c.body(exporter.linkset(view, files), status);
     // RECORD_ALTERNATES lists the export formats' types and these two only.
     const format = exportFormatByType(type) as ExportFormat;
-    return c.body(exporter.render(format, view, files, false), status);
+    return c.body(await exporter.render(format, view, files, false), status);
   }
 
   /** `extra` adds top-level members some responses carry (the create-draft `expanded`). */

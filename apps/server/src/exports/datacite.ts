@@ -4,6 +4,7 @@
  * title and description types are DataCite's controlled lists; a value outside them is left out
  * (related identifiers) or becomes `Other`, so the output stays valid against the schema.
  */
+import { nextIteration } from '@krs/adapters';
 import type { RecordView } from '@krs/domain';
 import { textOf } from '../html-text.ts';
 import type { Links } from '../links.ts';
@@ -243,6 +244,6 @@ export function dataCiteXml(d: Json): XmlNode {
   return { resource: r };
 }
 
-export function toDataCiteXml(view: RecordView, links: Links): string {
-  return xmlDocument(dataCiteXml(toDataCite(view, links)));
+export function toDataCiteXml(view: RecordView, links: Links): Promise<string> {
+  return xmlDocument(dataCiteXml(toDataCite(view, links)), nextIteration);
 }

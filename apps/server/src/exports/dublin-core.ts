@@ -2,8 +2,9 @@
 import type { RecordView } from '@krs/domain';
 import type { Links } from '../links.ts';
 import { oaiDcXml } from '../oai/oai-dc.ts';
+import { nextIteration } from '@krs/adapters';
 import { xmlDocument } from './xml.ts';
 
 export const DUBLIN_CORE_TYPE = 'application/x-dc+xml';
 
-export const renderDublinCore = (view: RecordView, links: Links): string => xmlDocument(oaiDcXml(view, links));
+export const renderDublinCore = (view: RecordView, links: Links): Promise<string> => xmlDocument(oaiDcXml(view, links), nextIteration);

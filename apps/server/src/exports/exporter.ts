@@ -23,7 +23,8 @@ export function createExporter(links: Links) {
   const headers = lru(4 * 1024 * 1024);
   const citations = lru(4 * 1024 * 1024);
   // An export of the largest record a client may store takes 100-300 ms to build: once per revision.
-  const renders = lru(32 * 1024 * 1024);
+  const rendered = sizeBoundedCache<string>(32 * 1024 * 1024, (text) => text.length, 8 * 1024 * 1024);
+  const renders = (key: string, make: () => string): string => rendered.through(key, make);
   const revision = (view: RecordView) => `${view.record.kind}\u0000${view.record.id}\u0000${view.record.state}\u0000${view.record.revisionId}`;
   return {
     links,
@@ -36,9 +37,14 @@ export function createExporter(links: Links) {
       return renders(`${revision(view)}\u0000page-json-ld\u0000${files.length}\u0000${maxPeople}`, () => jsonLdScript(toJsonLd(view, links, files, maxPeople)));
     },
     linkset: (view: RecordView, files: FileEntry[]) => renders(`${revision(view)}\u0000linkset\u0000${files.length}`, () => JSON.stringify(linkset(view, links, files))),
-    render(format: ExportFormat, view: RecordView, files: FileEntry[], pretty: boolean): string {
-      const make = () => format.render({ view, links, files, pretty });
-      return format.perRevision ? renders(`${revision(view)}\u0000${format.id}\u0000${files.length}\u0000${pretty}`, make) : make();
+    async render(format: ExportFormat, view: RecordView, files: FileEntry[], pretty: boolean): Promise<string> {
+      if (!format.perRevision) return format.render({ view, links, files, pretty });
+      const key = `${revision(view)}\u0000${format.id}\u0000${files.length}\u0000${pretty}`;
+      const kept = rendered.get(key);
+      if (kept !== undefined) return kept;
+      const text = await format.render({ view, links, files, pretty });
+      rendered.set(key, text);
+      return text;
     },
     citation(view: RecordView, style: CitationStyle, locale: string, format: 'html' | 'text'): string {
       return citations(`${revision(view)}\u0000${style}\u0000${locale}\u0000${format}`, () => formatCitation(toCsl(view, links), style, locale, format));

@@ -31,7 +31,8 @@ export interface ExportFormat {
   extension: string;
   /** Depends on the version alone, not on later versions or its parent's state: may be kept per revision. */
   perRevision: boolean;
-  render(input: ExportInput): string;
+  /** XML formats give turns to other requests while they write a large record. */
+  render(input: ExportInput): string | Promise<string>;
 }
 
 const json = (value: unknown, pretty: boolean) => (pretty ? JSON.stringify(value, null, 2) : JSON.stringify(value));

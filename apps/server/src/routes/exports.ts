@@ -25,7 +25,7 @@ export function exportRoutes(core: Core, exporter: Exporter) {
       return c.body(text, 200, { ...headers, 'Content-Type': `${CITATION_TYPE}; charset=utf-8` });
     }
     const files = view.record.files.enabled ? (await core.files.list(identityOf(c), kind, id, 'published')).entries : [];
-    return c.body(exporter.render(format, view, files, true), 200, {
+    return c.body(await exporter.render(format, view, files, true), 200, {
       ...headers,
       'Content-Type': `${format.mediaType}; charset=utf-8`,
       'Content-Disposition': `inline; filename="${view.record.id.replace(/[^\w.-]/g, '_')}.${format.extension}"`,
