@@ -233,7 +233,8 @@ export function recordRepositoryContract(name: string, make: MakeRepositories, o
       expect(ids(await r.getPublishedByIds(many))).toEqual(['r2']);
     });
 
-    it('walks published versions in update order, ties by id, between bounds and after a position', async () => {
+    /** Four published versions, two sharing an instant, and a draft between them in time. */
+    const walkOfFour = async () => {
       const r = await records();
       const at = (updated: string) => ({ updated });
       await r.savePublished(published('b', 'p1', at('2026-01-02T10:00:00.000Z')), null);
@@ -241,6 +242,12 @@ export function recordRepositoryContract(name: string, make: MakeRepositories, o
       await r.savePublished(published('c', 'p2', at('2026-01-01T00:00:00.000Z')), null);
       await r.savePublished(published('d', 'p2', at('2026-01-03T23:59:59.999Z')), null);
       await r.saveDraft(draft('e', 'p3', { updated: '2026-01-02T00:00:00.000Z' }), null);
+      return r;
+    };
+
+    it('walks published versions in update order, ties by id, between bounds and after a position', async () => {
+      const r = await walkOfFour();
+      const at = (updated: string) => ({ updated });
       const ids = async (q: Parameters<typeof r.listPublishedByUpdate>[0]) => (await r.listPublishedByUpdate(q)).map((x) => x.id);
       expect(await ids({ limit: 10 })).toEqual(['c', 'a', 'b', 'd']);
       expect(await ids({ limit: 2 })).toEqual(['c', 'a']);
@@ -255,13 +262,7 @@ export function recordRepositoryContract(name: string, make: MakeRepositories, o
     });
 
     it('tells where the walk by update stands a number of versions on, to cut it into parts without reading them', async () => {
-      const r = await records();
-      const at = (updated: string) => ({ updated });
-      await r.savePublished(published('b', 'p1', at('2026-01-02T10:00:00.000Z')), null);
-      await r.savePublished(published('a', 'p1', at('2026-01-02T10:00:00.000Z')), null);
-      await r.savePublished(published('c', 'p2', at('2026-01-01T00:00:00.000Z')), null);
-      await r.savePublished(published('d', 'p2', at('2026-01-03T23:59:59.999Z')), null);
-      await r.saveDraft(draft('e', 'p3', { updated: '2026-01-02T00:00:00.000Z' }), null);
+      const r = await walkOfFour();
       // The walk: c, a, b, d (the draft is no part of it).
       const pos = (updated: string, id: string) => ({ updated, id });
       expect(await r.positionAfter(undefined, 1)).toEqual({ position: pos('2026-01-01T00:00:00.000Z', 'c'), full: true });
