@@ -11,19 +11,54 @@
  * Kept exact by the index's own writes (a write moves a box between lists in constant time);
  * read whole from the R*Tree at open and after another process's write.
  */
+import { Sqlite } from '../sql/sqlite-driver.ts';
 
-/** The R*Tree's rounding of a double to single precision (SQLite's `rtreeValueDown` / `rtreeValueUp`). */
+/**
+ * The R*Tree's rounding of a double to single precision (SQLite's `rtreeValueDown` /
+ * `rtreeValueUp`), which changed between the SQLite releases the two drivers carry: older ones
+ * multiply by 1 -/+ 2^-23 and round again (which can move two steps, or none for a subnormal),
+ * newer ones take the adjacent single. Which one the loaded SQLite does is asked of it once, with
+ * a box in a database in memory, so the bounds kept here are the R*Tree's bit for bit.
+ */
 const TOWARDS_ZERO = 1 - 1 / 8388608;
 const AWAY_FROM_ZERO = 1 + 1 / 8388608;
 
+const single = new Float32Array(1);
+const bits = new Int32Array(single.buffer);
+/** The single next to `f` (a single) towards `direction` (+1 up, -1 down). */
+function adjacentSingle(f: number, direction: 1 | -1): number {
+  if (f === 0) return direction * 1.401298464324817e-45;
+  single[0] = f;
+  bits[0] = (bits[0] as number) + (f > 0 ? direction : -direction);
+  return single[0] as number;
+}
+
+let adjacent: boolean | null = null;
+function roundsToAdjacent(): boolean {
+  if (adjacent === null) {
+    const db = new Sqlite(':memory:');
+    try {
+      db.exec('CREATE VIRTUAL TABLE t USING rtree(id, min_x, max_x)');
+      db.prepare('INSERT INTO t VALUES (1, 0.1, 0.1)').run();
+      const stored = db.prepare('SELECT min_x FROM t').pluck().get() as number;
+      adjacent = stored === adjacentSingle(Math.fround(0.1), -1);
+    } finally {
+      db.close();
+    }
+  }
+  return adjacent;
+}
+
 export function roundedDown(d: number): number {
   const f = Math.fround(d);
-  return f > d ? Math.fround(d * (d < 0 ? AWAY_FROM_ZERO : TOWARDS_ZERO)) : f;
+  if (!(f > d)) return f;
+  return roundsToAdjacent() ? adjacentSingle(f, -1) : Math.fround(d * (d < 0 ? AWAY_FROM_ZERO : TOWARDS_ZERO));
 }
 
 export function roundedUp(d: number): number {
   const f = Math.fround(d);
-  return f < d ? Math.fround(d * (d < 0 ? TOWARDS_ZERO : AWAY_FROM_ZERO)) : f;
+  if (!(f < d)) return f;
+  return roundsToAdjacent() ? adjacentSingle(f, 1) : Math.fround(d * (d < 0 ? TOWARDS_ZERO : AWAY_FROM_ZERO));
 }
 
 /** A box as `[west, south, east, north]`. */
