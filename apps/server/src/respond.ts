@@ -1,4 +1,5 @@
 /** Writes serialized views as responses: Accept negotiation, ETag, list envelopes with paging links. */
+import { entityTag, entityTags, weakMatch } from './entity-tags.ts';
 import type { Context } from 'hono';
 import { nextIteration } from '@krs/adapters';
 import { representationTag, type FileEntry, type RecordView, type SearchPage } from '@krs/domain';
@@ -15,6 +16,15 @@ const LARGE_ANSWER_CHARS = 256 * 1024;
 
 /** A published version's files, for the export formats that list them; loaded only when one is asked for. */
 export type FilesOf = (c: Context, view: RecordView) => Promise<FileEntry[]>;
+
+/** Whether `If-None-Match` names `tag` (weak comparison, RFC 9110 13.1.2); a field that cannot be read is ignored. */
+function noneMatch(field: string | undefined, tag: string): boolean {
+  if (field === undefined) return false;
+  const tags = entityTags(field);
+  if (tags === '*') return true;
+  const current = entityTag(tag);
+  return tags !== null && tags.some((t) => weakMatch(t, current));
+}
 
 export function createResponder(exporter: Exporter, filesOf: FilesOf) {
   const links = exporter.links;
@@ -39,11 +49,16 @@ export function createResponder(exporter: Exporter, filesOf: FilesOf) {
     // A HEAD carries the headers its GET would (RFC 9110, 9.3.2).
     const publishedGet = (c.req.method === 'GET' || c.req.method === 'HEAD') && view.record.state === 'published';
     const { contentType, ui, alternate: chosen } = negotiate(c.req.header('accept'), publishedGet ? { alternates: RECORD_ALTERNATES } : {});
-    c.header('ETag', `"${representationTag(view)}"`);
-    c.header('Content-Type', contentType);
+    const tag = `"${representationTag(view)}"`;
+    c.header('ETag', tag);
     // Every record answer depends on Accept (the UI media type adds `ui`), drafts' too.
     c.header('Vary', 'Accept');
     if (publishedGet) c.header('Link', exporter.signposting(view));
+    // A published version's tag changes with every change of its answer (its row's and its
+    // parent's revisions), so a harvester or cache holding it revalidates without the body. A
+    // draft's tag is its revision alone, which its answer outgrows: always answered in full.
+    if (publishedGet && status === 200 && noneMatch(c.req.header('if-none-match'), tag)) return c.body(null, 304);
+    c.header('Content-Type', contentType);
     if (chosen !== undefined) return alternate(c, view, chosen, status);
     const text = JSON.stringify({ ...serializeRecord(view, links, ui), ...extra });
     if (text.length <= LARGE_ANSWER_CHARS) return c.body(text, status);

@@ -158,6 +158,33 @@ describe('resource drafts over HTTP', () => {
     expect((await call('GET', `/api/records/${id}`)).headers.get('etag')).toBe(after.headers.get('etag'));
   });
 
+  it('answers a published version with 304 while If-None-Match names its current tag, and in full once its answer changed', async () => {
+    const { call, alice } = await makeApp();
+    const id = (await call('POST', '/api/records', { token: alice, json: { metadata, files: { enabled: false } } })).json.id as string;
+    // A draft's tag is its revision alone, which its answer outgrows: never a 304.
+    const draftTag = (await call('GET', `/api/records/${id}/draft`, { token: alice })).headers.get('etag') as string;
+    expect((await call('GET', `/api/records/${id}/draft`, { token: alice, headers: { 'if-none-match': draftTag } })).status).toBe(200);
+    expect((await call('POST', `/api/records/${id}/draft/actions/publish`, { token: alice })).status).toBe(202);
+    const first = await call('GET', `/api/records/${id}`);
+    const tag = first.headers.get('etag') as string;
+    const again = await call('GET', `/api/records/${id}`, { headers: { 'if-none-match': `"other", W/${tag}` } });
+    expect(again.status).toBe(304);
+    expect(again.text).toBe('');
+    expect(again.headers.get('etag')).toBe(tag);
+    expect(again.headers.get('vary')).toBe('Accept');
+    expect((await call('GET', `/api/records/${id}`, { headers: { 'if-none-match': '*' } })).status).toBe(304);
+    expect((await call('GET', `/api/records/${id}`, { headers: { 'if-none-match': '"other"' } })).status).toBe(200);
+    // A field that cannot be read is ignored.
+    expect((await call('GET', `/api/records/${id}`, { headers: { 'if-none-match': 'not a tag' } })).status).toBe(200);
+    // A newer version changes this one's answer (versions.is_latest): the old tag no longer matches.
+    const v2 = (await call('POST', `/api/records/${id}/versions`, { token: alice })).json.id as string;
+    await call('PUT', `/api/records/${v2}/draft`, { token: alice, json: { metadata, files: { enabled: false } } });
+    expect((await call('POST', `/api/records/${v2}/draft/actions/publish`, { token: alice })).status).toBe(202);
+    const changed = await call('GET', `/api/records/${id}`, { headers: { 'if-none-match': tag } });
+    expect(changed.status).toBe(200);
+    expect(changed.json.versions.is_latest).toBe(false);
+  });
+
   it('gives a published resource an OAI identifier, as packages have', async () => {
     const { call, alice } = await makeApp();
     const draft = await call('POST', '/api/records', { token: alice, json: { metadata, files: { enabled: false } } });

@@ -208,7 +208,10 @@ function recordOperations(kind: 'resource' | 'package'): Operation[] {
       tags: [tag],
       access: 'optional',
       params: CITATION_PARAMS,
-      responses: [recordAnswer(200, 'The published record.', { published: true, exports: true })],
+      responses: [
+        recordAnswer(200, 'The published record.', { published: true, exports: true }),
+        { status: 304, description: '`If-None-Match` names the current ETag: the answer is unchanged.', body: { kind: 'empty' }, headers: ['ETag'] },
+      ],
       errors: QUERY_READ,
     },
     { method: 'post', path: `${base}/{id}/versions`, summary: `Create a new version of a ${noun}`, tags: [tag], access: 'user-or-link', responses: [recordAnswer(201, 'The new version draft.')], errors: WRITE },
