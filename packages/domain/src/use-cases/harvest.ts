@@ -7,7 +7,7 @@
  */
 import { liftedAt } from '../model/embargo.ts';
 import { pause } from '../model/metadata/normalizer.ts';
-import type { PublishedRecord, RecordKind } from '../model/types.ts';
+import type { Parent, PublishedRecord, RecordKind } from '../model/types.ts';
 import type { RecordView } from '../model/views.ts';
 import type { CoreDeps } from './deps.ts';
 import { viewOf } from './lookup.ts';
@@ -63,11 +63,20 @@ export function setsOf(record: PublishedRecord): HarvestSet[] {
 const inSet = (record: PublishedRecord, set: HarvestSet | undefined): boolean =>
   set === undefined || ('kind' in set ? record.kind === set.kind : typeOf(record) === set.resourceType);
 
-/** Harvest items of these versions, their parents read in one go (only public versions need them). */
-async function itemsOf(deps: CoreDeps, records: PublishedRecord[], now: string): Promise<HarvestItem[]> {
+/**
+ * These versions as of `now` (an embargo whose day has come counts as lifted), and the parents of
+ * the public ones, read in one go: only public versions are shown, and they need their parents.
+ */
+async function publicAt(deps: CoreDeps, records: readonly PublishedRecord[], now: string): Promise<{ current: PublishedRecord[]; parents: Map<string, Parent> }> {
   const current = records.map((r) => liftedAt(r, now));
-  const open = current.filter((r) => r.access.record === 'public');
-  const parents = new Map((open.length > 0 ? await deps.repos.records.getParentsByIds(open.map((r) => r.parentId)) : []).map((p) => [p.id, p]));
+  const ids = [...new Set(current.filter((r) => r.access.record === 'public').map((r) => r.parentId))];
+  const parents = new Map((ids.length > 0 ? await deps.repos.records.getParentsByIds(ids) : []).map((p) => [p.id, p]));
+  return { current, parents };
+}
+
+/** Harvest items of these versions. */
+async function itemsOf(deps: CoreDeps, records: PublishedRecord[], now: string): Promise<HarvestItem[]> {
+  const { current, parents } = await publicAt(deps, records, now);
   return current.map((record) => {
     const parent = record.access.record === 'public' ? parents.get(record.parentId) : undefined;
     return { id: record.id, kind: record.kind, updated: record.updated, sets: setsOf(record), view: parent === undefined ? null : viewOf(record, parent) };
@@ -130,11 +139,10 @@ export async function sitemapPage(deps: CoreDeps, query: { after?: HarvestPositi
   const now = deps.clock.now();
   const limit = Math.max(1, Math.min(query.rows, SCAN_TURN));
   const batch = await deps.repos.records.listPublishedByUpdate({ after: query.after, limit });
-  const open = batch.filter((r) => liftedAt(r, now).access.record === 'public');
-  const parents = new Map((open.length > 0 ? await deps.repos.records.getParentsByIds([...new Set(open.map((r) => r.parentId))]) : []).map((p) => [p.id, p]));
+  const { current, parents } = await publicAt(deps, batch, now);
   const entries: SitemapEntry[] = [];
-  for (const record of open) {
-    if (parents.get(record.parentId)?.latestPublishedId === record.id) entries.push({ id: record.id, kind: record.kind, updated: record.updated });
+  for (const record of current) {
+    if (record.access.record === 'public' && parents.get(record.parentId)?.latestPublishedId === record.id) entries.push({ id: record.id, kind: record.kind, updated: record.updated });
   }
   const last = batch[batch.length - 1];
   return { entries, next: batch.length < limit || last === undefined ? null : { updated: last.updated, id: last.id } };
