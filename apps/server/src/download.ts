@@ -2,7 +2,7 @@
  * Conditional and range requests on file downloads, as RFC 9110 sections 13 and 14 define them.
  * Pure: request headers and the file's validators in, what to answer out.
  */
-import { entityTag, entityTags, strongMatch, weakMatch, type EntityTag } from './entity-tags.ts';
+import { entityTag, entityTags, noneMatchNames, strongMatch, type EntityTag } from './entity-tags.ts';
 import { parseHttpDate } from './http-dates.ts';
 
 export interface Validators {
@@ -81,10 +81,9 @@ export function planDownload(header: (name: string) => string | undefined, metho
     const date = since === undefined ? null : parseHttpDate(since);
     if (date !== null && seconds(v.lastModified) > seconds(date)) return { status: 412 };
   }
-  const ifNoneMatch = header('if-none-match');
-  const ifNoneMatchTags = ifNoneMatch === undefined ? null : entityTags(ifNoneMatch);
-  if (ifNoneMatchTags !== null) {
-    if (ifNoneMatchTags === '*' || ifNoneMatchTags.some((t) => weakMatch(t, current))) return { status: 304 };
+  const named = noneMatchNames(header('if-none-match'), current);
+  if (named !== null) {
+    if (named) return { status: 304 };
   } else {
     const since = header('if-modified-since');
     const date = since === undefined ? null : parseHttpDate(since, now);

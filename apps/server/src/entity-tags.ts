@@ -29,3 +29,13 @@ export function entityTag(value: string): EntityTag {
 export const strongMatch = (a: EntityTag, b: EntityTag) => !a.weak && !b.weak && a.opaque === b.opaque;
 /** What If-None-Match uses. */
 export const weakMatch = (a: EntityTag, b: EntityTag) => a.opaque === b.opaque;
+
+/**
+ * Whether an If-None-Match field names `current` (weak comparison; `*` names any current
+ * representation); null when the field is absent or cannot be read, and so is no condition.
+ */
+export function noneMatchNames(field: string | undefined, current: EntityTag): boolean | null {
+  const tags = field === undefined ? null : entityTags(field);
+  if (tags === null) return null;
+  return tags === '*' || tags.some((t) => weakMatch(t, current));
+}

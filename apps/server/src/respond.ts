@@ -1,9 +1,9 @@
 /** Writes serialized views as responses: Accept negotiation, ETag, list envelopes with paging links. */
-import { entityTag, entityTags, weakMatch } from './entity-tags.ts';
 import type { Context } from 'hono';
 import { nextIteration } from '@krs/adapters';
 import { representationTag, type FileEntry, type RecordView, type SearchPage } from '@krs/domain';
 import { negotiate } from './accept.ts';
+import { entityTag, noneMatchNames } from './entity-tags.ts';
 import { citationLocale, citationStyle } from './exports/citation.ts';
 import type { Exporter } from './exports/exporter.ts';
 import { CITATION_TYPE, exportFormatByType, LINKSET_TYPE, RECORD_ALTERNATES, type ExportFormat } from './exports/formats.ts';
@@ -16,15 +16,6 @@ const LARGE_ANSWER_CHARS = 256 * 1024;
 
 /** A published version's files, for the export formats that list them; loaded only when one is asked for. */
 export type FilesOf = (c: Context, view: RecordView) => Promise<FileEntry[]>;
-
-/** Whether `If-None-Match` names `tag` (weak comparison, RFC 9110 13.1.2); a field that cannot be read is ignored. */
-function noneMatch(field: string | undefined, tag: string): boolean {
-  if (field === undefined) return false;
-  const tags = entityTags(field);
-  if (tags === '*') return true;
-  const current = entityTag(tag);
-  return tags !== null && tags.some((t) => weakMatch(t, current));
-}
 
 export function createResponder(exporter: Exporter, filesOf: FilesOf) {
   const links = exporter.links;
@@ -57,7 +48,7 @@ export function createResponder(exporter: Exporter, filesOf: FilesOf) {
     // A published version's tag changes with every change of its answer (its row's and its
     // parent's revisions), so a harvester or cache holding it revalidates without the body. A
     // draft's tag is its revision alone, which its answer outgrows: always answered in full.
-    if (publishedGet && status === 200 && noneMatch(c.req.header('if-none-match'), tag)) return c.body(null, 304);
+    if (publishedGet && status === 200 && noneMatchNames(c.req.header('if-none-match'), entityTag(tag)) === true) return c.body(null, 304);
     c.header('Content-Type', contentType);
     if (chosen !== undefined) return alternate(c, view, chosen, status);
     const text = JSON.stringify({ ...serializeRecord(view, links, ui), ...extra });

@@ -14,29 +14,25 @@ import { linkset, signposting } from './signposting.ts';
 import { sizeBoundedCache } from '@krs/adapters';
 
 /** Most recently used texts up to `maxChars` characters in all; one over a quarter of that is made each time. */
-function lru(maxChars: number) {
-  const kept = sizeBoundedCache<string>(maxChars, (text) => text.length, maxChars / 4);
-  return (key: string, make: () => string): string => kept.through(key, make);
-}
+const lru = (maxChars: number) => sizeBoundedCache<string>(maxChars, (text) => text.length, maxChars / 4);
 
 export function createExporter(links: Links) {
   const headers = lru(4 * 1024 * 1024);
   const citations = lru(4 * 1024 * 1024);
   // An export of the largest record a client may store takes 100-300 ms to build: once per revision.
-  const rendered = sizeBoundedCache<string>(32 * 1024 * 1024, (text) => text.length, 8 * 1024 * 1024);
-  const renders = (key: string, make: () => string): string => rendered.through(key, make);
+  const rendered = lru(32 * 1024 * 1024);
   const revision = (view: RecordView) => `${view.record.kind}\u0000${view.record.id}\u0000${view.record.state}\u0000${view.record.revisionId}`;
   return {
     links,
     /** The Signposting `Link` header; with `files` (landing pages) it lists them as items. A published version's files never change. */
     signposting(view: RecordView, files: FileEntry[] = []): string {
-      return headers(`${revision(view)}\u0000${files.length}`, () => signposting(view, links, files));
+      return headers.through(`${revision(view)}\u0000${files.length}`, () => signposting(view, links, files));
     },
     /** The JSON-LD a landing page embeds (its first `maxPeople` creators), as script text. */
     pageJsonLd(view: RecordView, files: FileEntry[], maxPeople: number): string {
-      return renders(`${revision(view)}\u0000page-json-ld\u0000${files.length}\u0000${maxPeople}`, () => jsonLdScript(toJsonLd(view, links, files, maxPeople)));
+      return rendered.through(`${revision(view)}\u0000page-json-ld\u0000${files.length}\u0000${maxPeople}`, () => jsonLdScript(toJsonLd(view, links, files, maxPeople)));
     },
-    linkset: (view: RecordView, files: FileEntry[]) => renders(`${revision(view)}\u0000linkset\u0000${files.length}`, () => JSON.stringify(linkset(view, links, files))),
+    linkset: (view: RecordView, files: FileEntry[]) => rendered.through(`${revision(view)}\u0000linkset\u0000${files.length}`, () => JSON.stringify(linkset(view, links, files))),
     async render(format: ExportFormat, view: RecordView, files: FileEntry[], pretty: boolean): Promise<string> {
       if (!format.perRevision) return format.render({ view, links, files, pretty });
       const key = `${revision(view)}\u0000${format.id}\u0000${files.length}\u0000${pretty}`;
@@ -47,7 +43,7 @@ export function createExporter(links: Links) {
       return text;
     },
     citation(view: RecordView, style: CitationStyle, locale: string, format: 'html' | 'text'): string {
-      return citations(`${revision(view)}\u0000${style}\u0000${locale}\u0000${format}`, () => formatCitation(toCsl(view, links), style, locale, format));
+      return citations.through(`${revision(view)}\u0000${style}\u0000${locale}\u0000${format}`, () => formatCitation(toCsl(view, links), style, locale, format));
     },
   };
 }
