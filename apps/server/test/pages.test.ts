@@ -122,6 +122,21 @@ describe('pages behind the *_html links', () => {
     expect((await page(contextPath)).text).not.toContain('Draft in the context');
     // A draft is linked to its preview page, not to a landing page it does not have yet.
     expect(withDraft).toContain(`href="http://krs.test/uploads/${inContext.json.id}"`);
+    // A new version's draft has an id of its own and links to the same context, for its owner.
+    const next = await call('POST', `/api/packages/${pkg.json.id}/versions`, { token: alice });
+    expect(next.status).toBe(201);
+    const nextContext = new URL(next.json.links['context_html']).pathname;
+    expect(nextContext).toBe(`/packages/${next.json.id}/context`);
+    const ofNext = await page(nextContext, alice);
+    expect(ofNext.status).toBe(200);
+    expect(ofNext.text).toContain('Draft in the context');
+    expect((await page(nextContext)).status).toBe(401);
+    // So does a package never published.
+    const fresh = await call('POST', '/api/packages', { token: alice, json: { metadata: { ...metadata, title: 'Not yet out' }, files: { enabled: false } } });
+    const freshContext = await page(new URL(fresh.json.links['context_html']).pathname, alice);
+    expect(freshContext.status).toBe(200);
+    expect(freshContext.text).toContain('Resources of the package “Not yet out”');
+    expect((await page(`/packages/no-such-id/context`, alice)).status).toBe(404);
   });
 
   it('searches with the API query language, facets as links that keep the query, and answers bad parameters with a 400 page', async () => {

@@ -103,6 +103,16 @@ export function pageRoutes(core: Core, exporter: Exporter) {
     return c.redirect(`${links.landing(kind, view.record.id)}${t ? `?token=${encodeURIComponent(t)}` : ''}`, 302);
   }
 
+  /** The published version `id`, else the draft `id` (which asks for more than reading the published one). */
+  async function publishedOrDraft(c: Context<Env>, kind: RecordKind, id: string): Promise<RecordView> {
+    try {
+      return await core.records.get(identityOf(c), kind, id);
+    } catch (e) {
+      if (e instanceof DomainError && e.kind === 'not_found') return core.records.getDraft(identityOf(c), kind, id);
+      throw e;
+    }
+  }
+
   /** Query parameters as sent, or a 400 page naming the one that is wrong. */
   function listingFrom(c: Context<Env>, over: Partial<ListingInput> = {}): ListingInput {
     const parsed = listingQuery.safeParse(c.req.query());
@@ -152,8 +162,9 @@ export function pageRoutes(core: Core, exporter: Exporter) {
     .get('/packages/:id', (c) => landing(c, 'package', 'published'))
     .get('/packages/:id/latest', (c) => latest(c, 'package'))
     .get('/packages/:id/context', async (c) => {
-      // Listed to whoever may view the package's parent, as the API's context listing is.
-      const view = await core.records.get(identityOf(c), 'package', c.req.param('id'));
+      // Listed to whoever may view the package's parent, as the API's context listing is. A
+      // draft package links here too (a new package, or a new version with an id of its own).
+      const view = await publishedOrDraft(c, 'package', c.req.param('id'));
       const page = await core.packages.contextResources(identityOf(c), view.parent.id, listingFrom(c, { sort: 'newest' }));
       const title = str((view.record.metadata as Record<string, unknown>)['title']) ?? '(untitled)';
       return html(c, <SearchPage page={{ ...page, aggregations: {} }} links={links} query={pairs(c)} path={c.req.path} heading={`Resources of the package “${title}”, across its versions`} />);
