@@ -20,6 +20,7 @@ import { createResponder } from './respond.ts';
 import { exportRoutes } from './routes/exports.ts';
 import { accessLinkRoutes } from './routes/access-links.ts';
 import { fileRoutes } from './routes/files.ts';
+import { iiifRoutes } from './routes/iiif.ts';
 import { packageRoutes } from './routes/packages.ts';
 import { recordRoutes } from './routes/records.ts';
 import { identityOf, type Env } from './routes/request.ts';
@@ -75,7 +76,7 @@ export function createApp(core: Core, config: AppConfig) {
     return readJson(c, next);
   });
   for (const [prefix, kind] of [['/api/records', 'resource'], ['/api/packages', 'package']] as const) {
-    if (kind === 'package') app.route(prefix, packageRoutes(core, respond));
+    if (kind === 'package') app.route(prefix, packageRoutes(core, respond, links));
     app.route(prefix, recordRoutes(core, kind, respond));
     app.route(
       prefix,
@@ -89,6 +90,7 @@ export function createApp(core: Core, config: AppConfig) {
     );
     app.route(prefix, accessLinkRoutes(core, kind));
   }
+  app.route('/api/iiif', iiifRoutes(core, links));
   app.route('/api', searchRoutes(core, respond));
   app.route('/api', vocabularyRoutes(core, links));
   app.route('/', oaiRoutes(core, links, config.oai));

@@ -13,6 +13,9 @@ export function createLinks(baseUrl: string) {
   const html = (kind: RecordKind, id: string) => `${baseUrl}/${collection(kind)}/${enc(id)}`;
   const contextResources = (parentId: string) => `${baseUrl}/api/packages/context/${enc(parentId)}/resources`;
 
+  /** IIIF Presentation resources of a version or draft, under InvenioRDM's `record:` and `draft:record:` names. */
+  const iiif = (id: string, state: 'draft' | 'published') => `${baseUrl}/api/iiif/${state === 'draft' ? 'draft:' : ''}record:${enc(id)}`;
+
   function record(kind: RecordKind, id: string, parentId: string, state: 'draft' | 'published'): Record<string, string> {
     const a = api(kind, id);
     const h = html(kind, id);
@@ -33,8 +36,8 @@ export function createLinks(baseUrl: string) {
       return links;
     }
     const shared = {
-      self_iiif_manifest: `${baseUrl}/api/iiif/${draft ? 'draft:' : ''}record:${enc(id)}/manifest`,
-      self_iiif_sequence: `${baseUrl}/api/iiif/${draft ? 'draft:' : ''}record:${enc(id)}/sequence/default`,
+      self_iiif_manifest: `${iiif(id, state)}/manifest`,
+      self_iiif_sequence: `${iiif(id, state)}/sequence/default`,
       versions: `${a}/versions`,
       access_links: `${a}/access/links`,
       reserve_doi: `${a}/draft/pids/doi`,
@@ -111,7 +114,7 @@ export function createLinks(baseUrl: string) {
   /** The sitemap (`routes/crawlers.ts`): the whole one, or a part starting after a position. */
   const sitemap = (after?: string) => `${baseUrl}/sitemap.xml${after === undefined ? '' : `?after=${enc(after)}`}`;
 
-  return { record, file, files, accessLink, page, pageLinks, contextResources, landing: html, export: exportLink, oai, sitemap, vocabularyEntry };
+  return { record, file, files, accessLink, page, pageLinks, contextResources, landing: html, export: exportLink, iiif, oai, sitemap, vocabularyEntry };
 }
 
 export interface PageLinks {

@@ -9,8 +9,9 @@ import { CITATION_LOCALES, CITATION_STYLES } from '../exports/citation.ts';
 import { EXPORT_FORMATS } from '../exports/formats.ts';
 import { baseMap } from '../pages/world-map.tsx';
 import { accessLinkBody, draftBody, fileKeysBody, listingQuery, recordsBody, resourcesBody, versionsQuery } from '../routes/schemas.ts';
+import { iiifOperations } from './iiif-operations.ts';
 import { vocabularyOperations } from './vocabulary-operations.ts';
-import { accessLink, accessLinkList, fileEntry, fileList, health, readiness, resourceErrors } from './responses.ts';
+import { accessLink, accessLinkList, fileEntry, fileList, health, readiness, requestPage, resourceErrors } from './responses.ts';
 
 export type Method = 'get' | 'post' | 'put' | 'patch' | 'delete' | 'head';
 
@@ -394,6 +395,26 @@ const packageOperations: Operation[] = [
   },
   {
     method: 'get',
+    path: '/api/packages/{id}/requests',
+    summary: 'List the requests of a published package',
+    description: 'The `requests` link of a published package. Nothing opens requests (reviews, access or curation requests) here, so the list is empty; it answers whoever may read the package.',
+    tags: [PACKAGE_CONTEXT],
+    access: 'optional',
+    responses: [json(200, 'An empty page of requests.', requestPage)],
+    errors: READ,
+  },
+  {
+    method: 'get',
+    path: '/api/packages/{id}/draft/review',
+    summary: 'The review request of a package draft',
+    description: 'The `review` link of a package draft. Drafts are published by their owners, never through a review: for a draft its reader may read, a 404 saying so.',
+    tags: [PACKAGE_CONTEXT],
+    access: 'user-or-link',
+    responses: [],
+    errors: READ,
+  },
+  {
+    method: 'get',
     path: '/api/packages/{id}/resources',
     summary: 'List the resources of a published package',
     tags: [PACKAGE_CONTEXT],
@@ -674,6 +695,7 @@ export function operationTable(options: TableOptions): Operation[] {
     ...packageOperations,
     ...searchOperations,
     ...vocabularyOperations,
+    ...iiifOperations,
     ...oaiOperations,
     ...exportOperations,
     ...pageOperations,

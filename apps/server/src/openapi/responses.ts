@@ -111,3 +111,12 @@ export const readiness = z.object({
   failing: z.array(z.string()),
   checks: z.record(z.string(), z.enum(['ok', 'failing'])).optional(),
 });
+
+export const requestPage = z
+  .object({
+    aggregations: z.object({}),
+    hits: z.object({ hits: z.array(z.never()), total: z.literal(0) }),
+    links: z.object({ self: z.string() }),
+    sortBy: z.string(),
+  })
+  .meta({ description: 'A page of requests, InvenioRDM-shaped; always empty here.' });

@@ -1,12 +1,13 @@
 /** What packages add: the context, draft resources, resources-import and resource listings. */
 import { Hono } from 'hono';
-import type { Core } from '@krs/domain';
+import { DomainError, type Core } from '@krs/domain';
+import type { Links } from '../links.ts';
 import type { Responder } from '../respond.ts';
 import { validate } from '../validate.ts';
 import { identityOf, type Env } from './request.ts';
 import { listingQuery, recordsBody, resourcesBody, toListingInput } from './schemas.ts';
 
-export function packageRoutes(core: Core, respond: Responder) {
+export function packageRoutes(core: Core, respond: Responder, links: Links) {
   return new Hono<Env>()
     .get('/context/:parentId/resources', validate('query', listingQuery), async (c) => {
       const input = toListingInput(c.req.valid('query'), () => undefined);
@@ -35,6 +36,18 @@ export function packageRoutes(core: Core, respond: Responder) {
     .post('/:id/draft/actions/resources-import', async (c) => {
       await core.packages.importResources(identityOf(c), c.req.param('id'));
       return c.body(null, 204);
+    })
+    .get('/:id/requests', async (c) => {
+      // The `requests` link of a published package. Nothing here opens requests (reviews,
+      // access or curation requests): the list is empty, for whoever may read the package.
+      const view = await core.records.get(identityOf(c), 'package', c.req.param('id'));
+      const self = links.record('package', view.record.id, view.parent.id, 'published')['requests'] as string;
+      return c.json({ aggregations: {}, hits: { hits: [], total: 0 }, links: { self }, sortBy: 'newest' });
+    })
+    .get('/:id/draft/review', async (c) => {
+      // The `review` link of a draft package: drafts are published by their owners, never through a review.
+      await core.records.getDraft(identityOf(c), 'package', c.req.param('id'));
+      throw new DomainError('not_found', 'review.none', 'This draft has no review request: drafts are published directly, without review.');
     })
     .get('/:id/resources', validate('query', listingQuery), async (c) => {
       const input = toListingInput(c.req.valid('query'), () => undefined);

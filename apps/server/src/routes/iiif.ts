@@ -1,0 +1,54 @@
+/**
+ * `/api/iiif/{record:<id> | draft:record:<id>}/...`: the IIIF Presentation documents a record's
+ * `self_iiif_*` links name (exports/iiif.ts). Same access decisions as reading the record and
+ * its files; a draft's need what reading the draft needs.
+ */
+import { Hono, type Context } from 'hono';
+import { DomainError, type Core, type RecordKind, type RecordView } from '@krs/domain';
+import { iiifCanvas, iiifManifest, iiifSequence, imagesOf, type IiifPlace } from '../exports/iiif.ts';
+import type { Links } from '../links.ts';
+import { identityOf, type Env } from './request.ts';
+
+const IDENTIFIER = /^(draft:)?record:(.+)$/;
+
+export function iiifRoutes(core: Core, links: Links) {
+  /** The record an identifier names, of either kind (ids are unique across kinds), and its images. */
+  async function resolve(c: Context<Env>) {
+    const m = IDENTIFIER.exec(c.req.param('identifier') ?? '');
+    if (!m) throw new DomainError('not_found', 'iiif.identifier', 'A IIIF identifier is record:<id> or draft:record:<id>.');
+    const state = m[1] ? 'draft' : 'published';
+    const id = m[2] as string;
+    const read = (kind: RecordKind) => (state === 'draft' ? core.records.getDraft(identityOf(c), kind, id) : core.records.get(identityOf(c), kind, id));
+    let view: RecordView;
+    try {
+      view = await read('package');
+    } catch (e) {
+      if (!(e instanceof DomainError && e.kind === 'not_found')) throw e;
+      view = await read('resource');
+    }
+    const kind = view.record.kind;
+    const files = view.record.files.enabled ? await core.files.list(identityOf(c), kind, id, state) : null;
+    const place: IiifPlace = {
+      base: links.iiif(id, state),
+      page: links.record(kind, id, view.parent.id, state)['self_html'] as string,
+      content: (key) => links.file(kind, id, state, key)['content'] as string,
+    };
+    return { view, place, images: files ? imagesOf(files.entries, files.options) : [] };
+  }
+
+  return new Hono<Env>()
+    .get('/:identifier/manifest', async (c) => {
+      const { view, place, images } = await resolve(c);
+      return c.json(iiifManifest(view, place, images));
+    })
+    .get('/:identifier/sequence/default', async (c) => {
+      const { place, images } = await resolve(c);
+      return c.json(iiifSequence(place, images));
+    })
+    .get('/:identifier/canvas/:key', async (c) => {
+      const { place, images } = await resolve(c);
+      const image = images.find((i) => i.key === c.req.param('key'));
+      if (!image) throw new DomainError('not_found', 'iiif.canvas', 'This record has no image of that name.');
+      return c.json(iiifCanvas(place, image));
+    });
+}
