@@ -43,6 +43,57 @@ describe('pages behind the *_html links', () => {
     expect(res.text).toMatch(/<main id="main">/);
   });
 
+  it('tells reference managers, Google Scholar and link previews what the record is, in the head of its landing page only', async () => {
+    const { page, publishRecord, call, alice } = await setUp();
+    const creators = [
+      { person_or_org: { type: 'personal', given_name: 'Ada', family_name: 'Obi' }, affiliations: [{ name: 'Lagos Space Lab' }] },
+      { person_or_org: { type: 'organizational', name: 'Delta Mapping Group' } },
+    ];
+    const words = Array.from({ length: 120 }, (_, i) => `word${i}`).join(' ');
+    const rec = await publishRecord({
+      title: 'Flood "extent" maps',
+      creators,
+      publication_date: '2024-09',
+      publisher: 'Delta Observatory',
+      subjects: [{ subject: 'floods' }, { subject: 'SAR' }],
+      languages: [{ id: 'eng' }],
+      description: `<p>Maps of <b>flooded</b> land &amp; water. ${words}</p>`,
+    });
+    const landing = rec.links['self_html'] as string;
+    const head = (await page(new URL(landing).pathname)).text.split('</head>')[0] as string;
+    const metas = [...head.matchAll(/<meta (?:name|property)="([^"]+)" content="([^"]*)"\/?>/g)].map(([, k, v]) => [k, v]);
+    const one = (name: string) => metas.filter(([k]) => k === name).map(([, v]) => v);
+    expect(one('citation_title')).toEqual(['Flood &quot;extent&quot; maps']);
+    expect(one('citation_author')).toEqual(['Obi, Ada', 'Delta Mapping Group']);
+    expect(one('citation_author_institution')).toEqual(['Lagos Space Lab']);
+    expect(one('citation_publication_date')).toEqual(['2024/09']);
+    expect(one('citation_publisher')).toEqual(['Delta Observatory']);
+    expect(one('citation_keywords')).toEqual(['floods; SAR']);
+    expect(one('citation_language')).toEqual(['eng']);
+    expect(one('citation_abstract_html_url')).toEqual([landing]);
+    expect(one('og:url')).toEqual([landing]);
+    // The description as text, cut at a word near 300 characters.
+    const [summary] = one('description');
+    expect(summary).toMatch(/^Maps of flooded land &amp; water\. word0 word1 .* word\d+…$/);
+    expect(summary!.length).toBeLessThanOrEqual(310);
+    expect(one('og:description')).toEqual([summary]);
+    expect(head).toContain(`<link rel="canonical" href="${landing}"/>`);
+    expect(head).toContain(`<link rel="describedby" type="application/x-bibtex" href="${landing}/export/bibtex"/>`);
+    // Without a PDF no citation_pdf_url; with one, its download address.
+    expect(one('citation_pdf_url')).toEqual([]);
+    const withPdf = await call('POST', '/api/records', { token: alice, json: { metadata } });
+    const id = withPdf.json.id as string;
+    await call('POST', `/api/records/${id}/draft/files`, { token: alice, json: [{ key: 'report.pdf' }] });
+    await call('PUT', `/api/records/${id}/draft/files/report.pdf/content`, { token: alice, body: '%PDF-1.4', headers: { 'content-type': 'application/octet-stream' } });
+    await call('POST', `/api/records/${id}/draft/files/report.pdf/commit`, { token: alice });
+    const draftHead = (await page(`/uploads/${id}`, alice)).text.split('</head>')[0] as string;
+    expect(draftHead).not.toContain('citation_');
+    expect(draftHead).not.toContain('rel="canonical"');
+    const done = await call('POST', `/api/records/${id}/draft/actions/publish`, { token: alice });
+    const pdfHead = (await page(`/records/${id}`)).text.split('</head>')[0] as string;
+    expect(pdfHead).toContain(`<meta name="citation_pdf_url" content="${done.json.links['files'].replace(/\/files$/, '')}/files/report.pdf/content"/>`);
+  });
+
   it('draws the locations of a record over a base map served once under a content-named path and cached for good, not inlined in every page', async () => {
     const { app, page, publishRecord } = await setUp();
     const rec = await publishRecord({ locations: { features: [{ geometry: { type: 'Point', coordinates: [6.2, 4.8] }, place: 'Niger delta' }] } });

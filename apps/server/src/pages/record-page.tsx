@@ -4,6 +4,7 @@ import { CITATION_STYLES, type CitationStyle } from '../exports/citation.ts';
 import { EXPORT_FORMATS } from '../exports/formats.ts';
 import type { Links } from '../links.ts';
 import { bytes, Layout } from './layout.tsx';
+import { RecordMeta } from './record-meta.tsx';
 import { label, list, obj, people, places, str } from '../metadata-view.ts';
 import { WorldMap } from './world-map.tsx';
 
@@ -49,6 +50,7 @@ export function RecordPage(props: RecordPageProps) {
           <link rel="alternate" type="application/json" href={jsonHref} />
           {/* For dataset search engines; drafts are not for indexing. */}
           {props.jsonLd !== undefined ? <script type="application/ld+json" dangerouslySetInnerHTML={{ __html: props.jsonLd }} /> : <meta name="robots" content="noindex" />}
+          {draft ? null : <RecordMeta view={view} files={committed} links={links} />}
         </>
       }
     >
