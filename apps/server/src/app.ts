@@ -20,7 +20,7 @@ import { createResponder } from './respond.ts';
 import { exportRoutes } from './routes/exports.ts';
 import { accessLinkRoutes } from './routes/access-links.ts';
 import { fileRoutes } from './routes/files.ts';
-import { iiifRoutes } from './routes/iiif.ts';
+import { IIIF_ALTERNATES, iiifRoutes } from './routes/iiif.ts';
 import { packageRoutes } from './routes/packages.ts';
 import { recordRoutes } from './routes/records.ts';
 import { identityOf, type Env } from './routes/request.ts';
@@ -72,7 +72,7 @@ export function createApp(core: Core, config: AppConfig) {
     // File content streams raw bytes both ways; every other body is JSON, and an Accept we
     // cannot serve is refused before any work is done.
     if (c.req.path.endsWith('/content')) return next();
-    negotiate(c.req.header('accept'), c.req.method === 'GET' && RECORD_GET.test(c.req.path) ? { alternates: RECORD_ALTERNATES } : {});
+    negotiate(c.req.header('accept'), { alternates: c.req.method !== 'GET' ? [] : RECORD_GET.test(c.req.path) ? RECORD_ALTERNATES : c.req.path.startsWith('/api/iiif/') ? IIIF_ALTERNATES : [] });
     return readJson(c, next);
   });
   for (const [prefix, kind] of [['/api/records', 'resource'], ['/api/packages', 'package']] as const) {

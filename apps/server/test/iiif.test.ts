@@ -87,6 +87,16 @@ describe('IIIF documents behind self_iiif_manifest and self_iiif_sequence', () =
       expect(own.json.images[0].resource['@id']).toBe(image!.resource['@id']);
     }
 
+    // JSON unless JSON-LD is asked for (IIIF Presentation 2.1, 6.1); anything else is a 406.
+    const manifestPath = new URL(links['self_iiif_manifest'] as string).pathname;
+    expect(manifest.headers.get('content-type')).toBe('application/json');
+    const asLd = await app.request(manifestPath, { headers: { accept: 'application/ld+json;profile="http://iiif.io/api/presentation/2/context.json"' } });
+    expect(asLd.status).toBe(200);
+    expect(asLd.headers.get('content-type')).toBe('application/ld+json;profile="http://iiif.io/api/presentation/2/context.json"');
+    expect(asLd.headers.get('vary')).toContain('Accept');
+    expect(await asLd.json()).toEqual(manifest.json);
+    expect((await app.request(manifestPath, { headers: { accept: 'text/csv' } })).status).toBe(406);
+
     const alone = await get(links['self_iiif_sequence'] as string);
     expect(alone.status).toBe(200);
     expect(alone.json.canvases).toEqual(canvases);

@@ -9,7 +9,7 @@ import type { FileEntry, FilesOptions, RecordView } from '@krs/domain';
 import { textOf } from '../html-text.ts';
 import { list, obj, people, str } from '../metadata-view.ts';
 
-const CONTEXT = 'http://iiif.io/api/presentation/2/context.json';
+export const IIIF_CONTEXT = 'http://iiif.io/api/presentation/2/context.json';
 /** A viewer's information panel names this many creators, then counts the rest. */
 const CREATORS_NAMED = 10;
 
@@ -49,7 +49,7 @@ const canvasId = (place: IiifPlace, key: string) => `${place.base}/canvas/${enco
 export function iiifCanvas(place: IiifPlace, image: IiifImage) {
   const id = canvasId(place, image.key);
   return {
-    '@context': CONTEXT,
+    '@context': IIIF_CONTEXT,
     '@id': id,
     '@type': 'sc:Canvas',
     label: image.key,
@@ -69,7 +69,7 @@ export function iiifCanvas(place: IiifPlace, image: IiifImage) {
 
 export function iiifSequence(place: IiifPlace, images: IiifImage[]) {
   return {
-    '@context': CONTEXT,
+    '@context': IIIF_CONTEXT,
     '@id': `${place.base}/sequence/default`,
     '@type': 'sc:Sequence',
     label: 'Current Page Order',
@@ -97,7 +97,7 @@ export function iiifManifest(view: RecordView, place: IiifPlace, images: IiifIma
   const license = list(m['rights']).flatMap((r) => str(obj(r)?.['link']) ?? str(obj(obj(r)?.['props'])?.['url']) ?? [])[0];
   const { '@context': _, ...sequence } = iiifSequence(place, images);
   return {
-    '@context': CONTEXT,
+    '@context': IIIF_CONTEXT,
     '@id': `${place.base}/manifest`,
     '@type': 'sc:Manifest',
     label: str(m['title']) ?? view.record.id,

@@ -32,7 +32,7 @@ export const iiifOperations: Operation[] = [
     method: 'get',
     path: '/api/iiif/{identifier}/manifest',
     summary: 'A IIIF manifest of a record',
-    description: `${IDENTIFIER} One canvas per committed image whose size was read at commit, painted with the file's content (no IIIF Image service). Same access as reading the record and its files.`,
+    description: `${IDENTIFIER} One canvas per committed image whose size was read at commit, painted with the file's content (no IIIF Image service). Same access as reading the record and its files. \`application/json\`, or \`application/ld+json\` with the IIIF context as profile when \`Accept\` asks for JSON-LD.`,
     tags: ['IIIF'],
     access: 'optional',
     responses: [{ status: 200, description: 'The manifest.', body: { kind: 'json', schema: iiifManifest } }],

@@ -5,11 +5,22 @@
  */
 import { Hono, type Context } from 'hono';
 import { DomainError, type Core, type RecordKind, type RecordView } from '@krs/domain';
-import { iiifCanvas, iiifManifest, iiifSequence, imagesOf, type IiifPlace } from '../exports/iiif.ts';
+import { negotiate } from '../accept.ts';
+import { IIIF_CONTEXT, iiifCanvas, iiifManifest, iiifSequence, imagesOf, type IiifPlace } from '../exports/iiif.ts';
 import type { Links } from '../links.ts';
 import { identityOf, type Env } from './request.ts';
 
 const IDENTIFIER = /^(draft:)?record:(.+)$/;
+/** IIIF Presentation 2.1, section 6.1: JSON unless JSON-LD is asked for, then with the context as profile. */
+const JSON_LD = 'application/ld+json';
+export const IIIF_ALTERNATES = [JSON_LD];
+const JSON_LD_ANSWER = `${JSON_LD};profile="${IIIF_CONTEXT}"`;
+
+function answer(c: Context<Env>, document: object): Response {
+  const asked = negotiate(c.req.header('accept'), { alternates: IIIF_ALTERNATES });
+  c.header('Vary', 'Accept');
+  return c.body(JSON.stringify(document), 200, { 'Content-Type': asked.alternate === JSON_LD ? JSON_LD_ANSWER : 'application/json' });
+}
 
 export function iiifRoutes(core: Core, links: Links) {
   /** The record an identifier names, of either kind (ids are unique across kinds), and its images. */
@@ -39,16 +50,16 @@ export function iiifRoutes(core: Core, links: Links) {
   return new Hono<Env>()
     .get('/:identifier/manifest', async (c) => {
       const { view, place, images } = await resolve(c);
-      return c.json(iiifManifest(view, place, images));
+      return answer(c, iiifManifest(view, place, images));
     })
     .get('/:identifier/sequence/default', async (c) => {
       const { place, images } = await resolve(c);
-      return c.json(iiifSequence(place, images));
+      return answer(c, iiifSequence(place, images));
     })
     .get('/:identifier/canvas/:key', async (c) => {
       const { place, images } = await resolve(c);
       const image = images.find((i) => i.key === c.req.param('key'));
       if (!image) throw new DomainError('not_found', 'iiif.canvas', 'This record has no image of that name.');
-      return c.json(iiifCanvas(place, image));
+      return answer(c, iiifCanvas(place, image));
     });
 }
