@@ -102,6 +102,40 @@ describe('GET /api/vocabularies/{vocabulary}', () => {
     expect(await q('zur')).toEqual({ hits: [], total: 0 });
   });
 
+  it('keeps with tags the entries carrying any of them, imported or shipped, as deposit forms ask for their pickers', async () => {
+    const { core, call } = await imported();
+    const ids = async (path: string) => {
+      const res = await call('GET', path);
+      expect(res.status, path).toBe(200);
+      return (res.json.hits.hits as Hit[]).map((h) => h.id);
+    };
+    // Shipped: every resource type is depositable; the licenses GEO recommends.
+    const fresh = await makeApp();
+    const depositable = await fresh.call('GET', '/api/vocabularies/resourcetypes?tags=depositable&size=100');
+    expect(depositable.json.hits.total).toBeGreaterThan(30);
+    expect((depositable.json.hits.hits as Hit[]).every((h) => h.tags.includes('depositable'))).toBe(true);
+    const recommended = await fresh.call('GET', '/api/vocabularies/licenses?tags=recommended');
+    expect((recommended.json.hits.hits as Hit[]).map((h) => h.id).sort()).toEqual(['cc-by-4.0', 'cc0-1.0', 'pddl-1.0']);
+    expect((await fresh.call('GET', '/api/vocabularies/licenses?tags=all&suggest=mit&size=100')).json.hits.hits.map((h: Hit) => h.id)).toContain('mit');
+    // Imported: the file's own tags, any of several, with a suggest beside them; paging links keep them.
+    await core.vocabularies.importFile('licenses', fixture('licenses/licenses.csv'), 'csv');
+    expect(await ids('/api/vocabularies/licenses?tags=recommended')).toEqual(['cc-by-4.0', 'cc0-1.0']);
+    expect(await ids('/api/vocabularies/licenses?tags=software&tags=data')).toEqual(['cc-by-4.0', 'cc0-1.0', 'mit']);
+    expect(await ids('/api/vocabularies/licenses?tags=software')).toEqual(['mit']);
+    expect(await ids('/api/vocabularies/licenses?tags=software&suggest=crea')).toEqual([]);
+    expect(await ids('/api/vocabularies/licenses?tags=nothing')).toEqual([]);
+    await core.vocabularies.importFile('geo_work_programme_activities', fixture('custom/geo_work-programme_activities.yaml'), 'yaml');
+    expect(await ids('/api/vocabularies/geowptypes?tags=geo-focus-agriculture-and-food-security')).toHaveLength(1);
+    const paged = await call('GET', '/api/vocabularies/licenses?tags=all&size=1');
+    expect(paged.json.hits.total).toBe(3);
+    expect(paged.json.links.next).toBe(`${BASE}/api/vocabularies/licenses?page=2&size=1&tags=all`);
+    // Bounded: too many or too long tags are a 400 naming the parameter.
+    const many = await call('GET', `/api/vocabularies/licenses?${Array.from({ length: 21 }, (_, i) => `tags=t${i}`).join('&')}`);
+    expect(many.status).toBe(400);
+    expect(many.json.errors).toEqual([{ field: 'tags', messages: [expect.stringMatching(/At most 20 tags/)] }]);
+    expect((await call('GET', `/api/vocabularies/licenses?tags=${'x'.repeat(201)}`)).status).toBe(400);
+  });
+
   it("lists the shipped entries of a type nothing was imported for, and GEO's ids for both role vocabularies", async () => {
     const { call } = await makeApp();
     const fresh = await call('GET', '/api/vocabularies/resourcetypes?suggest=journal');

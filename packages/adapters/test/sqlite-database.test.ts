@@ -6,6 +6,8 @@ import { createDb, createMigrator, createSqlUnitOfWork, migrateToLatest } from '
 import { draft, fileEntry, parent, published, vocabularyEntry } from './contracts/builders.ts';
 import { embargoActive, embargoUntil, lapsedEmbargoes } from '../src/sql/migrations/0004-embargo-index.ts';
 import { commitSyncs } from '../src/sql/create-db.ts';
+import { sortKey } from '@krs/domain/vocabularies';
+import { tokenize } from '@krs/domain/search';
 import { openSqlite, tempDir } from './sqlite-fixture.ts';
 
 const TABLES = ['api_token', 'blob_upload', 'draft', 'file_entry', 'parent', 'record', 'user', 'vocabulary'];
@@ -47,6 +49,29 @@ describe('sqlite database', () => {
     }
   });
 
+  it('gives the tagged vocabulary entries stored before tags were listable their tag tokens, so the tags filter finds them', async () => {
+    const handle = createDb(join(tempDir(), 'tags.sqlite'));
+    try {
+      await createMigrator(handle.db).migrateTo('0007-vocabulary-listing');
+      // Written as 0007 keyed them: words only. More than one chunk, every third entry tagged.
+      const old = Array.from({ length: 2_100 }, (_, i) => vocabularyEntry('licenses', `l${String(i).padStart(4, '0')}`, i % 3 === 0 ? { tags: ['recommended'] } : {}));
+      const keyed = (e: (typeof old)[number]) => ` ${[...new Set([...tokenize(e.id), ...tokenize(e.title['en'] ?? '')])].join(' ')} `;
+      for (let i = 0; i < old.length; i += 300) {
+        await sql`insert into vocabulary (type, id, data, sort_key, match_text) values ${sql.join(old.slice(i, i + 300).map((e) => sql`(${e.type}, ${e.id}, ${JSON.stringify(e)}, ${sortKey(e)}, ${keyed(e)})`))}`.execute(handle.db);
+      }
+      const { repos } = createSqlUnitOfWork(handle.db);
+      const recommended = { words: [], prefixes: [], tags: ['recommended'], offset: 0, limit: 1_000, countLimit: 10_000 };
+      expect((await repos.vocabularies.page('licenses', recommended)).total).toBe(0);
+      await migrateToLatest(handle.db);
+      const found = await repos.vocabularies.page('licenses', recommended);
+      expect(found.total).toBe(700);
+      expect(found.entries.every((e) => e.tags?.includes('recommended'))).toBe(true);
+      expect((await repos.vocabularies.page('licenses', { ...recommended, tags: [], prefixes: ['l2099'] })).total).toBe(1);
+    } finally {
+      await handle.close();
+    }
+  });
+
   it('keys the vocabulary entries stored before listings had keys, so they list and match like new ones', async () => {
     const handle = createDb(join(tempDir(), 'vocabularies.sqlite'));
     try {
@@ -57,11 +82,11 @@ describe('sqlite database', () => {
       for (let i = 0; i < rows.length; i += 300) await sql`insert into vocabulary (type, id, data) values ${sql.join(rows.slice(i, i + 300).map((r) => sql`(${r.type}, ${r.id}, ${r.data})`))}`.execute(handle.db);
       await migrateToLatest(handle.db);
       const { repos } = createSqlUnitOfWork(handle.db);
-      const all = await repos.vocabularies.page('affiliations', { words: [], prefixes: [], offset: 0, limit: 1_000, countLimit: 10_000 });
+      const all = await repos.vocabularies.page('affiliations', { words: [], prefixes: [], tags: [], offset: 0, limit: 1_000, countLimit: 10_000 });
       expect(all.total).toBe(601);
       const titles = all.entries.map((e) => e.title['en'] ?? '');
       expect(titles).toEqual([...titles].sort());
-      const matched = await repos.vocabularies.page('subjects', { words: ['1200'], prefixes: ['inst'], offset: 0, limit: 10, countLimit: 10_000 });
+      const matched = await repos.vocabularies.page('subjects', { words: ['1200'], prefixes: ['inst'], tags: [], offset: 0, limit: 10, countLimit: 10_000 });
       expect(matched).toEqual({ entries: [old[1]], total: 1 });
     } finally {
       await handle.close();

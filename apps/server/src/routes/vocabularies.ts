@@ -3,14 +3,38 @@
  * autocomplete fields from. Also at the paths InvenioRDM gives some vocabularies of their own.
  */
 import { Hono, type Context } from 'hono';
-import type { Core, VocabularyEntry, VocabularyListingInput } from '@krs/domain';
+import { invalid, type Core, type VocabularyEntry, type VocabularyListingInput } from '@krs/domain';
+import { z } from 'zod';
 import type { Links } from '../links.ts';
 import { validate } from '../validate.ts';
 import type { Env } from './request.ts';
 import { listingQuery } from './schemas.ts';
 
-/** The listing parameters records take, less `bbox` and `allversions`, plus `suggest`. */
-export const vocabularyQuery = listingQuery.pick({ q: true, sort: true, size: true, page: true }).extend({ suggest: listingQuery.shape.q });
+/** Tags one listing may ask for, and their length: InvenioRDM's forms ask for one or two. */
+const MAX_TAGS = 20;
+const MAX_TAG_LENGTH = 200;
+
+/**
+ * The listing parameters records take, less `bbox` and `allversions`, plus `suggest` and `tags`
+ * (repeatable: entries carrying any of them, read with `queries` and bounded there).
+ */
+export const vocabularyQuery = listingQuery
+  .pick({ q: true, sort: true, size: true, page: true })
+  .extend({
+    suggest: listingQuery.shape.q,
+    tags: z
+      .union([z.string(), z.array(z.string())])
+      .optional()
+      .meta({ description: `Keeps entries carrying this tag; repeat it for any of several (at most ${MAX_TAGS}, of at most ${MAX_TAG_LENGTH} characters each).` }),
+  });
+
+function tagsOf(c: Context<Env>): string[] {
+  const tags = c.req.queries('tags') ?? [];
+  if (tags.length > MAX_TAGS || tags.some((t) => t.length > MAX_TAG_LENGTH)) {
+    throw invalid('request.query', 'Invalid querystring parameters.', [{ field: 'tags', messages: [`At most ${MAX_TAGS} tags of at most ${MAX_TAG_LENGTH} characters each.`] }]);
+  }
+  return tags;
+}
 
 /** InvenioRDM's own paths for vocabularies krs holds (`/api/subjects`, `/api/affiliations`); their hits link there too. */
 export const VOCABULARY_ALIASES = ['subjects', 'affiliations'] as const;
@@ -47,14 +71,14 @@ export function vocabularyRoutes(core: Core, links: Links) {
   const app = new Hono<Env>()
     .get('/vocabularies/:vocabulary', validate('query', vocabularyQuery), (c) => {
       const vocabulary = c.req.param('vocabulary');
-      return list(c, vocabulary, `vocabularies/${vocabulary}`, c.req.valid('query'));
+      return list(c, vocabulary, `vocabularies/${vocabulary}`, { ...c.req.valid('query'), tags: tagsOf(c) });
     })
     .get('/vocabularies/:vocabulary/:entryId', (c) => {
       const vocabulary = c.req.param('vocabulary');
       return one(c, vocabulary, `vocabularies/${vocabulary}`, c.req.param('entryId'));
     });
   for (const alias of VOCABULARY_ALIASES) {
-    app.get(`/${alias}`, validate('query', vocabularyQuery), (c) => list(c, alias, alias, c.req.valid('query')));
+    app.get(`/${alias}`, validate('query', vocabularyQuery), (c) => list(c, alias, alias, { ...c.req.valid('query'), tags: tagsOf(c) }));
     app.get(`/${alias}/:entryId`, (c) => one(c, alias, alias, c.req.param('entryId')));
   }
   return app;

@@ -6,6 +6,7 @@ import * as embargoIndex from './migrations/0004-embargo-index.ts';
 import * as recordUpdatedIndex from './migrations/0005-record-updated-index.ts';
 import * as blobUpload from './migrations/0006-blob-upload.ts';
 import * as vocabularyListing from './migrations/0007-vocabulary-listing.ts';
+import * as vocabularyTags from './migrations/0008-vocabulary-tags.ts';
 
 /** Listed statically: append-only, never renamed. */
 const migrations: Record<string, Migration> = {
@@ -16,6 +17,7 @@ const migrations: Record<string, Migration> = {
   '0005-record-updated-index': recordUpdatedIndex,
   '0006-blob-upload': blobUpload,
   '0007-vocabulary-listing': vocabularyListing,
+  '0008-vocabulary-tags': vocabularyTags,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

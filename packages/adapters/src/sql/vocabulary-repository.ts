@@ -1,5 +1,6 @@
 import type { VocabularyEntry, VocabularyRepository } from '@krs/domain';
 import { sql, type Kysely } from 'kysely';
+import { tagToken } from '@krs/domain/vocabularies';
 import { compiledOnce } from './compiled-once.ts';
 import type { Database } from './database.ts';
 import { rowToVocabulary, vocabularyToRow } from './rows.ts';
@@ -76,6 +77,8 @@ export function createSqlVocabularyRepository(db: Kysely<Database>): VocabularyR
       const patterns = [...query.words.map((w) => `% ${w} %`), ...query.prefixes.map((p) => `% ${p}%`)];
       let matching = db.selectFrom('vocabulary').where('type', '=', type);
       for (const pattern of patterns) matching = matching.where('match_text', 'like', pattern);
+      // Tag tokens are U+0002 and hex digits (tagToken): no LIKE escaping either.
+      if (query.tags.length > 0) matching = matching.where((eb) => eb.or(query.tags.map((t) => eb('match_text', 'like', `% ${tagToken(t)} %`))));
       // The keys of the page first, from the index alone (PostgreSQL would otherwise test the
       // filter on each row's heap tuple), then those rows' JSON.
       const keys = matching.select('sort_key').orderBy('sort_key').limit(query.limit).offset(query.offset);

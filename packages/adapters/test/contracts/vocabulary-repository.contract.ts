@@ -58,7 +58,7 @@ export function vocabularyRepositoryContract(name: string, make: MakeRepositorie
         vocabularyEntry('resource_types', 'apple', { title: { en: 'Zebra', fr: 'Alpha' } }),
         vocabularyEntry('roles', 'a', { title: { en: 'A' } }),
       ]);
-      const all = { words: [], prefixes: [], offset: 0, limit: 10, countLimit: 100 };
+      const all = { words: [], prefixes: [], tags: [], offset: 0, limit: 10, countLimit: 100 };
       const first = await v.page('resource_types', all);
       // Böok and book fold to one title and fall back to the id; the English title decides, else the first one given.
       expect(first.entries.map((e) => e.id)).toEqual(['zz', 'a-book', 'b-book', 'book-section', 'apple']);
@@ -73,7 +73,7 @@ export function vocabularyRepositoryContract(name: string, make: MakeRepositorie
     it('counts up to the count limit only, and exactly on a last page', async () => {
       const v = await vocabularies();
       await v.upsert(Array.from({ length: 9 }, (_, i) => vocabularyEntry('subjects', `s${i}`, { title: { en: i % 3 === 0 ? `Ocean ${i}` : `Land ${i}` } })));
-      const all = { words: [], prefixes: [], offset: 0, limit: 2, countLimit: 4 };
+      const all = { words: [], prefixes: [], tags: [], offset: 0, limit: 2, countLimit: 4 };
       expect(await v.page('subjects', all)).toMatchObject({ total: 4 });
       expect((await v.page('subjects', { ...all, offset: 2 })).entries.map((e) => e.id)).toEqual(['s4', 's5']);
       expect(await v.page('subjects', { ...all, prefixes: ['ocean'] })).toMatchObject({ total: 3 });
@@ -90,7 +90,7 @@ export function vocabularyRepositoryContract(name: string, make: MakeRepositorie
         vocabularyEntry('subjects', 'ocean', { title: { en: 'Ocean' } }),
       ]);
       const ids = async (words: string[], prefixes: string[]) => {
-        const page = await v.page('affiliations', { words, prefixes, offset: 0, limit: 10, countLimit: 100 });
+        const page = await v.page('affiliations', { words, prefixes, tags: [], offset: 0, limit: 10, countLimit: 100 });
         return { ids: page.entries.map((e) => e.id), total: page.total };
       };
       expect(await ids([], ['ocean'])).toEqual({ ids: ['muller-inst', 'ocean-lab'], total: 2 });
@@ -104,11 +104,41 @@ export function vocabularyRepositoryContract(name: string, make: MakeRepositorie
       expect(await ids(['space'], ['eu'])).toEqual({ ids: ['esa'], total: 1 });
     });
 
+    it('keeps, when tags are asked for, the entries carrying any of them, exactly, beside words and prefixes', async () => {
+      const v = await vocabularies();
+      await v.upsert([
+        vocabularyEntry('licenses', 'cc-by-4.0', { title: { en: 'Creative Commons Attribution 4.0' }, tags: ['all', 'recommended', 'data'] }),
+        vocabularyEntry('licenses', 'mit', { title: { en: 'MIT License' }, tags: ['all', 'software'] }),
+        vocabularyEntry('licenses', 'odbl', { title: { en: 'Open Database License' }, tags: ['data lake', '100% open'] }),
+        vocabularyEntry('licenses', 'plain', { title: { en: 'Plain words all recommended' } }),
+        vocabularyEntry('subjects', 'tagged', { title: { en: 'Tagged' }, tags: ['recommended'] }),
+      ]);
+      const ids = async (tags: string[], prefixes: string[] = []) => {
+        const page = await v.page('licenses', { words: [], prefixes, tags, offset: 0, limit: 10, countLimit: 100 });
+        return { ids: page.entries.map((e) => e.id), total: page.total };
+      };
+      expect(await ids(['recommended'])).toEqual({ ids: ['cc-by-4.0'], total: 1 });
+      expect(await ids(['software', 'recommended'])).toEqual({ ids: ['cc-by-4.0', 'mit'], total: 2 });
+      expect(await ids(['all'], ['mi'])).toEqual({ ids: ['mit'], total: 1 });
+      // Exact: no case folding, no prefix of a tag, any characters (a space, a LIKE wildcard).
+      expect(await ids(['Recommended'])).toEqual({ ids: [], total: 0 });
+      expect(await ids(['recommend'])).toEqual({ ids: [], total: 0 });
+      expect(await ids(['data lake'])).toEqual({ ids: ['odbl'], total: 1 });
+      expect(await ids(['100% open'])).toEqual({ ids: ['odbl'], total: 1 });
+      expect(await ids(['%'])).toEqual({ ids: [], total: 0 });
+      // Words and prefixes never match a tag, nor a tag a word.
+      expect((await v.page('licenses', { words: ['recommended'], prefixes: [], tags: [], offset: 0, limit: 10, countLimit: 100 })).entries.map((e) => e.id)).toEqual(['plain']);
+      expect(await ids(['words'])).toEqual({ ids: [], total: 0 });
+      // A replace that drops a tag drops the entry from that tag's listing.
+      await v.upsert([vocabularyEntry('licenses', 'cc-by-4.0', { title: { en: 'Creative Commons Attribution 4.0' }, tags: ['all'] })]);
+      expect(await ids(['recommended'])).toEqual({ ids: [], total: 0 });
+    });
+
     it('lists an entry by its new title after a replace, and drops a removed one', async () => {
       const v = await vocabularies();
       await v.upsert([vocabularyEntry('subjects', 'x', { title: { en: 'Alpha' } }), vocabularyEntry('subjects', 'y', { title: { en: 'Beta' } })]);
       await v.upsert([vocabularyEntry('subjects', 'x', { title: { en: 'Gamma' } })]);
-      const all = { words: [], prefixes: [], offset: 0, limit: 10, countLimit: 100 };
+      const all = { words: [], prefixes: [], tags: [], offset: 0, limit: 10, countLimit: 100 };
       expect((await v.page('subjects', all)).entries.map((e) => e.id)).toEqual(['y', 'x']);
       expect((await v.page('subjects', { ...all, prefixes: ['alp'] })).total).toBe(0);
       await v.remove('subjects', ['y']);

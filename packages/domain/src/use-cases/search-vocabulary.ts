@@ -14,6 +14,8 @@ import { RESULT_WINDOW, resolvePaging } from './listing-params.ts';
 export interface VocabularyListingInput {
   q?: string | null;
   suggest?: string | null;
+  /** Keeps entries carrying any of these tags (none: no tag filter). */
+  tags?: readonly string[];
   sort?: string | null;
   page?: number;
   size?: number;
@@ -67,7 +69,7 @@ export async function searchVocabulary(deps: CoreDeps, vocabularyId: string, inp
   const type = typeOf(vocabularyId);
   const { page, size } = resolvePaging(input);
   const sortBy = resolveSort(input.sort);
-  const query = { ...filterOf(input.q, input.suggest), offset: (page - 1) * size, limit: size, countLimit: RESULT_WINDOW };
+  const query = { ...filterOf(input.q, input.suggest, input.tags), offset: (page - 1) * size, limit: size, countLimit: RESULT_WINDOW };
   let found: VocabularyPage = await deps.repos.vocabularies.page(type, query);
   if (found.total === 0 && (await deps.repos.vocabularies.count(type)) === 0) found = pageOfKeyed(defaultsInOrder(type), query);
   return { vocabulary: vocabularyId, hits: found.entries, total: found.total, page, size, sortBy };

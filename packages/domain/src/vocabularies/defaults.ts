@@ -71,6 +71,15 @@ const DESCRIPTION_TYPES: [string, string][] = [
   ['tableofcontents', 'Table of contents'], ['technicalinfo', 'Technical info'], ['other', 'Other'],
 ];
 
+/**
+ * Tags as InvenioRDM's and GEO's files give them, for pickers that filter by them
+ * (`resourcetypes?tags=depositable`, `licenses?tags=recommended`): every resource type can be
+ * deposited and linked, every license is in `all`, and the open data licenses GEO recommends are
+ * `recommended`.
+ */
+const RESOURCE_TYPE_TAGS = ['depositable', 'linkable'];
+const RECOMMENDED_LICENSES = new Set(['cc-by-4.0', 'cc0-1.0', 'pddl-1.0']);
+
 function licenses(): VocabularyEntry[] {
   return Object.entries(spdx).map(([id, l]) => ({
     type: 'licenses' as const,
@@ -79,6 +88,7 @@ function licenses(): VocabularyEntry[] {
     description: { en: '' },
     icon: '',
     props: { url: l.url, scheme: 'spdx', osi_approved: l.osiApproved ? 'y' : '' },
+    tags: RECOMMENDED_LICENSES.has(id.toLowerCase()) ? ['recommended', 'all'] : ['all'],
   }));
 }
 
@@ -93,7 +103,7 @@ let byType: Map<VocabularyType, VocabularyEntry[]> | null = null;
 function defaults(): Map<string, VocabularyEntry> {
   if (table) return table;
   const all = [
-    ...titled('resource_types', RESOURCE_TYPES),
+    ...titled('resource_types', RESOURCE_TYPES).map((e) => ({ ...e, tags: RESOURCE_TYPE_TAGS })),
     ...titled('relation_types', RELATION_TYPES),
     ...titled('roles', ROLES),
     ...titled('description_types', DESCRIPTION_TYPES),

@@ -3,4 +3,4 @@ export * from './parse-vocabulary-file.ts';
 export { defaultEntry } from './defaults.ts';
 export { shapeMismatch } from './vocabulary-shapes.ts';
 export { vocabularyIdsUsed } from './vocabulary-uses.ts';
-export { matchText, sortKey } from './vocabulary-listing.ts';
+export { matchText, sortKey, tagToken } from './vocabulary-listing.ts';

@@ -5,10 +5,15 @@
 import type { VocabularyEntry } from '../model/types.ts';
 import { tokenize } from '../search/match-query.ts';
 
-/** Which entries a listing keeps: each of `words` is a whole word of the entry, each of `prefixes` starts one. */
+/**
+ * Which entries a listing keeps: each of `words` is a whole word of the entry, each of `prefixes`
+ * starts one, and, when `tags` are given, the entry carries at least one of them (InvenioRDM's
+ * `tags` filter: `resourcetypes?tags=depositable`, `licenses?tags=recommended`).
+ */
 export interface VocabularyFilter {
   words: string[];
   prefixes: string[];
+  tags: string[];
 }
 
 export interface VocabularyPageQuery extends VocabularyFilter {
@@ -38,19 +43,31 @@ export const listingTitle = (e: VocabularyEntry): string => e.title['en'] ?? Obj
  */
 export const sortKey = (e: VocabularyEntry): string => `${tokenize(listingTitle(e)).join(' ')}\u0001${e.id}`;
 
-/** The words an entry is found by, space-delimited on both sides: its id's and every title's. */
+const utf8 = new TextEncoder();
+
+/**
+ * A tag as a token of `matchText`: U+0002 and the hex of its UTF-8 bytes. Tags are any text (a
+ * license CSV's `all`, a GEO focus area's id); hex keeps them exact and free of spaces and of
+ * LIKE's wildcards, and the U+0002 keeps a word or a typed prefix from ever matching one.
+ */
+export const tagToken = (tag: string): string => `\u0002${Array.from(utf8.encode(tag), (b) => b.toString(16).padStart(2, '0')).join('')}`;
+
+/** The words an entry is found by, space-delimited on both sides: its id's and every title's, then its tags' tokens. */
 export const matchText = (e: VocabularyEntry): string => {
-  const words = new Set([...tokenize(e.id), ...Object.values(e.title).flatMap(tokenize)]);
+  const words = new Set([...tokenize(e.id), ...Object.values(e.title).flatMap(tokenize), ...(e.tags ?? []).map(tagToken)]);
   return ` ${[...words].join(' ')} `;
 };
 
-/** `matchText` holds only letters, digits and spaces, so each test is a plain substring. */
+/** `matchText` holds only letters, digits, tag tokens and spaces, so each test is a plain substring. */
 export const matchesFilter = (text: string, f: VocabularyFilter): boolean =>
-  f.words.every((w) => text.includes(` ${w} `)) && f.prefixes.every((p) => text.includes(` ${p}`));
+  f.words.every((w) => text.includes(` ${w} `)) &&
+  f.prefixes.every((p) => text.includes(` ${p}`)) &&
+  (f.tags.length === 0 || f.tags.some((t) => text.includes(` ${tagToken(t)} `)));
 
-export const filterOf = (q: string | null | undefined, suggest: string | null | undefined): VocabularyFilter => ({
+export const filterOf = (q: string | null | undefined, suggest: string | null | undefined, tags: readonly string[] = []): VocabularyFilter => ({
   words: [...new Set(tokenize(q ?? ''))],
   prefixes: [...new Set(tokenize(suggest ?? ''))],
+  tags: [...new Set(tags)],
 });
 
 // Code-unit order, as SQL's BINARY (SQLite) and "C" (PostgreSQL) collations sort these keys.
