@@ -61,6 +61,7 @@ describe('export formats', () => {
       ['csl', 'application/vnd.citationstyles.csl+json'],
       ['bibtex', 'application/x-bibtex'],
       ['geojson', 'application/geo+json'],
+      ['marcxml', 'application/marcxml+xml'],
     ];
     for (const [format, type] of formats) {
       const link = await call('GET', `/records/${id}/export/${format}`);
@@ -111,6 +112,35 @@ describe('export formats', () => {
     expect(resource['publicationYear']).toBe('2024');
     expect(resource['resourceType']).toEqual({ '@resourceTypeGeneral': 'Dataset', '#': 'Dataset' });
     expect((await call('GET', `/records/${id}/export/datacite-xml`)).text).toContain('<title>Sea ice &lt;i&gt;extent&lt;/i&gt; &lt;/div&gt;&lt;script&gt;alert(1)&lt;/script&gt;</title>');
+  });
+
+  it('gives library catalogues MARC 21 XML: fields in tag order, people with affiliations, ORCID and roles', async () => {
+    const { call, id } = await published();
+    const text = (await call('GET', `/records/${id}/export/marcxml`)).text;
+    const record = xml(text)['record'] as Xml;
+    expect(record['@xmlns']).toBe('http://www.loc.gov/MARC21/slim');
+    // A dataset is a computer file (leader 06 "m"), a monograph, in Unicode.
+    expect(record['leader']).toBe('00000nmm a2200000uu 4500');
+    expect((record['leader'] as string).length).toBe(24);
+    expect((record['controlfield'] as Xml[])[0]).toEqual({ '@tag': '001', '#': id });
+    expect((record['controlfield'] as Xml[])[1]?.['#']).toMatch(/^\d{14}\.0$/);
+    const fields = (record['datafield'] as Xml[]).map((f) => {
+      const subfields = [f['subfield']].flat() as Xml[];
+      return [f['@tag'], `${f['@ind1']}${f['@ind2']}`, subfields.map((s) => `$${s['@code']} ${s['#']}`).join(' ')];
+    });
+    const tags = fields.map(([tag]) => tag as string);
+    expect(tags).toEqual([...tags].sort());
+    expect(fields).toContainEqual(['100', '1 ', '$a Obi, Ada $u University of Lagos $0 (orcid)0000-0002-1825-0097']);
+    expect(fields).toContainEqual(['710', '2 ', '$a European Space Agency']);
+    expect(fields.find(([tag, , sub]) => tag === '700' && (sub as string).startsWith('$a Li, Bo'))?.[2]).toMatch(/^\$a Li, Bo \$e \S/);
+    expect(fields.find(([tag]) => tag === '245')?.[1]).toBe('10');
+    expect(text).toContain('<subfield code="a">Sea ice &lt;i&gt;extent&lt;/i&gt; &lt;/div&gt;&lt;script&gt;alert(1)&lt;/script&gt;</subfield>');
+    expect(fields).toContainEqual(['264', ' 1', '$b Polar Data Centre $c 2024-06-01']);
+    expect(fields.find(([tag]) => tag === '520')?.[1]).toBe('  ');
+    expect(text).toContain('<subfield code="a">Daily sea ice &amp; snow</subfield>');
+    expect(fields).toContainEqual(['653', '  ', '$a sea ice']);
+    expect(fields.find(([tag]) => tag === '540')?.[2]).toMatch(/^\$a /);
+    expect(fields).toContainEqual(['856', '40', `$u http://krs.test/records/${id} $z Landing page`]);
   });
 
   it('gives reference managers CSL-JSON and BibTeX, and formatted citations in the style asked for', async () => {
@@ -220,7 +250,7 @@ describe('export formats', () => {
     expect(d.types.resourceTypeGeneral).toBe('Collection');
     expect((await call('GET', `/packages/${pkg.json.id}/export/csl`)).json.type).toBe('collection');
 
-    const unknown = await call('GET', `/records/${id}/export/marcxml`);
+    const unknown = await call('GET', `/records/${id}/export/marc21-binary`);
     expect(unknown.status).toBe(404);
     expect(unknown.json.message).toContain('datacite-xml');
     expect((await call('GET', '/records/nope-00000/export/bibtex')).status).toBe(404);

@@ -12,6 +12,9 @@ import { CSL_JSON_TYPE, toCsl } from './csl-json.ts';
 import { DATACITE_JSON_TYPE, DATACITE_XML_TYPE, toDataCite, toDataCiteXml } from './datacite.ts';
 import { GEOJSON_TYPE, toGeoJson } from './geojson.ts';
 import { JSON_LD_TYPE, toJsonLd } from './json-ld.ts';
+import { MARCXML_TYPE, marc21Xml } from './marc21.ts';
+import { xmlDocument } from './xml.ts';
+import { nextIteration } from '@krs/adapters';
 
 export interface ExportInput {
   view: RecordView;
@@ -45,6 +48,7 @@ export const EXPORT_FORMATS: readonly ExportFormat[] = [
   { id: 'dublincore', label: 'Dublin Core XML', mediaType: DUBLIN_CORE_TYPE, extension: 'xml', perRevision: true, render: (i) => renderDublinCore(i.view, i.links) },
   { id: 'csl', label: 'CSL-JSON', mediaType: CSL_JSON_TYPE, extension: 'json', perRevision: true, render: (i) => json(toCsl(i.view, i.links), i.pretty) },
   { id: 'bibtex', label: 'BibTeX', mediaType: 'application/x-bibtex', extension: 'bib', perRevision: true, render: (i) => toBibtex(toCsl(i.view, i.links)) },
+  { id: 'marcxml', label: 'MARCXML', mediaType: MARCXML_TYPE, extension: 'xml', perRevision: true, render: async (i) => xmlDocument(await marc21Xml(i.view, i.links, nextIteration), nextIteration) },
   { id: 'geojson', label: 'GeoJSON', mediaType: GEOJSON_TYPE, extension: 'geojson', perRevision: true, render: (i) => json(toGeoJson(i.view), i.pretty) },
 ];
 
