@@ -1,9 +1,7 @@
 import { matchText, sortKey } from '@krs/domain/vocabularies';
 import { sql, type Kysely } from 'kysely';
 import { isPostgres } from '../dialect.ts';
-import { rowToVocabulary } from '../rows.ts';
-
-const BACKFILL_CHUNK = 1000;
+import { eachVocabularyEntry } from './vocabulary-walk.ts';
 
 /**
  * Keys for listing a vocabulary a page at a time (vocabulary-listing.ts): `sort_key` orders,
@@ -16,23 +14,10 @@ export async function up(db: Kysely<any>): Promise<void> {
   for (const column of ['sort_key', 'match_text']) {
     await sql.raw(`alter table vocabulary add column ${column} text${collate} not null default ''`).execute(db);
   }
-  // Entries imported before this migration: keyed in chunks, walking the primary key.
-  let after: { type: string; id: string } | null = null;
-  for (;;) {
-    let query = db.selectFrom('vocabulary').select(['type', 'id', 'data']).orderBy('type').orderBy('id').limit(BACKFILL_CHUNK);
-    if (after !== null) {
-      const { type, id } = after;
-      query = query.where((eb) => eb.or([eb('type', '>', type), eb.and([eb('type', '=', type), eb('id', '>', id)])]));
-    }
-    const rows: { type: string; id: string; data: string }[] = await query.execute();
-    for (const row of rows) {
-      const entry = rowToVocabulary(row);
-      await db.updateTable('vocabulary').set({ sort_key: sortKey(entry), match_text: matchText(entry) }).where('type', '=', row.type).where('id', '=', row.id).execute();
-    }
-    const last = rows.at(-1);
-    if (last === undefined || rows.length < BACKFILL_CHUNK) break;
-    after = { type: last.type, id: last.id };
-  }
+  // Entries imported before this migration, keyed a chunk at a time.
+  await eachVocabularyEntry(db, async (entry, key) => {
+    await db.updateTable('vocabulary').set({ sort_key: sortKey(entry), match_text: matchText(entry) }).where('type', '=', key.type).where('id', '=', key.id).execute();
+  });
   await sql`create index vocabulary_listing on vocabulary (type, sort_key, match_text)`.execute(db);
 }
 

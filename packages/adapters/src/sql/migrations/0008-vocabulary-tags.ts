@@ -1,8 +1,6 @@
 import { matchText } from '@krs/domain/vocabularies';
 import type { Kysely } from 'kysely';
-import { rowToVocabulary } from '../rows.ts';
-
-const CHUNK = 1000;
+import { eachVocabularyEntry } from './vocabulary-walk.ts';
 
 /**
  * `match_text` now ends with a token per tag (vocabulary-listing.ts `tagToken`), so the listing's
@@ -10,23 +8,10 @@ const CHUNK = 1000;
  * get theirs; entries without tags are unchanged and left alone.
  */
 export async function up(db: Kysely<any>): Promise<void> {
-  let after: { type: string; id: string } | null = null;
-  for (;;) {
-    let query = db.selectFrom('vocabulary').select(['type', 'id', 'data']).orderBy('type').orderBy('id').limit(CHUNK);
-    if (after !== null) {
-      const { type, id } = after;
-      query = query.where((eb) => eb.or([eb('type', '>', type), eb.and([eb('type', '=', type), eb('id', '>', id)])]));
-    }
-    const rows: { type: string; id: string; data: string }[] = await query.execute();
-    for (const row of rows) {
-      const entry = rowToVocabulary(row);
-      if ((entry.tags ?? []).length === 0) continue;
-      await db.updateTable('vocabulary').set({ match_text: matchText(entry) }).where('type', '=', row.type).where('id', '=', row.id).execute();
-    }
-    const last = rows.at(-1);
-    if (last === undefined || rows.length < CHUNK) break;
-    after = { type: last.type, id: last.id };
-  }
+  await eachVocabularyEntry(db, async (entry, key) => {
+    if ((entry.tags ?? []).length === 0) return;
+    await db.updateTable('vocabulary').set({ match_text: matchText(entry) }).where('type', '=', key.type).where('id', '=', key.id).execute();
+  });
 }
 
 /** Tag tokens in `match_text` are invisible to the filters of before: nothing to undo. */
