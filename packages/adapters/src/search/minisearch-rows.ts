@@ -1,0 +1,195 @@
+/**
+ * What the MiniSearch engine keeps per document besides MiniSearch's word index, by row number:
+ * the header in the domain's typed columns (filters, facets, order, paging), the boxes and the
+ * exact shapes of lines and polygons, the range fields' values, the field paths holding a value
+ * (for `_exists_`), and for the evaluator the body as JSON text and every value's words (for
+ * phrases). Never the body as objects: 100k bodies as objects took most of 2 GiB.
+ */
+import { HeaderTable, type HeaderFields } from '@krs/domain/search';
+import type { BBox, SearchDocument, Shape } from '@krs/domain';
+
+export type RangeValues = [field: string, value: string][];
+
+/** A document as the engine keeps it, prepared before anything changes (preparing may throw). */
+export interface PreparedRow {
+  key: string;
+  header: HeaderFields;
+  bounds: BBox[];
+  /** Only when a line or polygon is among them: points and boxes are exactly their bounds. */
+  shapes: Shape[] | null;
+  ranges: RangeValues | null;
+  /** `pathToken` of every field path holding a value. */
+  paths: string[];
+  body: string;
+  title: string;
+  /** Every value's words, ` ` between words, each value inside spaces, `\n` between values. */
+  words: string;
+}
+
+export class MiniSearchRows {
+  readonly header = new HeaderTable();
+  private readonly rowOfKey = new Map<string, number>();
+  private keys: (string | undefined)[] = [];
+  private free: number[] = [];
+  private bounds: (BBox[] | undefined)[] = [];
+  private readonly shapes = new Map<number, Shape[]>();
+  readonly ranges = new Map<number, RangeValues>();
+  /** Rows holding a value at each path (by its token). */
+  private readonly paths = new Map<string, Set<number>>();
+  private rowPaths: (string[] | undefined)[] = [];
+  private bodies: (string | undefined)[] = [];
+  private titles: (string | undefined)[] = [];
+  private words: (string | undefined)[] = [];
+  // Keys by parent: re-projecting a parent asks for its keys, and a scan of every row per
+  // parent made a rebuild quadratic (220 s for 100k records).
+  private readonly byParent = new Map<string, Set<string>>();
+
+  get size(): number {
+    return this.rowOfKey.size;
+  }
+
+  /** One past the highest row ever used: the length of arrays indexed by row. */
+  get capacity(): number {
+    return this.keys.length;
+  }
+
+  rowOf(key: string): number | undefined {
+    return this.rowOfKey.get(key);
+  }
+
+  keyOf(row: number): string | undefined {
+    return this.keys[row];
+  }
+
+  keysOfParent(parentId: string): string[] {
+    return [...(this.byParent.get(parentId) ?? [])];
+  }
+
+  /** The row a key has, or the one `set` would give it: taken only by `set`. */
+  rowFor(key: string): number {
+    return this.rowOfKey.get(key) ?? this.free.at(-1) ?? this.keys.length;
+  }
+
+  set(row: number, doc: PreparedRow): void {
+    if (this.keys[row] !== undefined) this.delete(row);
+    if (this.free.at(-1) === row) this.free.pop();
+    this.keys[row] = doc.key;
+    this.rowOfKey.set(doc.key, row);
+    this.header.set(row, doc.header);
+    this.bounds[row] = doc.bounds;
+    if (doc.shapes !== null) this.shapes.set(row, doc.shapes);
+    if (doc.ranges !== null) this.ranges.set(row, doc.ranges);
+    for (const token of doc.paths) {
+      let rows = this.paths.get(token);
+      if (rows === undefined) this.paths.set(token, (rows = new Set()));
+      rows.add(row);
+    }
+    this.rowPaths[row] = doc.paths;
+    this.bodies[row] = doc.body;
+    this.titles[row] = doc.title;
+    this.words[row] = doc.words;
+    let siblings = this.byParent.get(doc.header.parentId);
+    if (siblings === undefined) this.byParent.set(doc.header.parentId, (siblings = new Set()));
+    siblings.add(doc.key);
+  }
+
+  delete(row: number): void {
+    const key = this.keys[row];
+    if (key === undefined) return;
+    const parentId = this.header.document(row)?.parentId ?? '';
+    const siblings = this.byParent.get(parentId);
+    siblings?.delete(key);
+    if (siblings?.size === 0) this.byParent.delete(parentId);
+    for (const token of this.rowPaths[row] ?? []) {
+      const rows = this.paths.get(token);
+      rows?.delete(row);
+      if (rows?.size === 0) this.paths.delete(token);
+    }
+    this.rowOfKey.delete(key);
+    this.header.delete(row);
+    this.shapes.delete(row);
+    this.ranges.delete(row);
+    this.keys[row] = undefined;
+    this.bounds[row] = undefined;
+    this.rowPaths[row] = undefined;
+    this.bodies[row] = undefined;
+    this.titles[row] = undefined;
+    this.words[row] = undefined;
+    this.free.push(row);
+  }
+
+  /** After rows were set by number (a snapshot's), the unused numbers below the highest become free. */
+  freeGaps(): void {
+    this.free = [];
+    for (let row = this.keys.length - 1; row >= 0; row--) if (this.keys[row] === undefined) this.free.push(row);
+  }
+
+  clear(): void {
+    this.header.clear();
+    this.rowOfKey.clear();
+    this.keys = [];
+    this.free = [];
+    this.bounds = [];
+    this.shapes.clear();
+    this.ranges.clear();
+    this.paths.clear();
+    this.rowPaths = [];
+    this.bodies = [];
+    this.titles = [];
+    this.words = [];
+    this.byParent.clear();
+  }
+
+  /** Marks the rows holding a value at the path of this token. */
+  markPath(token: string, marks: Uint8Array): void {
+    for (const row of this.paths.get(token) ?? []) marks[row] = 1;
+  }
+
+  /** The text MiniSearch was given for the row. */
+  text(row: number): { title: string; text: string } | null {
+    const title = this.titles[row];
+    const text = this.words[row];
+    return title === undefined || text === undefined ? null : { title, text };
+  }
+
+  wordsOf(row: number): string {
+    return this.words[row] ?? '';
+  }
+
+  bodyOf(row: number): string {
+    return this.bodies[row] ?? '{}';
+  }
+
+  /** The row's geometry as `meetsBox` reads it. */
+  geometry(row: number): { bounds: BBox[]; shapes?: Shape[] } {
+    const shapes = this.shapes.get(row);
+    return shapes === undefined ? { bounds: this.bounds[row] ?? [] } : { bounds: this.bounds[row] ?? [], shapes };
+  }
+
+  /** Every row in use, in order. */
+  *rows(): IterableIterator<number> {
+    for (let row = 0; row < this.keys.length; row++) if (this.keys[row] !== undefined) yield row;
+  }
+
+  /** The row as a snapshot keeps it. */
+  prepared(row: number): PreparedRow | null {
+    const key = this.keys[row];
+    const header = this.header.document(row);
+    if (key === undefined || header === null) return null;
+    const { key: _key, body: _body, bounds: _bounds, ...fields } = header;
+    return {
+      key,
+      header: fields,
+      bounds: this.bounds[row] ?? [],
+      shapes: this.shapes.get(row) ?? null,
+      ranges: this.ranges.get(row) ?? null,
+      paths: this.rowPaths[row] ?? [],
+      body: this.bodies[row] ?? '{}',
+      title: this.titles[row] ?? '',
+      words: this.words[row] ?? '',
+    };
+  }
+}
+
+/** Whether the document's shapes need keeping beside its bounds. */
+export const needsShapes = (doc: SearchDocument): boolean => doc.shapes?.some((shape) => shape.type === 'line' || shape.type === 'polygon') ?? false;
