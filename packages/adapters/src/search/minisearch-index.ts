@@ -32,7 +32,7 @@ import { MiniSearchRows, needsShapes, type PreparedRow } from './minisearch-rows
 import { TextIndex, TITLE_AND_TEXT, TITLE_ONLY, type Scored } from './minisearch-text.ts';
 import { readSnapshot, writeSnapshot } from './minisearch-snapshot.ts';
 
-function prepare(doc: SearchDocument): PreparedRow {
+function prepare(doc: SearchDocument, pathCode: (token: string) => number): PreparedRow {
   const flat = flatten(doc.body);
   const title: string[] = [];
   for (const [path, values] of flat) if (path === 'metadata.title' || path.startsWith('metadata.title.')) title.push(...values);
@@ -46,7 +46,7 @@ function prepare(doc: SearchDocument): PreparedRow {
     bounds: bounds.map(([w, s, e, n]) => [w, s, e, n]),
     shapes: needsShapes(doc) ? structuredClone(shapes ?? []) : null,
     ranges: ranges.length > 0 ? ranges : null,
-    paths: fieldPaths(flat).map(pathToken),
+    paths: fieldPaths(flat).map((path) => pathCode(pathToken(path))),
     body: JSON.stringify(doc.body),
     title: title.join(' '),
     words: words.join('\n'),
@@ -201,15 +201,19 @@ export function createMiniSearchIndex(): MiniSearchIndex {
     }
   }
 
-  /** Rows marked (all rows when null) that meet the box. */
-  function rowsInBox(marks: Uint8Array | null, box: SearchRequest['bbox']): Int32Array {
-    const out: number[] = [];
-    for (const row of rows.rows()) {
-      if (marks !== null && marks[row] !== 1) continue;
+  /** Rows marked (every row when null) that meet the box; null for every row. */
+  function rowsInBox(marks: Uint8Array | null, box: SearchRequest['bbox']): Int32Array | null {
+    if (marks === null && box === null) return null;
+    const capacity = rows.capacity;
+    const out = new Int32Array(capacity);
+    let n = 0;
+    for (let row = 0; row < capacity; row++) {
+      // Marks are only ever set on rows in use; without marks, every row is asked.
+      if (marks === null ? rows.keyOf(row) === undefined : marks[row] !== 1) continue;
       if (box !== null && !meetsBox(rows.geometry(row), box)) continue;
-      out.push(row);
+      out[n++] = row;
     }
-    return Int32Array.from(out);
+    return out.subarray(0, n);
   }
 
   /** `bestmatch` by the scores, equal scores by `newest`. */
@@ -224,7 +228,7 @@ export function createMiniSearchIndex(): MiniSearchIndex {
       for (const doc of docs) {
         // Preparing may throw on a document it cannot take: before anything changes, so the
         // word index and the rows never disagree about which documents exist.
-        const prepared = prepare(doc);
+        const prepared = prepare(doc, (token) => rows.pathCode(token));
         const row = rows.rowFor(doc.key);
         const before = rows.rowOf(doc.key) === undefined ? null : rows.text(row);
         if (before !== null) text.drop({ id: row, ...before });

@@ -18,8 +18,8 @@ export interface PreparedRow {
   /** Only when a line or polygon is among them: points and boxes are exactly their bounds. */
   shapes: Shape[] | null;
   ranges: RangeValues | null;
-  /** `pathToken` of every field path holding a value. */
-  paths: string[];
+  /** Every field path holding a value, as the code `MiniSearchRows.pathCode` gives its `pathToken`. */
+  paths: readonly number[];
   body: string;
   title: string;
   /** Every value's words, ` ` between words, each value inside spaces, `\n` between values. */
@@ -34,9 +34,18 @@ export class MiniSearchRows {
   private bounds: (BBox[] | undefined)[] = [];
   private readonly shapes = new Map<number, Shape[]>();
   readonly ranges = new Map<number, RangeValues>();
-  /** Rows holding a value at each path (by its token). */
-  private readonly paths = new Map<string, Set<number>>();
-  private rowPaths: (string[] | undefined)[] = [];
+  /**
+   * The paths (tokens) holding a value in each row, as the number of its set of path codes: most
+   * documents share one set. No list of rows per path: a set of 100k rows per path took most of
+   * a snapshot's load, and `_exists_` reads the set numbers in a millisecond.
+   */
+  private readonly pathCodes = new Map<string, number>();
+  private readonly pathNames: string[] = [];
+  private readonly pathSetNumbers = new Map<string, number>();
+  private readonly pathSetList: (readonly number[])[] = [];
+  /** The same by the kept list itself: a snapshot's rows name their set by it, without joining codes. */
+  private readonly pathSetOfList = new Map<readonly number[], number>();
+  private rowPathSet = new Int32Array(0);
   private bodies: (string | undefined)[] = [];
   private titles: (string | undefined)[] = [];
   private words: (string | undefined)[] = [];
@@ -79,12 +88,12 @@ export class MiniSearchRows {
     this.bounds[row] = doc.bounds;
     if (doc.shapes !== null) this.shapes.set(row, doc.shapes);
     if (doc.ranges !== null) this.ranges.set(row, doc.ranges);
-    for (const token of doc.paths) {
-      let rows = this.paths.get(token);
-      if (rows === undefined) this.paths.set(token, (rows = new Set()));
-      rows.add(row);
+    if (row >= this.rowPathSet.length) {
+      const grown = new Int32Array(Math.max(1024, row + 1, this.rowPathSet.length * 2));
+      grown.set(this.rowPathSet);
+      this.rowPathSet = grown;
     }
-    this.rowPaths[row] = doc.paths;
+    this.rowPathSet[row] = this.pathSet(doc.paths);
     this.bodies[row] = doc.body;
     this.titles[row] = doc.title;
     this.words[row] = doc.words;
@@ -100,22 +109,32 @@ export class MiniSearchRows {
     const siblings = this.byParent.get(parentId);
     siblings?.delete(key);
     if (siblings?.size === 0) this.byParent.delete(parentId);
-    for (const token of this.rowPaths[row] ?? []) {
-      const rows = this.paths.get(token);
-      rows?.delete(row);
-      if (rows?.size === 0) this.paths.delete(token);
-    }
     this.rowOfKey.delete(key);
     this.header.delete(row);
     this.shapes.delete(row);
     this.ranges.delete(row);
     this.keys[row] = undefined;
     this.bounds[row] = undefined;
-    this.rowPaths[row] = undefined;
     this.bodies[row] = undefined;
     this.titles[row] = undefined;
     this.words[row] = undefined;
     this.free.push(row);
+  }
+
+  /** The code of a path's token in this table, given on first sight. */
+  pathCode(token: string): number {
+    let code = this.pathCodes.get(token);
+    if (code === undefined) {
+      code = this.pathNames.length;
+      this.pathCodes.set(token, code);
+      this.pathNames.push(token);
+    }
+    return code;
+  }
+
+  /** Every path token, by code. */
+  get pathTable(): readonly string[] {
+    return this.pathNames;
   }
 
   /** After rows were set by number (a snapshot's), the unused numbers below the highest become free. */
@@ -132,8 +151,6 @@ export class MiniSearchRows {
     this.bounds = [];
     this.shapes.clear();
     this.ranges.clear();
-    this.paths.clear();
-    this.rowPaths = [];
     this.bodies = [];
     this.titles = [];
     this.words = [];
@@ -142,7 +159,40 @@ export class MiniSearchRows {
 
   /** Marks the rows holding a value at the path of this token. */
   markPath(token: string, marks: Uint8Array): void {
-    for (const row of this.paths.get(token) ?? []) marks[row] = 1;
+    const code = this.pathCodes.get(token);
+    if (code === undefined) return;
+    const holds = Uint8Array.from(this.pathSetList, (set) => (set.includes(code) ? 1 : 0));
+    const { rowPathSet, keys } = this;
+    for (let row = 0; row < keys.length; row++) if (keys[row] !== undefined && holds[rowPathSet[row] ?? 0] === 1) marks[row] = 1;
+  }
+
+  /**
+   * The number of a set of path codes, given on first sight. Sets are never forgotten: there are
+   * as many as distinct shapes of documents, a few hundred bytes each.
+   */
+  pathSet(codes: readonly number[]): number {
+    const known = this.pathSetOfList.get(codes);
+    if (known !== undefined) return known;
+    const name = codes.join(',');
+    let n = this.pathSetNumbers.get(name);
+    if (n === undefined) {
+      n = this.pathSetList.length;
+      const kept = [...codes];
+      this.pathSetNumbers.set(name, n);
+      this.pathSetList.push(kept);
+      this.pathSetOfList.set(kept, n);
+    }
+    return n;
+  }
+
+  /** The row's set of path codes, by number. */
+  pathSetOf(row: number): number {
+    return this.rowPathSet[row] ?? 0;
+  }
+
+  /** Every set of path codes, by number. */
+  get pathSets(): readonly (readonly number[])[] {
+    return this.pathSetList;
   }
 
   /** The text MiniSearch was given for the row. */
@@ -183,7 +233,7 @@ export class MiniSearchRows {
       bounds: this.bounds[row] ?? [],
       shapes: this.shapes.get(row) ?? null,
       ranges: this.ranges.get(row) ?? null,
-      paths: this.rowPaths[row] ?? [],
+      paths: this.pathSetList[this.rowPathSet[row] ?? 0] ?? [],
       body: this.bodies[row] ?? '{}',
       title: this.titles[row] ?? '',
       words: this.words[row] ?? '',

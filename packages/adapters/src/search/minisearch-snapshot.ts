@@ -26,6 +26,8 @@ interface Footer {
   watermark: string;
   rows: number;
   paths: string[];
+  /** Sets of path codes, by number: each row names one. */
+  pathSets: number[][];
   text: { scalars: TextState['scalars']; terms: number };
   /** Byte range of each section. */
   sections: Record<string, [number, number]>;
@@ -82,7 +84,7 @@ const IN_USER_LISTING = 2;
 const USER_LATEST = 4;
 const PUBLIC = 8;
 
-function rowLine(number: number, row: PreparedRow, pathCode: (token: string) => number): string {
+function rowLine(number: number, row: PreparedRow, pathSet: number): string {
   const h = row.header;
   const flags = (h.isLatest ? LATEST : 0) | (h.inUserListing ? IN_USER_LISTING : 0) | (h.isUserLatest ? USER_LATEST : 0) | (h.isPublic ? PUBLIC : 0);
   return JSON.stringify([
@@ -104,7 +106,7 @@ function rowLine(number: number, row: PreparedRow, pathCode: (token: string) => 
     row.bounds,
     row.shapes,
     row.ranges,
-    row.paths.map(pathCode),
+    pathSet,
     row.title,
   ]);
 }
@@ -114,22 +116,11 @@ export async function writeSnapshot(file: string, watermark: string, rows: MiniS
   const handle = await open(tmp, 'w');
   try {
     const out = new SnapshotWriter(handle);
-    const paths: string[] = [];
-    const codes = new Map<string, number>();
-    const pathCode = (token: string) => {
-      let code = codes.get(token);
-      if (code === undefined) {
-        code = paths.length;
-        codes.set(token, code);
-        paths.push(token);
-      }
-      return code;
-    };
     const order = [...rows.rows()];
     out.begin('rows');
     for (const row of order) {
       const prepared = rows.prepared(row);
-      if (prepared !== null) await out.push(Buffer.from(`${rowLine(row, prepared, pathCode)}\n`));
+      if (prepared !== null) await out.push(Buffer.from(`${rowLine(row, prepared, rows.pathSetOf(row))}\n`));
     }
     await out.end();
     for (const [section, ends, of] of [
@@ -164,7 +155,8 @@ export async function writeSnapshot(file: string, watermark: string, rows: MiniS
       format: FORMAT,
       watermark,
       rows: order.length,
-      paths,
+      paths: [...rows.pathTable],
+      pathSets: rows.pathSets.map((set) => [...set]),
       text: { scalars: state.scalars, terms: state.terms.length },
       sections: out.sections as Record<Section, [number, number]>,
     };
@@ -216,10 +208,10 @@ const STATES: readonly unknown[] = ['draft', 'published'];
 const ACCESS: readonly unknown[] = ['open', 'restricted', 'embargoed', 'metadata-only'];
 
 /** A row from its line; throws on anything not shaped like one. */
-function parseRow(line: string, paths: readonly string[], body: string, words: string): [number, PreparedRow] {
+function parseRow(line: string, pathSets: readonly (readonly number[])[], body: string, words: string): [number, PreparedRow] {
   const v = JSON.parse(line) as unknown;
   if (!Array.isArray(v) || v.length !== 20) throw new Error('snapshot: bad row');
-  const [number, key, id, kind, state, parentId, ownerId, versionIndex, flags, readers, created, updated, rtId, rtLabel, accessStatus, bounds, shapes, ranges, pathCodes, title] = v as unknown[];
+  const [number, key, id, kind, state, parentId, ownerId, versionIndex, flags, readers, created, updated, rtId, rtLabel, accessStatus, bounds, shapes, ranges, pathSet, title] = v as unknown[];
   const ok =
     Number.isInteger(number) &&
     (number as number) >= 0 &&
@@ -236,8 +228,9 @@ function parseRow(line: string, paths: readonly string[], body: string, words: s
     bounds.every(isBox) &&
     (shapes === null || (Array.isArray(shapes) && shapes.every(isShape))) &&
     (ranges === null || (Array.isArray(ranges) && ranges.every((r) => Array.isArray(r) && r.length === 2 && r.every(isString)))) &&
-    Array.isArray(pathCodes) &&
-    pathCodes.every((c) => Number.isInteger(c) && c >= 0 && c < paths.length);
+    Number.isInteger(pathSet) &&
+    (pathSet as number) >= 0 &&
+    (pathSet as number) < pathSets.length;
   if (!ok) throw new Error('snapshot: bad row');
   const f = flags as number;
   const row: PreparedRow = {
@@ -262,7 +255,7 @@ function parseRow(line: string, paths: readonly string[], body: string, words: s
     bounds: bounds as BBox[],
     shapes: shapes as Shape[] | null,
     ranges: ranges as RangeValues | null,
-    paths: (pathCodes as number[]).map((c) => paths[c] ?? ''),
+    paths: pathSets[pathSet as number] ?? [],
     body,
     title: title as string,
     words,
@@ -279,6 +272,8 @@ function isFooter(v: unknown): v is Footer {
     isNumber(f.rows) &&
     Array.isArray(f.paths) &&
     f.paths.every(isString) &&
+    Array.isArray(f.pathSets) &&
+    f.pathSets.every((set) => Array.isArray(set)) &&
     typeof f.text === 'object' &&
     f.text !== null &&
     Array.isArray(f.text.scalars) &&
@@ -325,6 +320,12 @@ export async function readSnapshot(file: string): Promise<LoadedSnapshot | null>
     const wordEnds = uint32('wordEnds');
     if (lines.length !== footer.rows || bodyEnds.length !== footer.rows || wordEnds.length !== footer.rows) return null;
     const rows = new MiniSearchRows();
+    // Codes in the order of the saved table: the rows' codes read as they were written.
+    for (const token of footer.paths) rows.pathCode(token);
+    if (rows.pathTable.length !== footer.paths.length) return null;
+    for (const [n, set] of footer.pathSets.entries()) {
+      if (!set.every((c) => Number.isInteger(c) && c >= 0 && c < footer.paths.length) || rows.pathSet(set) !== n) return null;
+    }
     const text = TextIndex.fromState({
       scalars: footer.text.scalars,
       averages: new Float64Array(new Uint8Array(section('averages')).buffer),
@@ -340,7 +341,7 @@ export async function readSnapshot(file: string): Promise<LoadedSnapshot | null>
       const bodyEnd = bodyEnds[i] ?? 0;
       const wordEnd = wordEnds[i] ?? 0;
       if (bodyEnd < bodyStart || bodyEnd > bodies.length || wordEnd < wordStart || wordEnd > words.length) return null;
-      const [number, row] = parseRow(line, footer.paths, bodies.toString('utf8', bodyStart, bodyEnd), words.toString('utf8', wordStart, wordEnd));
+      const [number, row] = parseRow(line, rows.pathSets, bodies.toString('utf8', bodyStart, bodyEnd), words.toString('utf8', wordStart, wordEnd));
       bodyStart = bodyEnd;
       wordStart = wordEnd;
       if (rows.rowOf(row.key) !== undefined || rows.keyOf(number) !== undefined) return null;

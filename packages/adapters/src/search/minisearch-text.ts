@@ -59,6 +59,98 @@ export interface Scored {
   count: number;
 }
 
+/**
+ * A term's postings as MiniSearch keeps them (field id -> short id -> frequency), read from a
+ * snapshot's array on first use. MiniSearch reads and writes them through Map's methods only, each
+ * of which reads them in first.
+ */
+class SnapshotTermData extends Map<number, Postings> {
+  private source: Int32Array | null;
+
+  constructor(
+    source: Int32Array,
+    private readonly start: number,
+  ) {
+    super();
+    this.source = source;
+  }
+
+  /** Appends the postings as a snapshot stores them, if still unread; false when read. */
+  copyUnread(out: number[]): boolean {
+    const source = this.source;
+    if (source === null) return false;
+    let at = this.start;
+    for (let fields = source[at++] ?? 0; fields > 0; fields--) at += 2 + 2 * (source[at + 1] ?? 0);
+    for (let i = this.start; i < at; i++) out.push(source[i] ?? 0);
+    return true;
+  }
+
+  read(): void {
+    const source = this.source;
+    if (source === null) return;
+    this.source = null;
+    let at = this.start;
+    for (let fields = source[at++] ?? 0; fields > 0; fields--) {
+      const fieldId = source[at++] ?? 0;
+      const freqs: Postings = new Map();
+      for (let n = source[at++] ?? 0; n > 0; n--) {
+        const short = source[at++] ?? 0;
+        freqs.set(short, source[at++] ?? 0);
+      }
+      super.set(fieldId, freqs);
+    }
+  }
+
+  override get(key: number): Postings | undefined {
+    this.read();
+    return super.get(key);
+  }
+  override set(key: number, value: Postings): this {
+    this.read();
+    return super.set(key, value);
+  }
+  override has(key: number): boolean {
+    this.read();
+    return super.has(key);
+  }
+  override delete(key: number): boolean {
+    this.read();
+    return super.delete(key);
+  }
+  override clear(): void {
+    this.source = null;
+    super.clear();
+  }
+  override forEach(f: (value: Postings, key: number, map: Map<number, Postings>) => void, thisArg?: unknown): void {
+    this.read();
+    super.forEach(f, thisArg);
+  }
+  override keys(): MapIterator<number> {
+    this.read();
+    return super.keys();
+  }
+  override values(): MapIterator<Postings> {
+    this.read();
+    return super.values();
+  }
+  override entries(): MapIterator<[number, Postings]> {
+    this.read();
+    return super.entries();
+  }
+  override [Symbol.iterator](): MapIterator<[number, Postings]> {
+    this.read();
+    return super[Symbol.iterator]();
+  }
+}
+// Map declares `size` a property, which a class may not override with an accessor.
+const mapSize = Object.getOwnPropertyDescriptor(Map.prototype, 'size')?.get;
+Object.defineProperty(SnapshotTermData.prototype, 'size', {
+  get(this: SnapshotTermData) {
+    this.read();
+    return mapSize?.call(this) as number;
+  },
+});
+
 /** The index as arrays, for a snapshot. */
 export interface TextState {
   /** Documents, next short id, dirt count. */
@@ -76,6 +168,8 @@ export interface TextState {
 export class TextIndex extends MiniSearch<IndexedText> {
   /** Row by MiniSearch's short id; -1 once the document is gone. */
   private rowOf = new Int32Array(1024).fill(-1);
+  /** Each field's length by short id: MiniSearch's `_fieldLength` as arrays, read once per posting. */
+  private lengths: Int32Array[] = [new Int32Array(1024), new Int32Array(1024)];
 
   constructor() {
     super(OPTIONS);
@@ -84,12 +178,27 @@ export class TextIndex extends MiniSearch<IndexedText> {
   put(doc: IndexedText): void {
     this.add(doc);
     const short = this._idToShortId.get(doc.id) ?? -1;
-    if (short >= this.rowOf.length) {
-      const grown = new Int32Array(Math.max(short + 1, this.rowOf.length * 2)).fill(-1);
-      grown.set(this.rowOf);
-      this.rowOf = grown;
-    }
-    this.rowOf[short] = doc.id;
+    this.ensure(short + 1);
+    this.track(short, doc.id);
+  }
+
+  private track(short: number, row: number): void {
+    this.rowOf[short] = row;
+    const lengths = this._fieldLength.get(short) ?? [];
+    for (const [fieldId, column] of this.lengths.entries()) column[short] = lengths[fieldId] ?? 0;
+  }
+
+  private ensure(size: number): void {
+    if (size <= this.rowOf.length) return;
+    const capacity = Math.max(size, this.rowOf.length * 2);
+    const rowOf = new Int32Array(capacity).fill(-1);
+    rowOf.set(this.rowOf);
+    this.rowOf = rowOf;
+    this.lengths = this.lengths.map((old) => {
+      const grown = new Int32Array(capacity);
+      grown.set(old);
+      return grown;
+    });
   }
 
   /** Takes the document out word by word: it must be the text `put` was given. */
@@ -179,6 +288,7 @@ export class TextIndex extends MiniSearch<IndexedText> {
     const postings: number[] = [];
     for (const [term, data] of this._index) {
       terms.push(term);
+      if (data instanceof SnapshotTermData && data.copyUnread(postings)) continue;
       postings.push(data.size);
       for (const [fieldId, freqs] of data) {
         postings.push(fieldId, freqs.size);
@@ -205,7 +315,7 @@ export class TextIndex extends MiniSearch<IndexedText> {
     index._nextId = nextId ?? 0;
     index._dirtCount = dirtCount ?? 0;
     index._avgFieldLength = Array.from(state.averages);
-    index.rowOf = new Int32Array(Math.max(1024, index._nextId)).fill(-1);
+    index.ensure(index._nextId);
     for (let i = 0; i < documents.length; i += 2) {
       const short = documents[i] ?? -1;
       const row = documents[i + 1] ?? -1;
@@ -216,25 +326,23 @@ export class TextIndex extends MiniSearch<IndexedText> {
       if ((lengths[i] ?? -1) >= 0) l[0] = lengths[i] ?? 0;
       if ((lengths[i + 1] ?? -1) >= 0) l[1] = lengths[i + 1] ?? 0;
       index._fieldLength.set(short, l);
-      index.rowOf[short] = row;
+      index.track(short, row);
     }
+    // Each term's postings stay in the snapshot's array until the term is first read or written:
+    // most words (ids, dates, names) are never asked for, and a Map per word and per posting was
+    // most of a load's time and of the memory after it.
     let at = 0;
-    const next = () => {
-      if (at >= postings.length) throw new Error('snapshot: postings end early');
-      return postings[at++] ?? 0;
-    };
     for (const term of terms) {
-      const data: TermData = new Map();
-      for (let fields = next(); fields > 0; fields--) {
-        const fieldId = next();
-        const freqs: Postings = new Map();
-        for (let n = next(); n > 0; n--) {
-          const short = next();
-          freqs.set(short, next());
-        }
-        data.set(fieldId, freqs);
+      const start = at;
+      let fields = postings[at++] ?? -1;
+      if (fields < 0) throw new Error('snapshot: postings end early');
+      for (; fields > 0; fields--) {
+        const n = postings[at + 1] ?? -1;
+        if (n < 0) throw new Error('snapshot: postings end early');
+        at += 2 + 2 * n;
       }
-      index._index.set(term, data);
+      if (at > postings.length) throw new Error('snapshot: postings end early');
+      index._index.set(term, new SnapshotTermData(postings, start));
     }
     if (at !== postings.length) throw new Error('snapshot: postings left over');
     return index;
@@ -276,19 +384,21 @@ export class TextIndex extends MiniSearch<IndexedText> {
       for (const field of fields) {
         const fieldId = this._fieldIds[field] ?? -1;
         const postings = data.get(fieldId);
-        if (postings === undefined) continue;
+        const lengths = this.lengths[fieldId];
+        if (postings === undefined || lengths === undefined) continue;
         const boost = weight * BOOST[field];
         const average = this._avgFieldLength[fieldId] ?? 0;
         let matching = postings.size;
+        let idf = Math.log(1 + (documents - matching + 0.5) / (matching + 0.5));
         for (const [short, frequency] of postings) {
           const row = rowOf[short] ?? -1;
           if (row < 0) {
             // As MiniSearch counts a posting of a document gone: one fewer for the rest.
             matching -= 1;
+            idf = Math.log(1 + (documents - matching + 0.5) / (matching + 0.5));
             continue;
           }
-          const length = this._fieldLength.get(short)?.[fieldId] ?? 0;
-          const idf = Math.log(1 + (documents - matching + 0.5) / (matching + 0.5));
+          const length = lengths[short] ?? 0;
           const raw = idf * (BM25_D + (frequency * (BM25_K + 1)) / (frequency + BM25_K * (1 - BM25_B + (BM25_B * length) / average)));
           if (marks[row] === 0) {
             marks[row] = 1;
