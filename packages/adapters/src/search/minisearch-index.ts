@@ -17,7 +17,6 @@ import {
   inRange,
   isFuzzyMatch,
   matchesBody,
-  meetsBox,
   parseQuery,
   RANGE_FIELDS,
   rangeValues,
@@ -59,11 +58,21 @@ interface Candidates {
   exact: boolean;
 }
 
-/** A search's candidate work: scores by row, and the leaves whose marks are exact. */
+/** A search's candidate work: scores by row, the leaves whose marks are exact, the phrases on all fields as searched in a row's words. */
 interface Scoring {
   scores: Float64Array;
   scored: boolean;
   exactLeaves: Map<QueryNode, Uint8Array>;
+  phrases: Map<QueryNode, string>;
+}
+
+/** A row the evaluator checks, with the text it reads taken when the search began. */
+interface Candidate {
+  row: number;
+  key: string | undefined;
+  words: string;
+  body: string;
+  parsed: object | null;
 }
 
 export interface MiniSearchIndex extends SearchIndex {
@@ -113,6 +122,7 @@ export function createMiniSearchIndex(): MiniSearchIndex {
         // also needs its words in order, another field needs them in that field.
         const exact = node.type === 'term' && (node.field === null || onTitle);
         if (exact) scoring?.exactLeaves.set(node, found.marks);
+        if (node.type === 'phrase' && node.field === null) scoring?.phrases.set(node, ` ${words.join(' ')} `);
         return { marks: found.marks, exact };
       }
       case 'and': {
@@ -181,23 +191,22 @@ export function createMiniSearchIndex(): MiniSearchIndex {
   }
 
   /** Whether a row matches the node: exact leaves from their marks, phrases from the words kept, the rest from the body. */
-  function decide(node: QueryNode, row: number, words: string, body: () => object, exactLeaves: Map<QueryNode, Uint8Array>): boolean {
-    const marks = exactLeaves.get(node);
-    if (marks !== undefined) return marks[row] === 1;
+  function decide(node: QueryNode, item: Candidate, scoring: Scoring): boolean {
+    const marks = scoring.exactLeaves.get(node);
+    if (marks !== undefined) return marks[item.row] === 1;
     switch (node.type) {
       case 'and':
-        return node.children.every((c) => decide(c, row, words, body, exactLeaves));
+        return node.children.every((c) => decide(c, item, scoring));
       case 'or':
-        return node.children.some((c) => decide(c, row, words, body, exactLeaves));
+        return node.children.some((c) => decide(c, item, scoring));
       case 'not':
-        return !decide(node.child, row, words, body, exactLeaves);
-      case 'phrase': {
-        const wanted = tokenize(node.value);
-        if (node.field === null && wanted.length > 0) return words.includes(` ${wanted.join(' ')} `);
-        return matchesBody(node, body());
+        return !decide(node.child, item, scoring);
+      default: {
+        const phrase = scoring.phrases.get(node);
+        if (phrase !== undefined) return item.words.includes(phrase);
+        item.parsed ??= JSON.parse(item.body) as object;
+        return matchesBody(node, item.parsed);
       }
-      default:
-        return matchesBody(node, body());
     }
   }
 
@@ -210,7 +219,7 @@ export function createMiniSearchIndex(): MiniSearchIndex {
     for (let row = 0; row < capacity; row++) {
       // Marks are only ever set on rows in use; without marks, every row is asked.
       if (marks === null ? rows.keyOf(row) === undefined : marks[row] !== 1) continue;
-      if (box !== null && !meetsBox(rows.geometry(row), box)) continue;
+      if (box !== null && !rows.meetsBox(row, box)) continue;
       out[n++] = row;
     }
     return out.subarray(0, n);
@@ -252,7 +261,7 @@ export function createMiniSearchIndex(): MiniSearchIndex {
     async search(request) {
       const query = parseQuery(request.q ?? '');
       const capacity = rows.capacity;
-      const scoring: Scoring = { scores: new Float64Array(capacity), scored: false, exactLeaves: new Map() };
+      const scoring: Scoring = { scores: new Float64Array(capacity), scored: false, exactLeaves: new Map(), phrases: new Map() };
       const found = query.type === 'all' ? { marks: null, exact: true } : candidates(query, scoring, capacity);
       const rank = scoring.scored ? rankBy(scoring.scores) : null;
       if (found?.exact) return rows.header.search(rowsInBox(found.marks, request.bbox), request, rank);
@@ -265,12 +274,8 @@ export function createMiniSearchIndex(): MiniSearchIndex {
         aggregations: [],
       }).hits;
       const seen = writes;
-      const items = Array.from(listed, (row) => ({ row, key: rows.keyOf(row), words: rows.wordsOf(row), body: rows.bodyOf(row) }));
-      const decided = await evaluateInSlices(items, (item) => {
-        let parsed: object | null = null;
-        const body = () => (parsed ??= JSON.parse(item.body) as object);
-        return decide(query, item.row, item.words, body, scoring.exactLeaves) ? item : null;
-      });
+      const items = Array.from(listed, (row): Candidate => ({ row, key: rows.keyOf(row), words: rows.wordsOf(row), body: rows.bodyOf(row), parsed: null }));
+      const decided = await evaluateInSlices(items, (item) => (decide(query, item, scoring) ? item : null));
       const kept = seen === writes ? decided : decided.filter((item) => rows.keyOf(item.row) === item.key);
       return rows.header.search(Int32Array.from(kept, (item) => item.row), request, rank);
     },

@@ -5,7 +5,7 @@
  * (for `_exists_`), and for the evaluator the body as JSON text and every value's words (for
  * phrases). Never the body as objects: 100k bodies as objects took most of 2 GiB.
  */
-import { HeaderTable, type HeaderFields } from '@krs/domain/search';
+import { HeaderTable, intersectsAny, shapesMeetBox, type HeaderFields } from '@krs/domain/search';
 import type { BBox, SearchDocument, Shape } from '@krs/domain';
 
 export type RangeValues = [field: string, value: string][];
@@ -210,10 +210,11 @@ export class MiniSearchRows {
     return this.bodies[row] ?? '{}';
   }
 
-  /** The row's geometry as `meetsBox` reads it. */
-  geometry(row: number): { bounds: BBox[]; shapes?: Shape[] } {
+  /** The domain's `meetsBox` on the row's geometry, without building a document per row. */
+  meetsBox(row: number, box: BBox): boolean {
+    if (!intersectsAny(this.bounds[row] ?? [], box)) return false;
     const shapes = this.shapes.get(row);
-    return shapes === undefined ? { bounds: this.bounds[row] ?? [] } : { bounds: this.bounds[row] ?? [], shapes };
+    return shapes === undefined || shapesMeetBox(shapes, box);
   }
 
   /** Every row in use, in order. */
