@@ -20,11 +20,13 @@ import {
   parseQuery,
   RANGE_FIELDS,
   rangeValues,
+  runSteps,
   tokenize,
   type QueryNode,
   type Ranker,
 } from '@krs/domain/search';
-import type { SearchDocument, SearchIndex, SearchRequest } from '@krs/domain';
+import type { SearchDocument, SearchIndex, SearchRequest, SearchResult } from '@krs/domain';
+import { RowArraysPool, type RowArrays } from './row-arrays.ts';
 import { evaluateInSlices } from './evaluate-in-slices.ts';
 import { pathToken } from './path-token.ts';
 import { MiniSearchRows, needsShapes, type PreparedRow } from './minisearch-rows.ts';
@@ -96,6 +98,7 @@ export function createMiniSearchIndex(): MiniSearchIndex {
    * whole in one go, so the count is its stamp; a write that fails part way has counted too.
    */
   let writes = 0;
+  const pool = new RowArraysPool();
 
   function addScores(scoring: Scoring, found: Scored): void {
     if (found.count === 0) return;
@@ -105,7 +108,7 @@ export function createMiniSearchIndex(): MiniSearchIndex {
   }
 
   /** Candidates for a node, or null when the index cannot narrow it (every document may match). */
-  function candidates(node: QueryNode, scoring: Scoring | null, capacity: number): Candidates | null {
+  function candidates(node: QueryNode, scoring: Scoring | null, capacity: number, arrays: RowArrays): Candidates | null {
     switch (node.type) {
       case 'term':
       case 'phrase': {
@@ -116,7 +119,7 @@ export function createMiniSearchIndex(): MiniSearchIndex {
         const match = node.type === 'term' ? node.match : 'exact';
         // MiniSearch's fuzzy search walks its term tree within the edit distance; the domain's
         // rule also wants the first letter kept, checked on the words each row matched.
-        const found = text.scoreAll(words, fields, match, capacity, fuzzyDistance, match === 'fuzzy' ? keepFuzzy : null);
+        const found = text.scoreAll(words, fields, match, capacity, arrays, fuzzyDistance, match === 'fuzzy' ? keepFuzzy : null);
         if (scoring !== null) addScores(scoring, found);
         // Plain words on all fields or on the title are exactly MiniSearch's answer; a phrase
         // also needs its words in order, another field needs them in that field.
@@ -136,7 +139,7 @@ export function createMiniSearchIndex(): MiniSearchIndex {
           const same = node.children.filter(plain(field));
           if (same.length < 2) continue;
           const group: QueryNode = { type: 'term', field, match: 'exact', value: same.map((c) => (c.type === 'term' ? c.value : '')).join(' ') };
-          const found = candidates(group, scoring, capacity);
+          const found = candidates(group, scoring, capacity, arrays);
           if (found === null) continue;
           grouped.push(found);
           // Each word of the group is read from the group's marks: wrong for the word alone,
@@ -147,29 +150,29 @@ export function createMiniSearchIndex(): MiniSearchIndex {
           }
         }
         for (const c of node.children) if (!inGroup.has(c)) rest.push(c);
-        const parts = [...grouped, ...rest.map((c) => candidates(c, scoring, capacity))];
+        const parts = [...grouped, ...rest.map((c) => candidates(c, scoring, capacity, arrays))];
         const narrowing = parts.filter((p): p is Candidates => p !== null);
         if (narrowing.length === 0) return null;
-        const marks = new Uint8Array(capacity);
+        const marks = arrays.marks(capacity);
         for (let row = 0; row < capacity; row++) if (narrowing.every((p) => p.marks[row] === 1)) marks[row] = 1;
         return { marks, exact: narrowing.length === parts.length && narrowing.every((p) => p.exact) };
       }
       case 'or': {
-        const parts = node.children.map((c) => candidates(c, scoring, capacity));
+        const parts = node.children.map((c) => candidates(c, scoring, capacity, arrays));
         if (parts.some((p) => p === null)) return null;
         const narrowing = parts as Candidates[];
-        const marks = new Uint8Array(capacity);
+        const marks = arrays.marks(capacity);
         for (const p of narrowing) for (let row = 0; row < capacity; row++) if (p.marks[row] === 1) marks[row] = 1;
         return { marks, exact: narrowing.every((p) => p.exact) };
       }
       case 'exists': {
-        const marks = new Uint8Array(capacity);
+        const marks = arrays.marks(capacity);
         rows.markPath(pathToken(node.field), marks);
         scoring?.exactLeaves.set(node, marks);
         return { marks, exact: true };
       }
       case 'range': {
-        const marks = new Uint8Array(capacity);
+        const marks = arrays.marks(capacity);
         if ((RANGE_FIELDS as readonly string[]).includes(node.field)) {
           for (const [row, values] of rows.ranges) if (values.some(([field, value]) => field === node.field && inRange(value, node))) marks[row] = 1;
         }
@@ -178,9 +181,9 @@ export function createMiniSearchIndex(): MiniSearchIndex {
       }
       case 'not': {
         // Only an exact answer has an exact complement; scores of what is excluded do not count.
-        const inner = candidates(node.child, null, capacity);
+        const inner = candidates(node.child, null, capacity, arrays);
         if (inner === null || !inner.exact) return null;
-        const marks = new Uint8Array(capacity);
+        const marks = arrays.marks(capacity);
         for (const row of rows.rows()) if (inner.marks[row] !== 1) marks[row] = 1;
         scoring?.exactLeaves.set(node, marks);
         return { marks, exact: true };
@@ -211,10 +214,10 @@ export function createMiniSearchIndex(): MiniSearchIndex {
   }
 
   /** Rows marked (every row when null) that meet the box; null for every row. */
-  function rowsInBox(marks: Uint8Array | null, box: SearchRequest['bbox']): Int32Array | null {
+  function rowsInBox(marks: Uint8Array | null, box: SearchRequest['bbox'], arrays: RowArrays): Int32Array | null {
     if (marks === null && box === null) return null;
     const capacity = rows.capacity;
-    const out = new Int32Array(capacity);
+    const out = arrays.rows(capacity);
     let n = 0;
     for (let row = 0; row < capacity; row++) {
       // Marks are only ever set on rows in use; without marks, every row is asked.
@@ -225,11 +228,43 @@ export function createMiniSearchIndex(): MiniSearchIndex {
     return out.subarray(0, n);
   }
 
+  /** The header's filter, facets, order and page over the rows given (every row when null). */
+  function answer(given: Int32Array | null, request: SearchRequest, rank: Ranker | null, arrays: RowArrays): SearchResult {
+    const selection = runSteps(rows.header.selectSteps(given, request, arrays.rows(given?.length ?? rows.capacity)));
+    const k = (request.page - 1) * request.size + request.size;
+    const ranked = request.sort === 'bestmatch' && rank !== null ? rank(selection.hits, k, rows.header.newest()) : null;
+    return rows.header.page(selection, request, ranked);
+  }
+
   /** `bestmatch` by the scores, equal scores by `newest`. */
   const rankBy =
     (scores: Float64Array): Ranker =>
     (hits, k, newest) =>
       firstByColumn(hits, k, scores, true, (a, b) => (scores[b] ?? 0) - (scores[a] ?? 0) || newest(a, b));
+
+  async function searchWith(request: SearchRequest, arrays: RowArrays): Promise<SearchResult> {
+    const query = parseQuery(request.q ?? '');
+    const capacity = rows.capacity;
+    const scoring: Scoring = { scores: arrays.scores(capacity), scored: false, exactLeaves: new Map(), phrases: new Map() };
+    const found = query.type === 'all' ? { marks: null, exact: true } : candidates(query, scoring, capacity, arrays);
+    const rank = scoring.scored ? rankBy(scoring.scores) : null;
+    if (found?.exact) return answer(rowsInBox(found.marks, request.bbox, arrays), request, rank, arrays);
+    // The candidates the caller may list and the box allows, checked a slice at a time. The
+    // text each needs is taken now: a write between slices must not show a document twice or
+    // hide one.
+    const listed = rows.header.select(rowsInBox(found?.marks ?? null, request.bbox, arrays), {
+      ...request,
+      filter: { ...request.filter, facets: {} },
+      aggregations: [],
+    }).hits;
+    const seen = writes;
+    const items = Array.from(listed, (row): Candidate => ({ row, key: rows.keyOf(row), words: rows.wordsOf(row), body: rows.bodyOf(row), parsed: null }));
+    const decided = await evaluateInSlices(items, (item) => (decide(query, item, scoring) ? item : null));
+    const kept = seen === writes ? decided : decided.filter((item) => rows.keyOf(item.row) === item.key);
+    const given = arrays.rows(kept.length);
+    for (const [i, item] of kept.entries()) given[i] = item.row;
+    return answer(given, request, rank, arrays);
+  }
 
   return {
     async upsert(docs) {
@@ -259,25 +294,12 @@ export function createMiniSearchIndex(): MiniSearchIndex {
       return rows.keysOfParent(parentId);
     },
     async search(request) {
-      const query = parseQuery(request.q ?? '');
-      const capacity = rows.capacity;
-      const scoring: Scoring = { scores: new Float64Array(capacity), scored: false, exactLeaves: new Map(), phrases: new Map() };
-      const found = query.type === 'all' ? { marks: null, exact: true } : candidates(query, scoring, capacity);
-      const rank = scoring.scored ? rankBy(scoring.scores) : null;
-      if (found?.exact) return rows.header.search(rowsInBox(found.marks, request.bbox), request, rank);
-      // The candidates the caller may list and the box allows, checked a slice at a time. The
-      // text each needs is taken now: a write between slices must not show a document twice or
-      // hide one.
-      const listed = rows.header.select(rowsInBox(found?.marks ?? null, request.bbox), {
-        ...request,
-        filter: { ...request.filter, facets: {} },
-        aggregations: [],
-      }).hits;
-      const seen = writes;
-      const items = Array.from(listed, (row): Candidate => ({ row, key: rows.keyOf(row), words: rows.wordsOf(row), body: rows.bodyOf(row), parsed: null }));
-      const decided = await evaluateInSlices(items, (item) => (decide(query, item, scoring) ? item : null));
-      const kept = seen === writes ? decided : decided.filter((item) => rows.keyOf(item.row) === item.key);
-      return rows.header.search(Int32Array.from(kept, (item) => item.row), request, rank);
+      const arrays = pool.take();
+      try {
+        return await searchWith(request, arrays);
+      } finally {
+        pool.give(arrays);
+      }
     },
     async clear() {
       writes++;

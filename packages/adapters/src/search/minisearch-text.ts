@@ -11,6 +11,7 @@
  */
 import MiniSearch, { type Options } from 'minisearch';
 import { tokenize } from '@krs/domain/search';
+import type { RowArrays } from './row-arrays.ts';
 
 export interface IndexedText {
   /** The engine's row number. */
@@ -224,13 +225,14 @@ export class TextIndex extends MiniSearch<IndexedText> {
     fields: readonly TextField[],
     match: WordMatch,
     capacity: number,
+    arrays: RowArrays,
     fuzzyDistance: (word: string) => number = () => 0,
     keep: ((word: string, derived: string) => boolean) | null = null,
   ): Scored {
     const expanded = words.map((w) => this.derived(w, match, fuzzyDistance));
     let total: Scored | null = null;
     for (const list of expanded) {
-      const one = this.scoreDerived(list, fields, capacity);
+      const one = this.scoreDerived(list, fields, capacity, arrays);
       if (total === null) total = one;
       else {
         const { marks, scores } = total;
@@ -248,8 +250,8 @@ export class TextIndex extends MiniSearch<IndexedText> {
         total.count = count;
       }
     }
-    const result = total ?? { marks: new Uint8Array(capacity), scores: new Float64Array(capacity), count: 0 };
-    if (keep !== null) this.keepOnly(result, words, expanded.flat(), fields, keep, capacity);
+    const result = total ?? { marks: arrays.marks(capacity), scores: arrays.scores(capacity), count: 0 };
+    if (keep !== null) this.keepOnly(result, words, expanded.flat(), fields, keep, capacity, arrays);
     // `search()` multiplies by the number of distinct query words each result matched: all of them.
     const quality = new Set(words).size || 1;
     if (quality !== 1) for (let row = 0; row < capacity; row++) if (result.marks[row] === 1) result.scores[row] = (result.scores[row] ?? 0) * quality;
@@ -374,9 +376,9 @@ export class TextIndex extends MiniSearch<IndexedText> {
   }
 
   /** `termResults` of each derived word in turn, into arrays. */
-  private scoreDerived(list: readonly Derived[], fields: readonly TextField[], capacity: number): Scored {
-    const marks = new Uint8Array(capacity);
-    const scores = new Float64Array(capacity);
+  private scoreDerived(list: readonly Derived[], fields: readonly TextField[], capacity: number, arrays: RowArrays): Scored {
+    const marks = arrays.marks(capacity);
+    const scores = arrays.scores(capacity);
     let count = 0;
     const documents = this._documentCount;
     const rowOf = this.rowOf;
@@ -412,9 +414,17 @@ export class TextIndex extends MiniSearch<IndexedText> {
   }
 
   /** Drops the rows that do not hold, for each query word, an indexed word `keep` accepts for it. */
-  private keepOnly(result: Scored, words: readonly string[], derived: readonly Derived[], fields: readonly TextField[], keep: (word: string, derived: string) => boolean, capacity: number): void {
+  private keepOnly(
+    result: Scored,
+    words: readonly string[],
+    derived: readonly Derived[],
+    fields: readonly TextField[],
+    keep: (word: string, derived: string) => boolean,
+    capacity: number,
+    arrays: RowArrays,
+  ): void {
     for (const word of words) {
-      const held = new Uint8Array(capacity);
+      const held = arrays.marks(capacity);
       const seen = new Set<string>();
       for (const d of derived) {
         if (seen.has(d.term) || !keep(word, d.term)) continue;
