@@ -32,12 +32,16 @@ function writeAtomically(file: string, text: string) {
 export function openEmbeddedSearch(engine: SearchEngine, dataDir: string): EmbeddedSearch {
   if (engine === 'minisearch') {
     const index = createMiniSearchIndex();
-    const file = join(dataDir, 'search-snapshot.json');
+    const file = join(dataDir, 'search-snapshot.bin');
     return {
       index,
       resume: () => index.loadSnapshot(file),
       checkpoint: async () => undefined,
-      persist: (watermark) => index.saveSnapshot(file, watermark),
+      async persist(watermark) {
+        await index.saveSnapshot(file, watermark);
+        // The JSON snapshot of earlier releases, which no release reads any more.
+        rmSync(join(dataDir, 'search-snapshot.json'), { force: true });
+      },
       close: async () => undefined,
     };
   }

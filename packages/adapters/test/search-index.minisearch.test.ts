@@ -34,13 +34,25 @@ describe('minisearch snapshots', () => {
   it('refuses missing, corrupt, foreign and inconsistent snapshots, keeping its contents', async () => {
     const file = snapshotFile();
     const source = createMiniSearchIndex();
-    await source.upsert([doc('a', 'Glacier retreat')]);
+    await source.upsert([doc('a', 'Glacier retreat'), doc('b', 'Glacier velocity')]);
     await source.saveSnapshot(file, 'w');
-    const good = JSON.parse(readFileSync(file, 'utf8')) as { format: string; docs: unknown[]; mini: { documentCount: number } };
+    const good = readFileSync(file);
+    const footerLength = good.readUInt32LE(good.length - 4);
+    const footer = JSON.parse(good.toString('utf8', good.length - 4 - footerLength, good.length - 4)) as { sections: Record<string, [number, number]> } & Record<string, unknown>;
+    const body = good.subarray(0, good.length - 4 - footerLength);
+    /** The snapshot's sections with another footer. */
+    const withFooter = (over: Record<string, unknown>, sections: Buffer = body) => {
+      const f = Buffer.from(JSON.stringify({ ...footer, ...over }));
+      const length = Buffer.alloc(4);
+      length.writeUInt32LE(f.length);
+      return Buffer.concat([sections, f, length]);
+    };
+    const [rowsStart, rowsEnd] = footer.sections['rows'] ?? [0, 0];
+    const rows = body.toString('utf8', rowsStart, rowsEnd);
 
     const target = createMiniSearchIndex();
     await target.upsert([doc('keep', 'Glacier kept')]);
-    const refuse = async (content: string | null) => {
+    const refuse = async (content: Buffer | string | null) => {
       const f = snapshotFile();
       if (content !== null) writeFileSync(f, content);
       expect(await target.loadSnapshot(f)).toBeNull();
@@ -49,13 +61,24 @@ describe('minisearch snapshots', () => {
     await refuse(null);
     await refuse('');
     await refuse('{"format":');
-    await refuse('null');
-    await refuse(JSON.stringify({ ...good, format: 'krs-minisearch-0' }));
-    await refuse(JSON.stringify({ ...good, watermark: 5 }));
-    await refuse(JSON.stringify({ ...good, docs: [{ key: 'x' }] }));
-    await refuse(JSON.stringify({ ...good, docs: [...good.docs, ...good.docs] }));
-    await refuse(JSON.stringify({ ...good, docs: [] }));
-    await refuse(JSON.stringify({ ...good, mini: { nonsense: true } }));
-    await refuse(JSON.stringify({ ...good, docs: [{ ...(good.docs[0] as object), key: 'published:other' }] }));
+    await refuse(good.subarray(0, good.length - 1));
+    await refuse(good.subarray(10));
+    await refuse(withFooter({ format: 'krs-minisearch-3' }));
+    await refuse(withFooter({ watermark: 5 }));
+    await refuse(withFooter({ rows: 1 }));
+    await refuse(withFooter({ sections: { ...footer.sections, rows: [0, good.length * 2] } }));
+    // A row's line broken, a row named twice, a row the word index does not hold.
+    const replaced = (from: string, to: string) => Buffer.concat([body.subarray(0, rowsStart), Buffer.from(rows.replace(from, to)), body.subarray(rowsEnd)]);
+    await refuse(withFooter({ sections: shifted(footer.sections, rowsEnd, -1) }, replaced('[', '')));
+    await refuse(withFooter({}, replaced('"published:b"', '"published:a"')));
+    await refuse(withFooter({}, replaced('[1,', '[7,')));
+    expect(await target.loadSnapshot(file)).toBe('w');
+    expect((await target.search(glacier)).hits.map((h) => h.id).sort()).toEqual(['a', 'b']);
   });
 });
+
+/** Sections moved by `by` bytes from `at` on, for a body edited before them. */
+function shifted(sections: Record<string, [number, number]>, at: number, by: number): Record<string, [number, number]> {
+  const move = (n: number) => (n >= at ? n + by : n);
+  return Object.fromEntries(Object.entries(sections).map(([name, [start, end]]) => [name, [move(start), move(end)]]));
+}

@@ -1,116 +1,80 @@
 /**
- * SearchIndex on MiniSearch, in memory. MiniSearch answers the free-text leaves of a query
- * (fuzzy ones with its own bounded search), `_exists_` through a field of path tokens, and
- * ranks; ranges read a compact column of the range fields' values; NOT is the complement of
- * what its child matched. Where the answer is a superset (phrases, fields other than the title)
- * the domain's evaluator checks the candidates, a slice at a time. Filters, facets, sort and
- * paging are the domain's shared rules, so this engine and the in-memory fake agree by construction.
+ * SearchIndex on MiniSearch, in memory. MiniSearch holds the words (title and text) and answers
+ * the free-text leaves of a query, scored from its postings into arrays by row (see
+ * minisearch-text.ts); `_exists_` reads the rows of each field path, ranges a compact column of
+ * the range fields' values, and NOT is the complement of what its child matched. Filters,
+ * facets, order and paging run over each document's header in the domain's typed columns
+ * (`HeaderTable`), as in the SQLite engine, whose rules the contract suite holds equal to
+ * `runSearch`'s. Where the text index's answer is a superset (phrases, fields other than the
+ * title), the candidates are checked a slice at a time: a phrase against the words kept per
+ * document, anything else by the domain's evaluator over the body kept as JSON text.
  */
 import {
   fieldPaths,
+  firstByColumn,
   flatten,
   fuzzyDistance,
   inRange,
-  intersectsAny,
   isFuzzyMatch,
-  matchesQuery,
+  matchesBody,
   parseQuery,
-  passesFilter,
   RANGE_FIELDS,
   rangeValues,
-  runSearch,
+  runSteps,
   tokenize,
   type QueryNode,
+  type Ranker,
 } from '@krs/domain/search';
-import type { SearchDocument, SearchIndex } from '@krs/domain';
-import { randomUUID } from 'node:crypto';
-import { readFile, rename, rm, writeFile } from 'node:fs/promises';
-import MiniSearch, { type AsPlainObject, type Options, type SearchOptions } from 'minisearch';
+import type { SearchDocument, SearchIndex, SearchRequest, SearchResult } from '@krs/domain';
+import { RowArraysPool, type RowArrays } from './row-arrays.ts';
 import { evaluateInSlices } from './evaluate-in-slices.ts';
 import { pathToken } from './path-token.ts';
+import { MiniSearchRows, needsShapes, type PreparedRow } from './minisearch-rows.ts';
+import { TextIndex, TITLE_AND_TEXT, TITLE_ONLY, type Scored } from './minisearch-text.ts';
+import { readSnapshot, writeSnapshot } from './minisearch-snapshot.ts';
 
-interface IndexedText {
-  key: string;
-  title: string;
-  text: string;
-  /** `pathToken` of every field path holding a value, for `_exists_:`. */
-  paths: string;
-}
-
-/** Bumped whenever the snapshot layout or the indexing options change: older files are rebuilt. */
-const SNAPSHOT_FORMAT = 'krs-minisearch-3';
-
-const OPTIONS: Options<IndexedText> = {
-  idField: 'key',
-  fields: ['title', 'text', 'paths'],
-  // The same words the evaluator sees, so a MiniSearch hit on a plain term is an exact answer.
-  tokenize,
-  processTerm: (term) => term,
-  searchOptions: { boost: { title: 2 }, fields: ['title', 'text'] },
-};
-
-function toIndexed(doc: SearchDocument): IndexedText {
+function prepare(doc: SearchDocument, pathCode: (token: string) => number): PreparedRow {
   const flat = flatten(doc.body);
   const title: string[] = [];
   for (const [path, values] of flat) if (path === 'metadata.title' || path.startsWith('metadata.title.')) title.push(...values);
-  return { key: doc.key, title: title.join(' '), text: [...flat.values()].flat().join(' '), paths: fieldPaths(flat).map(pathToken).join(' ') };
+  const words: string[] = [];
+  for (const values of flat.values()) for (const value of values) words.push(` ${tokenize(value).join(' ')} `);
+  const ranges = rangeValues(flat);
+  const { key: _key, body: _body, bounds, shapes, ...header } = doc;
+  return {
+    key: doc.key,
+    header: structuredClone(header),
+    bounds: bounds.map(([w, s, e, n]) => [w, s, e, n]),
+    shapes: needsShapes(doc) ? structuredClone(shapes ?? []) : null,
+    ranges: ranges.length > 0 ? ranges : null,
+    paths: fieldPaths(flat).map((path) => pathCode(pathToken(path))),
+    body: JSON.stringify(doc.body),
+    title: title.join(' '),
+    words: words.join('\n'),
+  };
 }
 
-/** Keys that may match a leaf or group, and whether every one of them surely does. */
+/** Rows that may match a node (`marks[row]` 1), and whether every one of them surely does. */
 interface Candidates {
-  keys: Set<string>;
+  marks: Uint8Array;
   exact: boolean;
 }
 
-interface Snapshot {
-  format: string;
-  watermark: string;
-  mini: AsPlainObject;
-  docs: SearchDocument[];
+/** A search's candidate work: scores by row, the leaves whose marks are exact, the phrases on all fields as searched in a row's words. */
+interface Scoring {
+  scores: Float64Array;
+  scored: boolean;
+  exactLeaves: Map<QueryNode, Uint8Array>;
+  phrases: Map<QueryNode, string>;
 }
 
-const isStringArray = (v: unknown): v is string[] => Array.isArray(v) && v.every((x) => typeof x === 'string');
-const isBox = (v: unknown) => Array.isArray(v) && v.length === 4 && v.every((x) => typeof x === 'number' && Number.isFinite(x));
-const isCoordinates = (v: unknown) => Array.isArray(v) && v.length % 2 === 0 && v.length > 0 && v.every((x) => typeof x === 'number' && Number.isFinite(x));
-
-function isShape(v: unknown): boolean {
-  if (typeof v !== 'object' || v === null) return false;
-  const s = v as Record<string, unknown>;
-  switch (s['type']) {
-    case 'point':
-      return isCoordinates(s['xy']) && (s['xy'] as unknown[]).length === 2;
-    case 'line':
-      return isCoordinates(s['xy']);
-    case 'polygon':
-      return Array.isArray(s['rings']) && s['rings'].length > 0 && s['rings'].every(isCoordinates);
-    case 'box':
-      return isBox(s['box']);
-    default:
-      return false;
-  }
-}
-
-/** A snapshot is only a cache: anything not shaped like a document means rebuild. */
-function isSearchDocument(v: unknown): v is SearchDocument {
-  if (typeof v !== 'object' || v === null) return false;
-  const d = v as Record<string, unknown>;
-  const strings = ['key', 'id', 'parentId', 'ownerId', 'created', 'updated', 'accessStatus'];
-  const flags = ['isLatest', 'inUserListing', 'isUserLatest', 'isPublic'];
-  const rt = d['resourceType'];
-  return (
-    strings.every((k) => typeof d[k] === 'string') &&
-    flags.every((k) => typeof d[k] === 'boolean') &&
-    (d['kind'] === 'resource' || d['kind'] === 'package') &&
-    (d['state'] === 'draft' || d['state'] === 'published') &&
-    typeof d['versionIndex'] === 'number' &&
-    isStringArray(d['readers']) &&
-    Array.isArray(d['bounds']) &&
-    d['bounds'].every(isBox) &&
-    (d['shapes'] === undefined || (Array.isArray(d['shapes']) && d['shapes'].every(isShape))) &&
-    (rt === null || (typeof rt === 'object' && rt !== null && typeof (rt as Record<string, unknown>)['id'] === 'string' && typeof (rt as Record<string, unknown>)['label'] === 'string')) &&
-    typeof d['body'] === 'object' &&
-    d['body'] !== null
-  );
+/** A row the evaluator checks, with the text it reads taken when the search began. */
+interface Candidate {
+  row: number;
+  key: string | undefined;
+  words: string;
+  body: string;
+  parsed: object | null;
 }
 
 export interface MiniSearchIndex extends SearchIndex {
@@ -124,205 +88,238 @@ export interface MiniSearchIndex extends SearchIndex {
   loadSnapshot(file: string): Promise<string | null>;
 }
 
+const keepFuzzy = (word: string, derived: string) => derived === word || isFuzzyMatch(derived, word);
+
 export function createMiniSearchIndex(): MiniSearchIndex {
-  const entries = new Map<string, SearchDocument>();
-  // Keys by parent: re-projecting a parent asks for its keys, and a scan of every entry per
-  // parent made a rebuild quadratic (220 s for 100k records).
-  const byParent = new Map<string, Set<string>>();
-  /** The range fields' values per document that has any: the column ranges read. */
-  const ranges = new Map<string, [field: string, value: string][]>();
-  let mini = new MiniSearch<IndexedText>(OPTIONS);
+  let rows = new MiniSearchRows();
+  let text = new TextIndex();
   /**
    * Writes begun so far. The index lives in this process's memory alone and each write runs
    * whole in one go, so the count is its stamp; a write that fails part way has counted too.
    */
   let writes = 0;
+  const pool = new RowArraysPool();
 
-  function track(doc: SearchDocument) {
-    const previous = entries.get(doc.key);
-    if (previous !== undefined) untrack(previous);
-    entries.set(doc.key, doc);
-    const values = rangeValues(flatten(doc.body));
-    if (values.length > 0) ranges.set(doc.key, values);
-    const keys = byParent.get(doc.parentId) ?? new Set<string>();
-    keys.add(doc.key);
-    byParent.set(doc.parentId, keys);
+  function addScores(scoring: Scoring, found: Scored): void {
+    if (found.count === 0) return;
+    scoring.scored = true;
+    const { scores } = scoring;
+    for (let row = 0; row < found.marks.length; row++) if (found.marks[row] === 1) scores[row] = (scores[row] ?? 0) + (found.scores[row] ?? 0);
   }
 
-  function untrack(doc: SearchDocument) {
-    entries.delete(doc.key);
-    ranges.delete(doc.key);
-    const keys = byParent.get(doc.parentId);
-    keys?.delete(doc.key);
-    if (keys?.size === 0) byParent.delete(doc.parentId);
-  }
-
-  function lookup(text: string, options: SearchOptions): Map<string, number> {
-    const out = new Map<string, number>();
-    for (const r of mini.search(text, { ...options, combineWith: 'AND' })) out.set(String(r.id), r.score);
-    return out;
-  }
-
-  /** Candidates for a node, or null when MiniSearch cannot narrow it (every document may match). */
-  function candidates(node: QueryNode, scores: Map<string, number>): Candidates | null {
+  /** Candidates for a node, or null when the index cannot narrow it (every document may match). */
+  function candidates(node: QueryNode, scoring: Scoring | null, capacity: number, arrays: RowArrays): Candidates | null {
     switch (node.type) {
       case 'term':
       case 'phrase': {
         const words = tokenize(node.value);
         if (words.length === 0) return null;
         const onTitle = node.field === 'metadata.title';
-        const options: SearchOptions = { fields: onTitle ? ['title'] : ['title', 'text'] };
-        if (node.type === 'term' && node.match === 'prefix') options.prefix = true;
-        let found: Map<string, number>;
-        if (node.type === 'term' && node.match === 'fuzzy') {
-          // MiniSearch's fuzzy search walks its term tree within the edit distance; the domain's
-          // rule also wants the first letter kept, checked on the words each hit matched.
-          options.fuzzy = (term) => fuzzyDistance(term) || false;
-          found = new Map();
-          for (const r of mini.search(words.join(' '), { ...options, combineWith: 'AND' })) {
-            if (words.every((w) => r.terms.some((t) => t === w || isFuzzyMatch(t, w)))) found.set(String(r.id), r.score);
-          }
-        } else {
-          found = lookup(words.join(' '), options);
-        }
-        for (const [k, s] of found) scores.set(k, (scores.get(k) ?? 0) + s);
+        const fields = onTitle ? TITLE_ONLY : TITLE_AND_TEXT;
+        const match = node.type === 'term' ? node.match : 'exact';
+        // MiniSearch's fuzzy search walks its term tree within the edit distance; the domain's
+        // rule also wants the first letter kept, checked on the words each row matched.
+        const found = text.scoreAll(words, fields, match, capacity, arrays, fuzzyDistance, match === 'fuzzy' ? keepFuzzy : null);
+        if (scoring !== null) addScores(scoring, found);
         // Plain words on all fields or on the title are exactly MiniSearch's answer; a phrase
         // also needs its words in order, another field needs them in that field.
         const exact = node.type === 'term' && (node.field === null || onTitle);
-        return { keys: new Set(found.keys()), exact };
+        if (exact) scoring?.exactLeaves.set(node, found.marks);
+        if (node.type === 'phrase' && node.field === null) scoring?.phrases.set(node, ` ${words.join(' ')} `);
+        return { marks: found.marks, exact };
       }
       case 'and': {
         // Plain words on the same fields go to MiniSearch as one AND query: it intersects them
         // itself, far cheaper than building each word's full result list.
         const plain = (field: string | null) => (c: QueryNode) => c.type === 'term' && c.match === 'exact' && c.field === field && tokenize(c.value).length > 0;
-        const grouped: QueryNode[] = [];
-        const others: QueryNode[] = [];
+        const grouped: Candidates[] = [];
+        const rest: QueryNode[] = [];
+        const inGroup = new Set<QueryNode>();
         for (const field of [null, 'metadata.title']) {
           const same = node.children.filter(plain(field));
-          if (same.length > 1) grouped.push({ type: 'term', field, match: 'exact', value: same.map((c) => (c.type === 'term' ? c.value : '')).join(' ') });
+          if (same.length < 2) continue;
+          const group: QueryNode = { type: 'term', field, match: 'exact', value: same.map((c) => (c.type === 'term' ? c.value : '')).join(' ') };
+          const found = candidates(group, scoring, capacity, arrays);
+          if (found === null) continue;
+          grouped.push(found);
+          // Each word of the group is read from the group's marks: wrong for the word alone,
+          // right for this AND, the only place the evaluator reads them.
+          for (const c of same) {
+            inGroup.add(c);
+            scoring?.exactLeaves.set(c, found.marks);
+          }
         }
-        for (const c of node.children) if (!grouped.some((g) => g.type === 'term' && plain(g.field)(c))) others.push(c);
-        const parts = [...grouped, ...others].map((c) => candidates(c, scores));
+        for (const c of node.children) if (!inGroup.has(c)) rest.push(c);
+        const parts = [...grouped, ...rest.map((c) => candidates(c, scoring, capacity, arrays))];
         const narrowing = parts.filter((p): p is Candidates => p !== null);
         if (narrowing.length === 0) return null;
-        narrowing.sort((a, b) => a.keys.size - b.keys.size);
-        const [smallest, ...rest] = narrowing as [Candidates, ...Candidates[]];
-        const keys = new Set([...smallest.keys].filter((k) => rest.every((p) => p.keys.has(k))));
-        return { keys, exact: narrowing.length === parts.length && narrowing.every((p) => p.exact) };
+        const marks = arrays.marks(capacity);
+        for (let row = 0; row < capacity; row++) if (narrowing.every((p) => p.marks[row] === 1)) marks[row] = 1;
+        return { marks, exact: narrowing.length === parts.length && narrowing.every((p) => p.exact) };
       }
       case 'or': {
-        const parts = node.children.map((c) => candidates(c, scores));
+        const parts = node.children.map((c) => candidates(c, scoring, capacity, arrays));
         if (parts.some((p) => p === null)) return null;
         const narrowing = parts as Candidates[];
-        return { keys: new Set(narrowing.flatMap((p) => [...p.keys])), exact: narrowing.every((p) => p.exact) };
+        const marks = arrays.marks(capacity);
+        for (const p of narrowing) for (let row = 0; row < capacity; row++) if (p.marks[row] === 1) marks[row] = 1;
+        return { marks, exact: narrowing.every((p) => p.exact) };
       }
-      case 'exists':
-        return { keys: new Set(lookup(pathToken(node.field), { fields: ['paths'] }).keys()), exact: true };
+      case 'exists': {
+        const marks = arrays.marks(capacity);
+        rows.markPath(pathToken(node.field), marks);
+        scoring?.exactLeaves.set(node, marks);
+        return { marks, exact: true };
+      }
       case 'range': {
-        const keys = new Set<string>();
+        const marks = arrays.marks(capacity);
         if ((RANGE_FIELDS as readonly string[]).includes(node.field)) {
-          for (const [key, values] of ranges) if (values.some(([field, value]) => field === node.field && inRange(value, node))) keys.add(key);
+          for (const [row, values] of rows.ranges) if (values.some(([field, value]) => field === node.field && inRange(value, node))) marks[row] = 1;
         }
-        return { keys, exact: true };
+        scoring?.exactLeaves.set(node, marks);
+        return { marks, exact: true };
       }
       case 'not': {
         // Only an exact answer has an exact complement; scores of what is excluded do not count.
-        const inner = candidates(node.child, new Map());
+        const inner = candidates(node.child, null, capacity, arrays);
         if (inner === null || !inner.exact) return null;
-        const keys = new Set<string>();
-        for (const key of entries.keys()) if (!inner.keys.has(key)) keys.add(key);
-        return { keys, exact: true };
+        const marks = arrays.marks(capacity);
+        for (const row of rows.rows()) if (inner.marks[row] !== 1) marks[row] = 1;
+        scoring?.exactLeaves.set(node, marks);
+        return { marks, exact: true };
       }
       default:
         return null;
     }
   }
 
+  /** Whether a row matches the node: exact leaves from their marks, phrases from the words kept, the rest from the body. */
+  function decide(node: QueryNode, item: Candidate, scoring: Scoring): boolean {
+    const marks = scoring.exactLeaves.get(node);
+    if (marks !== undefined) return marks[item.row] === 1;
+    switch (node.type) {
+      case 'and':
+        return node.children.every((c) => decide(c, item, scoring));
+      case 'or':
+        return node.children.some((c) => decide(c, item, scoring));
+      case 'not':
+        return !decide(node.child, item, scoring);
+      default: {
+        const phrase = scoring.phrases.get(node);
+        if (phrase !== undefined) return item.words.includes(phrase);
+        item.parsed ??= JSON.parse(item.body) as object;
+        return matchesBody(node, item.parsed);
+      }
+    }
+  }
+
+  /** Rows marked (every row when null) that meet the box; null for every row. */
+  function rowsInBox(marks: Uint8Array | null, box: SearchRequest['bbox'], arrays: RowArrays): Int32Array | null {
+    if (marks === null && box === null) return null;
+    const capacity = rows.capacity;
+    const out = arrays.rows(capacity);
+    let n = 0;
+    for (let row = 0; row < capacity; row++) {
+      // Marks are only ever set on rows in use; without marks, every row is asked.
+      if (marks === null ? rows.keyOf(row) === undefined : marks[row] !== 1) continue;
+      if (box !== null && !rows.meetsBox(row, box)) continue;
+      out[n++] = row;
+    }
+    return out.subarray(0, n);
+  }
+
+  /** The header's filter, facets, order and page over the rows given (every row when null). */
+  function answer(given: Int32Array | null, request: SearchRequest, rank: Ranker | null, arrays: RowArrays): SearchResult {
+    const selection = runSteps(rows.header.selectSteps(given, request, arrays.rows(given?.length ?? rows.capacity)));
+    const k = (request.page - 1) * request.size + request.size;
+    const ranked = request.sort === 'bestmatch' && rank !== null ? rank(selection.hits, k, rows.header.newest()) : null;
+    return rows.header.page(selection, request, ranked);
+  }
+
+  /** `bestmatch` by the scores, equal scores by `newest`. */
+  const rankBy =
+    (scores: Float64Array): Ranker =>
+    (hits, k, newest) =>
+      firstByColumn(hits, k, scores, true, (a, b) => (scores[b] ?? 0) - (scores[a] ?? 0) || newest(a, b));
+
+  async function searchWith(request: SearchRequest, arrays: RowArrays): Promise<SearchResult> {
+    const query = parseQuery(request.q ?? '');
+    const capacity = rows.capacity;
+    const scoring: Scoring = { scores: arrays.scores(capacity), scored: false, exactLeaves: new Map(), phrases: new Map() };
+    const found = query.type === 'all' ? { marks: null, exact: true } : candidates(query, scoring, capacity, arrays);
+    const rank = scoring.scored ? rankBy(scoring.scores) : null;
+    if (found?.exact) return answer(rowsInBox(found.marks, request.bbox, arrays), request, rank, arrays);
+    // The candidates the caller may list and the box allows, checked a slice at a time. The
+    // text each needs is taken now: a write between slices must not show a document twice or
+    // hide one.
+    const listed = rows.header.select(rowsInBox(found?.marks ?? null, request.bbox, arrays), {
+      ...request,
+      filter: { ...request.filter, facets: {} },
+      aggregations: [],
+    }).hits;
+    const seen = writes;
+    const items = Array.from(listed, (row): Candidate => ({ row, key: rows.keyOf(row), words: rows.wordsOf(row), body: rows.bodyOf(row), parsed: null }));
+    const decided = await evaluateInSlices(items, (item) => (decide(query, item, scoring) ? item : null));
+    const kept = seen === writes ? decided : decided.filter((item) => rows.keyOf(item.row) === item.key);
+    const given = arrays.rows(kept.length);
+    for (const [i, item] of kept.entries()) given[i] = item.row;
+    return answer(given, request, rank, arrays);
+  }
+
   return {
     async upsert(docs) {
       writes++;
       for (const doc of docs) {
-        // Both may throw on a document they cannot take: before the text index changes, so the
-        // two never disagree about which documents exist.
-        const indexed = toIndexed(doc);
-        const copy = structuredClone(doc);
-        // replace() needs the id to exist and add() needs it absent; the entries map knows which.
-        if (entries.has(doc.key)) mini.replace(indexed);
-        else mini.add(indexed);
-        track(copy);
+        // Preparing may throw on a document it cannot take: before anything changes, so the
+        // word index and the rows never disagree about which documents exist.
+        const prepared = prepare(doc, (token) => rows.pathCode(token));
+        const row = rows.rowFor(doc.key);
+        const before = rows.rowOf(doc.key) === undefined ? null : rows.text(row);
+        if (before !== null) text.drop({ id: row, ...before });
+        text.put({ id: row, title: prepared.title, text: prepared.words });
+        rows.set(row, prepared);
       }
     },
     async remove(keys) {
       writes++;
       for (const key of keys) {
-        const doc = entries.get(key);
-        if (doc === undefined) continue;
-        mini.discard(key);
-        untrack(doc);
+        const row = rows.rowOf(key);
+        if (row === undefined) continue;
+        const before = rows.text(row);
+        if (before !== null) text.drop({ id: row, ...before });
+        rows.delete(row);
       }
     },
     async keysOfParent(parentId) {
-      return [...(byParent.get(parentId) ?? [])];
+      return rows.keysOfParent(parentId);
     },
     async search(request) {
-      const query = parseQuery(request.q ?? '');
-      const scores = new Map<string, number>();
-      const found = candidates(query, scores);
-      const docs = found === null ? entries.values() : [...found.keys].flatMap((k) => entries.get(k) ?? []);
-      const score = scores.size > 0 ? (doc: SearchDocument) => scores.get(doc.key) ?? 0 : null;
-      if (found?.exact) return runSearch(docs, request, () => true, score);
-      // The evaluator reads each candidate's body: a slice at a time, and only for documents
-      // the caller may list and the box allows.
-      // A copy: a write between slices must not show a document twice or hide one.
-      const decided = await evaluateInSlices([...docs], (doc) =>
-        passesFilter(doc, request.filter) && intersectsAny(doc.bounds, request.bbox) && matchesQuery(query, doc) ? doc : null,
-      );
-      return runSearch(decided, request, () => true, score);
+      const arrays = pool.take();
+      try {
+        return await searchWith(request, arrays);
+      } finally {
+        pool.give(arrays);
+      }
     },
     async clear() {
       writes++;
-      mini.removeAll();
-      entries.clear();
-      ranges.clear();
-      byParent.clear();
+      text.empty();
+      rows.clear();
     },
     // Held in this process's memory: if the process answers, so does the index.
     check: async () => undefined,
     stamp: () => String(writes),
-    size: () => entries.size,
+    size: () => rows.size,
     async saveSnapshot(file, watermark) {
-      const snapshot: Snapshot = { format: SNAPSHOT_FORMAT, watermark, mini: mini.toJSON(), docs: [...entries.values()] };
-      const tmp = `${file}.${randomUUID()}.tmp`;
-      try {
-        await writeFile(tmp, JSON.stringify(snapshot));
-        await rename(tmp, file);
-      } catch (e) {
-        await rm(tmp, { force: true });
-        throw e;
-      }
+      await writeSnapshot(file, watermark, rows, text);
     },
     async loadSnapshot(file) {
-      let loaded: MiniSearch<IndexedText>;
-      let snapshot: Snapshot;
-      try {
-        const parsed = JSON.parse(await readFile(file, 'utf8')) as Partial<Snapshot> | null;
-        if (parsed?.format !== SNAPSHOT_FORMAT || typeof parsed.watermark !== 'string' || !Array.isArray(parsed.docs)) return null;
-        if (!parsed.docs.every(isSearchDocument) || typeof parsed.mini !== 'object' || parsed.mini === null) return null;
-        snapshot = parsed as Snapshot;
-        loaded = MiniSearch.loadJS<IndexedText>(snapshot.mini, OPTIONS);
-        const keys = new Set(snapshot.docs.map((d) => d.key));
-        // The text index and the documents must describe the same set, or answers would disagree.
-        if (keys.size !== snapshot.docs.length || loaded.documentCount !== keys.size || ![...keys].every((k) => loaded.has(k))) return null;
-      } catch {
-        return null;
-      }
+      const loaded = await readSnapshot(file);
+      if (loaded === null) return null;
       writes++;
-      mini = loaded;
-      entries.clear();
-      ranges.clear();
-      byParent.clear();
-      for (const doc of snapshot.docs) track(doc);
-      return snapshot.watermark;
+      rows = loaded.rows;
+      text = loaded.text;
+      return loaded.watermark;
     },
   };
 }

@@ -10,6 +10,7 @@ export {
   MAX_FUZZY_EXPANSIONS,
   inRange,
   isFuzzyMatch,
+  matchesBody,
   matchesQuery,
   NUMERIC_RANGE_FIELDS,
   positiveTerms,

@@ -306,7 +306,12 @@ function matches(node: QueryNode, t: DocText): boolean {
 
 /** Whether the document's `body` satisfies the query. */
 export function matchesQuery(node: QueryNode, doc: SearchDocument): boolean {
-  return matches(node, textOf(doc.body));
+  return matchesBody(node, doc.body);
+}
+
+/** `matchesQuery` for an engine that keeps bodies apart from the rest of the document. */
+export function matchesBody(node: QueryNode, body: object): boolean {
+  return matches(node, textOf(body));
 }
 
 /** Plain terms of a query (not negated), for scoring and for narrowing candidates. */

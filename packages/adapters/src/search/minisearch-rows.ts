@@ -1,0 +1,246 @@
+/**
+ * What the MiniSearch engine keeps per document besides MiniSearch's word index, by row number:
+ * the header in the domain's typed columns (filters, facets, order, paging), the boxes and the
+ * exact shapes of lines and polygons, the range fields' values, the field paths holding a value
+ * (for `_exists_`), and for the evaluator the body as JSON text and every value's words (for
+ * phrases). Never the body as objects: 100k bodies as objects took most of 2 GiB.
+ */
+import { HeaderTable, intersectsAny, shapesMeetBox, type HeaderFields } from '@krs/domain/search';
+import type { BBox, SearchDocument, Shape } from '@krs/domain';
+
+export type RangeValues = [field: string, value: string][];
+
+/** A document as the engine keeps it, prepared before anything changes (preparing may throw). */
+export interface PreparedRow {
+  key: string;
+  header: HeaderFields;
+  bounds: BBox[];
+  /** Only when a line or polygon is among them: points and boxes are exactly their bounds. */
+  shapes: Shape[] | null;
+  ranges: RangeValues | null;
+  /** Every field path holding a value, as the code `MiniSearchRows.pathCode` gives its `pathToken`. */
+  paths: readonly number[];
+  body: string;
+  title: string;
+  /** Every value's words, ` ` between words, each value inside spaces, `\n` between values. */
+  words: string;
+}
+
+export class MiniSearchRows {
+  readonly header = new HeaderTable();
+  private readonly rowOfKey = new Map<string, number>();
+  private keys: (string | undefined)[] = [];
+  private free: number[] = [];
+  private bounds: (BBox[] | undefined)[] = [];
+  private readonly shapes = new Map<number, Shape[]>();
+  readonly ranges = new Map<number, RangeValues>();
+  /**
+   * The paths (tokens) holding a value in each row, as the number of its set of path codes: most
+   * documents share one set. No list of rows per path: a set of 100k rows per path took most of
+   * a snapshot's load, and `_exists_` reads the set numbers in a millisecond.
+   */
+  private readonly pathCodes = new Map<string, number>();
+  private readonly pathNames: string[] = [];
+  private readonly pathSetNumbers = new Map<string, number>();
+  private readonly pathSetList: (readonly number[])[] = [];
+  /** The same by the kept list itself: a snapshot's rows name their set by it, without joining codes. */
+  private readonly pathSetOfList = new Map<readonly number[], number>();
+  private rowPathSet = new Int32Array(0);
+  private bodies: (string | undefined)[] = [];
+  private titles: (string | undefined)[] = [];
+  private words: (string | undefined)[] = [];
+  // Keys by parent: re-projecting a parent asks for its keys, and a scan of every row per
+  // parent made a rebuild quadratic (220 s for 100k records).
+  private readonly byParent = new Map<string, Set<string>>();
+
+  get size(): number {
+    return this.rowOfKey.size;
+  }
+
+  /** One past the highest row ever used: the length of arrays indexed by row. */
+  get capacity(): number {
+    return this.keys.length;
+  }
+
+  rowOf(key: string): number | undefined {
+    return this.rowOfKey.get(key);
+  }
+
+  keyOf(row: number): string | undefined {
+    return this.keys[row];
+  }
+
+  keysOfParent(parentId: string): string[] {
+    return [...(this.byParent.get(parentId) ?? [])];
+  }
+
+  /** The row a key has, or the one `set` would give it: taken only by `set`. */
+  rowFor(key: string): number {
+    return this.rowOfKey.get(key) ?? this.free.at(-1) ?? this.keys.length;
+  }
+
+  set(row: number, doc: PreparedRow): void {
+    if (this.keys[row] !== undefined) this.delete(row);
+    if (this.free.at(-1) === row) this.free.pop();
+    this.keys[row] = doc.key;
+    this.rowOfKey.set(doc.key, row);
+    this.header.set(row, doc.header);
+    this.bounds[row] = doc.bounds;
+    if (doc.shapes !== null) this.shapes.set(row, doc.shapes);
+    if (doc.ranges !== null) this.ranges.set(row, doc.ranges);
+    if (row >= this.rowPathSet.length) {
+      const grown = new Int32Array(Math.max(1024, row + 1, this.rowPathSet.length * 2));
+      grown.set(this.rowPathSet);
+      this.rowPathSet = grown;
+    }
+    this.rowPathSet[row] = this.pathSet(doc.paths);
+    this.bodies[row] = doc.body;
+    this.titles[row] = doc.title;
+    this.words[row] = doc.words;
+    let siblings = this.byParent.get(doc.header.parentId);
+    if (siblings === undefined) this.byParent.set(doc.header.parentId, (siblings = new Set()));
+    siblings.add(doc.key);
+  }
+
+  delete(row: number): void {
+    const key = this.keys[row];
+    if (key === undefined) return;
+    const parentId = this.header.document(row)?.parentId ?? '';
+    const siblings = this.byParent.get(parentId);
+    siblings?.delete(key);
+    if (siblings?.size === 0) this.byParent.delete(parentId);
+    this.rowOfKey.delete(key);
+    this.header.delete(row);
+    this.shapes.delete(row);
+    this.ranges.delete(row);
+    this.keys[row] = undefined;
+    this.bounds[row] = undefined;
+    this.bodies[row] = undefined;
+    this.titles[row] = undefined;
+    this.words[row] = undefined;
+    this.free.push(row);
+  }
+
+  /** The code of a path's token in this table, given on first sight. */
+  pathCode(token: string): number {
+    let code = this.pathCodes.get(token);
+    if (code === undefined) {
+      code = this.pathNames.length;
+      this.pathCodes.set(token, code);
+      this.pathNames.push(token);
+    }
+    return code;
+  }
+
+  /** Every path token, by code. */
+  get pathTable(): readonly string[] {
+    return this.pathNames;
+  }
+
+  /** After rows were set by number (a snapshot's), the unused numbers below the highest become free. */
+  freeGaps(): void {
+    this.free = [];
+    for (let row = this.keys.length - 1; row >= 0; row--) if (this.keys[row] === undefined) this.free.push(row);
+  }
+
+  clear(): void {
+    this.header.clear();
+    this.rowOfKey.clear();
+    this.keys = [];
+    this.free = [];
+    this.bounds = [];
+    this.shapes.clear();
+    this.ranges.clear();
+    this.bodies = [];
+    this.titles = [];
+    this.words = [];
+    this.byParent.clear();
+  }
+
+  /** Marks the rows holding a value at the path of this token. */
+  markPath(token: string, marks: Uint8Array): void {
+    const code = this.pathCodes.get(token);
+    if (code === undefined) return;
+    const holds = Uint8Array.from(this.pathSetList, (set) => (set.includes(code) ? 1 : 0));
+    const { rowPathSet, keys } = this;
+    for (let row = 0; row < keys.length; row++) if (keys[row] !== undefined && holds[rowPathSet[row] ?? 0] === 1) marks[row] = 1;
+  }
+
+  /**
+   * The number of a set of path codes, given on first sight. Sets are never forgotten: there are
+   * as many as distinct shapes of documents, a few hundred bytes each.
+   */
+  pathSet(codes: readonly number[]): number {
+    const known = this.pathSetOfList.get(codes);
+    if (known !== undefined) return known;
+    const name = codes.join(',');
+    let n = this.pathSetNumbers.get(name);
+    if (n === undefined) {
+      n = this.pathSetList.length;
+      const kept = [...codes];
+      this.pathSetNumbers.set(name, n);
+      this.pathSetList.push(kept);
+      this.pathSetOfList.set(kept, n);
+    }
+    return n;
+  }
+
+  /** The row's set of path codes, by number. */
+  pathSetOf(row: number): number {
+    return this.rowPathSet[row] ?? 0;
+  }
+
+  /** Every set of path codes, by number. */
+  get pathSets(): readonly (readonly number[])[] {
+    return this.pathSetList;
+  }
+
+  /** The text MiniSearch was given for the row. */
+  text(row: number): { title: string; text: string } | null {
+    const title = this.titles[row];
+    const text = this.words[row];
+    return title === undefined || text === undefined ? null : { title, text };
+  }
+
+  wordsOf(row: number): string {
+    return this.words[row] ?? '';
+  }
+
+  bodyOf(row: number): string {
+    return this.bodies[row] ?? '{}';
+  }
+
+  /** The domain's `meetsBox` on the row's geometry, without building a document per row. */
+  meetsBox(row: number, box: BBox): boolean {
+    if (!intersectsAny(this.bounds[row] ?? [], box)) return false;
+    const shapes = this.shapes.get(row);
+    return shapes === undefined || shapesMeetBox(shapes, box);
+  }
+
+  /** Every row in use, in order. */
+  *rows(): IterableIterator<number> {
+    for (let row = 0; row < this.keys.length; row++) if (this.keys[row] !== undefined) yield row;
+  }
+
+  /** The row as a snapshot keeps it. */
+  prepared(row: number): PreparedRow | null {
+    const key = this.keys[row];
+    const header = this.header.document(row);
+    if (key === undefined || header === null) return null;
+    const { key: _key, body: _body, bounds: _bounds, ...fields } = header;
+    return {
+      key,
+      header: fields,
+      bounds: this.bounds[row] ?? [],
+      shapes: this.shapes.get(row) ?? null,
+      ranges: this.ranges.get(row) ?? null,
+      paths: this.pathSetList[this.rowPathSet[row] ?? 0] ?? [],
+      body: this.bodies[row] ?? '{}',
+      title: this.titles[row] ?? '',
+      words: this.words[row] ?? '',
+    };
+  }
+}
+
+/** Whether the document's shapes need keeping beside its bounds. */
+export const needsShapes = (doc: SearchDocument): boolean => doc.shapes?.some((shape) => shape.type === 'line' || shape.type === 'polygon') ?? false;

@@ -1,0 +1,443 @@
+/**
+ * MiniSearch's index of the documents' words, read without `search()`. `search()` builds an
+ * object per matching document (its score, the words it matched, a match table) and sorts them
+ * all: for a word in half of 100k documents that alone took about 100 ms. Here a word's postings
+ * are read from MiniSearch's own term tree and scored into arrays indexed by the engine's row
+ * numbers, with MiniSearch's BM25+ and weights, term by term in the order `search()` adds them,
+ * so every score is the one `search()` gives, bit for bit.
+ *
+ * The documents' ids are the engine's row numbers; MiniSearch's own short ids map to them
+ * through a typed array kept by `put` and `drop`.
+ */
+import MiniSearch, { type Options } from 'minisearch';
+import { tokenize } from '@krs/domain/search';
+import type { RowArrays } from './row-arrays.ts';
+
+export interface IndexedText {
+  /** The engine's row number. */
+  id: number;
+  title: string;
+  text: string;
+}
+
+export type TextField = 'title' | 'text';
+export const TITLE_AND_TEXT: readonly TextField[] = ['title', 'text'];
+export const TITLE_ONLY: readonly TextField[] = ['title'];
+
+const OPTIONS: Options<IndexedText> = {
+  fields: ['title', 'text'],
+  // The same words the evaluator sees, so a hit on a plain term is an exact answer.
+  tokenize,
+  processTerm: (term) => term,
+  // Removed documents are removed word by word (`drop`), so there is nothing to vacuum.
+  autoVacuum: false,
+};
+
+/** MiniSearch's defaults and the title's boost, as `search()` applied them. */
+const BOOST: Record<TextField, number> = { title: 2, text: 1 };
+const BM25_K = 1.2;
+const BM25_B = 0.7;
+const BM25_D = 0.5;
+const PREFIX_WEIGHT = 0.375;
+const FUZZY_WEIGHT = 0.45;
+
+type Postings = Map<number, number>;
+type TermData = Map<number, Postings>;
+
+/** A word of the index a query word stands for, with the weight `search()` gives it. */
+interface Derived {
+  term: string;
+  weight: number;
+  data: TermData;
+}
+
+export type WordMatch = 'exact' | 'prefix' | 'fuzzy';
+
+/** Rows a query word or words matched: `marks[row]` is 1 for each, `scores[row]` its score there. */
+export interface Scored {
+  marks: Uint8Array;
+  scores: Float64Array;
+  count: number;
+}
+
+/**
+ * A term's postings as MiniSearch keeps them (field id -> short id -> frequency), read from a
+ * snapshot's array on first use. MiniSearch reads and writes them through Map's methods only, each
+ * of which reads them in first.
+ */
+class SnapshotTermData extends Map<number, Postings> {
+  private source: Int32Array | null;
+
+  constructor(
+    source: Int32Array,
+    private readonly start: number,
+  ) {
+    super();
+    this.source = source;
+  }
+
+  /** Appends the postings as a snapshot stores them, if still unread; false when read. */
+  copyUnread(out: number[]): boolean {
+    const source = this.source;
+    if (source === null) return false;
+    let at = this.start;
+    for (let fields = source[at++] ?? 0; fields > 0; fields--) at += 2 + 2 * (source[at + 1] ?? 0);
+    for (let i = this.start; i < at; i++) out.push(source[i] ?? 0);
+    return true;
+  }
+
+  read(): void {
+    const source = this.source;
+    if (source === null) return;
+    this.source = null;
+    let at = this.start;
+    for (let fields = source[at++] ?? 0; fields > 0; fields--) {
+      const fieldId = source[at++] ?? 0;
+      const freqs: Postings = new Map();
+      for (let n = source[at++] ?? 0; n > 0; n--) {
+        const short = source[at++] ?? 0;
+        freqs.set(short, source[at++] ?? 0);
+      }
+      super.set(fieldId, freqs);
+    }
+  }
+
+  override get(key: number): Postings | undefined {
+    this.read();
+    return super.get(key);
+  }
+  override set(key: number, value: Postings): this {
+    this.read();
+    return super.set(key, value);
+  }
+  override has(key: number): boolean {
+    this.read();
+    return super.has(key);
+  }
+  override delete(key: number): boolean {
+    this.read();
+    return super.delete(key);
+  }
+  override clear(): void {
+    this.source = null;
+    super.clear();
+  }
+  override forEach(f: (value: Postings, key: number, map: Map<number, Postings>) => void, thisArg?: unknown): void {
+    this.read();
+    super.forEach(f, thisArg);
+  }
+  override keys(): MapIterator<number> {
+    this.read();
+    return super.keys();
+  }
+  override values(): MapIterator<Postings> {
+    this.read();
+    return super.values();
+  }
+  override entries(): MapIterator<[number, Postings]> {
+    this.read();
+    return super.entries();
+  }
+  override [Symbol.iterator](): MapIterator<[number, Postings]> {
+    this.read();
+    return super[Symbol.iterator]();
+  }
+}
+// Map declares `size` a property, which a class may not override with an accessor.
+const mapSize = Object.getOwnPropertyDescriptor(Map.prototype, 'size')?.get;
+Object.defineProperty(SnapshotTermData.prototype, 'size', {
+  get(this: SnapshotTermData) {
+    this.read();
+    return mapSize?.call(this) as number;
+  },
+});
+
+/** The index as arrays, for a snapshot. */
+export interface TextState {
+  /** Documents, next short id, dirt count. */
+  scalars: [number, number, number];
+  averages: Float64Array;
+  /** Short id and row of each document. */
+  documents: Int32Array;
+  /** Its title's and text's lengths (-1: none). */
+  lengths: Int32Array;
+  terms: string[];
+  /** Per term: fields, then per field its id, count and (short id, frequency) pairs. */
+  postings: Int32Array;
+}
+
+export class TextIndex extends MiniSearch<IndexedText> {
+  /** Row by MiniSearch's short id; -1 once the document is gone. */
+  private rowOf = new Int32Array(1024).fill(-1);
+  /** Each field's length by short id: MiniSearch's `_fieldLength` as arrays, read once per posting. */
+  private lengths: Int32Array[] = [new Int32Array(1024), new Int32Array(1024)];
+
+  constructor() {
+    super(OPTIONS);
+  }
+
+  put(doc: IndexedText): void {
+    this.add(doc);
+    const short = this._idToShortId.get(doc.id) ?? -1;
+    this.ensure(short + 1);
+    this.track(short, doc.id);
+  }
+
+  private track(short: number, row: number): void {
+    this.rowOf[short] = row;
+    const lengths = this._fieldLength.get(short) ?? [];
+    for (const [fieldId, column] of this.lengths.entries()) column[short] = lengths[fieldId] ?? 0;
+  }
+
+  private ensure(size: number): void {
+    if (size <= this.rowOf.length) return;
+    const capacity = Math.max(size, this.rowOf.length * 2);
+    const rowOf = new Int32Array(capacity).fill(-1);
+    rowOf.set(this.rowOf);
+    this.rowOf = rowOf;
+    this.lengths = this.lengths.map((old) => {
+      const grown = new Int32Array(capacity);
+      grown.set(old);
+      return grown;
+    });
+  }
+
+  /** Takes the document out word by word: it must be the text `put` was given. */
+  drop(doc: IndexedText): void {
+    const short = this._idToShortId.get(doc.id);
+    this.remove(doc);
+    if (short !== undefined) this.rowOf[short] = -1;
+  }
+
+  empty(): void {
+    this.removeAll();
+    this.rowOf.fill(-1);
+  }
+
+  /**
+   * The rows holding every one of `words` (AND), scored as `search(words, { combineWith: 'AND' })`
+   * scores them. `fuzzyDistance`: the edit distance of each fuzzy word (0: the word alone).
+   * `keep(word, derived)`: for fuzzy words, whether an indexed word counts towards the query
+   * word; a row must hold, for every query word, some word kept for it.
+   */
+  scoreAll(
+    words: readonly string[],
+    fields: readonly TextField[],
+    match: WordMatch,
+    capacity: number,
+    arrays: RowArrays,
+    fuzzyDistance: (word: string) => number = () => 0,
+    keep: ((word: string, derived: string) => boolean) | null = null,
+  ): Scored {
+    const expanded = words.map((w) => this.derived(w, match, fuzzyDistance));
+    let total: Scored | null = null;
+    for (const list of expanded) {
+      const one = this.scoreDerived(list, fields, capacity, arrays);
+      if (total === null) total = one;
+      else {
+        const { marks, scores } = total;
+        let count = 0;
+        for (let row = 0; row < capacity; row++) {
+          if (marks[row] === 0) continue;
+          if (one.marks[row] === 0) {
+            marks[row] = 0;
+            scores[row] = 0;
+            continue;
+          }
+          scores[row] = (scores[row] ?? 0) + (one.scores[row] ?? 0);
+          count++;
+        }
+        total.count = count;
+      }
+    }
+    const result = total ?? { marks: arrays.marks(capacity), scores: arrays.scores(capacity), count: 0 };
+    if (keep !== null) this.keepOnly(result, words, expanded.flat(), fields, keep, capacity, arrays);
+    // `search()` multiplies by the number of distinct query words each result matched: all of them.
+    const quality = new Set(words).size || 1;
+    if (quality !== 1) for (let row = 0; row < capacity; row++) if (result.marks[row] === 1) result.scores[row] = (result.scores[row] ?? 0) * quality;
+    return result;
+  }
+
+  /** Every row holding the word in a field, unscored. */
+  rowsWith(word: string, fields: readonly TextField[], marks: Uint8Array): void {
+    const data = this._index.get(word);
+    if (data === undefined) return;
+    for (const field of fields) {
+      const postings = data.get(this._fieldIds[field] ?? -1);
+      if (postings === undefined) continue;
+      for (const short of postings.keys()) {
+        const row = this.rowOf[short] ?? -1;
+        if (row >= 0) marks[row] = 1;
+      }
+    }
+  }
+
+  /** The rows of the documents held. */
+  *rows(): IterableIterator<number> {
+    for (const row of this._documentIds.values()) yield Number(row);
+  }
+
+  /** What a snapshot keeps of the index, as arrays: see `minisearch-snapshot.ts`. */
+  exportState(): TextState {
+    const shorts: number[] = [];
+    const lengths: number[] = [];
+    for (const [short, row] of this._documentIds) {
+      shorts.push(short, Number(row));
+      const l = this._fieldLength.get(short) ?? [];
+      lengths.push(l[0] ?? -1, l[1] ?? -1);
+    }
+    const terms: string[] = [];
+    const postings: number[] = [];
+    for (const [term, data] of this._index) {
+      terms.push(term);
+      if (data instanceof SnapshotTermData && data.copyUnread(postings)) continue;
+      postings.push(data.size);
+      for (const [fieldId, freqs] of data) {
+        postings.push(fieldId, freqs.size);
+        for (const [short, frequency] of freqs) postings.push(short, frequency);
+      }
+    }
+    return {
+      scalars: [this._documentCount, this._nextId, this._dirtCount],
+      averages: Float64Array.from(this._avgFieldLength),
+      documents: Int32Array.from(shorts),
+      lengths: Int32Array.from(lengths),
+      terms,
+      postings: Int32Array.from(postings),
+    };
+  }
+
+  /** An index from `exportState`; throws on arrays that do not fit together. */
+  static fromState(state: TextState): TextIndex {
+    const index = new TextIndex();
+    const [documentCount, nextId, dirtCount] = state.scalars;
+    const { documents, lengths, postings, terms } = state;
+    if (documents.length !== lengths.length || documents.length !== 2 * (documentCount ?? -1)) throw new Error('snapshot: document arrays disagree');
+    index._documentCount = documentCount ?? 0;
+    index._nextId = nextId ?? 0;
+    index._dirtCount = dirtCount ?? 0;
+    index._avgFieldLength = Array.from(state.averages);
+    index.ensure(index._nextId);
+    for (let i = 0; i < documents.length; i += 2) {
+      const short = documents[i] ?? -1;
+      const row = documents[i + 1] ?? -1;
+      if (short < 0 || short >= index._nextId || row < 0) throw new Error('snapshot: bad document');
+      index._documentIds.set(short, row);
+      index._idToShortId.set(row, short);
+      const l: number[] = [];
+      if ((lengths[i] ?? -1) >= 0) l[0] = lengths[i] ?? 0;
+      if ((lengths[i + 1] ?? -1) >= 0) l[1] = lengths[i + 1] ?? 0;
+      index._fieldLength.set(short, l);
+      index.track(short, row);
+    }
+    // Each term's postings stay in the snapshot's array until the term is first read or written:
+    // most words (ids, dates, names) are never asked for, and a Map per word and per posting was
+    // most of a load's time and of the memory after it.
+    let at = 0;
+    for (const term of terms) {
+      const start = at;
+      let fields = postings[at++] ?? -1;
+      if (fields < 0) throw new Error('snapshot: postings end early');
+      for (; fields > 0; fields--) {
+        const n = postings[at + 1] ?? -1;
+        if (n < 0) throw new Error('snapshot: postings end early');
+        at += 2 + 2 * n;
+      }
+      if (at > postings.length) throw new Error('snapshot: postings end early');
+      index._index.set(term, new SnapshotTermData(postings, start));
+    }
+    if (at !== postings.length) throw new Error('snapshot: postings left over');
+    return index;
+  }
+
+  /** The indexed words a query word stands for, in the order `executeQuerySpec` scores them. */
+  private derived(word: string, match: WordMatch, fuzzyDistance: (word: string) => number): Derived[] {
+    const out: Derived[] = [];
+    const exact = this._index.get(word);
+    if (exact !== undefined) out.push({ term: word, weight: 1, data: exact });
+    const prefixed = match === 'prefix' ? this._index.atPrefix(word) : null;
+    const distance = match === 'fuzzy' ? fuzzyDistance(word) : 0;
+    const fuzzy = distance > 0 ? this._index.fuzzyGet(word, distance) : null;
+    if (prefixed !== null) {
+      for (const [term, data] of prefixed) {
+        const length = term.length - word.length;
+        if (length === 0) continue;
+        fuzzy?.delete(term);
+        out.push({ term, weight: (PREFIX_WEIGHT * term.length) / (term.length + 0.3 * length), data });
+      }
+    }
+    if (fuzzy !== null) {
+      for (const [term, [data, d]] of fuzzy) {
+        if (d === 0) continue;
+        out.push({ term, weight: (FUZZY_WEIGHT * term.length) / (term.length + d), data });
+      }
+    }
+    return out;
+  }
+
+  /** `termResults` of each derived word in turn, into arrays. */
+  private scoreDerived(list: readonly Derived[], fields: readonly TextField[], capacity: number, arrays: RowArrays): Scored {
+    const marks = arrays.marks(capacity);
+    const scores = arrays.scores(capacity);
+    let count = 0;
+    const documents = this._documentCount;
+    const rowOf = this.rowOf;
+    for (const { weight, data } of list) {
+      for (const field of fields) {
+        const fieldId = this._fieldIds[field] ?? -1;
+        const postings = data.get(fieldId);
+        const lengths = this.lengths[fieldId];
+        if (postings === undefined || lengths === undefined) continue;
+        const boost = weight * BOOST[field];
+        const average = this._avgFieldLength[fieldId] ?? 0;
+        let matching = postings.size;
+        let idf = Math.log(1 + (documents - matching + 0.5) / (matching + 0.5));
+        for (const [short, frequency] of postings) {
+          const row = rowOf[short] ?? -1;
+          if (row < 0) {
+            // As MiniSearch counts a posting of a document gone: one fewer for the rest.
+            matching -= 1;
+            idf = Math.log(1 + (documents - matching + 0.5) / (matching + 0.5));
+            continue;
+          }
+          const length = lengths[short] ?? 0;
+          const raw = idf * (BM25_D + (frequency * (BM25_K + 1)) / (frequency + BM25_K * (1 - BM25_B + (BM25_B * length) / average)));
+          if (marks[row] === 0) {
+            marks[row] = 1;
+            scores[row] = boost * raw;
+            count++;
+          } else scores[row] = (scores[row] ?? 0) + boost * raw;
+        }
+      }
+    }
+    return { marks, scores, count };
+  }
+
+  /** Drops the rows that do not hold, for each query word, an indexed word `keep` accepts for it. */
+  private keepOnly(
+    result: Scored,
+    words: readonly string[],
+    derived: readonly Derived[],
+    fields: readonly TextField[],
+    keep: (word: string, derived: string) => boolean,
+    capacity: number,
+    arrays: RowArrays,
+  ): void {
+    for (const word of words) {
+      const held = arrays.marks(capacity);
+      const seen = new Set<string>();
+      for (const d of derived) {
+        if (seen.has(d.term) || !keep(word, d.term)) continue;
+        seen.add(d.term);
+        this.rowsWith(d.term, fields, held);
+      }
+      for (let row = 0; row < capacity; row++) {
+        if (result.marks[row] === 1 && held[row] === 0) {
+          result.marks[row] = 0;
+          result.scores[row] = 0;
+          result.count--;
+        }
+      }
+    }
+  }
+}
