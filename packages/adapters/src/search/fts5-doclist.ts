@@ -1,7 +1,8 @@
 /**
  * A word's occurrences in the title and text columns, read from FTS5's own segments (its
  * `%_data` and `%_idx` tables) and decoded here, in the form `OCCURRENCES_SQL` gives them
- * (term-relevance.ts): `rowid * 4 + the column's weight` for each occurrence, by document.
+ * (term-relevance.ts): `rowid * 4 + the column's weight` for each occurrence, by document, but
+ * for an occurrence in the title and one in the text given together as weight 3 (`fts5Codes`).
  *
  * The `instance` vocabulary hands each occurrence to SQL as a row of its own: for a word in
  * 57 000 of 100 000 documents (100 000 occurrences), walking them cost about 5 ms of a reader
@@ -276,17 +277,14 @@ export function fts5Merged(scratch: Fts5Scratch, bounds: number[], allocate: (co
     let total = 0;
     for (let e = from; e < to; e += 3) {
       const title = entries[e + 1] as number;
-      if (title >= 0) total += title + (entries[e + 2] as number);
+      if (title >= 0) total += Math.max(title, entries[e + 2] as number);
     }
     const out = allocate(total);
     let n = 0;
     for (let e = from; e < to; e += 3) {
       const title = entries[e + 1] as number;
       if (title < 0) continue;
-      const rowid = entries[e] as number;
-      const text = entries[e + 2] as number;
-      for (let k = 0; k < title; k++) out[n++] = rowid * 4 + 2;
-      for (let k = 0; k < text; k++) out[n++] = rowid * 4 + 1;
+      n = fts5Codes(out, n, entries[e] as number, title, entries[e + 2] as number);
     }
     return out;
   }
@@ -330,20 +328,32 @@ export function fts5Merged(scratch: Fts5Scratch, bounds: number[], allocate: (co
   let total = 0;
   for (let w = 0; w < count; w++) {
     const title = entries[(merged[w] as number) + 1] as number;
-    if (title >= 0) total += title + (entries[(merged[w] as number) + 2] as number);
+    if (title >= 0) total += Math.max(title, entries[(merged[w] as number) + 2] as number);
   }
   const out = allocate(total);
   let n = 0;
   for (let w = 0; w < count; w++) {
     const c = merged[w] as number;
-    const rowid = entries[c] as number;
     const title = entries[c + 1] as number;
     if (title < 0) continue;
-    const text = entries[c + 2] as number;
-    for (let k = 0; k < title; k++) out[n++] = rowid * 4 + 2;
-    for (let k = 0; k < text; k++) out[n++] = rowid * 4 + 1;
+    n = fts5Codes(out, n, entries[c] as number, title, entries[c + 2] as number);
   }
   return out;
+}
+
+/**
+ * Writes a document's occurrences at `out[n]` and returns where the next document's start: an
+ * occurrence in each column together as one code of weight 3 (2 + 1: bm25 sums the weights of a
+ * document's occurrences, so the sum is the same), then those left in one column alone. Most
+ * documents hold a word in their title and in their text, which repeats the title: for a word in
+ * 548 446 of a million documents, 1.8 codes a document one by one, about one paired.
+ */
+export function fts5Codes(out: Int32Array, n: number, rowid: number, title: number, text: number): number {
+  const both = Math.min(title, text);
+  for (let k = 0; k < both; k++) out[n++] = rowid * 4 + 3;
+  for (let k = both; k < title; k++) out[n++] = rowid * 4 + 2;
+  for (let k = both; k < text; k++) out[n++] = rowid * 4 + 1;
+  return n;
 }
 
 /** `scratch.order[which]`, holding the offsets of the entries in `entries[from, to)`. */
