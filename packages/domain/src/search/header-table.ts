@@ -481,12 +481,26 @@ export function firstByColumn(hits: Int32Array, k: number, column: ArrayLike<num
 export function* firstByColumnSteps(hits: Int32Array, k: number, column: ArrayLike<number>, descending: boolean, compare: (a: number, b: number) => number): Steps<number[]> {
   if (k <= 0) return [];
   if (k * 8 >= hits.length) return Array.from(hits).sort(compare).slice(0, k);
-  const sign = descending ? 1 : -1;
-  const top: number[] = [];
-  let bound = Number.NEGATIVE_INFINITY;
-  for (let i = 0; i < hits.length; i++) {
-    if (i > 0 && i % ROWS_PER_STEP === 0) yield;
-    const rowid = hits[i] ?? 0;
+  const kept: FirstK = { top: [], bound: Number.NEGATIVE_INFINITY };
+  for (let from = 0; from < hits.length; from += ROWS_PER_STEP) {
+    if (from > 0) yield;
+    firstRange(hits, from, Math.min(hits.length, from + ROWS_PER_STEP), k, column, descending ? 1 : -1, compare, kept);
+  }
+  return kept.top;
+}
+
+/** The first k kept so far, and the k-th's value in the column (signed), once there are k. */
+interface FirstK {
+  top: number[];
+  bound: number;
+}
+
+/** One step of `firstByColumnSteps`, in a plain function: the hot loop stays out of the generator. */
+function firstRange(hits: Int32Array, from: number, to: number, k: number, column: ArrayLike<number>, sign: number, compare: (a: number, b: number) => number, kept: FirstK): void {
+  const top = kept.top;
+  let bound = kept.bound;
+  for (let i = from; i < to; i++) {
+    const rowid = hits[i] as number;
     if (top.length === k && ((column[rowid] ?? 0) * sign < bound || compare(rowid, top[k - 1] ?? 0) >= 0)) continue;
     let lo = 0;
     let hi = top.length;
@@ -499,5 +513,5 @@ export function* firstByColumnSteps(hits: Int32Array, k: number, column: ArrayLi
     if (top.length > k) top.pop();
     if (top.length === k) bound = (column[top[k - 1] ?? 0] ?? 0) * sign;
   }
-  return top;
+  kept.bound = bound;
 }
