@@ -135,13 +135,27 @@ export function* relevanceSteps(
   return { rowids: scored(scoreOf, scratch), scoreOf };
 }
 
+/** bm25's factor of a document holding the phrase with weights summing to `freq`, before the IDF. */
+function documentPart(freq: number, rowid: number, lengths: Int32Array, avgdl: number): number {
+  // FTS5's row size: 0 for a document written since the lengths were read.
+  const D = rowid < lengths.length ? (lengths[rowid] as number) : 0;
+  return (freq * (K1 + 1.0)) / (freq + K1 * (1 - B + (B * D) / avgdl));
+}
+
+/** Documents listed so far by a one-phrase scoring, each rowid once, in order. */
+interface Listed {
+  rowids: Int32Array;
+  documents: number;
+}
+
 /**
  * Adds the phrase's part of the score of the documents whose occurrences start at `from` and
- * before `to` (the last one read to its end), and says where the next step starts. A plain
- * function called per step, as the header table's passes are: the hot loop stays out of the
- * generator's body.
+ * before `to` (the last one read to its end), and says where the next step starts; with
+ * `listed` (one phrase, occurrences ordered by document), sets each document's part without
+ * the IDF instead, and lists its rowid. A plain function called per step, as the header
+ * table's passes are: the hot loop stays out of the generator's body.
  */
-function scoreRange(codes: Int32Array, from: number, to: number, idf: number, lengths: Int32Array, avgdl: number, scoreOf: Float64Array): number {
+function scoreRange(codes: Int32Array, from: number, to: number, idf: number, lengths: Int32Array, avgdl: number, scoreOf: Float64Array, listed: Listed | null = null): number {
   const end = codes.length;
   // FTS5's f(qi, D): the weights of the document's occurrences, summed, then scored once.
   let freq = 0;
@@ -151,9 +165,11 @@ function scoreRange(codes: Int32Array, from: number, to: number, idf: number, le
     freq += code & 3;
     const rowid = code >> 2;
     if (i + 1 < end && (codes[i + 1] as number) >> 2 === rowid) continue;
-    // FTS5's row size: 0 for a document written since the lengths were read.
-    const D = rowid < lengths.length ? (lengths[rowid] as number) : 0;
-    scoreOf[rowid] = (scoreOf[rowid] as number) + idf * ((freq * (K1 + 1.0)) / (freq + K1 * (1 - B + (B * D) / avgdl)));
+    if (listed === null) scoreOf[rowid] = (scoreOf[rowid] as number) + idf * documentPart(freq, rowid, lengths, avgdl);
+    else {
+      scoreOf[rowid] = documentPart(freq, rowid, lengths, avgdl);
+      listed.rowids[listed.documents++] = rowid;
+    }
     freq = 0;
     if (i + 1 >= to) return i + 1;
   }
@@ -187,10 +203,10 @@ function* onePhraseSteps(codes: Int32Array, idfOf: (hits: number) => number, len
   yield;
   const scoreOf = scratch.scores(lastDocument(codes) + 1);
   const rowids = scratch.rows(scoreOf.length);
-  const listed = { documents: 0 };
+  const listed: Listed = { rowids, documents: 0 };
   for (let from = 0; from < codes.length; ) {
     yield;
-    from = partRange(codes, from, from + OCCURRENCES_PER_STEP, lengths, avgdl, scoreOf, rowids, listed);
+    from = scoreRange(codes, from, from + OCCURRENCES_PER_STEP, 1, lengths, avgdl, scoreOf, listed);
   }
   const idf = idfOf(listed.documents);
   let n = 0;
@@ -199,42 +215,6 @@ function* onePhraseSteps(codes: Int32Array, idfOf: (hits: number) => number, len
     n = scaledRange(rowids, from, Math.min(listed.documents, from + OCCURRENCES_PER_STEP), idf, scoreOf, n);
   }
   return { rowids: rowids.subarray(0, n), scoreOf };
-}
-
-/**
- * `scoreRange` without the IDF, for ordered occurrences of one phrase: each document's part of
- * the score into `scoreOf`, its rowid after the `listed.documents` already listed.
- */
-function partRange(
-  codes: Int32Array,
-  from: number,
-  to: number,
-  lengths: Int32Array,
-  avgdl: number,
-  scoreOf: Float64Array,
-  rowids: Int32Array,
-  listed: { documents: number },
-): number {
-  const end = codes.length;
-  let documents = listed.documents;
-  let freq = 0;
-  let i = from;
-  for (; i < end; i++) {
-    const code = codes[i] as number;
-    freq += code & 3;
-    const rowid = code >> 2;
-    if (i + 1 < end && (codes[i + 1] as number) >> 2 === rowid) continue;
-    const D = rowid < lengths.length ? (lengths[rowid] as number) : 0;
-    scoreOf[rowid] = (freq * (K1 + 1.0)) / (freq + K1 * (1 - B + (B * D) / avgdl));
-    rowids[documents++] = rowid;
-    freq = 0;
-    if (i + 1 >= to) {
-      i++;
-      break;
-    }
-  }
-  listed.documents = documents;
-  return i;
 }
 
 /**
