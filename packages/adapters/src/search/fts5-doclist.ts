@@ -42,10 +42,15 @@ export interface Fts5Scratch {
   entries: Int32Array;
   /** Two lists of entries' offsets, merged from one into the other. */
   order: Int32Array[];
+  /**
+   * The codes the live entries decoded so far would give (`fts5Codes`): at least those of the
+   * winning ones, so room for the codes is taken without a pass counting them.
+   */
+  codes: number;
 }
 
 export function fts5Scratch(): Fts5Scratch {
-  return { bytes: new Uint8Array(1 << 16), absolute: [], entries: new Int32Array(1 << 14), order: [new Int32Array(1 << 12), new Int32Array(1 << 12)] };
+  return { bytes: new Uint8Array(1 << 16), absolute: [], entries: new Int32Array(1 << 14), order: [new Int32Array(1 << 12), new Int32Array(1 << 12)], codes: 0 };
 }
 
 /**
@@ -65,6 +70,7 @@ export function fts5Occurrences(store: Fts5Store, term: string, scratch: Fts5Scr
   // Each segment's entries (rowid, title count, text count; -1 for a delete marker), newest first.
   const bounds: number[] = [];
   let used = 0;
+  scratch.codes = 0;
   for (let level = 0; level < levels; level++) {
     at = fts5VarintAt(structure, at, values);
     at = fts5VarintAt(structure, at, values);
@@ -257,6 +263,7 @@ export function fts5Entries(scratch: Fts5Scratch, length: number, used: number):
     scratch.entries[out] = rowid;
     scratch.entries[out + 1] = size < 2 ? -1 : title;
     scratch.entries[out + 2] = text;
+    if (size >= 2) scratch.codes += Math.max(title, text);
     out += 3;
   }
   if (next !== absolute.length) throw new Error('fts5: a page whose first rowid was not reached');
@@ -325,12 +332,9 @@ export function fts5Merged(scratch: Fts5Scratch, bounds: number[], allocate: (co
     merged = out;
     count = n;
   }
-  let total = 0;
-  for (let w = 0; w < count; w++) {
-    const title = entries[(merged[w] as number) + 1] as number;
-    if (title >= 0) total += Math.max(title, entries[(merged[w] as number) + 2] as number);
-  }
-  const out = allocate(total);
+  // Room for the codes of every live entry, superseded ones included (a few): no pass over the
+  // winning ones counting theirs first.
+  const out = allocate(scratch.codes);
   let n = 0;
   for (let w = 0; w < count; w++) {
     const c = merged[w] as number;
@@ -338,7 +342,7 @@ export function fts5Merged(scratch: Fts5Scratch, bounds: number[], allocate: (co
     if (title < 0) continue;
     n = fts5Codes(out, n, entries[c] as number, title, entries[c + 2] as number);
   }
-  return out;
+  return n === out.length ? out : out.subarray(0, n);
 }
 
 /**
