@@ -59,7 +59,28 @@ function store(db: Db): Fts5Store {
 }
 
 const decoded = (db: Db, word: string) => Array.from(fts5Occurrences(store(db), word, fts5Scratch(), (n) => new Int32Array(n)));
-const fromVocabulary = (db: Db, word: string) => db.prepare(OCCURRENCES_SQL).pluck().all(word) as number[];
+const vocabulary = (db: Db, word: string) => db.prepare(OCCURRENCES_SQL).pluck().all(word) as number[];
+
+/**
+ * The vocabulary's occurrences (one code each, by document, the title's first) in the decoder's
+ * form: per document, an occurrence in the title and one in the text paired as a code of weight 3,
+ * then the title's left (2), then the text's (1).
+ */
+function paired(codes: number[]): number[] {
+  const out: number[] = [];
+  for (let i = 0; i < codes.length; ) {
+    const rowid = Math.floor((codes[i] as number) / 4);
+    const weights: number[] = [];
+    for (; i < codes.length && Math.floor((codes[i] as number) / 4) === rowid; i++) weights.push((codes[i] as number) % 4);
+    const title = weights.filter((w) => w === 2).length;
+    const text = weights.filter((w) => w === 1).length;
+    const both = Math.min(title, text);
+    out.push(...Array<number>(both).fill(rowid * 4 + 3), ...Array<number>(title - both).fill(rowid * 4 + 2), ...Array<number>(text - both).fill(rowid * 4 + 1));
+  }
+  return out;
+}
+
+const fromVocabulary = (db: Db, word: string) => paired(vocabulary(db, word));
 /** Segments with pages (a page's id is its segment's id shifted left 37 bits, plus the page number). */
 const segments = (db: Db) => db.prepare('SELECT count(DISTINCT id >> 37) FROM doc_fts_data WHERE id >= 1 << 37').pluck().get() as number;
 /** No merging, unless asked: each transaction stays a segment of its own. */
@@ -76,6 +97,9 @@ describe("a word's occurrences decoded from FTS5's segments", () => {
     if (setup.includes(UNMERGED[0] as string)) expect(segments(db)).toBeGreaterThan(20);
     for (const word of [...WORDS, 'nowhere', 'ic', 'ices', 'zz']) expect(decoded(db, word), word).toEqual(fromVocabulary(db, word));
     expect(decoded(db, 'ice').length).toBeGreaterThan(1000);
+    // Documents holding the word in both columns, in one alone, and more often in one than the other.
+    const weights = new Set(decoded(db, 'ice').map((code) => code % 4));
+    expect([...weights].sort()).toEqual([1, 2, 3]);
     db.close();
   });
 
@@ -135,7 +159,7 @@ describe("a word's occurrences decoded from FTS5's segments", () => {
       INSERT INTO doc_fts (rowid, title, text, paths) VALUES (1, 'ice sea', 'ice', ''), (2, 'river', 'ice ice', ''), (3, 'ice', '', '');
       DELETE FROM doc_fts WHERE rowid = 3;`);
     expect(() => decoded(db, 'ice')).toThrow(/V2/);
-    const expected = fromVocabulary(db, 'ice');
+    const expected = vocabulary(db, 'ice');
     expect(expected).toEqual([1 * 4 + 2, 1 * 4 + 1, 2 * 4 + 1, 2 * 4 + 1]);
     expect(Array.from(await createInlineReader(db).occurrences('doc_fts', 'ice', OCCURRENCES_SQL))).toEqual(expected);
     db.close();

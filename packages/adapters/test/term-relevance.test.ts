@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { Sqlite as Database } from '../src/sql/sqlite-driver.ts';
 import { documentLength, fts5Varints, tableTotals } from '../src/search/doc-lengths.ts';
-import { inverseDocumentFrequency, OCCURRENCES_SQL, relevance } from '../src/search/term-relevance.ts';
+import { fts5Occurrences, fts5Scratch } from '../src/search/fts5-doclist.ts';
+import { inverseDocumentFrequency, OCCURRENCES_SQL, relevance, weightedAs } from '../src/search/term-relevance.ts';
 import { ScratchArrays } from '../src/search/scratch-arrays.ts';
 
 /** The index's FTS5 table and vocabulary, filled with seeded documents of varied lengths and word counts. */
@@ -28,15 +29,26 @@ function corpus(documents: number, seed: number) {
   return db;
 }
 
+/** A word's occurrences as the reader threads decode them from the segments (titles and texts paired). */
+function decoded(db: InstanceType<typeof Database>, word: string): Int32Array {
+  const data = db.prepare('SELECT block FROM doc_fts_data WHERE id = ?').pluck();
+  const idx = db.prepare('SELECT pgno FROM doc_fts_idx WHERE segid = ? AND term <= ? ORDER BY term DESC LIMIT 1').pluck();
+  const store = {
+    block: (id: number) => data.get(id) as Uint8Array | undefined,
+    seek: (segid: number, key: Uint8Array) => idx.get(segid, Buffer.from(key.buffer, key.byteOffset, key.byteLength)) as number | undefined,
+  };
+  return fts5Occurrences(store, word, fts5Scratch(), (n) => new Int32Array(n));
+}
+
 /** What the index does, over the words of one FTS5 expression, in its phrase order. */
-function ours(db: InstanceType<typeof Database>, phrases: string[]) {
+function ours(db: InstanceType<typeof Database>, phrases: string[], source: 'vocabulary' | 'segments' = 'vocabulary') {
   const totals = tableTotals(db.prepare('SELECT block FROM doc_fts_data WHERE id = 1').pluck().get() as Uint8Array);
   const lengths = new Int32Array(10_000);
   for (const [rowid, sz] of db.prepare('SELECT id, sz FROM doc_fts_docsize').raw().all() as [number, Uint8Array][]) lengths[rowid] = documentLength(sz);
   const ln = db.prepare('SELECT ln(?)').pluck();
   const occurrences = db.prepare(OCCURRENCES_SQL);
   return relevance(
-    phrases.map((word) => Int32Array.from(occurrences.pluck().all(word) as number[])),
+    phrases.map((word) => (source === 'segments' ? decoded(db, word) : Int32Array.from(occurrences.pluck().all(word) as number[]))),
     (hits) => inverseDocumentFrequency(totals.rows, hits, (x) => ln.get(x) as number),
     lengths,
     totals.tokens / totals.rows,
@@ -55,12 +67,30 @@ describe('bm25 of single-word phrases', () => {
     'gives the rows and the very scores FTS5 gives for %j',
     (phrases) => {
       const expected = fts5(db, phrases);
-      const got = ours(db, phrases);
-      expect(Array.from(got.rowids)).toEqual(expected.map(([rowid]) => rowid));
-      // The same doubles, so ties and order are FTS5's (bm25 is the negated score).
-      expect(expected.map(([rowid]) => -(got.scoreOf[rowid] ?? 0))).toEqual(expected.map(([, score]) => score));
+      for (const source of ['vocabulary', 'segments'] as const) {
+        const got = ours(db, phrases, source);
+        expect(Array.from(got.rowids), source).toEqual(expected.map(([rowid]) => rowid));
+        // The same doubles, so ties and order are FTS5's (bm25 is the negated score).
+        expect(
+          expected.map(([rowid]) => -(got.scoreOf[rowid] ?? 0)),
+          source,
+        ).toEqual(expected.map(([, score]) => score));
+      }
     },
   );
+
+  it("gives a title's occurrences alone, from the segments' paired codes, the very scores FTS5 gives for the title", () => {
+    const totals = tableTotals(db.prepare('SELECT block FROM doc_fts_data WHERE id = 1').pluck().get() as Uint8Array);
+    const lengths = new Int32Array(10_000);
+    for (const [rowid, sz] of db.prepare('SELECT id, sz FROM doc_fts_docsize').raw().all() as [number, Uint8Array][]) lengths[rowid] = documentLength(sz);
+    const ln = db.prepare('SELECT ln(?)').pluck();
+    const codes = decoded(db, 'river');
+    expect(codes.some((code) => (code & 3) === 3)).toBe(true);
+    const got = relevance([weightedAs(codes, 2)], (hits) => inverseDocumentFrequency(totals.rows, hits, (x) => ln.get(x) as number), lengths, totals.tokens / totals.rows);
+    const expected = db.prepare('SELECT rowid, bm25(doc_fts, 2.0, 1.0, 0.0) FROM doc_fts WHERE doc_fts MATCH ? ORDER BY rowid').raw().all('title : "river"') as [number, number][];
+    expect(Array.from(got.rowids)).toEqual(expected.map(([rowid]) => rowid));
+    expect(expected.map(([rowid]) => -(got.scoreOf[rowid] ?? 0))).toEqual(expected.map(([, score]) => score));
+  });
 
   it('uses the table totals and document lengths FTS5 keeps', () => {
     const totals = tableTotals(db.prepare('SELECT block FROM doc_fts_data WHERE id = 1').pluck().get() as Uint8Array);

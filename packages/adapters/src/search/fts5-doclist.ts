@@ -1,7 +1,8 @@
 /**
  * A word's occurrences in the title and text columns, read from FTS5's own segments (its
  * `%_data` and `%_idx` tables) and decoded here, in the form `OCCURRENCES_SQL` gives them
- * (term-relevance.ts): `rowid * 4 + the column's weight` for each occurrence, by document.
+ * (term-relevance.ts): `rowid * 4 + the column's weight` for each occurrence, by document, but
+ * for an occurrence in the title and one in the text given together as weight 3 (`fts5Codes`).
  *
  * The `instance` vocabulary hands each occurrence to SQL as a row of its own: for a word in
  * 57 000 of 100 000 documents (100 000 occurrences), walking them cost about 5 ms of a reader
@@ -41,10 +42,15 @@ export interface Fts5Scratch {
   entries: Int32Array;
   /** Two lists of entries' offsets, merged from one into the other. */
   order: Int32Array[];
+  /**
+   * The codes the live entries decoded so far would give (`fts5Codes`): at least those of the
+   * winning ones, so room for the codes is taken without a pass counting them.
+   */
+  codes: number;
 }
 
 export function fts5Scratch(): Fts5Scratch {
-  return { bytes: new Uint8Array(1 << 16), absolute: [], entries: new Int32Array(1 << 14), order: [new Int32Array(1 << 12), new Int32Array(1 << 12)] };
+  return { bytes: new Uint8Array(1 << 16), absolute: [], entries: new Int32Array(1 << 14), order: [new Int32Array(1 << 12), new Int32Array(1 << 12)], codes: 0 };
 }
 
 /**
@@ -64,6 +70,7 @@ export function fts5Occurrences(store: Fts5Store, term: string, scratch: Fts5Scr
   // Each segment's entries (rowid, title count, text count; -1 for a delete marker), newest first.
   const bounds: number[] = [];
   let used = 0;
+  scratch.codes = 0;
   for (let level = 0; level < levels; level++) {
     at = fts5VarintAt(structure, at, values);
     at = fts5VarintAt(structure, at, values);
@@ -256,6 +263,7 @@ export function fts5Entries(scratch: Fts5Scratch, length: number, used: number):
     scratch.entries[out] = rowid;
     scratch.entries[out + 1] = size < 2 ? -1 : title;
     scratch.entries[out + 2] = text;
+    if (size >= 2) scratch.codes += Math.max(title, text);
     out += 3;
   }
   if (next !== absolute.length) throw new Error('fts5: a page whose first rowid was not reached');
@@ -276,17 +284,14 @@ export function fts5Merged(scratch: Fts5Scratch, bounds: number[], allocate: (co
     let total = 0;
     for (let e = from; e < to; e += 3) {
       const title = entries[e + 1] as number;
-      if (title >= 0) total += title + (entries[e + 2] as number);
+      if (title >= 0) total += Math.max(title, entries[e + 2] as number);
     }
     const out = allocate(total);
     let n = 0;
     for (let e = from; e < to; e += 3) {
       const title = entries[e + 1] as number;
       if (title < 0) continue;
-      const rowid = entries[e] as number;
-      const text = entries[e + 2] as number;
-      for (let k = 0; k < title; k++) out[n++] = rowid * 4 + 2;
-      for (let k = 0; k < text; k++) out[n++] = rowid * 4 + 1;
+      n = fts5Codes(out, n, entries[e] as number, title, entries[e + 2] as number);
     }
     return out;
   }
@@ -327,23 +332,32 @@ export function fts5Merged(scratch: Fts5Scratch, bounds: number[], allocate: (co
     merged = out;
     count = n;
   }
-  let total = 0;
-  for (let w = 0; w < count; w++) {
-    const title = entries[(merged[w] as number) + 1] as number;
-    if (title >= 0) total += title + (entries[(merged[w] as number) + 2] as number);
-  }
-  const out = allocate(total);
+  // Room for the codes of every live entry, superseded ones included (a few): no pass over the
+  // winning ones counting theirs first.
+  const out = allocate(scratch.codes);
   let n = 0;
   for (let w = 0; w < count; w++) {
     const c = merged[w] as number;
-    const rowid = entries[c] as number;
     const title = entries[c + 1] as number;
     if (title < 0) continue;
-    const text = entries[c + 2] as number;
-    for (let k = 0; k < title; k++) out[n++] = rowid * 4 + 2;
-    for (let k = 0; k < text; k++) out[n++] = rowid * 4 + 1;
+    n = fts5Codes(out, n, entries[c] as number, title, entries[c + 2] as number);
   }
-  return out;
+  return n === out.length ? out : out.subarray(0, n);
+}
+
+/**
+ * Writes a document's occurrences at `out[n]` and returns where the next document's start: an
+ * occurrence in each column together as one code of weight 3 (2 + 1: bm25 sums the weights of a
+ * document's occurrences, so the sum is the same), then those left in one column alone. Most
+ * documents hold a word in their title and in their text, which repeats the title: for a word in
+ * 548 446 of a million documents, 1.8 codes a document one by one, about one paired.
+ */
+export function fts5Codes(out: Int32Array, n: number, rowid: number, title: number, text: number): number {
+  const both = Math.min(title, text);
+  for (let k = 0; k < both; k++) out[n++] = rowid * 4 + 3;
+  for (let k = both; k < title; k++) out[n++] = rowid * 4 + 2;
+  for (let k = both; k < text; k++) out[n++] = rowid * 4 + 1;
+  return n;
 }
 
 /** `scratch.order[which]`, holding the offsets of the entries in `entries[from, to)`. */

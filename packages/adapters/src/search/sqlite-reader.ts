@@ -15,7 +15,7 @@ import { LOWER_PRIORITY } from './worker-priority.ts';
 import { threadsEnded } from './threads-ended.ts';
 import type { Param } from './fts-query.ts';
 import { documentLength, fts5Varints } from './doc-lengths.ts';
-import { fts5Append, fts5Doclist, fts5Entries, fts5Grown, fts5Merged, fts5Occurrences, fts5Offsets, fts5Page, fts5Scratch, fts5VarintAt, type Fts5Store } from './fts5-doclist.ts';
+import { fts5Append, fts5Codes, fts5Doclist, fts5Entries, fts5Grown, fts5Merged, fts5Occurrences, fts5Offsets, fts5Page, fts5Scratch, fts5VarintAt, type Fts5Store } from './fts5-doclist.ts';
 
 /** SQL function of every reader: a `docsize` row's tokens, all columns together. */
 export const ROW_SIZE_FUNCTION = 'fts5_row_size';
@@ -79,6 +79,7 @@ ${fts5Append}
 ${fts5Doclist}
 ${fts5Entries}
 ${fts5Merged}
+${fts5Codes}
 ${fts5Offsets}
 ${fts5Grown}
 ${fts5Occurrences}

@@ -39,7 +39,7 @@ import { ftsExpression, fuzzyWords, singleTitleWord, matchText, querySql, rankTe
 import { PresenceCache } from './presence-cache.ts';
 import { BoxBounds, Codes, type Box } from './box-bounds.ts';
 import { DocLengths, documentLength, tableTotals } from './doc-lengths.ts';
-import { inverseDocumentFrequency, OCCURRENCES_SQL, relevanceSteps } from './term-relevance.ts';
+import { inverseDocumentFrequency, OCCURRENCES_SQL, relevanceSteps, weightedAs } from './term-relevance.ts';
 import { ScratchPool, type ScratchArrays } from './scratch-arrays.ts';
 import { evaluateInSlices } from './evaluate-in-slices.ts';
 import { expandInSlices } from './expand-in-slices.ts';
@@ -273,7 +273,7 @@ function memberOf(list: Int32Array): (rowid: number) => boolean {
 const PREFIX_WORDS = 64;
 
 /** The title's weight in the index's bm25 (`bm25(doc_fts, 2.0, 1.0, 0.0)`), as the occurrences carry it. */
-const TITLE_WEIGHT = 2;
+const TITLE_WEIGHT: 1 | 2 = 2;
 
 /** Vocabulary words the fuzzy terms of one query may read, all terms together. */
 const VOCABULARY_WORDS_PER_QUERY = 20_000;
@@ -723,10 +723,10 @@ export function createSqliteSearchIndex(filename: string): SqliteSearchIndex {
    * A phrase is one word, or the words a prefix starts (FTS5 counts each of their occurrences
    * as one of the prefix's), whose occurrences are taken together.
    */
-  async function scoreWords(phrases: readonly (readonly string[])[], scratch: ScratchArrays, onlyWeight: number | null = null) {
+  async function scoreWords(phrases: readonly (readonly string[])[], scratch: ScratchArrays, onlyWeight: 1 | 2 | null = null) {
     const read = await Promise.all(phrases.flat().map((word) => reader.occurrences('doc_fts', word, OCCURRENCES_SQL)));
     // The title's occurrences are those weighted as the title (`title : "w"` counts no others).
-    const kept = onlyWeight === null ? read : read.map((list) => list.filter((code) => (code & 3) === onlyWeight));
+    const kept = onlyWeight === null ? read : read.map((list) => weightedAs(list, onlyWeight));
     let at = 0;
     const occurrences = phrases.map((phrase) => {
       const lists = kept.slice(at, (at += phrase.length));

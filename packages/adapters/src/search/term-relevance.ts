@@ -17,7 +17,11 @@ import { ScratchArrays } from './scratch-arrays.ts';
 const K1 = 1.2;
 const B = 0.75;
 
-/** One word's occurrences, each `rowid * 4 + the column's weight`, in any order. */
+/**
+ * One word's occurrences, each `rowid * 4 + the column's weight`, in any order; a code of weight
+ * 3 is one occurrence in the title (2) and one in the text (1) of its document, as the decoder
+ * gives them (fts5-doclist.ts).
+ */
 export type Occurrences = Int32Array;
 
 /**
@@ -30,6 +34,22 @@ export type Occurrences = Int32Array;
  * the column is needed (one halved the read's speed).
  */
 export const OCCURRENCES_SQL = 'SELECT doc * 4 + length(col) - 3 FROM doc_instance WHERE term = ?';
+
+/**
+ * The occurrences in the column of weight `weight` (2, the title, or 1, the text) alone: codes
+ * of weight 3 hold one of each.
+ */
+export function weightedAs(occurrences: Occurrences, weight: 1 | 2): Occurrences {
+  let count = 0;
+  for (let i = 0; i < occurrences.length; i++) if (((occurrences[i] as number) & weight) !== 0) count++;
+  const out = new Int32Array(count);
+  let n = 0;
+  for (let i = 0; i < occurrences.length; i++) {
+    const code = occurrences[i] as number;
+    if ((code & weight) !== 0) out[n++] = (code & ~3) | weight;
+  }
+  return out;
+}
 
 /**
  * The occurrences ordered by document (FTS5 lists one word's that way already: sorted only if
@@ -93,6 +113,8 @@ export function* relevanceSteps(
   avgdl: number,
   scratch: ScratchArrays = new ScratchArrays(),
 ): Steps<Relevance> {
+  const only = phrases.length === 1 ? (phrases[0] as Occurrences) : null;
+  if (only !== null && isOrdered(only)) return yield* onePhraseSteps(only, idfOf, lengths, avgdl, scratch);
   // Ordered first: the highest document is then each list's last, with no pass of its own
   // (a pass over a million occurrences is a few milliseconds here).
   const ordered: { codes: Int32Array; documents: number }[] = [];
@@ -113,13 +135,27 @@ export function* relevanceSteps(
   return { rowids: scored(scoreOf, scratch), scoreOf };
 }
 
+/** bm25's factor of a document holding the phrase with weights summing to `freq`, before the IDF. */
+function documentPart(freq: number, rowid: number, lengths: Int32Array, avgdl: number): number {
+  // FTS5's row size: 0 for a document written since the lengths were read.
+  const D = rowid < lengths.length ? (lengths[rowid] as number) : 0;
+  return (freq * (K1 + 1.0)) / (freq + K1 * (1 - B + (B * D) / avgdl));
+}
+
+/** Documents listed so far by a one-phrase scoring, each rowid once, in order. */
+interface Listed {
+  rowids: Int32Array;
+  documents: number;
+}
+
 /**
  * Adds the phrase's part of the score of the documents whose occurrences start at `from` and
- * before `to` (the last one read to its end), and says where the next step starts. A plain
- * function called per step, as the header table's passes are: the hot loop stays out of the
- * generator's body.
+ * before `to` (the last one read to its end), and says where the next step starts; with
+ * `listed` (one phrase, occurrences ordered by document), sets each document's part without
+ * the IDF instead, and lists its rowid. A plain function called per step, as the header
+ * table's passes are: the hot loop stays out of the generator's body.
  */
-function scoreRange(codes: Int32Array, from: number, to: number, idf: number, lengths: Int32Array, avgdl: number, scoreOf: Float64Array): number {
+function scoreRange(codes: Int32Array, from: number, to: number, idf: number, lengths: Int32Array, avgdl: number, scoreOf: Float64Array, listed: Listed | null = null): number {
   const end = codes.length;
   // FTS5's f(qi, D): the weights of the document's occurrences, summed, then scored once.
   let freq = 0;
@@ -129,9 +165,11 @@ function scoreRange(codes: Int32Array, from: number, to: number, idf: number, le
     freq += code & 3;
     const rowid = code >> 2;
     if (i + 1 < end && (codes[i + 1] as number) >> 2 === rowid) continue;
-    // FTS5's row size: 0 for a document written since the lengths were read.
-    const D = rowid < lengths.length ? (lengths[rowid] as number) : 0;
-    scoreOf[rowid] = (scoreOf[rowid] as number) + idf * ((freq * (K1 + 1.0)) / (freq + K1 * (1 - B + (B * D) / avgdl)));
+    if (listed === null) scoreOf[rowid] = (scoreOf[rowid] as number) + idf * documentPart(freq, rowid, lengths, avgdl);
+    else {
+      scoreOf[rowid] = documentPart(freq, rowid, lengths, avgdl);
+      listed.rowids[listed.documents++] = rowid;
+    }
     freq = 0;
     if (i + 1 >= to) return i + 1;
   }
@@ -144,4 +182,52 @@ function scored(scoreOf: Float64Array, scratch: ScratchArrays): Int32Array {
   let n = 0;
   for (let rowid = 0; rowid < scoreOf.length; rowid++) if ((scoreOf[rowid] as number) > 0) rowids[n++] = rowid;
   return rowids.subarray(0, n);
+}
+
+/** Whether the occurrences are ordered by document, as FTS5 lists one word's. */
+function isOrdered(codes: Int32Array): boolean {
+  for (let i = 1; i < codes.length; i++) if ((codes[i] as number) >> 2 < (codes[i - 1] as number) >> 2) return false;
+  return true;
+}
+
+/**
+ * `relevanceSteps` for one phrase whose occurrences are ordered by document (a word's from its
+ * doclist): each document's part of the score is computed while its rowid is listed, in the
+ * pass that counts the documents, and multiplied by the IDF once the count is known. With
+ * one phrase a document's score is `0 + idf * part`, so the product is the same double. The
+ * general path counts the documents in a pass of its own and lists the scored rowids in another
+ * over every rowid below the highest: for a word in 548 446 of a million documents, 20 of its
+ * 35 ms.
+ */
+function* onePhraseSteps(codes: Int32Array, idfOf: (hits: number) => number, lengths: Int32Array, avgdl: number, scratch: ScratchArrays): Steps<Relevance> {
+  yield;
+  const scoreOf = scratch.scores(lastDocument(codes) + 1);
+  const rowids = scratch.rows(scoreOf.length);
+  const listed: Listed = { rowids, documents: 0 };
+  for (let from = 0; from < codes.length; ) {
+    yield;
+    from = scoreRange(codes, from, from + OCCURRENCES_PER_STEP, 1, lengths, avgdl, scoreOf, listed);
+  }
+  const idf = idfOf(listed.documents);
+  let n = 0;
+  for (let from = 0; from < listed.documents; from += OCCURRENCES_PER_STEP) {
+    yield;
+    n = scaledRange(rowids, from, Math.min(listed.documents, from + OCCURRENCES_PER_STEP), idf, scoreOf, n);
+  }
+  return { rowids: rowids.subarray(0, n), scoreOf };
+}
+
+/**
+ * The listed documents' parts from `from` to `to` times the IDF, each kept (after the `kept`
+ * already kept) when it scores, as the general path keeps only rows scoring above 0.
+ */
+function scaledRange(rowids: Int32Array, from: number, to: number, idf: number, scoreOf: Float64Array, kept: number): number {
+  let n = kept;
+  for (let k = from; k < to; k++) {
+    const rowid = rowids[k] as number;
+    const score = idf * (scoreOf[rowid] as number);
+    scoreOf[rowid] = score;
+    if (score > 0) rowids[n++] = rowid;
+  }
+  return n;
 }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { SearchDocument, SearchRequest, SortOption } from '../ports.ts';
+import type { RecordKind } from '../model/types.ts';
+import type { SearchDocument, SearchFilter, SearchRequest, SortOption } from '../ports.ts';
 import { firstByColumn, HeaderTable, runSteps } from './header-table.ts';
 import { runSearch } from './run-search.ts';
 
@@ -52,6 +53,43 @@ describe('HeaderTable paging', () => {
       expect(got).toEqual(expected);
       expect(got).toHaveLength(size);
     }
+  });
+});
+
+describe('HeaderTable filters', () => {
+  // Every combination of kind, state, latest flag and visibility, some restricted documents
+  // listing a reader, with facet values, so each filter keeps some rows and drops others.
+  const docs: SearchDocument[] = documents(480).map((doc, i) => ({
+    ...doc,
+    key: `${i % 3 === 0 ? 'draft' : 'published'}:${doc.id}`,
+    state: i % 3 === 0 ? 'draft' : 'published',
+    isLatest: i % 4 !== 1,
+    isPublic: i % 5 < 3,
+    readers: i % 5 === 3 ? ['viewer', 'other'] : i % 5 === 4 ? ['other'] : [],
+    accessStatus: (['open', 'restricted', 'embargoed', 'metadata-only'] as const)[i % 4] ?? 'open',
+    resourceType: i % 6 === 0 ? null : { id: `type${i % 6}`, label: `Type ${i % 6}` },
+  }));
+  const table = new HeaderTable();
+  docs.forEach((doc, rowid) => table.set(rowid, doc));
+  const kinds: RecordKind[] = ['resource', 'package'];
+
+  it.each<[string, SearchFilter]>([
+    ['a public listing', { kinds: [...kinds], published: true, latestOnly: true, viewerId: null }],
+    ['a viewer, every version', { kinds: [...kinds], published: true, viewerId: 'viewer' }],
+    ['a viewer, drafts and published', { kinds: ['package'], viewerId: 'viewer' }],
+    ['drafts only, anonymous', { kinds: ['resource'], published: false, viewerId: null }],
+    ['an owner', { kinds: [...kinds], userListing: { ownerId: 'u1', allVersions: false }, viewerId: 'u1' }],
+    ['a public listing, one facet value', { kinds: [...kinds], published: true, latestOnly: true, viewerId: null, facets: { access_status: ['open', 'embargoed'] } }],
+  ])('gives the hits and facet counts runSearch gives for %s', (_, filter) => {
+    const request: SearchRequest = { filter, q: null, bbox: null, sort: 'newest', page: 1, size: 500, aggregations: ['resource_type', 'access_status', 'record_type'] };
+    const expected = runSearch(docs, request, () => true, null);
+    const got = table.search(null, request, null);
+    expect(got.total).toBeGreaterThan(0);
+    expect(got.total).toBeLessThan(docs.length);
+    expect(got).toEqual(expected);
+    // Rows given in a list (a query's match) are filtered alike.
+    const rows = Int32Array.from(docs.keys()).filter((rowid) => rowid % 2 === 0);
+    expect(table.search(rows, request, null)).toEqual(runSearch(docs.filter((_, rowid) => rowid % 2 === 0), request, () => true, null));
   });
 });
 
