@@ -232,7 +232,7 @@ describe('search index (PostgreSQL): text decided in SQL', () => {
     }
   });
 
-  it('matches, counts and pages two-word phrases (word pairs) exactly as the evaluator does, through writes', { timeout: 60_000 }, async () => {
+  it('matches, counts and pages phrases (word pairs) exactly as the evaluator does, through writes', { timeout: 60_000 }, async () => {
     const { handle, index } = await open();
     try {
       let seed = 31;

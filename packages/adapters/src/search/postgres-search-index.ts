@@ -339,15 +339,16 @@ export function createPostgresSearchIndex<T>(handle: Kysely<T>): SearchIndex & {
 
 /**
  * A query holding a phrase of more than two words, decided on the vector (a two-word phrase is a
- * lexeme of its own, see `pairLexeme`, decided by the GIN index). Such a phrase needs each candidate's positions, in
- * its vector out of the row (a TOAST read each). The words the query requires narrow the
- * candidates in the GIN index alone (a plain word needs no recheck there), and a candidate whose
- * title's words hold the query holds it (they are a part of its vector, with every position of
- * their lexemes): only the others read their vector. Not under a NOT, where what the title's
- * words hold says nothing of the vector.
+ * lexeme of its own, see `pairLexeme`, decided by the GIN index). Such a phrase needs each
+ * candidate's positions, in its vector out of the row (a TOAST read each). The words and word
+ * pairs the query requires narrow the candidates in the GIN index alone (a plain word needs no
+ * recheck there), and a candidate whose title's words hold the query holds it (they are a part
+ * of its vector, with every position of their lexemes): only the others read their vector. Not
+ * under a NOT, where what the title's words hold says nothing of the vector.
  */
 function phraseMatch(query: QueryNode, match: string): RawBuilder<boolean> {
-  const required = requiredWords(query);
+  // Only asked when no candidate's positions were cut (`someUndecided`): every candidate holds its pairs.
+  const required = requiredWords(query, true);
   if (required === null || hasNot(query)) return sql<boolean>`words @@ ${match}::tsquery`;
   return sql<boolean>`words @@ ${required}::tsquery and (title_words @@ ${match}::tsquery or words @@ ${match}::tsquery)`;
 }

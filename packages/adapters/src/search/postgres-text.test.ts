@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseQuery } from '@krs/domain/search';
-import { documentWords, exactQuery, rankQuery, singleLexeme } from './postgres-text.ts';
+import { documentWords, exactQuery, rankQuery, requiredWords, singleLexeme } from './postgres-text.ts';
 
 const exact = (q: string) => exactQuery(parseQuery(q))?.match ?? null;
 
@@ -88,5 +88,10 @@ describe('PostgreSQL text: queries', () => {
     expect(singleLexeme(parseQuery('metadata.title:"Sea-Ice"'))).toEqual({ lexeme: ' sea ice', titleOnly: true });
     expect(singleLexeme(parseQuery('"arctic sea ice"'))).toBeNull();
     expect(singleLexeme(parseQuery('metadata.description:"sea ice"'))).toBeNull();
+  });
+
+  it('narrows a longer phrase by its word pairs where asked, else by its words', () => {
+    expect(requiredWords(parseQuery('"arctic sea ice" glacier'), true)).toBe("(' arctic sea' & ' sea ice') & ('glacier')");
+    expect(requiredWords(parseQuery('"arctic sea ice" glacier'))).toBe("('arctic' & 'sea' & 'ice') & ('glacier')");
   });
 });

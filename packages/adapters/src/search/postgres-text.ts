@@ -235,9 +235,11 @@ function twoWordPair(words: readonly string[]): string | null {
 /**
  * The words a document must hold for `node` to match it, as tsquery text, or null when a query
  * of this shape can match a document without any particular word. Never narrows too much: the
- * evaluator decides afterwards.
+ * evaluator decides afterwards. `pairs`: a phrase requires its word pairs (`pairLexeme`) rather
+ * than its words, far fewer documents; only where no candidate's positions were cut, whose pairs
+ * may be missing.
  */
-export function requiredWords(node: QueryNode): string | null {
+export function requiredWords(node: QueryNode, pairs = false): string | null {
   switch (node.type) {
     case 'term': {
       if (node.match === 'fuzzy') return null;
@@ -247,14 +249,16 @@ export function requiredWords(node: QueryNode): string | null {
     }
     case 'phrase': {
       const words = tokenize(node.value);
-      return words.length === 0 || !words.every(fits) ? null : words.map(lexeme).join(' & ');
+      if (words.length === 0 || !words.every(fits)) return null;
+      const between = pairs ? words.slice(1).map((w, i) => pairLexeme(words[i] as string, w)) : [];
+      return between.length > 0 && between.every(fits) ? between.map(lexeme).join(' & ') : words.map(lexeme).join(' & ');
     }
     case 'and': {
-      const parts = node.children.map(requiredWords).filter((p): p is string => p !== null);
+      const parts = node.children.map((c) => requiredWords(c, pairs)).filter((p): p is string => p !== null);
       return parts.length === 0 ? null : parts.map((p) => `(${p})`).join(' & ');
     }
     case 'or': {
-      const parts = node.children.map(requiredWords);
+      const parts = node.children.map((c) => requiredWords(c, pairs));
       return parts.some((p) => p === null) || parts.length === 0 ? null : parts.map((p) => `(${p})`).join(' | ');
     }
     default:
