@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
-import type { BBox, SearchDocument, SearchRequest } from '@krs/domain';
-import { geometryShapes, shapeBounds } from '@krs/domain/search';
+import type { BBox, SearchDocument, SearchRequest, SearchResult } from '@krs/domain';
+import { geometryShapes, matchesQuery, parseQuery, runSearch, shapeBounds } from '@krs/domain/search';
 import { createPgDb, createPostgresSearchIndex, createPostgresSearchSchema } from '../src/index.ts';
 import { searchDocument } from './contracts/builders.ts';
 import { searchIndexContract } from './contracts/search-index.contract.ts';
@@ -118,6 +118,35 @@ describe('search index (PostgreSQL): text decided in SQL', () => {
     }
   });
 
+  it('ranks a two-word phrase by where the phrase is, not where its words are apart', async () => {
+    const { handle, index } = await open();
+    try {
+      await index.upsert([
+        // Both words in the title, the phrase only in the description.
+        { ...doc('apart', { title: 'Ice over the sea', description: 'sea ice' }), created: '2026-01-02T00:00:00.000Z' },
+        { ...doc('phrase', { title: 'Sea ice over water', description: 'survey' }), created: '2026-01-01T00:00:00.000Z' },
+      ]);
+      expect((await index.search(find('"sea ice"'))).hits.map((h) => h.id)).toEqual(['phrase', 'apart']);
+    } finally {
+      await handle.close();
+    }
+  });
+
+  it('damps a score by the document\'s words, not its word pairs', async () => {
+    const { handle, index } = await open();
+    try {
+      const distinct = Array.from({ length: 60 }, (_, k) => `w${k}`);
+      await index.upsert([
+        // The same words, in one value (59 pairs) and in values of their own (none): the same score, so the newer first.
+        { ...doc('apart', { title: 'Glacier', subjects: distinct }), created: '2026-01-01T00:00:00.000Z' },
+        { ...doc('paired', { title: 'Glacier', description: distinct.join(' ') }), created: '2026-01-02T00:00:00.000Z' },
+      ]);
+      expect((await index.search(find('glacier'))).hits.map((h) => h.id)).toEqual(['paired', 'apart']);
+    } finally {
+      await handle.close();
+    }
+  });
+
   it('gives every page of a ranked query the order of scoring every match, ties included', { timeout: 60_000 }, async () => {
     const { handle, index } = await open();
     try {
@@ -184,7 +213,8 @@ describe('search index (PostgreSQL): text decided in SQL', () => {
         aggregations: ['resource_type', 'access_status', 'record_type'],
         ...over,
       });
-      for (const q of ['glacier', 'ice', 'river', 'delta', 'metadata.title:delta', 'metadata.title:glacier', 'metadata.title:river', '"survey"', '_exists_:metadata.subjects', 'absent']) {
+      for (const q of ['glacier', 'ice', 'river', 'delta', 'metadata.title:delta', 'metadata.title:glacier', 'metadata.title:river', '"survey"', '_exists_:metadata.subjects', 'absent',
+        '"sea ice"', '"glacier glacier"', '"delta survey"', 'metadata.title:"delta survey"', 'metadata.title:"glacier ice"', '"ice absent"']) {
         for (const over of [{}, { page: 2 }, { page: 4, size: 7 }, { size: 60 }, { sort: 'newest' as const }, { filter: { kinds: ['package' as const], published: true, latestOnly: true, viewerId: null } }]) {
           const request = listing(q, over);
           // The same documents asked by id: a filter the kept counts do not answer, so every match is visited.
@@ -197,6 +227,59 @@ describe('search index (PostgreSQL): text decided in SQL', () => {
       expect((await index.search(listing('glacier', {}))).total).toBeGreaterThan(0);
       await index.clear();
       expect(await index.search(listing('glacier', {}))).toEqual({ total: 0, hits: [], aggregations: { resource_type: [], access_status: [], record_type: [] } });
+    } finally {
+      await handle.close();
+    }
+  });
+
+  it('matches, counts and pages phrases (word pairs) exactly as the evaluator does, through writes', { timeout: 60_000 }, async () => {
+    const { handle, index } = await open();
+    try {
+      let seed = 31;
+      const next = (n: number) => ((seed = (seed * 48271) % 2147483647), seed % n);
+      const vocabulary = ['sea', 'ice', 'glacier', 'river', 'arctic'];
+      const words = (n: number) => Array.from({ length: n }, () => vocabulary[next(vocabulary.length)]).join(' ');
+      const held = new Map<string, SearchDocument>();
+      const make = (i: number, round: number): SearchDocument => {
+        const id = `p${String(i).padStart(3, '0')}`;
+        // Subjects are values of their own: a pair across two of them is no phrase.
+        const subjects = Array.from({ length: next(4) }, () => words(1 + next(2)));
+        return {
+          ...doc(id, { title: words(1 + next(4)), description: words(next(12)), subjects }),
+          key: `${round}:${id}`,
+          ...listingFields(next, next(6) === 0),
+        };
+      };
+      const write = async (docs: SearchDocument[]) => {
+        await index.upsert(docs);
+        for (const d of docs) held.set(d.key, d);
+      };
+      await write(Array.from({ length: 250 }, (_, i) => make(i, 0)));
+      await write(Array.from({ length: 80 }, (_, i) => make(i * 3, 0)));
+      const removed = Array.from({ length: 30 }, (_, i) => `0:p${String(i * 8).padStart(3, '0')}`);
+      await index.remove(removed);
+      for (const key of removed) held.delete(key);
+      for (let i = 0; i < 20; i++) await write([make(i * 5, 1)]);
+      const withoutLabels = (result: SearchResult) => ({
+        ...result,
+        aggregations: Object.fromEntries(Object.entries(result.aggregations).map(([facet, buckets]) => [facet, buckets.map((b) => ({ key: b.key, docCount: b.docCount }))])),
+      });
+      const filters: SearchRequest['filter'][] = [
+        { kinds: ['resource', 'package'], published: true, latestOnly: true, viewerId: null },
+        { kinds: ['resource'], published: true, latestOnly: true, viewerId: null, facets: { resource_type: ['dataset'] } },
+        { kinds: ['resource', 'package'], viewerId: 'someone' },
+      ];
+      const queries = ['"sea ice"', '"ice sea"', '"glacier glacier"', 'metadata.title:"sea ice"', '"sea ice" AND river', '"sea ice" OR "arctic river"', 'ice -"sea ice"',
+        'metadata.title:glacier -"river sea"', '"arctic sea ice"', '"sea absent"'];
+      for (const q of queries) {
+        for (const filter of filters) {
+          const request: SearchRequest = { filter, q, bbox: null, sort: 'newest', page: 1, size: 400, aggregations: ['resource_type', 'access_status', 'record_type'] };
+          const query = parseQuery(q);
+          const expected = runSearch(held.values(), request, (d) => matchesQuery(query, d), null);
+          expect(withoutLabels(await index.search(request)), `${q} ${JSON.stringify(filter)}`).toEqual(withoutLabels(expected));
+        }
+      }
+      expect((await index.search({ ...find('"sea ice"'), filter: filters[0] as SearchRequest['filter'] })).total).toBeGreaterThan(10);
     } finally {
       await handle.close();
     }

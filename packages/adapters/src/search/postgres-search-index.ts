@@ -23,11 +23,12 @@ import { documentWords, exactQuery, rankOperands, rankText, requiredWords, singl
 type Db = Kysely<object>;
 
 /**
- * The number of lexemes of `words`, which ranking damps by: kept in the row, because most vectors
- * are stored out of line (TOAST) and each function reading one fetches it again, so
- * `length(words)` beside `ts_rank(words, ...)` read every ranked match's vector twice.
+ * The number of words and path lexemes of `words` (not its word pairs), which ranking damps by:
+ * kept in the row, because most vectors are stored out of line (TOAST) and each function reading
+ * one fetches it again, so `length(words)` beside `ts_rank(words, ...)` read every ranked match's
+ * vector twice. Written with the vector (`DocumentWords.lexemes`): `length(words)` counts the pairs.
  */
-const WORD_COUNT = 'word_count integer GENERATED ALWAYS AS (length(words)) STORED';
+const WORD_COUNT = 'word_count integer';
 
 /**
  * What the write path keeps for the documents anyone may find in a public listing (published,
@@ -183,9 +184,10 @@ const STORAGE = [
  * 5 and 6 numbered layouts that were tried and not kept: an index either wrote is projected again.
  * 8 added `title_words`; 9 moved the document into search_doc (from `search_body`), out of the row;
  * 10 added `search_count` and `search_title`, kept by triggers; 11 the document's listing columns
- * and whether a part is its bounds to `search_box`.
+ * and whether a part is its bounds to `search_box`; 12 word pairs (two-word phrases) as lexemes of
+ * the vector, and `word_count` written with it rather than generated.
  */
-const LAYOUT = 11;
+const LAYOUT = 12;
 
 /** Creates the index's tables and indexes where they are missing; nodes starting at once take turns. */
 export async function createPostgresSearchSchema<T>(handle: Kysely<T>): Promise<void> {
@@ -294,7 +296,7 @@ export function createPostgresSearchIndex<T>(handle: Kysely<T>): SearchIndex & {
         const match =
           required !== null
             ? sql<boolean>`words @@ ${required}::tsquery and title_words @@ ${exact.match}::tsquery`
-            : exact.phrases
+            : exact.positional
               ? phraseMatch(query, exact.match)
               : sql<boolean>`words @@ ${exact.match}::tsquery`;
         return inSql(handle, request, match, rank, singleLexeme(query));
@@ -336,15 +338,17 @@ export function createPostgresSearchIndex<T>(handle: Kysely<T>): SearchIndex & {
 }
 
 /**
- * A query holding a phrase, decided on the vector. A phrase needs each candidate's positions, in
- * its vector out of the row (a TOAST read each). The words the query requires narrow the
- * candidates in the GIN index alone (a plain word needs no recheck there), and a candidate whose
- * title's words hold the query holds it (they are a part of its vector, with every position of
- * their lexemes): only the others read their vector. Not under a NOT, where what the title's
- * words hold says nothing of the vector.
+ * A query holding a phrase of more than two words, decided on the vector (a two-word phrase is a
+ * lexeme of its own, see `pairLexeme`, decided by the GIN index). Such a phrase needs each
+ * candidate's positions, in its vector out of the row (a TOAST read each). The words and word
+ * pairs the query requires narrow the candidates in the GIN index alone (a plain word needs no
+ * recheck there), and a candidate whose title's words hold the query holds it (they are a part
+ * of its vector, with every position of their lexemes): only the others read their vector. Not
+ * under a NOT, where what the title's words hold says nothing of the vector.
  */
 function phraseMatch(query: QueryNode, match: string): RawBuilder<boolean> {
-  const required = requiredWords(query);
+  // Only asked when no candidate's positions were cut (`someUndecided`): every candidate holds its pairs.
+  const required = requiredWords(query, true);
   if (required === null || hasNot(query)) return sql<boolean>`words @@ ${match}::tsquery`;
   return sql<boolean>`words @@ ${required}::tsquery and (title_words @@ ${match}::tsquery or words @@ ${match}::tsquery)`;
 }
@@ -511,19 +515,19 @@ async function upsertBatch(db: Db, docs: readonly SearchDocument[]): Promise<voi
     return sql`(${doc.key}, ${doc.id}, ${doc.kind}, ${doc.state}, ${doc.parentId}, ${doc.ownerId}, ${doc.versionIndex}, ${doc.isLatest},
       ${doc.inUserListing}, ${doc.isUserLatest}, ${doc.isPublic}, ${doc.readers}::text[], ${doc.created}, ${doc.updated},
       ${doc.resourceType?.id ?? null}, ${doc.resourceType?.label ?? null}, ${doc.accessStatus},
-      ${words === null ? null : sql`${words.vector}::tsvector`}, ${words?.positionsExact ?? false},
+      ${words === null ? null : sql`${words.vector}::tsvector`}, ${words?.positionsExact ?? false}, ${words?.lexemes ?? null}::integer,
       ${words === null ? null : sql`${pathBits(words.paths, pathIds)}::bit varying`}, ${words === null ? null : sql`${words.titleWords}::tsvector`},
       ${JSON.stringify(doc)})`;
   });
   await sql`insert into search_doc (key, id, kind, state, parent_id, owner_id, version_index, is_latest, in_user_listing, is_user_latest,
-      is_public, readers, created, updated, resource_type, resource_type_label, access_status, words, positions_exact, path_bits, title_words, doc)
+      is_public, readers, created, updated, resource_type, resource_type_label, access_status, words, positions_exact, word_count, path_bits, title_words, doc)
     values ${sql.join(rows)}
     on conflict (key) do update set id = excluded.id, kind = excluded.kind, state = excluded.state, parent_id = excluded.parent_id,
       owner_id = excluded.owner_id, version_index = excluded.version_index, is_latest = excluded.is_latest,
       in_user_listing = excluded.in_user_listing, is_user_latest = excluded.is_user_latest, is_public = excluded.is_public,
       readers = excluded.readers, created = excluded.created, updated = excluded.updated, resource_type = excluded.resource_type,
       resource_type_label = excluded.resource_type_label, access_status = excluded.access_status, words = excluded.words,
-      positions_exact = excluded.positions_exact, path_bits = excluded.path_bits, title_words = excluded.title_words, doc = excluded.doc`.execute(db);
+      positions_exact = excluded.positions_exact, word_count = excluded.word_count, path_bits = excluded.path_bits, title_words = excluded.title_words, doc = excluded.doc`.execute(db);
   // Sorted, so two transactions adding the same words take their locks in the same order.
   if (vocabulary.size > 0) await sql`insert into search_vocab (word) select unnest(${[...vocabulary].sort(byCodeUnits)}::text[]) on conflict do nothing`.execute(db);
   await sql`delete from search_box where key = any(${docs.map((d) => d.key)}::text[])`.execute(db);

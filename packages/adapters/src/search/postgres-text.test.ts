@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseQuery } from '@krs/domain/search';
-import { documentWords, exactQuery, rankQuery } from './postgres-text.ts';
+import { documentWords, exactQuery, rankQuery, requiredWords, singleLexeme } from './postgres-text.ts';
 
 const exact = (q: string) => exactQuery(parseQuery(q))?.match ?? null;
 
@@ -8,12 +8,15 @@ describe('PostgreSQL text: documents', () => {
   it('weights title words A, places each value after a gap, and folds case and accents', () => {
     const words = documentWords({ metadata: { title: 'Glacier Müller', description: 'glacier ice', subjects: ['sea', 'ice'] } });
     expect(words).toEqual({
-      vector: "'glacier':2A,5 'muller':3A 'ice':6,10 'sea':8 '$metadata' '$metadata.title' '$metadata.description' '$metadata.subjects'",
+      // Each pair of words next to each other in one value is a lexeme too (none across the subjects' two values).
+      vector: "'glacier':2A,5 'muller':3A 'ice':6,10 'sea':8 ' glacier muller':3A ' glacier ice':6 '$metadata' '$metadata.title' '$metadata.description' '$metadata.subjects'",
       positionsExact: true,
       words: ['glacier', 'muller', 'ice', 'sea'],
       paths: ['metadata', 'metadata.title', 'metadata.description', 'metadata.subjects'],
-      // The title's words with all their positions, the description's too.
-      titleWords: "'glacier':2A,5 'muller':3A",
+      // Words and paths, not pairs: what ranking damps by.
+      lexemes: 8,
+      // The title's words and pairs with all their positions, the description's too.
+      titleWords: "'glacier':2A,5 'muller':3A ' glacier muller':3A",
     });
   });
 
@@ -44,7 +47,9 @@ describe('PostgreSQL text: queries', () => {
     expect(exact('defor*')).toBe("'defor':*");
     expect(exact('metadata.title:drought')).toBe("'drought':A");
     expect(exact('metadata.title:dro*')).toBe("'dro':*A");
-    expect(exact('"sea ice"')).toBe("'sea' <-> 'ice'");
+    expect(exact('"sea ice"')).toBe("' sea ice'");
+    expect(exact('metadata.title:"sea ice"')).toBe("' sea ice':A");
+    expect(exact('"arctic sea ice"')).toBe("'arctic' <-> 'sea' <-> 'ice'");
     expect(exact('glacier AND (flood OR -drought)')).toBe("('glacier') & (('flood') | (!('drought')))");
   });
 
@@ -62,8 +67,10 @@ describe('PostgreSQL text: queries', () => {
     }
   });
 
-  it('says when a query holds a phrase of more than one word', () => {
+  it('says when a query holds a phrase of more than one word, and when one needs positions', () => {
     expect(exactQuery(parseQuery('"sea ice"'))?.phrases).toBe(true);
+    expect(exactQuery(parseQuery('"sea ice"'))?.positional).toBe(false);
+    expect(exactQuery(parseQuery('glacier OR "arctic sea ice"'))?.positional).toBe(true);
     expect(exactQuery(parseQuery('"sea" ice'))?.phrases).toBe(false);
     expect(exactQuery(parseQuery('metadata.title:glacier -metadata.title:"sea ice"'))?.titleOnly).toBe(true);
     expect(exactQuery(parseQuery('metadata.title:glacier ice'))?.titleOnly).toBe(false);
@@ -71,7 +78,20 @@ describe('PostgreSQL text: queries', () => {
   });
 
   it('ranks by the positive words only, prefixes as prefixes', () => {
-    expect(rankQuery(parseQuery('glacier defor* -drought "sea ice"'))).toBe("'glacier' | 'defor':* | 'sea' | 'ice'");
+    expect(rankQuery(parseQuery('glacier defor* -drought "sea ice"'))).toBe("'glacier' | 'defor':* | ' sea ice'");
+    expect(rankQuery(parseQuery('"arctic sea ice"'))).toBe("'arctic' | 'sea' | 'ice'");
     expect(rankQuery(parseQuery('-drought'))).toBeNull();
+  });
+
+  it('answers a two-word phrase as one lexeme, its pair', () => {
+    expect(singleLexeme(parseQuery('"sea ice"'))).toEqual({ lexeme: ' sea ice', titleOnly: false });
+    expect(singleLexeme(parseQuery('metadata.title:"Sea-Ice"'))).toEqual({ lexeme: ' sea ice', titleOnly: true });
+    expect(singleLexeme(parseQuery('"arctic sea ice"'))).toBeNull();
+    expect(singleLexeme(parseQuery('metadata.description:"sea ice"'))).toBeNull();
+  });
+
+  it('narrows a longer phrase by its word pairs where asked, else by its words', () => {
+    expect(requiredWords(parseQuery('"arctic sea ice" glacier'), true)).toBe("(' arctic sea' & ' sea ice') & ('glacier')");
+    expect(requiredWords(parseQuery('"arctic sea ice" glacier'))).toBe("('arctic' & 'sea' & 'ice') & ('glacier')");
   });
 });

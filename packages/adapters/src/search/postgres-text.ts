@@ -29,6 +29,11 @@ export interface DocumentWords {
   /** The field paths holding a value (and their ancestors), whose lexemes the vector holds. */
   paths: string[];
   /**
+   * How many words and path lexemes the vector holds, which ranking damps by: its lexemes but the
+   * word pairs (`pairLexeme`), which are not words.
+   */
+  lexemes: number;
+  /**
    * tsvector input text of the title's words with every position the vector holds for them
    * (title and others): their part of any rank is exact from it, without the whole vector.
    */
@@ -43,6 +48,7 @@ export function documentWords(body: unknown): DocumentWords | null {
   const paths = [...flat.keys()];
   const ordered = [...paths.filter(isTitlePath), ...paths.filter((p) => !isTitlePath(p))];
   const positions = new Map<string, string[]>();
+  const pairs = new Map<string, string[]>();
   let position = 0;
   let positionsExact = true;
   for (const path of ordered) {
@@ -50,6 +56,8 @@ export function documentWords(body: unknown): DocumentWords | null {
     for (const value of flat.get(path) ?? []) {
       // A gap between values: a phrase never spans two of them, as in the evaluator.
       position++;
+      // The value's previous word with its position, while every word since the gap has one.
+      let previous: string | null = null;
       for (const word of tokenize(value)) {
         if (Buffer.byteLength(word) > MAX_LEXEME_BYTES) return null;
         let list = positions.get(word);
@@ -58,11 +66,23 @@ export function documentWords(body: unknown): DocumentWords | null {
           // A title word without a position would lose its weight: title queries would miss it.
           if (title) return null;
           positionsExact = false;
+          previous = null;
           continue;
         }
         position++;
-        if (list.length < MAX_POSITIONS_PER_LEXEME) list.push(title ? `${position}A` : String(position));
+        const at = title ? `${position}A` : String(position);
+        if (list.length < MAX_POSITIONS_PER_LEXEME) list.push(at);
         else positionsExact = false;
+        if (previous !== null) {
+          // The pair sits at its second word's position, weighted as its words are (a value's
+          // words are all title words or none).
+          const pair = pairLexeme(previous, word);
+          let pairList = pairs.get(pair);
+          if (pairList === undefined) pairs.set(pair, (pairList = []));
+          if (pairList.length < MAX_POSITIONS_PER_LEXEME && Buffer.byteLength(pair) <= MAX_LEXEME_BYTES) pairList.push(at);
+          else positionsExact = false;
+        }
+        previous = word;
       }
     }
   }
@@ -77,10 +97,15 @@ export function documentWords(body: unknown): DocumentWords | null {
     bytes += Buffer.byteLength(name) + 8;
   }
   for (const [word, list] of positions) bytes += Buffer.byteLength(word) + 8 + 2 * list.length;
+  for (const [pair, list] of pairs) bytes += Buffer.byteLength(pair) + 8 + 2 * list.length;
+  const lexemes = words.length + fields.length;
   if (bytes <= MAX_VECTOR_BYTES) {
-    return { vector: `${vectorText(positions)} ${vectorText(pathLexemes)}`.trim(), positionsExact, words, paths: fields, titleWords: vectorText(titled(positions)) };
+    const vector = [vectorText(positions), vectorText(pairs), vectorText(pathLexemes)].filter((part) => part !== '').join(' ');
+    const titleWords = [vectorText(titled(positions)), vectorText(titled(pairs))].filter((part) => part !== '').join(' ');
+    return { vector, positionsExact, words, paths: fields, lexemes, titleWords };
   }
-  // Too large with every position: the words alone, title words keeping theirs for their weight.
+  // Too large with every position: the words alone, title words keeping theirs for their weight,
+  // and no pairs (a phrase that may match such a document goes to the evaluator).
   let lexemeBytes = [...pathLexemes.keys()].reduce((sum, name) => sum + Buffer.byteLength(name) + 8, 0);
   const titleOnly = new Map<string, string[]>();
   for (const [word, list] of positions) {
@@ -89,9 +114,17 @@ export function documentWords(body: unknown): DocumentWords | null {
     lexemeBytes += Buffer.byteLength(word) + 8 + 2 * titled.length;
   }
   return lexemeBytes <= MAX_VECTOR_BYTES
-    ? { vector: `${vectorText(titleOnly)} ${vectorText(pathLexemes)}`.trim(), positionsExact: false, words, paths: fields, titleWords: vectorText(titled(titleOnly)) }
+    ? { vector: `${vectorText(titleOnly)} ${vectorText(pathLexemes)}`.trim(), positionsExact: false, words, paths: fields, lexemes, titleWords: vectorText(titled(titleOnly)) }
     : null;
 }
+
+/**
+ * The lexeme of two words next to each other in one value: the two-word phrase `"a b"` as one
+ * lexeme, which the GIN index answers exactly (no positions to read), and which the counts and
+ * title scores the writes keep per lexeme answer as they answer a word. It starts with a space,
+ * which no word (letters and digits) holds, so no word, prefix or path lexeme is one.
+ */
+export const pairLexeme = (a: string, b: string): string => ` ${a} ${b}`;
 
 /** The words with a title position, with all their positions. */
 const titled = (positions: Map<string, string[]>) => new Map([...positions].filter(([, list]) => list.some((p) => p.endsWith('A'))));
@@ -120,6 +153,11 @@ export interface ExactQuery {
   /** Whether it holds a phrase, which only documents with `positionsExact` decide in SQL. */
   phrases: boolean;
   /**
+   * Whether it holds a phrase of more than two words (`a <-> b <-> c`), which needs the words'
+   * positions; a two-word phrase is its pair's lexeme (`pairLexeme`), which the GIN index decides.
+   */
+  positional: boolean;
+  /**
    * Whether every leaf is a title field (weight A): the title's words then decide the query as the
    * whole vector would (they hold every position of every word with a title position).
    */
@@ -135,6 +173,7 @@ export type FuzzyExpansions = ReadonlyMap<string, readonly string[]>;
  */
 export function exactQuery(node: QueryNode, fuzzy: FuzzyExpansions = new Map()): ExactQuery | null {
   let phrases = false;
+  let positional = false;
   let titleOnly = true;
   const walk = (n: QueryNode): string | null => {
     switch (n.type) {
@@ -158,7 +197,11 @@ export function exactQuery(node: QueryNode, fuzzy: FuzzyExpansions = new Map()):
         if (weight === null || words.length === 0 || !words.every(fits)) return null;
         if (weight !== 'A') titleOnly = false;
         if (words.length > 1) phrases = true;
-        return words.map((w) => `${lexeme(w)}${weight === '' ? '' : `:${weight}`}`).join(' <-> ');
+        const suffix = weight === '' ? '' : `:${weight}`;
+        const pair = twoWordPair(words);
+        if (pair !== null) return `${lexeme(pair)}${suffix}`;
+        if (words.length > 1) positional = true;
+        return words.map((w) => `${lexeme(w)}${suffix}`).join(' <-> ');
       }
       case 'and':
       case 'or': {
@@ -178,15 +221,25 @@ export function exactQuery(node: QueryNode, fuzzy: FuzzyExpansions = new Map()):
     }
   };
   const match = walk(node);
-  return match === null ? null : { match, phrases, titleOnly };
+  return match === null ? null : { match, phrases, positional, titleOnly };
+}
+
+/** The lexeme of a phrase of two words, or null (another length, or a pair past a lexeme's size). */
+function twoWordPair(words: readonly string[]): string | null {
+  const [a, b] = words;
+  if (words.length !== 2 || a === undefined || b === undefined) return null;
+  const pair = pairLexeme(a, b);
+  return fits(pair) ? pair : null;
 }
 
 /**
  * The words a document must hold for `node` to match it, as tsquery text, or null when a query
  * of this shape can match a document without any particular word. Never narrows too much: the
- * evaluator decides afterwards.
+ * evaluator decides afterwards. `pairs`: a phrase requires its word pairs (`pairLexeme`) rather
+ * than its words, far fewer documents; only where no candidate's positions were cut, whose pairs
+ * may be missing.
  */
-export function requiredWords(node: QueryNode): string | null {
+export function requiredWords(node: QueryNode, pairs = false): string | null {
   switch (node.type) {
     case 'term': {
       if (node.match === 'fuzzy') return null;
@@ -196,14 +249,16 @@ export function requiredWords(node: QueryNode): string | null {
     }
     case 'phrase': {
       const words = tokenize(node.value);
-      return words.length === 0 || !words.every(fits) ? null : words.map(lexeme).join(' & ');
+      if (words.length === 0 || !words.every(fits)) return null;
+      const between = pairs ? words.slice(1).map((w, i) => pairLexeme(words[i] as string, w)) : [];
+      return between.length > 0 && between.every(fits) ? between.map(lexeme).join(' & ') : words.map(lexeme).join(' & ');
     }
     case 'and': {
-      const parts = node.children.map(requiredWords).filter((p): p is string => p !== null);
+      const parts = node.children.map((c) => requiredWords(c, pairs)).filter((p): p is string => p !== null);
       return parts.length === 0 ? null : parts.map((p) => `(${p})`).join(' & ');
     }
     case 'or': {
-      const parts = node.children.map(requiredWords);
+      const parts = node.children.map((c) => requiredWords(c, pairs));
       return parts.some((p) => p === null) || parts.length === 0 ? null : parts.map((p) => `(${p})`).join(' | ');
     }
     default:
@@ -231,7 +286,12 @@ export function rankOperands(node: QueryNode, fuzzy: FuzzyExpansions = new Map()
     const own = n.type === 'term' || n.type === 'phrase' ? tokenize(n.value).filter(fits) : [];
     if (n.type === 'term' && n.match === 'fuzzy') for (const w of own) for (const x of fuzzy.get(w) ?? [w]) add(x, false);
     else if (n.type === 'term') for (const w of own) add(w, n.match === 'prefix');
-    else if (n.type === 'phrase') for (const w of own) add(w, false);
+    else if (n.type === 'phrase') {
+      // A two-word phrase ranks by where the phrase itself is (its pair), not where its words are apart.
+      const pair = own.length === tokenize(n.value).length ? twoWordPair(own) : null;
+      if (pair !== null) add(pair, false);
+      else for (const w of own) add(w, false);
+    }
     else if (n.type === 'and' || n.type === 'or') n.children.forEach(walk);
   };
   walk(node);
@@ -256,13 +316,16 @@ export interface SingleLexeme {
 
 /**
  * The one lexeme a query asks for: one word (neither a prefix nor fuzzy, which stand for several),
- * in any field or the title, or one `_exists_` (its path's lexeme); else null.
+ * or a phrase of two words (their pair's lexeme), in any field or the title, or one `_exists_`
+ * (its path's lexeme); else null.
  */
 export function singleLexeme(node: QueryNode): SingleLexeme | null {
   if (node.type === 'exists') return fits(`$${node.field}`) ? { lexeme: `$${node.field}`, titleOnly: false } : null;
   if ((node.type === 'term' && node.match === 'exact') || node.type === 'phrase') {
     const weight = weightOf(node.field);
     const words = tokenize(node.value);
+    const pair = node.type === 'phrase' ? twoWordPair(words) : null;
+    if (pair !== null && weight !== null) return { lexeme: pair, titleOnly: weight === 'A' };
     const word = words[0];
     if (weight === null || words.length !== 1 || word === undefined || !fits(word)) return null;
     return { lexeme: word, titleOnly: weight === 'A' };
