@@ -25,7 +25,7 @@ export function createResponder(exporter: Exporter, filesOf: FilesOf) {
   /** A published version in the format `Accept` chose among the export formats. */
   async function alternate(c: Context, view: RecordView, type: string, status: 200 | 201 | 202): Promise<Response> {
     if (type === CITATION_TYPE) {
-      const text = exporter.citation(view, citationStyle(c.req.query('style')), citationLocale(c.req.query('locale')), 'text');
+      const text = await exporter.citation(view, citationStyle(c.req.query('style')), citationLocale(c.req.query('locale')), 'text');
       return c.body(text, status, { 'Content-Type': `${CITATION_TYPE}; charset=utf-8` });
     }
     const files = view.record.files.enabled ? await filesOf(c, view) : [];
