@@ -5,6 +5,7 @@ export { createSqlRecordRepository } from './sql/record-repository.ts';
 export { createSqlFileRepository } from './sql/file-repository.ts';
 export { createSqlUserRepository } from './sql/user-repository.ts';
 export { createSqlVocabularyRepository } from './sql/vocabulary-repository.ts';
+export { createThreadReader } from './search/sqlite-reader.ts';
 export { createSqlRepositories } from './sql/repositories.ts';
 export { createSqlUnitOfWork } from './sql/unit-of-work.ts';
 export { createFsFileStorage, fsReadBufferBytes, fsWriteBufferBytes } from './fs-file-storage.ts';
