@@ -3,8 +3,8 @@
  * slicing can break up: building citeproc's engine for a style and locale (50-130 ms, the first
  * time each pair is used in a process) and a BibTeX entry of every author (50-60 ms for 20,000).
  * On the event loop either held every other request; here the loop only sends the item and
- * awaits the text. The thread builds every engine once it starts, one at a time, so the first
- * citation after start-up rarely waits for one.
+ * awaits the text. Started at start-up, the thread builds every engine, one at a time, so the
+ * first citation after start-up rarely waits for one.
  */
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
@@ -56,15 +56,16 @@ setImmediate(next);
 `;
 
 /**
- * The thread, started on first use or by `warm` (main.ts, at start-up). Idle, it never keeps
- * the process alive; if it stops, the calls waiting fail and the next call starts another.
+ * The thread, started by `warm` (main.ts, at start-up), which also has it build the engines of
+ * `warmPairs` in the background, or else by the first call. Idle, it never keeps the process
+ * alive; if it stops, the calls waiting fail and the next call starts another.
  */
 export function createCitationThread(warmPairs: readonly (readonly [style: string, locale: string])[]) {
   let worker: Worker | null = null;
   const pending = new Map<number, { ok: (text: string) => void; fail: (e: Error) => void }>();
   let next = 0;
-  const start = (): Worker => {
-    const w = new Worker(THREAD_SOURCE, { eval: true, workerData: { modules: MODULES, warm: warmPairs } });
+  const start = (warm: readonly (readonly [string, string])[]): Worker => {
+    const w = new Worker(THREAD_SOURCE, { eval: true, workerData: { modules: MODULES, warm } });
     w.unref();
     w.on('message', (reply: Reply) => {
       const p = pending.get(reply.id);
@@ -86,10 +87,11 @@ export function createCitationThread(warmPairs: readonly (readonly [style: strin
   return {
     /** Starts the thread, which builds every style's engine in the background. */
     warm(): void {
-      worker ??= start();
+      worker ??= start(warmPairs);
     },
     run(job: CitationJob): Promise<string> {
-      const w = (worker ??= start());
+      // Started by a citation rather than by `warm` (tests, tools), it builds engines as asked.
+      const w = (worker ??= start([]));
       return new Promise<string>((ok, fail) => {
         const id = next++;
         pending.set(id, { ok, fail });
