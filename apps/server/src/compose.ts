@@ -18,7 +18,7 @@ import {
   createNanoidIds,
   createNodeDigest,
   createSqlUnitOfWork,
-  createThreadReader,
+  createSqliteRowReader,
   createSystemClock,
   migrateToLatest,
   readOrCreateSecretKey,
@@ -98,7 +98,7 @@ export async function compose(config: ServerConfig, options: ComposeOptions = {}
   const searchIndex = metrics ? metrics.instrumentSearch(search.index) : search.index;
   // The unit of work writes PostgreSQL's documents in each write's transaction, with the core's own index object.
   // SQLite's vocabulary listings read on a thread of their own (see createSqlVocabularyRepository).
-  const reader = config.databaseUrl ? null : createThreadReader(join(config.dataDir, 'krs.sqlite'), 1);
+  const reader = config.databaseUrl ? null : createSqliteRowReader(join(config.dataDir, 'krs.sqlite'));
   const { repos, uow } = createSqlUnitOfWork(
     handle.db,
     pgSearch ? { search: Object.assign(searchIndex, { withTransaction: pgSearch.index.withTransaction }) } : reader ? { reader } : {},

@@ -4,7 +4,7 @@ import { recordRepositoryContract } from './contracts/record-repository.contract
 import { unitOfWorkContract } from './contracts/unit-of-work.contract.ts';
 import { userRepositoryContract } from './contracts/user-repository.contract.ts';
 import { vocabularyRepositoryContract } from './contracts/vocabulary-repository.contract.ts';
-import { createSqlUnitOfWork, createThreadReader } from '../src/index.ts';
+import { createSqliteRowReader, createSqlUnitOfWork } from '../src/index.ts';
 import { openSqlite } from './sqlite-fixture.ts';
 
 const make = () => openSqlite();
@@ -19,7 +19,7 @@ unitOfWorkContract('sqlite', make);
 // The server's arrangement: listings read on a reader thread over the same file, the rest on the handle.
 vocabularyRepositoryContract('sqlite, listings on a reader thread', async () => {
   const opened = await openSqlite();
-  const reader = createThreadReader(opened.file, 1);
+  const reader = createSqliteRowReader(opened.file);
   return {
     ...createSqlUnitOfWork(opened.db, { reader }),
     close: async () => {

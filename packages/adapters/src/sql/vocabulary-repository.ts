@@ -1,5 +1,6 @@
 import type { VocabularyEntry, VocabularyRepository } from '@krs/domain';
 import { sql, type Compilable, type Kysely } from 'kysely';
+import { createThreadReader } from '../search/sqlite-reader.ts';
 import { compiledOnce } from './compiled-once.ts';
 import type { Database } from './database.ts';
 import { rowToVocabulary, vocabularyToRow } from './rows.ts';
@@ -20,6 +21,15 @@ const oneEntry = compiledOnce<{ type: string; id: string }, { data: string }>(['
 /** Reads rows on another thread (search/sqlite-reader.ts): each row as an array of its columns. */
 export interface RowReader {
   rows(sql: string, params: readonly (string | number)[]): Promise<unknown[][]>;
+}
+
+/**
+ * One reader thread over a SQLite file, for the vocabulary listings. Typed by what it is used
+ * for: the reader's own module names better-sqlite3's types, which the package's public surface
+ * does not carry.
+ */
+export function createSqliteRowReader(filename: string): RowReader & { close(): Promise<void> } {
+  return createThreadReader(filename, 1);
 }
 
 /**
