@@ -18,6 +18,7 @@ import {
   createNanoidIds,
   createNodeDigest,
   createSqlUnitOfWork,
+  createSqliteRowReader,
   createSystemClock,
   migrateToLatest,
   readOrCreateSecretKey,
@@ -96,7 +97,12 @@ export async function compose(config: ServerConfig, options: ComposeOptions = {}
   const search = pgSearch ?? openEmbeddedSearch(config.searchEngine, config.dataDir);
   const searchIndex = metrics ? metrics.instrumentSearch(search.index) : search.index;
   // The unit of work writes PostgreSQL's documents in each write's transaction, with the core's own index object.
-  const { repos, uow } = createSqlUnitOfWork(handle.db, pgSearch ? { search: Object.assign(searchIndex, { withTransaction: pgSearch.index.withTransaction }) } : {});
+  // SQLite's vocabulary listings read on a thread of their own (see createSqlVocabularyRepository).
+  const reader = config.databaseUrl ? null : createSqliteRowReader(join(config.dataDir, 'krs.sqlite'));
+  const { repos, uow } = createSqlUnitOfWork(
+    handle.db,
+    pgSearch ? { search: Object.assign(searchIndex, { withTransaction: pgSearch.index.withTransaction }) } : reader ? { reader } : {},
+  );
   // Any change committed after this instant is caught up on the next start.
   let watermark = new Date().toISOString();
   const storage = options.cacheSmallBlobs ? withSmallBlobCache(blobs.storage) : blobs.storage;
@@ -147,6 +153,7 @@ export async function compose(config: ServerConfig, options: ComposeOptions = {}
       await core.search.settled();
       const searchEnded = search.close();
       blobs.close();
+      await reader?.close();
       await handle.close();
       await searchEnded;
     },

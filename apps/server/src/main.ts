@@ -5,6 +5,7 @@ import { getRequestListener } from '@hono/node-server';
 import { isDomainError } from '@krs/domain';
 import { createApp } from './app.ts';
 import { createBodyBudget } from './body-budget.ts';
+import { warmCitations } from './exports/citation.ts';
 import { createFastPath } from './fast-path/listener.ts';
 import { handlersInFlight } from './handlers-in-flight.ts';
 import { ConfigError, readConfig, type ServerConfig } from './config.ts';
@@ -50,6 +51,8 @@ const composed = await compose(config, { metrics, cacheSmallBlobs: true }).catch
 );
 countRecords = composed.countRecords;
 const { core, close } = composed;
+// Citation styles are built on their own thread while the search index loads here.
+warmCitations();
 const warm = await composed.warmSearch();
 // With PostgreSQL the index is in the shared database, whatever KRS_SEARCH_ENGINE says.
 const searchEngineName = config.databaseUrl ? 'postgres' : config.searchEngine;

@@ -17,20 +17,23 @@ export interface Person {
   organization: boolean;
 }
 
-export function people(v: unknown): Person[] {
-  return list(v).flatMap((entry) => {
+/** People one at a time, for readers that need the first few of thousands. */
+export function* eachPerson(v: unknown): Generator<Person> {
+  for (const entry of list(v)) {
     const p = obj(obj(entry)?.['person_or_org']);
-    if (p === null) return [];
+    if (p === null) continue;
     const family = str(p['family_name']);
     const given = str(p['given_name']);
     const name = family !== null ? (given !== null ? `${given} ${family}` : family) : str(p['name']);
-    if (name === null) return [];
+    if (name === null) continue;
     const sortName = family !== null && given !== null ? `${family}, ${given}` : name;
     const orcid = list(p['identifiers']).map(obj).find((i) => i?.['scheme'] === 'orcid');
     const affiliations = list(obj(entry)?.['affiliations']).flatMap((a) => str(obj(a)?.['name']) ?? label(a) ?? []);
-    return [{ name, sortName, orcid: str(orcid?.['identifier']), affiliations, organization: p['type'] === 'organizational' }];
-  });
+    yield { name, sortName, orcid: str(orcid?.['identifier']), affiliations, organization: p['type'] === 'organizational' };
+  }
 }
+
+export const people = (v: unknown): Person[] => [...eachPerson(v)];
 
 export interface Place {
   name: string | null;

@@ -13,6 +13,8 @@ import { utf8InTurns } from './utf8-in-turns.ts';
 
 /** Answers longer than this are encoded in turns of their own (utf8-in-turns.ts); shorter ones as a string, as before. */
 const LARGE_ANSWER_CHARS = 256 * 1024;
+/** Longest stretch of serializing a listing's hits between two turns. */
+const HIT_SLICE_MS = 5;
 
 /** A published version's files, for the export formats that list them; loaded only when one is asked for. */
 export type FilesOf = (c: Context, view: RecordView) => Promise<FileEntry[]>;
@@ -25,7 +27,7 @@ export function createResponder(exporter: Exporter, filesOf: FilesOf) {
   /** A published version in the format `Accept` chose among the export formats. */
   async function alternate(c: Context, view: RecordView, type: string, status: 200 | 201 | 202): Promise<Response> {
     if (type === CITATION_TYPE) {
-      const text = exporter.citation(view, citationStyle(c.req.query('style')), citationLocale(c.req.query('locale')), 'text');
+      const text = await exporter.citation(view, citationStyle(c.req.query('style')), citationLocale(c.req.query('locale')), 'text');
       return c.body(text, status, { 'Content-Type': `${CITATION_TYPE}; charset=utf-8` });
     }
     const files = view.record.files.enabled ? await filesOf(c, view) : [];
@@ -56,17 +58,36 @@ export function createResponder(exporter: Exporter, filesOf: FilesOf) {
     return (async () => c.body(await utf8InTurns(text, nextIteration), status))();
   }
 
+  /**
+   * The hits' texts, a turn given whenever those made since the last took HIT_SLICE_MS: a page
+   * may list up to a thousand records, each up to the largest legal one (10-20 ms to serialize).
+   */
+  async function hitTextsInTurns(hits: readonly RecordView[], ui: boolean): Promise<Map<RecordView, string>> {
+    const texts = new Map<RecordView, string>();
+    let since = performance.now();
+    for (const view of hits) {
+      if (performance.now() - since > HIT_SLICE_MS) {
+        await nextIteration();
+        since = performance.now();
+      }
+      texts.set(view, hitText(view, ui));
+    }
+    return texts;
+  }
+
   /** `{aggregations, hits, links, sortBy}`; the UI media type carries only hits and aggregations. */
-  function list(c: Context, page: SearchPage, options: { withLinks: boolean } = { withLinks: true }): Response {
+  async function list(c: Context, page: SearchPage, options: { withLinks: boolean } = { withLinks: true }): Promise<Response> {
     const { contentType, ui } = negotiate(c.req.header('accept'));
     const url = new URL(c.req.url);
     // A link token is the caller's secret: links that others may be shown never carry it.
     const query = [...url.searchParams.entries()].filter(([k]) => k !== 'token');
-    const body = searchPageText(page, links, { ui, path: url.pathname, query, withLinks: options.withLinks }, (view) => hitText(view, ui));
+    const texts = await hitTextsInTurns(page.hits, ui);
+    const body = searchPageText(page, links, { ui, path: url.pathname, query, withLinks: options.withLinks }, (view) => texts.get(view) as string);
     c.header('Content-Type', contentType);
     // The UI media type answers another body at the same URL: caches must key on Accept.
     c.header('Vary', 'Accept');
-    return c.body(body, 200);
+    if (body.length <= LARGE_ANSWER_CHARS) return c.body(body, 200);
+    return c.body(await utf8InTurns(body, nextIteration), 200);
   }
 
   return { record, list };

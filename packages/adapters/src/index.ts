@@ -4,7 +4,7 @@ export { createMigrator, migrateToLatest } from './sql/migrate.ts';
 export { createSqlRecordRepository } from './sql/record-repository.ts';
 export { createSqlFileRepository } from './sql/file-repository.ts';
 export { createSqlUserRepository } from './sql/user-repository.ts';
-export { createSqlVocabularyRepository } from './sql/vocabulary-repository.ts';
+export { createSqliteRowReader, createSqlVocabularyRepository, type RowReader } from './sql/vocabulary-repository.ts';
 export { createSqlRepositories } from './sql/repositories.ts';
 export { createSqlUnitOfWork } from './sql/unit-of-work.ts';
 export { createFsFileStorage, fsReadBufferBytes, fsWriteBufferBytes } from './fs-file-storage.ts';

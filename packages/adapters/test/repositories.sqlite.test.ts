@@ -4,6 +4,7 @@ import { recordRepositoryContract } from './contracts/record-repository.contract
 import { unitOfWorkContract } from './contracts/unit-of-work.contract.ts';
 import { userRepositoryContract } from './contracts/user-repository.contract.ts';
 import { vocabularyRepositoryContract } from './contracts/vocabulary-repository.contract.ts';
+import { createSqliteRowReader, createSqlUnitOfWork } from '../src/index.ts';
 import { openSqlite } from './sqlite-fixture.ts';
 
 const make = () => openSqlite();
@@ -14,3 +15,16 @@ blobUploadRepositoryContract('sqlite', make);
 userRepositoryContract('sqlite', make);
 vocabularyRepositoryContract('sqlite', make);
 unitOfWorkContract('sqlite', make);
+
+// The server's arrangement: listings read on a reader thread over the same file, the rest on the handle.
+vocabularyRepositoryContract('sqlite, listings on a reader thread', async () => {
+  const opened = await openSqlite();
+  const reader = createSqliteRowReader(opened.file);
+  return {
+    ...createSqlUnitOfWork(opened.db, { reader }),
+    close: async () => {
+      await reader.close();
+      await opened.close();
+    },
+  };
+});

@@ -1,12 +1,10 @@
 /**
  * Formatted citations through citation-js (citeproc-js underneath, the CSL processor Zotero
- * uses), never hand-written templates. Formatting takes a few milliseconds on the event loop:
- * the exporter keeps answers per record revision.
+ * uses), never hand-written templates. citation-js runs on a thread of its own
+ * (citation-thread.ts); the exporter keeps answers per record revision.
  */
-import { Cite } from '@citation-js/core';
-import '@citation-js/plugin-csl';
-import '@citation-js/plugin-bibtex';
 import { DomainError } from '@krs/domain';
+import { createCitationThread } from './citation-thread.ts';
 import type { CslItem } from './csl-json.ts';
 
 /** The styles citation-js carries; each label is what the style switcher shows. */
@@ -18,6 +16,12 @@ export const CITATION_STYLES = [
 export const CITATION_LOCALES = ['en-US', 'de-DE', 'es-ES', 'fr-FR', 'nl-NL'] as const;
 export type CitationStyle = (typeof CITATION_STYLES)[number]['id'];
 export const DEFAULT_STYLE: CitationStyle = 'apa';
+
+/** One for the process, started at the first citation or by `warmCitations` at start-up. */
+const thread = createCitationThread(CITATION_LOCALES.flatMap((l) => CITATION_STYLES.map((s) => [s.id, l] as const)));
+
+/** Starts the citation thread, which builds each style's engine for each locale in the background. */
+export const warmCitations = (): void => thread.warm();
 
 /**
  * Past this many authors every style shortens the list ("et al.", or APA's first nineteen, an
@@ -41,13 +45,13 @@ export function citationLocale(raw: string | undefined): string {
 }
 
 /** HTML output escapes every character of the record's text; only the processor's own formatting tags remain. */
-export function formatCitation(item: CslItem, style: CitationStyle, locale: string, format: 'html' | 'text'): string {
+export function formatCitation(item: CslItem, style: CitationStyle, locale: string, format: 'html' | 'text'): Promise<string> {
   const authors = item.author ?? [];
   const shortened = authors.length > AUTHORS_FORMATTED + 1 ? [...authors.slice(0, AUTHORS_FORMATTED), ...authors.slice(-1)] : authors;
-  return new Cite([{ ...item, author: shortened }]).format('bibliography', { format, template: style, lang: locale }).trim();
+  return thread.run({ kind: 'bibliography', item: { ...item, author: shortened }, style, locale, format });
 }
 
 /** BibTeX of the whole item (every author: a reference manager wants them all). */
-export function toBibtex(item: CslItem): string {
-  return new Cite([item]).format('bibtex', { format: 'text' });
+export function toBibtex(item: CslItem): Promise<string> {
+  return thread.run({ kind: 'bibtex', item });
 }

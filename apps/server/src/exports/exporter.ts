@@ -42,8 +42,13 @@ export function createExporter(links: Links) {
       rendered.set(key, text);
       return text;
     },
-    citation(view: RecordView, style: CitationStyle, locale: string, format: 'html' | 'text'): string {
-      return citations.through(`${revision(view)}\u0000${style}\u0000${locale}\u0000${format}`, () => formatCitation(toCsl(view, links), style, locale, format));
+    async citation(view: RecordView, style: CitationStyle, locale: string, format: 'html' | 'text'): Promise<string> {
+      const key = `${revision(view)}\u0000${style}\u0000${locale}\u0000${format}`;
+      const kept = citations.get(key);
+      if (kept !== undefined) return kept;
+      const text = await formatCitation(toCsl(view, links), style, locale, format);
+      citations.set(key, text);
+      return text;
     },
   };
 }

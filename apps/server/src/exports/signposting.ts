@@ -6,7 +6,7 @@
  */
 import type { FileEntry, RecordView } from '@krs/domain';
 import type { Links } from '../links.ts';
-import { list, obj, people, str } from '../metadata-view.ts';
+import { eachPerson, list, obj, str } from '../metadata-view.ts';
 import { EXPORT_FORMATS, LINKSET_TYPE } from './formats.ts';
 
 /** Files linked as `item`, and authors, at most in the header; the linkset has them all. */
@@ -35,7 +35,14 @@ function signposts(view: RecordView, links: Links, files: FileEntry[], limit: nu
     { href: 'https://schema.org/AboutPage', rel: 'type' },
     { href: api, rel: 'linkset', type: LINKSET_TYPE },
   ];
-  for (const p of people(m['creators']).filter((c) => c.orcid !== null).slice(0, limit)) out.push({ href: `https://orcid.org/${p.orcid}`, rel: 'author' });
+  // The header's first authors with an ORCID are read without making a person of every creator.
+  let authors = 0;
+  for (const p of eachPerson(m['creators'])) {
+    if (authors >= limit) break;
+    if (p.orcid === null) continue;
+    out.push({ href: `https://orcid.org/${p.orcid}`, rel: 'author' });
+    authors++;
+  }
   for (const right of list(m['rights'])) {
     const href = str(obj(right)?.['link']);
     if (href !== null && /^https?:\/\//.test(href)) out.push({ href, rel: 'license' });

@@ -5,7 +5,8 @@
  */
 import type { RecordView } from '@krs/domain';
 import type { Links } from '../links.ts';
-import { DATACITE_NAMESPACE, DATACITE_SCHEMA, dataCiteXml, toDataCite } from '../exports/datacite.ts';
+import { nextIteration } from '@krs/adapters';
+import { DATACITE_NAMESPACE, DATACITE_SCHEMA, dataCiteXmlInTurns } from '../exports/datacite.ts';
 import type { XmlNode } from '../exports/xml.ts';
 
 const OAI_DATACITE_NAMESPACE = 'http://schema.datacite.org/oai/oai-1.1/';
@@ -15,14 +16,15 @@ export const DATACITE_FORMAT = {
   prefix: 'datacite',
   schema: DATACITE_SCHEMA,
   namespace: DATACITE_NAMESPACE,
-  payload: (view: RecordView, links: Links) => dataCiteXml(toDataCite(view, links)),
+  payload: (view: RecordView, links: Links) => dataCiteXmlInTurns(view, links, nextIteration),
 } as const;
 
 export const OAI_DATACITE_FORMAT = {
   prefix: 'oai_datacite',
   schema: 'http://schema.datacite.org/oai/oai-1.1/oai.xsd',
   namespace: OAI_DATACITE_NAMESPACE,
-  payload(view: RecordView, links: Links): XmlNode {
+  async payload(view: RecordView, links: Links): Promise<XmlNode> {
+    const resource = await dataCiteXmlInTurns(view, links, nextIteration);
     return {
       oai_datacite: {
         '@xmlns': OAI_DATACITE_NAMESPACE,
@@ -30,7 +32,7 @@ export const OAI_DATACITE_FORMAT = {
         '@xsi:schemaLocation': `${OAI_DATACITE_NAMESPACE} ${OAI_DATACITE_FORMAT.schema}`,
         schemaVersion: '4.5',
         datacentreSymbol: new URL(links.oai).hostname.toUpperCase(),
-        payload: dataCiteXml(toDataCite(view, links)),
+        payload: resource,
       },
     };
   },

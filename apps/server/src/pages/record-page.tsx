@@ -6,7 +6,7 @@ import type { Links } from '../links.ts';
 import { bytes, Layout } from './layout.tsx';
 import { RecordMeta } from './record-meta.tsx';
 import { label, list, obj, people, places, str } from '../metadata-view.ts';
-import { WorldMap } from './world-map.tsx';
+import { WorldMap, type MapShape } from './world-map.tsx';
 
 export interface RecordPageProps {
   view: RecordView;
@@ -20,6 +20,8 @@ export interface RecordPageProps {
   citation?: { style: CitationStyle; html: string };
   /** A published version's schema.org JSON-LD as script text (for dataset search engines). */
   jsonLd?: string;
+  /** The record's located places as the map draws them (`mapShapes`), projected before the page in turns. */
+  map: MapShape[];
 }
 
 /** Creators listed on the page (and in its embedded JSON-LD); the exports carry every one. */
@@ -166,7 +168,7 @@ export function RecordPage(props: RecordPageProps) {
           <MoreDetails m={m} contributors={contributors.slice(0, PEOPLE_SHOWN).map((c) => c.name).concat(contributors.length > PEOPLE_SHOWN ? [`and ${contributors.length - PEOPLE_SHOWN} more`] : [])} />
         </div>
         <aside>
-          <WorldMap places={where} />
+          <WorldMap shapes={props.map} />
           {where.some((p) => p.name) ? (
             <section aria-labelledby="h-places">
               <h2 id="h-places">Places</h2>

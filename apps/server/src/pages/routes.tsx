@@ -4,6 +4,7 @@
  * decisions) and renders HTML; a refusal is a page with the status the API would give.
  */
 import { Hono, type Context } from 'hono';
+import { nextIteration } from '@krs/adapters';
 import { anonymousReadStamp, DomainError, type Core, type ListingInput, type RecordKind, type RecordView } from '@krs/domain';
 import { toHttpError } from '../errors.ts';
 import { noteReadStamp } from '../fast-path/read-stamps.ts';
@@ -11,13 +12,13 @@ import { citationStyle } from '../exports/citation.ts';
 import type { Exporter } from '../exports/exporter.ts';
 import { identityOf, type Env } from '../routes/request.ts';
 import { listingQuery, toListingInput } from '../routes/schemas.ts';
-import { label, str } from '../metadata-view.ts';
+import { label, places, str } from '../metadata-view.ts';
 import { MessagePage } from './message-page.tsx';
 import { PEOPLE_SHOWN, RecordPage, type RecordPageProps } from './record-page.tsx';
 import { SearchPage } from './search-page.tsx';
 import { STYLESHEET } from './stylesheet.ts';
 import { STYLESHEET_PATH } from './layout.tsx';
-import { areaPickerSvg, baseMap, pickedPoint } from './world-map.tsx';
+import { areaPickerSvg, baseMap, mapShapes, pickedPoint } from './world-map.tsx';
 
 /** Query parameters of the area picker's clicks (`<input type="image" name="at">`) and first corner. */
 const PICKER_PARAMS = ['at.x', 'at.y', 'corner'];
@@ -88,13 +89,16 @@ export function pageRoutes(core: Core, exporter: Exporter) {
     if (side === 'published') {
       c.header('Link', exporter.signposting(view, files));
       const style = citationStyle(c.req.query('style'));
-      published = { citation: { style, html: exporter.citation(view, style, 'en-US', 'html') }, jsonLd: exporter.pageJsonLd(view, files, PEOPLE_SHOWN) };
+      published = { citation: { style, html: await exporter.citation(view, style, 'en-US', 'html') }, jsonLd: exporter.pageJsonLd(view, files, PEOPLE_SHOWN) };
       // A resource's page, as an anonymous reader gets it without a chosen style or a link token, is
       // made of the version, its files (which change only with it) and its parent alone, as its
       // JSON is: it may be kept under the same stamp. A package's also lists other records.
       if (kind === 'resource' && c.req.query('style') === undefined && token(c) === undefined) noteReadStamp(c, anonymousReadStamp(view));
+      // The page's JSON-LD and the page itself each take milliseconds for the largest records: a turn between them.
+      await nextIteration();
     }
-    return html(c, <RecordPage view={view} files={files} links={links} {...published} {...(resources ? { resources } : {})} {...(token(c) ? { token: token(c) } : {})} />);
+    const map = await mapShapes(places((view.record.metadata as Record<string, unknown>)['locations']), nextIteration);
+    return html(c, <RecordPage view={view} files={files} links={links} map={map} {...published} {...(resources ? { resources } : {})} {...(token(c) ? { token: token(c) } : {})} />);
   }
 
   async function latest(c: Context<Env>, kind: RecordKind) {

@@ -64,21 +64,52 @@ export function baseMap(): BaseMap {
   return base;
 }
 
-export function WorldMap(props: { places: Place[] }) {
-  const shapes = props.places.filter((p) => p.geometry !== null);
+/** A located place as drawn: a dot for a point, an outline otherwise; null when it projects to nothing. */
+export type MapShape = { dot: [number, number] } | { outline: string } | null;
+
+function shapeOf(geometry: NonNullable<Place['geometry']>): MapShape {
+  const g = geometry as unknown as GeoPermissibleObjects & { type: string; coordinates?: unknown };
+  if (g.type === 'Point') {
+    const at = projection(g.coordinates as [number, number]);
+    return at ? { dot: [at[0], at[1]] } : null;
+  }
+  const d = path.pointRadius(9)(g);
+  return d ? { outline: d } : null;
+}
+
+/** Longest stretch of projecting between two turns. */
+const SLICE_MS = 5;
+
+/**
+ * The shapes of the places that have a geometry, in their order, a turn given every few
+ * milliseconds: the 20,000 positions a record may hold take 15-20 ms to project, half of the
+ * largest landing page's rendering when done inside it.
+ */
+export async function mapShapes(places: Place[], turn: () => Promise<void>): Promise<MapShape[]> {
+  const shapes: MapShape[] = [];
+  let since = performance.now();
+  for (const p of places) {
+    if (p.geometry === null) continue;
+    if (performance.now() - since > SLICE_MS) {
+      await turn();
+      since = performance.now();
+    }
+    shapes.push(shapeOf(p.geometry));
+  }
+  return shapes;
+}
+
+export function WorldMap(props: { shapes: MapShape[] }) {
+  const { shapes } = props;
   if (shapes.length === 0) return null;
   return (
     <figure class="map">
       <svg viewBox={`0 0 ${W} ${H}`} role="img" aria-label={`World map showing ${shapes.length} location${shapes.length === 1 ? '' : 's'}`} width="100%">
         <image href={baseMap().path} width={W} height={H} />
-        {shapes.map((p) => {
-          const g = p.geometry as unknown as GeoPermissibleObjects & { type: string; coordinates?: unknown };
-          if (g.type === 'Point') {
-            const at = projection(g.coordinates as [number, number]);
-            return at ? <circle cx={at[0]} cy={at[1]} r="9" fill="#c0392b" stroke="#fff" stroke-width="3" /> : null;
-          }
-          const d = path.pointRadius(9)(g);
-          return d ? <path d={d} fill="#c0392b" fill-opacity="0.35" stroke="#c0392b" stroke-width="2.5" /> : null;
+        {shapes.map((s) => {
+          if (s === null) return null;
+          if ('dot' in s) return <circle cx={s.dot[0]} cy={s.dot[1]} r="9" fill="#c0392b" stroke="#fff" stroke-width="3" />;
+          return <path d={s.outline} fill="#c0392b" fill-opacity="0.35" stroke="#c0392b" stroke-width="2.5" />;
         })}
       </svg>
       <figcaption class="meta">Locations on a world map (Natural Earth coastlines).</figcaption>

@@ -21,7 +21,7 @@ export function exportRoutes(core: Core, exporter: Exporter) {
     const view = await core.records.get(identityOf(c), kind, id);
     const headers = { 'Cache-Control': 'no-cache', 'X-Content-Type-Options': 'nosniff' };
     if (format === undefined) {
-      const text = exporter.citation(view, citationStyle(c.req.query('style')), citationLocale(c.req.query('locale')), 'text');
+      const text = await exporter.citation(view, citationStyle(c.req.query('style')), citationLocale(c.req.query('locale')), 'text');
       return c.body(text, 200, { ...headers, 'Content-Type': `${CITATION_TYPE}; charset=utf-8` });
     }
     const files = view.record.files.enabled ? (await core.files.list(identityOf(c), kind, id, 'published')).entries : [];

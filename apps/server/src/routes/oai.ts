@@ -27,8 +27,8 @@ export interface MetadataFormat {
   prefix: string;
   schema: string;
   namespace: string;
-  /** The `<metadata>` element's content, for the XML writer (exports/xml.ts). */
-  payload(view: RecordView, links: Links): XmlNode;
+  /** The `<metadata>` element's content, for the XML writer (exports/xml.ts); made in turns when large. */
+  payload(view: RecordView, links: Links): XmlNode | Promise<XmlNode>;
 }
 
 export interface OaiOptions {
@@ -42,7 +42,7 @@ export interface OaiOptions {
 /** A record's metadata still to write, and the comment that holds its place in the envelope. */
 interface Payload {
   marker: string;
-  make(): XmlNode;
+  make(): XmlNode | Promise<XmlNode>;
 }
 
 /** Makes the markers unguessable: record text is escaped and cannot hold `<!--` anyway. */
@@ -58,7 +58,9 @@ async function withPayloads(envelope: string, payloads: readonly Payload[]): Pro
     if (at < 0) continue;
     pieces.push(rest.slice(0, at));
     await nextIteration();
-    pieces.push(await xmlElementsInTurns(payload.make(), nextIteration));
+    const metadata = await payload.make();
+    await nextIteration();
+    pieces.push(await xmlElementsInTurns(metadata, nextIteration));
     rest = rest.slice(at + payload.marker.length);
   }
   pieces.push(rest);

@@ -4,6 +4,7 @@ import type { Database } from './database.ts';
 import { commitSyncs } from './create-db.ts';
 import { isPostgres } from './dialect.ts';
 import { createSqlRepositories } from './repositories.ts';
+import type { RowReader } from './vocabulary-repository.ts';
 
 /** Most units of work sharing one commit: bounds how long one batch holds the connection. */
 const MAX_BATCH = 64;
@@ -38,7 +39,7 @@ export interface TransactionalSearch extends SearchIndex {
   withTransaction<T>(trx: Kysely<T>): SearchIndex;
 }
 
-export function createSqlUnitOfWork(db: Kysely<Database>, options: { search?: TransactionalSearch } = {}): { uow: UnitOfWork; repos: Repositories } {
+export function createSqlUnitOfWork(db: Kysely<Database>, options: { search?: TransactionalSearch; reader?: RowReader } = {}): { uow: UnitOfWork; repos: Repositories } {
   if (isPostgres(db)) return createPgUnitOfWork(db, options.search ?? null);
   const sync = commitSyncs.get(db);
   const queue: Pending[] = [];
@@ -119,7 +120,7 @@ export function createSqlUnitOfWork(db: Kysely<Database>, options: { search?: Tr
   }
 
   return {
-    repos: createSqlRepositories(db),
+    repos: createSqlRepositories(db, options.reader ? { reader: options.reader } : {}),
     uow: {
       run: <T>(work: (tx: Repositories) => Promise<T>) =>
         new Promise<T>((resolve, reject) => {
