@@ -274,11 +274,11 @@ describe('export formats', () => {
     expect((await call('GET', `/records/${id}/export/datacite-json`, { token: alice })).status).toBe(200);
   });
 
-  it('offers DataCite to harvesters as oai_datacite and datacite', async () => {
+  it('offers DataCite to harvesters as oai_datacite and datacite, and MARC 21 as marcxml', async () => {
     const { call, id } = await published();
     const formats = xml((await call('GET', '/oai2d?verb=ListMetadataFormats')).text);
     const prefixes = (((formats['OAI-PMH'] as Xml)['ListMetadataFormats'] as Xml)['metadataFormat'] as Xml[]).map((f) => f['metadataPrefix']);
-    expect(prefixes).toEqual(['oai_dc', 'oai_datacite', 'datacite']);
+    expect(prefixes).toEqual(['oai_dc', 'oai_datacite', 'datacite', 'marcxml']);
     const record = xml((await call('GET', `/oai2d?verb=GetRecord&metadataPrefix=oai_datacite&identifier=oai:krs.test:${id}`)).text);
     const envelope = ((((record['OAI-PMH'] as Xml)['GetRecord'] as Xml)['record'] as Xml)['metadata'] as Xml)['oai_datacite'] as Xml;
     expect(envelope['schemaVersion']).toBe('4.5');
@@ -286,5 +286,14 @@ describe('export formats', () => {
     expect((resource['publisher'] as string)).toBe('Polar Data Centre');
     const plain = xml((await call('GET', `/oai2d?verb=GetRecord&metadataPrefix=datacite&identifier=oai:krs.test:${id}`)).text);
     expect(((((plain['OAI-PMH'] as Xml)['GetRecord'] as Xml)['record'] as Xml)['metadata'] as Xml)['resource']).toBeDefined();
+    const marc = xml((await call('GET', `/oai2d?verb=GetRecord&metadataPrefix=marcxml&identifier=oai:krs.test:${id}`)).text);
+    const marcRecord = ((((marc['OAI-PMH'] as Xml)['GetRecord'] as Xml)['record'] as Xml)['metadata'] as Xml)['record'] as Xml;
+    expect(marcRecord['@xmlns']).toBe('http://www.loc.gov/MARC21/slim');
+    expect((marcRecord['controlfield'] as Xml[])[0]).toEqual({ '@tag': '001', '#': id });
+    // The same record as the export's, in the harvest's envelope.
+    const exported = xml((await call('GET', `/records/${id}/export/marcxml`)).text)['record'] as Xml;
+    expect(marcRecord['datafield']).toEqual(exported['datafield']);
+    const listed = xml((await call('GET', '/oai2d?verb=ListRecords&metadataPrefix=marcxml')).text);
+    expect((((listed['OAI-PMH'] as Xml)['ListRecords'] as Xml)['record'] as Xml)['metadata']).toHaveProperty('record');
   });
 });

@@ -14,6 +14,7 @@ import { xmlElementsInTurns, type XmlNode } from '../exports/xml.ts';
 import type { Links } from '../links.ts';
 import { dateRange, datestamp, OaiError, parseRequest, type OaiRequest } from '../oai/arguments.ts';
 import { OAI_DC, oaiDcXml } from '../oai/oai-dc.ts';
+import { MARCXML_FORMAT } from '../oai/oai-marcxml.ts';
 import { DATACITE_FORMAT, OAI_DATACITE_FORMAT } from '../oai/oai-datacite.ts';
 import { decodeToken, encodeToken, type ListState } from '../oai/resumption-token.ts';
 import type { Env } from './request.ts';
@@ -85,7 +86,7 @@ function setOf(spec: string): HarvestSet | null {
 export function oaiRoutes(core: Core, links: Links, options: OaiOptions = {}) {
   const host = new URL(links.oai).hostname;
   const pageSize = options.pageSize ?? 100;
-  const formats = options.formats ?? [{ ...OAI_DC, payload: oaiDcXml }, OAI_DATACITE_FORMAT, DATACITE_FORMAT];
+  const formats = options.formats ?? [{ ...OAI_DC, payload: oaiDcXml }, OAI_DATACITE_FORMAT, DATACITE_FORMAT, MARCXML_FORMAT];
   const formatOf = (prefix: string) => {
     const format = formats.find((f) => f.prefix === prefix);
     if (format === undefined) throw new OaiError('cannotDisseminateFormat', `This repository does not offer the metadata format "${prefix.slice(0, 100)}".`);
