@@ -13,7 +13,7 @@ import { conformance } from './openapi-conformance.ts';
 export const BASE = 'http://krs.test';
 
 export async function makeApp(
-  settings: Partial<{ maxFileSize: number; maxFiles: number; doiPrefix: string }> = {},
+  settings: Partial<{ maxFileSize: number; maxFiles: number; doiPrefix: string; maxPageBytes: number }> = {},
   search: SearchIndex = createInMemorySearchIndex(),
   config: Omit<AppConfig, 'baseUrl'> = {},
 ) {

@@ -82,3 +82,23 @@ describe('listings answered from kept hit texts', () => {
     expect(after).not.toEqual(before);
   });
 });
+
+describe('a listing page too large to read', () => {
+  it('is refused with a 400 on size before any record is read, every listing alike; a smaller page is answered', async () => {
+    // 40 KiB a page here stands for the 32 MiB of a real server: each record below is about 7 KiB.
+    const { call, alice } = await makeApp({ maxPageBytes: 40 * 1024 });
+    const description = 'glacier '.repeat(800);
+    for (let i = 0; i < 8; i++) {
+      const draft = await call('POST', '/api/records', { token: alice, json: { metadata: { ...metadata, title: `Large ${i}`, description }, files: { enabled: false } } });
+      expect((await call('POST', `/api/records/${draft.json.id}/draft/actions/publish`, { token: alice })).status).toBe(202);
+    }
+    for (const path of ['/api/records?size=8', '/api/search?q=glacier&size=8', '/api/user/records?size=8']) {
+      const refused = await call('GET', path, { token: alice });
+      expect(refused.status, path).toBe(400);
+      expect(refused.json.errors).toEqual([{ field: 'size', messages: [expect.stringMatching(/^The records of this page hold \d+ KiB, more than the 40 KiB one page may read; ask for fewer/)] }]);
+      const smaller = await call('GET', path.replace('size=8', 'size=4'), { token: alice });
+      expect(smaller.status, path).toBe(200);
+      expect(smaller.json.hits.hits).toHaveLength(4);
+    }
+  });
+});

@@ -45,6 +45,12 @@ export interface RecordRepository {
   getDraftsByIds(ids: readonly string[]): Promise<DraftRecord[]>;
   getPublishedByIds(ids: readonly string[]): Promise<PublishedRecord[]>;
   getParentsByIds(ids: readonly string[]): Promise<Parent[]>;
+  /**
+   * How large each stored draft or published version is (its stored JSON, in bytes or close to
+   * it), read without loading it: a listing weighs its page before reading records of up to
+   * megabytes each. Ids that do not exist are left out.
+   */
+  storedSizes(state: 'draft' | 'published', ids: readonly string[]): Promise<Map<string, number>>;
   saveParent(parent: Parent, expectedRevision: number | null): Promise<void>;
   /**
    * Parent ids of the given kinds, for rebuilding projections; with `updatedSince`, only parents

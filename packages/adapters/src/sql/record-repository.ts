@@ -204,6 +204,18 @@ export function createSqlRecordRepository(db: Kysely<Database>, options: { lockR
     async getPublishedByIds(ids) {
       return byIds(ids, async (chunk) => parseRows(await from('record').where('id', 'in', chunk).execute(), rowToRecord));
     },
+    async storedSizes(state, ids) {
+      // octet_length reads the value's length from the row (SQLite 3.43+) or the TOAST header
+      // (PostgreSQL), never the value itself.
+      const rows = await byIds(ids, (chunk) =>
+        db
+          .selectFrom(state === 'draft' ? 'draft' : 'record')
+          .select(['id', sql<number>`octet_length(data)`.as('bytes')])
+          .where('id', 'in', chunk)
+          .execute(),
+      );
+      return new Map(rows.map((r) => [r.id, Number(r.bytes)]));
+    },
     async getParentsByIds(ids) {
       return byIds(ids, async (chunk) => parseRows(await from('parent').where('id', 'in', chunk).execute(), rowToParent));
     },

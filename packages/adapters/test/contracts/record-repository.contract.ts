@@ -233,6 +233,26 @@ export function recordRepositoryContract(name: string, make: MakeRepositories, o
       expect(ids(await r.getPublishedByIds(many))).toEqual(['r2']);
     });
 
+    it('weighs stored drafts and published versions by id without reading them, in proportion to what they hold', async () => {
+      const r = await records();
+      await r.saveParent(parent('p1'), null);
+      const big = (id: string, words: number) => ({ metadata: { title: `${id} ${'ö word '.repeat(words)}` } });
+      await r.saveDraft(draft('d1', 'p1', big('d1', 10)), null);
+      await r.savePublished(published('r1', 'p1', big('r1', 10)), null);
+      await r.savePublished(published('r2', 'p1', big('r2', 20_000)), null);
+      const published_ = await r.storedSizes('published', ['r2', 'r1', 'd1', 'nope', 'r1']);
+      expect([...published_.keys()].sort()).toEqual(['r1', 'r2']);
+      const drafts = await r.storedSizes('draft', ['d1', 'r1']);
+      expect([...drafts.keys()]).toEqual(['d1']);
+      // Close to the record as JSON: r2's title holds 139,930 characters (159,920 bytes) more than r1's.
+      const grew = (published_.get('r2') as number) - (published_.get('r1') as number);
+      expect(grew).toBeGreaterThanOrEqual(130_000);
+      expect(grew).toBeLessThan(200_000);
+      expect(await r.storedSizes('published', [])).toEqual(new Map());
+      const many = Array.from({ length: 1200 }, (_, i) => `x${i}`).concat('r2');
+      expect([...(await r.storedSizes('published', many)).keys()]).toEqual(['r2']);
+    });
+
     /** Four published versions, two sharing an instant, and a draft between them in time. */
     const walkOfFour = async () => {
       const r = await records();

@@ -112,6 +112,13 @@ function repositoriesOver(read: () => State, write: Writer, changeStamp: () => s
           .sort(byCodeUnits),
       getDraftsByIds: async (ids) => [...new Set(ids)].flatMap((id) => (read().drafts.has(id) ? [copy(read().drafts.get(id) as DraftRecord)] : [])),
       getPublishedByIds: async (ids) => [...new Set(ids)].flatMap((id) => (read().published.has(id) ? [copy(read().published.get(id) as PublishedRecord)] : [])),
+      storedSizes: async (state, ids) => {
+        const table = state === 'draft' ? read().drafts : read().published;
+        return new Map([...new Set(ids)].flatMap((id): [string, number][] => {
+          const record = table.get(id);
+          return record ? [[id, JSON.stringify(record).length]] : [];
+        }));
+      },
       getParentsByIds: async (ids) => [...new Set(ids)].flatMap((id) => (read().parents.has(id) ? [copy(read().parents.get(id) as Parent)] : [])),
       listLapsedEmbargoes: async (today, limit) =>
         [...read().published.values()]

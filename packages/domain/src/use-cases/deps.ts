@@ -11,6 +11,11 @@ export interface CoreSettings {
   doiPrefix?: string;
   /** The server secret access-link tokens are derived from (at least 16 characters); see link-tokens.ts. */
   linkSecret: string;
+  /**
+   * Most stored bytes one listing page may read (every hit together); a page asking for more is
+   * refused before any record is read. Default LISTING_PAGE_BYTES.
+   */
+  maxPageBytes?: number;
 }
 
 export interface CoreDeps {
