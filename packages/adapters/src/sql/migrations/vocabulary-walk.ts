@@ -1,11 +1,12 @@
 import type { VocabularyEntry } from '@krs/domain';
 import type { Kysely } from 'kysely';
+import type { Database } from '../database.ts';
 import { rowToVocabulary } from '../rows.ts';
 
 const CHUNK = 1000;
 
 /** Every stored vocabulary entry, a chunk at a time in primary-key order, for migrations that rewrite their keys. */
-export async function eachVocabularyEntry(db: Kysely<any>, visit: (entry: VocabularyEntry, key: { type: string; id: string }) => Promise<void>): Promise<void> {
+export async function eachVocabularyEntry(db: Kysely<Database>, visit: (entry: VocabularyEntry, key: { type: string; id: string }) => Promise<void>): Promise<void> {
   let after: { type: string; id: string } | null = null;
   for (;;) {
     let query = db.selectFrom('vocabulary').select(['type', 'id', 'data']).orderBy('type').orderBy('id').limit(CHUNK);
