@@ -41,6 +41,8 @@ export function RecordMeta(props: { view: RecordView; files: FileEntry[]; links:
   const description = str(m['description']);
   const summary = description ? summaryOf(description) : null;
   const date = str(m['publication_date']);
+  const scholar = date ? scholarDate(date) : null;
+  const publisher = str(m['publisher']);
   const doi = str(obj(r.pids['doi'])?.['identifier']);
   const keywords = list(m['subjects'])
     .slice(0, KEYWORDS_TAGGED)
@@ -59,9 +61,9 @@ export function RecordMeta(props: { view: RecordView; files: FileEntry[]; links:
           {p.affiliations[0] ? <meta name="citation_author_institution" content={p.affiliations[0]} /> : null}
         </>
       ))}
-      {date && scholarDate(date) ? <meta name="citation_publication_date" content={scholarDate(date) as string} /> : null}
+      {scholar ? <meta name="citation_publication_date" content={scholar} /> : null}
       {doi ? <meta name="citation_doi" content={doi} /> : null}
-      {str(m['publisher']) ? <meta name="citation_publisher" content={str(m['publisher']) as string} /> : null}
+      {publisher ? <meta name="citation_publisher" content={publisher} /> : null}
       {keywords.length > 0 ? <meta name="citation_keywords" content={keywords.join('; ')} /> : null}
       {language ? <meta name="citation_language" content={language} /> : null}
       <meta name="citation_abstract_html_url" content={landing} />

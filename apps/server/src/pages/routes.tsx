@@ -10,7 +10,7 @@ import { toHttpError } from '../errors.ts';
 import { noteReadStamp } from '../fast-path/read-stamps.ts';
 import { citationStyle } from '../exports/citation.ts';
 import type { Exporter } from '../exports/exporter.ts';
-import { identityOf, type Env } from '../routes/request.ts';
+import { identityOf, orIfNotFound, type Env } from '../routes/request.ts';
 import { listingQuery, toListingInput } from '../routes/schemas.ts';
 import { label, places, str } from '../metadata-view.ts';
 import { MessagePage } from './message-page.tsx';
@@ -108,14 +108,11 @@ export function pageRoutes(core: Core, exporter: Exporter) {
   }
 
   /** The published version `id`, else the draft `id` (which asks for more than reading the published one). */
-  async function publishedOrDraft(c: Context<Env>, kind: RecordKind, id: string): Promise<RecordView> {
-    try {
-      return await core.records.get(identityOf(c), kind, id);
-    } catch (e) {
-      if (e instanceof DomainError && e.kind === 'not_found') return core.records.getDraft(identityOf(c), kind, id);
-      throw e;
-    }
-  }
+  const publishedOrDraft = (c: Context<Env>, kind: RecordKind, id: string): Promise<RecordView> =>
+    orIfNotFound(
+      () => core.records.get(identityOf(c), kind, id),
+      () => core.records.getDraft(identityOf(c), kind, id),
+    );
 
   /** Query parameters as sent, or a 400 page naming the one that is wrong. */
   function listingFrom(c: Context<Env>, over: Partial<ListingInput> = {}): ListingInput {

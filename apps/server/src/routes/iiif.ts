@@ -4,11 +4,11 @@
  * its files; a draft's need what reading the draft needs.
  */
 import { Hono, type Context } from 'hono';
-import { DomainError, type Core, type RecordKind, type RecordView } from '@krs/domain';
+import { DomainError, type Core, type RecordKind } from '@krs/domain';
 import { negotiate } from '../accept.ts';
 import { IIIF_CONTEXT, iiifCanvas, iiifManifest, iiifSequence, imagesOf, type IiifPlace } from '../exports/iiif.ts';
 import type { Links } from '../links.ts';
-import { identityOf, type Env } from './request.ts';
+import { identityOf, orIfNotFound, type Env } from './request.ts';
 
 const IDENTIFIER = /^(draft:)?record:(.+)$/;
 /** IIIF Presentation 2.1, section 6.1: JSON unless JSON-LD is asked for, then with the context as profile. */
@@ -30,13 +30,7 @@ export function iiifRoutes(core: Core, links: Links) {
     const state = m[1] ? 'draft' : 'published';
     const id = m[2] as string;
     const read = (kind: RecordKind) => (state === 'draft' ? core.records.getDraft(identityOf(c), kind, id) : core.records.get(identityOf(c), kind, id));
-    let view: RecordView;
-    try {
-      view = await read('package');
-    } catch (e) {
-      if (!(e instanceof DomainError && e.kind === 'not_found')) throw e;
-      view = await read('resource');
-    }
+    const view = await orIfNotFound(() => read('package'), () => read('resource'));
     const kind = view.record.kind;
     const files = view.record.files.enabled ? await core.files.list(identityOf(c), kind, id, state) : null;
     const place: IiifPlace = {

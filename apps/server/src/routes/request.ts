@@ -77,3 +77,13 @@ export function socketOf(c: Context): Socket | undefined {
 export function remoteAddressOf(c: Context): string | undefined {
   return socketOf(c)?.remoteAddress;
 }
+
+/** What `first` reads, or, when it finds nothing (`not_found`), what `otherwise` reads; other refusals stand. */
+export async function orIfNotFound<T>(first: () => Promise<T>, otherwise: () => Promise<T>): Promise<T> {
+  try {
+    return await first();
+  } catch (e) {
+    if (e instanceof DomainError && e.kind === 'not_found') return otherwise();
+    throw e;
+  }
+}
