@@ -85,7 +85,7 @@ export function createCitationThread(warmPairs: readonly (readonly [style: strin
     return w;
   };
   return {
-    /** Starts the thread, which builds every style's engine in the background. */
+    /** Starts the thread, which builds the engines of `warmPairs` in the background. */
     warm(): void {
       worker ??= start(warmPairs);
     },
