@@ -1,3 +1,5 @@
+import { grown, KeptSets } from './scratch-arrays.ts';
+
 /**
  * Arrays indexed by row that a MiniSearch search fills and drops (marks of the rows a leaf
  * matched, their scores, the rows in a box, the hits), kept from one search for the next: a search
@@ -48,26 +50,17 @@ const KEPT_PER_KIND = 8;
 function take<T extends Uint8Array | Float64Array | Int32Array>(kept: T[], at: number, length: number, make: (n: number) => T): T {
   let array = kept[at];
   if (array === undefined || array.length < length) {
-    // A little more than asked, so a corpus that grows by a few documents does not reallocate at each search.
-    array = make(Math.ceil(length * 1.25) + 1024);
+    array = make(grown(length));
     kept[at] = array;
   }
   return array.subarray(0, length) as T;
 }
 
-/** Sets kept when no search holds them; more searches at once than this allocate and drop theirs. */
-const KEPT_SETS = 4;
-
-export class RowArraysPool {
-  private readonly free: RowArrays[] = [];
-
-  take(): RowArrays {
-    return this.free.pop() ?? new RowArrays();
-  }
-
-  /** The set and every array it handed out must no longer be used by the giver. */
-  give(arrays: RowArrays): void {
-    arrays.reset();
-    if (this.free.length < KEPT_SETS) this.free.push(arrays);
+export class RowArraysPool extends KeptSets<RowArrays> {
+  constructor() {
+    super(
+      () => new RowArrays(),
+      (arrays) => arrays.reset(),
+    );
   }
 }

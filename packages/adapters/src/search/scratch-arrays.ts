@@ -32,20 +32,34 @@ export class ScratchArrays {
 }
 
 /** A little more than asked, so a corpus that grows by a few documents does not reallocate at each search. */
-const grown = (length: number) => Math.ceil(length * 1.25) + 1024;
+export const grown = (length: number) => Math.ceil(length * 1.25) + 1024;
 
 /** Sets kept when no search holds them; more searches at once than this allocate and drop theirs. */
 const KEPT = 4;
 
-export class ScratchPool {
-  private readonly free: ScratchArrays[] = [];
+/** Sets of kept arrays for searches running side by side, each taking one of its own. */
+export class KeptSets<T> {
+  private readonly free: T[] = [];
 
-  take(): ScratchArrays {
-    return this.free.pop() ?? new ScratchArrays();
+  constructor(
+    private readonly make: () => T,
+    /** Makes a given-back set's arrays free again before it is kept. */
+    private readonly reset: (set: T) => void = () => {},
+  ) {}
+
+  take(): T {
+    return this.free.pop() ?? this.make();
   }
 
   /** The set and every array it handed out must no longer be used by the giver. */
-  give(scratch: ScratchArrays): void {
-    if (this.free.length < KEPT) this.free.push(scratch);
+  give(set: T): void {
+    this.reset(set);
+    if (this.free.length < KEPT) this.free.push(set);
+  }
+}
+
+export class ScratchPool extends KeptSets<ScratchArrays> {
+  constructor() {
+    super(() => new ScratchArrays());
   }
 }
