@@ -5,7 +5,7 @@
  * (for `_exists_`), and for the evaluator the body as JSON text and every value's words (for
  * phrases). Never the body as objects: 100k bodies as objects took most of 2 GiB.
  */
-import { HeaderTable, intersectsAny, shapesMeetBox, type HeaderFields } from '@krs/domain/search';
+import { HeaderTable, Interned, intersectsAny, shapesMeetBox, type HeaderFields } from '@krs/domain/search';
 import type { BBox, SearchDocument, Shape } from '@krs/domain';
 
 export type RangeValues = [field: string, value: string][];
@@ -39,8 +39,7 @@ export class MiniSearchRows {
    * documents share one set. No list of rows per path: a set of 100k rows per path took most of
    * a snapshot's load, and `_exists_` reads the set numbers in a millisecond.
    */
-  private readonly pathCodes = new Map<string, number>();
-  private readonly pathNames: string[] = [];
+  private readonly paths = new Interned();
   private readonly pathSetNumbers = new Map<string, number>();
   private readonly pathSetList: (readonly number[])[] = [];
   /** The same by the kept list itself: a snapshot's rows name their set by it, without joining codes. */
@@ -123,18 +122,12 @@ export class MiniSearchRows {
 
   /** The code of a path's token in this table, given on first sight. */
   pathCode(token: string): number {
-    let code = this.pathCodes.get(token);
-    if (code === undefined) {
-      code = this.pathNames.length;
-      this.pathCodes.set(token, code);
-      this.pathNames.push(token);
-    }
-    return code;
+    return this.paths.code(token);
   }
 
   /** Every path token, by code. */
   get pathTable(): readonly string[] {
-    return this.pathNames;
+    return this.paths.values;
   }
 
   /** After rows were set by number (a snapshot's), the unused numbers below the highest become free. */
@@ -159,8 +152,8 @@ export class MiniSearchRows {
 
   /** Marks the rows holding a value at the path of this token. */
   markPath(token: string, marks: Uint8Array): void {
-    const code = this.pathCodes.get(token);
-    if (code === undefined) return;
+    const code = this.paths.find(token);
+    if (code === -1) return;
     const holds = Uint8Array.from(this.pathSetList, (set) => (set.includes(code) ? 1 : 0));
     const { rowPathSet, keys } = this;
     for (let row = 0; row < keys.length; row++) if (keys[row] !== undefined && holds[rowPathSet[row] ?? 0] === 1) marks[row] = 1;

@@ -29,7 +29,8 @@ function microsOf(iso: string): number {
   return whole + Number(fraction.padEnd(6, '0').slice(3, 6));
 }
 
-class Interned {
+/** Values numbered in the order first seen, each number looked up both ways. */
+export class Interned {
   private readonly codes = new Map<string, number>();
   readonly values: string[] = [];
   code(value: string): number {

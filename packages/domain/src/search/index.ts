@@ -38,4 +38,4 @@ export {
   runSearch,
   sortBuckets,
 } from './run-search.ts';
-export { firstByColumn, firstByColumnSteps, HeaderTable, runSteps, type HeaderFields, type Ranker, type Selection, type Steps } from './header-table.ts';
+export { firstByColumn, firstByColumnSteps, HeaderTable, Interned, runSteps, type HeaderFields, type Ranker, type Selection, type Steps } from './header-table.ts';
