@@ -58,11 +58,15 @@ export const matchText = (e: VocabularyEntry): string => {
   return ` ${[...words].join(' ')} `;
 };
 
-/** `matchText` holds only letters, digits, tag tokens and spaces, so each test is a plain substring. */
-export const matchesFilter = (text: string, f: VocabularyFilter): boolean =>
-  f.words.every((w) => text.includes(` ${w} `)) &&
-  f.prefixes.every((p) => text.includes(` ${p}`)) &&
-  (f.tags.length === 0 || f.tags.some((t) => text.includes(` ${tagToken(t)} `)));
+/**
+ * The test of a filter on `matchText`, which holds only letters, digits, tag tokens and spaces,
+ * so each test is a plain substring. The tags' tokens are made once, not once an entry.
+ */
+const matcherOf = (f: VocabularyFilter): ((text: string) => boolean) => {
+  const tagged = f.tags.map((t) => ` ${tagToken(t)} `);
+  return (text) =>
+    f.words.every((w) => text.includes(` ${w} `)) && f.prefixes.every((p) => text.includes(` ${p}`)) && (tagged.length === 0 || tagged.some((t) => text.includes(t)));
+};
 
 export const filterOf = (q: string | null | undefined, suggest: string | null | undefined, tags: readonly string[] = []): VocabularyFilter => ({
   words: [...new Set(tokenize(q ?? ''))],
@@ -91,8 +95,9 @@ export function keyedInOrder(entries: Iterable<VocabularyEntry>): KeyedEntry[] {
 export function pageOfKeyed(ordered: readonly KeyedEntry[], q: VocabularyPageQuery): VocabularyPage {
   const entries: VocabularyEntry[] = [];
   let total = 0;
+  const matches = matcherOf(q);
   for (const k of ordered) {
-    if (!matchesFilter(k.text, q)) continue;
+    if (!matches(k.text)) continue;
     if (total >= q.offset && entries.length < q.limit) entries.push(k.entry);
     total++;
   }
