@@ -22,5 +22,6 @@ export { DEPENDENCIES, type Dependency, type Readiness } from './use-cases/opera
 export type { FileProblem, IndexProblem, VerifyOptions, VerifyProgress, VerifyReport } from './use-cases/operations/verify-store.ts';
 export { METADATA_LIMITS } from './model/metadata/limits.ts';
 export type { VocabularyListing, VocabularyListingInput } from './use-cases/search-vocabulary.ts';
+export { MAX_VOCABULARY_TAG_LENGTH, MAX_VOCABULARY_TAGS } from './use-cases/search-vocabulary.ts';
 export type { VocabularyFilter, VocabularyPage, VocabularyPageQuery } from './vocabularies/vocabulary-listing.ts';
 export { VOCABULARY_IDS } from './vocabularies/vocabulary-ids.ts';

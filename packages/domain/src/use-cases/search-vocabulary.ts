@@ -45,6 +45,19 @@ function typeOf(vocabularyId: string): VocabularyType {
   return type;
 }
 
+/** Tags one listing may ask for, and their length: InvenioRDM's forms ask for one or two. */
+export const MAX_VOCABULARY_TAGS = 20;
+export const MAX_VOCABULARY_TAG_LENGTH = 200;
+
+function resolveTags(tags: readonly string[] = []): readonly string[] {
+  if (tags.length > MAX_VOCABULARY_TAGS || tags.some((t) => t.length > MAX_VOCABULARY_TAG_LENGTH)) {
+    throw invalid('request.query', 'Invalid querystring parameters.', [
+      { field: 'tags', messages: [`At most ${MAX_VOCABULARY_TAGS} tags of at most ${MAX_VOCABULARY_TAG_LENGTH} characters each.`] },
+    ]);
+  }
+  return tags;
+}
+
 function resolveSort(sort: string | null | undefined): VocabularySort {
   if (sort === undefined || sort === null || sort === '' || (SORTS as readonly string[]).includes(sort)) return 'title';
   throw invalid('search.sort', 'Invalid querystring parameters.', [
@@ -69,7 +82,7 @@ export async function searchVocabulary(deps: CoreDeps, vocabularyId: string, inp
   const type = typeOf(vocabularyId);
   const { page, size } = resolvePaging(input);
   const sortBy = resolveSort(input.sort);
-  const query = { ...filterOf(input.q, input.suggest, input.tags), offset: (page - 1) * size, limit: size, countLimit: RESULT_WINDOW };
+  const query = { ...filterOf(input.q, input.suggest, resolveTags(input.tags)), offset: (page - 1) * size, limit: size, countLimit: RESULT_WINDOW };
   let found: VocabularyPage = await deps.repos.vocabularies.page(type, query);
   if (found.total === 0 && (await deps.repos.vocabularies.count(type)) === 0) found = pageOfKeyed(defaultsInOrder(type), query);
   return { vocabulary: vocabularyId, hits: found.entries, total: found.total, page, size, sortBy };
