@@ -1,6 +1,6 @@
 /** What packages add: the context, draft resources, resources-import and resource listings. */
 import { Hono } from 'hono';
-import { DomainError, type Core } from '@krs/domain';
+import type { Core } from '@krs/domain';
 import type { Links } from '../links.ts';
 import type { Responder } from '../respond.ts';
 import { validate } from '../validate.ts';
@@ -38,17 +38,11 @@ export function packageRoutes(core: Core, respond: Responder, links: Links) {
       return c.body(null, 204);
     })
     .get('/:id/requests', async (c) => {
-      // The `requests` link of a published package. Nothing here opens requests (reviews,
-      // access or curation requests): the list is empty, for whoever may read the package.
-      const view = await core.records.get(identityOf(c), 'package', c.req.param('id'));
+      const { view, requests } = await core.packages.requests(identityOf(c), c.req.param('id'));
       const self = links.record('package', view.record.id, view.parent.id, 'published')['requests'] as string;
-      return c.json({ aggregations: {}, hits: { hits: [], total: 0 }, links: { self }, sortBy: 'newest' });
+      return c.json({ aggregations: {}, hits: { hits: requests, total: requests.length }, links: { self }, sortBy: 'newest' });
     })
-    .get('/:id/draft/review', async (c) => {
-      // The `review` link of a draft package: drafts are published by their owners, never through a review.
-      await core.records.getDraft(identityOf(c), 'package', c.req.param('id'));
-      throw new DomainError('not_found', 'review.none', 'This draft has no review request: drafts are published directly, without review.');
-    })
+    .get('/:id/draft/review', async (c) => core.packages.review(identityOf(c), c.req.param('id')))
     .get('/:id/resources', validate('query', listingQuery), async (c) => {
       const input = toListingInput(c.req.valid('query'), () => undefined);
       return respond.list(c, await core.packages.publishedResources(identityOf(c), c.req.param('id'), input), { withLinks: false });

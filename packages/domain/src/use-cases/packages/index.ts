@@ -4,6 +4,7 @@ import type { ListingInput } from '../listing-params.ts';
 import { associate, dissociate } from './context.ts';
 import { addDraftResources, importResources, removeDraftResources } from './draft-resources.ts';
 import { listContextResources, listDraftResources, listPublishedResources } from './list-package-resources.ts';
+import { getReview, listRequests } from './requests.ts';
 
 export type { ItemError } from './draft-resources.ts';
 
@@ -17,5 +18,7 @@ export function bind(deps: CoreDeps) {
     draftResources: (who: Identity, packageId: string, input: ListingInput) => listDraftResources(deps, who, packageId, input),
     publishedResources: (who: Identity, packageId: string, input: ListingInput) => listPublishedResources(deps, who, packageId, input),
     contextResources: (who: Identity, parentId: string, input: ListingInput) => listContextResources(deps, who, parentId, input),
+    requests: (who: Identity, packageId: string) => listRequests(deps, who, packageId),
+    review: (who: Identity, packageId: string) => getReview(deps, who, packageId),
   };
 }
