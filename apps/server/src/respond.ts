@@ -10,11 +10,10 @@ import { CITATION_TYPE, exportFormatByType, LINKSET_TYPE, RECORD_ALTERNATES, typ
 import { keptHitTexts } from './kept-hit-texts.ts';
 import { searchPageText, serializeRecord } from './serialize.ts';
 import { utf8InTurns } from './utf8-in-turns.ts';
+import { timeSlices } from './time-slices.ts';
 
 /** Answers longer than this are encoded in turns of their own (utf8-in-turns.ts); shorter ones as a string, as before. */
 const LARGE_ANSWER_CHARS = 256 * 1024;
-/** Longest stretch of serializing a listing's hits between two turns. */
-const HIT_SLICE_MS = 5;
 
 /** A published version's files, for the export formats that list them; loaded only when one is asked for. */
 export type FilesOf = (c: Context, view: RecordView) => Promise<FileEntry[]>;
@@ -59,17 +58,14 @@ export function createResponder(exporter: Exporter, filesOf: FilesOf) {
   }
 
   /**
-   * The hits' texts, a turn given whenever those made since the last took HIT_SLICE_MS: a page
+   * The hits' texts, a turn given whenever those made since the last took a slice: a page
    * may list up to a thousand records, each up to the largest legal one (10-20 ms to serialize).
    */
   async function hitTextsInTurns(hits: readonly RecordView[], ui: boolean): Promise<Map<RecordView, string>> {
     const texts = new Map<RecordView, string>();
-    let since = performance.now();
+    const slicing = timeSlices(nextIteration);
     for (const view of hits) {
-      if (performance.now() - since > HIT_SLICE_MS) {
-        await nextIteration();
-        since = performance.now();
-      }
+      if (slicing.due()) await slicing.turn();
       texts.set(view, hitText(view, ui));
     }
     return texts;

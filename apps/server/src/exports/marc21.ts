@@ -12,13 +12,12 @@ import { textOf } from '../html-text.ts';
 import type { Links } from '../links.ts';
 import { label, list, obj, people, str, type Person } from '../metadata-view.ts';
 import type { XmlNode } from './xml.ts';
+import { timeSlices } from '../time-slices.ts';
 
 export const MARC21_NAMESPACE = 'http://www.loc.gov/MARC21/slim';
 export const MARC21_SCHEMA = 'https://www.loc.gov/standards/marcxml/schema/MARC21slim.xsd';
 export const MARCXML_TYPE = 'application/marcxml+xml';
 
-/** Longest stretch of mapping between two turns, as the XML writer's. */
-const SLICE_MS = 5;
 /** People mapped between two looks at the clock. */
 const PEOPLE_STEP = 200;
 
@@ -64,12 +63,9 @@ export async function marc21Xml(view: RecordView, links: Links, turn: () => Prom
   const add = (f: Datafield | null) => {
     if (f !== null) fields.push(f);
   };
-  let since = performance.now();
+  const slicing = timeSlices(turn);
   const maybeTurn = async () => {
-    if (performance.now() - since > SLICE_MS) {
-      await turn();
-      since = performance.now();
-    }
+    if (slicing.due()) await slicing.turn();
   };
 
   const doi = str(obj(r.pids['doi'])?.['identifier']);

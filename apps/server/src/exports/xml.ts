@@ -5,6 +5,8 @@
  * client may store (50,000 elements); writing the convention directly is a single pass over the
  * object, in slices.
  */
+import { timeSlices } from '../time-slices.ts';
+
 export type XmlValue = string | number | XmlNode | XmlValue[];
 export interface XmlNode {
   [name: string]: XmlValue;
@@ -40,11 +42,9 @@ function splitElement(value: XmlNode): { attributes: string; text: string; child
   return { attributes, text, children };
 }
 
-/** Longest stretch of writing between two turns. */
-const SLICE_MS = 5;
 
 /**
- * Writes the object's elements in slices of about SLICE_MS with `turn()` between them: the
+ * Writes the object's elements in slices (time-slices.ts) with `turn()` between them: the
  * largest record a client may store is about 50,000 elements, and written at once it held the
  * event loop for every other request (DataCite XML of 20,000 creators: 130 ms). Indented two
  * spaces a level when `pretty`.
@@ -55,17 +55,16 @@ async function writeInTurns(root: XmlNode, turn: () => Promise<void>, pretty: bo
   const slices: string[] = [];
   let out: string[] = [];
   const nl = pretty ? '\n' : '';
-  let since = performance.now();
+  const slicing = timeSlices(turn);
   async function put(name: string, value: XmlValue, indent: string): Promise<void> {
     if (Array.isArray(value)) {
       for (const v of value) await put(name, v, indent);
       return;
     }
-    if (performance.now() - since > SLICE_MS) {
+    if (slicing.due()) {
       slices.push(out.join(''));
       out = [];
-      await turn();
-      since = performance.now();
+      await slicing.turn();
     }
     if (typeof value !== 'object') {
       out.push(`${indent}<${name}>${escapeText(value)}</${name}>${nl}`);

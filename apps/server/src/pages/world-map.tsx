@@ -13,6 +13,7 @@ import { createRequire } from 'node:module';
 import { geoEquirectangular, geoPath, type GeoPermissibleObjects } from 'd3-geo';
 import { feature } from 'topojson-client';
 import type { Place } from '../metadata-view.ts';
+import { timeSlices } from '../time-slices.ts';
 
 const W = 720;
 const H = 360;
@@ -77,8 +78,6 @@ function shapeOf(geometry: NonNullable<Place['geometry']>): MapShape {
   return d ? { outline: d } : null;
 }
 
-/** Longest stretch of projecting between two turns. */
-const SLICE_MS = 5;
 
 /**
  * The shapes of the places that have a geometry, in their order, a turn given every few
@@ -87,13 +86,10 @@ const SLICE_MS = 5;
  */
 export async function mapShapes(places: Place[], turn: () => Promise<void>): Promise<MapShape[]> {
   const shapes: MapShape[] = [];
-  let since = performance.now();
+  const slicing = timeSlices(turn);
   for (const p of places) {
     if (p.geometry === null) continue;
-    if (performance.now() - since > SLICE_MS) {
-      await turn();
-      since = performance.now();
-    }
+    if (slicing.due()) await slicing.turn();
     shapes.push(shapeOf(p.geometry));
   }
   return shapes;
