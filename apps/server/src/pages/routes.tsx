@@ -8,7 +8,7 @@ import { nextIteration } from '@krs/adapters';
 import { anonymousReadStamp, DomainError, type Core, type ListingInput, type RecordKind, type RecordView } from '@krs/domain';
 import { toHttpError } from '../errors.ts';
 import { noteReadStamp } from '../fast-path/read-stamps.ts';
-import { citationStyle } from '../exports/citation.ts';
+import { citationStyle, DEFAULT_LOCALE } from '../exports/citation.ts';
 import type { Exporter } from '../exports/exporter.ts';
 import { identityOf, orIfNotFound, type Env } from '../routes/request.ts';
 import { listingQuery, toListingInput } from '../routes/schemas.ts';
@@ -89,7 +89,7 @@ export function pageRoutes(core: Core, exporter: Exporter) {
     if (side === 'published') {
       c.header('Link', exporter.signposting(view, files));
       const style = citationStyle(c.req.query('style'));
-      published = { citation: { style, html: await exporter.citation(view, style, 'en-US', 'html') }, jsonLd: exporter.pageJsonLd(view, files, PEOPLE_SHOWN) };
+      published = { citation: { style, html: await exporter.citation(view, style, DEFAULT_LOCALE, 'html') }, jsonLd: exporter.pageJsonLd(view, files, PEOPLE_SHOWN) };
       // A resource's page, as an anonymous reader gets it without a chosen style or a link token, is
       // made of the version, its files (which change only with it) and its parent alone, as its
       // JSON is: it may be kept under the same stamp. A package's also lists other records.
