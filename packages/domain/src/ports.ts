@@ -12,6 +12,7 @@ import type {
   PublishedRecord,
   RecordKind,
   User,
+  VersionHead,
   VocabularyEntry,
   VocabularyType,
 } from './model/types.ts';
@@ -38,6 +39,8 @@ export interface RecordRepository {
   savePublished(record: PublishedRecord, expectedRevision: number | null): Promise<void>;
   /** Published versions of a parent, highest `versionIndex` first. */
   listPublishedVersions(parentId: string): Promise<PublishedRecord[]>;
+  /** The heads of the same versions, same order, read without reading the versions themselves. */
+  listVersionHeads(parentId: string): Promise<VersionHead[]>;
   /** Drafts of a parent, any order. */
   listDrafts(parentId: string): Promise<DraftRecord[]>;
   getParent(id: string): Promise<Parent | null>;

@@ -161,6 +161,35 @@ describe('edit and versions', () => {
     expect(byDefault.sortBy).toBe('version');
     await expect(core.records.versions(anon, 'resource', v1.record.id, { sort: 'unknown' })).rejects.toMatchObject({ kind: 'invalid' });
   });
+
+  it('pages versions by reading only the page\'s versions in full, showing each reader the versions they may read', async () => {
+    const { core, repos } = makeCore();
+    const v1 = await publishedResource(core);
+    for (let i = 2; i <= 6; i++) {
+      const next = await core.records.newVersion(alice, 'resource', v1.record.id);
+      const access = i === 4 ? { record: 'restricted', files: 'restricted' } : { record: 'public', files: 'public' };
+      await core.records.updateDraft(alice, 'resource', next.record.id, { metadata: { ...validMetadata, publication_date: '2026' }, access });
+      await core.records.publish(alice, 'resource', next.record.id);
+    }
+    const readInFull: string[] = [];
+    const byIds = repos.records.getPublishedByIds;
+    repos.records.getPublishedByIds = async (ids) => {
+      readInFull.push(...ids);
+      return byIds(ids);
+    };
+    repos.records.listPublishedVersions = async () => expect.fail('a page of versions must not read every version');
+
+    const page2 = await core.records.versions(anon, 'resource', v1.record.id, { size: 2, page: 2 });
+    expect(page2.total).toBe(5);
+    expect(page2.hits.map((h) => h.record.versionIndex)).toEqual([3, 2]);
+    expect(readInFull).toEqual(page2.hits.map((h) => h.record.id));
+
+    readInFull.length = 0;
+    const owners = await core.records.versions(alice, 'resource', v1.record.id, { size: 3, sort: 'oldest' });
+    expect(owners.total).toBe(6);
+    expect(owners.hits.map((h) => h.record.versionIndex)).toEqual([1, 2, 3]);
+    expect(readInFull).toHaveLength(3);
+  });
 });
 
 describe('files', () => {

@@ -3,14 +3,14 @@
  * insert that finds the id taken, an update that finds another revision changes no row), so a
  * concurrent writer is refused even without a transaction.
  */
-import { DomainError, type RecordKind, type RecordRepository, type UpdatePosition } from '@krs/domain';
+import { DomainError, type RecordKind, type RecordRepository, type UpdatePosition, type VersionHead } from '@krs/domain';
 import { sql, type Kysely, type QueryResult, type RawBuilder } from 'kysely';
 import { compiledOnce } from './compiled-once.ts';
 import { committedReads } from './create-db.ts';
 import type { Database, DraftTable, ParentTable, RecordTable } from './database.ts';
 import { lapsedEmbargoes } from './migrations/0004-embargo-index.ts';
 import { recordUpdated } from './migrations/0005-record-updated-index.ts';
-import { draftToRow, parentToRow, recordToRow, rowToDraft, rowToParent, rowToRecord } from './rows.ts';
+import { draftToRow, parentToRow, recordToRow, rowToDraft, rowToParent, rowToRecord, rowToVersionHead, versionHeadOf } from './rows.ts';
 import { nextIteration } from '../next-turn.ts';
 
 /**
@@ -75,7 +75,7 @@ function expectOneRow(result: QueryResult<unknown>): void {
 type Expected = { expected: number };
 const PARENT_COLUMNS = ['id', 'kind', 'updated', 'revision_id', 'data'] as const;
 const DRAFT_COLUMNS = ['id', 'parent_id', 'kind', 'revision_id', 'data'] as const;
-const RECORD_COLUMNS = ['id', 'parent_id', 'kind', 'version_index', 'revision_id', 'data'] as const;
+const RECORD_COLUMNS = ['id', 'parent_id', 'kind', 'version_index', 'revision_id', 'data', 'head'] as const;
 const insertParent = compiledOnce<ParentTable, never>(PARENT_COLUMNS, (db, row) =>
   db.insertInto('parent').values(row).onConflict((oc) => oc.column('id').doNothing()),
 );
@@ -176,6 +176,15 @@ export function createSqlRecordRepository(db: Kysely<Database>, options: { lockR
     async listPublishedVersions(parentId) {
       const rows = await db.selectFrom('record').select('data').where('parent_id', '=', parentId).orderBy('version_index', 'desc').execute();
       return parseRows(rows, rowToRecord);
+    },
+    async listVersionHeads(parentId) {
+      const rows = await db.selectFrom('record').select(['id', 'version_index', 'revision_id', 'head']).where('parent_id', '=', parentId).orderBy('version_index', 'desc').execute();
+      const heads = rows.map(rowToVersionHead);
+      const missing = rows.filter((_, i) => heads[i] === null).map((r) => r.id);
+      if (missing.length === 0) return heads as VersionHead[];
+      const versions = await byIds(missing, async (chunk) => parseRows(await from('record').where('id', 'in', chunk).execute(), rowToRecord));
+      const read = new Map(versions.map((r) => [r.id, versionHeadOf(r)]));
+      return heads.flatMap((head, i) => head ?? read.get((rows[i] as (typeof rows)[number]).id) ?? []);
     },
     async listDrafts(parentId) {
       return parseRows(await db.selectFrom('draft').select('data').where('parent_id', '=', parentId).execute(), rowToDraft);

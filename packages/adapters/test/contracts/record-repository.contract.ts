@@ -188,6 +188,24 @@ export function recordRepositoryContract(name: string, make: MakeRepositories, o
       expect((await r.listDrafts('p1')).map((d) => d.id).sort()).toEqual(['d4', 'r2']);
     });
 
+    it('lists the heads of a parent\'s published versions in the same order, as each version now is', async () => {
+      const r = await records();
+      const embargoed = { record: 'restricted', files: 'restricted', embargo: { active: true, until: '2031-05-01', reason: 'Field season.' } } as const;
+      await r.savePublished(published('r2', 'p1', { versionIndex: 2, created: '2026-02-01T00:00:00.000Z', access: embargoed }), null);
+      await r.savePublished(published('r1', 'p1', { versionIndex: 1 }), null);
+      await r.savePublished(published('x1', 'p2'), null);
+      const head = (v: ReturnType<typeof published>) => ({ id: v.id, versionIndex: v.versionIndex, created: v.created, updated: v.updated, access: v.access });
+      const versions = async () => (await r.listPublishedVersions('p1')).map(head);
+      expect(await r.listVersionHeads('p1')).toEqual(await versions());
+      expect((await r.listVersionHeads('p1'))[0]).toEqual(expect.objectContaining({ id: 'r2', versionIndex: 2, access: embargoed }));
+      // An edit of a published version changes its head with it.
+      const r1 = await r.getPublished('r1');
+      await r.savePublished({ ...(r1 as ReturnType<typeof published>), updated: '2026-06-01T00:00:00.000Z', access: { ...embargoed, embargo: { active: false, until: null, reason: null } }, revisionId: 2 }, 1);
+      expect(await r.listVersionHeads('p1')).toEqual(await versions());
+      expect((await r.listVersionHeads('p1'))[1]).toEqual(expect.objectContaining({ id: 'r1', updated: '2026-06-01T00:00:00.000Z' }));
+      expect(await r.listVersionHeads('nope')).toEqual([]);
+    });
+
     it('lists parent ids by kind, and those updated strictly after a time', async () => {
       const r = await records();
       await r.saveParent(parent('p1', { updated: '2026-01-01T00:00:00.000Z' }), null);

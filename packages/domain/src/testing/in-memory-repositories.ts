@@ -98,6 +98,11 @@ function repositoriesOver(read: () => State, write: Writer, changeStamp: () => s
         }),
       listPublishedVersions: async (parentId) =>
         [...read().published.values()].filter((r) => r.parentId === parentId).sort((a, b) => b.versionIndex - a.versionIndex).map(copy),
+      listVersionHeads: async (parentId) =>
+        [...read().published.values()]
+          .filter((r) => r.parentId === parentId)
+          .sort((a, b) => b.versionIndex - a.versionIndex)
+          .map(({ id, versionIndex, created, updated, access }) => copy({ id, versionIndex, created, updated, access })),
       listDrafts: async (parentId) => [...read().drafts.values()].filter((d) => d.parentId === parentId).map(copy),
       getParent: async (id) => copyOrNull(read().parents.get(id)),
       saveParent: (parent, expected) =>

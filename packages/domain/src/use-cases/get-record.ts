@@ -6,7 +6,7 @@ import type { RecordView } from '../model/views.ts';
 import type { CoreDeps } from './deps.ts';
 import { levelFor, loadParent, loadPublished, viewOf } from './lookup.ts';
 
-export const canRead = (record: PublishedRecord, level: AccessLevel | null): boolean =>
+export const canRead = (record: Pick<PublishedRecord, 'access'>, level: AccessLevel | null): boolean =>
   record.access.record === 'public' || atLeast(level, 'view');
 
 /** Public records are open to anyone; restricted ones to owners and link holders. A lapsed embargo reads as lifted. */
