@@ -412,3 +412,13 @@ export interface SearchIndex {
    */
   stamp(): string | null;
 }
+
+/**
+ * What the answers being made and sent hold in memory, bounded for the process as a whole: the
+ * host's to keep (the server's takes it from the budget request bodies and downloads share).
+ * `take` is told the stored bytes of the records an answer is about to read, before they are
+ * read; it throws an error of the host's when the process already holds all it may.
+ */
+export interface AnswerMemory {
+  take(storedBytes: number): void;
+}
