@@ -267,6 +267,10 @@ export function recordRepositoryContract(name: string, make: MakeRepositories, o
       expect(grew).toBeGreaterThanOrEqual(130_000);
       expect(grew).toBeLessThan(200_000);
       expect(await r.storedSizes('published', [])).toEqual(new Map());
+      // One id, as a record GET asks, by a statement of its own.
+      expect(await r.storedSizes('published', ['r2'])).toEqual(new Map([['r2', published_.get('r2')]]));
+      expect(await r.storedSizes('draft', ['d1'])).toEqual(new Map([['d1', drafts.get('d1')]]));
+      expect(await r.storedSizes('draft', ['r1'])).toEqual(new Map());
       const many = Array.from({ length: 1200 }, (_, i) => `x${i}`).concat('r2');
       expect([...(await r.storedSizes('published', many)).keys()]).toEqual(['r2']);
     });
