@@ -124,7 +124,7 @@ export function createCore(deps: CoreDeps) {
       /** The sitemap's parts of `rows` versions each, for its index. */
       sitemapParts: (rows: number) => sitemapParts(deps, rows),
       /** The first version in update order, for the repository's earliest datestamp. */
-      earliest: async () => (await deps.repos.records.listPublishedByUpdate({ limit: 1 }))[0]?.updated ?? null,
+      earliest: async () => (await deps.repos.records.listPositionsByUpdate({ limit: 1 }))[0]?.updated ?? null,
     },
     search: {
       reindex: (options?: { since?: string; onProgress?: (p: ReindexProgress) => void }) => reindex(deps.repos, deps.search, options),

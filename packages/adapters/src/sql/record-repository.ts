@@ -241,16 +241,16 @@ export function createSqlRecordRepository(db: Kysely<Database>, options: { lockR
       const rows = await lapsedEmbargoes(db, today, limit).execute(db);
       return rows.rows.map((r) => r.id);
     },
-    async listPublishedByUpdate({ from, until, after, limit }) {
-      // Worded as the index record_updated is, so a harvest page reads only its own rows.
+    async listPositionsByUpdate({ from, until, after, limit }) {
+      // Worded as the index record_updated is, so a harvest page reads only its own rows' places.
       const updated = recordUpdated(db);
-      const rows = await sql<{ data: string }>`select data from record
+      const rows = await sql<{ updated: string; id: string; bytes: number }>`select ${updated} as updated, id, ${storedSize} from record
         where ${updated} is not null
         ${from === undefined ? sql`` : sql`and ${updated} >= ${from}`}
         ${until === undefined ? sql`` : sql`and ${updated} <= ${until}`}
         ${after === undefined ? sql`` : sql`and ${pastPosition(updated, after)}`}
         order by ${updated}, id limit ${limit}`.execute(db);
-      return parseRows(rows.rows, rowToRecord);
+      return rows.rows.map((r) => ({ updated: r.updated, id: r.id, bytes: Number(r.bytes) }));
     },
     async positionAfter(after, count) {
       const updated = recordUpdated(db);
