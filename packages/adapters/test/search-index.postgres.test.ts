@@ -232,6 +232,68 @@ describe('search index (PostgreSQL): text decided in SQL', () => {
     }
   });
 
+  it('counts and ranks a signed-in reader\'s listing of one word or phrase as every match does: their own restricted records added once, through writes', { timeout: 60_000 }, async () => {
+    const { handle, index } = await open();
+    try {
+      let seed = 23;
+      const next = (n: number) => ((seed = (seed * 48271) % 2147483647), seed % n);
+      const vocabulary = ['glacier', 'ice', 'sea', 'river', 'survey'];
+      const words = (n: number) => Array.from({ length: n }, () => vocabulary[next(vocabulary.length)]).join(' ');
+      const owners = ['ann', 'bob', 'cy'];
+      const held = new Map<string, SearchDocument>();
+      const make = (i: number, round: number): SearchDocument => {
+        const id = `r${String(i).padStart(3, '0')}`;
+        const title = i % 4 === 0 ? `Glacier ${words(next(3))}` : words(1 + next(3));
+        const owner = owners[next(owners.length)] as string;
+        // Public documents their owner (and those they are shared with) may read too: counted once.
+        return {
+          ...doc(id, { title, description: words(next(15)), ...(next(3) === 0 ? {} : { subjects: [words(2)] }) }),
+          key: `${round}:${id}`,
+          ownerId: owner,
+          readers: next(4) === 0 ? [owner, 'dee'] : [owner],
+          ...listingFields(next, next(3) === 0),
+        };
+      };
+      const write = async (docs: SearchDocument[]) => {
+        await index.upsert(docs);
+        for (const d of docs) held.set(d.key, d);
+      };
+      await write(Array.from({ length: 300 }, (_, i) => make(i, 0)));
+      // Rewritten (visibility, readers, words, facets changed), removed, and written one at a time.
+      await write(Array.from({ length: 100 }, (_, i) => make(i * 3, 0)));
+      const removed = Array.from({ length: 30 }, (_, i) => `0:r${String(i * 9).padStart(3, '0')}`);
+      await index.remove(removed);
+      for (const key of removed) held.delete(key);
+      for (let i = 0; i < 20; i++) await write([make(i * 7, 1)]);
+      const ids = [...new Set([...held.values()].map((d) => d.id))];
+      const listing = (q: string, viewerId: string, over: Partial<SearchRequest>): SearchRequest => ({
+        ...find(q),
+        filter: { kinds: ['resource', 'package'], published: true, latestOnly: true, viewerId },
+        aggregations: ['resource_type', 'access_status', 'record_type'],
+        ...over,
+      });
+      for (const q of ['glacier', 'ice', 'metadata.title:glacier', '"sea ice"', 'metadata.title:"glacier ice"', '_exists_:metadata.subjects', 'absent']) {
+        for (const viewerId of ['ann', 'dee', 'zed']) {
+          for (const over of [{}, { page: 2 }, { page: 3, size: 7 }, { size: 60 }, { sort: 'newest' as const }, { filter: { kinds: ['package' as const], published: true, latestOnly: true, viewerId } }]) {
+            const request = listing(q, viewerId, over);
+            // The same documents asked by id: a filter the kept counts do not answer, so every match is visited.
+            const everyMatch = await index.search({ ...request, filter: { ...request.filter, ids } });
+            expect(await index.search(request), `${q} ${viewerId} ${JSON.stringify(over)}`).toEqual(everyMatch);
+            const faceted = { ...request, filter: { ...request.filter, facets: { access_status: ['restricted'], resource_type: ['dataset'] } } };
+            expect(await index.search(faceted), `${q} ${viewerId} ${JSON.stringify(over)} faceted`).toEqual(await index.search({ ...faceted, filter: { ...faceted.filter, ids } }));
+          }
+        }
+      }
+      // The reader's own restricted records are among the best matches (the second page's) and in the counts.
+      const restricted = new Set([...held.values()].filter((d) => !d.isPublic && d.readers.includes('ann')).map((d) => d.id));
+      const ann = await index.search(listing('glacier', 'ann', { page: 2 }));
+      expect(ann.hits.some((h) => restricted.has(h.id))).toBe(true);
+      expect(ann.total).toBeGreaterThan((await index.search(listing('glacier', 'zed', {}))).total);
+    } finally {
+      await handle.close();
+    }
+  });
+
   it('matches, counts and pages phrases (word pairs) exactly as the evaluator does, through writes', { timeout: 60_000 }, async () => {
     const { handle, index } = await open();
     try {
