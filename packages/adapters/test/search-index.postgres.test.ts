@@ -414,6 +414,8 @@ describe('search index (PostgreSQL): text decided in SQL', () => {
         { aggregations: [] },
         { filter: { kinds: ['package'], published: true, latestOnly: true, viewerId: null } },
         { filter: { kinds: ['resource', 'package'], published: true, latestOnly: true, viewerId: null, facets: { resource_type: ['dataset'], access_status: ['open'] } } },
+        // A signed-in reader of the restricted documents (every document's owner): not a public listing.
+        { filter: { kinds: ['resource', 'package'], published: true, latestOnly: true, viewerId: 'o' } },
       ];
       let found = 0;
       for (const bbox of boxes) {

@@ -288,7 +288,7 @@ export function createPostgresSearchIndex<T>(handle: Kysely<T>): SearchIndex & {
       const undecided = bit !== null && (await someUndecided(handle, request, query, false));
       if (bit !== null && !undecided) return inSql(handle, request, bit, null, singleLexeme(query));
       if (query.type === 'all' && request.bbox !== null) {
-        return keptFilter(request) ? listedInBox(handle, request, request.bbox) : inSql(handle, request, await inBox(handle, request, request.bbox), null);
+        return publicListing(request) ? listedInBox(handle, request, request.bbox) : inSql(handle, request, await inBox(handle, request, request.bbox), null);
       }
       const fuzzy = await expandFuzzy(handle, query);
       const exact = query.type === 'all' ? null : exactQuery(query, fuzzy);
@@ -772,6 +772,9 @@ const keptFilter = (request: SearchRequest): boolean => {
   const f = request.filter;
   return f.published === true && f.latestOnly === true && f.userListing === undefined && f.parentId === undefined && f.ids === undefined;
 };
+
+/** A kept filter for an anonymous reader: exactly the documents search_box marks `listed`, of some kinds. */
+const publicListing = (request: SearchRequest): boolean => keptFilter(request) && request.filter.viewerId === null;
 
 /**
  * The matches of a kept filter (`keptFilter`) that the kept counts and title scores leave out:
