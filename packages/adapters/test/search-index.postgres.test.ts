@@ -332,7 +332,8 @@ describe('search index (PostgreSQL): text decided in SQL', () => {
         { kinds: ['resource', 'package'], viewerId: 'someone' },
       ];
       const queries = ['"sea ice"', '"ice sea"', '"glacier glacier"', 'metadata.title:"sea ice"', '"sea ice" AND river', '"sea ice" OR "arctic river"', 'ice -"sea ice"',
-        'metadata.title:glacier -"river sea"', '"arctic sea ice"', '"sea absent"'];
+        'metadata.title:glacier -"river sea"', '"arctic sea ice"', '"sea absent"', '"ice ice ice"', 'metadata.title:"sea ice river"', '-"glacier sea ice" sea',
+        '"sea ice sea ice"'];
       for (const q of queries) {
         for (const filter of filters) {
           const request: SearchRequest = { filter, q, bbox: null, sort: 'newest', page: 1, size: 400, aggregations: ['resource_type', 'access_status', 'record_type'] };
