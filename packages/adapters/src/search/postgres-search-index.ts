@@ -125,7 +125,8 @@ const SCHEMA = [
   // drafts, what is shared with them): few, found without visiting a query's public matches, which
   // the kept counts and title scores answer (see \`ownSql\`). Made on a table in use when a node
   // starts on an index without it: writes wait for the build (a pass over the table), reads do not.
-  'CREATE INDEX IF NOT EXISTS search_doc_readers ON search_doc USING gin (readers) WHERE NOT is_public',
+  // Without a pending list: every search would read all of it, and drafts, written often, are here.
+  'CREATE INDEX IF NOT EXISTS search_doc_readers ON search_doc USING gin (readers) WITH (fastupdate = off) WHERE NOT is_public',
   'CREATE INDEX IF NOT EXISTS search_doc_created ON search_doc (created COLLATE "C", id COLLATE "C")',
   // Sorted by update, a page walks this index (ties sorted on the way) instead of sorting every match.
   'CREATE INDEX IF NOT EXISTS search_doc_updated ON search_doc (updated COLLATE "C", id COLLATE "C")',
@@ -817,8 +818,9 @@ const TITLE_FIRST = 0.1001;
 /**
  * The page of a one-word `bestmatch` request from the kept title scores (`search_title`), in the
  * page's order: the first entries of the word's index the filter keeps, merged in that order with
- * a signed-in reader's own best matches (`own`), each scored from its vector. Null when a match
- * outside the title might reach the page (fewer matches than the page's end, or the last one scored
+ * a signed-in reader's own best title matches (`own`: the documents it keeps), scored as the
+ * writes score them, from `title_words` rather than the vector. Null when a match outside the
+ * title might reach the page (fewer title matches than the page's end, or the last one scored
  * under TITLE_FIRST), unless only the title is asked.
  */
 async function titleFirstPage(db: Db, request: SearchRequest, single: SingleLexeme, rank: Rank, own: RawBuilder<boolean> | null): Promise<PageRow[] | null> {
@@ -830,8 +832,9 @@ async function titleFirstPage(db: Db, request: SearchRequest, single: SingleLexe
   const rows = (
     await (own === null
       ? titled
-      : sql`select id, kind, score from ((${titled}) union all (select id, kind, ${scoreSql(rank.query)} as score, created, key from search_doc
-          where ${own} and ${facetSql(request)} order by ${order} limit ${end})) m order by ${order} limit ${end}`
+      : sql`select id, kind, score from ((${titled}) union all (select id, kind, ts_rank(title_words, ${rank.query}::tsquery, 0) / sqrt(1 + word_count / 50.0) as score,
+          created, key from search_doc where ${own} and title_words @@ ${rank.query}::tsquery and ${facetSql(request)} order by ${order} limit ${end})) m
+          order by ${order} limit ${end}`
     ).execute(db)
   ).rows as { id: string; kind: SearchDocument['kind']; score: number }[];
   const last = rows[end - 1];
@@ -873,7 +876,8 @@ async function inSql(db: Db, request: SearchRequest, match: RawBuilder<boolean> 
   const run = async (handle: Db): Promise<{ counts: FacetGroup[]; page: PageRow[] }> => {
     if (kept !== null && match !== null) {
       const own = ownSql(request, match);
-      const titled = request.sort === 'bestmatch' && rank !== null ? await titleFirstPage(handle, request, kept, rank, own) : null;
+      // The reader's own title matches are a subset of their matches, found without their vectors.
+      const titled = request.sort === 'bestmatch' && rank !== null ? await titleFirstPage(handle, request, kept, rank, ownSql(request, sql<boolean>`true`)) : null;
       if (request.sort !== 'bestmatch' || rank === null || titled !== null) {
         return { counts: (await keptCountsSql(request, kept, grouped, labelled, own).execute(handle)).rows, page: titled ?? (await page.execute(handle)).rows };
       }
