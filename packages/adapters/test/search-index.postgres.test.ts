@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
-import type { BBox, SearchDocument, SearchRequest, SearchResult } from '@krs/domain';
+import type { BBox, SearchDocument, SearchIndex, SearchRequest, SearchResult } from '@krs/domain';
 import { geometryShapes, matchesQuery, parseQuery, runSearch, shapeBounds } from '@krs/domain/search';
 import { createPgDb, createPostgresSearchIndex, createPostgresSearchSchema } from '../src/index.ts';
 import { searchDocument } from './contracts/builders.ts';
@@ -31,6 +31,29 @@ const listingFields = (next: (n: number) => number, restricted: boolean) => ({
   resourceType: types[next(types.length)] ?? null,
   created: `2026-01-${String(1 + next(5)).padStart(2, '0')}T00:00:00.000Z`,
 });
+
+/**
+ * Writes `count` documents (`make(i, 0)`), writes `rewrite` of them again (every `step`th), removes
+ * `remove`, then writes `oneAtATime` again one a write (every `step`th, `make(i, 1)`): the documents
+ * the index then holds, by key, for the evaluator to answer over.
+ */
+async function writeThroughChanges(
+  index: SearchIndex,
+  make: (i: number, round: number) => SearchDocument,
+  plan: { count: number; rewrite: [number, number]; remove: string[]; oneAtATime: [number, number] },
+): Promise<Map<string, SearchDocument>> {
+  const held = new Map<string, SearchDocument>();
+  const write = async (docs: SearchDocument[]) => {
+    await index.upsert(docs);
+    for (const d of docs) held.set(d.key, d);
+  };
+  await write(Array.from({ length: plan.count }, (_, i) => make(i, 0)));
+  await write(Array.from({ length: plan.rewrite[0] }, (_, i) => make(i * plan.rewrite[1], 0)));
+  await index.remove(plan.remove);
+  for (const key of plan.remove) held.delete(key);
+  for (let i = 0; i < plan.oneAtATime[0]; i++) await write([make(i * plan.oneAtATime[1], 1)]);
+  return held;
+}
 
 describe('search index (PostgreSQL): text decided in SQL', () => {
   async function open() {
@@ -240,7 +263,6 @@ describe('search index (PostgreSQL): text decided in SQL', () => {
       const vocabulary = ['glacier', 'ice', 'sea', 'river', 'survey'];
       const words = (n: number) => Array.from({ length: n }, () => vocabulary[next(vocabulary.length)]).join(' ');
       const owners = ['ann', 'bob', 'cy'];
-      const held = new Map<string, SearchDocument>();
       const make = (i: number, round: number): SearchDocument => {
         const id = `r${String(i).padStart(3, '0')}`;
         const title = i % 4 === 0 ? `Glacier ${words(next(3))}` : words(1 + next(3));
@@ -254,17 +276,13 @@ describe('search index (PostgreSQL): text decided in SQL', () => {
           ...listingFields(next, next(3) === 0),
         };
       };
-      const write = async (docs: SearchDocument[]) => {
-        await index.upsert(docs);
-        for (const d of docs) held.set(d.key, d);
-      };
-      await write(Array.from({ length: 300 }, (_, i) => make(i, 0)));
       // Rewritten (visibility, readers, words, facets changed), removed, and written one at a time.
-      await write(Array.from({ length: 100 }, (_, i) => make(i * 3, 0)));
-      const removed = Array.from({ length: 30 }, (_, i) => `0:r${String(i * 9).padStart(3, '0')}`);
-      await index.remove(removed);
-      for (const key of removed) held.delete(key);
-      for (let i = 0; i < 20; i++) await write([make(i * 7, 1)]);
+      const held = await writeThroughChanges(index, make, {
+        count: 300,
+        rewrite: [100, 3],
+        remove: Array.from({ length: 30 }, (_, i) => `0:r${String(i * 9).padStart(3, '0')}`),
+        oneAtATime: [20, 7],
+      });
       const ids = [...new Set([...held.values()].map((d) => d.id))];
       const listing = (q: string, viewerId: string, over: Partial<SearchRequest>): SearchRequest => ({
         ...find(q),
@@ -301,7 +319,6 @@ describe('search index (PostgreSQL): text decided in SQL', () => {
       const next = (n: number) => ((seed = (seed * 48271) % 2147483647), seed % n);
       const vocabulary = ['sea', 'ice', 'glacier', 'river', 'arctic'];
       const words = (n: number) => Array.from({ length: n }, () => vocabulary[next(vocabulary.length)]).join(' ');
-      const held = new Map<string, SearchDocument>();
       const make = (i: number, round: number): SearchDocument => {
         const id = `p${String(i).padStart(3, '0')}`;
         // Subjects are values of their own: a pair across two of them is no phrase.
@@ -312,16 +329,12 @@ describe('search index (PostgreSQL): text decided in SQL', () => {
           ...listingFields(next, next(6) === 0),
         };
       };
-      const write = async (docs: SearchDocument[]) => {
-        await index.upsert(docs);
-        for (const d of docs) held.set(d.key, d);
-      };
-      await write(Array.from({ length: 250 }, (_, i) => make(i, 0)));
-      await write(Array.from({ length: 80 }, (_, i) => make(i * 3, 0)));
-      const removed = Array.from({ length: 30 }, (_, i) => `0:p${String(i * 8).padStart(3, '0')}`);
-      await index.remove(removed);
-      for (const key of removed) held.delete(key);
-      for (let i = 0; i < 20; i++) await write([make(i * 5, 1)]);
+      const held = await writeThroughChanges(index, make, {
+        count: 250,
+        rewrite: [80, 3],
+        remove: Array.from({ length: 30 }, (_, i) => `0:p${String(i * 8).padStart(3, '0')}`),
+        oneAtATime: [20, 5],
+      });
       const withoutLabels = (result: SearchResult) => ({
         ...result,
         aggregations: Object.fromEntries(Object.entries(result.aggregations).map(([facet, buckets]) => [facet, buckets.map((b) => ({ key: b.key, docCount: b.docCount }))])),
