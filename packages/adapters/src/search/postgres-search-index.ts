@@ -123,7 +123,7 @@ const SCHEMA = [
   'CREATE INDEX IF NOT EXISTS search_doc_owner ON search_doc (owner_id)',
   // The documents a signed-in reader may read beyond the public ones (their restricted records,
   // drafts, what is shared with them): few, found without visiting a query's public matches, which
-  // the kept counts and title scores answer (see \`ownSql\`). Made on a table in use when a node
+  // the kept counts and title scores answer (see `ownSql`). Made on a table in use when a node
   // starts on an index without it: writes wait for the build (a pass over the table), reads do not.
   // Without a pending list: every search would read all of it, and drafts, written often, are here.
   'CREATE INDEX IF NOT EXISTS search_doc_readers ON search_doc USING gin (readers) WITH (fastupdate = off) WHERE NOT is_public',
@@ -873,11 +873,13 @@ async function inSql(db: Db, request: SearchRequest, match: RawBuilder<boolean> 
     ${labelled ? sql`order by label` : sql``}`;
   const page = pageSql(request, where, rank);
   const kept = single !== null && match !== null && keptFilter(request) ? single : null;
+  // A signed-in reader's own matches; and their own documents, whose title matches (a subset of
+  // those matches) the page finds without their vectors.
+  const own = kept !== null && match !== null ? ownSql(request, match) : null;
+  const ownDocuments = kept !== null ? ownSql(request, sql<boolean>`true`) : null;
   const run = async (handle: Db): Promise<{ counts: FacetGroup[]; page: PageRow[] }> => {
-    if (kept !== null && match !== null) {
-      const own = ownSql(request, match);
-      // The reader's own title matches are a subset of their matches, found without their vectors.
-      const titled = request.sort === 'bestmatch' && rank !== null ? await titleFirstPage(handle, request, kept, rank, ownSql(request, sql<boolean>`true`)) : null;
+    if (kept !== null) {
+      const titled = request.sort === 'bestmatch' && rank !== null ? await titleFirstPage(handle, request, kept, rank, ownDocuments) : null;
       if (request.sort !== 'bestmatch' || rank === null || titled !== null) {
         return { counts: (await keptCountsSql(request, kept, grouped, labelled, own).execute(handle)).rows, page: titled ?? (await page.execute(handle)).rows };
       }
