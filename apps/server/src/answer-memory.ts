@@ -29,12 +29,11 @@ export interface AnswerScope extends AnswerMemory {
 }
 
 /**
- * Gives each GET a scope (`answerOf`); what it took and did not hand over to its answer is given
- * back once the handler has answered.
+ * Gives each request a scope (`answerOf`); what it took and did not hand over to its answer is
+ * given back once the handler has answered.
  */
 export function answerScopes(budget: BodyBudget): MiddlewareHandler<Env> {
   return async (c, next) => {
-    if (c.req.method !== 'GET' && c.req.method !== 'HEAD') return next();
     let hold: BodyHold | null = null;
     let handedOver = false;
     c.set('answer', {
@@ -55,7 +54,7 @@ export function answerScopes(budget: BodyBudget): MiddlewareHandler<Env> {
   };
 }
 
-/** The request's scope; outside `answerScopes` (a write, an app without a budget), none. */
+/** The request's scope; outside `answerScopes` (an app without a budget), none. */
 export const answerOf = (c: Context<Env>): AnswerScope | undefined => c.get('answer');
 
 /**

@@ -29,8 +29,15 @@ describe('answers share the memory budget of bodies and downloads', () => {
     expect(refused.status).toBe(503);
     expect(refused.headers.get('retry-after')).toBe('1');
     expect(await refused.json()).toMatchObject({ status: 503 });
+    // A harvester's page of the same records waits too (OAI-PMH harvesters honour Retry-After).
+    const harvest = () => app.request('/oai2d?verb=ListRecords&metadataPrefix=oai_dc');
+    expect((await harvest()).status).toBe(503);
     const body = (await first.json()) as { hits: { hits: unknown[]; total: number } };
     expect(body.hits.hits).toHaveLength(4);
+    expect(budget.held()).toBe(0);
+    const harvested = await harvest();
+    expect(harvested.status).toBe(200);
+    expect((await harvested.text()).match(/<record>/g)).toHaveLength(4);
     expect(budget.held()).toBe(0);
     const again = await page();
     expect(again.status).toBe(200);

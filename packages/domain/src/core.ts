@@ -118,7 +118,7 @@ export function createCore(deps: CoreDeps) {
     /** What OAI-PMH harvesters see; anonymous by nature, so it takes no identity. */
     harvest: {
       list: (query: HarvestQuery) => harvest(deps, query),
-      get: (id: string) => harvestOne(deps, id),
+      get: (id: string, memory?: AnswerMemory) => harvestOne(deps, id, memory),
       /** The public latest versions' pages, for sitemaps; anonymous as harvesting is. */
       sitemap: (query: { after?: HarvestPosition; rows: number }) => sitemapPage(deps, query),
       /** The sitemap's parts of `rows` versions each, for its index. */

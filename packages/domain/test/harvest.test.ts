@@ -51,6 +51,15 @@ describe('harvest (what OAI-PMH serves)', () => {
     expect(pages.map((p) => p.items.length)).toEqual([2, 2, 2, 1]);
     expect(pages.flatMap((p) => p.items.map((i) => i.id))).toEqual(ids);
     expect(Math.max(...readInFull)).toBe(2);
+    // What each step reads is taken from the host's memory first; GetRecord's one version too.
+    const taken: number[] = [];
+    const memory = { take: (bytes: number) => void taken.push(bytes) };
+    await core.harvest.list({ limit: 100, memory });
+    expect(taken.length).toBeGreaterThan(0);
+    expect(taken.every((b) => b >= size && b <= 2.5 * size)).toBe(true);
+    taken.length = 0;
+    await core.harvest.get(ids[0] as string, memory);
+    expect(taken).toEqual([(await repos.records.storedSizes('published', [ids[0] as string])).get(ids[0] as string)]);
     // A sitemap part of seven versions walks all seven, two at a time.
     const steps = [await core.harvest.sitemap({ rows: 7 })];
     let walked = steps[0]?.walked ?? 0;

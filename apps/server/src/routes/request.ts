@@ -10,7 +10,7 @@ import { entityTags } from '../entity-tags.ts';
 export type Env = {
   Variables: {
     identity: Identity;
-    /** Set on GETs where the app bounds what answers hold (answer-memory.ts). */
+    /** Set where the app bounds what answers hold (answer-memory.ts). */
     answer?: AnswerScope;
   };
 };

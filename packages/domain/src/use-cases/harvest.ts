@@ -9,7 +9,8 @@ import { liftedAt } from '../model/embargo.ts';
 import { pause } from '../model/metadata/normalizer.ts';
 import type { Parent, PublishedRecord, RecordKind } from '../model/types.ts';
 import type { RecordView } from '../model/views.ts';
-import type { UpdateOrderQuery, UpdateStep } from '../ports.ts';
+import type { AnswerMemory, UpdateOrderQuery, UpdateStep } from '../ports.ts';
+import { weighRecord } from './weigh-page.ts';
 import type { CoreDeps } from './deps.ts';
 import { viewOf } from './lookup.ts';
 import { resourceTypeOf } from '../model/search-document.ts';
@@ -30,6 +31,8 @@ export interface HarvestQuery {
   after?: HarvestPosition;
   /** Most items in the page. */
   limit: number;
+  /** What the answer may hold (AnswerMemory), the host's bound: each step's versions are taken from it before they are read. */
+  memory?: AnswerMemory;
 }
 
 export interface HarvestItem {
@@ -76,12 +79,13 @@ interface WalkStep {
  * The next versions of the walk, at most `limit` and at most `maxBytes` of them stored (the first
  * whatever its size): their places are read first, then only the versions that fit.
  */
-async function walkStep(deps: CoreDeps, query: UpdateOrderQuery, maxBytes: number): Promise<WalkStep> {
+async function walkStep(deps: CoreDeps, query: UpdateOrderQuery, maxBytes: number, memory?: AnswerMemory): Promise<WalkStep> {
   const places = await deps.repos.records.listPositionsByUpdate(query);
   let taken = 0;
   let bytes = 0;
   while (taken < places.length && (taken === 0 || bytes + (places[taken] as UpdateStep).bytes <= maxBytes)) bytes += (places[taken++] as UpdateStep).bytes;
   const kept = places.slice(0, taken);
+  if (bytes > 0) memory?.take(bytes);
   const byId = new Map((kept.length > 0 ? await deps.repos.records.getPublishedByIds(kept.map((p) => p.id)) : []).map((r) => [r.id, r]));
   // A version changed between the two reads has moved on in the walk; it is met again there.
   const step = kept.filter((p) => byId.get(p.id)?.updated === p.updated);
@@ -135,7 +139,7 @@ export async function harvest(deps: CoreDeps, query: HarvestQuery): Promise<Harv
   walk: for (;;) {
     // One more than a page: a page is known to be the last when nothing matching follows it.
     const want = Math.min(query.limit + 1, SCAN_TURN);
-    const step = await walkStep(deps, { from: query.from, until: query.until, after, limit: want }, harvestBytes);
+    const step = await walkStep(deps, { from: query.from, until: query.until, after, limit: want }, harvestBytes, query.memory);
     for (const [i, record] of step.records.entries()) {
       const position = { updated: record.updated, id: record.id };
       if (!inSet(record, query.set)) continue;
@@ -156,7 +160,8 @@ export async function harvest(deps: CoreDeps, query: HarvestQuery): Promise<Harv
 }
 
 /** One published version as a harvester sees it, or null when there is no such version. */
-export async function harvestOne(deps: CoreDeps, id: string): Promise<HarvestItem | null> {
+export async function harvestOne(deps: CoreDeps, id: string, memory?: AnswerMemory): Promise<HarvestItem | null> {
+  await weighRecord(deps, 'published', id, memory);
   const record = await deps.repos.records.getPublished(id);
   return record === null ? null : ((await itemsOf(deps, [record], deps.clock.now()))[0] ?? null);
 }
