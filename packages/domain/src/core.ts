@@ -56,7 +56,7 @@ export function createCore(deps: CoreDeps) {
       readStamp: (kind: RecordKind, id: string) => publishedReadStamp(deps, kind, id),
       versions: async (who: Identity, kind: RecordKind, id: string, input: { page?: number; size?: number; sort?: string | null; memory?: AnswerMemory }) =>
         listVersions(deps, who, kind, id, { ...resolvePaging(input), ...(input.memory ? { memory: input.memory } : {}) }, resolveSort('versions', input.sort, null)),
-      latest: (who: Identity, kind: RecordKind, id: string) => latestVersion(deps, who, kind, id),
+      latest: (who: Identity, kind: RecordKind, id: string, memory?: AnswerMemory) => latestVersion(deps, who, kind, id, memory),
       /** Writes down the embargoes whose day has come (reads already treat them as lifted). */
       liftLapsedEmbargoes: () => liftLapsedEmbargoes(deps),
       search: (who: Identity, kinds: RecordKind[], input: ListingInput) => searchRecords(deps, who, kinds, input),

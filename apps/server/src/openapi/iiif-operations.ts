@@ -25,7 +25,8 @@ export const iiifManifest = z
   .meta({ description: 'A IIIF Presentation 2.1 manifest of a record and its images.' });
 
 const IDENTIFIER = '`record:<id>` for a published version, `draft:record:<id>` for a draft (of a resource or a package).';
-const ERRORS = [401, 403, 404, 406, 500] as const;
+/** 429 and 503: the record read is taken from the answers' memory bound (docs/operations.md, "Answers"). */
+const ERRORS = [401, 403, 404, 406, 429, 500, 503] as const;
 
 export const iiifOperations: Operation[] = [
   {

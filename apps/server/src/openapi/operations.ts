@@ -235,7 +235,7 @@ function recordOperations(kind: 'resource' | 'package'): Operation[] {
       tags: [tag],
       access: 'optional',
       responses: [recordAnswer(200, 'The latest published version.', { published: true })],
-      errors: READ,
+      errors: ANSWER_READ,
     },
     { method: 'get', path: `${base}/{id}/draft/files`, summary: `List a ${noun} draft's files`, tags: [files], access: 'user-or-link', responses: [json(200, 'The draft files.', fileList)], errors: READ },
     {
@@ -530,7 +530,7 @@ const exportOperations: Operation[] = (['records', 'packages'] as const).map(
     pathEnums: { format: [...EXPORT_FORMATS.map((f) => f.id), 'citation'] },
     params: CITATION_PARAMS,
     responses: [{ status: 200, description: 'The export.', body: { kind: 'export' }, headers: ['Content-Disposition'] }],
-    errors: [400, 401, 403, 404, 500],
+    errors: [400, 401, 403, 404, 429, 500, 503],
   }),
 );
 
@@ -552,7 +552,7 @@ const pageOperations: Operation[] = [
       { name: 'corner', description: 'The first corner picked, `lon,lat`.' },
     ],
     responses: [html('The page.'), { status: 303, description: 'After a click on the area map: the search with the corner or box it made.', body: { kind: 'empty' }, headers: ['Location'] }],
-    errors: [400, 401, 500],
+    errors: [400, 401, 429, 500, 503],
     htmlErrors: true,
   },
   ...(
@@ -571,7 +571,7 @@ const pageOperations: Operation[] = [
       tags: ['Pages'],
       access,
       responses: [html('The page.')],
-      errors: [401, 403, 404, 500],
+      errors: [401, 403, 404, 429, 500, 503],
       htmlErrors: true,
     }),
   ),
@@ -583,7 +583,7 @@ const pageOperations: Operation[] = [
       tags: ['Pages'],
       access: 'optional',
       responses: [{ status: 302, description: 'To the landing page of the latest version (keeping `?token=`).', body: { kind: 'empty' }, headers: ['Location'] }],
-      errors: [401, 403, 404, 500],
+      errors: [401, 403, 404, 429, 500, 503],
       htmlErrors: true,
     }),
   ),

@@ -82,7 +82,7 @@ export function pageRoutes(core: Core, exporter: Exporter) {
 
   async function landing(c: Context<Env>, kind: RecordKind, side: 'published' | 'draft') {
     const id = c.req.param('id') as string;
-    const view = side === 'draft' ? await core.records.getDraft(identityOf(c), kind, id) : await core.records.get(identityOf(c), kind, id);
+    const view = side === 'draft' ? await core.records.getDraft(identityOf(c), kind, id, answerOf(c)) : await core.records.get(identityOf(c), kind, id, answerOf(c));
     const files = view.record.files.enabled ? (await core.files.list(identityOf(c), kind, id, side)).entries : [];
     const resources = kind === 'package' ? await resourcesOf(c, view) : undefined;
     // A published version's citation, JSON-LD and header are kept per revision by the exporter; drafts are not for indexing.
@@ -103,7 +103,7 @@ export function pageRoutes(core: Core, exporter: Exporter) {
   }
 
   async function latest(c: Context<Env>, kind: RecordKind) {
-    const view = await core.records.latest(identityOf(c), kind, c.req.param('id') as string);
+    const view = await core.records.latest(identityOf(c), kind, c.req.param('id') as string, answerOf(c));
     const t = token(c);
     return c.redirect(`${links.landing(kind, view.record.id)}${t ? `?token=${encodeURIComponent(t)}` : ''}`, 302);
   }
@@ -111,8 +111,8 @@ export function pageRoutes(core: Core, exporter: Exporter) {
   /** The published version `id`, else the draft `id` (which asks for more than reading the published one). */
   const publishedOrDraft = (c: Context<Env>, kind: RecordKind, id: string): Promise<RecordView> =>
     orIfNotFound(
-      () => core.records.get(identityOf(c), kind, id),
-      () => core.records.getDraft(identityOf(c), kind, id),
+      () => core.records.get(identityOf(c), kind, id, answerOf(c)),
+      () => core.records.getDraft(identityOf(c), kind, id, answerOf(c)),
     );
 
   /** Query parameters as sent, or a 400 page naming the one that is wrong. */

@@ -5,6 +5,7 @@
  */
 import { Hono, type Context } from 'hono';
 import { DomainError, type Core, type RecordKind } from '@krs/domain';
+import { answerOf } from '../answer-memory.ts';
 import { citationLocale, citationStyle } from '../exports/citation.ts';
 import type { Exporter } from '../exports/exporter.ts';
 import { CITATION_TYPE, EXPORT_FORMATS, exportFormat } from '../exports/formats.ts';
@@ -18,7 +19,7 @@ export function exportRoutes(core: Core, exporter: Exporter) {
     if (format === undefined && name !== 'citation') {
       throw new DomainError('not_found', 'export.format', `There is no export format "${name.slice(0, 100)}"; the formats are ${[...EXPORT_FORMATS.map((f) => f.id), 'citation'].join(', ')}.`);
     }
-    const view = await core.records.get(identityOf(c), kind, id);
+    const view = await core.records.get(identityOf(c), kind, id, answerOf(c));
     const headers = { 'Cache-Control': 'no-cache', 'X-Content-Type-Options': 'nosniff' };
     if (format === undefined) {
       const text = await exporter.citation(view, citationStyle(c.req.query('style')), citationLocale(c.req.query('locale')), 'text');

@@ -5,6 +5,7 @@
  */
 import { Hono, type Context } from 'hono';
 import { DomainError, type Core, type RecordKind } from '@krs/domain';
+import { answerOf } from '../answer-memory.ts';
 import { negotiate } from '../accept.ts';
 import { IIIF_CONTEXT, iiifCanvas, iiifManifest, iiifSequence, imagesOf, type IiifPlace } from '../exports/iiif.ts';
 import type { Links } from '../links.ts';
@@ -29,7 +30,7 @@ export function iiifRoutes(core: Core, links: Links) {
     if (!m) throw new DomainError('not_found', 'iiif.identifier', 'A IIIF identifier is record:<id> or draft:record:<id>.');
     const state = m[1] ? 'draft' : 'published';
     const id = m[2] as string;
-    const read = (kind: RecordKind) => (state === 'draft' ? core.records.getDraft(identityOf(c), kind, id) : core.records.get(identityOf(c), kind, id));
+    const read = (kind: RecordKind) => (state === 'draft' ? core.records.getDraft(identityOf(c), kind, id, answerOf(c)) : core.records.get(identityOf(c), kind, id, answerOf(c)));
     const view = await orIfNotFound(() => read('package'), () => read('resource'));
     const kind = view.record.kind;
     const files = view.record.files.enabled ? await core.files.list(identityOf(c), kind, id, state) : null;

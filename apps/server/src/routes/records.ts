@@ -54,5 +54,5 @@ export function recordRoutes(core: Core, kind: RecordKind, respond: Responder) {
       const page = await core.records.versions(identityOf(c), kind, c.req.param('id'), { ...c.req.valid('query'), memory: answerOf(c) });
       return respond.list(c, page);
     })
-    .get('/:id/versions/latest', async (c) => respond.record(c, await core.records.latest(identityOf(c), kind, c.req.param('id'))));
+    .get('/:id/versions/latest', async (c) => respond.record(c, await core.records.latest(identityOf(c), kind, c.req.param('id'), answerOf(c))));
 }

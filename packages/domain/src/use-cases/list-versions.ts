@@ -50,8 +50,8 @@ export async function listVersions(deps: CoreDeps, identity: Identity, kind: Rec
 }
 
 /** The latest published version of the record's parent. */
-export async function latestVersion(deps: CoreDeps, identity: Identity, kind: RecordKind, id: string): Promise<RecordView> {
+export async function latestVersion(deps: CoreDeps, identity: Identity, kind: RecordKind, id: string, memory?: AnswerMemory): Promise<RecordView> {
   const parent = await parentOfRecord(deps.repos, kind, id);
   if (parent.latestPublishedId === null) throw notFound('record.not_published', 'The record has no published version.');
-  return getRecord(deps, identity, kind, parent.latestPublishedId);
+  return getRecord(deps, identity, kind, parent.latestPublishedId, memory);
 }
