@@ -58,19 +58,36 @@ export function fts5Scratch(): Fts5Scratch {
  * weighted 2 and 1, ordered by document; `allocate` gives the array to fill.
  */
 export function fts5Occurrences(store: Fts5Store, term: string, scratch: Fts5Scratch, allocate: (count: number) => Int32Array): Int32Array {
+  const segments = fts5Segments(store);
+  const key = new TextEncoder().encode(`0${term}`);
+  // Each segment's entries (rowid, title count, text count; -1 for a delete marker), newest first.
+  const bounds: number[] = [];
+  let used = 0;
+  scratch.codes = 0;
+  for (let s = 0; s < segments.length; s += 3) {
+    const length = fts5Doclist(store, segments[s] as number, segments[s + 1] as number, segments[s + 2] as number, key, scratch);
+    if (length < 0) continue;
+    const start = used;
+    used = fts5Entries(scratch, length, used);
+    if (used > start) bounds.push(start, used);
+  }
+  return fts5Merged(scratch, bounds, allocate);
+}
+
+/**
+ * The segments holding pages, newest first (level 0 before level 1, in a level the last listed
+ * first), as (segid, first page, last page) one after the other, from the structure record.
+ */
+export function fts5Segments(store: Fts5Store): number[] {
   const structure = store.block(10);
-  if (structure === undefined) return allocate(0);
+  if (structure === undefined) return [];
   if (structure.length >= 8 && structure[4] === 0xff && structure[5] === 0 && structure[6] === 0 && structure[7] === 1) throw new Error('fts5: a V2 structure record');
   const values = [0, 0];
   let at = fts5VarintAt(structure, 4, values);
   const levels = values[0] as number;
   at = fts5VarintAt(structure, at, values);
   at = fts5VarintAt(structure, at, values);
-  const key = new TextEncoder().encode(`0${term}`);
-  // Each segment's entries (rowid, title count, text count; -1 for a delete marker), newest first.
-  const bounds: number[] = [];
-  let used = 0;
-  scratch.codes = 0;
+  const newestFirst: number[] = [];
   for (let level = 0; level < levels; level++) {
     at = fts5VarintAt(structure, at, values);
     at = fts5VarintAt(structure, at, values);
@@ -83,17 +100,12 @@ export function fts5Occurrences(store: Fts5Store, term: string, scratch: Fts5Scr
       }
     }
     for (let i = count - 1; i >= 0; i--) {
-      const first = segments[3 * i + 1] as number;
       // A segment whose pages a merge has all taken has none left (page numbers 0).
-      if (first === 0) continue;
-      const length = fts5Doclist(store, segments[3 * i] as number, first, segments[3 * i + 2] as number, key, scratch);
-      if (length < 0) continue;
-      const start = used;
-      used = fts5Entries(scratch, length, used);
-      if (used > start) bounds.push(start, used);
+      if (segments[3 * i + 1] === 0) continue;
+      newestFirst.push(segments[3 * i] as number, segments[3 * i + 1] as number, segments[3 * i + 2] as number);
     }
   }
-  return fts5Merged(scratch, bounds, allocate);
+  return newestFirst;
 }
 
 /** Reads the varint at `at` into `out[0]` and returns where the next one starts. */
@@ -373,4 +385,440 @@ export function fts5Grown(scratch: Fts5Scratch, which: number, needed: number): 
   const grown = new Int32Array(Math.max(needed, (scratch.order[which] as Int32Array).length * 2));
   scratch.order[which] = grown;
   return grown;
+}
+
+/*
+ * The occurrences of an AND of phrases in the title and text columns, decoded from FTS5's
+ * segments (fts5-doclist.ts reads one word's): for each phrase, how many documents hold it (its
+ * IDF's count, over the whole table) and its occurrences in the documents holding every phrase,
+ * as `rowid * 4 + weight` codes (`fts5Codes`). That is all FTS5's `bm25()` reads of
+ * `{title text} : "sea ice"` or `flood mapping sentinel`, so the scores can be computed as for
+ * one word (term-relevance.ts) without it.
+ *
+ * FTS5's `bm25()` reads every matching row's sizes and positions to find the best few, and counts
+ * each phrase's documents by a query of its own first: at a million documents, 70-100 ms of a
+ * reader thread for `"sea ice"` or three words. Here each word's doclist is read once, its entries
+ * decoded without their positions (a rowid and where its positions lie), and positions walked
+ * only where they decide something: the documents holding every word of a phrase (adjacency), and
+ * those holding every phrase (the codes).
+ *
+ * A phrase is matched as FTS5 matches it: its words at consecutive positions of one column,
+ * every such place one occurrence (overlapping ones included). Only columns 0 and 1 count.
+ *
+ * These too run as source text on the reader threads (see above).
+ */
+
+/** One word's live entries: `live` holds (rowid, positions' start, end) for each, in rowid order; the positions are in `bytes`. */
+export interface Fts5WordSpans {
+  bytes: Uint8Array;
+  live: Int32Array;
+  count: number;
+}
+
+/** Arrays kept from one call to the next. */
+export interface Fts5PhraseScratch {
+  words: Fts5WordSpans[];
+  /** Each word of a phrase's positions in one document, `column << 28 | offset` (columns 0 and 1). */
+  positions: Int32Array[];
+  /** Each multi-word phrase's documents: (rowid, title occurrences, text occurrences). */
+  phrases: Int32Array[];
+  out: Int32Array;
+}
+
+export function fts5PhraseScratch(): Fts5PhraseScratch {
+  return { words: [], positions: [], phrases: [], out: new Int32Array(1 << 12) };
+}
+
+/**
+ * For the phrases (each its words, as FTS5's tokenizer wrote them) of an AND: an array of
+ * `[k, documents of each phrase (k), codes of each phrase (k), the codes one phrase after the
+ * other]`, `allocate` giving it. Every document listed holds every phrase; the codes of each
+ * phrase are in rowid order. Throws when a word's segments cannot be decoded, or a word is found
+ * outside the text columns (a path token), where the caller keeps FTS5's `bm25()`.
+ */
+export function fts5Phrases(store: Fts5Store, phrases: readonly (readonly string[])[], doclist: Fts5Scratch, scratch: Fts5PhraseScratch, allocate: (count: number) => Int32Array): Int32Array {
+  const segments = fts5Segments(store);
+  const slot = new Map<string, number>();
+  // Each phrase's documents as triples from `rows`: a one-word phrase is its word's entries
+  // (rowid, positions' start and end), a longer one its own (rowid, title, text occurrences).
+  const lists: { rows: Int32Array; count: number; word: number }[] = [];
+  for (let p = 0; p < phrases.length; p++) {
+    const words = phrases[p] as readonly string[];
+    const indexes: number[] = [];
+    for (const word of words) {
+      let index = slot.get(word);
+      if (index === undefined) {
+        index = slot.size;
+        slot.set(word, index);
+        if (scratch.words.length <= index) scratch.words.push({ bytes: new Uint8Array(1 << 12), live: new Int32Array(1 << 12), count: 0 });
+        fts5WordSpans(store, segments, word, doclist, scratch.words[index] as Fts5WordSpans);
+      }
+      indexes.push(index);
+    }
+    if (indexes.length === 1) {
+      const spans = scratch.words[indexes[0] as number] as Fts5WordSpans;
+      lists.push({ rows: spans.live, count: spans.count, word: indexes[0] as number });
+    } else {
+      while (scratch.phrases.length <= p) scratch.phrases.push(new Int32Array(1 << 12));
+      const count = fts5PhraseDocuments(scratch, indexes, p);
+      lists.push({ rows: scratch.phrases[p] as Int32Array, count, word: -1 });
+    }
+  }
+  // The documents holding every phrase, each phrase's codes for them.
+  const k = lists.length;
+  const header = 1 + 2 * k;
+  let out = scratch.out;
+  const at = new Int32Array(k);
+  // Codes of each phrase written to its own part of `out`, grown by doubling: phrase p's codes start at `starts[p]`.
+  const starts = new Int32Array(k);
+  const ends = new Int32Array(k);
+  let room = Math.max(1024, out.length >> 3);
+  for (let p = 0; p < k; p++) {
+    starts[p] = header + p * room;
+    ends[p] = starts[p] as number;
+  }
+  if (out.length < header + k * room) out = new Int32Array(header + k * room);
+  for (;;) {
+    // The highest current rowid; every list moved up to it, until all stand on it.
+    let target = -1;
+    let done = false;
+    for (let p = 0; p < k; p++) {
+      const list = lists[p] as { rows: Int32Array; count: number; word: number };
+      if ((at[p] as number) >= list.count) {
+        done = true;
+        break;
+      }
+      target = Math.max(target, list.rows[3 * (at[p] as number)] as number);
+    }
+    if (done) break;
+    let all = true;
+    for (let p = 0; p < k; p++) {
+      const list = lists[p] as { rows: Int32Array; count: number; word: number };
+      let j = at[p] as number;
+      while (j < list.count && (list.rows[3 * j] as number) < target) j++;
+      at[p] = j;
+      if (j >= list.count) {
+        done = true;
+        break;
+      }
+      if ((list.rows[3 * j] as number) !== target) all = false;
+    }
+    if (done) break;
+    if (!all) continue;
+    // Room for the most codes one document may add to each phrase's part.
+    for (let p = 0; p < k; p++) {
+      const list = lists[p] as { rows: Int32Array; count: number; word: number };
+      const j = at[p] as number;
+      let title = list.rows[3 * j + 1] as number;
+      let text = list.rows[3 * j + 2] as number;
+      if (list.word >= 0) {
+        const spans = scratch.words[list.word] as Fts5WordSpans;
+        const counted = fts5ColumnCounts(spans.bytes, title, text);
+        title = Math.floor(counted / 2 ** 20);
+        text = counted % 2 ** 20;
+        if (title + text === 0) throw new Error('fts5: a word outside the text columns');
+      }
+      const needed = Math.max(title, text);
+      if ((ends[p] as number) + needed > (p + 1 < k ? (starts[p + 1] as number) : out.length)) {
+        // Every part made twice as large (and the last one large enough), codes moved up.
+        const grownRoom = Math.max(room * 2, needed + ((ends[p] as number) - (starts[p] as number)) + 1024);
+        const grown = new Int32Array(header + k * grownRoom);
+        for (let q = 0; q < k; q++) {
+          grown.set(out.subarray(starts[q] as number, ends[q] as number), header + q * grownRoom);
+          ends[q] = header + q * grownRoom + ((ends[q] as number) - (starts[q] as number));
+          starts[q] = header + q * grownRoom;
+        }
+        out = grown;
+        room = grownRoom;
+      }
+      ends[p] = fts5Codes(out, ends[p] as number, target, title, text);
+      at[p] = j + 1;
+    }
+  }
+  scratch.out = out;
+  let total = 0;
+  for (let p = 0; p < k; p++) total += (ends[p] as number) - (starts[p] as number);
+  const result = allocate(header + total);
+  result[0] = k;
+  let n = header;
+  for (let p = 0; p < k; p++) {
+    result[1 + p] = (lists[p] as { count: number }).count;
+    result[1 + k + p] = (ends[p] as number) - (starts[p] as number);
+    result.set(out.subarray(starts[p] as number, ends[p] as number), n);
+    n += (ends[p] as number) - (starts[p] as number);
+  }
+  return result;
+}
+
+/**
+ * A word's live entries, without their positions: each segment's doclist copied after the
+ * others into `spans.bytes`, its entries decoded as (rowid, start, end of its positions), and the
+ * segments merged newest first as fts5-doclist.ts merges them (a rowid's entry is the newest
+ * segment's; one without positions there is a deleted row).
+ */
+export function fts5WordSpans(store: Fts5Store, segments: number[], word: string, doclist: Fts5Scratch, spans: Fts5WordSpans): void {
+  const key = new TextEncoder().encode(`0${word}`);
+  const bounds: number[] = [];
+  let used = 0;
+  let base = 0;
+  for (let s = 0; s < segments.length; s += 3) {
+    const length = fts5Doclist(store, segments[s] as number, segments[s + 1] as number, segments[s + 2] as number, key, doclist);
+    if (length < 0) continue;
+    if (spans.bytes.length < base + length) {
+      const grown = new Uint8Array(Math.max(base + length, spans.bytes.length * 2));
+      grown.set(spans.bytes.subarray(0, base));
+      spans.bytes = grown;
+    }
+    spans.bytes.set(doclist.bytes.subarray(0, length), base);
+    const start = used;
+    used = fts5SpanEntries(doclist, spans.bytes, base, length, used);
+    base += length;
+    if (used > start) bounds.push(start, used);
+  }
+  const entries = doclist.entries;
+  let count = 0;
+  let merged = entries;
+  let direct = true;
+  if (bounds.length === 2) count = ((bounds[1] as number) - (bounds[0] as number)) / 3;
+  else if (bounds.length > 2) {
+    // Each rowid's winning entry, as in fts5Merged: the newest list merged with each older one in turn.
+    direct = false;
+    let which = 0;
+    merged = fts5Offsets(doclist, which, bounds[0] as number, bounds[1] as number);
+    count = ((bounds[1] as number) - (bounds[0] as number)) / 3;
+    for (let b = 2; b < bounds.length; b += 2) {
+      which = 1 - which;
+      const older = bounds[b] as number;
+      const end = bounds[b + 1] as number;
+      const needed = count + (end - older) / 3;
+      const into = (doclist.order[which] as Int32Array).length >= needed ? (doclist.order[which] as Int32Array) : fts5Grown(doclist, which, needed);
+      let i = 0;
+      let j = older;
+      let n = 0;
+      while (i < count && j < end) {
+        const a = merged[i] as number;
+        const ra = entries[a] as number;
+        const rb = entries[j] as number;
+        if (ra < rb) {
+          into[n++] = a;
+          i++;
+        } else if (rb < ra) {
+          into[n++] = j;
+          j += 3;
+        } else {
+          into[n++] = a;
+          i++;
+          j += 3;
+        }
+      }
+      while (i < count) into[n++] = merged[i++] as number;
+      for (; j < end; j += 3) into[n++] = j;
+      merged = into;
+      count = n;
+    }
+  }
+  if (spans.live.length < 3 * count) spans.live = new Int32Array(Math.max(3 * count, spans.live.length * 2));
+  const live = spans.live;
+  let n = 0;
+  const from = bounds.length === 0 ? 0 : (bounds[0] as number);
+  for (let w = 0; w < count; w++) {
+    const e = direct ? from + 3 * w : (merged[w] as number);
+    if ((entries[e + 1] as number) < 0) continue;
+    live[n++] = entries[e] as number;
+    live[n++] = entries[e + 1] as number;
+    live[n++] = entries[e + 2] as number;
+  }
+  spans.count = n / 3;
+}
+
+/**
+ * Decodes the entries of a segment's doclist (`doclist.bytes[0, length)`, copied to `bytes` at
+ * `base`) into `doclist.entries` from `used` on, as (rowid, start and end of its positions in
+ * `bytes`; -1 for a row deleted), and returns the entries' end.
+ */
+export function fts5SpanEntries(doclist: Fts5Scratch, bytes: Uint8Array, base: number, length: number, used: number): number {
+  const absolute = doclist.absolute;
+  const values = [0, 0];
+  let next = 0;
+  let rowid = 0;
+  let at = base;
+  const stop = base + length;
+  let out = used;
+  while (at < stop) {
+    const entryAt = at - base;
+    let value = bytes[at] as number;
+    if (value < 0x80) at++;
+    else {
+      at = fts5VarintAt(bytes, at, values);
+      value = values[0] as number;
+    }
+    if (entryAt === 0) rowid = value;
+    else if (next < absolute.length && absolute[next] === entryAt) {
+      rowid = value;
+      next++;
+    } else rowid += value;
+    if (next < absolute.length && (absolute[next] as number) < at - base) throw new Error('fts5: a page whose first rowid is inside an entry');
+    let size = bytes[at] as number;
+    if (size < 0x80) at++;
+    else {
+      at = fts5VarintAt(bytes, at, values);
+      size = values[0] as number;
+    }
+    const end = at + Math.floor(size / 2);
+    if (end > stop) throw new Error('fts5: a position list past its doclist');
+    if (out + 3 > doclist.entries.length) {
+      const grown = new Int32Array(doclist.entries.length * 2);
+      grown.set(doclist.entries);
+      doclist.entries = grown;
+    }
+    doclist.entries[out] = rowid;
+    doclist.entries[out + 1] = size < 2 ? -1 : at;
+    doclist.entries[out + 2] = end;
+    out += 3;
+    at = end;
+  }
+  if (next !== absolute.length) throw new Error('fts5: a page whose first rowid was not reached');
+  return out;
+}
+
+/** A position list's occurrences in column 0 and in column 1, as `title * 2^20 + text`. */
+export function fts5ColumnCounts(bytes: Uint8Array, from: number, end: number): number {
+  const values = [0, 0];
+  let at = from;
+  let column = 0;
+  let title = 0;
+  let text = 0;
+  while (at < end) {
+    const byte = bytes[at] as number;
+    if (byte < 0x80) {
+      at++;
+      if (byte === 1) {
+        at = fts5VarintAt(bytes, at, values);
+        column = values[0] as number;
+        continue;
+      }
+    } else at = fts5VarintAt(bytes, at, values);
+    if (column === 0) title++;
+    else if (column === 1) text++;
+  }
+  if (title >= 2 ** 20 || text >= 2 ** 20) throw new Error('fts5: more occurrences in a row than counted here');
+  return title * 2 ** 20 + text;
+}
+
+/**
+ * Writes a position list's offsets in columns 0 and 1 into `scratch.positions[w]` as
+ * `column << 28 | offset`, in order, and returns how many.
+ */
+export function fts5ColumnPositions(scratch: Fts5PhraseScratch, w: number, bytes: Uint8Array, from: number, end: number): number {
+  const values = [0, 0];
+  while (scratch.positions.length <= w) scratch.positions.push(new Int32Array(64));
+  let out = scratch.positions[w] as Int32Array;
+  let n = 0;
+  let at = from;
+  let column = 0;
+  let offset = 0;
+  while (at < end) {
+    let value = bytes[at] as number;
+    if (value < 0x80) at++;
+    else {
+      at = fts5VarintAt(bytes, at, values);
+      value = values[0] as number;
+    }
+    if (value === 1) {
+      at = fts5VarintAt(bytes, at, values);
+      column = values[0] as number;
+      offset = 0;
+      // Columns come in order: none after the text counts.
+      if (column > 1) break;
+      continue;
+    }
+    offset += value - 2;
+    if (offset >= 1 << 28) throw new Error('fts5: an offset past what is counted here');
+    if (n >= out.length) {
+      const grown = new Int32Array(out.length * 2);
+      grown.set(out);
+      out = grown;
+      scratch.positions[w] = out;
+    }
+    out[n++] = (column << 28) | offset;
+  }
+  return n;
+}
+
+/**
+ * The documents where the words (`indexes` into `scratch.words`) stand at consecutive positions
+ * of one column, written to `scratch.phrases[p]` as (rowid, occurrences in the title, in the
+ * text); returns how many.
+ */
+export function fts5PhraseDocuments(scratch: Fts5PhraseScratch, indexes: number[], p: number): number {
+  const k = indexes.length;
+  const at = new Int32Array(k);
+  const counts = new Int32Array(k);
+  let out = scratch.phrases[p] as Int32Array;
+  let documents = 0;
+  for (;;) {
+    let target = -1;
+    let done = false;
+    for (let i = 0; i < k; i++) {
+      const spans = scratch.words[indexes[i] as number] as Fts5WordSpans;
+      if ((at[i] as number) >= spans.count) {
+        done = true;
+        break;
+      }
+      target = Math.max(target, spans.live[3 * (at[i] as number)] as number);
+    }
+    if (done) break;
+    let all = true;
+    for (let i = 0; i < k; i++) {
+      const spans = scratch.words[indexes[i] as number] as Fts5WordSpans;
+      let j = at[i] as number;
+      while (j < spans.count && (spans.live[3 * j] as number) < target) j++;
+      at[i] = j;
+      if (j >= spans.count) {
+        done = true;
+        break;
+      }
+      if ((spans.live[3 * j] as number) !== target) all = false;
+    }
+    if (done) break;
+    if (!all) continue;
+    for (let i = 0; i < k; i++) {
+      const spans = scratch.words[indexes[i] as number] as Fts5WordSpans;
+      const j = at[i] as number;
+      counts[i] = fts5ColumnPositions(scratch, i, spans.bytes, spans.live[3 * j + 1] as number, spans.live[3 * j + 2] as number);
+      at[i] = j + 1;
+    }
+    // Each place of the first word, where every later word stands as many places after it.
+    const first = scratch.positions[0] as Int32Array;
+    const cursor = new Int32Array(k);
+    let title = 0;
+    let text = 0;
+    for (let f = 0; f < (counts[0] as number); f++) {
+      const place = first[f] as number;
+      let found = true;
+      for (let i = 1; i < k && found; i++) {
+        const positions = scratch.positions[i] as Int32Array;
+        const wanted = place + i;
+        let c = cursor[i] as number;
+        while (c < (counts[i] as number) && (positions[c] as number) < wanted) c++;
+        cursor[i] = c;
+        found = c < (counts[i] as number) && positions[c] === wanted;
+      }
+      if (!found) continue;
+      if (place >>> 28 === 0) title++;
+      else text++;
+    }
+    if (title + text === 0) continue;
+    if (3 * documents + 3 > out.length) {
+      const grown = new Int32Array(out.length * 2);
+      grown.set(out);
+      out = grown;
+      scratch.phrases[p] = out;
+    }
+    out[3 * documents] = target;
+    out[3 * documents + 1] = title;
+    out[3 * documents + 2] = text;
+    documents++;
+  }
+  return documents;
 }

@@ -33,13 +33,15 @@ import {
   type HeaderFields,
   type QueryNode,
   type Ranker,
+  type Steps,
 } from '@krs/domain/search';
 import type { BBox, SearchDocument, SearchIndex, SearchRequest, SearchResult, Shape } from '@krs/domain';
 import { ftsExpression, fuzzyWords, singleTitleWord, matchText, querySql, rankText, singlePrefix, singleWordPhrases, textPrefilter, type Param, type QueryContext, type Sql } from './fts-query.ts';
 import { PresenceCache } from './presence-cache.ts';
 import { BoxBounds, Codes, type Box } from './box-bounds.ts';
 import { DocLengths, documentLength, tableTotals } from './doc-lengths.ts';
-import { inverseDocumentFrequency, OCCURRENCES_SQL, relevanceSteps, weightedAs } from './term-relevance.ts';
+import { inverseDocumentFrequency, OCCURRENCES_SQL, phrasesRelevanceSteps, relevanceSteps, unpackPhrases, weightedAs, type Relevance } from './term-relevance.ts';
+import { textPhrases } from './text-phrases.ts';
 import { ScratchPool, type ScratchArrays } from './scratch-arrays.ts';
 import { evaluateInSlices } from './evaluate-in-slices.ts';
 import { expandInSlices } from './expand-in-slices.ts';
@@ -663,6 +665,9 @@ export function createSqliteSearchIndex(filename: string): SqliteSearchIndex {
       const scored = await scoreWords([started], scratch);
       return { rows: scored.rowids, scoreOf: scored.scoreOf, rank: null, evaluate: null };
     }
+    const phrases = ranked > 0 ? textPhrases(node) : null;
+    const matched = phrases === null ? null : await scorePhrases(phrases, scratch);
+    if (matched !== null) return { rows: matched.rowids, scoreOf: matched.scoreOf, rank: null, evaluate: null };
     const expression = ftsExpression(node, ctx);
     if (expression !== null) {
       // Without words to score (only `_exists_`), every score ties: sorted as newest instead.
@@ -739,21 +744,46 @@ export function createSqliteSearchIndex(filename: string): SqliteSearchIndex {
       }
       return joined;
     });
+    const scored = await scoreInTurns((idf, lengthOf, avgdl) => relevanceSteps(occurrences, idf, lengthOf, avgdl, scratch));
+    // The scores hold all that is needed of the occurrences from here on.
+    for (const list of read) reader.recycle(list);
+    return scored;
+  }
+
+  /**
+   * The match of an AND of phrases in the text columns and bm25 of each of its rows, from the
+   * phrases' occurrences decoded by a reader thread (`fts5Phrases`); null when they cannot be
+   * decoded, and FTS5's `bm25()` ranks the query instead.
+   */
+  async function scorePhrases(phrases: readonly (readonly string[])[], scratch: ScratchArrays): Promise<Relevance | null> {
+    let packed: Int32Array;
+    try {
+      packed = await reader.phrases('doc_fts', phrases);
+    } catch {
+      return null;
+    }
+    const of = unpackPhrases(packed);
+    const scored = await scoreInTurns((idf, lengthOf, avgdl) => phrasesRelevanceSteps(of, idf, lengthOf, avgdl, scratch));
+    reader.recycle(packed);
+    return scored;
+  }
+
+  /**
+   * Runs a scoring over the table's totals and the documents' lengths, giving the loop back
+   * between its steps.
+   */
+  async function scoreInTurns(steps: (idf: (hits: number) => number, lengthOf: Int32Array, avgdl: number) => Steps<Relevance>): Promise<Relevance> {
     // A write of another process is seen here, so its lengths are read before they are used.
     freshHeaders();
     await lengthsRead;
     const block = averages.get() as Uint8Array | undefined;
     const totals = block === undefined ? { rows: 0, tokens: 0 } : tableTotals(block);
     const idf = (hits: number) => inverseDocumentFrequency(totals.rows, hits, (x) => ln.get(x) as number);
-    const scoring = relevanceSteps(occurrences, idf, lengths.array(), totals.tokens / totals.rows, scratch);
+    const scoring = steps(idf, lengths.array(), totals.tokens / totals.rows);
     const pause = turnTaker(SEARCH_TURN_MS, nextSearchTurn);
     for (;;) {
       const next = scoring.next();
-      if (next.done === true) {
-        // The scores hold all that is needed of the occurrences from here on.
-        for (const list of read) reader.recycle(list);
-        return next.value;
-      }
+      if (next.done === true) return next.value;
       await pause();
     }
   }
