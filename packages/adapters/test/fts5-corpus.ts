@@ -9,10 +9,10 @@ export const WORDS = ['ice', 'sea', 'river', 'rivers', 'rover', 'delta', ...Arra
 /**
  * The index's FTS5 table and `instance` vocabulary, written in many transactions (a segment
  * each), with rows deleted and rewritten in later ones, so a word's entries lie in several
- * segments and the newer ones mark rows deleted or replace them. `setup` runs first (page size,
- * merging).
+ * segments and the newer ones mark rows deleted or replace them (those in `rewritten`, every row
+ * unless told). `setup` runs first (page size, merging).
  */
-export function corpus(db: Db, documents: number, seed: number, setup: string[]) {
+export function corpus(db: Db, documents: number, seed: number, setup: string[], rewritten: [from: number, to: number] = [1, documents]) {
   db.exec(`CREATE VIRTUAL TABLE doc_fts USING fts5(title, text, paths, prefix = '1 2', tokenize = 'unicode61 remove_diacritics 2');
     CREATE VIRTUAL TABLE doc_instance USING fts5vocab(doc_fts, instance);`);
   for (const option of setup) db.exec(`INSERT INTO doc_fts (doc_fts, rank) VALUES ${option}`);
@@ -36,10 +36,10 @@ export function corpus(db: Db, documents: number, seed: number, setup: string[])
   // Rows deleted and rewritten in later segments than the ones holding them first; large rowids
   // take more than one byte.
   db.transaction(() => {
-    for (let rowid = 3; rowid <= documents; rowid += 7) db.prepare('DELETE FROM doc_fts WHERE rowid = ?').run(rowid);
+    for (let rowid = rewritten[0] + 2; rowid <= rewritten[1]; rowid += 7) db.prepare('DELETE FROM doc_fts WHERE rowid = ?').run(rowid);
   })();
   db.transaction(() => {
-    for (let rowid = 5; rowid <= documents; rowid += 11) write(rowid);
+    for (let rowid = rewritten[0] + 4; rowid <= rewritten[1]; rowid += 11) write(rowid);
     for (let rowid = 1_000_000; rowid < 1_000_040; rowid++) write(rowid);
   })();
 }

@@ -68,6 +68,15 @@ describe("a word's occurrences decoded from FTS5's segments", () => {
     db.close();
   });
 
+  it('are the vocabulary\'s where most segments hold rows no other holds and a few overlap', () => {
+    const db = new Database(':memory:');
+    // Rows rewritten and deleted between 400 and 470 only: the segments before and after hold rows of their own.
+    corpus(db, 1500, 23, ["('pgsz', 64)", ...UNMERGED], [400, 470]);
+    expect(segments(db)).toBeGreaterThan(20);
+    for (const word of [...WORDS, 'nowhere']) expect(decoded(db, word), word).toEqual(fromVocabulary(db, word));
+    db.close();
+  });
+
   it('are none in a table never written or emptied', () => {
     const db = new Database(':memory:');
     db.exec("CREATE VIRTUAL TABLE doc_fts USING fts5(title, text, paths, prefix = '1 2', tokenize = 'unicode61 remove_diacritics 2')");

@@ -46,11 +46,12 @@ const CASES: string[][][] = [
 
 describe("an AND of phrases scored from FTS5's segments", () => {
   it.each([
-    ['default pages', [] as string[]],
-    ['small pages, no merging (many segments, doclists over many pages)', UNMERGED],
-  ])('gives the rows and the very scores of FTS5\'s bm25(), with %s', (_, setup) => {
+    ['default pages', [] as string[], undefined],
+    ['small pages, no merging (many segments, doclists over many pages)', UNMERGED, undefined],
+    ['small pages, no merging, rows rewritten in one stretch only (most segments hold rows of their own)', UNMERGED, [400, 470] as [number, number]],
+  ])('gives the rows and the very scores of FTS5\'s bm25(), with %s', (_, setup, rewritten) => {
     const db = new Database(':memory:');
-    corpus(db, 1500, 17, setup);
+    corpus(db, 1500, 17, setup, rewritten);
     for (const phrases of CASES) {
       const expected = fts5(db, phrases);
       const got = ours(db, phrases);

@@ -24,6 +24,7 @@ import {
   fts5Entries,
   fts5Grown,
   fts5Merged,
+  fts5MergedInto,
   fts5Occurrences,
   fts5Offsets,
   fts5Page,
@@ -31,9 +32,11 @@ import {
   fts5Phrases,
   fts5PhraseScratch,
   fts5Scratch,
+  fts5Seek,
   fts5Segments,
   fts5SpanEntries,
   fts5VarintAt,
+  fts5Winners,
   fts5WordSpans,
   type Fts5Store,
 } from './fts5-doclist.ts';
@@ -105,6 +108,8 @@ ${fts5Append}
 ${fts5Doclist}
 ${fts5Entries}
 ${fts5Merged}
+${fts5Winners}
+${fts5MergedInto}
 ${fts5Codes}
 ${fts5Offsets}
 ${fts5Grown}
@@ -118,6 +123,7 @@ ${fts5ColumnCounts}
 ${fts5ColumnPositions}
 ${fts5PhraseDocuments}
 ${fts5PhraseScratch}
+${fts5Seek}
 const statements = new Map();
 // Rowids come back joined in one text, not as one value per row: handing each row to JavaScript
 // was most of the cost of a large match (a term in 57k of 100k documents: 19 ms row by row,
