@@ -2,7 +2,8 @@
  * A word's occurrences in the title and text columns, read from FTS5's own segments (its
  * `%_data` and `%_idx` tables) and decoded here, in the form `OCCURRENCES_SQL` gives them
  * (term-relevance.ts): `rowid * 4 + the column's weight` for each occurrence, by document, but
- * for an occurrence in the title and one in the text given together as weight 3 (`fts5Codes`).
+ * for an occurrence in the title and one in the text given together as weight 3 (`fts5Codes`);
+ * and, further down, those of an AND of phrases (`fts5Phrases`).
  *
  * The `instance` vocabulary hands each occurrence to SQL as a row of its own: for a word in
  * 57 000 of 100 000 documents (100 000 occurrences), walking them cost about 5 ms of a reader
@@ -440,7 +441,7 @@ export function fts5Grown(scratch: Fts5Scratch, which: number, needed: number): 
 
 /*
  * The occurrences of an AND of phrases in the title and text columns, decoded from FTS5's
- * segments (fts5-doclist.ts reads one word's): for each phrase, how many documents hold it (its
+ * segments (the functions above read one word's): for each phrase, how many documents hold it (its
  * IDF's count, over the whole table) and its occurrences in the documents holding every phrase,
  * as `rowid * 4 + weight` codes (`fts5Codes`). That is all FTS5's `bm25()` reads of
  * `{title text} : "sea ice"` or `flood mapping sentinel`, so the scores can be computed as for
@@ -529,32 +530,11 @@ export function fts5Phrases(store: Fts5Store, phrases: readonly (readonly string
     ends[p] = starts[p] as number;
   }
   if (out.length < header + k * room) out = new Int32Array(header + k * room);
+  const rows = lists.map((list) => list.rows);
+  const counts = lists.map((list) => list.count);
   for (;;) {
-    // The highest current rowid; every list moved up to it, until all stand on it.
-    let target = -1;
-    let done = false;
-    for (let p = 0; p < k; p++) {
-      const list = lists[p] as { rows: Int32Array; count: number; word: number };
-      if ((at[p] as number) >= list.count) {
-        done = true;
-        break;
-      }
-      target = Math.max(target, list.rows[3 * (at[p] as number)] as number);
-    }
-    if (done) break;
-    let all = true;
-    for (let p = 0; p < k; p++) {
-      const list = lists[p] as { rows: Int32Array; count: number; word: number };
-      const j = fts5Seek(list.rows, at[p] as number, list.count, target);
-      at[p] = j;
-      if (j >= list.count) {
-        done = true;
-        break;
-      }
-      if ((list.rows[3 * j] as number) !== target) all = false;
-    }
-    if (done) break;
-    if (!all) continue;
+    const target = fts5NextCommon(rows, counts, at);
+    if (target < 0) break;
     // Room for the most codes one document may add to each phrase's part.
     for (let p = 0; p < k; p++) {
       const list = lists[p] as { rows: Int32Array; count: number; word: number };
@@ -770,38 +750,20 @@ export function fts5ColumnPositions(scratch: Fts5PhraseScratch, w: number, bytes
 export function fts5PhraseDocuments(scratch: Fts5PhraseScratch, indexes: number[], p: number): number {
   const k = indexes.length;
   const at = new Int32Array(k);
-  const counts = new Int32Array(k);
+  // Each word's places in the document at hand.
+  const placed = new Int32Array(k);
   let out = scratch.phrases[p] as Int32Array;
   let documents = 0;
+  const lists = indexes.map((index) => scratch.words[index] as Fts5WordSpans);
+  const rows = lists.map((spans) => spans.live);
+  const counts = lists.map((spans) => spans.count);
   for (;;) {
-    let target = -1;
-    let done = false;
-    for (let i = 0; i < k; i++) {
-      const spans = scratch.words[indexes[i] as number] as Fts5WordSpans;
-      if ((at[i] as number) >= spans.count) {
-        done = true;
-        break;
-      }
-      target = Math.max(target, spans.live[3 * (at[i] as number)] as number);
-    }
-    if (done) break;
-    let all = true;
-    for (let i = 0; i < k; i++) {
-      const spans = scratch.words[indexes[i] as number] as Fts5WordSpans;
-      const j = fts5Seek(spans.live, at[i] as number, spans.count, target);
-      at[i] = j;
-      if (j >= spans.count) {
-        done = true;
-        break;
-      }
-      if ((spans.live[3 * j] as number) !== target) all = false;
-    }
-    if (done) break;
-    if (!all) continue;
+    const target = fts5NextCommon(rows, counts, at);
+    if (target < 0) break;
     for (let i = 0; i < k; i++) {
       const spans = scratch.words[indexes[i] as number] as Fts5WordSpans;
       const j = at[i] as number;
-      counts[i] = fts5ColumnPositions(scratch, i, spans.bytes, spans.live[3 * j + 1] as number, spans.live[3 * j + 2] as number);
+      placed[i] = fts5ColumnPositions(scratch, i, spans.bytes, spans.live[3 * j + 1] as number, spans.live[3 * j + 2] as number);
       at[i] = j + 1;
     }
     // Each place of the first word, where every later word stands as many places after it.
@@ -809,16 +771,16 @@ export function fts5PhraseDocuments(scratch: Fts5PhraseScratch, indexes: number[
     const cursor = new Int32Array(k);
     let title = 0;
     let text = 0;
-    for (let f = 0; f < (counts[0] as number); f++) {
+    for (let f = 0; f < (placed[0] as number); f++) {
       const place = first[f] as number;
       let found = true;
       for (let i = 1; i < k && found; i++) {
         const positions = scratch.positions[i] as Int32Array;
         const wanted = place + i;
         let c = cursor[i] as number;
-        while (c < (counts[i] as number) && (positions[c] as number) < wanted) c++;
+        while (c < (placed[i] as number) && (positions[c] as number) < wanted) c++;
         cursor[i] = c;
-        found = c < (counts[i] as number) && positions[c] === wanted;
+        found = c < (placed[i] as number) && positions[c] === wanted;
       }
       if (!found) continue;
       if (place >>> 28 === 0) title++;
@@ -861,4 +823,28 @@ export function fts5Seek(rows: Int32Array, from: number, count: number, target: 
     else high = middle;
   }
   return high;
+}
+
+/**
+ * Moves each list's cursor (`at`) to the next rowid every list holds and returns it, or -1 once a
+ * list has none left; `rows[p]` holds `counts[p]` triples, each a rowid first, in ascending order.
+ */
+export function fts5NextCommon(rows: Int32Array[], counts: number[], at: Int32Array): number {
+  const k = rows.length;
+  for (;;) {
+    // The highest rowid the cursors stand on; every list moved up to it, until all stand on it.
+    let target = -1;
+    for (let p = 0; p < k; p++) {
+      if ((at[p] as number) >= (counts[p] as number)) return -1;
+      target = Math.max(target, (rows[p] as Int32Array)[3 * (at[p] as number)] as number);
+    }
+    let all = true;
+    for (let p = 0; p < k; p++) {
+      const j = fts5Seek(rows[p] as Int32Array, at[p] as number, counts[p] as number, target);
+      at[p] = j;
+      if (j >= (counts[p] as number)) return -1;
+      if ((rows[p] as Int32Array)[3 * j] !== target) all = false;
+    }
+    if (all) return target;
+  }
 }

@@ -24,6 +24,7 @@ import {
   fts5Entries,
   fts5Grown,
   fts5Merged,
+  fts5NextCommon,
   fts5MergedInto,
   fts5Occurrences,
   fts5Offsets,
@@ -124,6 +125,7 @@ ${fts5ColumnPositions}
 ${fts5PhraseDocuments}
 ${fts5PhraseScratch}
 ${fts5Seek}
+${fts5NextCommon}
 const statements = new Map();
 // Rowids come back joined in one text, not as one value per row: handing each row to JavaScript
 // was most of the cost of a large match (a term in 57k of 100k documents: 19 ms row by row,

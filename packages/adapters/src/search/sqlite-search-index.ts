@@ -530,6 +530,14 @@ export function createSqliteSearchIndex(filename: string): SqliteSearchIndex {
   } as const;
 
   /**
+   * By letter, lengths and bound, the lowest word found to come after more than the bound of
+   * words: a word after it does too, and its words before are read downwards at once. At a million
+   * documents `glacer~` read the 20 001 words of `g` before it upwards (9 ms of a reader thread)
+   * only to learn there were more, then downwards (17 ms, SQLite sorting them); at 100k documents,
+   * where no slice is over the bound, the upward read is the cheaper one (1 ms against 2).
+   */
+  const overflowing = new Map<string, string>();
+  /**
    * The `most` words of the vocabulary starting with the fuzzy word's letter nearest it in
    * order (one before it, one after, in turn), of those whose length in characters is at most
    * `longest` and in bytes at least `shortest`. Near words share the most letters with it: at a
@@ -540,16 +548,9 @@ export function createSqliteSearchIndex(filename: string): SqliteSearchIndex {
    * it in `grace` and `glacier`): the words before and after are read on the two reader threads
    * at once, both in the vocabulary's order; only when more than `most` come before the word
    * are they read again from it downwards (which SQLite sorts: at 100k documents, where every
-   * slice is under the bound, reading them so each time cost 2-3 ms more of the threads).
+   * slice is under the bound, reading them so each time cost 2-3 ms more of the threads), or
+   * downwards at once when `overflowing` knows there are more.
    */
-  /**
-   * By letter, lengths and bound, the lowest word found to come after more than the bound of
-   * words: a word after it does too, and its words before are read downwards at once. At a million
-   * documents `glacer~` read the 20 001 words of `g` before it upwards (9 ms of a reader thread)
-   * only to learn there were more, then downwards (17 ms, SQLite sorting them); at 100k documents,
-   * where no slice is over the bound, the upward read is the cheaper one (1 ms against 2).
-   */
-  const overflowing = new Map<string, string>();
   async function nearestWords([downwards, upwards]: readonly [string, string], word: string, [shortest, longest]: [number, number], most: number): Promise<string[]> {
     const letter = String.fromCodePoint(word.codePointAt(0) ?? 0);
     const next = String.fromCodePoint((letter.codePointAt(0) ?? 0) + 1);
