@@ -3,60 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { Sqlite as Database } from '../src/sql/sqlite-driver.ts';
-import { fts5Occurrences, fts5Scratch, type Fts5Store } from '../src/search/fts5-doclist.ts';
+import { fts5Occurrences, fts5Scratch } from '../src/search/fts5-doclist.ts';
 import { createInlineReader, createThreadReader } from '../src/search/sqlite-reader.ts';
 import { OCCURRENCES_SQL } from '../src/search/term-relevance.ts';
-
-type Db = InstanceType<typeof Database>;
-
-const WORDS = ['ice', 'sea', 'river', 'rivers', 'rover', 'delta', ...Array.from({ length: 60 }, (_, i) => `w${i}`)];
-
-/**
- * The index's FTS5 table and `instance` vocabulary, written in many transactions (a segment
- * each), with rows deleted and rewritten in later ones, so a word's entries lie in several
- * segments and the newer ones mark rows deleted or replace them. `setup` runs first (page size,
- * merging).
- */
-function corpus(db: Db, documents: number, seed: number, setup: string[]) {
-  db.exec(`CREATE VIRTUAL TABLE doc_fts USING fts5(title, text, paths, prefix = '1 2', tokenize = 'unicode61 remove_diacritics 2');
-    CREATE VIRTUAL TABLE doc_instance USING fts5vocab(doc_fts, instance);`);
-  for (const option of setup) db.exec(`INSERT INTO doc_fts (doc_fts, rank) VALUES ${option}`);
-  let s = seed;
-  const random = () => {
-    s = (s * 1664525 + 1013904223) >>> 0;
-    return s / 2 ** 32;
-  };
-  const pick = () => WORDS[Math.floor(random() ** 2 * WORDS.length)] as string;
-  const insert = db.prepare('INSERT OR REPLACE INTO doc_fts (rowid, title, text, paths) VALUES (?, ?, ?, ?)');
-  const write = (rowid: number) => {
-    const title = Array.from({ length: 1 + Math.floor(random() * 5) }, pick).join(' ');
-    // Long texts put a word's many positions in one document across page ends.
-    const text = Array.from({ length: Math.floor(random() * (random() < 0.05 ? 400 : 40)) }, pick).join(' ');
-    insert.run(rowid, title, text, Array.from({ length: Math.floor(random() * 4) }, (_, i) => `0zpath${i}`).join(' '));
-  };
-  const batch = db.transaction((from: number, to: number) => {
-    for (let rowid = from; rowid < to; rowid++) write(rowid);
-  });
-  for (let from = 1; from <= documents; from += 50) batch(from, Math.min(documents + 1, from + 50));
-  // Rows deleted and rewritten in later segments than the ones holding them first; large rowids
-  // take more than one byte.
-  db.transaction(() => {
-    for (let rowid = 3; rowid <= documents; rowid += 7) db.prepare('DELETE FROM doc_fts WHERE rowid = ?').run(rowid);
-  })();
-  db.transaction(() => {
-    for (let rowid = 5; rowid <= documents; rowid += 11) write(rowid);
-    for (let rowid = 1_000_000; rowid < 1_000_040; rowid++) write(rowid);
-  })();
-}
-
-function store(db: Db): Fts5Store {
-  const data = db.prepare('SELECT block FROM doc_fts_data WHERE id = ?').pluck();
-  const idx = db.prepare('SELECT pgno FROM doc_fts_idx WHERE segid = ? AND term <= ? ORDER BY term DESC LIMIT 1').pluck();
-  return {
-    block: (id) => data.get(id) as Uint8Array | undefined,
-    seek: (segid, key) => idx.get(segid, Buffer.from(key.buffer, key.byteOffset, key.byteLength)) as number | undefined,
-  };
-}
+import { corpus, store, WORDS, type Db } from './fts5-corpus.ts';
 
 const decoded = (db: Db, word: string) => Array.from(fts5Occurrences(store(db), word, fts5Scratch(), (n) => new Int32Array(n)));
 const vocabulary = (db: Db, word: string) => db.prepare(OCCURRENCES_SQL).pluck().all(word) as number[];
@@ -115,6 +65,15 @@ describe("a word's occurrences decoded from FTS5's segments", () => {
     db.exec("INSERT INTO doc_fts (doc_fts) VALUES ('optimize')");
     expect(segments(db)).toBe(1);
     for (const word of WORDS) expect(decoded(db, word), word).toEqual(fromVocabulary(db, word));
+    db.close();
+  });
+
+  it('are the vocabulary\'s where most segments hold rows no other holds and a few overlap', () => {
+    const db = new Database(':memory:');
+    // Rows rewritten and deleted between 400 and 470 only: the segments before and after hold rows of their own.
+    corpus(db, 1500, 23, ["('pgsz', 64)", ...UNMERGED], [400, 470]);
+    expect(segments(db)).toBeGreaterThan(20);
+    for (const word of [...WORDS, 'nowhere']) expect(decoded(db, word), word).toEqual(fromVocabulary(db, word));
     db.close();
   });
 

@@ -2,7 +2,8 @@
  * A word's occurrences in the title and text columns, read from FTS5's own segments (its
  * `%_data` and `%_idx` tables) and decoded here, in the form `OCCURRENCES_SQL` gives them
  * (term-relevance.ts): `rowid * 4 + the column's weight` for each occurrence, by document, but
- * for an occurrence in the title and one in the text given together as weight 3 (`fts5Codes`).
+ * for an occurrence in the title and one in the text given together as weight 3 (`fts5Codes`);
+ * and, further down, those of an AND of phrases (`fts5Phrases`).
  *
  * The `instance` vocabulary hands each occurrence to SQL as a row of its own: for a word in
  * 57 000 of 100 000 documents (100 000 occurrences), walking them cost about 5 ms of a reader
@@ -40,7 +41,7 @@ export interface Fts5Scratch {
   absolute: number[];
   /** Entries of three: rowid, occurrences in column 0, in column 1 (-1 and 0: a delete marker). */
   entries: Int32Array;
-  /** Two lists of entries' offsets, merged from one into the other. */
+  /** Two lists of entries' offsets, merged from one into the other, and the winning entries' (`fts5Winners`). */
   order: Int32Array[];
   /**
    * The codes the live entries decoded so far would give (`fts5Codes`): at least those of the
@@ -50,7 +51,7 @@ export interface Fts5Scratch {
 }
 
 export function fts5Scratch(): Fts5Scratch {
-  return { bytes: new Uint8Array(1 << 16), absolute: [], entries: new Int32Array(1 << 14), order: [new Int32Array(1 << 12), new Int32Array(1 << 12)], codes: 0 };
+  return { bytes: new Uint8Array(1 << 16), absolute: [], entries: new Int32Array(1 << 14), order: [new Int32Array(1 << 12), new Int32Array(1 << 12), new Int32Array(1 << 12)], codes: 0 };
 }
 
 /**
@@ -58,19 +59,36 @@ export function fts5Scratch(): Fts5Scratch {
  * weighted 2 and 1, ordered by document; `allocate` gives the array to fill.
  */
 export function fts5Occurrences(store: Fts5Store, term: string, scratch: Fts5Scratch, allocate: (count: number) => Int32Array): Int32Array {
+  const segments = fts5Segments(store);
+  const key = new TextEncoder().encode(`0${term}`);
+  // Each segment's entries (rowid, title count, text count; -1 for a delete marker), newest first.
+  const bounds: number[] = [];
+  let used = 0;
+  scratch.codes = 0;
+  for (let s = 0; s < segments.length; s += 3) {
+    const length = fts5Doclist(store, segments[s] as number, segments[s + 1] as number, segments[s + 2] as number, key, scratch);
+    if (length < 0) continue;
+    const start = used;
+    used = fts5Entries(scratch, length, used);
+    if (used > start) bounds.push(start, used);
+  }
+  return fts5Merged(scratch, bounds, allocate);
+}
+
+/**
+ * The segments holding pages, newest first (level 0 before level 1, in a level the last listed
+ * first), as (segid, first page, last page) one after the other, from the structure record.
+ */
+export function fts5Segments(store: Fts5Store): number[] {
   const structure = store.block(10);
-  if (structure === undefined) return allocate(0);
+  if (structure === undefined) return [];
   if (structure.length >= 8 && structure[4] === 0xff && structure[5] === 0 && structure[6] === 0 && structure[7] === 1) throw new Error('fts5: a V2 structure record');
   const values = [0, 0];
   let at = fts5VarintAt(structure, 4, values);
   const levels = values[0] as number;
   at = fts5VarintAt(structure, at, values);
   at = fts5VarintAt(structure, at, values);
-  const key = new TextEncoder().encode(`0${term}`);
-  // Each segment's entries (rowid, title count, text count; -1 for a delete marker), newest first.
-  const bounds: number[] = [];
-  let used = 0;
-  scratch.codes = 0;
+  const newestFirst: number[] = [];
   for (let level = 0; level < levels; level++) {
     at = fts5VarintAt(structure, at, values);
     at = fts5VarintAt(structure, at, values);
@@ -83,17 +101,12 @@ export function fts5Occurrences(store: Fts5Store, term: string, scratch: Fts5Scr
       }
     }
     for (let i = count - 1; i >= 0; i--) {
-      const first = segments[3 * i + 1] as number;
       // A segment whose pages a merge has all taken has none left (page numbers 0).
-      if (first === 0) continue;
-      const length = fts5Doclist(store, segments[3 * i] as number, first, segments[3 * i + 2] as number, key, scratch);
-      if (length < 0) continue;
-      const start = used;
-      used = fts5Entries(scratch, length, used);
-      if (used > start) bounds.push(start, used);
+      if (segments[3 * i + 1] === 0) continue;
+      newestFirst.push(segments[3 * i] as number, segments[3 * i + 1] as number, segments[3 * i + 2] as number);
     }
   }
-  return fts5Merged(scratch, bounds, allocate);
+  return newestFirst;
 }
 
 /** Reads the varint at `at` into `out[0]` and returns where the next one starts. */
@@ -295,43 +308,8 @@ export function fts5Merged(scratch: Fts5Scratch, bounds: number[], allocate: (co
     }
     return out;
   }
-  // Each rowid's winning entry (its offset in `entries`), in rowid order: the newest segment's
-  // entries merged with each older one in turn, two sorted lists at a time. A k-way merge
-  // looking at every segment per entry cost 20 ms for a word in 57 000 documents over nine.
-  let which = 0;
-  let merged = fts5Offsets(scratch, which, bounds[0] as number, bounds[1] as number);
-  let count = ((bounds[1] as number) - (bounds[0] as number)) / 3;
-  for (let s = 1; s < segments; s++) {
-    which = 1 - which;
-    const older = bounds[2 * s] as number;
-    const end = bounds[2 * s + 1] as number;
-    const needed = count + (end - older) / 3;
-    const out = (scratch.order[which] as Int32Array).length >= needed ? (scratch.order[which] as Int32Array) : fts5Grown(scratch, which, needed);
-    let i = 0;
-    let j = older;
-    let n = 0;
-    while (i < count && j < end) {
-      const a = merged[i] as number;
-      const ra = entries[a] as number;
-      const rb = entries[j] as number;
-      if (ra < rb) {
-        out[n++] = a;
-        i++;
-      } else if (rb < ra) {
-        out[n++] = j;
-        j += 3;
-      } else {
-        // The same row in both: the newer segment's entry stands.
-        out[n++] = a;
-        i++;
-        j += 3;
-      }
-    }
-    while (i < count) out[n++] = merged[i++] as number;
-    for (; j < end; j += 3) out[n++] = j;
-    merged = out;
-    count = n;
-  }
+  const count = fts5Winners(scratch, bounds);
+  const merged = scratch.order[2] as Int32Array;
   // Room for the codes of every live entry, superseded ones included (a few): no pass over the
   // winning ones counting theirs first.
   const out = allocate(scratch.codes);
@@ -343,6 +321,92 @@ export function fts5Merged(scratch: Fts5Scratch, bounds: number[], allocate: (co
     n = fts5Codes(out, n, entries[c] as number, title, entries[c + 2] as number);
   }
   return n === out.length ? out : out.subarray(0, n);
+}
+
+/**
+ * Each rowid's winning entry (its offset in `scratch.entries`) in rowid order, written to
+ * `scratch.order[2]`; returns how many. `bounds`: each segment's entries, newest first; a rowid
+ * in several segments is the newest one's. Segments whose rowids overlap no other's (a segment
+ * holds the rows written between two merges, so most do) are taken whole, in order of their
+ * first rowid; those that overlap are merged newest first, two lists at a time. Merging every
+ * segment in turn walked the words' whole list once per segment: for a word in 548 446 of a
+ * million documents over 13 segments, most of the decoder's merge.
+ */
+export function fts5Winners(scratch: Fts5Scratch, bounds: number[]): number {
+  const entries = scratch.entries;
+  const segments = bounds.length / 2;
+  const byFirst: number[] = [];
+  let total = 0;
+  for (let s = 0; s < segments; s++) {
+    byFirst.push(s);
+    total += ((bounds[2 * s + 1] as number) - (bounds[2 * s] as number)) / 3;
+  }
+  byFirst.sort((a, b) => (entries[bounds[2 * a] as number] as number) - (entries[bounds[2 * b] as number] as number) || a - b);
+  const out = (scratch.order[2] as Int32Array).length >= total ? (scratch.order[2] as Int32Array) : fts5Grown(scratch, 2, total);
+  let n = 0;
+  for (let i = 0; i < segments; ) {
+    // The segments from i on whose first rowid is at most the highest last rowid before them.
+    const first = byFirst[i] as number;
+    let last = entries[(bounds[2 * first + 1] as number) - 3] as number;
+    let j = i + 1;
+    while (j < segments && (entries[bounds[2 * (byFirst[j] as number)] as number] as number) <= last) {
+      last = Math.max(last, entries[(bounds[2 * (byFirst[j] as number) + 1] as number) - 3] as number);
+      j++;
+    }
+    if (j === i + 1) {
+      for (let e = bounds[2 * first] as number, end = bounds[2 * first + 1] as number; e < end; e += 3) out[n++] = e;
+    } else n = fts5MergedInto(scratch, bounds, byFirst.slice(i, j).sort((a, b) => a - b), out, n);
+    i = j;
+  }
+  return n;
+}
+
+/**
+ * The entries of overlapping segments (`cluster`: their numbers in `bounds`, newest first)
+ * merged, each rowid's newest entry kept, written to `out` from `n` on; returns the end. The
+ * newest segment's entries are merged with each older one's in turn, two sorted lists at a time:
+ * a k-way merge looking at every segment per entry cost 20 ms for a word in 57 000 documents
+ * over nine.
+ */
+export function fts5MergedInto(scratch: Fts5Scratch, bounds: number[], cluster: number[], out: Int32Array, n: number): number {
+  const entries = scratch.entries;
+  let which = 0;
+  const newest = cluster[0] as number;
+  let merged = fts5Offsets(scratch, which, bounds[2 * newest] as number, bounds[2 * newest + 1] as number);
+  let count = ((bounds[2 * newest + 1] as number) - (bounds[2 * newest] as number)) / 3;
+  for (let c = 1; c < cluster.length; c++) {
+    which = 1 - which;
+    const older = bounds[2 * (cluster[c] as number)] as number;
+    const end = bounds[2 * (cluster[c] as number) + 1] as number;
+    const needed = count + (end - older) / 3;
+    const into = (scratch.order[which] as Int32Array).length >= needed ? (scratch.order[which] as Int32Array) : fts5Grown(scratch, which, needed);
+    let i = 0;
+    let j = older;
+    let m = 0;
+    while (i < count && j < end) {
+      const a = merged[i] as number;
+      const ra = entries[a] as number;
+      const rb = entries[j] as number;
+      if (ra < rb) {
+        into[m++] = a;
+        i++;
+      } else if (rb < ra) {
+        into[m++] = j;
+        j += 3;
+      } else {
+        // The same row in both: the newer segment's entry stands.
+        into[m++] = a;
+        i++;
+        j += 3;
+      }
+    }
+    while (i < count) into[m++] = merged[i++] as number;
+    for (; j < end; j += 3) into[m++] = j;
+    merged = into;
+    count = m;
+  }
+  for (let w = 0; w < count; w++) out[n++] = merged[w] as number;
+  return n;
 }
 
 /**
@@ -373,4 +437,414 @@ export function fts5Grown(scratch: Fts5Scratch, which: number, needed: number): 
   const grown = new Int32Array(Math.max(needed, (scratch.order[which] as Int32Array).length * 2));
   scratch.order[which] = grown;
   return grown;
+}
+
+/*
+ * The occurrences of an AND of phrases in the title and text columns, decoded from FTS5's
+ * segments (the functions above read one word's): for each phrase, how many documents hold it (its
+ * IDF's count, over the whole table) and its occurrences in the documents holding every phrase,
+ * as `rowid * 4 + weight` codes (`fts5Codes`). That is all FTS5's `bm25()` reads of
+ * `{title text} : "sea ice"` or `flood mapping sentinel`, so the scores can be computed as for
+ * one word (term-relevance.ts) without it.
+ *
+ * FTS5's `bm25()` reads every matching row's sizes and positions to find the best few, and counts
+ * each phrase's documents by a query of its own first: at a million documents, 70-100 ms of a
+ * reader thread for `"sea ice"` or three words. Here each word's doclist is read once, its entries
+ * decoded without their positions (a rowid and where its positions lie), and positions walked
+ * only where they decide something: the documents holding every word of a phrase (adjacency), and
+ * those holding every phrase (the codes).
+ *
+ * A phrase is matched as FTS5 matches it: its words at consecutive positions of one column,
+ * every such place one occurrence (overlapping ones included). Only columns 0 and 1 count.
+ *
+ * These too run as source text on the reader threads (see above).
+ */
+
+/** One word's live entries: `live` holds (rowid, positions' start, end) for each, in rowid order; the positions are in `bytes`. */
+export interface Fts5WordSpans {
+  bytes: Uint8Array;
+  live: Int32Array;
+  count: number;
+}
+
+/** Arrays kept from one call to the next. */
+export interface Fts5PhraseScratch {
+  words: Fts5WordSpans[];
+  /** Each word of a phrase's positions in one document, `column << 28 | offset` (columns 0 and 1). */
+  positions: Int32Array[];
+  /** Each multi-word phrase's documents: (rowid, title occurrences, text occurrences). */
+  phrases: Int32Array[];
+  out: Int32Array;
+}
+
+export function fts5PhraseScratch(): Fts5PhraseScratch {
+  return { words: [], positions: [], phrases: [], out: new Int32Array(1 << 12) };
+}
+
+/**
+ * For the phrases (each its words, as FTS5's tokenizer wrote them) of an AND: an array of
+ * `[k, documents of each phrase (k), codes of each phrase (k), the codes one phrase after the
+ * other]`, `allocate` giving it. Every document listed holds every phrase; the codes of each
+ * phrase are in rowid order. Throws when a word's segments cannot be decoded, or a word is found
+ * outside the text columns (a path token), where the caller keeps FTS5's `bm25()`.
+ */
+export function fts5Phrases(store: Fts5Store, phrases: readonly (readonly string[])[], doclist: Fts5Scratch, scratch: Fts5PhraseScratch, allocate: (count: number) => Int32Array): Int32Array {
+  const segments = fts5Segments(store);
+  const slot = new Map<string, number>();
+  // Each phrase's documents as triples from `rows`: a one-word phrase is its word's entries
+  // (rowid, positions' start and end), a longer one its own (rowid, title, text occurrences).
+  const lists: { rows: Int32Array; count: number; word: number }[] = [];
+  for (let p = 0; p < phrases.length; p++) {
+    const words = phrases[p] as readonly string[];
+    const indexes: number[] = [];
+    for (const word of words) {
+      let index = slot.get(word);
+      if (index === undefined) {
+        index = slot.size;
+        slot.set(word, index);
+        if (scratch.words.length <= index) scratch.words.push({ bytes: new Uint8Array(1 << 12), live: new Int32Array(1 << 12), count: 0 });
+        fts5WordSpans(store, segments, word, doclist, scratch.words[index] as Fts5WordSpans);
+      }
+      indexes.push(index);
+    }
+    if (indexes.length === 1) {
+      const spans = scratch.words[indexes[0] as number] as Fts5WordSpans;
+      lists.push({ rows: spans.live, count: spans.count, word: indexes[0] as number });
+    } else {
+      while (scratch.phrases.length <= p) scratch.phrases.push(new Int32Array(1 << 12));
+      const count = fts5PhraseDocuments(scratch, indexes, p);
+      lists.push({ rows: scratch.phrases[p] as Int32Array, count, word: -1 });
+    }
+  }
+  // The documents holding every phrase, each phrase's codes for them.
+  const k = lists.length;
+  const header = 1 + 2 * k;
+  let out = scratch.out;
+  const at = new Int32Array(k);
+  // Codes of each phrase written to its own part of `out`, grown by doubling: phrase p's codes start at `starts[p]`.
+  const starts = new Int32Array(k);
+  const ends = new Int32Array(k);
+  let room = Math.max(1024, out.length >> 3);
+  for (let p = 0; p < k; p++) {
+    starts[p] = header + p * room;
+    ends[p] = starts[p] as number;
+  }
+  if (out.length < header + k * room) out = new Int32Array(header + k * room);
+  const rows = lists.map((list) => list.rows);
+  const counts = lists.map((list) => list.count);
+  for (;;) {
+    const target = fts5NextCommon(rows, counts, at);
+    if (target < 0) break;
+    // Room for the most codes one document may add to each phrase's part.
+    for (let p = 0; p < k; p++) {
+      const list = lists[p] as { rows: Int32Array; count: number; word: number };
+      const j = at[p] as number;
+      let title = list.rows[3 * j + 1] as number;
+      let text = list.rows[3 * j + 2] as number;
+      if (list.word >= 0) {
+        const spans = scratch.words[list.word] as Fts5WordSpans;
+        const counted = fts5ColumnCounts(spans.bytes, title, text);
+        title = Math.floor(counted / 2 ** 20);
+        text = counted % 2 ** 20;
+        if (title + text === 0) throw new Error('fts5: a word outside the text columns');
+      }
+      const needed = Math.max(title, text);
+      if ((ends[p] as number) + needed > (p + 1 < k ? (starts[p + 1] as number) : out.length)) {
+        // Every part made twice as large (and the last one large enough), codes moved up.
+        const grownRoom = Math.max(room * 2, needed + ((ends[p] as number) - (starts[p] as number)) + 1024);
+        const grown = new Int32Array(header + k * grownRoom);
+        for (let q = 0; q < k; q++) {
+          grown.set(out.subarray(starts[q] as number, ends[q] as number), header + q * grownRoom);
+          ends[q] = header + q * grownRoom + ((ends[q] as number) - (starts[q] as number));
+          starts[q] = header + q * grownRoom;
+        }
+        out = grown;
+        room = grownRoom;
+      }
+      ends[p] = fts5Codes(out, ends[p] as number, target, title, text);
+      at[p] = j + 1;
+    }
+  }
+  scratch.out = out;
+  let total = 0;
+  for (let p = 0; p < k; p++) total += (ends[p] as number) - (starts[p] as number);
+  const result = allocate(header + total);
+  result[0] = k;
+  let n = header;
+  for (let p = 0; p < k; p++) {
+    result[1 + p] = (lists[p] as { count: number }).count;
+    result[1 + k + p] = (ends[p] as number) - (starts[p] as number);
+    result.set(out.subarray(starts[p] as number, ends[p] as number), n);
+    n += (ends[p] as number) - (starts[p] as number);
+  }
+  return result;
+}
+
+/**
+ * A word's live entries, without their positions: each segment's doclist copied after the
+ * others into `spans.bytes`, its entries decoded as (rowid, start, end of its positions), and the
+ * segments merged newest first as fts5-doclist.ts merges them (a rowid's entry is the newest
+ * segment's; one without positions there is a deleted row).
+ */
+export function fts5WordSpans(store: Fts5Store, segments: number[], word: string, doclist: Fts5Scratch, spans: Fts5WordSpans): void {
+  const key = new TextEncoder().encode(`0${word}`);
+  const bounds: number[] = [];
+  let used = 0;
+  let base = 0;
+  for (let s = 0; s < segments.length; s += 3) {
+    const length = fts5Doclist(store, segments[s] as number, segments[s + 1] as number, segments[s + 2] as number, key, doclist);
+    if (length < 0) continue;
+    if (spans.bytes.length < base + length) {
+      const grown = new Uint8Array(Math.max(base + length, spans.bytes.length * 2));
+      grown.set(spans.bytes.subarray(0, base));
+      spans.bytes = grown;
+    }
+    spans.bytes.set(doclist.bytes.subarray(0, length), base);
+    const start = used;
+    used = fts5SpanEntries(doclist, spans.bytes, base, length, used);
+    base += length;
+    if (used > start) bounds.push(start, used);
+  }
+  const entries = doclist.entries;
+  // One segment's entries are in order already.
+  const direct = bounds.length === 2;
+  const count = direct ? ((bounds[1] as number) - (bounds[0] as number)) / 3 : bounds.length === 0 ? 0 : fts5Winners(doclist, bounds);
+  const merged = doclist.order[2] as Int32Array;
+  if (spans.live.length < 3 * count) spans.live = new Int32Array(Math.max(3 * count, spans.live.length * 2));
+  const live = spans.live;
+  let n = 0;
+  const from = bounds.length === 0 ? 0 : (bounds[0] as number);
+  for (let w = 0; w < count; w++) {
+    const e = direct ? from + 3 * w : (merged[w] as number);
+    if ((entries[e + 1] as number) < 0) continue;
+    live[n++] = entries[e] as number;
+    live[n++] = entries[e + 1] as number;
+    live[n++] = entries[e + 2] as number;
+  }
+  spans.count = n / 3;
+}
+
+/**
+ * Decodes the entries of a segment's doclist (`doclist.bytes[0, length)`, copied to `bytes` at
+ * `base`) into `doclist.entries` from `used` on, as (rowid, start and end of its positions in
+ * `bytes`; -1 for a row deleted), and returns the entries' end.
+ */
+export function fts5SpanEntries(doclist: Fts5Scratch, bytes: Uint8Array, base: number, length: number, used: number): number {
+  const absolute = doclist.absolute;
+  const values = [0, 0];
+  let next = 0;
+  let rowid = 0;
+  let at = base;
+  const stop = base + length;
+  let out = used;
+  while (at < stop) {
+    const entryAt = at - base;
+    let value = bytes[at] as number;
+    if (value < 0x80) at++;
+    else {
+      at = fts5VarintAt(bytes, at, values);
+      value = values[0] as number;
+    }
+    if (entryAt === 0) rowid = value;
+    else if (next < absolute.length && absolute[next] === entryAt) {
+      rowid = value;
+      next++;
+    } else rowid += value;
+    if (next < absolute.length && (absolute[next] as number) < at - base) throw new Error('fts5: a page whose first rowid is inside an entry');
+    let size = bytes[at] as number;
+    if (size < 0x80) at++;
+    else {
+      at = fts5VarintAt(bytes, at, values);
+      size = values[0] as number;
+    }
+    const end = at + Math.floor(size / 2);
+    if (end > stop) throw new Error('fts5: a position list past its doclist');
+    if (out + 3 > doclist.entries.length) {
+      const grown = new Int32Array(doclist.entries.length * 2);
+      grown.set(doclist.entries);
+      doclist.entries = grown;
+    }
+    doclist.entries[out] = rowid;
+    doclist.entries[out + 1] = size < 2 ? -1 : at;
+    doclist.entries[out + 2] = end;
+    out += 3;
+    at = end;
+  }
+  if (next !== absolute.length) throw new Error('fts5: a page whose first rowid was not reached');
+  return out;
+}
+
+/**
+ * A position list's occurrences in column 0 and in column 1, as `title * 2^20 + text`: the walk
+ * `fts5Entries` makes inline for every entry of one word (calling this from there, in the same
+ * pass or in one of its own, cost 6-10 ms more a read of `sentinel` at 1M: 23 against 29-33).
+ */
+export function fts5ColumnCounts(bytes: Uint8Array, from: number, end: number): number {
+  const values = [0, 0];
+  let at = from;
+  let column = 0;
+  let title = 0;
+  let text = 0;
+  while (at < end) {
+    const byte = bytes[at] as number;
+    if (byte < 0x80) {
+      at++;
+      if (byte === 1) {
+        at = fts5VarintAt(bytes, at, values);
+        column = values[0] as number;
+        continue;
+      }
+    } else at = fts5VarintAt(bytes, at, values);
+    if (column === 0) title++;
+    else if (column === 1) text++;
+  }
+  if (title >= 2 ** 20 || text >= 2 ** 20) throw new Error('fts5: more occurrences in a row than counted here');
+  return title * 2 ** 20 + text;
+}
+
+/**
+ * Writes a position list's offsets in columns 0 and 1 into `scratch.positions[w]` as
+ * `column << 28 | offset`, in order, and returns how many.
+ */
+export function fts5ColumnPositions(scratch: Fts5PhraseScratch, w: number, bytes: Uint8Array, from: number, end: number): number {
+  const values = [0, 0];
+  while (scratch.positions.length <= w) scratch.positions.push(new Int32Array(64));
+  let out = scratch.positions[w] as Int32Array;
+  let n = 0;
+  let at = from;
+  let column = 0;
+  let offset = 0;
+  while (at < end) {
+    let value = bytes[at] as number;
+    if (value < 0x80) at++;
+    else {
+      at = fts5VarintAt(bytes, at, values);
+      value = values[0] as number;
+    }
+    if (value === 1) {
+      at = fts5VarintAt(bytes, at, values);
+      column = values[0] as number;
+      offset = 0;
+      // Columns come in order: none after the text counts.
+      if (column > 1) break;
+      continue;
+    }
+    offset += value - 2;
+    if (offset >= 1 << 28) throw new Error('fts5: an offset past what is counted here');
+    if (n >= out.length) {
+      const grown = new Int32Array(out.length * 2);
+      grown.set(out);
+      out = grown;
+      scratch.positions[w] = out;
+    }
+    out[n++] = (column << 28) | offset;
+  }
+  return n;
+}
+
+/**
+ * The documents where the words (`indexes` into `scratch.words`) stand at consecutive positions
+ * of one column, written to `scratch.phrases[p]` as (rowid, occurrences in the title, in the
+ * text); returns how many.
+ */
+export function fts5PhraseDocuments(scratch: Fts5PhraseScratch, indexes: number[], p: number): number {
+  const k = indexes.length;
+  const at = new Int32Array(k);
+  // Each word's places in the document at hand.
+  const placed = new Int32Array(k);
+  let out = scratch.phrases[p] as Int32Array;
+  let documents = 0;
+  const lists = indexes.map((index) => scratch.words[index] as Fts5WordSpans);
+  const rows = lists.map((spans) => spans.live);
+  const counts = lists.map((spans) => spans.count);
+  for (;;) {
+    const target = fts5NextCommon(rows, counts, at);
+    if (target < 0) break;
+    for (let i = 0; i < k; i++) {
+      const spans = scratch.words[indexes[i] as number] as Fts5WordSpans;
+      const j = at[i] as number;
+      placed[i] = fts5ColumnPositions(scratch, i, spans.bytes, spans.live[3 * j + 1] as number, spans.live[3 * j + 2] as number);
+      at[i] = j + 1;
+    }
+    // Each place of the first word, where every later word stands as many places after it.
+    const first = scratch.positions[0] as Int32Array;
+    const cursor = new Int32Array(k);
+    let title = 0;
+    let text = 0;
+    for (let f = 0; f < (placed[0] as number); f++) {
+      const place = first[f] as number;
+      let found = true;
+      for (let i = 1; i < k && found; i++) {
+        const positions = scratch.positions[i] as Int32Array;
+        const wanted = place + i;
+        let c = cursor[i] as number;
+        while (c < (placed[i] as number) && (positions[c] as number) < wanted) c++;
+        cursor[i] = c;
+        found = c < (placed[i] as number) && positions[c] === wanted;
+      }
+      if (!found) continue;
+      if (place >>> 28 === 0) title++;
+      else text++;
+    }
+    if (title + text === 0) continue;
+    if (3 * documents + 3 > out.length) {
+      const grown = new Int32Array(out.length * 2);
+      grown.set(out);
+      out = grown;
+      scratch.phrases[p] = out;
+    }
+    out[3 * documents] = target;
+    out[3 * documents + 1] = title;
+    out[3 * documents + 2] = text;
+    documents++;
+  }
+  return documents;
+}
+
+/**
+ * The first of the `count` triples of `rows` from `from` on whose first number (a rowid, in
+ * ascending order) is at least `target`, or `count`: steps doubling, then halving. The lists of
+ * an AND are walked to the next rowid the others hold: for `flood mapping sentinel`, the
+ * 548 446 entries of `sentinel` for 10 195 documents.
+ */
+export function fts5Seek(rows: Int32Array, from: number, count: number, target: number): number {
+  if (from >= count || (rows[3 * from] as number) >= target) return from;
+  let low = from;
+  let step = 1;
+  while (low + step < count && (rows[3 * (low + step)] as number) < target) {
+    low += step;
+    step *= 2;
+  }
+  let high = Math.min(low + step, count);
+  // rows[low] < target, and rows[high] >= target or high = count.
+  while (high - low > 1) {
+    const middle = (low + high) >>> 1;
+    if ((rows[3 * middle] as number) < target) low = middle;
+    else high = middle;
+  }
+  return high;
+}
+
+/**
+ * Moves each list's cursor (`at`) to the next rowid every list holds and returns it, or -1 once a
+ * list has none left; `rows[p]` holds `counts[p]` triples, each a rowid first, in ascending order.
+ */
+export function fts5NextCommon(rows: Int32Array[], counts: number[], at: Int32Array): number {
+  const k = rows.length;
+  for (;;) {
+    // The highest rowid the cursors stand on; every list moved up to it, until all stand on it.
+    let target = -1;
+    for (let p = 0; p < k; p++) {
+      if ((at[p] as number) >= (counts[p] as number)) return -1;
+      target = Math.max(target, (rows[p] as Int32Array)[3 * (at[p] as number)] as number);
+    }
+    let all = true;
+    for (let p = 0; p < k; p++) {
+      const j = fts5Seek(rows[p] as Int32Array, at[p] as number, counts[p] as number, target);
+      at[p] = j;
+      if (j >= (counts[p] as number)) return -1;
+      if ((rows[p] as Int32Array)[3 * j] !== target) all = false;
+    }
+    if (all) return target;
+  }
 }

@@ -15,7 +15,32 @@ import { LOWER_PRIORITY } from './worker-priority.ts';
 import { threadsEnded } from './threads-ended.ts';
 import type { Param } from './fts-query.ts';
 import { documentLength, fts5Varints } from './doc-lengths.ts';
-import { fts5Append, fts5Codes, fts5Doclist, fts5Entries, fts5Grown, fts5Merged, fts5Occurrences, fts5Offsets, fts5Page, fts5Scratch, fts5VarintAt, type Fts5Store } from './fts5-doclist.ts';
+import {
+  fts5Append,
+  fts5Codes,
+  fts5ColumnCounts,
+  fts5ColumnPositions,
+  fts5Doclist,
+  fts5Entries,
+  fts5Grown,
+  fts5Merged,
+  fts5NextCommon,
+  fts5MergedInto,
+  fts5Occurrences,
+  fts5Offsets,
+  fts5Page,
+  fts5PhraseDocuments,
+  fts5Phrases,
+  fts5PhraseScratch,
+  fts5Scratch,
+  fts5Seek,
+  fts5Segments,
+  fts5SpanEntries,
+  fts5VarintAt,
+  fts5Winners,
+  fts5WordSpans,
+  type Fts5Store,
+} from './fts5-doclist.ts';
 
 /** SQL function of every reader: a `docsize` row's tokens, all columns together. */
 export const ROW_SIZE_FUNCTION = 'fts5_row_size';
@@ -36,6 +61,11 @@ export interface SqliteReader {
    */
   occurrences(fts: string, word: string, fallback: string): Promise<Int32Array>;
   /**
+   * An AND of phrases' documents and occurrences in the title and text columns of `fts`,
+   * decoded from its segments (`fts5Phrases`); rejects when they cannot be.
+   */
+  phrases(fts: string, phrases: readonly (readonly string[])[]): Promise<Int32Array>;
+  /**
    * Gives back an array `rowids` answered, once nothing reads it any more: a reader thread fills
    * it again rather than memory it has not touched (see scratch-arrays.ts).
    */
@@ -46,7 +76,7 @@ export interface SqliteReader {
 
 interface Request {
   id: number;
-  kind: 'rowids' | 'rows' | 'pairs' | 'occurrences' | 'recycle' | 'close';
+  kind: 'rowids' | 'rows' | 'pairs' | 'occurrences' | 'phrases' | 'recycle' | 'close';
   sql: string;
   params: readonly Param[];
 }
@@ -79,11 +109,23 @@ ${fts5Append}
 ${fts5Doclist}
 ${fts5Entries}
 ${fts5Merged}
+${fts5Winners}
+${fts5MergedInto}
 ${fts5Codes}
 ${fts5Offsets}
 ${fts5Grown}
 ${fts5Occurrences}
+${fts5Segments}
 ${fts5Scratch}
+${fts5Phrases}
+${fts5WordSpans}
+${fts5SpanEntries}
+${fts5ColumnCounts}
+${fts5ColumnPositions}
+${fts5PhraseDocuments}
+${fts5PhraseScratch}
+${fts5Seek}
+${fts5NextCommon}
 const statements = new Map();
 // Rowids come back joined in one text, not as one value per row: handing each row to JavaScript
 // was most of the cost of a large match (a term in 57k of 100k documents: 19 ms row by row,
@@ -129,14 +171,25 @@ function parseRowids(bytes) {
   return out;
 }
 const doclistScratch = fts5Scratch();
+const phraseScratch = fts5PhraseScratch();
+const stores = new Map();
+/** The segments of an FTS5 table, read by this thread's connection. */
+function storeOf(fts) {
+  let store = stores.get(fts);
+  if (store === undefined) {
+    const data = db.prepare('SELECT block FROM "' + fts + '_data" WHERE id = ?').pluck();
+    const idx = db.prepare('SELECT pgno FROM "' + fts + '_idx" WHERE segid = ? AND term <= ? ORDER BY term DESC LIMIT 1').pluck();
+    store = { block: (id) => data.get(id), seek: (segid, key) => idx.get(segid, Buffer.from(key.buffer, key.byteOffset, key.byteLength)) };
+    stores.set(fts, store);
+  }
+  return store;
+}
 const doclistReads = new Map();
 /** A word's occurrences from the table's segments, in one read transaction; the fallback's if they cannot be decoded. */
 function occurrences(fts, word, fallback) {
   let read = doclistReads.get(fts);
   if (read === undefined) {
-    const data = db.prepare('SELECT block FROM "' + fts + '_data" WHERE id = ?').pluck();
-    const idx = db.prepare('SELECT pgno FROM "' + fts + '_idx" WHERE segid = ? AND term <= ? ORDER BY term DESC LIMIT 1').pluck();
-    const store = { block: (id) => data.get(id), seek: (segid, key) => idx.get(segid, Buffer.from(key.buffer, key.byteOffset, key.byteLength)) };
+    const store = storeOf(fts);
     read = db.transaction((w) => fts5Occurrences(store, w, doclistScratch, (count) => (count === 0 ? new Int32Array(0) : int32s(count))));
     doclistReads.set(fts, read);
   }
@@ -145,6 +198,17 @@ function occurrences(fts, word, fallback) {
   } catch {
     return parseRowids(statement('rowids', fallback).get(word));
   }
+}
+const phraseReads = new Map();
+/** An AND of phrases (as JSON) from the table's segments, in one read transaction; throws if they cannot be decoded. */
+function phrases(fts, json) {
+  let read = phraseReads.get(fts);
+  if (read === undefined) {
+    const store = storeOf(fts);
+    read = db.transaction((list) => fts5Phrases(store, list, doclistScratch, phraseScratch, (count) => int32s(count)));
+    phraseReads.set(fts, read);
+  }
+  return read(JSON.parse(json));
 }
 parentPort.on('message', ({ id, kind, sql, params, buffer }) => {
   if (kind === 'recycle') {
@@ -157,8 +221,8 @@ parentPort.on('message', ({ id, kind, sql, params, buffer }) => {
   }
   if (openError !== null) return parentPort.postMessage({ id, error: openError });
   try {
-    if (kind === 'rowids' || kind === 'occurrences') {
-      const out = kind === 'rowids' ? parseRowids(statement(kind, sql).get(...params)) : occurrences(params[0], params[1], sql);
+    if (kind === 'rowids' || kind === 'occurrences' || kind === 'phrases') {
+      const out = kind === 'rowids' ? parseRowids(statement(kind, sql).get(...params)) : kind === 'phrases' ? phrases(params[0], params[1]) : occurrences(params[0], params[1], sql);
       return parentPort.postMessage({ id, result: out }, out.length === 0 ? [] : [out.buffer]);
     }
     if (kind === 'pairs') {
@@ -250,6 +314,7 @@ export function createThreadReader(filename: string, threads = 2): SqliteReader 
     pairs: (sql, params) => ask('pairs', sql, params) as Promise<Float64Array>,
     numbers: (sql, params) => ask('pairs', sql, params) as Promise<Float64Array>,
     occurrences: (fts, word, fallback) => ask('occurrences', fallback, [fts, word]) as Promise<Int32Array>,
+    phrases: (fts, phrases) => ask('phrases', '', [fts, JSON.stringify(phrases)]) as Promise<Int32Array>,
     recycle: (rowids) => {
       // An empty answer has no buffer of its own; a buffer already handed on cannot be sent.
       const { buffer } = rowids;
@@ -273,18 +338,26 @@ export function createThreadReader(filename: string, threads = 2): SqliteReader 
 export function createInlineReader(db: Database): SqliteReader {
   db.function(ROW_SIZE_FUNCTION, { deterministic: true }, (sz) => documentLength(sz as Uint8Array));
   const scratch = fts5Scratch();
-  const occurrences = (fts: string, word: string, fallback: string): Int32Array => {
+  const phraseScratch = fts5PhraseScratch();
+  const storeOf = (fts: string): Fts5Store => {
     const data = db.prepare(`SELECT block FROM "${fts}_data" WHERE id = ?`).pluck();
     const idx = db.prepare(`SELECT pgno FROM "${fts}_idx" WHERE segid = ? AND term <= ? ORDER BY term DESC LIMIT 1`).pluck();
-    const store: Fts5Store = {
+    return {
       block: (id) => data.get(id) as Uint8Array | undefined,
       seek: (segid, key) => idx.get(segid, Buffer.from(key.buffer, key.byteOffset, key.byteLength)) as number | undefined,
     };
+  };
+  const occurrences = (fts: string, word: string, fallback: string): Int32Array => {
+    const store = storeOf(fts);
     try {
       return db.transaction(() => fts5Occurrences(store, word, scratch, (count) => new Int32Array(count)))();
     } catch {
       return Int32Array.from(db.prepare(fallback).pluck().all(word) as number[]);
     }
+  };
+  const phrases = (fts: string, list: readonly (readonly string[])[]): Int32Array => {
+    const store = storeOf(fts);
+    return db.transaction(() => fts5Phrases(store, list, scratch, phraseScratch, (count) => new Int32Array(count)))();
   };
   return {
     rowids: async (sql, params) => Int32Array.from(db.prepare(sql).pluck().all(...params) as number[]),
@@ -292,6 +365,7 @@ export function createInlineReader(db: Database): SqliteReader {
     pairs: async (sql, params) => Float64Array.from((db.prepare(sql).raw().all(...params) as [number, number][]).flat()),
     numbers: async (sql, params) => Float64Array.from((db.prepare(sql).raw().all(...params) as number[][]).flat()),
     occurrences: async (fts, word, fallback) => occurrences(fts, word, fallback),
+    phrases: async (fts, list) => phrases(fts, list),
     recycle: () => undefined,
     close: async () => undefined,
   };

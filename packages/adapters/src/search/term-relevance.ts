@@ -231,3 +231,60 @@ function scaledRange(rowids: Int32Array, from: number, to: number, idf: number, 
   }
   return n;
 }
+
+/** One phrase of an AND: its occurrences in the documents holding every phrase, and how many documents hold it. */
+export interface PhraseOccurrences {
+  codes: Occurrences;
+  documents: number;
+}
+
+/**
+ * The phrases of `fts5Phrases`'s answer (fts5-doclist.ts): `[k, documents (k), codes (k), the
+ * codes]`, each phrase's codes a view of it.
+ */
+export function unpackPhrases(packed: Int32Array): PhraseOccurrences[] {
+  const k = packed[0] ?? 0;
+  const phrases: PhraseOccurrences[] = [];
+  let at = 1 + 2 * k;
+  for (let p = 0; p < k; p++) {
+    const length = packed[1 + k + p] as number;
+    phrases.push({ codes: packed.subarray(at, at + length), documents: packed[1 + p] as number });
+    at += length;
+  }
+  return phrases;
+}
+
+/**
+ * bm25 of an AND of phrases, from each phrase's occurrences in the documents holding them all
+ * (ordered by document, the same documents for every phrase) and the documents holding it
+ * anywhere (its IDF's count, which the AND's documents alone do not give): FTS5 sums each
+ * phrase's part in its order, `0 + idf0 * part0 + idf1 * part1 ...`, and so does this. One
+ * phrase is one word's case (`relevanceSteps`), its count its documents'.
+ */
+export function* phrasesRelevanceSteps(
+  phrases: readonly PhraseOccurrences[],
+  idfOf: (hits: number) => number,
+  lengths: Int32Array,
+  avgdl: number,
+  scratch: ScratchArrays = new ScratchArrays(),
+): Steps<Relevance> {
+  const [first] = phrases;
+  if (first === undefined) return { rowids: new Int32Array(0), scoreOf: scratch.scores(0) };
+  if (phrases.length === 1) return yield* onePhraseSteps(first.codes, idfOf, lengths, avgdl, scratch);
+  const scoreOf = scratch.scores(lastDocument(first.codes) + 1);
+  for (const { codes, documents } of phrases) {
+    const idf = idfOf(documents);
+    for (let from = 0; from < codes.length; ) {
+      yield;
+      from = scoreRange(codes, from, from + OCCURRENCES_PER_STEP, idf, lengths, avgdl, scoreOf);
+    }
+  }
+  // Every phrase lists the same documents: the first one's, each once.
+  const rowids = scratch.rows(first.codes.length);
+  let n = 0;
+  for (let i = 0; i < first.codes.length; i++) {
+    const rowid = (first.codes[i] as number) >> 2;
+    if (n === 0 || rowids[n - 1] !== rowid) rowids[n++] = rowid;
+  }
+  return { rowids: rowids.subarray(0, n), scoreOf };
+}
