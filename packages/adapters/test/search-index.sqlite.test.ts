@@ -342,6 +342,38 @@ describe('sqlite search index file', () => {
     again.close();
   }, 30_000);
 
+  it('decides field queries from the index alone, never from the stored bodies', async () => {
+    const file = dbFile();
+    const index = createSqliteSearchIndex(file);
+    const body = (id: string, metadata: Record<string, unknown>) => ({ body: { id, metadata } });
+    await index.upsert([
+      searchDocument('a', 'Sea level', body('a', { title: 'Sea level', description: 'Glacier retreat', creators: [{ person_or_org: { name: 'Smith, John' } }, { person_or_org: { name: 'Doe, Jane' } }] })),
+      searchDocument('b', 'Ice cores', body('b', { title: 'Ice cores', description: 'Sea ice from glaciers', creators: [{ person_or_org: { name: 'Doe, John' } }] })),
+    ]);
+    // Another connection empties the bodies without counting a write: an engine reading them would now find nothing.
+    const other = new Database(file);
+    other.prepare("UPDATE doc_body SET doc = '{\"body\":{}}'").run();
+    other.close();
+    const found = async (q: string) => (await index.search({ filter: { kinds: ['resource'], viewerId: null }, q, bbox: null, sort: 'bestmatch', page: 1, size: 10, aggregations: [] })).hits.map((h) => h.id).sort();
+    expect(await found('metadata.description:glacier')).toEqual(['a']);
+    expect(await found('metadata.description:glac*')).toEqual(['a', 'b']);
+    expect(await found('metadata.creators.person_or_org.name:"john doe"')).toEqual([]);
+    expect(await found('metadata.creators.person_or_org.name:"doe john"')).toEqual(['b']);
+    expect(await found('metadata.creators:jane -metadata.description:sea')).toEqual(['a']);
+    expect(await found('metadata.description:glaceir~')).toEqual(['a']);
+    await index.close();
+  });
+
+  it('refuses a file written before field paths had an index of their own (layout 3), so the caller rebuilds it', () => {
+    const file = dbFile();
+    const old = new Database(file);
+    old.exec(`CREATE TABLE doc (rowid INTEGER PRIMARY KEY, key TEXT NOT NULL UNIQUE);
+      CREATE VIRTUAL TABLE doc_fts USING fts5(title, text, paths, prefix = '1 2', tokenize = 'unicode61 remove_diacritics 2');
+      PRAGMA user_version = 3;`);
+    old.close();
+    expect(() => createSqliteSearchIndex(file)).toThrow(/layout 3, not 4/);
+  });
+
   it('refuses a file of an older layout, so the caller starts it afresh', () => {
     const file = dbFile();
     const old = new Database(file);

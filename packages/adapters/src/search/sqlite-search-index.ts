@@ -45,6 +45,8 @@ import { evaluateInSlices } from './evaluate-in-slices.ts';
 import { expandInSlices } from './expand-in-slices.ts';
 import { createInlineReader, createThreadReader, ROW_SIZE_FUNCTION, type SqliteReader } from './sqlite-reader.ts';
 import { PATH_TOKEN_PREFIX, pathToken } from './path-token.ts';
+import { fieldWordsInTurns } from './field-tokens.ts';
+import { fieldExpression, namedFields, unfielded, type FieldPaths } from './field-query.ts';
 import { createInlineWriter, createThreadWriter, type PreparedDoc, type Written } from './sqlite-writer.ts';
 import { nextIteration, nextTurn } from '../next-turn.ts';
 import { nextSearchTurn } from './search-turns.ts';
@@ -53,7 +55,7 @@ import { nextSearchTurn } from './search-turns.ts';
  * Bumped when the file's tables change; a file of another layout is refused, and the caller
  * starts it afresh (the index is a projection of the database).
  */
-const LAYOUT = 3;
+const LAYOUT = 4;
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS doc (
@@ -81,6 +83,10 @@ CREATE VIRTUAL TABLE IF NOT EXISTS doc_vocab USING fts5vocab(doc_fts, col);
 CREATE VIRTUAL TABLE IF NOT EXISTS doc_words USING fts5vocab(doc_fts, row);
 -- Each occurrence of a word (document, column): single-word queries are scored from it (term-relevance.ts).
 CREATE VIRTUAL TABLE IF NOT EXISTS doc_instance USING fts5vocab(doc_fts, instance);
+-- Each field path's words, for field:value (field-tokens.ts): contentless, the words being kept in doc_body.
+CREATE VIRTUAL TABLE IF NOT EXISTS doc_field USING fts5(words, content = '', contentless_delete = 1, tokenize = 'unicode61');
+-- The number of each field path in doc_field's tokens, never changed nor removed.
+CREATE TABLE IF NOT EXISTS doc_field_path (id INTEGER PRIMARY KEY, path TEXT NOT NULL UNIQUE);
 -- The values of the range fields (RANGE_FIELDS), ordered per field: dates as text, numbers as numbers.
 CREATE TABLE IF NOT EXISTS doc_range (field TEXT NOT NULL, value NOT NULL, doc_rowid INTEGER NOT NULL);
 CREATE INDEX IF NOT EXISTS doc_range_value ON doc_range(field, value);
@@ -164,6 +170,8 @@ async function prepareDoc(doc: SearchDocument, takeTurn: () => Promise<void>): P
   await takeTurn();
   const text = await joinInTurns(flat, takeTurn);
   await takeTurn();
+  const fields = await fieldWordsInTurns(flat, takeTurn);
+  await takeTurn();
   return {
     key: doc.key,
     header: {
@@ -188,6 +196,7 @@ async function prepareDoc(doc: SearchDocument, takeTurn: () => Promise<void>): P
     title: (flat.get('metadata.title') ?? []).join(' '),
     text,
     paths: fieldPaths(flat).map(pathToken).join(' '),
+    fields,
     ranges,
     boxes: doc.bounds.map(([w, s, e, n]) => [w, s, e, n]),
     // Points and boxes are exactly their bounds: only lines and polygons need deciding.
@@ -504,6 +513,7 @@ export function createSqliteSearchIndex(filename: string): SqliteSearchIndex {
   }
 
   const matchSql = 'SELECT rowid FROM doc_fts WHERE doc_fts MATCH ?';
+  const fieldMatchSql = 'SELECT rowid FROM doc_field WHERE doc_field MATCH ?';
   const bestSql = 'SELECT rowid, bm25(doc_fts, 2.0, 1.0, 0.0) FROM doc_fts WHERE doc_fts MATCH ? ORDER BY 2 LIMIT ?';
   /** Every row scored at least as well as the bound (bm25 is better when lower), best first. */
   const tiesSql = 'SELECT rowid, score FROM (SELECT rowid, bm25(doc_fts, 2.0, 1.0, 0.0) AS score FROM doc_fts WHERE doc_fts MATCH ?) WHERE score <= ? ORDER BY 2';
@@ -575,8 +585,21 @@ export function createSqliteSearchIndex(filename: string): SqliteSearchIndex {
       budget -= words.length;
       fuzzy.set(word, words.length > 0 ? await expandInSlices(word, words) : [word]);
     }
-    return { fuzzy };
+    const fields = new Map<string, FieldPaths>();
+    for (const field of namedFields(node)) {
+      if (fields.has(field)) continue;
+      let own: number | null = null;
+      const below: number[] = [];
+      for (const [id, path] of fieldPathsOf.all(field, `${field}.`, `${field}/`) as [number, string][]) {
+        if (path === field) own = id;
+        else below.push(id);
+      }
+      fields.set(field, { own, below });
+    }
+    return { fuzzy, fields };
   }
+  /** A field's own path and those below it (`a.b.` up to `a.b/`, the character after the dot). */
+  const fieldPathsOf = db.prepare('SELECT id, path FROM doc_field_path WHERE path = ? OR (path >= ? AND path < ?)').raw();
 
   /**
    * bm25 ranking of the hits, asking SQLite only for the best rows: scoring every match and
@@ -673,10 +696,17 @@ export function createSqliteSearchIndex(filename: string): SqliteSearchIndex {
       const rows = await rowids(matchSql, [expression]);
       return { rows, rank: scored ? bm25Ranker(expression, rows.length, early) : null, evaluate: null };
     }
+    // Field queries alone: one match in `doc_field`, ranked by bm25 of their words in the text.
+    const fielded = fieldExpression(node, ctx);
+    if (fielded !== null) {
+      const rows = await rowids(fieldMatchSql, [fielded]);
+      const rank = rankText(unfielded(node), ctx);
+      return { rows, rank: rank.length > 0 ? bm25Ranker(rank.map((r) => `(${r})`).join(' OR '), rows.length, null) : null, evaluate: null };
+    }
     const sql = querySql(node, ctx);
     if (sql !== null) {
       const rows = await rowids(`SELECT doc.rowid FROM doc WHERE ${sql.where}`, sql.params);
-      const rank = rankText(node, ctx);
+      const rank = rankText(unfielded(node), ctx);
       const rankable = rank.length > 0 && textPrefilter(node, ctx) !== null;
       return { rows, rank: rankable ? bm25Ranker(rank.map((r) => `(${r})`).join(' OR '), rows.length, null) : null, evaluate: null };
     }
