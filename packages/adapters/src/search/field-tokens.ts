@@ -28,6 +28,8 @@ export type FieldWords = [path: string, words: string, mixed: 0 | 1];
 
 /** Values tokenized between two calls of `takeTurn`: the largest legal record has tens of thousands. */
 const VALUES_PER_STEP = 4_096;
+/** Or characters: a few long values take as long to tokenize as many short ones. */
+const CHARS_PER_STEP = 131_072;
 
 /**
  * Each path's words as the writer stores them (the writer puts the path's number before each).
@@ -40,12 +42,15 @@ export async function fieldWordsInTurns(flat: FlatDoc, takeTurn: () => Promise<v
   const parents = new Set<string>();
   for (const path of flat.keys()) for (let i = path.indexOf('.'); i !== -1; i = path.indexOf('.', i + 1)) parents.add(path.slice(0, i));
   let values = 0;
+  let chars = 0;
   for (const [path, all] of flat) {
     const parts: string[] = [];
     for (const value of all) {
       parts.push(tokenize(value).map(encodeToken).join(' '));
-      if (++values >= VALUES_PER_STEP) {
+      chars += value.length;
+      if (++values >= VALUES_PER_STEP || chars >= CHARS_PER_STEP) {
         values = 0;
+        chars = 0;
         await takeTurn();
       }
     }
