@@ -26,6 +26,17 @@ export const fieldToken = (pathId: number, word: string): string => fieldPrefix(
 /** One path of a document: its values' encoded words, `VALUE_GAP` between values, and whether it also has members. */
 export type FieldWords = [path: string, words: string, mixed: 0 | 1];
 
+const ASCII = /^[\x00-\x7f]*$/;
+const ENCODED_Z = encodeToken('z');
+
+/**
+ * A value's words, encoded and separated by spaces. On ASCII text `tokenize` is lowercasing and
+ * splitting on anything but letters and digits, which is done here without its Unicode
+ * normalisation and per-word arrays: 16 -> 7 us per document of the benchmark's corpus.
+ */
+export const valueWords = (value: string): string =>
+  ASCII.test(value) ? value.toLowerCase().replace(/[^a-z0-9]+/g, ' ').trim().replace(/z/g, ENCODED_Z) : tokenize(value).map(encodeToken).join(' ');
+
 /** Values tokenized between two calls of `takeTurn`: the largest legal record has tens of thousands. */
 const VALUES_PER_STEP = 4_096;
 /** Or characters: a few long values take as long to tokenize as many short ones. */
@@ -46,7 +57,7 @@ export async function fieldWordsInTurns(flat: FlatDoc, takeTurn: () => Promise<v
   for (const [path, all] of flat) {
     const parts: string[] = [];
     for (const value of all) {
-      parts.push(tokenize(value).map(encodeToken).join(' '));
+      parts.push(valueWords(value));
       chars += value.length;
       if (++values >= VALUES_PER_STEP || chars >= CHARS_PER_STEP) {
         values = 0;
