@@ -171,7 +171,7 @@ describe('sqlite search index file', () => {
     cli.close();
   });
 
-  it("orders a word's hits, a fuzzy word's, a prefix's and a title word's as FTS5's bm25 does, equal scores newest first, after updates and removals", async () => {
+  it("orders a word's hits, a fuzzy word's, a prefix's, a title word's and a field word's as FTS5's bm25 does, equal scores newest first, after updates and removals", async () => {
     const file = dbFile();
     const index = createSqliteSearchIndex(file);
     let s = 11;
@@ -194,16 +194,17 @@ describe('sqlite search index file', () => {
 
     const db = new Database(file, { readonly: true });
     const vocabulary = db.prepare("SELECT DISTINCT term FROM doc_vocab WHERE term >= 'r' AND term < 's' AND col IN ('title', 'text')").pluck().all() as string[];
-    const bm25Order = (expression: string) =>
+    // `described`: only documents whose description (plain words and spaces here) holds a word like this.
+    const bm25Order = (expression: string, described = '%') =>
       db
         .prepare(
-          'SELECT d.id FROM doc_fts f JOIN doc d ON d.rowid = f.rowid WHERE doc_fts MATCH ? AND d.is_public = 1 ORDER BY bm25(doc_fts, 2.0, 1.0, 0.0), d.created DESC, d.id',
+          "SELECT d.id FROM doc_fts f JOIN doc d ON d.rowid = f.rowid JOIN doc_body b ON b.rowid = f.rowid WHERE doc_fts MATCH ? AND d.is_public = 1 AND ' ' || (b.doc ->> '$.body.metadata.description') || ' ' LIKE ? ORDER BY bm25(doc_fts, 2.0, 1.0, 0.0), d.created DESC, d.id",
         )
         .pluck()
-        .all(expression) as string[];
+        .all(expression, described) as string[];
     const request = (q: string): SearchRequest => ({ filter: { kinds: ['resource'], viewerId: null }, q, bbox: null, sort: 'bestmatch', page: 1, size: 200, aggregations: [] });
     const expectBm25Order = async (searched: typeof index) => {
-      for (const [q, expression] of [
+      for (const [q, expression, described] of [
         ['river', '{title text} : "river"'],
         ['sea', '{title text} : "sea"'],
         ['rivr~', `{title text} : (${fuzzyExpansions('rivr', vocabulary).map((w) => `"${w}"`).join(' OR ')})`],
@@ -211,8 +212,12 @@ describe('sqlite search index file', () => {
         ['riv*', '{title text} : "riv" *'],
         // The title alone: its occurrences only, its documents for the IDF.
         ['metadata.title:river', 'title : "river"'],
+        // A field other than the title: its matches, ranked by the word wherever it is.
+        ['metadata.description:river', '{title text} : "river"', '% river %'],
+        ['metadata.description:riv*', '{title text} : "riv" *', '% riv%'],
+        ['metadata.description:rivr~', `{title text} : (${fuzzyExpansions('rivr', vocabulary).map((w) => `"${w}"`).join(' OR ')})`, '% river %'],
       ] as const) {
-        const expected = bm25Order(expression);
+        const expected = bm25Order(expression, described);
         expect(expected.length).toBeGreaterThan(20);
         expect((await searched.search(request(q))).hits.map((h) => h.id)).toEqual(expected);
         // A page further on starts where the first left off.

@@ -696,11 +696,26 @@ export function createSqliteSearchIndex(filename: string): SqliteSearchIndex {
       const rows = await rowids(matchSql, [expression]);
       return { rows, rank: scored ? bm25Ranker(expression, rows.length, early) : null, evaluate: null };
     }
-    // Field queries alone: one match in `doc_field`, ranked by bm25 of their words in the text.
+    // Field queries alone: one match in `doc_field`, ranked by bm25 of their words in the text,
+    // computed from the word's occurrences as for the word alone when it is one word or prefix
+    // (`metadata.description:the`, in every document: 102 ms a call ranked by FTS5's bm25()).
     const fielded = fieldExpression(node, ctx);
     if (fielded !== null) {
-      const rows = await rowids(fieldMatchSql, [fielded]);
-      const rank = rankText(unfielded(node), ctx);
+      const matched = rowids(fieldMatchSql, [fielded]);
+      // Awaited below, or never when the scoring fails first.
+      matched.catch(() => undefined);
+      const text = unfielded(node);
+      const words = ranked > 0 ? singleWordPhrases(text, ctx) : null;
+      const prefix = ranked > 0 && words === null ? singlePrefix(text) : null;
+      const started = prefix === null ? null : await wordsStartingWith(prefix);
+      const phrases = words !== null ? words.map((word) => [word]) : started !== null && started.length > 0 ? [started] : null;
+      if (phrases !== null) {
+        // A hit without the words in the text columns (none, unless FTS5 splits a word otherwise than `tokenize`) scores 0.
+        const scored = await scoreWords(phrases, scratch);
+        return { rows: await matched, scoreOf: scored.scoreOf, rank: null, evaluate: null };
+      }
+      const rows = await matched;
+      const rank = rankText(text, ctx);
       return { rows, rank: rank.length > 0 ? bm25Ranker(rank.map((r) => `(${r})`).join(' OR '), rows.length, null) : null, evaluate: null };
     }
     const sql = querySql(node, ctx);
