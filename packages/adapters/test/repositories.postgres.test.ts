@@ -4,7 +4,11 @@ import { recordRepositoryContract } from './contracts/record-repository.contract
 import { unitOfWorkContract } from './contracts/unit-of-work.contract.ts';
 import { userRepositoryContract } from './contracts/user-repository.contract.ts';
 import { vocabularyRepositoryContract } from './contracts/vocabulary-repository.contract.ts';
-import { openPostgres, usePostgresServer } from './postgres-fixture.ts';
+import { sql } from 'kysely';
+import { describe, expect, it } from 'vitest';
+import { createMigrator, createPgDb, createSqlUnitOfWork, migrateToLatest } from '../src/index.ts';
+import { published } from './contracts/builders.ts';
+import { freshDatabase, openPostgres, usePostgresServer } from './postgres-fixture.ts';
 
 usePostgresServer();
 
@@ -16,3 +20,30 @@ blobUploadRepositoryContract('postgres', make);
 userRepositoryContract('postgres', make);
 vocabularyRepositoryContract('postgres', make);
 unitOfWorkContract('postgres', make);
+
+describe('postgres migrations', () => {
+  it('gives the published versions stored before heads were kept their heads, and leaves a row PostgreSQL cannot read as JSON to be read in full', async () => {
+    const handle = createPgDb(await freshDatabase());
+    try {
+      await createMigrator(handle.db).migrateTo('0008-vocabulary-tags');
+      const restricted = { record: 'restricted', files: 'public', embargo: { active: false, until: null, reason: null } } as const;
+      // v3 was copied from an older embedded store: its title holds a lone surrogate, which
+      // JSON.stringify writes as an escape PostgreSQL's JSON refuses.
+      const old = [1, 2, 3].map((i) =>
+        published(`v${i}`, 'p1', { versionIndex: i, updated: `2026-0${i}-02T00:00:00.000Z`, ...(i === 2 ? { access: restricted } : {}), ...(i === 3 ? { metadata: { title: 'Ice \ud800' } } : {}) }),
+      );
+      for (const v of old) {
+        await sql`insert into record (id, parent_id, kind, version_index, revision_id, data) values (${v.id}, ${v.parentId}, ${v.kind}, ${v.versionIndex}, ${v.revisionId}, ${JSON.stringify(v)})`.execute(handle.db);
+      }
+      await migrateToLatest(handle.db);
+      const heads = await handle.db.selectFrom('record').select(['id', 'head']).orderBy('id').execute();
+      expect(heads.map((h) => h.head === null)).toEqual([false, false, true]);
+      const { repos } = createSqlUnitOfWork(handle.db);
+      expect(await repos.records.listVersionHeads('p1')).toEqual(
+        old.map((v) => ({ id: v.id, versionIndex: v.versionIndex, created: v.created, updated: v.updated, access: v.access })).reverse(),
+      );
+    } finally {
+      await handle.close();
+    }
+  });
+});

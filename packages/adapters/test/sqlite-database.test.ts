@@ -93,6 +93,34 @@ describe('sqlite database', () => {
     }
   });
 
+  it('gives the published versions stored before heads were kept their heads, and reads a head it lacks from the version', async () => {
+    const handle = createDb(join(tempDir(), 'heads.sqlite'));
+    try {
+      await createMigrator(handle.db).migrateTo('0008-vocabulary-tags');
+      const restricted = { record: 'restricted', files: 'restricted', embargo: { active: true, until: '2030-01-01', reason: 'Until the paper is out.' } } as const;
+      const old = [1, 2, 3].map((i) => published(`v${i}`, 'p1', { versionIndex: i, created: `2026-0${i}-01T00:00:00.000Z`, ...(i === 2 ? { access: restricted } : {}) }));
+      for (const v of old) {
+        await sql`insert into record (id, parent_id, kind, version_index, revision_id, data) values (${v.id}, ${v.parentId}, ${v.kind}, ${v.versionIndex}, ${v.revisionId}, ${JSON.stringify(v)})`.execute(handle.db);
+      }
+      await migrateToLatest(handle.db);
+      const { repos } = createSqlUnitOfWork(handle.db);
+      const heads = old.map((v) => ({ id: v.id, versionIndex: v.versionIndex, created: v.created, updated: v.updated, access: v.access })).reverse();
+      expect(await repos.records.listVersionHeads('p1')).toEqual(heads);
+      const stored = await handle.db.selectFrom('record').select('head').where('id', '=', 'v2').executeTakeFirstOrThrow();
+      expect(JSON.parse(stored.head ?? 'null')).toEqual({ revision: 1, created: old[1]?.created, updated: old[1]?.updated, access: restricted });
+      // A row the migration could not read keeps no head; its head comes from the version itself.
+      await handle.db.updateTable('record').set({ head: null }).where('id', '=', 'v1').execute();
+      expect(await repos.records.listVersionHeads('p1')).toEqual(heads);
+      // A node of the earlier release, still running during a rolling upgrade, edits v3 without
+      // writing its head: the head it left is older than the row, and is not believed.
+      const edited = { ...(old[2] as (typeof old)[number]), revisionId: 2, updated: '2026-07-01T00:00:00.000Z', access: restricted };
+      await handle.db.updateTable('record').set({ data: JSON.stringify(edited), revision_id: 2 }).where('id', '=', 'v3').execute();
+      expect((await repos.records.listVersionHeads('p1'))[0]).toEqual({ id: 'v3', versionIndex: 3, created: edited.created, updated: edited.updated, access: restricted });
+    } finally {
+      await handle.close();
+    }
+  });
+
   it('finds lapsed embargoes through an index that a damaged row does not break', async () => {
     const { db, close } = await openSqlite();
     try {

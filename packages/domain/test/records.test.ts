@@ -161,6 +161,54 @@ describe('edit and versions', () => {
     expect(byDefault.sortBy).toBe('version');
     await expect(core.records.versions(anon, 'resource', v1.record.id, { sort: 'unknown' })).rejects.toMatchObject({ kind: 'invalid' });
   });
+
+  it('pages versions by reading only the page\'s versions in full, showing each reader the versions they may read', async () => {
+    const { core, repos } = makeCore();
+    const v1 = await publishedResource(core);
+    for (let i = 2; i <= 6; i++) {
+      const next = await core.records.newVersion(alice, 'resource', v1.record.id);
+      const access = i === 4 ? ({ record: 'restricted', files: 'restricted' } as const) : ({ record: 'public', files: 'public' } as const);
+      await core.records.updateDraft(alice, 'resource', next.record.id, { metadata: { ...validMetadata, publication_date: '2026' }, access });
+      await core.records.publish(alice, 'resource', next.record.id);
+    }
+    const readInFull: string[] = [];
+    const byIds = repos.records.getPublishedByIds;
+    repos.records.getPublishedByIds = async (ids) => {
+      readInFull.push(...ids);
+      return byIds(ids);
+    };
+    repos.records.listPublishedVersions = async () => expect.fail('a page of versions must not read every version');
+
+    const page2 = await core.records.versions(anon, 'resource', v1.record.id, { size: 2, page: 2 });
+    expect(page2.total).toBe(5);
+    expect(page2.hits.map((h) => h.record.versionIndex)).toEqual([3, 2]);
+    expect(readInFull).toEqual(page2.hits.map((h) => h.record.id));
+
+    readInFull.length = 0;
+    const owners = await core.records.versions(alice, 'resource', v1.record.id, { size: 3, sort: 'oldest' });
+    expect(owners.total).toBe(6);
+    expect(owners.hits.map((h) => h.record.versionIndex)).toEqual([1, 2, 3]);
+    expect(readInFull).toHaveLength(3);
+  });
+});
+
+describe('what answers hold', () => {
+  it('tells the host the stored bytes of a record, a page or a versions page before reading them, and refuses nothing itself', async () => {
+    const { core, repos } = makeCore();
+    const v1 = await publishedResource(core);
+    const taken: number[] = [];
+    const memory = { take: (bytes: number) => void taken.push(bytes) };
+    const stored = (await repos.records.storedSizes('published', [v1.record.id])).get(v1.record.id) as number;
+    expect(stored).toBeGreaterThan(100);
+    await core.records.get(anon, 'resource', v1.record.id, memory);
+    await core.records.versions(anon, 'resource', v1.record.id, { memory });
+    await core.records.search(anon, ['resource'], { memory });
+    expect(taken).toEqual([stored, stored, stored]);
+    // The host's refusal stops the read.
+    const full = { take: () => { throw new Error('full'); } };
+    await expect(core.records.get(anon, 'resource', v1.record.id, full)).rejects.toThrow('full');
+    await expect(core.records.search(anon, ['resource'], { memory: full })).rejects.toThrow('full');
+  });
 });
 
 describe('files', () => {

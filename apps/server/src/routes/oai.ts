@@ -8,8 +8,9 @@ import { randomBytes } from 'node:crypto';
 import { Hono, type Context } from 'hono';
 import { create, fragment } from 'xmlbuilder2';
 import type { XMLBuilder } from 'xmlbuilder2/lib/interfaces.js';
-import type { Core, HarvestItem, HarvestSet, RecordView } from '@krs/domain';
+import type { AnswerMemory, Core, HarvestItem, HarvestSet, RecordView } from '@krs/domain';
 import { nextIteration } from '@krs/adapters';
+import { answerOf } from '../answer-memory.ts';
 import { xmlElementsInTurns, type XmlNode } from '../exports/xml.ts';
 import type { Links } from '../links.ts';
 import { dateRange, datestamp, OaiError, parseRequest, type OaiRequest } from '../oai/arguments.ts';
@@ -124,7 +125,7 @@ export function oaiRoutes(core: Core, links: Links, options: OaiOptions = {}) {
     payloads.push({ marker: `<!--${marker}-->`, make: () => format.payload(view, links) });
   }
 
-  async function answer(body: XMLBuilder, request: OaiRequest, payloads: Payload[]): Promise<void> {
+  async function answer(body: XMLBuilder, request: OaiRequest, payloads: Payload[], memory: AnswerMemory | undefined): Promise<void> {
     const { verb, args } = request;
     if (verb === 'Identify') {
       const earliest = await core.harvest.earliest();
@@ -176,7 +177,7 @@ export function oaiRoutes(core: Core, links: Links, options: OaiOptions = {}) {
     }
     if (verb === 'GetRecord') {
       const format = formatOf(args['metadataPrefix'] as string);
-      const item = await core.harvest.get(idOf(args['identifier'] as string));
+      const item = await core.harvest.get(idOf(args['identifier'] as string), memory);
       if (item === null) throw new OaiError('idDoesNotExist', `No record has the identifier "${(args['identifier'] as string).slice(0, 200)}".`);
       record(body.ele(OAI, 'GetRecord'), item, format, payloads);
       return;
@@ -200,6 +201,7 @@ export function oaiRoutes(core: Core, links: Links, options: OaiOptions = {}) {
       ...(set !== undefined ? { set } : {}),
       ...(state.after !== undefined ? { after: state.after } : {}),
       limit: pageSize,
+      ...(memory ? { memory } : {}),
     });
     if (page.items.length === 0) {
       if (token !== undefined) throw new OaiError('badResumptionToken', 'The resumption token points past the end of the list.');
@@ -234,7 +236,7 @@ export function oaiRoutes(core: Core, links: Links, options: OaiOptions = {}) {
       const request = parseRequest(input);
       const body = fragment(options);
       try {
-        await answer(body, request, payloads);
+        await answer(body, request, payloads, answerOf(c));
       } catch (e) {
         if (e instanceof OaiError && e.code !== 'badArgument') echo(request);
         throw e;

@@ -28,6 +28,12 @@ export interface RecordTable {
   version_index: number;
   revision_id: number;
   data: string;
+  /**
+   * The version's head (rows.ts `rowToVersionHead`): what listing a parent's versions reads
+   * instead of every version in full. Null in a row the 0009 migration could not read (and in rows
+   * an earlier release inserts); the head is then read from `data`.
+   */
+  head: string | null;
 }
 
 export interface FileEntryTable {

@@ -7,6 +7,7 @@ import * as recordUpdatedIndex from './migrations/0005-record-updated-index.ts';
 import * as blobUpload from './migrations/0006-blob-upload.ts';
 import * as vocabularyListing from './migrations/0007-vocabulary-listing.ts';
 import * as vocabularyTags from './migrations/0008-vocabulary-tags.ts';
+import * as recordVersionHead from './migrations/0009-record-version-head.ts';
 
 /** Listed statically: append-only, never renamed. */
 const migrations: Record<string, Migration> = {
@@ -18,6 +19,7 @@ const migrations: Record<string, Migration> = {
   '0006-blob-upload': blobUpload,
   '0007-vocabulary-listing': vocabularyListing,
   '0008-vocabulary-tags': vocabularyTags,
+  '0009-record-version-head': recordVersionHead,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

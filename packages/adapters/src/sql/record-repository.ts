@@ -3,14 +3,14 @@
  * insert that finds the id taken, an update that finds another revision changes no row), so a
  * concurrent writer is refused even without a transaction.
  */
-import { DomainError, type RecordKind, type RecordRepository, type UpdatePosition } from '@krs/domain';
+import { DomainError, type RecordKind, type RecordRepository, type UpdatePosition, type VersionHead } from '@krs/domain';
 import { sql, type Kysely, type QueryResult, type RawBuilder } from 'kysely';
 import { compiledOnce } from './compiled-once.ts';
 import { committedReads } from './create-db.ts';
 import type { Database, DraftTable, ParentTable, RecordTable } from './database.ts';
 import { lapsedEmbargoes } from './migrations/0004-embargo-index.ts';
 import { recordUpdated } from './migrations/0005-record-updated-index.ts';
-import { draftToRow, parentToRow, recordToRow, rowToDraft, rowToParent, rowToRecord } from './rows.ts';
+import { draftToRow, parentToRow, recordToRow, rowToDraft, rowToParent, rowToRecord, rowToVersionHead, versionHeadOf } from './rows.ts';
 import { nextIteration } from '../next-turn.ts';
 
 /**
@@ -75,7 +75,7 @@ function expectOneRow(result: QueryResult<unknown>): void {
 type Expected = { expected: number };
 const PARENT_COLUMNS = ['id', 'kind', 'updated', 'revision_id', 'data'] as const;
 const DRAFT_COLUMNS = ['id', 'parent_id', 'kind', 'revision_id', 'data'] as const;
-const RECORD_COLUMNS = ['id', 'parent_id', 'kind', 'version_index', 'revision_id', 'data'] as const;
+const RECORD_COLUMNS = ['id', 'parent_id', 'kind', 'version_index', 'revision_id', 'data', 'head'] as const;
 const insertParent = compiledOnce<ParentTable, never>(PARENT_COLUMNS, (db, row) =>
   db.insertInto('parent').values(row).onConflict((oc) => oc.column('id').doNothing()),
 );
@@ -109,6 +109,13 @@ const revisionsBy = (table: 'record' | 'draft') =>
       .where(`${table}.id`, '=', id),
   );
 const revisionsById = { record: revisionsBy('record'), draft: revisionsBy('draft') } as const;
+// octet_length reads the value's length from the row (SQLite 3.43+) or the TOAST header
+// (PostgreSQL), never the value itself.
+const storedSize = sql<number>`octet_length(data)`.as('bytes');
+/** One row's stored size, by primary key: read before every record GET that is not answered from a kept answer. */
+const sizeBy = (table: 'record' | 'draft') =>
+  compiledOnce<{ id: string }, { id: string; bytes: number }>(['id'], (db, { id }) => db.selectFrom(table).select(['id', storedSize]).where('id', '=', id));
+const sizeById = { published: sizeBy('record'), draft: sizeBy('draft') } as const;
 const DATA_VERSION = { sql: 'PRAGMA data_version', parameters: [] } as const;
 const byId = {
   draft: [dataById('draft', false), dataById('draft', true)],
@@ -177,6 +184,15 @@ export function createSqlRecordRepository(db: Kysely<Database>, options: { lockR
       const rows = await db.selectFrom('record').select('data').where('parent_id', '=', parentId).orderBy('version_index', 'desc').execute();
       return parseRows(rows, rowToRecord);
     },
+    async listVersionHeads(parentId) {
+      const rows = await db.selectFrom('record').select(['id', 'version_index', 'revision_id', 'head']).where('parent_id', '=', parentId).orderBy('version_index', 'desc').execute();
+      const heads = rows.map(rowToVersionHead);
+      const missing = rows.filter((_, i) => heads[i] === null).map((r) => r.id);
+      if (missing.length === 0) return heads as VersionHead[];
+      const versions = await byIds(missing, async (chunk) => parseRows(await from('record').where('id', 'in', chunk).execute(), rowToRecord));
+      const read = new Map(versions.map((r) => [r.id, versionHeadOf(r)]));
+      return heads.flatMap((head, i) => head ?? read.get((rows[i] as (typeof rows)[number]).id) ?? []);
+    },
     async listDrafts(parentId) {
       return parseRows(await db.selectFrom('draft').select('data').where('parent_id', '=', parentId).execute(), rowToDraft);
     },
@@ -205,15 +221,17 @@ export function createSqlRecordRepository(db: Kysely<Database>, options: { lockR
       return byIds(ids, async (chunk) => parseRows(await from('record').where('id', 'in', chunk).execute(), rowToRecord));
     },
     async storedSizes(state, ids) {
-      // octet_length reads the value's length from the row (SQLite 3.43+) or the TOAST header
-      // (PostgreSQL), never the value itself.
-      const rows = await byIds(ids, (chunk) =>
-        db
-          .selectFrom(state === 'draft' ? 'draft' : 'record')
-          .select(['id', sql<number>`octet_length(data)`.as('bytes')])
-          .where('id', 'in', chunk)
-          .execute(),
-      );
+      const one = ids.length === 1 ? await sizeById[state].first(db, { id: ids[0] as string }) : undefined;
+      const rows =
+        ids.length === 1
+          ? one === undefined ? [] : [one]
+          : await byIds(ids, (chunk) =>
+              db
+                .selectFrom(state === 'draft' ? 'draft' : 'record')
+                .select(['id', storedSize])
+                .where('id', 'in', chunk)
+                .execute(),
+            );
       return new Map(rows.map((r) => [r.id, Number(r.bytes)]));
     },
     async getParentsByIds(ids) {
@@ -223,16 +241,16 @@ export function createSqlRecordRepository(db: Kysely<Database>, options: { lockR
       const rows = await lapsedEmbargoes(db, today, limit).execute(db);
       return rows.rows.map((r) => r.id);
     },
-    async listPublishedByUpdate({ from, until, after, limit }) {
-      // Worded as the index record_updated is, so a harvest page reads only its own rows.
+    async listPositionsByUpdate({ from, until, after, limit }) {
+      // Worded as the index record_updated is, so a harvest page reads only its own rows' places.
       const updated = recordUpdated(db);
-      const rows = await sql<{ data: string }>`select data from record
+      const rows = await sql<{ updated: string; id: string; bytes: number }>`select ${updated} as updated, id, ${storedSize} from record
         where ${updated} is not null
         ${from === undefined ? sql`` : sql`and ${updated} >= ${from}`}
         ${until === undefined ? sql`` : sql`and ${updated} <= ${until}`}
         ${after === undefined ? sql`` : sql`and ${pastPosition(updated, after)}`}
         order by ${updated}, id limit ${limit}`.execute(db);
-      return parseRows(rows.rows, rowToRecord);
+      return rows.rows.map((r) => ({ updated: r.updated, id: r.id, bytes: Number(r.bytes) }));
     },
     async positionAfter(after, count) {
       const updated = recordUpdated(db);

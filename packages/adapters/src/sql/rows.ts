@@ -2,7 +2,7 @@
  * Row <-> domain conversions, the only place that knows how a value is laid out in its table.
  * The driver binds strings and numbers only, so objects go in as JSON text.
  */
-import type { ApiToken, DraftRecord, FileEntry, FileOwner, Parent, PublishedRecord, User, VocabularyEntry } from '@krs/domain';
+import type { ApiToken, DraftRecord, FileEntry, FileOwner, Parent, PublishedRecord, User, VersionHead, VocabularyEntry } from '@krs/domain';
 import { matchText, sortKey } from '@krs/domain/vocabularies';
 import type { ApiTokenTable, DraftTable, FileEntryTable, ParentTable, RecordTable, UserTable, VocabularyTable } from './database.ts';
 
@@ -22,8 +22,27 @@ export const recordToRow = (r: PublishedRecord): RecordTable => ({
   version_index: r.versionIndex,
   revision_id: r.revisionId,
   data: JSON.stringify(r),
+  head: JSON.stringify(storedHead(r)),
 });
 export const rowToRecord = (row: Pick<RecordTable, 'data'>): PublishedRecord => parse<PublishedRecord>(row.data);
+
+/**
+ * The members a version's `head` keeps (id and version index are columns of their own), and the
+ * revision they were taken from: a row an earlier release updated without writing `head` has a
+ * later `revision_id` than its head, and its head is read from `data`.
+ */
+type HeadFields = Omit<VersionHead, 'id' | 'versionIndex'>;
+type StoredHead = HeadFields & { revision: number };
+const headFields = ({ created, updated, access }: HeadFields): HeadFields => ({ created, updated, access });
+const storedHead = (r: PublishedRecord): StoredHead => ({ revision: r.revisionId, ...headFields(r) });
+
+/** A version's head from its row; null when the row has none, or one older than the row (see RecordTable.head). */
+export function rowToVersionHead(row: Pick<RecordTable, 'id' | 'version_index' | 'revision_id' | 'head'>): VersionHead | null {
+  if (row.head === null) return null;
+  const head = parse<StoredHead>(row.head);
+  return head.revision === Number(row.revision_id) ? { id: row.id, versionIndex: Number(row.version_index), ...headFields(head) } : null;
+}
+export const versionHeadOf = (r: PublishedRecord): VersionHead => ({ id: r.id, versionIndex: r.versionIndex, ...headFields(r) });
 
 export const fileEntryToRow = (owner: FileOwner, e: FileEntry): FileEntryTable => ({ owner_state: owner.state, record_id: owner.recordId, key: e.key, data: JSON.stringify(e) });
 export const rowToFileEntry = (row: Pick<FileEntryTable, 'data'>): FileEntry => parse<FileEntry>(row.data);

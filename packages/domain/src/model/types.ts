@@ -80,6 +80,13 @@ export interface PublishedRecord extends VersionBase {
 
 export type AnyRecord = DraftRecord | PublishedRecord;
 
+/**
+ * What listing a record's versions needs of each published version before reading any of them in
+ * full: which may be shown to whom (its access) and where it sorts. A parent may have hundreds of
+ * versions of up to megabytes each; a page of them reads only its own.
+ */
+export type VersionHead = Pick<PublishedRecord, 'id' | 'versionIndex' | 'created' | 'updated' | 'access'>;
+
 export type AccessPermission = 'view' | 'preview' | 'edit';
 
 export interface AccessLink {

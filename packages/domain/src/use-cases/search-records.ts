@@ -1,53 +1,21 @@
-import { invalid } from '../errors.ts';
 import { requireSignedIn } from '../model/access.ts';
-import { METADATA_LIMITS } from '../model/metadata/limits.ts';
 import type { Identity, RecordKind } from '../model/types.ts';
 import type { RecordView, SearchPage } from '../model/views.ts';
-import type { FacetName, SearchFilter, SearchResult } from '../ports.ts';
+import type { AnswerMemory, FacetName, SearchFilter, SearchResult } from '../ports.ts';
 import { parseBBox } from '../search/index.ts';
 import type { CoreDeps } from './deps.ts';
 import { resolvePaging, resolveSort, type ListingInput, type ListingKind } from './listing-params.ts';
 import { viewOf } from './lookup.ts';
 import { afterProjections } from './project-search.ts';
-
-/**
- * What one listing page may read, every hit together: a page of 1,000 records of the 2 MiB each
- * may hold would be 2 GB, read, parsed and written out by one request. 32 MiB is sixteen such
- * records, or thousands of ordinary ones.
- */
-export const LISTING_PAGE_BYTES = 32 * 1024 * 1024;
-/** A stored record is its metadata (at most METADATA_LIMITS.maxSerialized) and, beside it, its access, files and parent fields. */
-const LARGEST_RECORD_BYTES = 3 * METADATA_LIMITS.maxSerialized;
-
-/**
- * Refuses a page whose hits hold more than the page may read, by the stored sizes alone. Pages
- * of few enough hits that even the largest records fit are not weighed: the usual page of 10
- * costs no extra read.
- */
-async function weighPage(deps: CoreDeps, draftIds: string[], publishedIds: string[]): Promise<void> {
-  const budget = deps.settings.maxPageBytes ?? LISTING_PAGE_BYTES;
-  if ((draftIds.length + publishedIds.length) * LARGEST_RECORD_BYTES <= budget) return;
-  const records = deps.repos.records;
-  const [drafts, published] = await Promise.all([
-    draftIds.length > 0 ? records.storedSizes('draft', draftIds) : new Map<string, number>(),
-    publishedIds.length > 0 ? records.storedSizes('published', publishedIds) : new Map<string, number>(),
-  ]);
-  let bytes = 0;
-  for (const size of [...drafts.values(), ...published.values()]) bytes += size;
-  if (bytes <= budget) return;
-  const amount = (n: number) => (n >= 1024 * 1024 ? `${(n / (1024 * 1024)).toFixed(1)} MiB` : `${Math.ceil(n / 1024)} KiB`);
-  throw invalid('search.page_too_large', 'Invalid querystring parameters.', [
-    { field: 'size', messages: [`The records of this page hold ${amount(bytes)}, more than the ${amount(budget)} one page may read; ask for fewer (a smaller size).`] },
-  ]);
-}
+import { weighPage } from './weigh-page.ts';
 
 /** Loads the hits from the repositories: the index only says which, never what. */
 /** Records and parents of a page of hits, read in three statements rather than two per hit. */
-export async function hydrate(deps: CoreDeps, result: SearchResult): Promise<RecordView[]> {
+export async function hydrate(deps: CoreDeps, result: SearchResult, memory?: AnswerMemory): Promise<RecordView[]> {
   const records = deps.repos.records;
   const draftIds = result.hits.filter((h) => h.state === 'draft').map((h) => h.id);
   const publishedIds = result.hits.filter((h) => h.state !== 'draft').map((h) => h.id);
-  await weighPage(deps, draftIds, publishedIds);
+  await weighPage(deps, draftIds, publishedIds, memory);
   const [drafts, published] = await Promise.all([
     draftIds.length > 0 ? records.getDraftsByIds(draftIds) : [],
     publishedIds.length > 0 ? records.getPublishedByIds(publishedIds) : [],
@@ -83,7 +51,7 @@ export async function runListing(
   for (const [facet, buckets] of Object.entries(result.aggregations) as [FacetName, NonNullable<SearchResult['aggregations'][FacetName]>][]) {
     aggs[facet] = buckets.map((b) => ({ ...b, isSelected: (selected[facet] ?? []).includes(b.key) }));
   }
-  return { total: result.total, hits: await hydrate(deps, result), aggregations: aggs, sortBy: sort, ...paging };
+  return { total: result.total, hits: await hydrate(deps, result, input.memory), aggregations: aggs, sortBy: sort, ...paging };
 }
 
 /**
