@@ -47,10 +47,18 @@ export function namedFields(node: QueryNode): string[] {
 }
 
 /**
- * Tokens one query may name in `doc_field`: a fuzzy word on a field with a hundred paths below
- * it is each of its expansions in each path. Past this the evaluator decides the query.
+ * Tokens one query may name in `doc_field`, all its leaves together: a fuzzy word on a field
+ * with a hundred paths below it is each of its expansions in each path. Past this the evaluator
+ * decides the query.
  */
 const TOKENS_PER_QUERY = 20_000;
+
+/** Each leaf's expression, built once per query (its context), and the tokens the query has left. */
+interface Built {
+  leaves: Map<QueryNode, string | null>;
+  tokens: number;
+}
+const builtFor = new WeakMap<FieldContext, Built>();
 
 const quote = (token: string) => `"${token}"`;
 /** A phrase of no words: FTS5 matches nothing with it. */
@@ -62,7 +70,17 @@ const group = (parts: readonly string[], op: ' AND ' | ' OR '): string =>
  * One leaf as an FTS5 expression over `doc_field`, or null when it has no words (the
  * evaluator's rules for those hold no index) or its paths were not looked up.
  */
-function leafMatch(node: Leaf & { field: string }, ctx: FieldContext, budget: { tokens: number }): string | null {
+function leafMatch(node: Leaf & { field: string }, ctx: FieldContext): string | null {
+  let built = builtFor.get(ctx);
+  if (built === undefined) builtFor.set(ctx, (built = { leaves: new Map(), tokens: TOKENS_PER_QUERY }));
+  const known = built.leaves.get(node);
+  if (known !== undefined) return known;
+  const expression = buildLeaf(node, ctx, built);
+  built.leaves.set(node, expression);
+  return expression;
+}
+
+function buildLeaf(node: Leaf & { field: string }, ctx: FieldContext, budget: Built): string | null {
   const paths = ctx.fields?.get(node.field);
   const words = tokenize(node.value);
   if (paths === undefined || words.length === 0) return null;
@@ -97,25 +115,24 @@ function leafMatch(node: Leaf & { field: string }, ctx: FieldContext, budget: { 
 }
 
 /** One `doc_field` leaf as an FTS5 expression (see `leafMatch`), or null. */
-export const fieldMatch = (node: QueryNode, ctx: FieldContext): string | null =>
-  isFieldLeaf(node) ? leafMatch(node, ctx, { tokens: TOKENS_PER_QUERY }) : null;
+export const fieldMatch = (node: QueryNode, ctx: FieldContext): string | null => (isFieldLeaf(node) ? leafMatch(node, ctx) : null);
 
 /**
  * The whole query as one FTS5 expression over `doc_field`, or null: leaves it answers, AND/OR of
  * such, and an AND whose NOT children are such (a NOT standing alone has no FTS5 form).
  */
-export function fieldExpression(node: QueryNode, ctx: FieldContext, budget = { tokens: TOKENS_PER_QUERY }): string | null {
+export function fieldExpression(node: QueryNode, ctx: FieldContext): string | null {
   switch (node.type) {
     case 'term':
     case 'phrase':
-      return isFieldLeaf(node) ? leafMatch(node, ctx, budget) : null;
+      return fieldMatch(node, ctx);
     case 'or': {
-      const parts = node.children.map((c) => fieldExpression(c, ctx, budget));
+      const parts = node.children.map((c) => fieldExpression(c, ctx));
       return parts.some((p) => p === null) ? null : (parts as string[]).map((p) => `(${p})`).join(' OR ');
     }
     case 'and': {
-      const positive = node.children.filter((c) => c.type !== 'not').map((c) => fieldExpression(c, ctx, budget));
-      const negative = node.children.flatMap((c) => (c.type === 'not' ? [fieldExpression(c.child, ctx, budget)] : []));
+      const positive = node.children.filter((c) => c.type !== 'not').map((c) => fieldExpression(c, ctx));
+      const negative = node.children.flatMap((c) => (c.type === 'not' ? [fieldExpression(c.child, ctx)] : []));
       if (positive.length === 0 || [...positive, ...negative].some((p) => p === null)) return null;
       const and = positive.map((p) => `(${p})`).join(' AND ');
       return negative.length === 0 ? and : `(${and}) NOT (${negative.map((p) => `(${p})`).join(' OR ')})`;
