@@ -7,6 +7,7 @@
  */
 import { tokenize, type QueryNode } from '@krs/domain/search';
 import { fieldPrefix, fieldToken } from './field-tokens.ts';
+import { ftsBoolean } from './fts-boolean.ts';
 
 /** The numbers of the indexed paths a field names: its own, and every path below it. */
 export interface FieldPaths {
@@ -117,30 +118,8 @@ function buildLeaf(node: Leaf & { field: string }, ctx: FieldContext, budget: Bu
 /** One `doc_field` leaf as an FTS5 expression (see `leafMatch`), or null. */
 export const fieldMatch = (node: QueryNode, ctx: FieldContext): string | null => (isFieldLeaf(node) ? leafMatch(node, ctx) : null);
 
-/**
- * The whole query as one FTS5 expression over `doc_field`, or null: leaves it answers, AND/OR of
- * such, and an AND whose NOT children are such (a NOT standing alone has no FTS5 form).
- */
-export function fieldExpression(node: QueryNode, ctx: FieldContext): string | null {
-  switch (node.type) {
-    case 'term':
-    case 'phrase':
-      return fieldMatch(node, ctx);
-    case 'or': {
-      const parts = node.children.map((c) => fieldExpression(c, ctx));
-      return parts.some((p) => p === null) ? null : (parts as string[]).map((p) => `(${p})`).join(' OR ');
-    }
-    case 'and': {
-      const positive = node.children.filter((c) => c.type !== 'not').map((c) => fieldExpression(c, ctx));
-      const negative = node.children.flatMap((c) => (c.type === 'not' ? [fieldExpression(c.child, ctx)] : []));
-      if (positive.length === 0 || [...positive, ...negative].some((p) => p === null)) return null;
-      const and = positive.map((p) => `(${p})`).join(' AND ');
-      return negative.length === 0 ? and : `(${and}) NOT (${negative.map((p) => `(${p})`).join(' OR ')})`;
-    }
-    default:
-      return null;
-  }
-}
+/** The whole query as one FTS5 expression over `doc_field`, or null (see `ftsBoolean`). */
+export const fieldExpression = (node: QueryNode, ctx: FieldContext): string | null => ftsBoolean(node, (leaf) => fieldMatch(leaf, ctx));
 
 /** Rows a `doc_field` expression matches, as SQL over `doc`. */
 export const inFields = (expression: string) => ({ where: 'doc.rowid IN (SELECT rowid FROM doc_field WHERE doc_field MATCH ?)', params: [expression] });

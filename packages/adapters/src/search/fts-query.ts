@@ -9,6 +9,7 @@
 import { NUMERIC_RANGE_FIELDS, RANGE_FIELDS, tokenize, type QueryNode } from '@krs/domain/search';
 import { PATH_TOKEN_PREFIX, pathToken } from './path-token.ts';
 import { fieldMatch, inFields, isEmptyFieldTerm, type FieldPaths } from './field-query.ts';
+import { ftsBoolean } from './fts-boolean.ts';
 
 export type Param = string | number;
 export interface Sql {
@@ -113,30 +114,9 @@ export function singlePrefix(node: QueryNode): string | null {
 }
 
 /**
- * The whole query as one FTS5 expression, or null. Covers leaves, AND/OR of such, and an AND
- * whose NOT children are such (`(a AND b) NOT (c OR d)`); a NOT standing alone has no FTS5 form.
+ * The whole query as one FTS5 expression over `doc_fts`, or null (see `ftsBoolean`).
  */
-export function ftsExpression(node: QueryNode, ctx: QueryContext): string | null {
-  switch (node.type) {
-    case 'term':
-    case 'phrase':
-    case 'exists':
-      return matchText(node, ctx);
-    case 'or': {
-      const parts = node.children.map((c) => ftsExpression(c, ctx));
-      return parts.some((p) => p === null) ? null : parts.map((p) => `(${p})`).join(' OR ');
-    }
-    case 'and': {
-      const positive = node.children.filter((c) => c.type !== 'not').map((c) => ftsExpression(c, ctx));
-      const negative = node.children.flatMap((c) => (c.type === 'not' ? [ftsExpression(c.child, ctx)] : []));
-      if (positive.length === 0 || [...positive, ...negative].some((p) => p === null)) return null;
-      const and = positive.map((p) => `(${p})`).join(' AND ');
-      return negative.length === 0 ? and : `(${and}) NOT (${negative.map((p) => `(${p})`).join(' OR ')})`;
-    }
-    default:
-      return null;
-  }
-}
+export const ftsExpression = (node: QueryNode, ctx: QueryContext): string | null => ftsBoolean(node, (leaf) => matchText(leaf, ctx));
 
 /** Rows whose range field lies in the range, from the ordered `doc_range` index. */
 function rangeSql(node: Extract<QueryNode, { type: 'range' }>): Sql {
