@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, mkdtempSync, openSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -16,6 +16,28 @@ describe('the SQLite search index state', () => {
       writeFileSync(join(dir, 'search-state.json'), JSON.stringify({ engine: 'sqlite', watermark: '2026-05-01T00:00:00.000Z' }));
       expect(await search.resume()).toBeNull();
       search.close();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('the SQLite search index of an older layout', () => {
+  it('is removed with its checkpoint at start-up, so every record is indexed again', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'krs-search-layout-'));
+    try {
+      const first = openEmbeddedSearch('sqlite', dir);
+      await first.checkpoint('2026-05-01T00:00:00.000Z');
+      await first.close();
+      // The file says it has layout 3 (the one before field paths had an index of their own):
+      // SQLite keeps `user_version` at bytes 60-63 of its header.
+      const fd = openSync(join(dir, 'search.sqlite'), 'r+');
+      writeSync(fd, Uint8Array.of(0, 0, 0, 3), 0, 4, 60);
+      closeSync(fd);
+      const again = openEmbeddedSearch('sqlite', dir);
+      expect(await again.resume()).toBeNull();
+      expect((await again.index.search({ filter: { kinds: ['resource'], viewerId: null }, q: 'metadata.description:ice', bbox: null, sort: 'newest', page: 1, size: 10, aggregations: [] })).total).toBe(0);
+      await again.close();
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

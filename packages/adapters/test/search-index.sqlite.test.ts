@@ -352,6 +352,76 @@ describe('sqlite search index file', () => {
     again.close();
   }, 30_000);
 
+  it("orders a field word's, prefix's and fuzzy word's hits as FTS5's bm25 does the word's in the text, after updates and removals", async () => {
+    const file = dbFile();
+    const index = createSqliteSearchIndex(file);
+    const words = ['river', 'rivers', 'rover', 'delta', 'sea'];
+    const some = (i: number, n: number) => Array.from({ length: n }, (_, j) => words[(i * 7 + j * 3 + (i >> 2)) % words.length]).join(' ');
+    const doc = (i: number, shift = 0) =>
+      searchDocument(`f${String(i).padStart(3, '0')}`, some(i + shift, 1 + (i % 3)), {
+        created: `2026-01-0${1 + (i % 4)}T00:00:00.000Z`,
+        body: { id: `f${i}`, metadata: { title: some(i + shift, 1 + (i % 3)), description: some(i * 5 + shift, i % 6) } },
+      });
+    await index.upsert(Array.from({ length: 120 }, (_, i) => doc(i)));
+    await index.upsert(Array.from({ length: 20 }, (_, i) => doc(i * 5, 1)));
+    await index.remove(Array.from({ length: 8 }, (_, i) => `published:f${String(i * 9 + 2).padStart(3, '0')}`));
+    const db = new Database(file, { readonly: true });
+    // Only documents whose description (plain words and spaces here) holds a word like the field's.
+    const bm25Order = (expression: string, described: string) =>
+      db
+        .prepare(
+          "SELECT d.id FROM doc_fts f JOIN doc d ON d.rowid = f.rowid JOIN doc_body b ON b.rowid = f.rowid WHERE doc_fts MATCH ? AND ' ' || (b.doc ->> '$.body.metadata.description') || ' ' LIKE ? ORDER BY bm25(doc_fts, 2.0, 1.0, 0.0), d.created DESC, d.id",
+        )
+        .pluck()
+        .all(expression, described) as string[];
+    const vocabulary = db.prepare("SELECT DISTINCT term FROM doc_vocab WHERE term >= 'r' AND term < 's' AND col IN ('title', 'text')").pluck().all() as string[];
+    const request = (q: string): SearchRequest => ({ filter: { kinds: ['resource'], viewerId: null }, q, bbox: null, sort: 'bestmatch', page: 1, size: 200, aggregations: [] });
+    for (const [q, expression, described] of [
+      ['metadata.description:river', '{title text} : "river"', '% river %'],
+      ['metadata.description:riv*', '{title text} : "riv" *', '% riv%'],
+      ['metadata.description:rivr~', `{title text} : (${fuzzyExpansions('rivr', vocabulary).map((w) => `"${w}"`).join(' OR ')})`, '% river %'],
+    ] as const) {
+      const expected = bm25Order(expression, described);
+      expect(expected.length).toBeGreaterThan(20);
+      expect((await index.search(request(q))).hits.map((h) => h.id)).toEqual(expected);
+      expect((await index.search({ ...request(q), page: 2, size: 7 })).hits.map((h) => h.id)).toEqual(expected.slice(7, 14));
+    }
+    db.close();
+    await index.close();
+  });
+
+  it('decides field queries from the index alone, never from the stored bodies', async () => {
+    const file = dbFile();
+    const index = createSqliteSearchIndex(file);
+    const body = (id: string, metadata: Record<string, unknown>) => ({ body: { id, metadata } });
+    await index.upsert([
+      searchDocument('a', 'Sea level', body('a', { title: 'Sea level', description: 'Glacier retreat', creators: [{ person_or_org: { name: 'Smith, John' } }, { person_or_org: { name: 'Doe, Jane' } }] })),
+      searchDocument('b', 'Ice cores', body('b', { title: 'Ice cores', description: 'Sea ice from glaciers', creators: [{ person_or_org: { name: 'Doe, John' } }] })),
+    ]);
+    // Another connection empties the bodies without counting a write: an engine reading them would now find nothing.
+    const other = new Database(file);
+    other.prepare("UPDATE doc_body SET doc = '{\"body\":{}}'").run();
+    other.close();
+    const found = async (q: string) => (await index.search({ filter: { kinds: ['resource'], viewerId: null }, q, bbox: null, sort: 'bestmatch', page: 1, size: 10, aggregations: [] })).hits.map((h) => h.id).sort();
+    expect(await found('metadata.description:glacier')).toEqual(['a']);
+    expect(await found('metadata.description:glac*')).toEqual(['a', 'b']);
+    expect(await found('metadata.creators.person_or_org.name:"john doe"')).toEqual([]);
+    expect(await found('metadata.creators.person_or_org.name:"doe john"')).toEqual(['b']);
+    expect(await found('metadata.creators:jane -metadata.description:sea')).toEqual(['a']);
+    expect(await found('metadata.description:glaceir~')).toEqual(['a']);
+    await index.close();
+  });
+
+  it('refuses a file written before field paths had an index of their own (layout 3), so the caller rebuilds it', () => {
+    const file = dbFile();
+    const old = new Database(file);
+    old.exec(`CREATE TABLE doc (rowid INTEGER PRIMARY KEY, key TEXT NOT NULL UNIQUE);
+      CREATE VIRTUAL TABLE doc_fts USING fts5(title, text, paths, prefix = '1 2', tokenize = 'unicode61 remove_diacritics 2');
+      PRAGMA user_version = 3;`);
+    old.close();
+    expect(() => createSqliteSearchIndex(file)).toThrow(/layout 3, not 4/);
+  });
+
   it('refuses a file of an older layout, so the caller starts it afresh', () => {
     const file = dbFile();
     const old = new Database(file);

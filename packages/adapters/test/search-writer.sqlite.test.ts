@@ -29,6 +29,7 @@ const prepared = (key: string, boxes: PreparedDoc['boxes'] = []): PreparedDoc =>
   title: `Title ${key}`,
   text: 'flood extent',
   paths: '',
+  fields: [['metadata.description', 'flood extent', 0]],
   ranges: [],
   boxes,
   shapes: null,

@@ -2,11 +2,14 @@
  * The parsed query language as SQLite: FTS5 MATCH expressions for the leaves the text index
  * answers (terms, phrases, prefixes, fuzzy terms expanded beforehand, `metadata.title:`, and
  * `_exists_` through the `paths` column), SQL over the `doc_range` index for ranges, SQL over
- * `doc` for boolean shapes FTS5 cannot say alone, and a prefilter for the queries only the
- * domain's evaluator can decide (`field:value` on fields other than the title).
+ * `doc` for boolean shapes FTS5 cannot say alone (with `field:value` on fields other than the
+ * title from `doc_field`, field-query.ts), and a prefilter for the queries only the domain's
+ * evaluator can decide.
  */
 import { NUMERIC_RANGE_FIELDS, RANGE_FIELDS, tokenize, type QueryNode } from '@krs/domain/search';
 import { PATH_TOKEN_PREFIX, pathToken } from './path-token.ts';
+import { fieldMatch, inFields, isEmptyFieldTerm, type FieldPaths } from './field-query.ts';
+import { ftsBoolean } from './fts-boolean.ts';
 
 export type Param = string | number;
 export interface Sql {
@@ -18,6 +21,8 @@ export interface Sql {
 export interface QueryContext {
   /** Each fuzzy query word's expansion into indexed words (empty: none are close). */
   fuzzy: ReadonlyMap<string, readonly string[]>;
+  /** The indexed paths of each field the query names (field-query.ts); absent until looked up. */
+  fields?: ReadonlyMap<string, FieldPaths>;
 }
 
 const quote = (token: string) => `"${token.replace(/"/g, '""')}"`;
@@ -109,30 +114,9 @@ export function singlePrefix(node: QueryNode): string | null {
 }
 
 /**
- * The whole query as one FTS5 expression, or null. Covers leaves, AND/OR of such, and an AND
- * whose NOT children are such (`(a AND b) NOT (c OR d)`); a NOT standing alone has no FTS5 form.
+ * The whole query as one FTS5 expression over `doc_fts`, or null (see `ftsBoolean`).
  */
-export function ftsExpression(node: QueryNode, ctx: QueryContext): string | null {
-  switch (node.type) {
-    case 'term':
-    case 'phrase':
-    case 'exists':
-      return matchText(node, ctx);
-    case 'or': {
-      const parts = node.children.map((c) => ftsExpression(c, ctx));
-      return parts.some((p) => p === null) ? null : parts.map((p) => `(${p})`).join(' OR ');
-    }
-    case 'and': {
-      const positive = node.children.filter((c) => c.type !== 'not').map((c) => ftsExpression(c, ctx));
-      const negative = node.children.flatMap((c) => (c.type === 'not' ? [ftsExpression(c.child, ctx)] : []));
-      if (positive.length === 0 || [...positive, ...negative].some((p) => p === null)) return null;
-      const and = positive.map((p) => `(${p})`).join(' AND ');
-      return negative.length === 0 ? and : `(${and}) NOT (${negative.map((p) => `(${p})`).join(' OR ')})`;
-    }
-    default:
-      return null;
-  }
-}
+export const ftsExpression = (node: QueryNode, ctx: QueryContext): string | null => ftsBoolean(node, (leaf) => matchText(leaf, ctx));
 
 /** Rows whose range field lies in the range, from the ordered `doc_range` index. */
 function rangeSql(node: Extract<QueryNode, { type: 'range' }>): Sql {
@@ -180,18 +164,24 @@ export function querySql(node: QueryNode, ctx: QueryContext): Sql | null {
     case 'phrase':
     case 'exists': {
       const m = matchText(node, ctx);
-      return m === null ? null : inMatch(m);
+      if (m !== null) return inMatch(m);
+      const f = fieldMatch(node, ctx);
+      return f !== null ? inFields(f) : isEmptyFieldTerm(node) ? { where: '1', params: [] } : null;
     }
     case 'and':
     case 'or': {
       // Sibling free-text leaves become one MATCH expression: FTS5 intersects or unites them
       // itself, far faster than one subquery per term.
       const op = node.type === 'and' ? ' AND ' : ' OR ';
+      // So do sibling field leaves, in `doc_field`.
       const texts = node.children.map((c) => matchText(c, ctx));
+      const fields = node.children.map((c, i) => (texts[i] === null ? fieldMatch(c, ctx) : null));
       const merged = texts.filter((t): t is string => t !== null);
-      const rest = node.children.filter((_, i) => texts[i] === null).map((c) => querySql(c, ctx));
+      const mergedFields = fields.filter((t): t is string => t !== null);
+      const rest = node.children.filter((_, i) => texts[i] === null && fields[i] === null).map((c) => querySql(c, ctx));
       if (rest.some((p) => p === null)) return null;
       const parts = rest as Sql[];
+      if (mergedFields.length > 0) parts.unshift(inFields(mergedFields.map((m) => `(${m})`).join(op)));
       if (merged.length > 0) parts.unshift(inMatch(merged.map((m) => `(${m})`).join(op)));
       return { where: `(${parts.map((p) => p.where).join(op)})`, params: parts.flatMap((p) => p.params) };
     }

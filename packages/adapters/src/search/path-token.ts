@@ -7,7 +7,15 @@
 /** Starts every path token, and no word a plain-text column holds apart from those the user wrote so. */
 export const PATH_TOKEN_PREFIX = '0z';
 
-const encode = (path: string): string => `${PATH_TOKEN_PREFIX}${path.replace(/[^a-y0-9]/g, (c) => `z${c.charCodeAt(0).toString(16).padStart(4, '0')}`)}`;
+/**
+ * Text as characters the unicode61 tokenizer keeps in one token, each UTF-16 unit outside a-y and
+ * digits as `z` and four hex digits: a code no encoding is the start of another's, so one text
+ * starts with another exactly when their encodings do (a prefix query on encodings is one on
+ * the texts).
+ */
+export const encodeToken = (text: string): string => (/^[a-y0-9]*$/.test(text) ? text : text.replace(/[^a-y0-9]/g, (c) => `z${c.charCodeAt(0).toString(16).padStart(4, '0')}`));
+
+const encode = (path: string): string => `${PATH_TOKEN_PREFIX}${encodeToken(path)}`;
 
 /**
  * Documents share their few dozen paths, and encoding each again cost a create about 20 µs (a

@@ -19,6 +19,7 @@ import { Worker } from 'node:worker_threads';
 import { SQLITE_MODULE_PATH } from '../sql/sqlite-driver.ts';
 import { LOWER_PRIORITY } from './worker-priority.ts';
 import { threadsEnded } from './threads-ended.ts';
+import { fieldPrefix, VALUE_GAP, type FieldWords } from './field-tokens.ts';
 
 /** One document as rows: what the main thread computes from a SearchDocument. */
 export interface PreparedDoc {
@@ -30,6 +31,8 @@ export interface PreparedDoc {
   title: string;
   text: string;
   paths: string;
+  /** Each field path's words, for `doc_field` (field-tokens.ts). */
+  fields: FieldWords[];
   ranges: [field: string, value: string | number][];
   /** west, south, east, north */
   boxes: [number, number, number, number][];
@@ -79,12 +82,39 @@ const WRITER_CORE = `function (db) {
   const insertRange = db.prepare('INSERT INTO doc_range (field, value, doc_rowid) VALUES (?, ?, ?)');
   const insertBox = db.prepare('INSERT INTO doc_box (min_x, max_x, min_y, max_y, doc_rowid) VALUES (?, ?, ?, ?, ?)');
   const insertShapes = db.prepare('INSERT INTO doc_shape (rowid, shapes) VALUES (?, ?)');
+  const deleteField = db.prepare('DELETE FROM doc_field WHERE rowid = ?');
+  const insertField = db.prepare('INSERT INTO doc_field (rowid, words) VALUES (?, ?)');
+  const pathNumber = db.prepare('SELECT id FROM doc_field_path WHERE path = ?').pluck();
+  const numberPath = db.prepare('INSERT INTO doc_field_path (path) VALUES (?)');
+  const fieldPrefix = ${fieldPrefix.toString()};
+  // A path's number never changes and is never removed, so it is kept here once read; a write
+  // that fails forgets them all, since it may have numbered paths its rollback took back.
+  const prefixes = new Map();
+  const prefixOf = (path) => {
+    let prefix = prefixes.get(path);
+    if (prefix === undefined) {
+      const id = pathNumber.get(path) ?? Number(numberPath.run(path).lastInsertRowid);
+      prefix = fieldPrefix(id);
+      prefixes.set(path, prefix);
+    }
+    return prefix;
+  };
+  const fieldText = (fields) => {
+    const parts = [];
+    for (const [path, words, mixed] of fields) {
+      const prefix = prefixOf(path);
+      if (mixed === 1) parts.push(prefix);
+      if (words !== '') parts.push(words.split(' ').map((w) => (w === '${VALUE_GAP}' || w === '' ? w : prefix + w)).join(' '));
+    }
+    return parts.join(' ');
+  };
   const keysOf = db.prepare('SELECT key FROM doc WHERE parent_id = ?').pluck();
   const bump = db.prepare('UPDATE doc_generation SET value = value + 1 WHERE id = 1 RETURNING value').pluck();
   const removeKey = (key) => {
     const row = rowOf.get(key);
     if (!row) return null;
     deleteFts.run(row.rowid);
+    deleteField.run(row.rowid);
     deleteBoxes.run(row.rowid, row.rowid);
     deleteBody.run(row.rowid);
     deleteShapes.run(row.rowid);
@@ -99,6 +129,7 @@ const WRITER_CORE = `function (db) {
       const rowid = Number(insertDoc.run({ ...doc.header, rowid: previous, key: doc.key }).lastInsertRowid);
       insertBody.run(rowid, doc.body);
       insertFts.run(rowid, doc.title, doc.text, doc.paths);
+      insertField.run(rowid, fieldText(doc.fields));
       for (const [field, value] of doc.ranges) insertRange.run(field, value, rowid);
       for (const [w, s, e, n] of doc.boxes) insertBox.run(w, e, s, n, rowid);
       if (doc.shapes !== null) insertShapes.run(rowid, doc.shapes);
@@ -111,17 +142,26 @@ const WRITER_CORE = `function (db) {
     return { rowids, generation: bump.get() };
   });
   const clear = db.transaction(() => {
-    db.exec('DELETE FROM doc; DELETE FROM doc_body; DELETE FROM doc_fts; DELETE FROM doc_box; DELETE FROM doc_shape; DELETE FROM doc_range;');
+    db.exec('DELETE FROM doc; DELETE FROM doc_body; DELETE FROM doc_fts; DELETE FROM doc_field; DELETE FROM doc_box; DELETE FROM doc_shape; DELETE FROM doc_range;');
     return { rowids: [], generation: bump.get() };
   });
   // BEGIN IMMEDIATE: a transaction that reads first and then writes cannot wait for another
   // process's write lock (SQLite answers "database is locked" at once); one that takes the lock
   // first waits for it up to busy_timeout.
+  const forgetting = (run) => (arg) => {
+    try {
+      return run(arg);
+    } catch (e) {
+      prefixes.clear();
+      throw e;
+    }
+  };
   return {
-    upsert: (docs) => upsert.immediate(docs),
+    upsert: forgetting((docs) => upsert.immediate(docs)),
     remove: (keys) => remove.immediate(keys),
     clear: () => clear.immediate(),
     keysOfParent: (parentId) => keysOf.all(parentId),
+    forgetPaths: () => prefixes.clear(),
   };
 }`;
 
@@ -167,6 +207,7 @@ parentPort.on('message', (asks) => {
       replies = together.immediate(asks);
     } catch (e) {
       // The commit itself failed: nothing of the batch was kept, and every write says so.
+      core.forgetPaths();
       const error = String((e && e.message) || e);
       replies = asks.map(({ id }) => ({ id, error }));
     }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { BBox, SearchDocument, SearchFilter, SearchIndex, SearchRequest } from '@krs/domain';
-import { geometryShapes, shapeBounds } from '@krs/domain/search';
+import { geometryShapes, matchesQuery, parseQuery, shapeBounds } from '@krs/domain/search';
 
 const day = (n: number) => `2026-01-${String(n).padStart(2, '0')}T00:00:00.000Z`;
 
@@ -293,6 +293,130 @@ export function searchIndexContract(name: string, make: () => Promise<SearchInde
         expect(await q(index, many)).toEqual([]);
         expect(await q(index, `flood ${'"'.repeat(3)}`)).toEqual(['flood-a', 'mixed-c']);
         expect(await q(index, 'sahel '.repeat(500))).toEqual(['drought-b']);
+      });
+    });
+
+    describe('field queries, as the domain evaluator decides them', () => {
+      /**
+       * Values side by side in one array, one path ending where the next begins, nested arrays, a
+       * path holding values of its own beside members that hold others: where a field index
+       * that let values run together, or a span off by one, would answer otherwise.
+       */
+      const fielded = (): SearchDocument[] => [
+        doc('fa', {}, {
+          title: 'Sea level',
+          description: 'Glacier retreat near the sea',
+          version: 'ice shelf',
+          subjects: [{ subject: 'sea' }, { subject: 'ice' }],
+          keywords: ['alpha beta', 'gamma'],
+          creators: [{ person_or_org: { name: 'Smith, John' } }, { person_or_org: { name: 'Doe, Jane' } }],
+        }),
+        doc('fb', {}, {
+          title: 'Ice cores',
+          description: 'Sea ice thickness from glacial cores',
+          subjects: [{ subject: 'sea ice' }],
+          keywords: ['beta gamma'],
+          creators: [{ person_or_org: { name: 'Doe, John' } }, { person_or_org: { name: 'Smyth, Anna' } }],
+        }),
+        doc('fc', {}, {
+          title: 'Flood maps of the sea',
+          description: 'Flooding and sea level',
+          subjects: ['plain ice', { subject: 'hidden' }],
+          keywords: ['gamma', 'alpha'],
+          creators: [{ person_or_org: { name: 'Jane Smith' } }],
+        }),
+        doc('fd', {}, {
+          title: 'Hidden subjects',
+          description: 'Nothing about the cold',
+          subjects: [{ subject: 'hidden glacier' }],
+          creators: [{ person_or_org: { name: 'Müller, Eva' } }],
+        }),
+      ];
+      const QUERIES = [
+        'metadata.description:sea',
+        'metadata.description:the',
+        'metadata.description:flood',
+        'metadata.title:sea',
+        'metadata.title:ice',
+        'metadata.subjects.subject:"sea ice"',
+        'metadata.subjects.subject:sea',
+        'metadata.subjects:"sea ice"',
+        'metadata.subjects:hidden',
+        'metadata.subjects:ice',
+        'metadata.subjects.subject:hidden',
+        'metadata.keywords:"beta gamma"',
+        'metadata.keywords:"alpha beta"',
+        'metadata.keywords:"gamma alpha"',
+        'metadata.description:"the sea"',
+        'metadata.description:"sea ice"',
+        'metadata.description:"sea glacier"',
+        'metadata.creators.person_or_org.name:smith',
+        'metadata.creators.person_or_org.name:"john doe"',
+        'metadata.creators.person_or_org.name:"smith john"',
+        'metadata.creators.person_or_org.name:"doe john"',
+        'metadata.creators.person_or_org.name:muller',
+        'metadata.creators:smith',
+        'metadata.creators.person_or_org:jane',
+        'metadata:hidden',
+        'metadata:"sea level"',
+        'metadata.description:glac*',
+        'metadata.description:gla',
+        'metadata.description:sea-glac*',
+        'metadata.subjects.subject:hid*',
+        'metadata.creators.person_or_org.name:smyth~',
+        'metadata.description:glaciar~',
+        'metadata.description:flodding~',
+        'metadata.creators.person_or_org.name:smith AND metadata.creators.person_or_org.name:john',
+        'metadata.creators.person_or_org.name:smith OR metadata.subjects.subject:hidden',
+        'metadata.description:sea AND NOT metadata.title:sea',
+        'NOT metadata.description:sea',
+        'metadata.description:sea -metadata.keywords:gamma',
+        'cores AND metadata.creators.person_or_org.name:doe',
+        'metadata.description:sea OR metadata.publication_date:[2020 TO *]',
+        '(metadata.keywords:alpha OR metadata.keywords:beta) AND NOT metadata.subjects:ice',
+        'metadata.version:shelf',
+        'metadata.version:"sea ice"',
+        'metadata.nothing:sea',
+        'metadata.descr:sea',
+        'id:fb',
+        // No words: the evaluator's own rules for those.
+        'metadata.description:--',
+        'metadata.description:"--"',
+        'metadata.keywords:(-- OR gamma)',
+      ];
+      const expected = (docs: SearchDocument[], text: string) =>
+        docs.filter((d) => matchesQuery(parseQuery(text), d)).map((d) => d.id).sort();
+
+      it('finds on each field, phrase, prefix, fuzzy word and boolean what the evaluator finds, values kept apart', async () => {
+        const index = await make();
+        const docs = fielded();
+        await index.upsert(docs);
+        for (const text of QUERIES) expect({ text, ids: await q(index, text) }).toEqual({ text, ids: expected(docs, text) });
+        // The evaluator's answers are the ones meant: values and paths never run together.
+        expect(expected(docs, 'metadata.subjects.subject:"sea ice"')).toEqual(['fb']);
+        expect(expected(docs, 'metadata.keywords:"beta gamma"')).toEqual(['fb']);
+        expect(expected(docs, 'metadata.description:"sea ice"')).toEqual(['fb']);
+        expect(expected(docs, 'metadata.creators.person_or_org.name:"john doe"')).toEqual([]);
+        expect(expected(docs, 'metadata.subjects:hidden')).toEqual(['fd']);
+        expect(expected(docs, 'metadata.version:"sea ice"')).toEqual([]);
+      });
+
+      it('answers field queries after rewrites and removals as the evaluator does on what is left', async () => {
+        const index = await make();
+        const docs = fielded();
+        await index.upsert(docs);
+        const changed = doc('fa', {}, {
+          title: 'Sea level',
+          description: 'Retreat of the ice',
+          subjects: [{ subject: 'hidden sea' }],
+          keywords: ['gamma alpha'],
+          creators: [{ person_or_org: { name: 'Jones, Jane' } }],
+        });
+        await index.upsert([changed]);
+        await index.remove(['published:fd']);
+        const left = [changed, ...docs.filter((d) => d.id !== 'fa' && d.id !== 'fd')];
+        for (const text of QUERIES) expect({ text, ids: await q(index, text) }).toEqual({ text, ids: expected(left, text) });
+        expect(await q(index, 'metadata.creators.person_or_org.name:smith')).toEqual(['fc']);
       });
     });
 
