@@ -7,6 +7,7 @@
  */
 import { HeaderTable, Interned, intersectsAny, shapesMeetBox, type HeaderFields } from '@krs/domain/search';
 import type { BBox, SearchDocument, Shape } from '@krs/domain';
+import { TextColumn } from './minisearch-text-column.ts';
 
 export type RangeValues = [field: string, value: string][];
 
@@ -45,12 +46,13 @@ export class MiniSearchRows {
   /** The same by the kept list itself: a snapshot's rows name their set by it, without joining codes. */
   private readonly pathSetOfList = new Map<readonly number[], number>();
   private rowPathSet = new Int32Array(0);
-  private bodies: (string | undefined)[] = [];
+  private readonly bodies = new TextColumn();
   private titles: (string | undefined)[] = [];
-  private words: (string | undefined)[] = [];
+  private readonly words = new TextColumn();
   // Keys by parent: re-projecting a parent asks for its keys, and a scan of every row per
-  // parent made a rebuild quadratic (220 s for 100k records).
-  private readonly byParent = new Map<string, Set<string>>();
+  // parent made a rebuild quadratic (220 s for 100k records). A parent's one key is kept
+  // alone: a set per parent was 100k sets to make at start-up.
+  private readonly byParent = new Map<string, string | Set<string>>();
 
   get size(): number {
     return this.rowOfKey.size;
@@ -70,7 +72,8 @@ export class MiniSearchRows {
   }
 
   keysOfParent(parentId: string): string[] {
-    return [...(this.byParent.get(parentId) ?? [])];
+    const keys = this.byParent.get(parentId);
+    return keys === undefined ? [] : typeof keys === 'string' ? [keys] : [...keys];
   }
 
   /** The row a key has, or the one `set` would give it: taken only by `set`. */
@@ -93,12 +96,14 @@ export class MiniSearchRows {
       this.rowPathSet = grown;
     }
     this.rowPathSet[row] = this.pathSet(doc.paths);
-    this.bodies[row] = doc.body;
+    this.bodies.set(row, doc.body);
     this.titles[row] = doc.title;
-    this.words[row] = doc.words;
-    let siblings = this.byParent.get(doc.header.parentId);
-    if (siblings === undefined) this.byParent.set(doc.header.parentId, (siblings = new Set()));
-    siblings.add(doc.key);
+    this.words.set(row, doc.words);
+    const parentId = doc.header.parentId;
+    const siblings = this.byParent.get(parentId);
+    if (siblings === undefined) this.byParent.set(parentId, doc.key);
+    else if (typeof siblings !== 'string') siblings.add(doc.key);
+    else if (siblings !== doc.key) this.byParent.set(parentId, new Set([siblings, doc.key]));
   }
 
   delete(row: number): void {
@@ -106,17 +111,20 @@ export class MiniSearchRows {
     if (key === undefined) return;
     const parentId = this.header.document(row)?.parentId ?? '';
     const siblings = this.byParent.get(parentId);
-    siblings?.delete(key);
-    if (siblings?.size === 0) this.byParent.delete(parentId);
+    if (siblings === key) this.byParent.delete(parentId);
+    else if (typeof siblings !== 'string' && siblings !== undefined) {
+      siblings.delete(key);
+      if (siblings.size === 0) this.byParent.delete(parentId);
+    }
     this.rowOfKey.delete(key);
     this.header.delete(row);
     this.shapes.delete(row);
     this.ranges.delete(row);
     this.keys[row] = undefined;
     this.bounds[row] = undefined;
-    this.bodies[row] = undefined;
+    this.bodies.delete(row);
     this.titles[row] = undefined;
-    this.words[row] = undefined;
+    this.words.delete(row);
     this.free.push(row);
   }
 
@@ -144,9 +152,9 @@ export class MiniSearchRows {
     this.bounds = [];
     this.shapes.clear();
     this.ranges.clear();
-    this.bodies = [];
+    this.bodies.clear();
     this.titles = [];
-    this.words = [];
+    this.words.clear();
     this.byParent.clear();
   }
 
@@ -191,16 +199,35 @@ export class MiniSearchRows {
   /** The text MiniSearch was given for the row. */
   text(row: number): { title: string; text: string } | null {
     const title = this.titles[row];
-    const text = this.words[row];
+    const text = this.words.get(row);
     return title === undefined || text === undefined ? null : { title, text };
   }
 
   wordsOf(row: number): string {
-    return this.words[row] ?? '';
+    return this.words.get(row) ?? '';
   }
 
   bodyOf(row: number): string {
-    return this.bodies[row] ?? '{}';
+    return this.bodies.get(row) ?? '{}';
+  }
+
+  /** The row's words as UTF-8, as a snapshot writes them. */
+  wordBytes(row: number): Buffer {
+    return this.words.bytes(row);
+  }
+
+  bodyBytes(row: number): Buffer {
+    return this.keys[row] === undefined ? Buffer.from('{}') : this.bodies.bytes(row);
+  }
+
+  /**
+   * The bodies and words of rows just set from a snapshot (with empty texts), left in its
+   * bytes until first read: `rows[i]`'s body ends at `bodyEnds[i]` in `bodies`, its words at
+   * `wordEnds[i]` in `words`, each starting where the one before ends.
+   */
+  useSavedTexts(rows: ArrayLike<number>, bodies: Buffer, bodyEnds: Uint32Array, words: Buffer, wordEnds: Uint32Array): void {
+    this.bodies.useSaved(bodies, rows, bodyEnds);
+    this.words.useSaved(words, rows, wordEnds);
   }
 
   /** The domain's `meetsBox` on the row's geometry, without building a document per row. */
@@ -215,8 +242,8 @@ export class MiniSearchRows {
     for (let row = 0; row < this.keys.length; row++) if (this.keys[row] !== undefined) yield row;
   }
 
-  /** The row as a snapshot keeps it. */
-  prepared(row: number): PreparedRow | null {
+  /** The row as a snapshot's line keeps it (its body and words are written apart). */
+  prepared(row: number): Omit<PreparedRow, 'body' | 'words'> | null {
     const key = this.keys[row];
     const header = this.header.document(row);
     if (key === undefined || header === null) return null;
@@ -228,9 +255,7 @@ export class MiniSearchRows {
       shapes: this.shapes.get(row) ?? null,
       ranges: this.ranges.get(row) ?? null,
       paths: this.pathSetList[this.rowPathSet[row] ?? 0] ?? [],
-      body: this.bodies[row] ?? '{}',
       title: this.titles[row] ?? '',
-      words: this.words[row] ?? '',
     };
   }
 }

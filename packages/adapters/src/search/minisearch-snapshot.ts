@@ -84,7 +84,7 @@ const IN_USER_LISTING = 2;
 const USER_LATEST = 4;
 const PUBLIC = 8;
 
-function rowLine(number: number, row: PreparedRow, pathSet: number): string {
+function rowLine(number: number, row: Omit<PreparedRow, 'body' | 'words'>, pathSet: number): string {
   const h = row.header;
   const flags = (h.isLatest ? LATEST : 0) | (h.inUserListing ? IN_USER_LISTING : 0) | (h.isUserLatest ? USER_LATEST : 0) | (h.isPublic ? PUBLIC : 0);
   return JSON.stringify([
@@ -124,14 +124,14 @@ export async function writeSnapshot(file: string, watermark: string, rows: MiniS
     }
     await out.end();
     for (const [section, ends, of] of [
-      ['bodies', 'bodyEnds', (row: number) => rows.bodyOf(row)],
-      ['words', 'wordEnds', (row: number) => rows.wordsOf(row)],
+      ['bodies', 'bodyEnds', (row: number) => rows.bodyBytes(row)],
+      ['words', 'wordEnds', (row: number) => rows.wordBytes(row)],
     ] as const) {
       const offsets = new Uint32Array(order.length);
       out.begin(section);
       const start = out.offset;
       for (const [i, row] of order.entries()) {
-        await out.push(Buffer.from(of(row)));
+        await out.push(of(row));
         offsets[i] = out.offset - start;
       }
       await out.end();
@@ -208,7 +208,7 @@ const STATES: readonly unknown[] = ['draft', 'published'];
 const ACCESS: readonly unknown[] = ['open', 'restricted', 'embargoed', 'metadata-only'];
 
 /** A row from its line; throws on anything not shaped like one. */
-function parseRow(line: string, pathSets: readonly (readonly number[])[], body: string, words: string): [number, PreparedRow] {
+function parseRow(line: string, pathSets: readonly (readonly number[])[]): [number, PreparedRow] {
   const v = JSON.parse(line) as unknown;
   if (!Array.isArray(v) || v.length !== 20) throw new Error('snapshot: bad row');
   const [number, key, id, kind, state, parentId, ownerId, versionIndex, flags, readers, created, updated, rtId, rtLabel, accessStatus, bounds, shapes, ranges, pathSet, title] = v as unknown[];
@@ -256,9 +256,10 @@ function parseRow(line: string, pathSets: readonly (readonly number[])[], body: 
     shapes: shapes as Shape[] | null,
     ranges: ranges as RangeValues | null,
     paths: pathSets[pathSet as number] ?? [],
-    body,
+    // Left in the snapshot's bytes until first read (`useSavedTexts`).
+    body: '',
     title: title as string,
-    words,
+    words: '',
   };
   return [number as number, row];
 }
@@ -314,9 +315,10 @@ export async function readSnapshot(file: string): Promise<LoadedSnapshot | null>
     const uint32 = (name: Section) => new Uint32Array(new Uint8Array(section(name)).buffer);
     const lines = section('rows').toString('utf8').split('\n');
     lines.pop();
-    const bodies = section('bodies');
+    // Copied, so that the rest of the file's bytes are not kept with them.
+    const bodies = Buffer.from(section('bodies'));
     const bodyEnds = uint32('bodyEnds');
-    const words = section('words');
+    const words = Buffer.from(section('words'));
     const wordEnds = uint32('wordEnds');
     if (lines.length !== footer.rows || bodyEnds.length !== footer.rows || wordEnds.length !== footer.rows) return null;
     const rows = new MiniSearchRows();
@@ -337,16 +339,19 @@ export async function readSnapshot(file: string): Promise<LoadedSnapshot | null>
     if (text.documentCount !== footer.rows) return null;
     let bodyStart = 0;
     let wordStart = 0;
+    const numbers = new Int32Array(lines.length);
     for (const [i, line] of lines.entries()) {
       const bodyEnd = bodyEnds[i] ?? 0;
       const wordEnd = wordEnds[i] ?? 0;
       if (bodyEnd < bodyStart || bodyEnd > bodies.length || wordEnd < wordStart || wordEnd > words.length) return null;
-      const [number, row] = parseRow(line, rows.pathSets, bodies.toString('utf8', bodyStart, bodyEnd), words.toString('utf8', wordStart, wordEnd));
+      const [number, row] = parseRow(line, rows.pathSets);
       bodyStart = bodyEnd;
       wordStart = wordEnd;
       if (rows.rowOf(row.key) !== undefined || rows.keyOf(number) !== undefined) return null;
       rows.set(number, row);
+      numbers[i] = number;
     }
+    rows.useSavedTexts(numbers, bodies, bodyEnds, words, wordEnds);
     rows.freeGaps();
     // The word index must name the same rows, or answers would disagree.
     for (const row of text.rows()) if (rows.keyOf(row) === undefined) return null;
