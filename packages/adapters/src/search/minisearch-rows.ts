@@ -34,7 +34,7 @@ export class MiniSearchRows {
   private free: number[] = [];
   private bounds: (BBox[] | undefined)[] = [];
   private readonly shapes = new Map<number, Shape[]>();
-  readonly ranges = new Map<number, RangeValues>();
+  private rangeValues = new Map<number, RangeValues>();
   /**
    * The paths (tokens) holding a value in each row, as the number of its set of path codes: most
    * documents share one set. No list of rows per path: a set of 100k rows per path took most of
@@ -89,7 +89,7 @@ export class MiniSearchRows {
     this.header.set(row, doc.header);
     this.bounds[row] = doc.bounds;
     if (doc.shapes !== null) this.shapes.set(row, doc.shapes);
-    if (doc.ranges !== null) this.ranges.set(row, doc.ranges);
+    if (doc.ranges !== null) this.rangeValues.set(row, doc.ranges);
     if (row >= this.rowPathSet.length) {
       const grown = new Int32Array(Math.max(1024, row + 1, this.rowPathSet.length * 2));
       grown.set(this.rowPathSet);
@@ -119,13 +119,23 @@ export class MiniSearchRows {
     this.rowOfKey.delete(key);
     this.header.delete(row);
     this.shapes.delete(row);
-    this.ranges.delete(row);
+    this.rangeValues.delete(row);
     this.keys[row] = undefined;
     this.bounds[row] = undefined;
     this.bodies.delete(row);
     this.titles[row] = undefined;
     this.words.delete(row);
     this.free.push(row);
+  }
+
+  /** The range fields' values by row. */
+  get ranges(): ReadonlyMap<number, RangeValues> {
+    return this.rangeValues;
+  }
+
+  /** The range values of rows just set from a snapshot (with none), as a map that may read them in on first use. */
+  useSavedRanges(ranges: Map<number, RangeValues>): void {
+    this.rangeValues = ranges;
   }
 
   /** The code of a path's token in this table, given on first sight. */
@@ -151,7 +161,7 @@ export class MiniSearchRows {
     this.free = [];
     this.bounds = [];
     this.shapes.clear();
-    this.ranges.clear();
+    this.rangeValues = new Map();
     this.bodies.clear();
     this.titles = [];
     this.words.clear();
@@ -253,7 +263,7 @@ export class MiniSearchRows {
       header: fields,
       bounds: this.bounds[row] ?? [],
       shapes: this.shapes.get(row) ?? null,
-      ranges: this.ranges.get(row) ?? null,
+      ranges: this.rangeValues.get(row) ?? null,
       paths: this.pathSetList[this.rowPathSet[row] ?? 0] ?? [],
       title: this.titles[row] ?? '',
     };

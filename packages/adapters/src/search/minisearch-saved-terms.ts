@@ -12,72 +12,11 @@
  * are the ones the tree built word by word gives.
  */
 import SearchableMap from 'minisearch/SearchableMap';
+import { FilledOnFirstUse } from './filled-on-first-use.ts';
 
 type Postings = Map<number, number>;
 /** A word's postings as MiniSearch keeps them: field id -> short id -> frequency. */
 export type TermData = Map<number, Postings>;
-
-/**
- * A map whose entries are put in on its first use. MiniSearch reads and writes the term tree
- * and the postings through Map's methods only, each of which fills the map first.
- */
-abstract class FilledOnFirstUse<K, V> extends Map<K, V> {
-  /** Puts the entries in with `put`; called before every use, so it must return at once when done. */
-  protected abstract fill(): void;
-
-  protected put(key: K, value: V): void {
-    super.set(key, value);
-  }
-
-  override get(key: K): V | undefined {
-    this.fill();
-    return super.get(key);
-  }
-  override set(key: K, value: V): this {
-    this.fill();
-    return super.set(key, value);
-  }
-  override has(key: K): boolean {
-    this.fill();
-    return super.has(key);
-  }
-  override delete(key: K): boolean {
-    this.fill();
-    return super.delete(key);
-  }
-  override clear(): void {
-    this.fill();
-    super.clear();
-  }
-  override forEach(f: (value: V, key: K, map: Map<K, V>) => void, thisArg?: unknown): void {
-    this.fill();
-    super.forEach(f, thisArg);
-  }
-  override keys(): MapIterator<K> {
-    this.fill();
-    return super.keys();
-  }
-  override values(): MapIterator<V> {
-    this.fill();
-    return super.values();
-  }
-  override entries(): MapIterator<[K, V]> {
-    this.fill();
-    return super.entries();
-  }
-  override [Symbol.iterator](): MapIterator<[K, V]> {
-    this.fill();
-    return super[Symbol.iterator]();
-  }
-}
-// Map declares `size` a property, which a class may not override with an accessor.
-const mapSize = Object.getOwnPropertyDescriptor(Map.prototype, 'size')?.get;
-Object.defineProperty(FilledOnFirstUse.prototype, 'size', {
-  get(this: FilledOnFirstUse<unknown, unknown>) {
-    (this as unknown as { fill(): void }).fill();
-    return mapSize?.call(this) as number;
-  },
-});
 
 /** The snapshot's words and postings: word `i`'s postings are `postings[starts[i]]` to `postings[starts[i + 1]]`. */
 export interface SavedTerms {
