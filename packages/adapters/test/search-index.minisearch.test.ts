@@ -84,6 +84,28 @@ describe('minisearch snapshots', () => {
   });
 });
 
+describe('minisearch field paths', () => {
+  it('forgets the sets of field paths no document holds any more, so a stream of new field names leaves none behind', async () => {
+    const index = createMiniSearchIndex();
+    await index.upsert([doc('kept', 'Glacier kept')]);
+    for (let i = 0; i < 50; i++) await index.upsert([searchDocument('a', 'Glacier', { body: { id: 'a', metadata: { title: 'Glacier' }, [`custom_${i}`]: 'x' } })]);
+    const exists = async (field: string) => (await index.search({ ...glacier, q: `_exists_:${field}` })).hits.map((h) => h.id);
+    expect(await exists('custom_49')).toEqual(['a']);
+    expect(await exists('custom_48')).toEqual([]);
+    expect(await exists('metadata.title')).toEqual(expect.arrayContaining(['a', 'kept']));
+    const file = snapshotFile();
+    await index.saveSnapshot(file, 'w');
+    const saved = readFileSync(file);
+    const footer = JSON.parse(saved.toString('utf8', saved.length - 4 - saved.readUInt32LE(saved.length - 4), saved.length - 4)) as { pathSets: number[][] };
+    // The kept document's set and the last custom one's, not one per name ever seen.
+    expect(footer.pathSets).toHaveLength(2);
+    const loaded = createMiniSearchIndex();
+    expect(await loaded.loadSnapshot(file)).toBe('w');
+    expect((await loaded.search({ ...glacier, q: '_exists_:custom_49' })).hits.map((h) => h.id)).toEqual(['a']);
+    expect((await loaded.search({ ...glacier, q: '_exists_:metadata.title' })).total).toBe(2);
+  });
+});
+
 describe('minisearch snapshots of the format before (a JSON line per row)', () => {
   // Written by the release before from `snapshotCorpus()`, then d5 removed and d7 replaced.
   const fixture = join(import.meta.dirname, 'fixtures', 'minisearch-snapshot-format-4.bin');

@@ -27,6 +27,9 @@ export interface PreparedRow {
   words: string;
 }
 
+/** The place of a forgotten set of paths, until its number is given again. */
+const FORGOTTEN: readonly number[] = Object.freeze([]);
+
 export class MiniSearchRows {
   readonly header = new HeaderTable();
   private readonly rowOfKey = new Map<string, number>();
@@ -45,6 +48,9 @@ export class MiniSearchRows {
   private readonly pathSetList: (readonly number[])[] = [];
   /** The same by the kept list itself: a snapshot's rows name their set by it, without joining codes. */
   private readonly pathSetOfList = new Map<readonly number[], number>();
+  /** Rows holding each set: a set no row holds is forgotten and its number given again. */
+  private pathSetRows: number[] = [];
+  private freePathSets: number[] = [];
   private rowPathSet = new Int32Array(0);
   private readonly bodies = new TextColumn();
   private titles: (string | undefined)[] = [];
@@ -95,7 +101,9 @@ export class MiniSearchRows {
       grown.set(this.rowPathSet);
       this.rowPathSet = grown;
     }
-    this.rowPathSet[row] = this.pathSet(doc.paths);
+    const pathSet = this.pathSet(doc.paths);
+    this.rowPathSet[row] = pathSet;
+    this.pathSetRows[pathSet] = (this.pathSetRows[pathSet] ?? 0) + 1;
     this.bodies.set(row, doc.body);
     this.titles[row] = doc.title;
     this.words.set(row, doc.words);
@@ -126,6 +134,19 @@ export class MiniSearchRows {
     this.titles[row] = undefined;
     this.words.delete(row);
     this.free.push(row);
+    this.releasePathSet(this.rowPathSet[row] ?? 0);
+  }
+
+  private releasePathSet(n: number): void {
+    const left = (this.pathSetRows[n] ?? 0) - 1;
+    this.pathSetRows[n] = left;
+    if (left > 0) return;
+    const set = this.pathSetList[n];
+    if (set === undefined || set === FORGOTTEN) return;
+    this.pathSetOfList.delete(set);
+    this.pathSetNumbers.delete(set.join(','));
+    this.pathSetList[n] = FORGOTTEN;
+    this.freePathSets.push(n);
   }
 
   /** The range fields' values by row. */
@@ -166,6 +187,11 @@ export class MiniSearchRows {
     this.titles = [];
     this.words.clear();
     this.byParent.clear();
+    this.pathSetNumbers.clear();
+    this.pathSetList.length = 0;
+    this.pathSetOfList.clear();
+    this.pathSetRows = [];
+    this.freePathSets = [];
   }
 
   /** Marks the rows holding a value at the path of this token. */
@@ -178,8 +204,9 @@ export class MiniSearchRows {
   }
 
   /**
-   * The number of a set of path codes, given on first sight. Sets are never forgotten: there are
-   * as many as distinct shapes of documents, a few hundred bytes each.
+   * The number of a set of path codes, given on first sight (a number no row's set holds any
+   * more, if there is one). There are as many sets as distinct shapes of documents held, a few
+   * hundred bytes each; a stream of documents each with new field names leaves none behind.
    */
   pathSet(codes: readonly number[]): number {
     const known = this.pathSetOfList.get(codes);
@@ -187,13 +214,25 @@ export class MiniSearchRows {
     const name = codes.join(',');
     let n = this.pathSetNumbers.get(name);
     if (n === undefined) {
-      n = this.pathSetList.length;
+      n = this.freePathSets.pop() ?? this.pathSetList.length;
       const kept = [...codes];
       this.pathSetNumbers.set(name, n);
-      this.pathSetList.push(kept);
+      this.pathSetList[n] = kept;
       this.pathSetOfList.set(kept, n);
     }
     return n;
+  }
+
+  /** The sets rows hold, numbered again from 0 in order, and each set's new number by its number (-1: none). */
+  pathSetsInUse(): { sets: (readonly number[])[]; renumbered: Int32Array } {
+    const renumbered = new Int32Array(this.pathSetList.length).fill(-1);
+    const sets: (readonly number[])[] = [];
+    for (const [n, set] of this.pathSetList.entries()) {
+      if ((this.pathSetRows[n] ?? 0) <= 0) continue;
+      renumbered[n] = sets.length;
+      sets.push(set);
+    }
+    return { sets, renumbered };
   }
 
   /** The row's set of path codes, by number. */

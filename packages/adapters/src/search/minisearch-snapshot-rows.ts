@@ -39,8 +39,8 @@ interface RowObjects {
 
 const flagsOf = (h: Row['header']) => (h.isLatest ? LATEST : 0) | (h.inUserListing ? IN_USER_LISTING : 0) | (h.isUserLatest ? USER_LATEST : 0) | (h.isPublic ? PUBLIC : 0);
 
-/** The rows given, in that order, as format 5's sections. */
-export function encodeRows(rows: MiniSearchRows, order: readonly number[]): Record<RowSection, Buffer> {
+/** The rows given, in that order, as format 5's sections; `pathSets` gives each set of paths its number in the file. */
+export function encodeRows(rows: MiniSearchRows, order: readonly number[], pathSets: Int32Array): Record<RowSection, Buffer> {
   const codes = new Int32Array(order.length * CODES);
   const bounds: number[] = [];
   const strings: string[] = [];
@@ -59,7 +59,7 @@ export function encodeRows(rows: MiniSearchRows, order: readonly number[]): Reco
         objects.resourceTypes.push([h.resourceType.id, h.resourceType.label]);
       }
     }
-    codes.set([number, KINDS.indexOf(h.kind), STATES.indexOf(h.state), h.versionIndex, flagsOf(h), ACCESS.indexOf(h.accessStatus), rows.pathSetOf(number), rt, row.bounds.length], i * CODES);
+    codes.set([number, KINDS.indexOf(h.kind), STATES.indexOf(h.state), h.versionIndex, flagsOf(h), ACCESS.indexOf(h.accessStatus), pathSets[rows.pathSetOf(number)] ?? -1, rt, row.bounds.length], i * CODES);
     for (const box of row.bounds) bounds.push(...box);
     strings.push(row.key, h.id, h.parentId, h.ownerId, h.created, h.updated, row.title);
     if (!h.isPublic) objects.readers.push([i, [...h.readers]]);

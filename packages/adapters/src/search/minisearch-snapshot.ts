@@ -88,7 +88,8 @@ export async function writeSnapshot(file: string, watermark: string, rows: MiniS
   try {
     const out = new SnapshotWriter(handle);
     const order = [...rows.rows()];
-    for (const [section, bytes] of Object.entries(encodeRows(rows, order)) as [RowSection, Buffer][]) {
+    const pathSets = rows.pathSetsInUse();
+    for (const [section, bytes] of Object.entries(encodeRows(rows, order, pathSets.renumbered)) as [RowSection, Buffer][]) {
       out.begin(section);
       await out.push(bytes);
       await out.end();
@@ -126,7 +127,7 @@ export async function writeSnapshot(file: string, watermark: string, rows: MiniS
       watermark,
       rows: order.length,
       paths: [...rows.pathTable],
-      pathSets: rows.pathSets.map((set) => [...set]),
+      pathSets: pathSets.sets.map((set) => [...set]),
       text: { scalars: state.scalars, terms: state.terms.length },
       sections: out.sections as Record<Section, [number, number]>,
     };
