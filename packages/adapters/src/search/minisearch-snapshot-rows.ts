@@ -7,22 +7,17 @@
  * collection. Its lines are still read, so a snapshot written before is not rebuilt.
  */
 import type { BBox, SearchDocument, Shape } from '@krs/domain';
+import { ACCESS, flagsOf, headerFlags, KINDS, STATES } from '@krs/domain/search';
 import { FilledOnFirstUse } from './filled-on-first-use.ts';
 import type { MiniSearchRows, PreparedRow, RangeValues } from './minisearch-rows.ts';
 
 export const ROW_SECTIONS = ['rowCodes', 'rowBounds', 'rowStrings', 'rowObjects', 'rowRanges'] as const;
 export type RowSection = (typeof ROW_SECTIONS)[number];
 
-const KINDS: readonly SearchDocument['kind'][] = ['resource', 'package'];
-const STATES: readonly SearchDocument['state'][] = ['draft', 'published'];
-const ACCESS: readonly SearchDocument['accessStatus'][] = ['open', 'restricted', 'embargoed', 'metadata-only'];
-
-const LATEST = 1;
-const IN_USER_LISTING = 2;
-const USER_LATEST = 4;
-const PUBLIC = 8;
-
-/** `rowCodes` per row: its number, kind, state, version index, flags, access, set of paths, resource type (-1: none), boxes. */
+/**
+ * `rowCodes` per row: its number, kind, state, version index, flags, access (codes and flags as
+ * the domain's header columns have them), set of paths, resource type (-1: none), boxes.
+ */
 const CODES = 9;
 /** `rowStrings` per row: key, id, parent, owner, created, updated, title. */
 const STRINGS = 7;
@@ -36,8 +31,6 @@ interface RowObjects {
   readers: [number, string[]][];
   shapes: [number, Shape[]][];
 }
-
-const flagsOf = (h: Row['header']) => (h.isLatest ? LATEST : 0) | (h.inUserListing ? IN_USER_LISTING : 0) | (h.isUserLatest ? USER_LATEST : 0) | (h.isPublic ? PUBLIC : 0);
 
 /** The rows given, in that order, as format 5's sections; `pathSets` gives each set of paths its number in the file. */
 export function encodeRows(rows: MiniSearchRows, order: readonly number[], pathSets: Int32Array): Record<RowSection, Buffer> {
@@ -59,7 +52,7 @@ export function encodeRows(rows: MiniSearchRows, order: readonly number[], pathS
         objects.resourceTypes.push([h.resourceType.id, h.resourceType.label]);
       }
     }
-    codes.set([number, KINDS.indexOf(h.kind), STATES.indexOf(h.state), h.versionIndex, flagsOf(h), ACCESS.indexOf(h.accessStatus), pathSets[rows.pathSetOf(number)] ?? -1, rt, row.bounds.length], i * CODES);
+    codes.set([number, KINDS.indexOf(h.kind), STATES.indexOf(h.state), h.versionIndex, headerFlags(h), ACCESS.indexOf(h.accessStatus), pathSets[rows.pathSetOf(number)] ?? -1, rt, row.bounds.length], i * CODES);
     for (const box of row.bounds) bounds.push(...box);
     strings.push(row.key, h.id, h.parentId, h.ownerId, h.created, h.updated, row.title);
     if (!h.isPublic) objects.readers.push([i, [...h.readers]]);
@@ -185,7 +178,6 @@ export function decodeRows(section: (name: RowSection) => Buffer, count: number,
     if (boxes < 0 || box + 4 * boxes > bounds.length) throw bad();
     const rowBounds: BBox[] = [];
     for (let b = 0; b < boxes; b++, box += 4) rowBounds.push([bounds[box] ?? 0, bounds[box + 1] ?? 0, bounds[box + 2] ?? 0, bounds[box + 3] ?? 0]);
-    const f = code(4);
     const str = (n: number) => strings[i * STRINGS + n] as string;
     numbers[i] = number;
     rows.push({
@@ -197,10 +189,7 @@ export function decodeRows(section: (name: RowSection) => Buffer, count: number,
         parentId: str(2),
         ownerId: str(3),
         versionIndex: code(3),
-        isLatest: (f & LATEST) !== 0,
-        inUserListing: (f & IN_USER_LISTING) !== 0,
-        isUserLatest: (f & USER_LATEST) !== 0,
-        isPublic: (f & PUBLIC) !== 0,
+        ...flagsOf(code(4)),
         readers: readers.get(i) ?? [],
         created: str(4),
         updated: str(5),
@@ -245,7 +234,6 @@ export function parseRowLine(line: string, pathSets: readonly (readonly number[]
     (pathSet as number) >= 0 &&
     (pathSet as number) < pathSets.length;
   if (!ok) throw new Error('snapshot: bad row');
-  const f = flags as number;
   const row: Row = {
     key: key as string,
     header: {
@@ -255,10 +243,7 @@ export function parseRowLine(line: string, pathSets: readonly (readonly number[]
       parentId: parentId as string,
       ownerId: ownerId as string,
       versionIndex: versionIndex as number,
-      isLatest: (f & LATEST) !== 0,
-      inUserListing: (f & IN_USER_LISTING) !== 0,
-      isUserLatest: (f & USER_LATEST) !== 0,
-      isPublic: (f & PUBLIC) !== 0,
+      ...flagsOf(flags as number),
       readers: readers as string[],
       created: created as string,
       updated: updated as string,
