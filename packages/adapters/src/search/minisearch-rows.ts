@@ -7,6 +7,7 @@
  */
 import { HeaderTable, Interned, intersectsAny, shapesMeetBox, type HeaderFields } from '@krs/domain/search';
 import type { BBox, SearchDocument, Shape } from '@krs/domain';
+import { TextColumn } from './minisearch-text-column.ts';
 
 export type RangeValues = [field: string, value: string][];
 
@@ -26,6 +27,9 @@ export interface PreparedRow {
   words: string;
 }
 
+/** The place of a forgotten set of paths, until its number is given again. */
+const FORGOTTEN: readonly number[] = Object.freeze([]);
+
 export class MiniSearchRows {
   readonly header = new HeaderTable();
   private readonly rowOfKey = new Map<string, number>();
@@ -33,7 +37,7 @@ export class MiniSearchRows {
   private free: number[] = [];
   private bounds: (BBox[] | undefined)[] = [];
   private readonly shapes = new Map<number, Shape[]>();
-  readonly ranges = new Map<number, RangeValues>();
+  private rangeValues = new Map<number, RangeValues>();
   /**
    * The paths (tokens) holding a value in each row, as the number of its set of path codes: most
    * documents share one set. No list of rows per path: a set of 100k rows per path took most of
@@ -44,13 +48,17 @@ export class MiniSearchRows {
   private readonly pathSetList: (readonly number[])[] = [];
   /** The same by the kept list itself: a snapshot's rows name their set by it, without joining codes. */
   private readonly pathSetOfList = new Map<readonly number[], number>();
+  /** Rows holding each set: a set no row holds is forgotten and its number given again. */
+  private pathSetRows: number[] = [];
+  private freePathSets: number[] = [];
   private rowPathSet = new Int32Array(0);
-  private bodies: (string | undefined)[] = [];
+  private readonly bodies = new TextColumn();
   private titles: (string | undefined)[] = [];
-  private words: (string | undefined)[] = [];
+  private readonly words = new TextColumn();
   // Keys by parent: re-projecting a parent asks for its keys, and a scan of every row per
-  // parent made a rebuild quadratic (220 s for 100k records).
-  private readonly byParent = new Map<string, Set<string>>();
+  // parent made a rebuild quadratic (220 s for 100k records). A parent's one key is kept
+  // alone: a set per parent was 100k sets to make at start-up.
+  private readonly byParent = new Map<string, string | Set<string>>();
 
   get size(): number {
     return this.rowOfKey.size;
@@ -70,7 +78,8 @@ export class MiniSearchRows {
   }
 
   keysOfParent(parentId: string): string[] {
-    return [...(this.byParent.get(parentId) ?? [])];
+    const keys = this.byParent.get(parentId);
+    return keys === undefined ? [] : typeof keys === 'string' ? [keys] : [...keys];
   }
 
   /** The row a key has, or the one `set` would give it: taken only by `set`. */
@@ -86,19 +95,23 @@ export class MiniSearchRows {
     this.header.set(row, doc.header);
     this.bounds[row] = doc.bounds;
     if (doc.shapes !== null) this.shapes.set(row, doc.shapes);
-    if (doc.ranges !== null) this.ranges.set(row, doc.ranges);
+    if (doc.ranges !== null) this.rangeValues.set(row, doc.ranges);
     if (row >= this.rowPathSet.length) {
       const grown = new Int32Array(Math.max(1024, row + 1, this.rowPathSet.length * 2));
       grown.set(this.rowPathSet);
       this.rowPathSet = grown;
     }
-    this.rowPathSet[row] = this.pathSet(doc.paths);
-    this.bodies[row] = doc.body;
+    const pathSet = this.pathSet(doc.paths);
+    this.rowPathSet[row] = pathSet;
+    this.pathSetRows[pathSet] = (this.pathSetRows[pathSet] ?? 0) + 1;
+    this.bodies.set(row, doc.body);
     this.titles[row] = doc.title;
-    this.words[row] = doc.words;
-    let siblings = this.byParent.get(doc.header.parentId);
-    if (siblings === undefined) this.byParent.set(doc.header.parentId, (siblings = new Set()));
-    siblings.add(doc.key);
+    this.words.set(row, doc.words);
+    const parentId = doc.header.parentId;
+    const siblings = this.byParent.get(parentId);
+    if (siblings === undefined) this.byParent.set(parentId, doc.key);
+    else if (typeof siblings !== 'string') siblings.add(doc.key);
+    else if (siblings !== doc.key) this.byParent.set(parentId, new Set([siblings, doc.key]));
   }
 
   delete(row: number): void {
@@ -106,18 +119,44 @@ export class MiniSearchRows {
     if (key === undefined) return;
     const parentId = this.header.document(row)?.parentId ?? '';
     const siblings = this.byParent.get(parentId);
-    siblings?.delete(key);
-    if (siblings?.size === 0) this.byParent.delete(parentId);
+    if (siblings === key) this.byParent.delete(parentId);
+    else if (typeof siblings !== 'string' && siblings !== undefined) {
+      siblings.delete(key);
+      if (siblings.size === 0) this.byParent.delete(parentId);
+    }
     this.rowOfKey.delete(key);
     this.header.delete(row);
     this.shapes.delete(row);
-    this.ranges.delete(row);
+    this.rangeValues.delete(row);
     this.keys[row] = undefined;
     this.bounds[row] = undefined;
-    this.bodies[row] = undefined;
+    this.bodies.delete(row);
     this.titles[row] = undefined;
-    this.words[row] = undefined;
+    this.words.delete(row);
     this.free.push(row);
+    this.releasePathSet(this.rowPathSet[row] ?? 0);
+  }
+
+  private releasePathSet(n: number): void {
+    const left = (this.pathSetRows[n] ?? 0) - 1;
+    this.pathSetRows[n] = left;
+    if (left > 0) return;
+    const set = this.pathSetList[n];
+    if (set === undefined || set === FORGOTTEN) return;
+    this.pathSetOfList.delete(set);
+    this.pathSetNumbers.delete(set.join(','));
+    this.pathSetList[n] = FORGOTTEN;
+    this.freePathSets.push(n);
+  }
+
+  /** The range fields' values by row. */
+  get ranges(): ReadonlyMap<number, RangeValues> {
+    return this.rangeValues;
+  }
+
+  /** The range values of rows just set from a snapshot (with none), as a map that may read them in on first use. */
+  useSavedRanges(ranges: Map<number, RangeValues>): void {
+    this.rangeValues = ranges;
   }
 
   /** The code of a path's token in this table, given on first sight. */
@@ -143,11 +182,16 @@ export class MiniSearchRows {
     this.free = [];
     this.bounds = [];
     this.shapes.clear();
-    this.ranges.clear();
-    this.bodies = [];
+    this.rangeValues = new Map();
+    this.bodies.clear();
     this.titles = [];
-    this.words = [];
+    this.words.clear();
     this.byParent.clear();
+    this.pathSetNumbers.clear();
+    this.pathSetList.length = 0;
+    this.pathSetOfList.clear();
+    this.pathSetRows = [];
+    this.freePathSets = [];
   }
 
   /** Marks the rows holding a value at the path of this token. */
@@ -160,8 +204,9 @@ export class MiniSearchRows {
   }
 
   /**
-   * The number of a set of path codes, given on first sight. Sets are never forgotten: there are
-   * as many as distinct shapes of documents, a few hundred bytes each.
+   * The number of a set of path codes, given on first sight (a number no row's set holds any
+   * more, if there is one). There are as many sets as distinct shapes of documents held, a few
+   * hundred bytes each; a stream of documents each with new field names leaves none behind.
    */
   pathSet(codes: readonly number[]): number {
     const known = this.pathSetOfList.get(codes);
@@ -169,13 +214,25 @@ export class MiniSearchRows {
     const name = codes.join(',');
     let n = this.pathSetNumbers.get(name);
     if (n === undefined) {
-      n = this.pathSetList.length;
+      n = this.freePathSets.pop() ?? this.pathSetList.length;
       const kept = [...codes];
       this.pathSetNumbers.set(name, n);
-      this.pathSetList.push(kept);
+      this.pathSetList[n] = kept;
       this.pathSetOfList.set(kept, n);
     }
     return n;
+  }
+
+  /** The sets rows hold, numbered again from 0 in order, and each set's new number by its number (-1: none). */
+  pathSetsInUse(): { sets: (readonly number[])[]; renumbered: Int32Array } {
+    const renumbered = new Int32Array(this.pathSetList.length).fill(-1);
+    const sets: (readonly number[])[] = [];
+    for (const [n, set] of this.pathSetList.entries()) {
+      if ((this.pathSetRows[n] ?? 0) <= 0) continue;
+      renumbered[n] = sets.length;
+      sets.push(set);
+    }
+    return { sets, renumbered };
   }
 
   /** The row's set of path codes, by number. */
@@ -191,16 +248,35 @@ export class MiniSearchRows {
   /** The text MiniSearch was given for the row. */
   text(row: number): { title: string; text: string } | null {
     const title = this.titles[row];
-    const text = this.words[row];
+    const text = this.words.get(row);
     return title === undefined || text === undefined ? null : { title, text };
   }
 
   wordsOf(row: number): string {
-    return this.words[row] ?? '';
+    return this.words.get(row) ?? '';
   }
 
   bodyOf(row: number): string {
-    return this.bodies[row] ?? '{}';
+    return this.bodies.get(row) ?? '{}';
+  }
+
+  /** The row's words as UTF-8, as a snapshot writes them. */
+  wordBytes(row: number): Buffer {
+    return this.words.bytes(row);
+  }
+
+  bodyBytes(row: number): Buffer {
+    return this.keys[row] === undefined ? Buffer.from('{}') : this.bodies.bytes(row);
+  }
+
+  /**
+   * The bodies and words of rows just set from a snapshot (with empty texts), left in its
+   * bytes until first read: `rows[i]`'s body ends at `bodyEnds[i]` in `bodies`, its words at
+   * `wordEnds[i]` in `words`, each starting where the one before ends.
+   */
+  useSavedTexts(rows: ArrayLike<number>, bodies: Buffer, bodyEnds: Uint32Array, words: Buffer, wordEnds: Uint32Array): void {
+    this.bodies.useSaved(bodies, rows, bodyEnds);
+    this.words.useSaved(words, rows, wordEnds);
   }
 
   /** The domain's `meetsBox` on the row's geometry, without building a document per row. */
@@ -215,8 +291,8 @@ export class MiniSearchRows {
     for (let row = 0; row < this.keys.length; row++) if (this.keys[row] !== undefined) yield row;
   }
 
-  /** The row as a snapshot keeps it. */
-  prepared(row: number): PreparedRow | null {
+  /** The row as a snapshot's line keeps it (its body and words are written apart). */
+  prepared(row: number): Omit<PreparedRow, 'body' | 'words'> | null {
     const key = this.keys[row];
     const header = this.header.document(row);
     if (key === undefined || header === null) return null;
@@ -226,11 +302,9 @@ export class MiniSearchRows {
       header: fields,
       bounds: this.bounds[row] ?? [],
       shapes: this.shapes.get(row) ?? null,
-      ranges: this.ranges.get(row) ?? null,
+      ranges: this.rangeValues.get(row) ?? null,
       paths: this.pathSetList[this.rowPathSet[row] ?? 0] ?? [],
-      body: this.bodies[row] ?? '{}',
       title: this.titles[row] ?? '',
-      words: this.words[row] ?? '',
     };
   }
 }

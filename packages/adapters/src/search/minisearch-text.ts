@@ -12,6 +12,7 @@
 import MiniSearch, { type Options } from 'minisearch';
 import { tokenize } from '@krs/domain/search';
 import type { RowArrays } from './row-arrays.ts';
+import { exportTerms, postingStarts, savedTermTree, type TermData } from './minisearch-saved-terms.ts';
 
 export interface IndexedText {
   /** The engine's row number. */
@@ -41,8 +42,6 @@ const BM25_D = 0.5;
 const PREFIX_WEIGHT = 0.375;
 const FUZZY_WEIGHT = 0.45;
 
-type Postings = Map<number, number>;
-type TermData = Map<number, Postings>;
 
 /** A word of the index a query word stands for, with the weight `search()` gives it. */
 interface Derived {
@@ -59,98 +58,6 @@ export interface Scored {
   scores: Float64Array;
   count: number;
 }
-
-/**
- * A term's postings as MiniSearch keeps them (field id -> short id -> frequency), read from a
- * snapshot's array on first use. MiniSearch reads and writes them through Map's methods only, each
- * of which reads them in first.
- */
-class SnapshotTermData extends Map<number, Postings> {
-  private source: Int32Array | null;
-
-  constructor(
-    source: Int32Array,
-    private readonly start: number,
-  ) {
-    super();
-    this.source = source;
-  }
-
-  /** Appends the postings as a snapshot stores them, if still unread; false when read. */
-  copyUnread(out: number[]): boolean {
-    const source = this.source;
-    if (source === null) return false;
-    let at = this.start;
-    for (let fields = source[at++] ?? 0; fields > 0; fields--) at += 2 + 2 * (source[at + 1] ?? 0);
-    for (let i = this.start; i < at; i++) out.push(source[i] ?? 0);
-    return true;
-  }
-
-  read(): void {
-    const source = this.source;
-    if (source === null) return;
-    this.source = null;
-    let at = this.start;
-    for (let fields = source[at++] ?? 0; fields > 0; fields--) {
-      const fieldId = source[at++] ?? 0;
-      const freqs: Postings = new Map();
-      for (let n = source[at++] ?? 0; n > 0; n--) {
-        const short = source[at++] ?? 0;
-        freqs.set(short, source[at++] ?? 0);
-      }
-      super.set(fieldId, freqs);
-    }
-  }
-
-  override get(key: number): Postings | undefined {
-    this.read();
-    return super.get(key);
-  }
-  override set(key: number, value: Postings): this {
-    this.read();
-    return super.set(key, value);
-  }
-  override has(key: number): boolean {
-    this.read();
-    return super.has(key);
-  }
-  override delete(key: number): boolean {
-    this.read();
-    return super.delete(key);
-  }
-  override clear(): void {
-    this.source = null;
-    super.clear();
-  }
-  override forEach(f: (value: Postings, key: number, map: Map<number, Postings>) => void, thisArg?: unknown): void {
-    this.read();
-    super.forEach(f, thisArg);
-  }
-  override keys(): MapIterator<number> {
-    this.read();
-    return super.keys();
-  }
-  override values(): MapIterator<Postings> {
-    this.read();
-    return super.values();
-  }
-  override entries(): MapIterator<[number, Postings]> {
-    this.read();
-    return super.entries();
-  }
-  override [Symbol.iterator](): MapIterator<[number, Postings]> {
-    this.read();
-    return super[Symbol.iterator]();
-  }
-}
-// Map declares `size` a property, which a class may not override with an accessor.
-const mapSize = Object.getOwnPropertyDescriptor(Map.prototype, 'size')?.get;
-Object.defineProperty(SnapshotTermData.prototype, 'size', {
-  get(this: SnapshotTermData) {
-    this.read();
-    return mapSize?.call(this) as number;
-  },
-});
 
 /** The index as arrays, for a snapshot. */
 export interface TextState {
@@ -288,15 +195,7 @@ export class TextIndex extends MiniSearch<IndexedText> {
     }
     const terms: string[] = [];
     const postings: number[] = [];
-    for (const [term, data] of this._index) {
-      terms.push(term);
-      if (data instanceof SnapshotTermData && data.copyUnread(postings)) continue;
-      postings.push(data.size);
-      for (const [fieldId, freqs] of data) {
-        postings.push(fieldId, freqs.size);
-        for (const [short, frequency] of freqs) postings.push(short, frequency);
-      }
-    }
+    exportTerms(this._index._tree, this._index._prefix, terms, postings);
     return {
       scalars: [this._documentCount, this._nextId, this._dirtCount],
       averages: Float64Array.from(this._avgFieldLength),
@@ -330,23 +229,10 @@ export class TextIndex extends MiniSearch<IndexedText> {
       index._fieldLength.set(short, l);
       index.track(short, row);
     }
-    // Each term's postings stay in the snapshot's array until the term is first read or written:
-    // most words (ids, dates, names) are never asked for, and a Map per word and per posting was
-    // most of a load's time and of the memory after it.
-    let at = 0;
-    for (const term of terms) {
-      const start = at;
-      let fields = postings[at++] ?? -1;
-      if (fields < 0) throw new Error('snapshot: postings end early');
-      for (; fields > 0; fields--) {
-        const n = postings[at + 1] ?? -1;
-        if (n < 0) throw new Error('snapshot: postings end early');
-        at += 2 + 2 * n;
-      }
-      if (at > postings.length) throw new Error('snapshot: postings end early');
-      index._index.set(term, new SnapshotTermData(postings, start));
-    }
-    if (at !== postings.length) throw new Error('snapshot: postings left over');
+    // The term tree is made a node at a time as it is first read, and each word's postings
+    // stay in the snapshot's array until the word is first read or written (minisearch-saved-terms.ts).
+    const saved = { terms, starts: postingStarts(terms.length, postings), postings };
+    index._index = new (index._index.constructor as new (tree: Map<string, unknown>) => typeof index._index)(savedTermTree(saved));
     return index;
   }
 

@@ -9,14 +9,29 @@ import type { RecordKind } from '../model/types.ts';
 import type { FacetBucket, FacetName, SearchDocument, SearchFilter, SearchRequest, SearchResult } from '../ports.ts';
 import { facetLabel, sortBuckets } from './run-search.ts';
 
-const KINDS: readonly RecordKind[] = ['resource', 'package'];
-const STATES: readonly SearchDocument['state'][] = ['draft', 'published'];
-const ACCESS: readonly SearchDocument['accessStatus'][] = ['open', 'restricted', 'embargoed', 'metadata-only'];
+/** The codes of the kind, state and access columns: each value's place in its list. */
+export const KINDS: readonly RecordKind[] = ['resource', 'package'];
+export const STATES: readonly SearchDocument['state'][] = ['draft', 'published'];
+export const ACCESS: readonly SearchDocument['accessStatus'][] = ['open', 'restricted', 'embargoed', 'metadata-only'];
 
 const LATEST = 1;
 const IN_USER_LISTING = 2;
 const USER_LATEST = 4;
 const PUBLIC = 8;
+
+type Flags = Pick<SearchDocument, 'isLatest' | 'inUserListing' | 'isUserLatest' | 'isPublic'>;
+
+/** A header's four flags as the flags column holds them. */
+export const headerFlags = (doc: Flags): number =>
+  (doc.isLatest ? LATEST : 0) | (doc.inUserListing ? IN_USER_LISTING : 0) | (doc.isUserLatest ? USER_LATEST : 0) | (doc.isPublic ? PUBLIC : 0);
+
+/** The four flags from the flags column's number. */
+export const flagsOf = (flags: number): Flags => ({
+  isLatest: (flags & LATEST) !== 0,
+  inUserListing: (flags & IN_USER_LISTING) !== 0,
+  isUserLatest: (flags & USER_LATEST) !== 0,
+  isPublic: (flags & PUBLIC) !== 0,
+});
 
 /** Microseconds since the epoch: orders like the ISO text, offsets included, sub-millisecond digits kept. */
 function microsOf(iso: string): number {
@@ -153,7 +168,7 @@ export class HeaderTable {
     this.highest = Math.max(this.highest, rowid);
     this.kind[rowid] = KINDS.indexOf(doc.kind);
     this.state[rowid] = STATES.indexOf(doc.state);
-    this.flags[rowid] = (doc.isLatest ? LATEST : 0) | (doc.inUserListing ? IN_USER_LISTING : 0) | (doc.isUserLatest ? USER_LATEST : 0) | (doc.isPublic ? PUBLIC : 0);
+    this.flags[rowid] = headerFlags(doc);
     this.access[rowid] = ACCESS.indexOf(doc.accessStatus);
     this.versionIndex[rowid] = doc.versionIndex;
     if (doc.resourceType === null) this.resourceType[rowid] = -1;

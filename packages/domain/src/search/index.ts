@@ -38,4 +38,4 @@ export {
   runSearch,
   sortBuckets,
 } from './run-search.ts';
-export { firstByColumn, firstByColumnSteps, HeaderTable, Interned, runSteps, type HeaderFields, type Ranker, type Selection, type Steps } from './header-table.ts';
+export { ACCESS, firstByColumn, firstByColumnSteps, flagsOf, headerFlags, HeaderTable, Interned, KINDS, runSteps, STATES, type HeaderFields, type Ranker, type Selection, type Steps } from './header-table.ts';
