@@ -17,6 +17,7 @@ import type { BBox, FacetBucket, FacetName, SearchDocument, SearchIndex, SearchR
 import { evaluateInSlices } from './evaluate-in-slices.ts';
 import { expandInSlices } from './expand-in-slices.ts';
 import { fuzzyWords } from './fts-query.ts';
+import { RANGE_SCHEMA, rangedQuery, writeRanges } from './postgres-ranges.ts';
 import { documentWords, exactQuery, rankOperands, rankText, requiredWords, singleLexeme, type FuzzyExpansions, type RankOperand, type SingleLexeme } from './postgres-text.ts';
 
 /** Any Kysely handle: the index's tables are outside the records' typed schema, and written in SQL. */
@@ -140,6 +141,7 @@ const SCHEMA = [
   `CREATE INDEX IF NOT EXISTS search_box_b ON search_box USING gist (b)
     INCLUDE (key, whole, listed, kind, resource_type, resource_type_label, access_status, created, updated, version_index, id)`,
   'CREATE INDEX IF NOT EXISTS search_box_key ON search_box (key)',
+  ...RANGE_SCHEMA,
   // Every word ever indexed (never pruned: a word no document holds any more expands a fuzzy term to nothing).
   'CREATE TABLE IF NOT EXISTS search_vocab (word text COLLATE "C" PRIMARY KEY)',
   // See `KEPT_FUNCTION`.
@@ -185,9 +187,10 @@ const STORAGE = [
  * 8 added `title_words`; 9 moved the document into search_doc (from `search_body`), out of the row;
  * 10 added `search_count` and `search_title`, kept by triggers; 11 the document's listing columns
  * and whether a part is its bounds to `search_box`; 12 word pairs (two-word phrases) as lexemes of
- * the vector, and `word_count` written with it rather than generated.
+ * the vector, and `word_count` written with it rather than generated; 13 `search_range`, the values
+ * of the range fields (postgres-ranges.ts).
  */
-const LAYOUT = 12;
+const LAYOUT = 13;
 
 /** Creates the index's tables and indexes where they are missing; nodes starting at once take turns. */
 export async function createPostgresSearchSchema<T>(handle: Kysely<T>): Promise<void> {
@@ -199,6 +202,7 @@ export async function createPostgresSearchSchema<T>(handle: Kysely<T>): Promise<
     const layout = (await sql<{ layout: number }>`select layout from search_meta`.execute(trx)).rows[0]?.layout ?? (existed ? 1 : LAYOUT);
     if (layout !== LAYOUT) {
       await sql`drop table if exists search_box`.execute(trx);
+      await sql`drop table if exists search_range`.execute(trx);
       await sql`drop table if exists search_body`.execute(trx);
       await sql`drop table if exists search_doc`.execute(trx);
       await sql`drop table if exists search_vocab`.execute(trx);
@@ -300,6 +304,11 @@ export function createPostgresSearchIndex<T>(handle: Kysely<T>): SearchIndex & {
               ? phraseMatch(query, exact.match)
               : sql<boolean>`words @@ ${exact.match}::tsquery`;
         return inSql(handle, request, match, rank, singleLexeme(query));
+      }
+      // Ranges with parts the vector decides: in SQL too, the ranges from their ordered index.
+      const ranged = exact === null && request.bbox === null ? rangedQuery(query, fuzzy) : null;
+      if (ranged !== null && !undecided && !(ranged.text && (await someUndecided(handle, request, query, ranged.phrases)))) {
+        return inSql(handle, request, ranged.match, request.sort === 'bestmatch' ? await rankOf(handle, rankOperands(query, fuzzy)) : null);
       }
       const words = requiredWords(query);
       const where: RawBuilder<unknown>[] = [filterSql(request)];
@@ -543,6 +552,7 @@ async function upsertBatch(db: Db, docs: readonly SearchDocument[]): Promise<voi
     await sql`insert into search_box (key, b, whole, listed, kind, resource_type, resource_type_label, access_status, created, updated, version_index, id)
       values ${sql.join(boxes.slice(i, i + 1000))}`.execute(db);
   }
+  await writeRanges(db, docs);
 }
 
 const byCodeUnits = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
