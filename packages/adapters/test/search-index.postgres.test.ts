@@ -492,6 +492,9 @@ describe('search index (PostgreSQL): ranges decided in SQL', () => {
         'NOT metadata.publication_date:[2020 TO 2021]', 'NOT (versions.index:[3 TO 6] OR "sea ice")', 'ic* AND NOT created:[* TO 2020]',
         'glaceir~ OR versions.index:{7 TO *]', '_exists_:metadata.dates.date AND NOT metadata.dates.date:[2020 TO 2020]',
         '(metadata.title:river OR metadata.publication_date:[2019-06 TO 2019-06]) AND NOT (versions.index:[4 TO *] AND arctic)',
+        // Fields only the evaluator decides, its candidates narrowed by the ranges.
+        'metadata.dates.date:2021 AND metadata.publication_date:[2020 TO *]', 'metadata.description:x OR created:[2021 TO *]',
+        '(created:{2019 TO *] AND metadata.dates.date:2020) AND NOT metadata.publication_date:[2021-06 TO *]',
       ];
       for (const q of queries) {
         for (const filter of filters) {

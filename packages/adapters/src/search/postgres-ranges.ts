@@ -175,3 +175,16 @@ export function rangedQuery(node: QueryNode, fuzzy: FuzzyExpansions): RangedQuer
   const match = walk(node);
   return match === null ? null : { match, text, phrases };
 }
+
+/**
+ * The ranges a document must lie in for `node` to match it (those ANDed at the top), as one SQL
+ * condition, or null: narrows the candidates of a query the evaluator decides
+ * (`metadata.description:ice AND created:[2020 TO *]`) to the range's documents, read from its
+ * index, rather than to the word's alone.
+ */
+export function requiredRanges(node: QueryNode): RawBuilder<boolean> | null {
+  if (node.type === 'range') return rangeMatch(node);
+  if (node.type !== 'and') return null;
+  const parts = node.children.map(requiredRanges).filter((p): p is RawBuilder<boolean> => p !== null);
+  return parts.length === 0 ? null : sql<boolean>`(${sql.join(parts, sql` and `)})`;
+}

@@ -7,7 +7,8 @@
  * without a box is decided by the GIN-indexed vector alone (postgres-text.ts says how it means
  * what the domain's evaluator means); total, facets and the ranked page are SQL. So is a box
  * without query text, but for the documents with a part across the box's edge, whose shapes the
- * evaluator decides. Ranges, other fields and boxes with text are narrowed in SQL (the words the
+ * evaluator decides. So are ranges, beside those leaves, from their own ordered index
+ * (postgres-ranges.ts). Other fields and boxes with text are narrowed in SQL (the words the
  * query requires, the GiST index of the boxes) and decided by the domain's evaluator
  * (`matchesQuery`, `scoreQuery`, `runSearch`), which holds every engine to the same answers.
  */
@@ -17,7 +18,7 @@ import type { BBox, FacetBucket, FacetName, SearchDocument, SearchIndex, SearchR
 import { evaluateInSlices } from './evaluate-in-slices.ts';
 import { expandInSlices } from './expand-in-slices.ts';
 import { fuzzyWords } from './fts-query.ts';
-import { RANGE_SCHEMA, rangedQuery, writeRanges } from './postgres-ranges.ts';
+import { RANGE_SCHEMA, rangedQuery, requiredRanges, writeRanges } from './postgres-ranges.ts';
 import { documentWords, exactQuery, rankOperands, rankText, requiredWords, singleLexeme, type FuzzyExpansions, type RankOperand, type SingleLexeme } from './postgres-text.ts';
 
 /** Any Kysely handle: the index's tables are outside the records' typed schema, and written in SQL. */
@@ -308,11 +309,13 @@ export function createPostgresSearchIndex<T>(handle: Kysely<T>): SearchIndex & {
       // Ranges with parts the vector decides: in SQL too, the ranges from their ordered index.
       const ranged = exact === null && request.bbox === null ? rangedQuery(query, fuzzy) : null;
       if (ranged !== null && !undecided && !(ranged.text && (await someUndecided(handle, request, query, ranged.phrases)))) {
-        return inSql(handle, request, ranged.match, request.sort === 'bestmatch' ? await rankOf(handle, rankOperands(query, fuzzy)) : null);
+        return inSql(handle, request, ranged.match, request.sort === 'bestmatch' ? await rankOf(handle, rankOperands(query, fuzzy)) : null, null, ranged.text);
       }
       const words = requiredWords(query);
       const where: RawBuilder<unknown>[] = [filterSql(request)];
       if (words !== null) where.push(sql`(words is null or words @@ ${words}::tsquery)`);
+      const ranges = requiredRanges(query);
+      if (ranges !== null) where.push(ranges);
       // With a box, the vector still settles the text of every document it holds whole.
       if (exact !== null) where.push(sql`(words is null or not positions_exact or words @@ ${exact.match}::tsquery)`);
       if (request.bbox !== null) where.push(sql`key in (select key from search_box where ${boxTest(request.bbox, '&&')})`);
@@ -823,7 +826,7 @@ async function titleFirstPage(db: Db, request: SearchRequest, single: SingleLexe
  * then read from the counts the writes keep, and a ranked page from the kept title scores when
  * they decide it, rather than from every match.
  */
-async function inSql(db: Db, request: SearchRequest, match: RawBuilder<boolean> | null, rank: Rank | null, single: SingleLexeme | null = null): Promise<SearchResult> {
+async function inSql(db: Db, request: SearchRequest, match: RawBuilder<boolean> | null, rank: Rank | null, single: SingleLexeme | null = null, vector = match !== null): Promise<SearchResult> {
   const where = sql`${filterSql(request)} ${match === null ? sql`` : sql`and ${match}`}`;
   const filtered = (Object.entries(request.filter.facets ?? {}) as [FacetName, readonly string[]][]).filter(([, values]) => values.length > 0).map(([facet]) => facet);
   const grouped = [...new Set<FacetName>([...request.aggregations, ...filtered])];
@@ -866,10 +869,11 @@ async function inSql(db: Db, request: SearchRequest, match: RawBuilder<boolean> 
         // With text, no sequential scan: the planner prices one without what reading each row's
         // vector costs (compressed, often out of line) and prefers it to the GIN index for any
         // common word (60 ms against 15 for a word in 9% of 20,000 documents).
+        // Ranges without words keep it: no vector is read, nothing is mispriced.
         // With text, 16 MB of working memory: the bounds of a word's 55,000 matches (see `boundedSql`)
         // spilled to a temporary file at the default 4 MB.
         await sql`select set_config('max_parallel_workers_per_gather', '0', true)
-          ${match === null ? sql`` : sql`, set_config('enable_seqscan', 'off', true), set_config('work_mem', '16MB', true)`}`.execute(trx);
+          ${match === null ? sql`` : sql`, set_config('work_mem', '16MB', true)`} ${vector ? sql`, set_config('enable_seqscan', 'off', true)` : sql``}`.execute(trx);
         return run(trx);
       });
   return resultOf(request, answer.counts, answer.page);
