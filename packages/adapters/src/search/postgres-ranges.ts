@@ -148,29 +148,63 @@ export interface RangedQuery {
  * decides (`exactQuery`); null for a query without a range, or with a part only the evaluator
  * can decide (`metadata.description:ice`). The parts of an AND or an OR without a range are one
  * tsquery: one look in the GIN index rather than one per part.
+ *
+ * The parts ANDed at the top are conditions on the row (`words @@`, a range's rows, joined). A
+ * part under an OR or a NOT with a range is a set of keys (`keysOf`) joined to the rows: as a
+ * condition, `words @@` there was tested on every row the filter keeps, each vector read from
+ * out of the row, where the GIN index finds the word's keys alone.
  */
 export function rangedQuery(node: QueryNode, fuzzy: FuzzyExpansions): RangedQuery | null {
   if (!holdsRange(node)) return null;
   let text = false;
   let phrases = false;
+  const exact = (n: QueryNode): string | null => {
+    const found = exactQuery(n, fuzzy);
+    if (found === null) return null;
+    text = true;
+    phrases ||= found.phrases;
+    return found.match;
+  };
+  /** The parts of an AND or an OR without a range as one, and the others. */
+  const grouped = (n: Extract<QueryNode, { type: 'and' | 'or' }>): QueryNode[] => {
+    const plain = n.children.filter((c) => !holdsRange(c));
+    const together: QueryNode[] = plain.length === 0 ? [] : [plain.length === 1 ? (plain[0] as QueryNode) : { type: n.type, children: plain }];
+    return [...together, ...n.children.filter(holdsRange)];
+  };
+  const keysOf = (n: QueryNode): RawBuilder<unknown> | null => {
+    if (n.type === 'range') {
+      const conditions = rangeConditions(n);
+      return conditions === null ? sql`select null::text as key where false` : sql`select r.key from search_range r where ${sql.join(conditions, sql` and `)}`;
+    }
+    if (!holdsRange(n)) {
+      const match = exact(n);
+      return match === null ? null : sql`select key from search_doc where words @@ ${match}::tsquery`;
+    }
+    if (n.type === 'not') {
+      const child = keysOf(n.child);
+      return child === null ? null : sql`select key from search_doc except (${child})`;
+    }
+    if (n.type !== 'and' && n.type !== 'or') return null;
+    const parts = grouped(n).map(keysOf);
+    if (parts.some((p) => p === null)) return null;
+    return sql.join(parts.map((p) => sql`(${p})`), sql.raw(n.type === 'and' ? ' intersect ' : ' union '));
+  };
+  const joined = (keys: RawBuilder<unknown> | null) => (keys === null ? null : sql<boolean>`exists (select 1 from (${keys}) k where k.key = search_doc.key)`);
   const walk = (n: QueryNode): RawBuilder<boolean> | null => {
     if (n.type === 'range') return rangeMatch(n);
     if (!holdsRange(n)) {
-      const exact = exactQuery(n, fuzzy);
-      if (exact === null) return null;
-      text = true;
-      phrases ||= exact.phrases;
-      return sql<boolean>`words @@ ${exact.match}::tsquery`;
+      const match = exact(n);
+      return match === null ? null : sql<boolean>`words @@ ${match}::tsquery`;
     }
     if (n.type === 'not') {
-      const child = walk(n.child);
+      const child = n.child.type === 'range' ? rangeMatch(n.child) : joined(keysOf(n.child));
       return child === null ? null : sql<boolean>`not (${child})`;
     }
-    if (n.type !== 'and' && n.type !== 'or') return null;
-    const plain = n.children.filter((c) => !holdsRange(c));
-    const parts = [...(plain.length === 0 ? [] : [plain.length === 1 ? (plain[0] as QueryNode) : { type: n.type, children: plain }]), ...n.children.filter(holdsRange)].map(walk);
+    if (n.type === 'or') return joined(keysOf(n));
+    if (n.type !== 'and') return null;
+    const parts = grouped(n).map(walk);
     if (parts.some((p) => p === null)) return null;
-    return sql<boolean>`(${sql.join(parts as RawBuilder<boolean>[], sql.raw(n.type === 'and' ? ' and ' : ' or '))})`;
+    return sql<boolean>`(${sql.join(parts as RawBuilder<boolean>[], sql` and `)})`;
   };
   const match = walk(node);
   return match === null ? null : { match, text, phrases };
