@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
-import type { BBox, SearchDocument, SearchRequest, SearchResult } from '@krs/domain';
+import type { BBox, SearchDocument, SearchIndex, SearchRequest, SearchResult } from '@krs/domain';
 import { geometryShapes, matchesQuery, parseQuery, runSearch, shapeBounds } from '@krs/domain/search';
 import { createPgDb, createPostgresSearchIndex, createPostgresSearchSchema } from '../src/index.ts';
 import { searchDocument } from './contracts/builders.ts';
@@ -31,6 +31,49 @@ const listingFields = (next: (n: number) => number, restricted: boolean) => ({
   resourceType: types[next(types.length)] ?? null,
   created: `2026-01-${String(1 + next(5)).padStart(2, '0')}T00:00:00.000Z`,
 });
+
+/** A result without the resource types' labels (the least over their matches, which SQL and runSearch may take in other collations). */
+const withoutLabels = (result: SearchResult) => ({
+  ...result,
+  aggregations: Object.fromEntries(Object.entries(result.aggregations).map(([facet, buckets]) => [facet, buckets.map((b) => ({ key: b.key, docCount: b.docCount }))])),
+});
+
+const LISTING_FILTERS: SearchRequest['filter'][] = [
+  { kinds: ['resource', 'package'], published: true, latestOnly: true, viewerId: null },
+  { kinds: ['resource'], published: true, latestOnly: true, viewerId: null, facets: { resource_type: ['dataset'] } },
+  { kinds: ['resource', 'package'], viewerId: 'someone' },
+];
+
+/**
+ * Writes 250 documents of round 0, 80 of them again, removes 30 (`removedKey` of every eighth),
+ * and writes 20 of round 1 one a call: the documents the index then holds, by key.
+ */
+async function writeThrough(index: SearchIndex, make: (i: number, round: number) => SearchDocument, removedKey: (i: number) => string): Promise<Map<string, SearchDocument>> {
+  const held = new Map<string, SearchDocument>();
+  const write = async (docs: SearchDocument[]) => {
+    await index.upsert(docs);
+    for (const d of docs) held.set(d.key, d);
+  };
+  await write(Array.from({ length: 250 }, (_, i) => make(i, 0)));
+  await write(Array.from({ length: 80 }, (_, i) => make(i * 3, 0)));
+  const removed = Array.from({ length: 30 }, (_, i) => removedKey(i * 8));
+  await index.remove(removed);
+  for (const key of removed) held.delete(key);
+  for (let i = 0; i < 20; i++) await write([make(i * 5, 1)]);
+  return held;
+}
+
+/** Each query under each of LISTING_FILTERS answered as the domain's runSearch answers it over `held`: total, facets, page. */
+async function expectEvaluatorAnswers(index: SearchIndex, held: ReadonlyMap<string, SearchDocument>, queries: readonly string[]): Promise<void> {
+  for (const q of queries) {
+    for (const filter of LISTING_FILTERS) {
+      const request: SearchRequest = { filter, q, bbox: null, sort: 'newest', page: 1, size: 400, aggregations: ['resource_type', 'access_status', 'record_type'] };
+      const query = parseQuery(q);
+      const expected = runSearch(held.values(), request, (d) => matchesQuery(query, d), null);
+      expect(withoutLabels(await index.search(request)), `${q} ${JSON.stringify(filter)}`).toEqual(withoutLabels(expected));
+    }
+  }
+}
 
 describe('search index (PostgreSQL): text decided in SQL', () => {
   async function open() {
@@ -239,7 +282,6 @@ describe('search index (PostgreSQL): text decided in SQL', () => {
       const next = (n: number) => ((seed = (seed * 48271) % 2147483647), seed % n);
       const vocabulary = ['sea', 'ice', 'glacier', 'river', 'arctic'];
       const words = (n: number) => Array.from({ length: n }, () => vocabulary[next(vocabulary.length)]).join(' ');
-      const held = new Map<string, SearchDocument>();
       const make = (i: number, round: number): SearchDocument => {
         const id = `p${String(i).padStart(3, '0')}`;
         // Subjects are values of their own: a pair across two of them is no phrase.
@@ -250,36 +292,11 @@ describe('search index (PostgreSQL): text decided in SQL', () => {
           ...listingFields(next, next(6) === 0),
         };
       };
-      const write = async (docs: SearchDocument[]) => {
-        await index.upsert(docs);
-        for (const d of docs) held.set(d.key, d);
-      };
-      await write(Array.from({ length: 250 }, (_, i) => make(i, 0)));
-      await write(Array.from({ length: 80 }, (_, i) => make(i * 3, 0)));
-      const removed = Array.from({ length: 30 }, (_, i) => `0:p${String(i * 8).padStart(3, '0')}`);
-      await index.remove(removed);
-      for (const key of removed) held.delete(key);
-      for (let i = 0; i < 20; i++) await write([make(i * 5, 1)]);
-      const withoutLabels = (result: SearchResult) => ({
-        ...result,
-        aggregations: Object.fromEntries(Object.entries(result.aggregations).map(([facet, buckets]) => [facet, buckets.map((b) => ({ key: b.key, docCount: b.docCount }))])),
-      });
-      const filters: SearchRequest['filter'][] = [
-        { kinds: ['resource', 'package'], published: true, latestOnly: true, viewerId: null },
-        { kinds: ['resource'], published: true, latestOnly: true, viewerId: null, facets: { resource_type: ['dataset'] } },
-        { kinds: ['resource', 'package'], viewerId: 'someone' },
-      ];
+      const held = await writeThrough(index, make, (i) => `0:p${String(i).padStart(3, '0')}`);
       const queries = ['"sea ice"', '"ice sea"', '"glacier glacier"', 'metadata.title:"sea ice"', '"sea ice" AND river', '"sea ice" OR "arctic river"', 'ice -"sea ice"',
         'metadata.title:glacier -"river sea"', '"arctic sea ice"', '"sea absent"'];
-      for (const q of queries) {
-        for (const filter of filters) {
-          const request: SearchRequest = { filter, q, bbox: null, sort: 'newest', page: 1, size: 400, aggregations: ['resource_type', 'access_status', 'record_type'] };
-          const query = parseQuery(q);
-          const expected = runSearch(held.values(), request, (d) => matchesQuery(query, d), null);
-          expect(withoutLabels(await index.search(request)), `${q} ${JSON.stringify(filter)}`).toEqual(withoutLabels(expected));
-        }
-      }
-      expect((await index.search({ ...find('"sea ice"'), filter: filters[0] as SearchRequest['filter'] })).total).toBeGreaterThan(10);
+      await expectEvaluatorAnswers(index, held, queries);
+      expect((await index.search({ ...find('"sea ice"'), filter: LISTING_FILTERS[0] as SearchRequest['filter'] })).total).toBeGreaterThan(10);
     } finally {
       await handle.close();
     }
@@ -449,7 +466,6 @@ describe('search index (PostgreSQL): ranges decided in SQL', () => {
       let seed = 7;
       const next = (n: number) => ((seed = (seed * 48271) % 2147483647), seed % n);
       const vocabulary = ['sea', 'ice', 'glacier', 'river', 'arctic'];
-      const held = new Map<string, SearchDocument>();
       const make = (i: number, round: number): SearchDocument => {
         // An id per round: the ranked pages below tell documents by id.
         const id = `r${round}-${String(i).padStart(3, '0')}`;
@@ -464,25 +480,7 @@ describe('search index (PostgreSQL): ranges decided in SQL', () => {
           body: { ...base.body, created: dateFrom(next), versions: { index: next(8) === 0 ? 'n/a' : 1 + next(9) } },
         };
       };
-      const write = async (docs: SearchDocument[]) => {
-        await index.upsert(docs);
-        for (const d of docs) held.set(d.key, d);
-      };
-      await write(Array.from({ length: 250 }, (_, i) => make(i, 0)));
-      await write(Array.from({ length: 80 }, (_, i) => make(i * 3, 0)));
-      const removed = Array.from({ length: 30 }, (_, i) => `0:r0-${String(i * 8).padStart(3, '0')}`);
-      await index.remove(removed);
-      for (const key of removed) held.delete(key);
-      for (let i = 0; i < 20; i++) await write([make(i * 5, 1)]);
-      const withoutLabels = (result: SearchResult) => ({
-        ...result,
-        aggregations: Object.fromEntries(Object.entries(result.aggregations).map(([facet, buckets]) => [facet, buckets.map((b) => ({ key: b.key, docCount: b.docCount }))])),
-      });
-      const filters: SearchRequest['filter'][] = [
-        { kinds: ['resource', 'package'], published: true, latestOnly: true, viewerId: null },
-        { kinds: ['resource'], published: true, latestOnly: true, viewerId: null, facets: { resource_type: ['dataset'] } },
-        { kinds: ['resource', 'package'], viewerId: 'someone' },
-      ];
+      const held = await writeThrough(index, make, (i) => `0:r0-${String(i).padStart(3, '0')}`);
       const queries = [
         'metadata.publication_date:[2020 TO 2021]', 'metadata.publication_date:{2020 TO 2021}', 'metadata.publication_date:[2020-06 TO 2021-02-14}',
         'metadata.publication_date:{2020-06-15 TO *]', 'metadata.publication_date:[* TO 2019-12]', 'metadata.dates.date:[2021 TO 2021]',
@@ -496,15 +494,8 @@ describe('search index (PostgreSQL): ranges decided in SQL', () => {
         'metadata.dates.date:2021 AND metadata.publication_date:[2020 TO *]', 'metadata.description:x OR created:[2021 TO *]',
         '(created:{2019 TO *] AND metadata.dates.date:2020) AND NOT metadata.publication_date:[2021-06 TO *]',
       ];
-      for (const q of queries) {
-        for (const filter of filters) {
-          const request: SearchRequest = { filter, q, bbox: null, sort: 'newest', page: 1, size: 400, aggregations: ['resource_type', 'access_status', 'record_type'] };
-          const query = parseQuery(q);
-          const expected = runSearch(held.values(), request, (d) => matchesQuery(query, d), null);
-          expect(withoutLabels(await index.search(request)), `${q} ${JSON.stringify(filter)}`).toEqual(withoutLabels(expected));
-        }
-      }
-      expect((await index.search({ ...find('metadata.publication_date:[2020 TO 2021]'), filter: filters[0] as SearchRequest['filter'] })).total).toBeGreaterThan(20);
+      await expectEvaluatorAnswers(index, held, queries);
+      expect((await index.search({ ...find('metadata.publication_date:[2020 TO 2021]'), filter: LISTING_FILTERS[0] as SearchRequest['filter'] })).total).toBeGreaterThan(20);
       // Ranked: the pages of a word and a range are the word's ranked matches the range keeps, in the word's order.
       const ranked = (await index.search({ ...find('ice'), size: 400 })).hits;
       const range = parseQuery('metadata.publication_date:[2020 TO 2021]');
