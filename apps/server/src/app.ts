@@ -10,6 +10,7 @@ import { optionsAndCors } from './cross-origin.ts';
 import { errorResponse, methodNotAllowedResponse, notFoundResponse } from './errors.ts';
 import { createBodyBudget, type BodyBudget } from './body-budget.ts';
 import { jsonBodyWithin } from './json-body.ts';
+import { answerScopes } from './answer-memory.ts';
 import { createLinks } from './links.ts';
 import { openapiRoutes } from './openapi/routes.ts';
 import { opsRoutes, type OpsOptions } from './ops/routes.ts';
@@ -54,7 +55,7 @@ export interface AppConfig {
 export function createApp(core: Core, config: AppConfig) {
   const links = createLinks(config.baseUrl);
   const exporter = createExporter(links);
-  const respond = createResponder(exporter, async (c, view) => (await core.files.list(identityOf(c), view.record.kind, view.record.id, 'published')).entries);
+  const respond = createResponder(exporter, async (c, view) => (await core.files.list(identityOf(c), view.record.kind, view.record.id, 'published')).entries, config.downloadIdleTimeoutMs ?? 60_000);
   const app = new Hono<Env>();
   const ops = config.ops ?? {};
   // Request lines are `info`, failed requests' `error`: at `warn` and `error` only the failures are logged.
@@ -68,6 +69,7 @@ export function createApp(core: Core, config: AppConfig) {
   app.use(authenticate(core.users));
   const budget = config.bodyBudget ?? createBodyBudget({ total: null, perClient: null });
   const readJson = jsonBodyWithin(budget);
+  app.use(answerScopes(budget));
   app.use('/api/*', async (c, next) => {
     // File content streams raw bytes both ways; every other body is JSON, and an Accept we
     // cannot serve is refused before any work is done.

@@ -24,8 +24,8 @@ export class BodyBudgetExceeded extends Error {
   constructor(readonly reason: BudgetRefusal) {
     super(
       reason === 'per_client'
-        ? 'This address is sending or fetching as many request bodies and downloads at once as it may; wait for some to finish and try again.'
-        : 'The server is holding as many request bodies and downloads as it can; try again shortly.',
+        ? 'This address is sending or fetching as many request bodies, downloads and large answers at once as it may; wait for some to finish and try again.'
+        : 'The server is holding as many request bodies, downloads and large answers as it can; try again shortly.',
     );
     this.name = 'BodyBudgetExceeded';
   }

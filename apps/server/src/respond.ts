@@ -10,6 +10,8 @@ import { CITATION_TYPE, exportFormatByType, LINKSET_TYPE, RECORD_ALTERNATES, typ
 import { keptHitTexts } from './kept-hit-texts.ts';
 import { searchPageText, serializeRecord } from './serialize.ts';
 import { utf8InTurns } from './utf8-in-turns.ts';
+import { heldAnswer } from './answer-memory.ts';
+import type { Env } from './routes/request.ts';
 import { timeSlices } from './time-slices.ts';
 
 /** Answers longer than this are encoded in turns of their own (utf8-in-turns.ts); shorter ones as a string, as before. */
@@ -18,7 +20,8 @@ const LARGE_ANSWER_CHARS = 256 * 1024;
 /** A published version's files, for the export formats that list them; loaded only when one is asked for. */
 export type FilesOf = (c: Context, view: RecordView) => Promise<FileEntry[]>;
 
-export function createResponder(exporter: Exporter, filesOf: FilesOf) {
+/** `idleMs`: a client that takes nothing of a large listing answer for this long is dropped (answer-memory.ts). */
+export function createResponder(exporter: Exporter, filesOf: FilesOf, idleMs: number) {
   const links = exporter.links;
   // Characters of kept hit texts in all.
   const hitText = keptHitTexts(links, 8 * 1024 * 1024);
@@ -37,7 +40,7 @@ export function createResponder(exporter: Exporter, filesOf: FilesOf) {
   }
 
   /** `extra` adds top-level members some responses carry (the create-draft `expanded`). */
-  function record(c: Context, view: RecordView, status: 200 | 201 | 202 = 200, extra?: { [key: string]: unknown }): Response | Promise<Response> {
+  function record(c: Context<Env>, view: RecordView, status: 200 | 201 | 202 = 200, extra?: { [key: string]: unknown }): Response | Promise<Response> {
     // A HEAD carries the headers its GET would (RFC 9110, 9.3.2).
     const publishedGet = (c.req.method === 'GET' || c.req.method === 'HEAD') && view.record.state === 'published';
     const { contentType, ui, alternate: chosen } = negotiate(c.req.header('accept'), publishedGet ? { alternates: RECORD_ALTERNATES } : {});
@@ -54,7 +57,11 @@ export function createResponder(exporter: Exporter, filesOf: FilesOf) {
     if (chosen !== undefined) return alternate(c, view, chosen, status);
     const text = JSON.stringify({ ...serializeRecord(view, links, ui), ...extra });
     if (text.length <= LARGE_ANSWER_CHARS) return c.body(text, status);
-    return (async () => c.body(await utf8InTurns(text, nextIteration), status))();
+    return (async () => {
+      const bytes = await utf8InTurns(text, nextIteration);
+      c.header('Content-Length', String(bytes.length));
+      return c.body(heldAnswer(c, bytes, idleMs), status);
+    })();
   }
 
   /**
@@ -72,7 +79,7 @@ export function createResponder(exporter: Exporter, filesOf: FilesOf) {
   }
 
   /** `{aggregations, hits, links, sortBy}`; the UI media type carries only hits and aggregations. */
-  async function list(c: Context, page: SearchPage, options: { withLinks: boolean } = { withLinks: true }): Promise<Response> {
+  async function list(c: Context<Env>, page: SearchPage, options: { withLinks: boolean } = { withLinks: true }): Promise<Response> {
     const { contentType, ui } = negotiate(c.req.header('accept'));
     const url = new URL(c.req.url);
     // A link token is the caller's secret: links that others may be shown never carry it.
@@ -83,7 +90,9 @@ export function createResponder(exporter: Exporter, filesOf: FilesOf) {
     // The UI media type answers another body at the same URL: caches must key on Accept.
     c.header('Vary', 'Accept');
     if (body.length <= LARGE_ANSWER_CHARS) return c.body(body, 200);
-    return c.body(await utf8InTurns(body, nextIteration), 200);
+    const bytes = await utf8InTurns(body, nextIteration);
+    c.header('Content-Length', String(bytes.length));
+    return c.body(heldAnswer(c, bytes, idleMs), 200);
   }
 
   return { record, list };

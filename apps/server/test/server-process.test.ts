@@ -133,7 +133,7 @@ describe('server start-up', () => {
       const same = await begin('127.0.0.1', 0).answered;
       expect(statusOf(same)).toBe(429);
       expect(same).toMatch(/\r\nretry-after: 1\r\n/i);
-      expect(jsonOf(same)).toEqual({ status: 429, message: expect.stringContaining('request bodies and downloads at once') });
+      expect(jsonOf(same)).toEqual({ status: 429, message: expect.stringContaining('request bodies, downloads and large answers at once') });
       // and one from another address passes the server's whole.
       const other = await begin('127.0.0.2', 0).answered;
       expect(statusOf(other)).toBe(503);

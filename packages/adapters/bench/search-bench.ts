@@ -38,6 +38,10 @@ const QUERIES: [string, Partial<SearchRequest>][] = [
   ['common (a fifth)', { q: 'mapping' }],
   ['three terms', { q: 'flood mapping sentinel' }],
   ['phrase', { q: '"sea ice"' }],
+  // A signed-in reader sees their own restricted records beside the public ones (u7 owns a
+  // five-hundredth of the corpus, a twentieth of it restricted).
+  ['signed-in term', { q: 'glacier', filter: { ...base.filter, viewerId: 'u7' } }],
+  ['signed-in phrase', { q: '"sea ice"', filter: { ...base.filter, viewerId: 'u7' } }],
   ['field query', { q: 'metadata.title:drought' }],
   ['prefix', { q: 'defor*' }],
   ['fuzzy', { q: 'glacer~' }],

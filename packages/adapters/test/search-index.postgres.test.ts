@@ -45,21 +45,25 @@ const LISTING_FILTERS: SearchRequest['filter'][] = [
 ];
 
 /**
- * Writes 250 documents of round 0, 80 of them again, removes 30 (`removedKey` of every eighth),
- * and writes 20 of round 1 one a call: the documents the index then holds, by key.
+ * Writes `count` documents (`make(i, 0)`), writes `rewrite` of them again (every `step`th), removes
+ * `remove`, then writes `oneAtATime` again one a write (every `step`th, `make(i, 1)`): the documents
+ * the index then holds, by key, for the evaluator to answer over.
  */
-async function writeThrough(index: SearchIndex, make: (i: number, round: number) => SearchDocument, removedKey: (i: number) => string): Promise<Map<string, SearchDocument>> {
+async function writeThroughChanges(
+  index: SearchIndex,
+  make: (i: number, round: number) => SearchDocument,
+  plan: { count: number; rewrite: [number, number]; remove: string[]; oneAtATime: [number, number] },
+): Promise<Map<string, SearchDocument>> {
   const held = new Map<string, SearchDocument>();
   const write = async (docs: SearchDocument[]) => {
     await index.upsert(docs);
     for (const d of docs) held.set(d.key, d);
   };
-  await write(Array.from({ length: 250 }, (_, i) => make(i, 0)));
-  await write(Array.from({ length: 80 }, (_, i) => make(i * 3, 0)));
-  const removed = Array.from({ length: 30 }, (_, i) => removedKey(i * 8));
-  await index.remove(removed);
-  for (const key of removed) held.delete(key);
-  for (let i = 0; i < 20; i++) await write([make(i * 5, 1)]);
+  await write(Array.from({ length: plan.count }, (_, i) => make(i, 0)));
+  await write(Array.from({ length: plan.rewrite[0] }, (_, i) => make(i * plan.rewrite[1], 0)));
+  await index.remove(plan.remove);
+  for (const key of plan.remove) held.delete(key);
+  for (let i = 0; i < plan.oneAtATime[0]; i++) await write([make(i * plan.oneAtATime[1], 1)]);
   return held;
 }
 
@@ -275,6 +279,63 @@ describe('search index (PostgreSQL): text decided in SQL', () => {
     }
   });
 
+  it('counts and ranks a signed-in reader\'s listing of one word or phrase as every match does: their own restricted records added once, through writes', { timeout: 60_000 }, async () => {
+    const { handle, index } = await open();
+    try {
+      let seed = 23;
+      const next = (n: number) => ((seed = (seed * 48271) % 2147483647), seed % n);
+      const vocabulary = ['glacier', 'ice', 'sea', 'river', 'survey'];
+      const words = (n: number) => Array.from({ length: n }, () => vocabulary[next(vocabulary.length)]).join(' ');
+      const owners = ['ann', 'bob', 'cy'];
+      const make = (i: number, round: number): SearchDocument => {
+        const id = `r${String(i).padStart(3, '0')}`;
+        const title = i % 4 === 0 ? `Glacier ${words(next(3))}` : words(1 + next(3));
+        const owner = owners[next(owners.length)] as string;
+        // Public documents their owner (and those they are shared with) may read too: counted once.
+        return {
+          ...doc(id, { title, description: words(next(15)), ...(next(3) === 0 ? {} : { subjects: [words(2)] }) }),
+          key: `${round}:${id}`,
+          ownerId: owner,
+          readers: next(4) === 0 ? [owner, 'dee'] : [owner],
+          ...listingFields(next, next(3) === 0),
+        };
+      };
+      // Rewritten (visibility, readers, words, facets changed), removed, and written one at a time.
+      const held = await writeThroughChanges(index, make, {
+        count: 300,
+        rewrite: [100, 3],
+        remove: Array.from({ length: 30 }, (_, i) => `0:r${String(i * 9).padStart(3, '0')}`),
+        oneAtATime: [20, 7],
+      });
+      const ids = [...new Set([...held.values()].map((d) => d.id))];
+      const listing = (q: string, viewerId: string, over: Partial<SearchRequest>): SearchRequest => ({
+        ...find(q),
+        filter: { kinds: ['resource', 'package'], published: true, latestOnly: true, viewerId },
+        aggregations: ['resource_type', 'access_status', 'record_type'],
+        ...over,
+      });
+      for (const q of ['glacier', 'ice', 'metadata.title:glacier', '"sea ice"', 'metadata.title:"glacier ice"', '_exists_:metadata.subjects', 'absent']) {
+        for (const viewerId of ['ann', 'dee', 'zed']) {
+          for (const over of [{}, { page: 2 }, { page: 3, size: 7 }, { size: 60 }, { sort: 'newest' as const }, { filter: { kinds: ['package' as const], published: true, latestOnly: true, viewerId } }]) {
+            const request = listing(q, viewerId, over);
+            // The same documents asked by id: a filter the kept counts do not answer, so every match is visited.
+            const everyMatch = await index.search({ ...request, filter: { ...request.filter, ids } });
+            expect(await index.search(request), `${q} ${viewerId} ${JSON.stringify(over)}`).toEqual(everyMatch);
+            const faceted = { ...request, filter: { ...request.filter, facets: { access_status: ['restricted'], resource_type: ['dataset'] } } };
+            expect(await index.search(faceted), `${q} ${viewerId} ${JSON.stringify(over)} faceted`).toEqual(await index.search({ ...faceted, filter: { ...faceted.filter, ids } }));
+          }
+        }
+      }
+      // The reader's own restricted records are among the best matches (the second page's) and in the counts.
+      const restricted = new Set([...held.values()].filter((d) => !d.isPublic && d.readers.includes('ann')).map((d) => d.id));
+      const ann = await index.search(listing('glacier', 'ann', { page: 2 }));
+      expect(ann.hits.some((h) => restricted.has(h.id))).toBe(true);
+      expect(ann.total).toBeGreaterThan((await index.search(listing('glacier', 'zed', {}))).total);
+    } finally {
+      await handle.close();
+    }
+  });
+
   it('matches, counts and pages phrases (word pairs) exactly as the evaluator does, through writes', { timeout: 60_000 }, async () => {
     const { handle, index } = await open();
     try {
@@ -292,9 +353,15 @@ describe('search index (PostgreSQL): text decided in SQL', () => {
           ...listingFields(next, next(6) === 0),
         };
       };
-      const held = await writeThrough(index, make, (i) => `0:p${String(i).padStart(3, '0')}`);
+      const held = await writeThroughChanges(index, make, {
+        count: 250,
+        rewrite: [80, 3],
+        remove: Array.from({ length: 30 }, (_, i) => `0:p${String(i * 8).padStart(3, '0')}`),
+        oneAtATime: [20, 5],
+      });
       const queries = ['"sea ice"', '"ice sea"', '"glacier glacier"', 'metadata.title:"sea ice"', '"sea ice" AND river', '"sea ice" OR "arctic river"', 'ice -"sea ice"',
-        'metadata.title:glacier -"river sea"', '"arctic sea ice"', '"sea absent"'];
+        'metadata.title:glacier -"river sea"', '"arctic sea ice"', '"sea absent"', '"ice ice ice"', 'metadata.title:"sea ice river"', '-"glacier sea ice" sea',
+        '"sea ice sea ice"'];
       await expectEvaluatorAnswers(index, held, queries);
       expect((await index.search({ ...find('"sea ice"'), filter: LISTING_FILTERS[0] as SearchRequest['filter'] })).total).toBeGreaterThan(10);
     } finally {
@@ -369,6 +436,8 @@ describe('search index (PostgreSQL): text decided in SQL', () => {
         { aggregations: [] },
         { filter: { kinds: ['package'], published: true, latestOnly: true, viewerId: null } },
         { filter: { kinds: ['resource', 'package'], published: true, latestOnly: true, viewerId: null, facets: { resource_type: ['dataset'], access_status: ['open'] } } },
+        // A signed-in reader of the restricted documents (every document's owner): not a public listing.
+        { filter: { kinds: ['resource', 'package'], published: true, latestOnly: true, viewerId: 'o' } },
       ];
       let found = 0;
       for (const bbox of boxes) {
@@ -480,7 +549,12 @@ describe('search index (PostgreSQL): ranges decided in SQL', () => {
           body: { ...base.body, created: dateFrom(next), versions: { index: next(8) === 0 ? 'n/a' : 1 + next(9) } },
         };
       };
-      const held = await writeThrough(index, make, (i) => `0:r0-${String(i).padStart(3, '0')}`);
+      const held = await writeThroughChanges(index, make, {
+        count: 250,
+        rewrite: [80, 3],
+        remove: Array.from({ length: 30 }, (_, i) => `0:r0-${String(i * 8).padStart(3, '0')}`),
+        oneAtATime: [20, 5],
+      });
       const queries = [
         'metadata.publication_date:[2020 TO 2021]', 'metadata.publication_date:{2020 TO 2021}', 'metadata.publication_date:[2020-06 TO 2021-02-14}',
         'metadata.publication_date:{2020-06-15 TO *]', 'metadata.publication_date:[* TO 2019-12]', 'metadata.dates.date:[2021 TO 2021]',

@@ -3,7 +3,7 @@
  */
 import type { Identity, RecordKind, VocabularyEntry, VocabularyType } from './model/types.ts';
 import type { DraftInput, ExpectedRevision } from './model/record.ts';
-import type { ReadBuffers } from './ports.ts';
+import type { AnswerMemory, ReadBuffers } from './ports.ts';
 import * as links from './use-cases/access-links.ts';
 import { createDraft } from './use-cases/create-draft.ts';
 import { deleteDraft } from './use-cases/delete-draft.ts';
@@ -42,7 +42,7 @@ export function createCore(deps: CoreDeps) {
   return {
     records: {
       createDraft: (who: Identity, kind: RecordKind, input: DraftInput) => createDraft(deps, who, kind, input),
-      getDraft: (who: Identity, kind: RecordKind, id: string) => getDraft(deps, who, kind, id),
+      getDraft: (who: Identity, kind: RecordKind, id: string, memory?: AnswerMemory) => getDraft(deps, who, kind, id, memory),
       /** What a kept answer of `getDraft` to this caller must match to be served again (model/read-stamp.ts). */
       draftReadStamp: (who: Identity, kind: RecordKind, id: string) => draftReadStamp(deps, who, kind, id),
       updateDraft: (who: Identity, kind: RecordKind, id: string, input: DraftInput, ifMatch?: ExpectedRevision) => updateDraft(deps, who, kind, id, input, ifMatch),
@@ -51,11 +51,11 @@ export function createCore(deps: CoreDeps) {
       edit: (who: Identity, kind: RecordKind, id: string) => editPublished(deps, who, kind, id),
       reserveDoi: (who: Identity, kind: RecordKind, id: string) => reserveDoi(deps, who, kind, id),
       newVersion: (who: Identity, kind: RecordKind, id: string) => newVersion(deps, who, kind, id),
-      get: (who: Identity, kind: RecordKind, id: string) => getRecord(deps, who, kind, id),
+      get: (who: Identity, kind: RecordKind, id: string, memory?: AnswerMemory) => getRecord(deps, who, kind, id, memory),
       /** What a kept anonymous answer of `get` must match to be served again (model/read-stamp.ts). */
       readStamp: (kind: RecordKind, id: string) => publishedReadStamp(deps, kind, id),
-      versions: async (who: Identity, kind: RecordKind, id: string, input: { page?: number; size?: number; sort?: string | null }) =>
-        listVersions(deps, who, kind, id, resolvePaging(input), resolveSort('versions', input.sort, null)),
+      versions: async (who: Identity, kind: RecordKind, id: string, input: { page?: number; size?: number; sort?: string | null; memory?: AnswerMemory }) =>
+        listVersions(deps, who, kind, id, { ...resolvePaging(input), ...(input.memory ? { memory: input.memory } : {}) }, resolveSort('versions', input.sort, null)),
       latest: (who: Identity, kind: RecordKind, id: string) => latestVersion(deps, who, kind, id),
       /** Writes down the embargoes whose day has come (reads already treat them as lifted). */
       liftLapsedEmbargoes: () => liftLapsedEmbargoes(deps),
@@ -124,7 +124,7 @@ export function createCore(deps: CoreDeps) {
       /** The sitemap's parts of `rows` versions each, for its index. */
       sitemapParts: (rows: number) => sitemapParts(deps, rows),
       /** The first version in update order, for the repository's earliest datestamp. */
-      earliest: async () => (await deps.repos.records.listPublishedByUpdate({ limit: 1 }))[0]?.updated ?? null,
+      earliest: async () => (await deps.repos.records.listPositionsByUpdate({ limit: 1 }))[0]?.updated ?? null,
     },
     search: {
       reindex: (options?: { since?: string; onProgress?: (p: ReindexProgress) => void }) => reindex(deps.repos, deps.search, options),

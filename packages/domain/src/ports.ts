@@ -66,13 +66,15 @@ export interface RecordRepository {
    */
   listLapsedEmbargoes(today: string, limit: number): Promise<string[]>;
   /**
-   * Published versions in the order of their `updated` instant, ties by id: the order harvesters
-   * walk (OAI-PMH). Only versions with `from <= updated <= until` (ISO strings; either bound may
-   * be absent) and strictly after the `after` position, at most `limit`.
+   * Where published versions stand in the order of their `updated` instant, ties by id: the order
+   * harvesters walk (OAI-PMH), with each version's stored size, read without reading the
+   * versions (which a caller then reads a weighed batch at a time). Only versions with
+   * `from <= updated <= until` (ISO strings; either bound may be absent) and strictly after the
+   * `after` position, at most `limit`.
    */
-  listPublishedByUpdate(query: UpdateOrderQuery): Promise<PublishedRecord[]>;
+  listPositionsByUpdate(query: UpdateOrderQuery): Promise<UpdateStep[]>;
   /**
-   * Where the walk of listPublishedByUpdate stands `count` versions after `after` (from the start
+   * Where the walk of listPositionsByUpdate stands `count` versions after `after` (from the start
    * without it): the `count`-th version's position, `full`; when fewer remain, the last one's, not
    * `full`; null when none remain. Reads the order alone, not the versions: how a long walk is cut
    * into parts without reading them.
@@ -98,6 +100,11 @@ export interface PublishedRevisions {
 export interface UpdatePosition {
   updated: string;
   id: string;
+}
+
+/** A version's place in that walk, and its stored size (as `storedSizes` gives it). */
+export interface UpdateStep extends UpdatePosition {
+  bytes: number;
 }
 
 export interface UpdateOrderQuery {
@@ -411,4 +418,14 @@ export interface SearchIndex {
    * request.
    */
   stamp(): string | null;
+}
+
+/**
+ * What the answers being made and sent hold in memory, bounded for the process as a whole: the
+ * host's to keep (the server's takes it from the budget request bodies and downloads share).
+ * `take` is told the stored bytes of the records an answer is about to read, before they are
+ * read; it throws an error of the host's when the process already holds all it may.
+ */
+export interface AnswerMemory {
+  take(storedBytes: number): void;
 }

@@ -33,6 +33,36 @@ describe('harvest (what OAI-PMH serves)', () => {
     expect((await walk(core, 5)).map((p) => p.items.length)).toEqual([5]);
   });
 
+  it('ends a page of large versions early, and reads a walk of them a few at a time, still handing out every version once', async () => {
+    const sizing = makeCore();
+    const one = await publish(sizing.core, 'resource', { ...validMetadata, title: 'Record 0' });
+    const size = (await sizing.repos.records.storedSizes('published', [one.id])).get(one.id) as number;
+    // Room for two versions of this size, not three.
+    const { core, repos } = makeCore({ settings: { maxHarvestBytes: Math.floor(2.5 * size) } });
+    const ids: string[] = [];
+    for (let i = 0; i < 7; i++) ids.push((await publish(core, 'resource', { ...validMetadata, title: `Record ${i}` })).id);
+    const readInFull: number[] = [];
+    const byIds = repos.records.getPublishedByIds;
+    repos.records.getPublishedByIds = async (wanted) => {
+      readInFull.push(wanted.length);
+      return byIds(wanted);
+    };
+    const pages = await walk(core, 100);
+    expect(pages.map((p) => p.items.length)).toEqual([2, 2, 2, 1]);
+    expect(pages.flatMap((p) => p.items.map((i) => i.id))).toEqual(ids);
+    expect(Math.max(...readInFull)).toBe(2);
+    // A sitemap part of seven versions walks all seven, two at a time.
+    const steps = [await core.harvest.sitemap({ rows: 7 })];
+    let walked = steps[0]?.walked ?? 0;
+    while (walked < 7 && steps.at(-1)?.next) {
+      const step = await core.harvest.sitemap({ rows: 7 - walked, after: steps.at(-1)?.next ?? undefined });
+      walked += step.walked;
+      steps.push(step);
+    }
+    expect(steps.map((s) => s.walked)).toEqual([2, 2, 2, 1]);
+    expect(steps.flatMap((s) => s.entries.map((e) => e.id))).toEqual(ids);
+  });
+
   it('gives restricted versions without their metadata, so harvesters treat them as deleted', async () => {
     const { core } = makeCore();
     const open = await publish(core, 'resource');

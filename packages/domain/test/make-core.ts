@@ -1,4 +1,4 @@
-import { createCore, type Identity } from '../src/index.ts';
+import { createCore, type CoreSettings, type Identity } from '../src/index.ts';
 import {
   createFixedClock,
   createInMemoryFileStorage,
@@ -8,7 +8,7 @@ import {
 } from '../src/testing/index.ts';
 
 /** `storageDated: 'start'`: the storage dates blobs as S3 does objects uploaded in parts. */
-export function makeCore(options: { storageDated?: 'start' | 'end' } = {}) {
+export function makeCore(options: { storageDated?: 'start' | 'end'; settings?: Partial<CoreSettings> } = {}) {
   const { repos, uow } = createInMemoryRepositories();
   const clock = createFixedClock('2026-01-01T00:00:00.000Z');
   const storage = createInMemoryFileStorage(() => clock.now(), { dated: options.storageDated ?? 'end' });
@@ -20,7 +20,7 @@ export function makeCore(options: { storageDated?: 'start' | 'end' } = {}) {
     search,
     clock,
     ids: createSequentialIds(),
-    settings: { maxFileSize: 1024 * 1024, maxFiles: 3, oaiHost: 'krs.test', linkSecret: 'a test secret of some length' },
+    settings: { maxFileSize: 1024 * 1024, maxFiles: 3, oaiHost: 'krs.test', linkSecret: 'a test secret of some length', ...options.settings },
   });
   return { core, repos, storage, search, clock };
 }

@@ -167,7 +167,7 @@ describe('edit and versions', () => {
     const v1 = await publishedResource(core);
     for (let i = 2; i <= 6; i++) {
       const next = await core.records.newVersion(alice, 'resource', v1.record.id);
-      const access = i === 4 ? { record: 'restricted', files: 'restricted' } : { record: 'public', files: 'public' };
+      const access = i === 4 ? ({ record: 'restricted', files: 'restricted' } as const) : ({ record: 'public', files: 'public' } as const);
       await core.records.updateDraft(alice, 'resource', next.record.id, { metadata: { ...validMetadata, publication_date: '2026' }, access });
       await core.records.publish(alice, 'resource', next.record.id);
     }
@@ -189,6 +189,25 @@ describe('edit and versions', () => {
     expect(owners.total).toBe(6);
     expect(owners.hits.map((h) => h.record.versionIndex)).toEqual([1, 2, 3]);
     expect(readInFull).toHaveLength(3);
+  });
+});
+
+describe('what answers hold', () => {
+  it('tells the host the stored bytes of a record, a page or a versions page before reading them, and refuses nothing itself', async () => {
+    const { core, repos } = makeCore();
+    const v1 = await publishedResource(core);
+    const taken: number[] = [];
+    const memory = { take: (bytes: number) => void taken.push(bytes) };
+    const stored = (await repos.records.storedSizes('published', [v1.record.id])).get(v1.record.id) as number;
+    expect(stored).toBeGreaterThan(100);
+    await core.records.get(anon, 'resource', v1.record.id, memory);
+    await core.records.versions(anon, 'resource', v1.record.id, { memory });
+    await core.records.search(anon, ['resource'], { memory });
+    expect(taken).toEqual([stored, stored, stored]);
+    // The host's refusal stops the read.
+    const full = { take: () => { throw new Error('full'); } };
+    await expect(core.records.get(anon, 'resource', v1.record.id, full)).rejects.toThrow('full');
+    await expect(core.records.search(anon, ['resource'], { memory: full })).rejects.toThrow('full');
   });
 });
 

@@ -85,7 +85,9 @@ export interface Operation {
 export const REQUEST_SCHEMAS = { DraftBody: draftBody, FileKeys: fileKeysBody, AccessLinkBody: accessLinkBody, RecordsBody: recordsBody, ResourcesBody: resourcesBody } as const;
 
 const READ = [401, 403, 404, 406, 500] as const;
-const QUERY_READ = [400, ...READ] as const;
+/** 429 and 503: what a record or a page of records holds is taken from the same memory bound as bodies (docs/operations.md, "Answers"). */
+const ANSWER_READ = [...READ, 429, 503] as const;
+const QUERY_READ = [400, ...ANSWER_READ] as const;
 /** 429 and 503: the body memory bound (docs/operations.md, "Request bodies"); 507: the disk is full. */
 const WRITE = [400, 401, 403, 404, 406, 409, 413, 415, 429, 500, 503, 507] as const;
 
@@ -143,7 +145,7 @@ function recordOperations(kind: 'resource' | 'package'): Operation[] {
       errors: WRITE,
     },
     { method: 'get', path: base, summary: `Search published ${noun}s`, tags: [tag], access: 'optional', query: listingQuery, facets: true, responses: [listAnswer()], errors: QUERY_READ },
-    { method: 'get', path: `${base}/{id}/draft`, summary: `Read a ${noun} draft`, tags: [tag], access: 'user-or-link', responses: [recordAnswer(200, 'The draft.')], errors: READ },
+    { method: 'get', path: `${base}/{id}/draft`, summary: `Read a ${noun} draft`, tags: [tag], access: 'user-or-link', responses: [recordAnswer(200, 'The draft.')], errors: ANSWER_READ },
     {
       method: 'put',
       path: `${base}/{id}/draft`,

@@ -6,6 +6,7 @@
 import { Hono, type Context } from 'hono';
 import { nextIteration } from '@krs/adapters';
 import { anonymousReadStamp, DomainError, type Core, type ListingInput, type RecordKind, type RecordView } from '@krs/domain';
+import { answerOf } from '../answer-memory.ts';
 import { toHttpError } from '../errors.ts';
 import { noteReadStamp } from '../fast-path/read-stamps.ts';
 import { citationStyle, DEFAULT_LOCALE } from '../exports/citation.ts';
@@ -121,7 +122,7 @@ export function pageRoutes(core: Core, exporter: Exporter) {
       const field = parsed.error.issues[0]?.path.join('.') ?? 'query';
       throw new DomainError('invalid', 'request.query', `The ${field} parameter is not valid.`);
     }
-    return { ...toListingInput(parsed.data, (n) => c.req.queries(n)), ...over };
+    return { ...toListingInput(parsed.data, (n) => c.req.queries(n), answerOf(c)), ...over };
   }
 
   const pairs = (c: Context) => [...new URL(c.req.url).searchParams.entries()].filter(([k]) => k !== 'token');

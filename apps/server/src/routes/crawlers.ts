@@ -105,7 +105,8 @@ export function crawlerRoutes(core: Core, links: Links, options: CrawlerOptions 
     let position = after;
     while (left > 0) {
       const page = await core.harvest.sitemap({ after: position, rows: Math.min(PAGE, left) });
-      left -= PAGE;
+      // Versions of large records are read fewer at a time: the part goes on until it has walked its rows.
+      left -= page.walked;
       if (page.entries.length > 0) yield page.entries.map((e) => urlEntry(links.landing(e.kind, e.id), e.updated)).join('');
       if (page.next === null) break;
       position = page.next;

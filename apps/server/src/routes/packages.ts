@@ -3,6 +3,7 @@ import { Hono } from 'hono';
 import type { Core } from '@krs/domain';
 import type { Links } from '../links.ts';
 import type { Responder } from '../respond.ts';
+import { answerOf } from '../answer-memory.ts';
 import { validate } from '../validate.ts';
 import { identityOf, type Env } from './request.ts';
 import { listingQuery, recordsBody, resourcesBody, toListingInput } from './schemas.ts';
@@ -10,7 +11,7 @@ import { listingQuery, recordsBody, resourcesBody, toListingInput } from './sche
 export function packageRoutes(core: Core, respond: Responder, links: Links) {
   return new Hono<Env>()
     .get('/context/:parentId/resources', validate('query', listingQuery), async (c) => {
-      const input = toListingInput(c.req.valid('query'), () => undefined);
+      const input = toListingInput(c.req.valid('query'), () => undefined, answerOf(c));
       return respond.list(c, await core.packages.contextResources(identityOf(c), c.req.param('parentId'), input), { withLinks: false });
     })
     .post('/:id/context/actions/associate', validate('json', recordsBody), async (c) => {
@@ -22,7 +23,7 @@ export function packageRoutes(core: Core, respond: Responder, links: Links) {
       return c.body(null, 204);
     })
     .get('/:id/draft/resources', validate('query', listingQuery), async (c) => {
-      const input = toListingInput(c.req.valid('query'), () => undefined);
+      const input = toListingInput(c.req.valid('query'), () => undefined, answerOf(c));
       return respond.list(c, await core.packages.draftResources(identityOf(c), c.req.param('id'), input), { withLinks: false });
     })
     .post('/:id/draft/resources', validate('json', resourcesBody), async (c) => {
@@ -44,7 +45,7 @@ export function packageRoutes(core: Core, respond: Responder, links: Links) {
     })
     .get('/:id/draft/review', async (c) => core.packages.review(identityOf(c), c.req.param('id')))
     .get('/:id/resources', validate('query', listingQuery), async (c) => {
-      const input = toListingInput(c.req.valid('query'), () => undefined);
+      const input = toListingInput(c.req.valid('query'), () => undefined, answerOf(c));
       return respond.list(c, await core.packages.publishedResources(identityOf(c), c.req.param('id'), input), { withLinks: false });
     });
 }

@@ -4,9 +4,16 @@ import type { Socket } from 'node:net';
 import { Readable } from 'node:stream';
 import type { Context } from 'hono';
 import { DomainError, type ExpectedRevision, type Identity } from '@krs/domain';
+import type { AnswerScope } from '../answer-memory.ts';
 import { entityTags } from '../entity-tags.ts';
 
-export type Env = { Variables: { identity: Identity } };
+export type Env = {
+  Variables: {
+    identity: Identity;
+    /** Set on GETs where the app bounds what answers hold (answer-memory.ts). */
+    answer?: AnswerScope;
+  };
+};
 
 export const identityOf = (c: Context<Env>): Identity => c.get('identity');
 

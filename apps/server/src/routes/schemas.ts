@@ -1,6 +1,6 @@
 /** Request shapes. Only JSON types are checked here; every business rule lives in the domain. */
 import { z } from 'zod';
-import type { DraftInput, ListingInput } from '@krs/domain';
+import type { AnswerMemory, DraftInput, ListingInput } from '@krs/domain';
 
 const visibility = z.enum(['public', 'restricted']);
 
@@ -68,11 +68,11 @@ export const versionsQuery = pagingQuery.extend({ sort: z.string().optional() })
 type ListingQuery = z.infer<typeof listingQuery>;
 
 /** Facet filters are repeatable query parameters named like the facet. */
-export function toListingInput(query: ListingQuery, all: (name: string) => string[] | undefined): ListingInput {
+export function toListingInput(query: ListingQuery, all: (name: string) => string[] | undefined, memory: AnswerMemory | undefined): ListingInput {
   const facets: NonNullable<ListingInput['facets']> = {};
   for (const name of ['resource_type', 'access_status', 'record_type'] as const) {
     const values = all(name);
     if (values && values.length > 0) facets[name] = values;
   }
-  return { q: query.q ?? null, bbox: query.bbox ?? null, sort: query.sort ?? null, size: query.size, page: query.page, allVersions: query.allversions, facets };
+  return { q: query.q ?? null, bbox: query.bbox ?? null, sort: query.sort ?? null, size: query.size, page: query.page, allVersions: query.allversions, facets, ...(memory ? { memory } : {}) };
 }

@@ -123,6 +123,12 @@ const SCHEMA = [
   'CREATE INDEX IF NOT EXISTS search_doc_parent ON search_doc (parent_id)',
   'CREATE INDEX IF NOT EXISTS search_doc_id ON search_doc (id)',
   'CREATE INDEX IF NOT EXISTS search_doc_owner ON search_doc (owner_id)',
+  // The documents a signed-in reader may read beyond the public ones (their restricted records,
+  // drafts, what is shared with them): few, found without visiting a query's public matches, which
+  // the kept counts and title scores answer (see `ownSql`). Made on a table in use when a node
+  // starts on an index without it: writes wait for the build (a pass over the table), reads do not.
+  // Without a pending list: every search would read all of it, and drafts, written often, are here.
+  'CREATE INDEX IF NOT EXISTS search_doc_readers ON search_doc USING gin (readers) WITH (fastupdate = off) WHERE NOT is_public',
   'CREATE INDEX IF NOT EXISTS search_doc_created ON search_doc (created COLLATE "C", id COLLATE "C")',
   // Sorted by update, a page walks this index (ties sorted on the way) instead of sorting every match.
   'CREATE INDEX IF NOT EXISTS search_doc_updated ON search_doc (updated COLLATE "C", id COLLATE "C")',
@@ -288,7 +294,7 @@ export function createPostgresSearchIndex<T>(handle: Kysely<T>): SearchIndex & {
       const undecided = bit !== null && (await someUndecided(handle, request, query, false));
       if (bit !== null && !undecided) return inSql(handle, request, bit, null, singleLexeme(query));
       if (query.type === 'all' && request.bbox !== null) {
-        return keptFilter(request) ? listedInBox(handle, request, request.bbox) : inSql(handle, request, await inBox(handle, request, request.bbox), null);
+        return publicListing(request) ? listedInBox(handle, request, request.bbox) : inSql(handle, request, await inBox(handle, request, request.bbox), null);
       }
       const fuzzy = await expandFuzzy(handle, query);
       const exact = query.type === 'all' ? null : exactQuery(query, fuzzy);
@@ -771,22 +777,47 @@ function boundedSql(request: SearchRequest, where: RawBuilder<unknown>, rank: Ra
       (select coalesce(json_agg(json_build_object('id', id, 'kind', kind, 'state', state) order by ${sql.raw(BY_SCORE)}), '[]') from page) as page`;
 }
 
-/** Whether the filter keeps exactly the kept documents (`COUNTED`) of some kinds: what anyone may list publicly. */
+/**
+ * Whether the filter keeps the kept documents (`COUNTED`) of some kinds, what anyone may list
+ * publicly, and for a signed-in reader also the published latest ones they may read that are not
+ * public (`ownSql`), which the kept counts and title scores leave out.
+ */
 const keptFilter = (request: SearchRequest): boolean => {
   const f = request.filter;
-  return f.published === true && f.latestOnly === true && f.viewerId === null && f.userListing === undefined && f.parentId === undefined && f.ids === undefined;
+  return f.published === true && f.latestOnly === true && f.userListing === undefined && f.parentId === undefined && f.ids === undefined;
 };
+
+/** A kept filter for an anonymous reader: exactly the documents search_box marks `listed`, of some kinds. */
+const publicListing = (request: SearchRequest): boolean => keptFilter(request) && request.filter.viewerId === null;
+
+/**
+ * The matches of a kept filter (`keptFilter`) that the kept counts and title scores leave out:
+ * for a signed-in reader, the published latest documents of the request's kinds that are not
+ * public and that they may read (their restricted records, those shared with them), found in
+ * `search_doc_readers`; null for an anonymous one. The public ones are never among them, so
+ * adding the two counts none twice.
+ */
+function ownSql(request: SearchRequest, match: RawBuilder<boolean>): RawBuilder<boolean> | null {
+  const f = request.filter;
+  if (f.viewerId === null) return null;
+  return sql<boolean>`not is_public and readers @> array[${f.viewerId}]::text[] and state = 'published' and is_latest
+    and kind = any(${[...f.kinds]}::text[]) and ${match}`;
+}
 
 /**
  * The groups of a one-lexeme query's matches, as the counting statement makes them, from the
- * counts the writes keep (`search_count`): a few rows per facet group whatever the matches.
+ * counts the writes keep (`search_count`): a few rows per facet group whatever the matches. A
+ * signed-in reader's own matches (`own`) are grouped from their rows and added to them, group by
+ * group: the sums and least labels every match's grouping would give.
  */
-function keptCountsSql(request: SearchRequest, single: SingleLexeme, grouped: readonly FacetName[], labelled: boolean): RawBuilder<FacetGroup> {
+function keptCountsSql(request: SearchRequest, single: SingleLexeme, grouped: readonly FacetName[], labelled: boolean, own: RawBuilder<boolean> | null): RawBuilder<FacetGroup> {
   const facets = grouped.map((facet) => sql`${sql.ref(FACET_COLUMN[facet])} as ${sql.ref(facet)}`);
   return sql<FacetGroup>`select ${sql.join([...facets, labelled ? sql`min(resource_type_label) as label` : sql`null as label`, sql`sum(n) as n`])}
     from (select kind, resource_type, resource_type_label, access_status, sum(n) as n from search_count
       where lexeme = ${single.lexeme} ${single.titleOnly ? sql`and in_title` : sql``} and kind = any(${[...request.filter.kinds]}::text[])
-      group by kind, resource_type, resource_type_label, access_status having sum(n) > 0) g
+      group by kind, resource_type, resource_type_label, access_status having sum(n) > 0
+      ${own === null ? sql`` : sql`union all select kind, resource_type, resource_type_label, access_status, count(*) as n from search_doc where ${own}
+        group by kind, resource_type, resource_type_label, access_status`}) g
     ${grouped.length === 0 ? sql`` : sql`group by ${sql.join(grouped.map((facet) => sql.ref(FACET_COLUMN[facet])))}`}
     ${labelled ? sql`order by label` : sql``}`;
 }
@@ -799,18 +830,26 @@ const TITLE_FIRST = 0.1001;
 
 /**
  * The page of a one-word `bestmatch` request from the kept title scores (`search_title`), in the
- * page's order: the first entries of the word's index the filter keeps. Null when a match outside
- * the title might reach the page (fewer title matches than the page's end, or the last one scored
+ * page's order: the first entries of the word's index the filter keeps, merged in that order with
+ * a signed-in reader's own best title matches (`own`: the documents it keeps), scored as the
+ * writes score them, from `title_words` rather than the vector. Null when a match outside the
+ * title might reach the page (fewer title matches than the page's end, or the last one scored
  * under TITLE_FIRST), unless only the title is asked.
  */
-async function titleFirstPage(db: Db, request: SearchRequest, single: SingleLexeme): Promise<PageRow[] | null> {
+async function titleFirstPage(db: Db, request: SearchRequest, single: SingleLexeme, rank: Rank, own: RawBuilder<boolean> | null): Promise<PageRow[] | null> {
   const start = (request.page - 1) * request.size;
   const end = request.page * request.size;
+  const order = sql.raw('score desc, created COLLATE "C" desc, id COLLATE "C" asc, key COLLATE "C" asc');
+  const titled = sql`select id, kind, score, created, key from search_title
+    where lexeme = ${single.lexeme} and kind = any(${[...request.filter.kinds]}::text[]) and ${facetSql(request)} order by ${order} limit ${end}`;
   const rows = (
-    await sql<{ id: string; kind: SearchDocument['kind']; score: number }>`select id, kind, score from search_title
-      where lexeme = ${single.lexeme} and kind = any(${[...request.filter.kinds]}::text[]) and ${facetSql(request)}
-      order by score desc, created COLLATE "C" desc, id COLLATE "C" asc, key COLLATE "C" asc limit ${end}`.execute(db)
-  ).rows;
+    await (own === null
+      ? titled
+      : sql`select id, kind, score from ((${titled}) union all (select id, kind, ts_rank(title_words, ${rank.query}::tsquery, 0) / sqrt(1 + word_count / 50.0) as score,
+          created, key from search_doc where ${own} and title_words @@ ${rank.query}::tsquery and ${facetSql(request)} order by ${order} limit ${end})) m
+          order by ${order} limit ${end}`
+    ).execute(db)
+  ).rows as { id: string; kind: SearchDocument['kind']; score: number }[];
   const last = rows[end - 1];
   if (!single.titleOnly && (last === undefined || last.score < TITLE_FIRST)) return null;
   return rows.slice(start).map((r) => ({ id: r.id, kind: r.kind, state: 'published' }));
@@ -824,7 +863,8 @@ async function titleFirstPage(db: Db, request: SearchRequest, single: SingleLexe
  *
  * `single`: the query's one lexeme, if it is one. With a public listing's filter, the groups are
  * then read from the counts the writes keep, and a ranked page from the kept title scores when
- * they decide it, rather than from every match.
+ * they decide it, rather than from every match; a signed-in reader's own matches that are not
+ * public (`ownSql`) are counted and scored from their rows and added.
  */
 async function inSql(db: Db, request: SearchRequest, match: RawBuilder<boolean> | null, rank: Rank | null, single: SingleLexeme | null = null, vector = match !== null): Promise<SearchResult> {
   const where = sql`${filterSql(request)} ${match === null ? sql`` : sql`and ${match}`}`;
@@ -845,13 +885,16 @@ async function inSql(db: Db, request: SearchRequest, match: RawBuilder<boolean> 
     ${grouped.length === 0 ? sql`` : sql`group by ${sql.join(grouped.map((facet) => sql.ref(FACET_COLUMN[facet])))}`}
     ${labelled ? sql`order by label` : sql``}`;
   const page = pageSql(request, where, rank);
-  const kept = single !== null && keptFilter(request) ? single : null;
+  const kept = single !== null && match !== null && keptFilter(request) ? single : null;
+  // A signed-in reader's own matches; and their own documents, whose title matches (a subset of
+  // those matches) the page finds without their vectors.
+  const own = kept !== null && match !== null ? ownSql(request, match) : null;
+  const ownDocuments = kept !== null ? ownSql(request, sql<boolean>`true`) : null;
   const run = async (handle: Db): Promise<{ counts: FacetGroup[]; page: PageRow[] }> => {
     if (kept !== null) {
-      const ranked = request.sort === 'bestmatch' && rank !== null;
-      const titled = ranked ? await titleFirstPage(handle, request, kept) : null;
-      if (!ranked || titled !== null) {
-        return { counts: (await keptCountsSql(request, kept, grouped, labelled).execute(handle)).rows, page: titled ?? (await page.execute(handle)).rows };
+      const titled = request.sort === 'bestmatch' && rank !== null ? await titleFirstPage(handle, request, kept, rank, ownDocuments) : null;
+      if (request.sort !== 'bestmatch' || rank === null || titled !== null) {
+        return { counts: (await keptCountsSql(request, kept, grouped, labelled, own).execute(handle)).rows, page: titled ?? (await page.execute(handle)).rows };
       }
     }
     if (request.sort === 'bestmatch' && rank !== null && rank.bound !== null) {

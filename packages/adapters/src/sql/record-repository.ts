@@ -109,6 +109,13 @@ const revisionsBy = (table: 'record' | 'draft') =>
       .where(`${table}.id`, '=', id),
   );
 const revisionsById = { record: revisionsBy('record'), draft: revisionsBy('draft') } as const;
+// octet_length reads the value's length from the row (SQLite 3.43+) or the TOAST header
+// (PostgreSQL), never the value itself.
+const storedSize = sql<number>`octet_length(data)`.as('bytes');
+/** One row's stored size, by primary key: read before every record GET that is not answered from a kept answer. */
+const sizeBy = (table: 'record' | 'draft') =>
+  compiledOnce<{ id: string }, { id: string; bytes: number }>(['id'], (db, { id }) => db.selectFrom(table).select(['id', storedSize]).where('id', '=', id));
+const sizeById = { published: sizeBy('record'), draft: sizeBy('draft') } as const;
 const DATA_VERSION = { sql: 'PRAGMA data_version', parameters: [] } as const;
 const byId = {
   draft: [dataById('draft', false), dataById('draft', true)],
@@ -214,15 +221,17 @@ export function createSqlRecordRepository(db: Kysely<Database>, options: { lockR
       return byIds(ids, async (chunk) => parseRows(await from('record').where('id', 'in', chunk).execute(), rowToRecord));
     },
     async storedSizes(state, ids) {
-      // octet_length reads the value's length from the row (SQLite 3.43+) or the TOAST header
-      // (PostgreSQL), never the value itself.
-      const rows = await byIds(ids, (chunk) =>
-        db
-          .selectFrom(state === 'draft' ? 'draft' : 'record')
-          .select(['id', sql<number>`octet_length(data)`.as('bytes')])
-          .where('id', 'in', chunk)
-          .execute(),
-      );
+      const one = ids.length === 1 ? await sizeById[state].first(db, { id: ids[0] as string }) : undefined;
+      const rows =
+        ids.length === 1
+          ? one === undefined ? [] : [one]
+          : await byIds(ids, (chunk) =>
+              db
+                .selectFrom(state === 'draft' ? 'draft' : 'record')
+                .select(['id', storedSize])
+                .where('id', 'in', chunk)
+                .execute(),
+            );
       return new Map(rows.map((r) => [r.id, Number(r.bytes)]));
     },
     async getParentsByIds(ids) {
@@ -232,16 +241,16 @@ export function createSqlRecordRepository(db: Kysely<Database>, options: { lockR
       const rows = await lapsedEmbargoes(db, today, limit).execute(db);
       return rows.rows.map((r) => r.id);
     },
-    async listPublishedByUpdate({ from, until, after, limit }) {
-      // Worded as the index record_updated is, so a harvest page reads only its own rows.
+    async listPositionsByUpdate({ from, until, after, limit }) {
+      // Worded as the index record_updated is, so a harvest page reads only its own rows' places.
       const updated = recordUpdated(db);
-      const rows = await sql<{ data: string }>`select data from record
+      const rows = await sql<{ updated: string; id: string; bytes: number }>`select ${updated} as updated, id, ${storedSize} from record
         where ${updated} is not null
         ${from === undefined ? sql`` : sql`and ${updated} >= ${from}`}
         ${until === undefined ? sql`` : sql`and ${updated} <= ${until}`}
         ${after === undefined ? sql`` : sql`and ${pastPosition(updated, after)}`}
         order by ${updated}, id limit ${limit}`.execute(db);
-      return parseRows(rows.rows, rowToRecord);
+      return rows.rows.map((r) => ({ updated: r.updated, id: r.id, bytes: Number(r.bytes) }));
     },
     async positionAfter(after, count) {
       const updated = recordUpdated(db);

@@ -267,6 +267,10 @@ export function recordRepositoryContract(name: string, make: MakeRepositories, o
       expect(grew).toBeGreaterThanOrEqual(130_000);
       expect(grew).toBeLessThan(200_000);
       expect(await r.storedSizes('published', [])).toEqual(new Map());
+      // One id, as a record GET asks, by a statement of its own.
+      expect(await r.storedSizes('published', ['r2'])).toEqual(new Map([['r2', published_.get('r2')]]));
+      expect(await r.storedSizes('draft', ['d1'])).toEqual(new Map([['d1', drafts.get('d1')]]));
+      expect(await r.storedSizes('draft', ['r1'])).toEqual(new Map());
       const many = Array.from({ length: 1200 }, (_, i) => `x${i}`).concat('r2');
       expect([...(await r.storedSizes('published', many)).keys()]).toEqual(['r2']);
     });
@@ -285,8 +289,7 @@ export function recordRepositoryContract(name: string, make: MakeRepositories, o
 
     it('walks published versions in update order, ties by id, between bounds and after a position', async () => {
       const r = await walkOfFour();
-      const at = (updated: string) => ({ updated });
-      const ids = async (q: Parameters<typeof r.listPublishedByUpdate>[0]) => (await r.listPublishedByUpdate(q)).map((x) => x.id);
+      const ids = async (q: Parameters<typeof r.listPositionsByUpdate>[0]) => (await r.listPositionsByUpdate(q)).map((x) => x.id);
       expect(await ids({ limit: 10 })).toEqual(['c', 'a', 'b', 'd']);
       expect(await ids({ limit: 2 })).toEqual(['c', 'a']);
       expect(await ids({ limit: 10, after: { updated: '2026-01-02T10:00:00.000Z', id: 'a' } })).toEqual(['b', 'd']);
@@ -296,7 +299,10 @@ export function recordRepositoryContract(name: string, make: MakeRepositories, o
       // A version re-saved with a later instant moves to the end of the walk.
       await r.savePublished(published('c', 'p2', { updated: '2026-02-01T00:00:00.000Z', revisionId: 2 }), 1);
       expect(await ids({ limit: 10 })).toEqual(['a', 'b', 'd', 'c']);
-      expect((await r.listPublishedByUpdate({ limit: 1 }))[0]).toEqual(published('a', 'p1', at('2026-01-02T10:00:00.000Z')));
+      const [first] = await r.listPositionsByUpdate({ limit: 1 });
+      expect(first).toEqual({ updated: '2026-01-02T10:00:00.000Z', id: 'a', bytes: expect.any(Number) });
+      // Each step's size is the one storedSizes gives.
+      expect(first?.bytes).toBe((await r.storedSizes('published', ['a'])).get('a'));
     });
 
     it('tells where the walk by update stands a number of versions on, to cut it into parts without reading them', async () => {
@@ -311,9 +317,9 @@ export function recordRepositoryContract(name: string, make: MakeRepositories, o
       expect(await r.positionAfter(pos('2026-01-02T10:00:00.000Z', 'a'), 1)).toEqual({ position: pos('2026-01-02T10:00:00.000Z', 'b'), full: true });
       expect(await r.positionAfter(pos('2026-01-02T10:00:00.000Z', 'a'), 3)).toEqual({ position: pos('2026-01-03T23:59:59.999Z', 'd'), full: false });
       expect(await r.positionAfter(pos('2026-01-03T23:59:59.999Z', 'd'), 2)).toBeNull();
-      // The positions it gives are where listPublishedByUpdate takes up the walk.
+      // The positions it gives are where listPositionsByUpdate takes up the walk.
       const first = await r.positionAfter(undefined, 2);
-      expect((await r.listPublishedByUpdate({ after: first?.position, limit: 10 })).map((x) => x.id)).toEqual(['b', 'd']);
+      expect((await r.listPositionsByUpdate({ after: first?.position, limit: 10 })).map((x) => x.id)).toEqual(['b', 'd']);
     });
   });
 }

@@ -131,11 +131,11 @@ function repositoriesOver(read: () => State, write: Writer, changeStamp: () => s
           .map((r) => r.id)
           .sort(byCodeUnits)
           .slice(0, limit),
-      listPublishedByUpdate: async ({ from, until, after, limit }) =>
+      listPositionsByUpdate: async ({ from, until, after, limit }) =>
         walkByUpdate(after)
           .filter((r) => (from === undefined || r.updated >= from) && (until === undefined || r.updated <= until))
           .slice(0, limit)
-          .map(copy),
+          .map((r) => ({ updated: r.updated, id: r.id, bytes: JSON.stringify(r).length })),
       positionAfter: async (after, count) => {
         const walk = walkByUpdate(after);
         const at = walk[Math.min(Math.max(count, 1), walk.length) - 1];

@@ -16,6 +16,8 @@ export interface CoreSettings {
    * refused before any record is read. Default LISTING_PAGE_BYTES.
    */
   maxPageBytes?: number;
+  /** Most stored bytes one step of a harvest or sitemap walk reads, and one OAI-PMH page holds. Default HARVEST_BYTES. */
+  maxHarvestBytes?: number;
 }
 
 export interface CoreDeps {

@@ -4,9 +4,12 @@ import type { RecordView } from '../model/views.ts';
 import { draftReadStampOf } from '../model/read-stamp.ts';
 import type { CoreDeps } from './deps.ts';
 import { levelFor, loadDraft, loadParent, previewOf, viewOf } from './lookup.ts';
+import { weighRecord } from './weigh-page.ts';
+import type { AnswerMemory } from '../ports.ts';
 
 /** Owners, package managers and `preview`/`edit` link holders read drafts. */
-export async function getDraft(deps: CoreDeps, identity: Identity, kind: RecordKind, id: string): Promise<RecordView> {
+export async function getDraft(deps: CoreDeps, identity: Identity, kind: RecordKind, id: string, memory?: AnswerMemory): Promise<RecordView> {
+  await weighRecord(deps, 'draft', id, memory);
   const draft = await loadDraft(deps.repos, kind, id);
   const parent = await loadParent(deps.repos, draft.parentId);
   const level = await levelFor(deps.repos, identity, parent, deps.clock.now());

@@ -9,6 +9,7 @@ import { liftedAt } from '../model/embargo.ts';
 import { pause } from '../model/metadata/normalizer.ts';
 import type { Parent, PublishedRecord, RecordKind } from '../model/types.ts';
 import type { RecordView } from '../model/views.ts';
+import type { UpdateOrderQuery, UpdateStep } from '../ports.ts';
 import type { CoreDeps } from './deps.ts';
 import { viewOf } from './lookup.ts';
 import { resourceTypeOf } from '../model/search-document.ts';
@@ -52,6 +53,47 @@ export interface HarvestPage {
  * need a long walk before a page has anything in it.
  */
 const SCAN_TURN = 500;
+/**
+ * Stored bytes of versions one step of a walk reads, and one harvest page holds, the first
+ * version of each whatever its size: 500 versions of the largest legal size would be 850 MiB
+ * read, parsed and written out by one request. A page of ordinary records (a few KiB) is never
+ * cut by it; a page of large ones ends early, with a resumption token, as OAI-PMH allows.
+ */
+export const HARVEST_BYTES = 8 * 1024 * 1024;
+
+interface WalkStep {
+  records: PublishedRecord[];
+  /** Their stored sizes, in the same order. */
+  bytes: number[];
+  /** The place of the last version read; the walk goes on after it unless `complete`. */
+  last: HarvestPosition | undefined;
+  /** How many versions of the walk the step passed (some may have moved on since, and are not in `records`). */
+  walked: number;
+  complete: boolean;
+}
+
+/**
+ * The next versions of the walk, at most `limit` and at most `maxBytes` of them stored (the first
+ * whatever its size): their places are read first, then only the versions that fit.
+ */
+async function walkStep(deps: CoreDeps, query: UpdateOrderQuery, maxBytes: number): Promise<WalkStep> {
+  const places = await deps.repos.records.listPositionsByUpdate(query);
+  let taken = 0;
+  let bytes = 0;
+  while (taken < places.length && (taken === 0 || bytes + (places[taken] as UpdateStep).bytes <= maxBytes)) bytes += (places[taken++] as UpdateStep).bytes;
+  const kept = places.slice(0, taken);
+  const byId = new Map((kept.length > 0 ? await deps.repos.records.getPublishedByIds(kept.map((p) => p.id)) : []).map((r) => [r.id, r]));
+  // A version changed between the two reads has moved on in the walk; it is met again there.
+  const step = kept.filter((p) => byId.get(p.id)?.updated === p.updated);
+  const last = kept[kept.length - 1];
+  return {
+    records: step.map((p) => byId.get(p.id) as PublishedRecord),
+    bytes: step.map((p) => p.bytes),
+    last: last === undefined ? undefined : { updated: last.updated, id: last.id },
+    walked: kept.length,
+    complete: places.length < query.limit && taken === places.length,
+  };
+}
 
 const typeOf = (record: PublishedRecord): string | null => resourceTypeOf(record)?.id ?? null;
 
@@ -85,24 +127,29 @@ async function itemsOf(deps: CoreDeps, records: PublishedRecord[], now: string):
 
 export async function harvest(deps: CoreDeps, query: HarvestQuery): Promise<HarvestPage> {
   const matching: PublishedRecord[] = [];
+  const harvestBytes = deps.settings.maxHarvestBytes ?? HARVEST_BYTES;
+  let pageBytes = 0;
   let after = query.after;
   let last: HarvestPosition | undefined;
   let next: HarvestPosition | null = null;
   walk: for (;;) {
     // One more than a page: a page is known to be the last when nothing matching follows it.
     const want = Math.min(query.limit + 1, SCAN_TURN);
-    const batch = await deps.repos.records.listPublishedByUpdate({ from: query.from, until: query.until, after, limit: want });
-    for (const record of batch) {
-      after = { updated: record.updated, id: record.id };
+    const step = await walkStep(deps, { from: query.from, until: query.until, after, limit: want }, harvestBytes);
+    for (const [i, record] of step.records.entries()) {
+      const position = { updated: record.updated, id: record.id };
       if (!inSet(record, query.set)) continue;
-      if (matching.length === query.limit) {
+      const bytes = step.bytes[i] as number;
+      if (matching.length === query.limit || (matching.length > 0 && pageBytes + bytes > harvestBytes)) {
         next = last ?? null;
         break walk;
       }
       matching.push(record);
-      last = after;
+      pageBytes += bytes;
+      last = position;
     }
-    if (batch.length < want) break;
+    if (step.complete || step.last === undefined) break;
+    after = step.last;
     await pause();
   }
   return { items: await itemsOf(deps, matching, deps.clock.now()), next };
@@ -124,6 +171,11 @@ export interface SitemapEntry {
 
 export interface SitemapPage {
   entries: SitemapEntry[];
+  /**
+   * Versions of the walk read: `rows`, or fewer when they were cut short by their size
+   * (HARVEST_BYTES) or the walk ended.
+   */
+  walked: number;
   /** Where the walk goes on: the last version read; null when the walk is complete. */
   next: HarvestPosition | null;
 }
@@ -138,14 +190,13 @@ export interface SitemapPage {
 export async function sitemapPage(deps: CoreDeps, query: { after?: HarvestPosition; rows: number }): Promise<SitemapPage> {
   const now = deps.clock.now();
   const limit = Math.max(1, Math.min(query.rows, SCAN_TURN));
-  const batch = await deps.repos.records.listPublishedByUpdate({ after: query.after, limit });
-  const { current, parents } = await publicAt(deps, batch, now);
+  const step = await walkStep(deps, { ...(query.after ? { after: query.after } : {}), limit }, deps.settings.maxHarvestBytes ?? HARVEST_BYTES);
+  const { current, parents } = await publicAt(deps, step.records, now);
   const entries: SitemapEntry[] = [];
   for (const record of current) {
     if (record.access.record === 'public' && parents.get(record.parentId)?.latestPublishedId === record.id) entries.push({ id: record.id, kind: record.kind, updated: record.updated });
   }
-  const last = batch[batch.length - 1];
-  return { entries, next: batch.length < limit || last === undefined ? null : { updated: last.updated, id: last.id } };
+  return { entries, walked: step.walked, next: step.complete ? null : (step.last ?? null) };
 }
 
 /** A part of a sitemap: the `rows` versions of the walk after `after` (from the start without it). */

@@ -1,7 +1,7 @@
 import { notFound } from '../errors.ts';
 import { liftedAt } from '../model/embargo.ts';
 import type { Identity, RecordKind, VersionHead } from '../model/types.ts';
-import type { SortOption } from '../ports.ts';
+import type { AnswerMemory, SortOption } from '../ports.ts';
 import type { RecordView, SearchPage } from '../model/views.ts';
 import type { CoreDeps } from './deps.ts';
 import { canRead, getRecord } from './get-record.ts';
@@ -11,6 +11,8 @@ import { weighPage } from './weigh-page.ts';
 export interface PageRequest {
   page: number;
   size: number;
+  /** What the answer may hold (AnswerMemory), the host's bound. */
+  memory?: AnswerMemory;
 }
 
 /** `bestmatch` never reaches here: without a query `resolveSort` turns it into `version`. */
@@ -35,7 +37,7 @@ export async function listVersions(deps: CoreDeps, identity: Identity, kind: Rec
   const readable = (await deps.repos.records.listVersionHeads(parent.id)).map((h) => liftedAt(h, now)).filter((h) => canRead(h, level));
   readable.sort(ORDER[sort === 'bestmatch' ? 'version' : sort]);
   const ids = readable.slice((paging.page - 1) * paging.size, paging.page * paging.size).map((h) => h.id);
-  await weighPage(deps, [], ids);
+  await weighPage(deps, [], ids, paging.memory);
   const byId = new Map((ids.length > 0 ? await deps.repos.records.getPublishedByIds(ids) : []).map((r) => [r.id, r]));
   const hits: RecordView[] = [];
   for (const versionId of ids) {

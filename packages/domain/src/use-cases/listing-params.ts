@@ -1,6 +1,6 @@
 /** The paging and sorting rules every listing shares (API-DECISIONS "Search and listings"). */
 import { invalid } from '../errors.ts';
-import type { SortOption } from '../ports.ts';
+import type { AnswerMemory, SortOption } from '../ports.ts';
 
 export interface ListingInput {
   q?: string | null;
@@ -10,6 +10,8 @@ export interface ListingInput {
   size?: number;
   allVersions?: boolean;
   facets?: { resource_type?: string[]; access_status?: string[]; record_type?: string[] };
+  /** What this answer may hold, the host's bound (AnswerMemory); without one, each page is bounded on its own only. */
+  memory?: AnswerMemory;
 }
 
 export type ListingKind = 'search' | 'user' | 'versions';

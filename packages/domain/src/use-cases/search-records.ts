@@ -1,7 +1,7 @@
 import { requireSignedIn } from '../model/access.ts';
 import type { Identity, RecordKind } from '../model/types.ts';
 import type { RecordView, SearchPage } from '../model/views.ts';
-import type { FacetName, SearchFilter, SearchResult } from '../ports.ts';
+import type { AnswerMemory, FacetName, SearchFilter, SearchResult } from '../ports.ts';
 import { parseBBox } from '../search/index.ts';
 import type { CoreDeps } from './deps.ts';
 import { resolvePaging, resolveSort, type ListingInput, type ListingKind } from './listing-params.ts';
@@ -11,11 +11,11 @@ import { weighPage } from './weigh-page.ts';
 
 /** Loads the hits from the repositories: the index only says which, never what. */
 /** Records and parents of a page of hits, read in three statements rather than two per hit. */
-export async function hydrate(deps: CoreDeps, result: SearchResult): Promise<RecordView[]> {
+export async function hydrate(deps: CoreDeps, result: SearchResult, memory?: AnswerMemory): Promise<RecordView[]> {
   const records = deps.repos.records;
   const draftIds = result.hits.filter((h) => h.state === 'draft').map((h) => h.id);
   const publishedIds = result.hits.filter((h) => h.state !== 'draft').map((h) => h.id);
-  await weighPage(deps, draftIds, publishedIds);
+  await weighPage(deps, draftIds, publishedIds, memory);
   const [drafts, published] = await Promise.all([
     draftIds.length > 0 ? records.getDraftsByIds(draftIds) : [],
     publishedIds.length > 0 ? records.getPublishedByIds(publishedIds) : [],
@@ -51,7 +51,7 @@ export async function runListing(
   for (const [facet, buckets] of Object.entries(result.aggregations) as [FacetName, NonNullable<SearchResult['aggregations'][FacetName]>][]) {
     aggs[facet] = buckets.map((b) => ({ ...b, isSelected: (selected[facet] ?? []).includes(b.key) }));
   }
-  return { total: result.total, hits: await hydrate(deps, result), aggregations: aggs, sortBy: sort, ...paging };
+  return { total: result.total, hits: await hydrate(deps, result, input.memory), aggregations: aggs, sortBy: sort, ...paging };
 }
 
 /**
