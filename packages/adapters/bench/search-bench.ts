@@ -51,6 +51,9 @@ const QUERIES: [string, Partial<SearchRequest>][] = [
   ['prefix', { q: 'defor*' }],
   ['fuzzy', { q: 'glacer~' }],
   ['_exists_', { q: '_exists_:metadata.creators' }],
+  ['range', { q: 'metadata.publication_date:[2022 TO 2023]' }],
+  ['range + word', { q: 'glacier AND metadata.publication_date:[2022-06 TO *]' }],
+  ['NOT range', { q: 'NOT metadata.publication_date:[2021 TO *]' }],
   ['bbox', { bbox: [0, 40, 20, 55], sort: 'newest' }],
   ['bbox + facet', { bbox: [0, 40, 20, 55], sort: 'newest', filter: { ...base.filter, facets: { resource_type: ['dataset'] } } }],
   ['newest, page 50', { sort: 'newest', page: 50 }],
@@ -188,7 +191,7 @@ async function postgresEngine(docs: readonly SearchDocument[], rss0: number) {
     // What autovacuum reaches on its own some time after a load: the visibility map set (for
     // index-only scans), the GIN pending list merged, statistics taken.
     const v0 = performance.now();
-    for (const table of ['search_doc', 'search_box', 'search_vocab', 'search_path', 'search_count', 'search_title']) await sql.raw(`vacuum (analyze) ${table}`).execute(loader.db);
+    for (const table of ['search_doc', 'search_box', 'search_range', 'search_vocab', 'search_path', 'search_count', 'search_title']) await sql.raw(`vacuum (analyze) ${table}`).execute(loader.db);
     const vacuum = performance.now() - v0;
     await loader.close();
     // One connection for the queries, so one backend's CPU and memory are the server's.
@@ -197,7 +200,7 @@ async function postgresEngine(docs: readonly SearchDocument[], rss0: number) {
       const sizes = (
         await sql<{ name: string; total: string; heap: string; toast: string; indexes: string }>`select c.relname as name, pg_total_relation_size(c.oid) as total,
           pg_relation_size(c.oid) as heap, coalesce(pg_total_relation_size(nullif(c.reltoastrelid, 0)), 0) as toast, pg_indexes_size(c.oid) as indexes
-          from pg_class c where c.relname in ('search_doc', 'search_box', 'search_vocab', 'search_path', 'search_count', 'search_title') order by 2 desc`.execute(queries.db)
+          from pg_class c where c.relname in ('search_doc', 'search_box', 'search_range', 'search_vocab', 'search_path', 'search_count', 'search_title') order by 2 desc`.execute(queries.db)
       ).rows;
       const indexSizes = (
         await sql<{ name: string; size: string }>`select i.indexrelid::regclass::text as name, pg_relation_size(i.indexrelid) as size from pg_index i

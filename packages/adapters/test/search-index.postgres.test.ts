@@ -32,6 +32,18 @@ const listingFields = (next: (n: number) => number, restricted: boolean) => ({
   created: `2026-01-${String(1 + next(5)).padStart(2, '0')}T00:00:00.000Z`,
 });
 
+/** A result without the resource types' labels (the least over their matches, which SQL and runSearch may take in other collations). */
+const withoutLabels = (result: SearchResult) => ({
+  ...result,
+  aggregations: Object.fromEntries(Object.entries(result.aggregations).map(([facet, buckets]) => [facet, buckets.map((b) => ({ key: b.key, docCount: b.docCount }))])),
+});
+
+const LISTING_FILTERS: SearchRequest['filter'][] = [
+  { kinds: ['resource', 'package'], published: true, latestOnly: true, viewerId: null },
+  { kinds: ['resource'], published: true, latestOnly: true, viewerId: null, facets: { resource_type: ['dataset'] } },
+  { kinds: ['resource', 'package'], viewerId: 'someone' },
+];
+
 /**
  * Writes `count` documents (`make(i, 0)`), writes `rewrite` of them again (every `step`th), removes
  * `remove`, then writes `oneAtATime` again one a write (every `step`th, `make(i, 1)`): the documents
@@ -53,6 +65,18 @@ async function writeThroughChanges(
   for (const key of plan.remove) held.delete(key);
   for (let i = 0; i < plan.oneAtATime[0]; i++) await write([make(i * plan.oneAtATime[1], 1)]);
   return held;
+}
+
+/** Each query under each of LISTING_FILTERS answered as the domain's runSearch answers it over `held`: total, facets, page. */
+async function expectEvaluatorAnswers(index: SearchIndex, held: ReadonlyMap<string, SearchDocument>, queries: readonly string[]): Promise<void> {
+  for (const q of queries) {
+    for (const filter of LISTING_FILTERS) {
+      const request: SearchRequest = { filter, q, bbox: null, sort: 'newest', page: 1, size: 400, aggregations: ['resource_type', 'access_status', 'record_type'] };
+      const query = parseQuery(q);
+      const expected = runSearch(held.values(), request, (d) => matchesQuery(query, d), null);
+      expect(withoutLabels(await index.search(request)), `${q} ${JSON.stringify(filter)}`).toEqual(withoutLabels(expected));
+    }
+  }
 }
 
 describe('search index (PostgreSQL): text decided in SQL', () => {
@@ -335,27 +359,11 @@ describe('search index (PostgreSQL): text decided in SQL', () => {
         remove: Array.from({ length: 30 }, (_, i) => `0:p${String(i * 8).padStart(3, '0')}`),
         oneAtATime: [20, 5],
       });
-      const withoutLabels = (result: SearchResult) => ({
-        ...result,
-        aggregations: Object.fromEntries(Object.entries(result.aggregations).map(([facet, buckets]) => [facet, buckets.map((b) => ({ key: b.key, docCount: b.docCount }))])),
-      });
-      const filters: SearchRequest['filter'][] = [
-        { kinds: ['resource', 'package'], published: true, latestOnly: true, viewerId: null },
-        { kinds: ['resource'], published: true, latestOnly: true, viewerId: null, facets: { resource_type: ['dataset'] } },
-        { kinds: ['resource', 'package'], viewerId: 'someone' },
-      ];
       const queries = ['"sea ice"', '"ice sea"', '"glacier glacier"', 'metadata.title:"sea ice"', '"sea ice" AND river', '"sea ice" OR "arctic river"', 'ice -"sea ice"',
         'metadata.title:glacier -"river sea"', '"arctic sea ice"', '"sea absent"', '"ice ice ice"', 'metadata.title:"sea ice river"', '-"glacier sea ice" sea',
         '"sea ice sea ice"'];
-      for (const q of queries) {
-        for (const filter of filters) {
-          const request: SearchRequest = { filter, q, bbox: null, sort: 'newest', page: 1, size: 400, aggregations: ['resource_type', 'access_status', 'record_type'] };
-          const query = parseQuery(q);
-          const expected = runSearch(held.values(), request, (d) => matchesQuery(query, d), null);
-          expect(withoutLabels(await index.search(request)), `${q} ${JSON.stringify(filter)}`).toEqual(withoutLabels(expected));
-        }
-      }
-      expect((await index.search({ ...find('"sea ice"'), filter: filters[0] as SearchRequest['filter'] })).total).toBeGreaterThan(10);
+      await expectEvaluatorAnswers(index, held, queries);
+      expect((await index.search({ ...find('"sea ice"'), filter: LISTING_FILTERS[0] as SearchRequest['filter'] })).total).toBeGreaterThan(10);
     } finally {
       await handle.close();
     }
@@ -502,6 +510,110 @@ describe('search index (PostgreSQL): text decided in SQL', () => {
       expect(await ids('_exists_:metadata.extra.k24999')).toEqual(['late', 'wide']);
       expect(await ids(`_exists_:metadata.extra.${keys.find((k) => !half.includes(k))}`)).toEqual(['wide']);
       expect(await ids('_exists_:metadata.title')).toEqual(['late', 'plain', 'wide']);
+    } finally {
+      await handle.close();
+    }
+  });
+});
+
+describe('search index (PostgreSQL): ranges decided in SQL', () => {
+  async function open() {
+    const handle = createPgDb(await freshDatabase());
+    await createPostgresSearchSchema(handle.db);
+    return { handle, index: createPostgresSearchIndex(handle.db) };
+  }
+
+  /** A date of a random precision (year, month, day, instant) between 2019 and 2022. */
+  const dateFrom = (next: (n: number) => number) => {
+    const full = `${2019 + next(4)}-${String(1 + next(12)).padStart(2, '0')}-${String(1 + next(28)).padStart(2, '0')}T${String(next(24)).padStart(2, '0')}:00:00.000Z`;
+    return full.slice(0, [4, 7, 10, 24][next(4)]);
+  };
+
+  it('counts, facets and pages ranges with words under AND/OR/NOT exactly as the evaluator does, through writes', { timeout: 120_000 }, async () => {
+    const { handle, index } = await open();
+    try {
+      let seed = 7;
+      const next = (n: number) => ((seed = (seed * 48271) % 2147483647), seed % n);
+      const vocabulary = ['sea', 'ice', 'glacier', 'river', 'arctic'];
+      const make = (i: number, round: number): SearchDocument => {
+        // An id per round: the ranked pages below tell documents by id.
+        const id = `r${round}-${String(i).padStart(3, '0')}`;
+        const metadata: { title: string } & Record<string, unknown> = { title: `${vocabulary[next(5)]} ${vocabulary[next(5)]}` };
+        if (next(6) !== 0) metadata['publication_date'] = dateFrom(next);
+        metadata['dates'] = Array.from({ length: next(3) }, () => ({ date: dateFrom(next) }));
+        const base = doc(id, metadata);
+        return {
+          ...base,
+          key: `${round}:${id}`,
+          ...listingFields(next, next(6) === 0),
+          body: { ...base.body, created: dateFrom(next), versions: { index: next(8) === 0 ? 'n/a' : 1 + next(9) } },
+        };
+      };
+      const held = await writeThroughChanges(index, make, {
+        count: 250,
+        rewrite: [80, 3],
+        remove: Array.from({ length: 30 }, (_, i) => `0:r0-${String(i * 8).padStart(3, '0')}`),
+        oneAtATime: [20, 5],
+      });
+      const queries = [
+        'metadata.publication_date:[2020 TO 2021]', 'metadata.publication_date:{2020 TO 2021}', 'metadata.publication_date:[2020-06 TO 2021-02-14}',
+        'metadata.publication_date:{2020-06-15 TO *]', 'metadata.publication_date:[* TO 2019-12]', 'metadata.dates.date:[2021 TO 2021]',
+        'metadata.dates.date:{2019-03 TO 2020-11-30]', 'created:[2020-02 TO 2020-02]', 'created:{2021-05-05T05 TO *}', 'versions.index:[2 TO 5]',
+        'versions.index:{2 TO 5}', 'versions.index:[* TO 3}', 'versions.index:[2 TO n/a]', 'metadata.title:[a TO z]',
+        'ice AND metadata.publication_date:[2020 TO 2021]', 'ice OR metadata.dates.date:[2022 TO *]', 'glacier -metadata.publication_date:[2021 TO *]',
+        'NOT metadata.publication_date:[2020 TO 2021]', 'NOT (versions.index:[3 TO 6] OR "sea ice")', 'ic* AND NOT created:[* TO 2020]',
+        'glaceir~ OR versions.index:{7 TO *]', '_exists_:metadata.dates.date AND NOT metadata.dates.date:[2020 TO 2020]',
+        '(metadata.title:river OR metadata.publication_date:[2019-06 TO 2019-06]) AND NOT (versions.index:[4 TO *] AND arctic)',
+        // Fields only the evaluator decides, its candidates narrowed by the ranges.
+        'metadata.dates.date:2021 AND metadata.publication_date:[2020 TO *]', 'metadata.description:x OR created:[2021 TO *]',
+        '(created:{2019 TO *] AND metadata.dates.date:2020) AND NOT metadata.publication_date:[2021-06 TO *]',
+      ];
+      await expectEvaluatorAnswers(index, held, queries);
+      expect((await index.search({ ...find('metadata.publication_date:[2020 TO 2021]'), filter: LISTING_FILTERS[0] as SearchRequest['filter'] })).total).toBeGreaterThan(20);
+      // Ranked: the pages of a word and a range are the word's ranked matches the range keeps, in the word's order.
+      const ranked = (await index.search({ ...find('ice'), size: 400 })).hits;
+      const range = parseQuery('metadata.publication_date:[2020 TO 2021]');
+      const kept = ranked.filter((h) => [...held.values()].some((d) => d.id === h.id && d.isPublic && matchesQuery(range, d)));
+      for (const page of [1, 2, 3]) {
+        const asked = { ...find('ice AND metadata.publication_date:[2020 TO 2021]'), page, size: 7 };
+        expect((await index.search(asked)).hits.map((h) => h.id)).toEqual(kept.slice((page - 1) * 7, page * 7).map((h) => h.id));
+      }
+    } finally {
+      await handle.close();
+    }
+  });
+
+  it('decides a range from its own index, without reading the documents', async () => {
+    const { handle, index } = await open();
+    try {
+      await index.upsert([doc('old', { title: 'Ice', publication_date: '2019' }), doc('new', { title: 'Ice', publication_date: '2021-03' })]);
+      // Documents the evaluator would find nothing in: only the range rows can answer.
+      await sql`update search_doc set doc = ${JSON.stringify({ body: {} })}`.execute(handle.db);
+      const ids = async (q: string) => (await index.search(find(q))).hits.map((h) => h.id).sort();
+      expect(await ids('metadata.publication_date:[2021 TO *]')).toEqual(['new']);
+      expect(await ids('ice AND NOT metadata.publication_date:[2021 TO *]')).toEqual(['old']);
+      expect(await ids('metadata.publication_date:[* TO 2019] OR metadata.publication_date:[2021-03 TO 2021-03]')).toEqual(['new', 'old']);
+      // Removed with its document, and written again with it.
+      await index.remove(['published:old']);
+      await index.upsert([doc('new', { title: 'Ice', publication_date: '2018' })]);
+      expect(await ids('metadata.publication_date:[* TO *]')).toEqual(['new']);
+      expect(await ids('metadata.publication_date:[2018 TO 2018]')).toEqual(['new']);
+      expect(Number((await sql<{ n: string }>`select count(*) as n from search_range`.execute(handle.db)).rows[0]?.n)).toBe(1);
+    } finally {
+      await handle.close();
+    }
+  });
+
+  it('empties an index written before ranges had a table, so every record is projected again with its ranges', async () => {
+    const { handle, index } = await open();
+    try {
+      await index.upsert([doc('kept', { title: 'Glacier', publication_date: '2020' })]);
+      await sql`drop table search_range`.execute(handle.db);
+      await sql`update search_meta set layout = 12`.execute(handle.db);
+      await createPostgresSearchSchema(handle.db);
+      expect((await index.search(find('glacier'))).total).toBe(0);
+      await index.upsert([doc('kept', { title: 'Glacier', publication_date: '2020' })]);
+      expect((await index.search(find('glacier AND metadata.publication_date:[2020 TO 2020]'))).total).toBe(1);
     } finally {
       await handle.close();
     }

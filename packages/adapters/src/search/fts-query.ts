@@ -128,13 +128,15 @@ function rangeSql(node: Extract<QueryNode, { type: 'range' }>): Sql {
     // Numbers are stored as numbers; a bound that is not one matches nothing, as in the evaluator.
     const bounds = [node.min, node.max].filter((b): b is string => b !== null);
     if (bounds.some((b) => !/^-?\d+(\.\d+)?$/.test(b))) return { where: '0', params: [] };
-    if (node.min !== null) {
-      conditions.push(`value ${node.includeMin ? '>=' : '>'} ?`);
-      params.push(Number(node.min));
-    }
-    if (node.max !== null) {
-      conditions.push(`value ${node.includeMax ? '<=' : '<'} ?`);
-      params.push(Number(node.max));
+    for (const [bound, include, operator] of [[node.min, node.includeMin, '>'], [node.max, node.includeMax, '<']] as const) {
+      if (bound === null) continue;
+      conditions.push(`value ${include ? `${operator}=` : operator} ?`);
+      params.push(Number(bound));
+      // The evaluator subtracts: an infinite value minus the same infinite bound is NaN, in no range.
+      if (!Number.isFinite(Number(bound))) {
+        conditions.push('value <> ?');
+        params.push(Number(bound));
+      }
     }
   } else {
     // Dates compare on the bound's precision: `[* TO 2021]` takes all of 2021. Every text

@@ -7,7 +7,8 @@
  * without a box is decided by the GIN-indexed vector alone (postgres-text.ts says how it means
  * what the domain's evaluator means); total, facets and the ranked page are SQL. So is a box
  * without query text, but for the documents with a part across the box's edge, whose shapes the
- * evaluator decides. Ranges, other fields and boxes with text are narrowed in SQL (the words the
+ * evaluator decides. So are ranges, beside those leaves, from their own ordered index
+ * (postgres-ranges.ts). Other fields and boxes with text are narrowed in SQL (the words the
  * query requires, the GiST index of the boxes) and decided by the domain's evaluator
  * (`matchesQuery`, `scoreQuery`, `runSearch`), which holds every engine to the same answers.
  */
@@ -17,6 +18,7 @@ import type { BBox, FacetBucket, FacetName, SearchDocument, SearchIndex, SearchR
 import { evaluateInSlices } from './evaluate-in-slices.ts';
 import { expandInSlices } from './expand-in-slices.ts';
 import { fuzzyWords } from './fts-query.ts';
+import { RANGE_SCHEMA, rangedQuery, requiredRanges, writeRanges } from './postgres-ranges.ts';
 import { documentWords, exactQuery, rankOperands, rankText, requiredWords, singleLexeme, type FuzzyExpansions, type RankOperand, type SingleLexeme } from './postgres-text.ts';
 
 /** Any Kysely handle: the index's tables are outside the records' typed schema, and written in SQL. */
@@ -146,6 +148,7 @@ const SCHEMA = [
   `CREATE INDEX IF NOT EXISTS search_box_b ON search_box USING gist (b)
     INCLUDE (key, whole, listed, kind, resource_type, resource_type_label, access_status, created, updated, version_index, id)`,
   'CREATE INDEX IF NOT EXISTS search_box_key ON search_box (key)',
+  ...RANGE_SCHEMA,
   // Every word ever indexed (never pruned: a word no document holds any more expands a fuzzy term to nothing).
   'CREATE TABLE IF NOT EXISTS search_vocab (word text COLLATE "C" PRIMARY KEY)',
   // See `KEPT_FUNCTION`.
@@ -191,9 +194,10 @@ const STORAGE = [
  * 8 added `title_words`; 9 moved the document into search_doc (from `search_body`), out of the row;
  * 10 added `search_count` and `search_title`, kept by triggers; 11 the document's listing columns
  * and whether a part is its bounds to `search_box`; 12 word pairs (two-word phrases) as lexemes of
- * the vector, and `word_count` written with it rather than generated.
+ * the vector, and `word_count` written with it rather than generated; 13 `search_range`, the values
+ * of the range fields (postgres-ranges.ts).
  */
-const LAYOUT = 12;
+const LAYOUT = 13;
 
 /** Creates the index's tables and indexes where they are missing; nodes starting at once take turns. */
 export async function createPostgresSearchSchema<T>(handle: Kysely<T>): Promise<void> {
@@ -205,6 +209,7 @@ export async function createPostgresSearchSchema<T>(handle: Kysely<T>): Promise<
     const layout = (await sql<{ layout: number }>`select layout from search_meta`.execute(trx)).rows[0]?.layout ?? (existed ? 1 : LAYOUT);
     if (layout !== LAYOUT) {
       await sql`drop table if exists search_box`.execute(trx);
+      await sql`drop table if exists search_range`.execute(trx);
       await sql`drop table if exists search_body`.execute(trx);
       await sql`drop table if exists search_doc`.execute(trx);
       await sql`drop table if exists search_vocab`.execute(trx);
@@ -307,9 +312,16 @@ export function createPostgresSearchIndex<T>(handle: Kysely<T>): SearchIndex & {
               : sql<boolean>`words @@ ${exact.match}::tsquery`;
         return inSql(handle, request, match, rank, singleLexeme(query));
       }
+      // Ranges with parts the vector decides: in SQL too, the ranges from their ordered index.
+      const ranged = exact === null && request.bbox === null ? rangedQuery(query, fuzzy) : null;
+      if (ranged !== null && !undecided && !(ranged.text && (await someUndecided(handle, request, query, ranged.phrases)))) {
+        return inSql(handle, request, ranged.match, request.sort === 'bestmatch' ? await rankOf(handle, rankOperands(query, fuzzy)) : null, null, ranged.text);
+      }
       const words = requiredWords(query);
       const where: RawBuilder<unknown>[] = [filterSql(request)];
       if (words !== null) where.push(sql`(words is null or words @@ ${words}::tsquery)`);
+      const ranges = requiredRanges(query);
+      if (ranges !== null) where.push(ranges);
       // With a box, the vector still settles the text of every document it holds whole.
       if (exact !== null) where.push(sql`(words is null or not positions_exact or words @@ ${exact.match}::tsquery)`);
       if (request.bbox !== null) where.push(sql`key in (select key from search_box where ${boxTest(request.bbox, '&&')})`);
@@ -549,6 +561,7 @@ async function upsertBatch(db: Db, docs: readonly SearchDocument[]): Promise<voi
     await sql`insert into search_box (key, b, whole, listed, kind, resource_type, resource_type_label, access_status, created, updated, version_index, id)
       values ${sql.join(boxes.slice(i, i + 1000))}`.execute(db);
   }
+  await writeRanges(db, docs);
 }
 
 const byCodeUnits = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
@@ -853,7 +866,7 @@ async function titleFirstPage(db: Db, request: SearchRequest, single: SingleLexe
  * they decide it, rather than from every match; a signed-in reader's own matches that are not
  * public (`ownSql`) are counted and scored from their rows and added.
  */
-async function inSql(db: Db, request: SearchRequest, match: RawBuilder<boolean> | null, rank: Rank | null, single: SingleLexeme | null = null): Promise<SearchResult> {
+async function inSql(db: Db, request: SearchRequest, match: RawBuilder<boolean> | null, rank: Rank | null, single: SingleLexeme | null = null, vector = match !== null): Promise<SearchResult> {
   const where = sql`${filterSql(request)} ${match === null ? sql`` : sql`and ${match}`}`;
   const filtered = (Object.entries(request.filter.facets ?? {}) as [FacetName, readonly string[]][]).filter(([, values]) => values.length > 0).map(([facet]) => facet);
   const grouped = [...new Set<FacetName>([...request.aggregations, ...filtered])];
@@ -899,10 +912,11 @@ async function inSql(db: Db, request: SearchRequest, match: RawBuilder<boolean> 
         // With text, no sequential scan: the planner prices one without what reading each row's
         // vector costs (compressed, often out of line) and prefers it to the GIN index for any
         // common word (60 ms against 15 for a word in 9% of 20,000 documents).
+        // Ranges without words keep it: no vector is read, nothing is mispriced.
         // With text, 16 MB of working memory: the bounds of a word's 55,000 matches (see `boundedSql`)
         // spilled to a temporary file at the default 4 MB.
         await sql`select set_config('max_parallel_workers_per_gather', '0', true)
-          ${match === null ? sql`` : sql`, set_config('enable_seqscan', 'off', true), set_config('work_mem', '16MB', true)`}`.execute(trx);
+          ${match === null ? sql`` : sql`, set_config('work_mem', '16MB', true)`} ${vector ? sql`, set_config('enable_seqscan', 'off', true)` : sql``}`.execute(trx);
         return run(trx);
       });
   return resultOf(request, answer.counts, answer.page);

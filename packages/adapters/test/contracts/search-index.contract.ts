@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { BBox, SearchDocument, SearchFilter, SearchIndex, SearchRequest } from '@krs/domain';
-import { geometryShapes, matchesQuery, parseQuery, shapeBounds } from '@krs/domain/search';
+import { geometryShapes, matchesQuery, parseQuery, runSearch, shapeBounds } from '@krs/domain/search';
 
 const day = (n: number) => `2026-01-${String(n).padStart(2, '0')}T00:00:00.000Z`;
 
@@ -280,6 +280,76 @@ export function searchIndexContract(name: string, make: () => Promise<SearchInde
         // Not a range field: nothing, whatever the values.
         expect(await q(index, 'metadata.title:[a TO z]')).toEqual([]);
         expect(await q(index, '[2020 TO 2024]')).toEqual([]);
+      });
+
+      it('answers ranges of every shape on every range field as the evaluator does, through rewrites and removals', async () => {
+        const index = await make();
+        // Dates at every precision, several per document, the fields outside the metadata, and
+        // version indexes that are numbers, not numbers, and past a double's range.
+        const dated = (id: string, over: Partial<SearchDocument>, values: { publication?: string; dates?: string[]; created?: string; updated?: string; index?: unknown }, title = 'Glacier survey') => {
+          const base = doc(id, over, { title, ...(values.publication === undefined ? {} : { publication_date: values.publication }), dates: (values.dates ?? []).map((date) => ({ date, type: 'collected' })) });
+          return { ...base, body: { ...base.body, ...(values.created === undefined ? {} : { created: values.created }), ...(values.updated === undefined ? {} : { updated: values.updated }), versions: { index: values.index } } };
+        };
+        const held = new Map<string, SearchDocument>();
+        const write = async (docs: SearchDocument[]) => {
+          await index.upsert(docs);
+          for (const d of docs) held.set(d.key, d);
+        };
+        await write([
+          dated('r01', {}, { publication: '2020', dates: ['2019-12-31', '2021-01'], created: '2020-12-31T23:59:59.999Z', updated: '2021-01-01T00:00:00.000Z', index: 1 }),
+          dated('r02', {}, { publication: '2020-06', dates: ['2020-06-15'], created: '2021-01-01T00:00:00.000Z', index: 2 }, 'River flood'),
+          dated('r03', {}, { publication: '2020-06-30', created: '2021-06-01T12:00:00.000Z', updated: '2022-02-02T00:00:00.000Z', index: 10 }),
+          dated('r04', {}, { publication: '2021', dates: ['2010', '2030-01-01'], index: '3a' }, 'Glacier flood'),
+          dated('r05', {}, { publication: '2021-12-31', created: '2019-01-01T00:00:00.000Z', index: -1.5 }),
+          dated('r06', {}, { dates: ['2020'], index: 2.0 }, 'Sea ice'),
+          dated('r07', {}, { publication: '2022-01-01T00:00:00Z', index: '1'.repeat(400) }),
+          dated('r08', { isPublic: false }, { publication: '2020-01-01', index: 5 }),
+          dated('r09', {}, { publication: 'abc', dates: ['2020-13'], index: 7 }, 'River survey'),
+          dated('r10', {}, {}, 'Nothing dated'),
+        ]);
+        const queries = [
+          'metadata.publication_date:[2020 TO 2020]', 'metadata.publication_date:{2020 TO 2021}', 'metadata.publication_date:[2020-06 TO 2021}',
+          'metadata.publication_date:{2020-06 TO 2021-12-31]', 'metadata.publication_date:[2020-06-30 TO *]', 'metadata.publication_date:{* TO 2020-06}',
+          'metadata.publication_date:[* TO *]', 'metadata.publication_date:{2021 TO *}', 'metadata.publication_date:[2022-01-01 TO 2022-01-01]',
+          'metadata.dates.date:[2020 TO 2020]', 'metadata.dates.date:{2019-12-31 TO 2021-01}', 'metadata.dates.date:[2030 TO *]', 'metadata.dates.date:[2020-12 TO 2021]',
+          'created:[2021 TO 2021]', 'created:{2020-12-31 TO *]', 'created:[* TO 2020-12-31T23:59:59.999Z}', 'updated:[2021-01-01 TO *]', 'updated:{* TO 2022]',
+          'versions.index:[2 TO 5]', 'versions.index:{2 TO 10}', 'versions.index:[* TO 2]', 'versions.index:{-2 TO 1]', 'versions.index:[10 TO *]',
+          'versions.index:[2 TO x]', 'versions.index:[a TO *]', `versions.index:[${'1'.repeat(400)} TO *]`, `versions.index:[* TO ${'1'.repeat(400)}}`,
+          'metadata.title:[a TO z]', '[2020 TO 2024]', 'versions:[1 TO 2]',
+          'glacier AND metadata.publication_date:[2021 TO *]', 'flood OR metadata.dates.date:[2020 TO 2020]', 'glacier -metadata.publication_date:[2021 TO *]',
+          'NOT versions.index:[2 TO 5]', 'NOT (created:[2021 TO *] OR river)', 'surv* AND NOT metadata.dates.date:[* TO 2020]', 'glaceir~ AND versions.index:[1 TO 3]',
+          '"glacier survey" OR versions.index:{5 TO *]', '_exists_:metadata.dates AND NOT metadata.dates.date:[2020 TO 2021]',
+          '(metadata.title:glacier OR metadata.publication_date:[2020-06 TO 2020-06]) AND NOT (versions.index:[3 TO *] AND flood)',
+        ];
+        const compare = async (label: string) => {
+          for (const text of queries) {
+            for (const filter of [PUBLIC, { ...PUBLIC, viewerId: 'owner' }]) {
+              const asked = request({ q: text, filter, aggregations: ['access_status'], sort: text.includes('glacier') ? 'bestmatch' : 'oldest' });
+              const query = parseQuery(text);
+              const expected = runSearch(held.values(), asked, (d) => matchesQuery(query, d), null);
+              const found = await index.search(asked);
+              expect({ total: found.total, hits: found.hits.map((h) => h.id).sort(), aggregations: found.aggregations }, `${label}: ${text}`).toEqual({
+                total: expected.total,
+                hits: expected.hits.map((h) => h.id).sort(),
+                aggregations: expected.aggregations,
+              });
+            }
+          }
+        };
+        await compare('written');
+        // The bounds a test could get wrong by one: precision and inclusion.
+        expect(await q(index, 'metadata.publication_date:[2020 TO 2020]')).toEqual(['r01', 'r02', 'r03']);
+        expect(await q(index, 'metadata.publication_date:{2020 TO 2021]')).toEqual(['r04', 'r05']);
+        expect(await q(index, 'versions.index:[2 TO 10}')).toEqual(['r02', 'r06', 'r09']);
+        await write([
+          dated('r01', {}, { publication: '2024', index: 4 }),
+          dated('r04', {}, { publication: '2020-02', dates: ['2020-02-02'], created: '2021-03-03T00:00:00.000Z', index: 3 }, 'Glacier flood'),
+        ]);
+        await index.remove(['published:r03', 'published:r06']);
+        held.delete('published:r03');
+        held.delete('published:r06');
+        await compare('rewritten');
+        expect(await q(index, 'metadata.publication_date:[2020 TO 2020]')).toEqual(['r02', 'r04']);
       });
 
       it('answers deep nesting, unclosed groups and long queries with the same plain-word fallback everywhere', async () => {
