@@ -21,6 +21,12 @@ import { remoteAddressOf, socketOf, type Env } from './routes/request.ts';
 export const ANSWER_BYTES_PER_STORED_BYTE = 6;
 /** A held answer is handed to the connection in chunks of this size, so a client reading steadily is never taken for idle. */
 const CHUNK_BYTES = 1024 * 1024;
+/**
+ * Answers up to this size give their share back once written, as one body: the fast path keeps
+ * only such answers (the largest it keeps is a sixteenth of its 16 MiB), and a streamed one it
+ * would not keep, so a popular record of some hundreds of KiB would be made again for each reader.
+ */
+const HELD_FROM_BYTES = 1024 * 1024;
 
 /** A request's share of the budget: the domain's AnswerMemory, and the hold once the answer is made. */
 export interface AnswerScope extends AnswerMemory {
@@ -59,11 +65,12 @@ export const answerOf = (c: Context<Env>): AnswerScope | undefined => c.get('ans
 
 /**
  * The answer's bytes as its body: held until its client has taken them when the answer took
- * anything from the budget, else as they are.
+ * anything from the budget and is larger than HELD_FROM_BYTES, else as they are.
  */
 export function heldAnswer(c: Context<Env>, bytes: Uint8Array<ArrayBuffer>, idleMs: number): Uint8Array<ArrayBuffer> | ReadableStream<Uint8Array> {
-  // A HEAD's body is never read: its hold is given back with the handler's answer.
-  const hold = c.req.method === 'HEAD' ? null : (answerOf(c)?.handOver() ?? null);
+  // A HEAD's body is never read: its hold is given back with the handler's answer, as a small
+  // answer's is.
+  const hold = c.req.method === 'HEAD' || bytes.length <= HELD_FROM_BYTES ? null : (answerOf(c)?.handOver() ?? null);
   if (hold === null) return bytes;
   let offset = 0;
   const chunks = new ReadableStream<Uint8Array>({
