@@ -142,6 +142,8 @@ export function createSqlRecordRepository(db: Kysely<Database>, options: { lockR
   const revisionsOf = (row: RevisionsRow | undefined) =>
     // The kind column holds what recordToRow or draftToRow wrote from a typed record.
     row === undefined ? null : { kind: row.kind as RecordKind, revisionId: Number(row.revision_id), parentRevisionId: Number(row.parent_revision_id) };
+  const publishedByIds = (ids: readonly string[]) =>
+    byIds(ids, async (chunk) => parseRows(await from('record').where('id', 'in', chunk).execute(), rowToRecord));
   return {
     async getDraft(id) {
       return parseRow(await rowById('draft', id), rowToDraft);
@@ -189,8 +191,7 @@ export function createSqlRecordRepository(db: Kysely<Database>, options: { lockR
       const heads = rows.map(rowToVersionHead);
       const missing = rows.filter((_, i) => heads[i] === null).map((r) => r.id);
       if (missing.length === 0) return heads as VersionHead[];
-      const versions = await byIds(missing, async (chunk) => parseRows(await from('record').where('id', 'in', chunk).execute(), rowToRecord));
-      const read = new Map(versions.map((r) => [r.id, versionHeadOf(r)]));
+      const read = new Map((await publishedByIds(missing)).map((r) => [r.id, versionHeadOf(r)]));
       return heads.flatMap((head, i) => head ?? read.get((rows[i] as (typeof rows)[number]).id) ?? []);
     },
     async listDrafts(parentId) {
@@ -217,9 +218,7 @@ export function createSqlRecordRepository(db: Kysely<Database>, options: { lockR
     async getDraftsByIds(ids) {
       return byIds(ids, async (chunk) => parseRows(await from('draft').where('id', 'in', chunk).execute(), rowToDraft));
     },
-    async getPublishedByIds(ids) {
-      return byIds(ids, async (chunk) => parseRows(await from('record').where('id', 'in', chunk).execute(), rowToRecord));
-    },
+    getPublishedByIds: publishedByIds,
     async storedSizes(state, ids) {
       const one = ids.length === 1 ? await sizeById[state].first(db, { id: ids[0] as string }) : undefined;
       const rows =
