@@ -6,6 +6,7 @@
  * ancestors sliced out twice, and a Set of each).
  */
 import { fieldPaths, type FlatDoc } from '@krs/domain/search';
+import { keptUpTo } from './kept-up-to.ts';
 import { pathToken } from './path-token.ts';
 
 export interface PathShape {
@@ -16,11 +17,10 @@ export interface PathShape {
 }
 
 /**
- * Lists of paths kept. Custom fields' keys are the depositor's, so shapes can be many: past the
- * bound the table starts over. A key is a document's paths joined, a few KiB at most here.
+ * Lists of paths kept (custom fields' keys are the depositor's, so shapes can be many). A key is
+ * a document's paths joined, a few KiB at most here.
  */
-const SHAPES_KEPT = 256;
-const shapes = new Map<string, PathShape>();
+const shapes = keptUpTo<PathShape>(256);
 
 function shapeOf(flat: FlatDoc): PathShape {
   // Paths with members holding values: each path's ancestors.
@@ -39,11 +39,5 @@ export function pathShape(flat: FlatDoc): PathShape {
     if (path.includes('\n')) return shapeOf(flat);
     key += `${path}\n`;
   }
-  let shape = shapes.get(key);
-  if (shape === undefined) {
-    shape = shapeOf(flat);
-    if (shapes.size >= SHAPES_KEPT) shapes.clear();
-    shapes.set(key, shape);
-  }
-  return shape;
+  return shapes(key, () => shapeOf(flat));
 }
