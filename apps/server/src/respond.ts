@@ -1,7 +1,6 @@
 /** Writes serialized views as responses: Accept negotiation, ETag, list envelopes with paging links. */
 import type { Context } from 'hono';
-import { nextIteration } from '@krs/adapters';
-import { representationTag, type FileEntry, type RecordView, type SearchPage } from '@krs/domain';
+import { type FileEntry, isLarge, largeValueSlices, nextIteration, type RecordView, representationTag, type SearchPage, stringifyJsonInTurns, timeSlices } from '@krs/domain';
 import { negotiate } from './accept.ts';
 import { entityTag, noneMatchNames } from './entity-tags.ts';
 import { citationLocale, citationStyle } from './exports/citation.ts';
@@ -12,7 +11,7 @@ import { searchPageText, serializeRecord } from './serialize.ts';
 import { utf8InTurns } from './utf8-in-turns.ts';
 import { heldAnswer } from './answer-memory.ts';
 import type { Env } from './routes/request.ts';
-import { timeSlices } from './time-slices.ts';
+
 
 /** Answers longer than this are encoded in turns of their own (utf8-in-turns.ts); shorter ones as a string, as before. */
 const LARGE_ANSWER_CHARS = 256 * 1024;
@@ -55,9 +54,14 @@ export function createResponder(exporter: Exporter, filesOf: FilesOf, idleMs: nu
     if (publishedGet && status === 200 && noneMatchNames(c.req.header('if-none-match'), entityTag(tag)) === true) return c.body(null, 304);
     c.header('Content-Type', contentType);
     if (chosen !== undefined) return alternate(c, view, chosen, status);
-    const text = JSON.stringify({ ...serializeRecord(view, links, ui), ...extra });
-    if (text.length <= LARGE_ANSWER_CHARS) return c.body(text, status);
+    const answer = { ...serializeRecord(view, links, ui), ...extra };
+    // A record whose metadata is known to be large (domain turns/large-values.ts) is encoded in slices.
+    if (!isLarge(view.record.metadata)) {
+      const text = JSON.stringify(answer);
+      if (text.length <= LARGE_ANSWER_CHARS) return c.body(text, status);
+    }
     return (async () => {
+      const text = await stringifyJsonInTurns(answer, largeValueSlices());
       const bytes = await utf8InTurns(text, nextIteration);
       c.header('Content-Length', String(bytes.length));
       return c.body(heldAnswer(c, bytes, idleMs), status);
@@ -73,7 +77,8 @@ export function createResponder(exporter: Exporter, filesOf: FilesOf, idleMs: nu
     const slicing = timeSlices(nextIteration);
     for (const view of hits) {
       if (slicing.due()) await slicing.turn();
-      texts.set(view, hitText(view, ui));
+      // A large record's text is made in slices of its own (and is too large to be kept).
+      texts.set(view, isLarge(view.record.metadata) ? await stringifyJsonInTurns(serializeRecord(view, links, ui), slicing) : hitText(view, ui));
     }
     return texts;
   }

@@ -25,3 +25,17 @@ export type { VocabularyListing, VocabularyListingInput } from './use-cases/sear
 export { MAX_VOCABULARY_TAG_LENGTH, MAX_VOCABULARY_TAGS } from './use-cases/search-vocabulary.ts';
 export type { VocabularyFilter, VocabularyPage, VocabularyPageQuery } from './vocabularies/vocabulary-listing.ts';
 export { VOCABULARY_IDS } from './vocabularies/vocabulary-ids.ts';
+/** Large values' work in slices with turns of the event loop between them, for every layer. */
+export {
+  isLarge,
+  knownWithinLevels,
+  LARGE_JSON_CHARS,
+  largeValueSlices,
+  markLarge,
+  markLevels,
+  nextIteration,
+  parseJsonInTurns,
+  stringifyJsonInTurns,
+  timeSlices,
+  type Slicing,
+} from './turns/index.ts';

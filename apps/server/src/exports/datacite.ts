@@ -4,13 +4,13 @@
  * title and description types are DataCite's controlled lists; a value outside them is left out
  * (related identifiers) or becomes `Other`, so the output stays valid against the schema.
  */
-import { nextIteration } from '@krs/adapters';
 import type { RecordView } from '@krs/domain';
 import { textOf } from '../html-text.ts';
 import type { Links } from '../links.ts';
 import { extentOf, label, list, obj, places, str } from '../metadata-view.ts';
 import { typeNames } from './resource-types.ts';
 import { xmlDocument, xmlText, type XmlNode, type XmlValue } from './xml.ts';
+import { nextIteration } from '@krs/domain';
 
 export const DATACITE_JSON_TYPE = 'application/vnd.datacite.datacite+json';
 export const DATACITE_XML_TYPE = 'application/vnd.datacite.datacite+xml';

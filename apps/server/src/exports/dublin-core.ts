@@ -2,8 +2,8 @@
 import type { RecordView } from '@krs/domain';
 import type { Links } from '../links.ts';
 import { oaiDcXml } from '../oai/oai-dc.ts';
-import { nextIteration } from '@krs/adapters';
 import { xmlDocument } from './xml.ts';
+import { nextIteration } from '@krs/domain';
 
 export const DUBLIN_CORE_TYPE = 'application/x-dc+xml';
 

@@ -14,7 +14,7 @@ import { GEOJSON_TYPE, toGeoJson } from './geojson.ts';
 import { JSON_LD_TYPE, toJsonLd } from './json-ld.ts';
 import { MARCXML_TYPE, marc21Xml } from './marc21.ts';
 import { xmlDocument } from './xml.ts';
-import { nextIteration } from '@krs/adapters';
+import { nextIteration } from '@krs/domain';
 
 export interface ExportInput {
   view: RecordView;

@@ -12,7 +12,7 @@ import { textOf } from '../html-text.ts';
 import type { Links } from '../links.ts';
 import { label, list, obj, people, str, type Person } from '../metadata-view.ts';
 import type { XmlNode } from './xml.ts';
-import { timeSlices } from '../time-slices.ts';
+import { timeSlices } from '@krs/domain';
 
 export const MARC21_NAMESPACE = 'http://www.loc.gov/MARC21/slim';
 export const MARC21_SCHEMA = 'https://www.loc.gov/standards/marcxml/schema/MARC21slim.xsd';

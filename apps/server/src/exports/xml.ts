@@ -5,7 +5,7 @@
  * client may store (50,000 elements); writing the convention directly is a single pass over the
  * object, in slices.
  */
-import { timeSlices } from '../time-slices.ts';
+import { timeSlices } from '@krs/domain';
 
 export type XmlValue = string | number | XmlNode | XmlValue[];
 export interface XmlNode {
@@ -44,7 +44,7 @@ function splitElement(value: XmlNode): { attributes: string; text: string; child
 
 
 /**
- * Writes the object's elements in slices (time-slices.ts) with `turn()` between them: the
+ * Writes the object's elements in slices (`timeSlices`) with `turn()` between them: the
  * largest record a client may store is about 50,000 elements, and written at once it held the
  * event loop for every other request (DataCite XML of 20,000 creators: 130 ms). Indented two
  * spaces a level when `pretty`.

@@ -5,9 +5,9 @@
  */
 import type { RecordView } from '@krs/domain';
 import type { Links } from '../links.ts';
-import { nextIteration } from '@krs/adapters';
 import { DATACITE_NAMESPACE, DATACITE_SCHEMA, dataCiteXmlInTurns } from '../exports/datacite.ts';
 import type { XmlNode } from '../exports/xml.ts';
+import { nextIteration } from '@krs/domain';
 
 const OAI_DATACITE_NAMESPACE = 'http://schema.datacite.org/oai/oai-1.1/';
 const XSI = 'http://www.w3.org/2001/XMLSchema-instance';

@@ -1,8 +1,8 @@
 /** MARC 21 XML over OAI-PMH (`marcxml`, the prefix InvenioRDM offers): the export's mapping (exports/marc21.ts). */
 import type { RecordView } from '@krs/domain';
-import { nextIteration } from '@krs/adapters';
 import type { Links } from '../links.ts';
 import { MARC21_NAMESPACE, MARC21_SCHEMA, marc21Xml } from '../exports/marc21.ts';
+import { nextIteration } from '@krs/domain';
 
 export const MARCXML_FORMAT = {
   prefix: 'marcxml',

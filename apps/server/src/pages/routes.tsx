@@ -4,8 +4,7 @@
  * decisions) and renders HTML; a refusal is a page with the status the API would give.
  */
 import { Hono, type Context } from 'hono';
-import { nextIteration } from '@krs/adapters';
-import { anonymousReadStamp, DomainError, type Core, type ListingInput, type RecordKind, type RecordView } from '@krs/domain';
+import { anonymousReadStamp, type Core, DomainError, type ListingInput, nextIteration, type RecordKind, type RecordView } from '@krs/domain';
 import { answerOf } from '../answer-memory.ts';
 import { toHttpError } from '../errors.ts';
 import { noteReadStamp } from '../fast-path/read-stamps.ts';

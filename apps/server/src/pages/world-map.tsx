@@ -13,7 +13,7 @@ import { createRequire } from 'node:module';
 import { geoEquirectangular, geoPath, type GeoPermissibleObjects } from 'd3-geo';
 import { feature } from 'topojson-client';
 import type { Place } from '../metadata-view.ts';
-import { timeSlices } from '../time-slices.ts';
+import { timeSlices } from '@krs/domain';
 
 const W = 720;
 const H = 360;

@@ -8,8 +8,7 @@
  * part, not a walk of every version.
  */
 import { Hono, type Context } from 'hono';
-import { nextIteration } from '@krs/adapters';
-import { DomainError, type Core, type HarvestPosition } from '@krs/domain';
+import { type Core, DomainError, type HarvestPosition, nextIteration } from '@krs/domain';
 import { Busy } from '../errors.ts';
 import type { Links } from '../links.ts';
 import { indexClose, indexOpen, MAX_URLS_PER_FILE, sitemapEntry, urlEntry, urlsetClose, urlsetOpen } from '../sitemap-xml.ts';

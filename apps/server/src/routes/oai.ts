@@ -9,7 +9,6 @@ import { Hono, type Context } from 'hono';
 import { create, fragment } from 'xmlbuilder2';
 import type { XMLBuilder } from 'xmlbuilder2/lib/interfaces.js';
 import type { AnswerMemory, Core, HarvestItem, HarvestSet, RecordView } from '@krs/domain';
-import { nextIteration } from '@krs/adapters';
 import { answerOf } from '../answer-memory.ts';
 import { xmlElementsInTurns, type XmlNode } from '../exports/xml.ts';
 import type { Links } from '../links.ts';
@@ -19,6 +18,7 @@ import { MARCXML_FORMAT } from '../oai/oai-marcxml.ts';
 import { DATACITE_FORMAT, OAI_DATACITE_FORMAT } from '../oai/oai-datacite.ts';
 import { decodeToken, encodeToken, type ListState } from '../oai/resumption-token.ts';
 import type { Env } from './request.ts';
+import { nextIteration } from '@krs/domain';
 
 const OAI = 'http://www.openarchives.org/OAI/2.0/';
 const XSI = 'http://www.w3.org/2001/XMLSchema-instance';

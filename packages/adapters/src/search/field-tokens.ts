@@ -37,10 +37,10 @@ const ENCODED_Z = encodeToken('z');
 export const valueWords = (value: string): string =>
   ASCII.test(value) ? value.toLowerCase().replace(/[^a-z0-9]+/g, ' ').trim().replace(/z/g, ENCODED_Z) : tokenize(value).map(encodeToken).join(' ');
 
-/** Values tokenized between two calls of `takeTurn`: the largest legal record has tens of thousands. */
-const VALUES_PER_STEP = 4_096;
+/** Values tokenized between two calls of `takeTurn` (which looks at the clock): the largest legal record has tens of thousands. */
+const VALUES_PER_STEP = 1_024;
 /** Or characters: a few long values take as long to tokenize as many short ones. */
-const CHARS_PER_STEP = 131_072;
+const CHARS_PER_STEP = 32_768;
 
 /**
  * Each path's words as the writer stores them (the writer puts the path's number before each);
@@ -52,18 +52,25 @@ export async function fieldWordsInTurns(flat: FlatDoc, mixed: readonly (0 | 1)[]
   const out: FieldWords[] = [];
   let values = 0;
   let chars = 0;
+  const gap = ` ${VALUE_GAP} `;
   for (const [path, all] of flat) {
-    const parts: string[] = [];
+    // Joined a step at a time, then the steps' texts joined with the same gap: the same text, and
+    // no join of tens of thousands of values in one go.
+    const steps: string[] = [];
+    let parts: string[] = [];
     for (const value of all) {
       parts.push(valueWords(value));
       chars += value.length;
       if (++values >= VALUES_PER_STEP || chars >= CHARS_PER_STEP) {
+        steps.push(parts.join(gap));
+        parts = [];
         values = 0;
         chars = 0;
         await takeTurn();
       }
     }
-    out.push([path, parts.join(` ${VALUE_GAP} `), mixed[out.length] ?? 0]);
+    if (parts.length > 0 || steps.length === 0) steps.push(parts.join(gap));
+    out.push([path, steps.join(gap), mixed[out.length] ?? 0]);
   }
   return out;
 }

@@ -35,7 +35,7 @@ import {
   type Ranker,
   type Steps,
 } from '@krs/domain/search';
-import type { BBox, SearchDocument, SearchIndex, SearchRequest, SearchResult, Shape } from '@krs/domain';
+import { isLarge, largeValueSlices, stringifyJsonInTurns, type BBox, type SearchDocument, type SearchIndex, type SearchRequest, type SearchResult, type Shape } from '@krs/domain';
 import { ftsExpression, fuzzyWords, singleTitleWord, matchText, querySql, rankText, singlePrefix, singleWordPhrases, textPrefilter, type Param, type QueryContext, type Sql } from './fts-query.ts';
 import { PresenceCache } from './presence-cache.ts';
 import { BoxBounds, Codes, type Box } from './box-bounds.ts';
@@ -102,8 +102,11 @@ CREATE TABLE IF NOT EXISTS doc_generation (id INTEGER PRIMARY KEY CHECK (id = 1)
 INSERT OR IGNORE INTO doc_generation (id, value) VALUES (1, 0);
 `;
 
-/** Work that may run this long in one go before other requests get a turn. */
-const TURN_MS = 8;
+/**
+ * Work that may run this long in one go before other requests get a turn: a large document's
+ * preparation, as a large record's other steps (domain turns/time-slices.ts).
+ */
+const TURN_MS = 2;
 /**
  * The same for a search's passes over the header columns: a cheap GET waiting behind a search
  * (a match-everything query reads a hundred thousand rows in a few milliseconds) waits at most
@@ -122,9 +125,9 @@ function turnTaker(turnMs = TURN_MS, yieldTurn: () => Promise<void> = nextTurn):
 }
 
 /** Values of a flattened body joined per step of `joinInTurns`. */
-const VALUES_PER_JOIN = 8_192;
+const VALUES_PER_JOIN = 2_048;
 /** Or characters: a few long values take as long to join as many short ones. */
-const CHARS_PER_JOIN = 262_144;
+const CHARS_PER_JOIN = 65_536;
 
 /**
  * `Array.from(flat.values(), (v) => v.join(' ')).join(' ')`, a few thousand values at a time with
@@ -156,28 +159,25 @@ async function joinInTurns(flat: FlatDoc, takeTurn: () => Promise<void>): Promis
 }
 
 /**
- * Bodies up to this many characters of JSON are flattened in one go (about 0.1 ms); the largest
- * legal record takes tens of milliseconds, and is flattened in turns.
- */
-const FLATTEN_AT_ONCE = 64 * 1024;
-
-/**
  * A document as the rows the writer stores. Flattening the largest legal record, encoding its body
  * and joining its text take tens of milliseconds each: each goes in steps of a few milliseconds,
  * and other requests may get a turn between them.
  */
 async function prepareDoc(doc: SearchDocument, takeTurn: () => Promise<void>): Promise<PreparedDoc> {
-  // The shapes have their own table: a body read for the evaluator need not carry them.
-  const body = JSON.stringify({ ...doc, shapes: undefined });
-  await takeTurn();
-  // A small document is flattened at once: walked in turns, a create's took 21 µs against 9.
-  const flat = body.length <= FLATTEN_AT_ONCE ? flatten(doc.body) : await flattenInTurns(doc.body, takeTurn);
+  // A large record is flattened and encoded in slices (domain turns/large-values.ts), any other
+  // at once: walked in turns, a create's document took 21 µs to flatten against 9.
+  const large = isLarge(doc.body['metadata']);
+  const flat = large ? await flattenInTurns(doc.body, takeTurn) : flatten(doc.body);
   await takeTurn();
   const ranges: PreparedDoc['ranges'] = [];
   for (const [field, value] of rangeValues(flat)) {
     if (!NUMERIC_RANGE_FIELDS.includes(field)) ranges.push([field, value]);
     else if (/^-?\d+(\.\d+)?$/.test(value)) ranges.push([field, Number(value)]);
   }
+  // The shapes have their own table: a body read for the evaluator need not carry them.
+  const encode = (value: unknown): string | Promise<string> => (large ? stringifyJsonInTurns(value, largeValueSlices()) : JSON.stringify(value));
+  const body = await encode({ ...doc, shapes: undefined });
+  await takeTurn();
   const text = await joinInTurns(flat, takeTurn);
   await takeTurn();
   const shape = pathShape(flat);
@@ -211,7 +211,7 @@ async function prepareDoc(doc: SearchDocument, takeTurn: () => Promise<void>): P
     ranges,
     boxes: doc.bounds.map(([w, s, e, n]) => [w, s, e, n]),
     // Points and boxes are exactly their bounds: only lines and polygons need deciding.
-    shapes: doc.shapes?.some((shape) => shape.type === 'line' || shape.type === 'polygon') ? JSON.stringify(doc.shapes) : null,
+    shapes: doc.shapes?.some((shape) => shape.type === 'line' || shape.type === 'polygon') ? await encode(doc.shapes) : null,
   };
 }
 

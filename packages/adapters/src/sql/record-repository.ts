@@ -3,14 +3,14 @@
  * insert that finds the id taken, an update that finds another revision changes no row), so a
  * concurrent writer is refused even without a transaction.
  */
-import { DomainError, type RecordKind, type RecordRepository, type UpdatePosition, type VersionHead } from '@krs/domain';
+import { DomainError, isLarge, LARGE_JSON_CHARS, type RecordKind, type RecordRepository, type UpdatePosition, type VersionHead } from '@krs/domain';
 import { sql, type Kysely, type QueryResult, type RawBuilder } from 'kysely';
 import { compiledOnce } from './compiled-once.ts';
 import { committedReads } from './create-db.ts';
 import type { Database, DraftTable, ParentTable, RecordTable } from './database.ts';
 import { lapsedEmbargoes } from './migrations/0004-embargo-index.ts';
 import { recordUpdated } from './migrations/0005-record-updated-index.ts';
-import { draftToRow, parentToRow, recordToRow, rowToDraft, rowToParent, rowToRecord, rowToVersionHead, versionHeadOf } from './rows.ts';
+import { draftToRow, draftToRowInTurns, largeRowInTurns, parentToRow, recordToRow, recordToRowInTurns, rowToDraft, rowToParent, rowToRecord, rowToVersionHead, versionHeadOf } from './rows.ts';
 import { nextIteration } from '../next-turn.ts';
 
 /**
@@ -25,19 +25,14 @@ const pastPosition = (updated: RawBuilder<string | null>, after: UpdatePosition)
 const mismatch = () => new DomainError('conflict', 'revision.mismatch', 'The record was changed by someone else; reload it and try again.');
 
 /**
- * Rows longer than this are parsed, and written, in a turn of the event loop of their own: the
- * largest legal record takes 10-20 ms to parse or serialise, and without a turn in between a
- * write would chain several such steps while every other request waits.
+ * A row parsed; a large one (LARGE_JSON_CHARS) in slices with turns of the event loop between
+ * them: the largest legal record takes 10-20 ms to parse at once, and a write reads its row back
+ * twice while every other request would wait.
  */
-const LARGE_ROW_CHARS = 256 * 1024;
-
-/** A row parsed; a large one in a turn of its own: neither the read before it nor the work after it shares it. */
 async function parsed<R extends { data: string }, T>(row: R, parse: (row: R) => T): Promise<T> {
-  if (row.data.length <= LARGE_ROW_CHARS) return parse(row);
+  if (row.data.length <= LARGE_JSON_CHARS) return parse(row);
   await nextIteration();
-  const value = parse(row);
-  await nextIteration();
-  return value;
+  return largeRowInTurns<T>(row);
 }
 
 async function parseRows<R extends { data: string }, T>(rows: R[], parse: (row: R) => T): Promise<T[]> {
@@ -162,8 +157,8 @@ export function createSqlRecordRepository(db: Kysely<Database>, options: { lockR
     },
     getDraftRevisions: (id) => revisionsIn('draft', id),
     async saveDraft(draft, expected) {
-      const row = draftToRow(draft);
-      if (row.data.length > LARGE_ROW_CHARS) await nextIteration();
+      const row = isLarge(draft.metadata) ? await draftToRowInTurns(draft) : draftToRow(draft);
+      if (row.data.length > LARGE_JSON_CHARS) await nextIteration();
       expectOneRow(
         expected === null
           ? await insertDraft(db, row)
@@ -174,8 +169,8 @@ export function createSqlRecordRepository(db: Kysely<Database>, options: { lockR
       await db.deleteFrom('draft').where('id', '=', id).execute();
     },
     async savePublished(record, expected) {
-      const row = recordToRow(record);
-      if (row.data.length > LARGE_ROW_CHARS) await nextIteration();
+      const row = isLarge(record.metadata) ? await recordToRowInTurns(record) : recordToRow(record);
+      if (row.data.length > LARGE_JSON_CHARS) await nextIteration();
       expectOneRow(
         expected === null
           ? await insertRecord(db, row)

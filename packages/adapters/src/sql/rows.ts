@@ -2,28 +2,62 @@
  * Row <-> domain conversions, the only place that knows how a value is laid out in its table.
  * The driver binds strings and numbers only, so objects go in as JSON text.
  */
-import type { ApiToken, DraftRecord, FileEntry, FileOwner, Parent, PublishedRecord, User, VersionHead, VocabularyEntry } from '@krs/domain';
+import {
+  isLarge,
+  largeValueSlices,
+  markLarge,
+  parseJsonInTurns,
+  stringifyJsonInTurns,
+  type ApiToken,
+  type DraftRecord,
+  type FileEntry,
+  type FileOwner,
+  type Parent,
+  type PublishedRecord,
+  type User,
+  type VersionHead,
+  type VocabularyEntry,
+} from '@krs/domain';
 import { matchText, sortKey } from '@krs/domain/vocabularies';
 import type { ApiTokenTable, DraftTable, FileEntryTable, ParentTable, RecordTable, UserTable, VocabularyTable } from './database.ts';
 
 // The JSON was written by the functions below from a typed value, so reading it back is trusted.
 const parse = <T>(text: string): T => JSON.parse(text) as T;
 
+/**
+ * A large row's JSON parsed in slices (domain turns/json-in-turns.ts): the same value as the
+ * `rowTo*` functions' JSON.parse of `data`, for drafts, versions and parents alike. Its metadata
+ * is marked large, so whoever encodes it again takes turns too.
+ */
+export async function largeRowInTurns<T>(row: { data: string }): Promise<T> {
+  const value = (await parseJsonInTurns(row.data, largeValueSlices())) as T;
+  markLarge((value as { metadata?: unknown }).metadata);
+  return value;
+}
+
+/** A record's JSON for its row: encoded in slices when its metadata is known to be large. */
+const recordText = (r: DraftRecord | PublishedRecord): string | Promise<string> =>
+  isLarge(r.metadata) ? stringifyJsonInTurns(r, largeValueSlices()) : JSON.stringify(r);
+
 export const parentToRow = (p: Parent): ParentTable => ({ id: p.id, kind: p.kind, updated: p.updated, revision_id: p.revisionId, data: JSON.stringify(p) });
 export const rowToParent = (row: Pick<ParentTable, 'data'>): Parent => parse<Parent>(row.data);
 
-export const draftToRow = (d: DraftRecord): DraftTable => ({ id: d.id, parent_id: d.parentId, kind: d.kind, revision_id: d.revisionId, data: JSON.stringify(d) });
+const draftRow = (d: DraftRecord, data: string): DraftTable => ({ id: d.id, parent_id: d.parentId, kind: d.kind, revision_id: d.revisionId, data });
+export const draftToRow = (d: DraftRecord): DraftTable => draftRow(d, JSON.stringify(d));
 export const rowToDraft = (row: Pick<DraftTable, 'data'>): DraftRecord => parse<DraftRecord>(row.data);
+export const draftToRowInTurns = async (d: DraftRecord): Promise<DraftTable> => draftRow(d, await recordText(d));
 
-export const recordToRow = (r: PublishedRecord): RecordTable => ({
+const recordRow = (r: PublishedRecord, data: string): RecordTable => ({
   id: r.id,
   parent_id: r.parentId,
   kind: r.kind,
   version_index: r.versionIndex,
   revision_id: r.revisionId,
-  data: JSON.stringify(r),
+  data,
   head: JSON.stringify(storedHead(r)),
 });
+export const recordToRow = (r: PublishedRecord): RecordTable => recordRow(r, JSON.stringify(r));
+export const recordToRowInTurns = async (r: PublishedRecord): Promise<RecordTable> => recordRow(r, await recordText(r));
 export const rowToRecord = (row: Pick<RecordTable, 'data'>): PublishedRecord => parse<PublishedRecord>(row.data);
 
 /**

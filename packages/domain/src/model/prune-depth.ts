@@ -3,45 +3,53 @@
  * itself when nothing does. Search documents carry metadata through it, so no engine's walk over
  * a document (flattening, cloning, serializing) can run out of stack on a value nested thousands
  * of levels deep.
+ *
+ * Both walks recurse, but never more than `maxDepth` levels: a deeper container is where they
+ * stop, so the deep values this guards against cannot exhaust the stack here either. Recursion
+ * with index loops allocates nothing per container, which matters because every search document
+ * of every write passes through here (an explicit stack of entries made the largest legal record
+ * cost tens of milliseconds of one turn, mostly in garbage).
  */
 type Container = unknown[] | { [key: string]: unknown };
 
 const isContainer = (v: unknown): v is Container => typeof v === 'object' && v !== null;
-const shell = (v: Container): Container => (Array.isArray(v) ? [] : {});
 
 export function pruneDepth(value: unknown, maxDepth: number): unknown {
-  if (!isContainer(value) || depthWithin(value, maxDepth)) return value;
-  const root = shell(value);
-  // An explicit stack, not recursion: the input is the deep value this guards against.
-  const pending: [Container, Container, number][] = [[value, root, 0]];
-  while (pending.length > 0) {
-    const [source, target, depth] = pending.pop() as [Container, Container, number];
-    for (const [key, v] of Object.entries(source)) {
-      let copy: unknown = v;
-      if (isContainer(v)) {
-        if (depth + 1 > maxDepth) continue;
-        copy = shell(v);
-        pending.push([v, copy as Container, depth + 1]);
-      }
-      if (Array.isArray(target)) target.push(copy);
-      // Defined, not assigned: a `__proto__` key in the metadata stays a plain member.
-      else Object.defineProperty(target, key, { value: copy, enumerable: true, writable: true, configurable: true });
-    }
-  }
-  return root;
+  if (!isContainer(value) || within(value, maxDepth)) return value;
+  return prunedCopy(value, maxDepth);
 }
 
-/** Whether nothing lies deeper than `maxDepth`: checked without copying, as almost every value passes. */
-function depthWithin(value: Container, maxDepth: number): boolean {
-  const pending: [Container, number][] = [[value, 0]];
-  while (pending.length > 0) {
-    const [container, depth] = pending.pop() as [Container, number];
-    const members = Array.isArray(container) ? container : Object.values(container);
-    for (const v of members) {
-      if (!isContainer(v)) continue;
-      if (depth + 1 > maxDepth) return false;
-      pending.push([v, depth + 1]);
+/** Whether no container lies more than `levels` below `container`: checked without copying, as almost every value passes. */
+function within(container: Container, levels: number): boolean {
+  if (Array.isArray(container)) {
+    for (let i = 0; i < container.length; i++) {
+      const v = container[i];
+      if (isContainer(v) && (levels === 0 || !within(v, levels - 1))) return false;
     }
+    return true;
+  }
+  for (const key of Object.keys(container)) {
+    const v = container[key];
+    if (isContainer(v) && (levels === 0 || !within(v, levels - 1))) return false;
   }
   return true;
+}
+
+function prunedCopy(container: Container, levels: number): Container {
+  if (Array.isArray(container)) {
+    const copy: unknown[] = [];
+    for (const v of container) {
+      if (!isContainer(v)) copy.push(v);
+      else if (levels > 0) copy.push(prunedCopy(v, levels - 1));
+    }
+    return copy;
+  }
+  const copy: { [key: string]: unknown } = {};
+  for (const key of Object.keys(container)) {
+    const v = container[key];
+    if (isContainer(v) && levels === 0) continue;
+    // Defined, not assigned: a `__proto__` key in the metadata stays a plain member.
+    Object.defineProperty(copy, key, { value: isContainer(v) ? prunedCopy(v, levels - 1) : v, enumerable: true, writable: true, configurable: true });
+  }
+  return copy;
 }

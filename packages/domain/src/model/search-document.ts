@@ -8,6 +8,9 @@ import type { SearchDocument } from '../ports.ts';
 import { accessStatus } from './access-status.ts';
 import { pruneDepth } from './prune-depth.ts';
 import { withoutEmails } from './metadata/privacy.ts';
+import { isLarge, knownWithinLevels, markLarge, markLevels } from '../turns/large-values.ts';
+import { nestsWithinInTurns } from '../turns/nesting.ts';
+import { largeValueSlices } from '../turns/time-slices.ts';
 import type { AnyRecord, DraftRecord, Parent, PublishedRecord } from './types.ts';
 
 /** Deeper than any metadata the schema describes (a nested GeometryCollection included); deeper values are not searchable. */
@@ -25,6 +28,13 @@ export function resourceTypeOf(record: AnyRecord): SearchDocument['resourceType'
 
 function documentOf(record: AnyRecord, parent: Parent, flags: Pick<SearchDocument, 'isLatest' | 'inUserListing' | 'isUserLatest'>, readers: string[]): SearchDocument {
   const shapes = geometryShapes(record.metadata['locations']);
+  // Metadata known to nest within the bound (normalised here, or checked in slices by
+  // checkLargeNestingInTurns) is not walked again.
+  const bounded = knownWithinLevels(record.metadata, MAX_METADATA_DEPTH + 1) ? record.metadata : pruneDepth(record.metadata, MAX_METADATA_DEPTH);
+  // Searching by a person's e-mail would reveal it: it is never indexed.
+  const metadata = withoutEmails(bounded as AnyRecord['metadata']);
+  // The index encodes and walks a large record's document in slices too (turns/large-values.ts).
+  if (isLarge(record.metadata)) markLarge(metadata);
   return {
     key: `${record.state}:${record.id}`,
     id: record.id,
@@ -46,8 +56,7 @@ function documentOf(record: AnyRecord, parent: Parent, flags: Pick<SearchDocumen
       id: record.id,
       parent: { id: parent.id, type: record.kind, access: { owned_by: [{ user: parent.ownerId }] } },
       access: { record: record.access.record, files: record.access.files, status: accessStatus(record) },
-      // Searching by a person's e-mail would reveal it: it is never indexed.
-      metadata: pruneDepth(withoutEmails(record.metadata), MAX_METADATA_DEPTH),
+      metadata,
       created: record.created,
       updated: record.updated,
       is_published: record.state === 'published',
@@ -55,6 +64,18 @@ function documentOf(record: AnyRecord, parent: Parent, flags: Pick<SearchDocumen
       files: { enabled: record.files.enabled },
     },
   };
+}
+
+/**
+ * Before `searchDocuments`: the nesting of large records' metadata checked in slices, so that
+ * building their documents does not walk it again in one go (5-20 ms for the largest legal one).
+ * A record nested past the bound is left to `searchDocuments` to prune.
+ */
+export async function checkLargeNestingInTurns(records: readonly AnyRecord[]): Promise<void> {
+  for (const { metadata } of records) {
+    if (!isLarge(metadata) || knownWithinLevels(metadata, MAX_METADATA_DEPTH + 1)) continue;
+    if (await nestsWithinInTurns(metadata, MAX_METADATA_DEPTH + 1, largeValueSlices())) markLevels(metadata, MAX_METADATA_DEPTH + 1);
+  }
 }
 
 /**

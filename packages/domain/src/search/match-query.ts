@@ -52,8 +52,8 @@ interface WalkFrame {
   next: number;
 }
 
-/** Values and containers visited between two calls of `takeTurn`: about a millisecond of work. */
-const FLATTEN_STEP = 8_192;
+/** Values and containers visited between two calls of `takeTurn` (which looks at the clock): a fraction of a millisecond. */
+const FLATTEN_STEP = 2_048;
 
 /**
  * `flatten` with the same result, walked with a stack of its own so that `takeTurn` (which may

@@ -11,7 +11,7 @@
  * again whenever its parent is next re-projected: on its next write, at the next start's catch-up
  * (which re-projects every parent changed since the previous start) or by `krs reindex`.
  */
-import { searchDocuments } from '../model/search-document.ts';
+import { checkLargeNestingInTurns, searchDocuments } from '../model/search-document.ts';
 import type { DraftRecord, Parent, RecordKind } from '../model/types.ts';
 import type { Repositories, SearchDocument, SearchIndex, UnitOfWork } from '../ports.ts';
 import { managerOwnerOf } from './lookup.ts';
@@ -121,6 +121,7 @@ async function parentProjection(repos: Repositories, search: SearchIndex, parent
       repos.records.listDrafts(parentId),
       managerOwnerOf(repos, parent),
     ]);
+    await checkLargeNestingInTurns([...published, ...drafts]);
     for (const doc of searchDocuments(parent, published, drafts, manager ? [manager] : [])) {
       docs.push(doc);
       old.delete(doc.key);

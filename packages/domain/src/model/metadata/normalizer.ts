@@ -7,6 +7,8 @@ import type { VocabularyEntry, VocabularyType } from '../types.ts';
 import type { PositionBudget } from './geometry.ts';
 import { METADATA_LIMITS } from './limits.ts';
 import { sanitizeHtml } from './sanitize-html.ts';
+import { largeValueSlices } from '../../turns/time-slices.ts';
+import { nextIteration } from '../../turns/next-iteration.ts';
 
 export type Obj = { [key: string]: unknown };
 export const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -22,10 +24,12 @@ interface Ref {
 /** A member name as shown in an issue's path: unknown names can be arbitrarily long. */
 export const keyInPath = (key: string) => (key.length > 100 ? `${key.slice(0, 100)}…` : key);
 
-/** Work units (see `work()`) between two pauses: a few milliseconds. */
-const SLICE = 2_000;
-/** Lets other requests run; a timer, not a microtask, so I/O callbacks get their turn. */
-export const pause = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
+/** Work units (see `work()`) from which a record is large: its later whole-record steps take turns of their own. */
+const LARGE_WORK = 2_000;
+/** Work units between two looks at the clock. */
+const WORK_PER_LOOK = 64;
+/** Lets other requests run: a later iteration of the loop, in turn with other long work (turns/next-iteration.ts). */
+export const pause = nextIteration;
 
 export class Normalizer {
   readonly issues: FieldIssue[] = [];
@@ -35,7 +39,9 @@ export class Normalizer {
   droppedCount = 0;
   private items = 0;
   private htmlChars = 0;
-  private pausedAt = 0;
+  /** Long lists are read in the slices of a large value (turns/time-slices.ts); the clock is read every few items. */
+  private readonly slicing = largeValueSlices();
+  private lookedAt = 0;
 
   /** List items, positions and sanitised HTML (in hundreds of characters) so far: what pauses are spaced by. */
   work(): number {
@@ -45,9 +51,13 @@ export class Normalizer {
 
   /** Gives the loop back if this record took more than a slice: before a step that walks all of it at once. */
   async pauseIfLarge(): Promise<void> {
-    if (this.work() < SLICE) return;
-    await pause();
-    this.pausedAt = this.work();
+    if (!this.large()) return;
+    await this.slicing.turn();
+  }
+
+  /** Whether this record took enough work that its whole-record steps (encoding, storing) take turns. */
+  large(): boolean {
+    return this.work() >= LARGE_WORK;
   }
 
   issue(field: string, message: string): undefined {
@@ -104,9 +114,9 @@ export class Normalizer {
     if (v.length > max) return this.overLimit(path, `Longer than maximum length ${max}.`);
     const out: T[] = [];
     for (let i = 0; i < v.length; i++) {
-      if (this.work() - this.pausedAt >= SLICE) {
-        await pause();
-        this.pausedAt = this.work();
+      if (this.work() - this.lookedAt >= WORK_PER_LOOK) {
+        this.lookedAt = this.work();
+        if (this.slicing.due()) await this.slicing.turn();
       }
       this.items++;
       const r = each(v[i], `${path}.${i}`);
