@@ -19,7 +19,7 @@
 import MiniSearch, { type Options } from 'minisearch';
 import { tokenize } from '@krs/domain/search';
 import type { RowArrays } from './row-arrays.ts';
-import { exportTerms, postingStarts, savedTermTree, type TermData } from './minisearch-saved-terms.ts';
+import { exportTerms, PATH_FIELDS, postingStarts, savedTermTree, type TermData } from './minisearch-saved-terms.ts';
 import { forEachLine, withoutCodes, type FieldPaths } from './minisearch-value-lines.ts';
 
 export interface IndexedText {
@@ -49,9 +49,6 @@ const BM25_B = 0.7;
 const BM25_D = 0.5;
 const PREFIX_WEIGHT = 0.375;
 const FUZZY_WEIGHT = 0.45;
-
-/** The field id of the path coded 0: the ones below are the title's and the text's. */
-const PATH_FIELDS = 2;
 
 /** A word of the index a query word stands for, with the weight `search()` gives it. */
 interface Derived {
@@ -85,7 +82,7 @@ export interface TextState {
   /** Its title's and text's lengths (-1: none). */
   lengths: Int32Array;
   terms: string[];
-  /** Per term: fields, then per field its id, count and (short id, frequency) pairs. */
+  /** Per term: its postings as `SavedTerms` has them. */
   postings: Int32Array;
 }
 

@@ -41,16 +41,16 @@ export interface FieldPaths {
 /**
  * Whether the words ` a b ` (spaces around each) stand in one value of the field, as the
  * evaluator reads a field: its own values when the row has any, else those of every path below.
+ * Looked for in the whole text, then each place's line asked for its path: a phrase holds no
+ * line break, and starts with a space where a line's code has none.
  */
 export function phraseInField(lines: string, phrase: string, field: FieldPaths): boolean {
-  let own = false;
-  let inOwn = false;
-  let inBelow = false;
-  forEachLine(lines, (code, words) => {
-    if (code === field.own) {
-      own = true;
-      inOwn ||= words.includes(phrase);
-    } else if (field.below[code] === 1) inBelow ||= words.includes(phrase);
-  });
-  return own ? inOwn : inBelow;
+  const ownLine = `${field.own}|`;
+  const hasOwn = field.own !== -1 && (lines.startsWith(ownLine) || lines.includes(`\n${ownLine}`));
+  for (let at = lines.indexOf(phrase); at !== -1; at = lines.indexOf(phrase, at + 1)) {
+    const start = lines.lastIndexOf('\n', at) + 1;
+    const code = Number(lines.slice(start, lines.indexOf('|', start)));
+    if (hasOwn ? code === field.own : field.below[code] === 1) return true;
+  }
+  return false;
 }
