@@ -391,7 +391,7 @@ export function searchIndexContract(name: string, make: () => Promise<SearchInde
         doc('fc', {}, {
           title: 'Flood maps of the sea',
           description: 'Flooding and sea level',
-          subjects: ['plain ice', { subject: 'hidden' }],
+          subjects: ['plain ice', { subject: 'hidden' }, { subject: 'ice plain' }],
           keywords: ['gamma', 'alpha'],
           creators: [{ person_or_org: { name: 'Jane Smith' } }],
         }),
@@ -400,6 +400,12 @@ export function searchIndexContract(name: string, make: () => Promise<SearchInde
           description: 'Nothing about the cold',
           subjects: [{ subject: 'hidden glacier' }],
           creators: [{ person_or_org: { name: 'Müller, Eva' } }],
+        }),
+        // Values of its own with no words beside a member's: the field's own values, none, count.
+        doc('fe', {}, {
+          title: 'Marks only',
+          description: 'Sea',
+          subjects: ['--', { subject: 'ice' }],
         }),
       ];
       const QUERIES = [
@@ -453,6 +459,25 @@ export function searchIndexContract(name: string, make: () => Promise<SearchInde
         'metadata.description:--',
         'metadata.description:"--"',
         'metadata.keywords:(-- OR gamma)',
+        'metadata.subjects:"--"',
+        // Words of one term in different values of a path, or in different paths below a field.
+        'metadata.creators.person_or_org.name:smith-jane',
+        'metadata.creators:doe-smyth',
+        'metadata.subjects:(sea ice)',
+        // Prefixes, fuzzy words and phrases on the paths below a field, and on a path holding
+        // values of its own beside members.
+        'metadata.creators:smi*',
+        'metadata.creators:smyth~',
+        'metadata:glacer~',
+        'metadata.subjects:hid*',
+        'metadata.subjects:hiden~',
+        'metadata.subjects:ic*',
+        'metadata.subjects:"plain ice"',
+        'metadata.subjects:"hidden glacier"',
+        'metadata.subjects:"ice plain"',
+        'metadata.creators.person_or_org.name:"muller eva"',
+        'metadata.subjects:hidden OR metadata.subjects:ice',
+        'NOT metadata.subjects:ice',
       ];
       const expected = (docs: SearchDocument[], text: string) =>
         docs.filter((d) => matchesQuery(parseQuery(text), d)).map((d) => d.id).sort();
@@ -469,6 +494,7 @@ export function searchIndexContract(name: string, make: () => Promise<SearchInde
         expect(expected(docs, 'metadata.creators.person_or_org.name:"john doe"')).toEqual([]);
         expect(expected(docs, 'metadata.subjects:hidden')).toEqual(['fd']);
         expect(expected(docs, 'metadata.version:"sea ice"')).toEqual([]);
+        expect(expected(docs, 'metadata.subjects:ice')).toEqual(['fa', 'fb', 'fc']);
       });
 
       it('answers field queries after rewrites and removals as the evaluator does on what is left', async () => {
@@ -478,15 +504,19 @@ export function searchIndexContract(name: string, make: () => Promise<SearchInde
         const changed = doc('fa', {}, {
           title: 'Sea level',
           description: 'Retreat of the ice',
-          subjects: [{ subject: 'hidden sea' }],
+          subjects: ['cold', { subject: 'hidden sea' }],
           keywords: ['gamma alpha'],
           creators: [{ person_or_org: { name: 'Jones, Jane' } }],
         });
-        await index.upsert([changed]);
+        // The one path holding both now holds its members alone.
+        const unmixed = doc('fe', {}, { title: 'Marks only', description: 'Sea', subjects: [{ subject: 'ice' }] });
+        await index.upsert([changed, unmixed]);
         await index.remove(['published:fd']);
-        const left = [changed, ...docs.filter((d) => d.id !== 'fa' && d.id !== 'fd')];
+        const left = [changed, unmixed, ...docs.filter((d) => !['fa', 'fd', 'fe'].includes(d.id))];
         for (const text of QUERIES) expect({ text, ids: await q(index, text) }).toEqual({ text, ids: expected(left, text) });
         expect(await q(index, 'metadata.creators.person_or_org.name:smith')).toEqual(['fc']);
+        expect(await q(index, 'metadata.subjects:hidden')).toEqual([]);
+        expect(await q(index, 'metadata.subjects:ice')).toEqual(['fb', 'fc', 'fe']);
       });
     });
 
