@@ -490,6 +490,69 @@ export function searchIndexContract(name: string, make: () => Promise<SearchInde
       });
     });
 
+    describe('values kept apart, as the evaluator keeps them', () => {
+      /**
+       * A title that is an object of languages, values side by side in lists and from one path to
+       * the next, dates nested under a range field, version indexes that are not numbers: where an
+       * index that joins values, reads only a field's own values or skips what is not a number
+       * would answer otherwise than the evaluator.
+       */
+      const apart = (): SearchDocument[] => {
+        const versioned = (id: string, index: unknown, metadata: { [key: string]: unknown }): SearchDocument => {
+          const base = doc(id, {}, metadata);
+          return { ...base, body: { ...base.body, versions: { index } } };
+        };
+        return [
+          versioned('ta', 1, { title: { en: 'Glacier mass balance', fr: 'Bilan de masse' }, keywords: ['ice sheet', 'melt water'], description: 'Balance of the ice' }),
+          versioned('tb', '3a', { title: ['Sheet melt', 'Water balance'], keywords: ['sheet melt'], publication_date: { start: '2020-01-01', end: '2020-12-31' } }),
+          versioned('tc', { number: 2 }, { title: 'Levels of the sea', description: 'Sea level rise', dates: [{ date: { start: '2020-05-01' } }, { date: '2021-02' }] }),
+          versioned('td', 'draft', { title: 'Melt season', subjects: [{ subject: 'balance' }, { subject: 'sheet ice' }], publication_date: '2020-06' }),
+        ];
+      };
+      const QUERIES = [
+        'metadata.title:glacier', 'metadata.title:"mass balance"', 'metadata.title:"balance bilan"', 'metadata.title:bil*', 'metadata.title:glaciar~',
+        'metadata.title:masse', 'metadata.title:(glacier OR season)', 'metadata.title:balance -metadata.title:water', 'metadata.title.en:balance',
+        '"sheet melt"', '"ice sheet"', '"sheet melt water"', '"melt water"', '"balance balance"', '"balance sheet"', '"sea level"', '"sea levels"', '"levels sea"',
+        '"bilan de masse"', '"masse balance"', 'metadata.keywords:"sheet melt"', 'metadata.title:"melt water"', 'metadata.title:"sheet melt"',
+        'lev-se*', 'sea-lev*', 'metadata.title:lev-se*', 'metadata.title:sea-lev*', 'metadata.title:mel-she*', 'metadata.keywords:mel-she*', 'metadata.description:lev-se*',
+        'metadata.publication_date:[2020 TO 2020]', 'metadata.publication_date:[* TO *]', 'metadata.dates.date:[2020 TO 2021]', 'metadata.dates.date:[* TO *]',
+        'versions.index:[* TO *]', 'versions.index:{* TO *}', 'versions.index:[* TO 5]', 'versions.index:[1 TO *]', 'NOT versions.index:[* TO *]', 'melt AND versions.index:[* TO *]',
+      ];
+      const expected = (docs: SearchDocument[], text: string) =>
+        docs.filter((d) => matchesQuery(parseQuery(text), d)).map((d) => d.id).sort();
+
+      it('searches the members of an object-valued title as the title, and never runs a phrase from one value into the next', async () => {
+        const index = await make();
+        const docs = apart();
+        await index.upsert(docs);
+        for (const text of QUERIES) expect({ text, ids: await q(index, text) }).toEqual({ text, ids: expected(docs, text) });
+        // The evaluator's answers are the ones meant.
+        expect(expected(docs, 'metadata.title:glacier')).toEqual(['ta']);
+        expect(expected(docs, 'metadata.title:"balance bilan"')).toEqual([]);
+        expect(expected(docs, '"sheet melt water"')).toEqual([]);
+        expect(expected(docs, '"melt water"')).toEqual(['ta']);
+        expect(expected(docs, '"balance sheet"')).toEqual([]);
+        expect(expected(docs, '"sea level"')).toEqual(['tc']);
+        expect(expected(docs, '"levels sea"')).toEqual([]);
+        expect(expected(docs, 'metadata.title:"melt water"')).toEqual([]);
+        expect(expected(docs, 'metadata.title:lev-se*')).toEqual(['tc']);
+      });
+
+      it('reads a range field\'s own values only, and takes every value of an open range', async () => {
+        const index = await make();
+        const docs = apart();
+        await index.upsert(docs);
+        for (const text of QUERIES.filter((t) => t.includes(' TO '))) expect({ text, ids: await q(index, text) }).toEqual({ text, ids: expected(docs, text) });
+        // Values nested under a range field are not its values, as in an index that maps the field as a date.
+        expect(expected(docs, 'metadata.publication_date:[* TO *]')).toEqual(['td']);
+        expect(expected(docs, 'metadata.dates.date:[2020 TO 2021]')).toEqual(['tc']);
+        expect(expected(docs, 'metadata.dates.date:[2020 TO 2020]')).toEqual([]);
+        // An open range takes any value the field holds, a number or not; a bound compares numbers only.
+        expect(expected(docs, 'versions.index:[* TO *]')).toEqual(['ta', 'tb', 'td']);
+        expect(expected(docs, 'versions.index:[* TO 5]')).toEqual(['ta']);
+      });
+    });
+
     describe('filters and visibility', () => {
       async function listings(make2: () => Promise<SearchIndex>) {
         const index = await make2();

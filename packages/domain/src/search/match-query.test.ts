@@ -117,6 +117,16 @@ describe('matchesQuery', () => {
     expect(m('versions.index:{3 TO 10]')).toBe(false);
   });
 
+  it('reads a range field\'s own values, not those nested under it, and takes any value in an open range', () => {
+    const nested = doc({ metadata: { publication_date: { start: '2021-01-01' }, dates: [{ date: '2020' }, { date: { start: '2019' } }] }, versions: { index: 'x' } });
+    const n = (text: string) => matchesQuery(parseQuery(text), nested);
+    expect(n('metadata.publication_date:[* TO *]')).toBe(false);
+    expect(n('metadata.dates.date:[2019 TO 2019]')).toBe(false);
+    expect(n('metadata.dates.date:[2020 TO 2020]')).toBe(true);
+    expect(n('versions.index:[* TO *]')).toBe(true);
+    expect(n('versions.index:[* TO 9]')).toBe(false);
+  });
+
   it('matches the plain words of unparsable text', () => {
     expect(m('flood (( niger')).toBe(true);
     expect(m('flood (( drought')).toBe(false);

@@ -142,13 +142,22 @@ function allValues(v: unknown, out: string[]): string[] {
   return out;
 }
 
-function valuesFor(t: DocText, field: string | null): string[] {
-  if (field === null) return (t.values ??= allValues(t.body, []));
-  const flat = (t.flat ??= flatten(t.body));
+/** The values at the dotted path itself, none of those nested under it. */
+const ownValues = (t: DocText, field: string): readonly string[] => (t.flat ??= flatten(t.body)).get(field) ?? [];
+
+/**
+ * The values a `field:` leaf reads: the path's own values, or where it holds none those of every
+ * path nested under it (`metadata.title` of `{en, fr}` reads both languages).
+ */
+export function fieldValues(flat: FlatDoc, field: string): string[] {
   const exact = flat.get(field);
   if (exact) return exact;
-  // `metadata.title` also matches nested members such as `metadata.title.en` by prefix.
   return [...flat].filter(([k]) => k.startsWith(`${field}.`)).flatMap(([, v]) => v);
+}
+
+function valuesFor(t: DocText, field: string | null): string[] {
+  if (field === null) return (t.values ??= allValues(t.body, []));
+  return fieldValues((t.flat ??= flatten(t.body)), field);
 }
 
 function wordsFor(t: DocText, field: string | null): string[] {
@@ -294,7 +303,9 @@ function matches(node: QueryNode, t: DocText): boolean {
     case 'exists':
       return valuesFor(t, node.field).length > 0;
     case 'range':
-      return isRangeField(node.field) && valuesFor(t, node.field).some((v) => inRange(v, node));
+      // A range field's own values, as the engines' range indexes hold them (`rangeValues`): a
+      // field an index maps as a date or a number has no members to look under.
+      return isRangeField(node.field) && ownValues(t, node.field).some((v) => inRange(v, node));
     case 'and':
       return node.children.every((c) => matches(c, t));
     case 'or':
