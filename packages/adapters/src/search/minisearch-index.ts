@@ -11,6 +11,7 @@
  */
 import {
   fieldPaths,
+  fieldValues,
   firstByColumn,
   flatten,
   fuzzyDistance,
@@ -35,8 +36,8 @@ import { readSnapshot, writeSnapshot } from './minisearch-snapshot.ts';
 
 function prepare(doc: SearchDocument, pathCode: (token: string) => number): PreparedRow {
   const flat = flatten(doc.body);
-  const title: string[] = [];
-  for (const [path, values] of flat) if (path === 'metadata.title' || path.startsWith('metadata.title.')) title.push(...values);
+  // What `metadata.title:` reads: the title's own values, else its members' (`{en, fr}`).
+  const title = fieldValues(flat, 'metadata.title');
   const words: string[] = [];
   for (const values of flat.values()) for (const value of values) words.push(` ${tokenize(value).join(' ')} `);
   const ranges = rangeValues(flat);
