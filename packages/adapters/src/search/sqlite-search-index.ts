@@ -30,6 +30,7 @@ import {
   rangeValues,
   scoreQuery,
   shapesMeetBox,
+  tokenize,
   type FlatDoc,
   type HeaderFields,
   type QueryNode,
@@ -129,13 +130,18 @@ function turnTaker(turnMs = TURN_MS, yieldTurn: () => Promise<void> = nextTurn):
  */
 export const VALUE_SEPARATOR = '\u{E000}';
 const JOINT = ` ${VALUE_SEPARATOR} `;
-/** Private-use characters: unicode61 keeps them inside a word, where `tokenize` splits at them. */
-const PRIVATE_USE = /\p{Co}/u;
-const PRIVATE_USES = /\p{Co}/gu;
-/** Values joined for a text column, each with its private-use characters as spaces. */
-function joinValues(values: readonly string[]): string {
-  return values.some((v) => PRIVATE_USE.test(v)) ? values.map((v) => v.replace(PRIVATE_USES, ' ')).join(JOINT) : values.join(JOINT);
-}
+const NON_ASCII = /[^\x00-\x7f]/;
+/**
+ * A value as a text column holds it: on ASCII, unicode61 and the domain's `tokenize` make the
+ * same words, so the value as it is; otherwise the words `tokenize` makes, which the query's words
+ * are too: unicode61 alone keeps a private-use character inside a word, where `tokenize` splits,
+ * and a Hangul syllable whole, which `tokenize` decomposes (so `한국*` found nothing).
+ */
+const columnValue = (value: string): string => (NON_ASCII.test(value) ? tokenize(value).join(' ') : value);
+
+/** Values joined for a text column, `VALUE_SEPARATOR` between two. */
+const joinValues = (values: readonly string[]): string =>
+  values.some((v) => NON_ASCII.test(v)) ? values.map(columnValue).join(JOINT) : values.join(JOINT);
 
 /** Values of a flattened body joined per step of `joinInTurns`. */
 const VALUES_PER_JOIN = 8_192;

@@ -507,6 +507,8 @@ export function searchIndexContract(name: string, make: () => Promise<SearchInde
           versioned('tb', '3a', { title: ['Sheet melt', 'Water balance'], keywords: ['sheet melt'], publication_date: { start: '2020-01-01', end: '2020-12-31' } }),
           versioned('tc', { number: 2 }, { title: 'Levels of the sea', description: 'Sea level rise', dates: [{ date: { start: '2020-05-01' } }, { date: '2021-02' }] }),
           versioned('td', 'draft', { title: 'Melt season', subjects: [{ subject: 'balance' }, { subject: 'sheet ice' }], publication_date: '2020-06' }),
+          // Words outside ASCII as the domain's tokenizer makes them: Hangul decomposed, a private-use character between two words.
+          versioned('te', 2, { title: 'Données 한국어', description: 'melt\u{E001}water ÉTÉ' }),
         ];
       };
       const QUERIES = [
@@ -516,6 +518,7 @@ export function searchIndexContract(name: string, make: () => Promise<SearchInde
         '"bilan de masse"', '"masse balance"', 'metadata.keywords:"sheet melt"', 'metadata.title:"melt water"', 'metadata.title:"sheet melt"',
         'lev-se*', 'sea-lev*', 'metadata.title:lev-se*', 'metadata.title:sea-lev*', 'metadata.title:mel-she*', 'metadata.keywords:mel-she*', 'metadata.description:lev-se*',
         'metadata.publication_date:[2020 TO 2020]', 'metadata.publication_date:[* TO *]', 'metadata.dates.date:[2020 TO 2021]', 'metadata.dates.date:[* TO *]',
+        '한국*', '한국어', 'donnees', 'metadata.title:donn*', 'water', 'metadata.description:melt', 'ete',
         'versions.index:[* TO *]', 'versions.index:{* TO *}', 'versions.index:[* TO 5]', 'versions.index:[1 TO *]', 'NOT versions.index:[* TO *]', 'melt AND versions.index:[* TO *]',
       ];
       const expected = (docs: SearchDocument[], text: string) =>
@@ -530,12 +533,13 @@ export function searchIndexContract(name: string, make: () => Promise<SearchInde
         expect(expected(docs, 'metadata.title:glacier')).toEqual(['ta']);
         expect(expected(docs, 'metadata.title:"balance bilan"')).toEqual([]);
         expect(expected(docs, '"sheet melt water"')).toEqual([]);
-        expect(expected(docs, '"melt water"')).toEqual(['ta']);
+        expect(expected(docs, '"melt water"')).toEqual(['ta', 'te']);
         expect(expected(docs, '"balance sheet"')).toEqual([]);
         expect(expected(docs, '"sea level"')).toEqual(['tc']);
         expect(expected(docs, '"levels sea"')).toEqual([]);
         expect(expected(docs, 'metadata.title:"melt water"')).toEqual([]);
         expect(expected(docs, 'metadata.title:lev-se*')).toEqual(['tc']);
+        expect(expected(docs, '한국*')).toEqual(['te']);
       });
 
       it('reads a range field\'s own values only, and takes every value of an open range', async () => {
@@ -548,8 +552,8 @@ export function searchIndexContract(name: string, make: () => Promise<SearchInde
         expect(expected(docs, 'metadata.dates.date:[2020 TO 2021]')).toEqual(['tc']);
         expect(expected(docs, 'metadata.dates.date:[2020 TO 2020]')).toEqual([]);
         // An open range takes any value the field holds, a number or not; a bound compares numbers only.
-        expect(expected(docs, 'versions.index:[* TO *]')).toEqual(['ta', 'tb', 'td']);
-        expect(expected(docs, 'versions.index:[* TO 5]')).toEqual(['ta']);
+        expect(expected(docs, 'versions.index:[* TO *]')).toEqual(['ta', 'tb', 'td', 'te']);
+        expect(expected(docs, 'versions.index:[* TO 5]')).toEqual(['ta', 'te']);
       });
     });
 
