@@ -509,6 +509,8 @@ export function searchIndexContract(name: string, make: () => Promise<SearchInde
           versioned('td', 'draft', { title: 'Melt season', subjects: [{ subject: 'balance' }, { subject: 'sheet ice' }], publication_date: '2020-06' }),
           // Words outside ASCII as the domain's tokenizer makes them: Hangul decomposed, a private-use character between two words.
           versioned('te', 2, { title: 'Données 한국어', description: 'melt\u{E001}water ÉTÉ' }),
+          // A key holding a dot and a nested key make one path: both values are its.
+          doc('tf', {}, { title: 'Keys', custom: { 'a.b': 'dotted key', a: { b: 'nested key' } } }),
         ];
       };
       const QUERIES = [
@@ -518,6 +520,7 @@ export function searchIndexContract(name: string, make: () => Promise<SearchInde
         '"bilan de masse"', '"masse balance"', 'metadata.keywords:"sheet melt"', 'metadata.title:"melt water"', 'metadata.title:"sheet melt"',
         'lev-se*', 'sea-lev*', 'metadata.title:lev-se*', 'metadata.title:sea-lev*', 'metadata.title:mel-she*', 'metadata.keywords:mel-she*', 'metadata.description:lev-se*',
         'metadata.publication_date:[2020 TO 2020]', 'metadata.publication_date:[* TO *]', 'metadata.dates.date:[2020 TO 2021]', 'metadata.dates.date:[* TO *]',
+        'dotted', 'nested', '"dotted key"', '"key nested"', 'metadata.custom.a.b:dotted', 'metadata.custom.a.b:nested', 'metadata.custom.a:dotted', '_exists_:metadata.custom.a.b',
         '한국*', '한국어', 'donnees', 'metadata.title:donn*', 'water', 'metadata.description:melt', 'ete',
         'versions.index:[* TO *]', 'versions.index:{* TO *}', 'versions.index:[* TO 5]', 'versions.index:[1 TO *]', 'NOT versions.index:[* TO *]', 'melt AND versions.index:[* TO *]',
       ];
@@ -540,6 +543,8 @@ export function searchIndexContract(name: string, make: () => Promise<SearchInde
         expect(expected(docs, 'metadata.title:"melt water"')).toEqual([]);
         expect(expected(docs, 'metadata.title:lev-se*')).toEqual(['tc']);
         expect(expected(docs, '한국*')).toEqual(['te']);
+        expect(expected(docs, 'dotted')).toEqual(['tf']);
+        expect(expected(docs, 'metadata.custom.a.b:dotted')).toEqual(['tf']);
       });
 
       it('reads a range field\'s own values only, and takes every value of an open range', async () => {

@@ -117,6 +117,14 @@ describe('matchesQuery', () => {
     expect(m('versions.index:{3 TO 10]')).toBe(false);
   });
 
+  it('keeps the values of a key holding a dot and of the nested key it names, one path for both', async () => {
+    const body = { custom: { 'a.b': 'dotted', a: { b: ['nested', 'more'] }, c: 'last' } };
+    const both = new Map([['custom.a.b', ['dotted', 'nested', 'more']], ['custom.c', ['last']]]);
+    expect(flatten(body)).toEqual(both);
+    expect(await flattenInTurns(body, async () => undefined)).toEqual(both);
+    expect(matchesQuery(parseQuery('custom.a.b:dotted'), doc(body))).toBe(true);
+  });
+
   it('reads a range field\'s own values, not those nested under it, and takes any value in an open range', () => {
     const nested = doc({ metadata: { publication_date: { start: '2021-01-01' }, dates: [{ date: '2020' }, { date: { start: '2019' } }] }, versions: { index: 'x' } });
     const n = (text: string) => matchesQuery(parseQuery(text), nested);

@@ -12,6 +12,17 @@ interface PathNode {
 }
 
 /**
+ * The list of a path's values, made on its first value. Two nodes may have one path: a key
+ * holding a dot (`{'a.b': x}`) and the nested key it names (`{a: {b: y}}`); both values are the
+ * path's, as the unfielded words hold both.
+ */
+function valuesOf(out: FlatDoc, path: string): string[] {
+  let values = out.get(path);
+  if (values === undefined) out.set(path, (values = []));
+  return values;
+}
+
+/**
  * Dotted path -> string values, through arrays (`metadata.creators.person_or_org.name`), paths in
  * the order their first value is met. A list of 20,000 creators shares one node per member path,
  * so no path string is built or looked up again per item.
@@ -32,11 +43,7 @@ export function flatten(body: unknown): FlatDoc {
         walk((v as Record<string, unknown>)[k], member);
       }
     } else if (v !== null && v !== undefined) {
-      if (node.values === null) {
-        node.values = [];
-        out.set(node.path, node.values);
-      }
-      node.values.push(String(v));
+      (node.values ??= valuesOf(out, node.path)).push(String(v));
     }
   };
   walk(body, { path: '', values: null, members: null });
@@ -73,11 +80,7 @@ export async function flattenInTurns(body: unknown, takeTurn: () => Promise<void
       node.members ??= new Map();
       stack.push({ node, items: null, object: v as Record<string, unknown>, keys: Object.keys(v), next: 0 });
     } else if (v !== null && v !== undefined) {
-      if (node.values === null) {
-        node.values = [];
-        out.set(node.path, node.values);
-      }
-      node.values.push(String(v));
+      (node.values ??= valuesOf(out, node.path)).push(String(v));
     }
   };
   visit(body, { path: '', values: null, members: null });
