@@ -61,6 +61,12 @@ const ids = async (index: SearchIndex, over: Partial<SearchRequest> = {}) => (aw
 /** Ids in the order the engine returned them. */
 const ordered = async (index: SearchIndex, over: Partial<SearchRequest> = {}) => (await index.search(request(over))).hits.map((h) => h.id);
 const q = (index: SearchIndex, text: string) => ids(index, { q: text });
+/** Ids of the documents the domain's evaluator matches, sorted: what every engine answers. */
+const expected = (docs: SearchDocument[], text: string) => docs.filter((d) => matchesQuery(parseQuery(text), d)).map((d) => d.id).sort();
+/** Each query answered on `docs` as the evaluator answers it. */
+async function expectEvaluated(index: SearchIndex, docs: SearchDocument[], queries: readonly string[]): Promise<void> {
+  for (const text of queries) expect({ text, ids: await q(index, text) }).toEqual({ text, ids: expected(docs, text) });
+}
 const buckets = (list: { key: string; docCount: number; label: string }[] | undefined) => list?.map((b) => [b.key, b.docCount, b.label]);
 
 async function corpus(make: () => Promise<SearchIndex>): Promise<SearchIndex> {
@@ -454,14 +460,12 @@ export function searchIndexContract(name: string, make: () => Promise<SearchInde
         'metadata.description:"--"',
         'metadata.keywords:(-- OR gamma)',
       ];
-      const expected = (docs: SearchDocument[], text: string) =>
-        docs.filter((d) => matchesQuery(parseQuery(text), d)).map((d) => d.id).sort();
 
       it('finds on each field, phrase, prefix, fuzzy word and boolean what the evaluator finds, values kept apart', async () => {
         const index = await make();
         const docs = fielded();
         await index.upsert(docs);
-        for (const text of QUERIES) expect({ text, ids: await q(index, text) }).toEqual({ text, ids: expected(docs, text) });
+        await expectEvaluated(index, docs, QUERIES);
         // The evaluator's answers are the ones meant: values and paths never run together.
         expect(expected(docs, 'metadata.subjects.subject:"sea ice"')).toEqual(['fb']);
         expect(expected(docs, 'metadata.keywords:"beta gamma"')).toEqual(['fb']);
@@ -485,7 +489,7 @@ export function searchIndexContract(name: string, make: () => Promise<SearchInde
         await index.upsert([changed]);
         await index.remove(['published:fd']);
         const left = [changed, ...docs.filter((d) => d.id !== 'fa' && d.id !== 'fd')];
-        for (const text of QUERIES) expect({ text, ids: await q(index, text) }).toEqual({ text, ids: expected(left, text) });
+        await expectEvaluated(index, left, QUERIES);
         expect(await q(index, 'metadata.creators.person_or_org.name:smith')).toEqual(['fc']);
       });
     });
@@ -524,14 +528,12 @@ export function searchIndexContract(name: string, make: () => Promise<SearchInde
         '한국*', '한국어', 'donnees', 'metadata.title:donn*', 'water', 'metadata.description:melt', 'ete',
         'versions.index:[* TO *]', 'versions.index:{* TO *}', 'versions.index:[* TO 5]', 'versions.index:[1 TO *]', 'NOT versions.index:[* TO *]', 'melt AND versions.index:[* TO *]',
       ];
-      const expected = (docs: SearchDocument[], text: string) =>
-        docs.filter((d) => matchesQuery(parseQuery(text), d)).map((d) => d.id).sort();
 
       it('searches the members of an object-valued title as the title, and never runs a phrase from one value into the next', async () => {
         const index = await make();
         const docs = apart();
         await index.upsert(docs);
-        for (const text of QUERIES) expect({ text, ids: await q(index, text) }).toEqual({ text, ids: expected(docs, text) });
+        await expectEvaluated(index, docs, QUERIES);
         // The evaluator's answers are the ones meant.
         expect(expected(docs, 'metadata.title:glacier')).toEqual(['ta']);
         expect(expected(docs, 'metadata.title:"balance bilan"')).toEqual([]);
@@ -551,7 +553,7 @@ export function searchIndexContract(name: string, make: () => Promise<SearchInde
         const index = await make();
         const docs = apart();
         await index.upsert(docs);
-        for (const text of QUERIES.filter((t) => t.includes(' TO '))) expect({ text, ids: await q(index, text) }).toEqual({ text, ids: expected(docs, text) });
+        await expectEvaluated(index, docs, QUERIES.filter((t) => t.includes(' TO ')));
         // Values nested under a range field are not its values, as in an index that maps the field as a date.
         expect(expected(docs, 'metadata.publication_date:[* TO *]')).toEqual(['td']);
         expect(expected(docs, 'metadata.dates.date:[2020 TO 2021]')).toEqual(['tc']);
