@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { BBox, SearchDocument, SearchFilter, SearchIndex, SearchRequest } from '@krs/domain';
 import { geometryShapes, matchesQuery, parseQuery, runSearch, shapeBounds } from '@krs/domain/search';
+import { randomSearch, seeded } from './random-search.ts';
 
 const day = (n: number) => `2026-01-${String(n).padStart(2, '0')}T00:00:00.000Z`;
 
@@ -562,6 +563,20 @@ export function searchIndexContract(name: string, make: () => Promise<SearchInde
         expect(expected(docs, 'versions.index:[* TO *]')).toEqual(['ta', 'tb', 'td', 'te']);
         expect(expected(docs, 'versions.index:[* TO 5]')).toEqual(['ta', 'te']);
       });
+
+      it('answers seeded random queries on seeded random documents as the evaluator does', async () => {
+        const index = await make();
+        const { document, query } = randomSearch(seeded(1));
+        const docs = Array.from({ length: 60 }, (_, i) => document(i));
+        await index.upsert(docs);
+        const departures: { text: string; ids: string[]; evaluated: string[] }[] = [];
+        for (let i = 0; i < 300; i++) {
+          const text = query();
+          const [found, wanted] = [await q(index, text), expected(docs, text)];
+          if (found.join() !== wanted.join()) departures.push({ text, ids: found, evaluated: wanted });
+        }
+        expect(departures).toEqual([]);
+      }, 60_000);
     });
 
     describe('filters and visibility', () => {
