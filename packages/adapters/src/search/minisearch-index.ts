@@ -12,6 +12,7 @@
  */
 import {
   fieldPaths,
+  fieldValues,
   firstByColumn,
   flatten,
   fuzzyDistance,
@@ -37,8 +38,8 @@ import { phraseInField, valueLine, type FieldPaths } from './minisearch-value-li
 
 function prepare(doc: SearchDocument, pathCode: (token: string) => number): PreparedRow {
   const flat = flatten(doc.body);
-  const title: string[] = [];
-  for (const [path, values] of flat) if (path === 'metadata.title' || path.startsWith('metadata.title.')) title.push(...values);
+  // What `metadata.title:` reads: the title's own values, else its members' (`{en, fr}`).
+  const title = fieldValues(flat, 'metadata.title');
   const words: string[] = [];
   const parents = new Set<string>();
   for (const [path, values] of flat) {

@@ -18,7 +18,7 @@
  * - a range on any other field matches nothing.
  */
 import { sql, type Kysely, type RawBuilder } from 'kysely';
-import { flatten, NUMERIC_RANGE_FIELDS, RANGE_FIELDS, type FlatDoc, type QueryNode } from '@krs/domain/search';
+import { flatten, NUMERIC_RANGE_FIELDS, RANGE_FIELDS, rangeValues, type QueryNode } from '@krs/domain/search';
 import type { SearchDocument } from '@krs/domain';
 import { exactQuery, type FuzzyExpansions } from './postgres-text.ts';
 
@@ -59,16 +59,6 @@ function successor(bytes: Buffer): Buffer | null {
   return next;
 }
 
-/**
- * The values the evaluator compares for a field: the field's own, or, when it holds none, those
- * of the paths under it (`valuesFor` in match-query.ts).
- */
-function fieldValues(flat: FlatDoc, field: string): string[] {
-  const own = flat.get(field);
-  if (own !== undefined) return own;
-  return [...flat].filter(([path]) => path.startsWith(`${field}.`)).flatMap(([, values]) => values);
-}
-
 /** Replaces the range rows of `docs` (already in search_doc) with their values now. */
 export async function writeRanges(db: Kysely<object>, docs: readonly SearchDocument[]): Promise<void> {
   const keys: string[] = [];
@@ -76,15 +66,12 @@ export async function writeRanges(db: Kysely<object>, docs: readonly SearchDocum
   const values: Buffer[] = [];
   const numbers: (number | null)[] = [];
   for (const doc of docs) {
-    const flat = flatten(doc.body);
-    for (const field of RANGE_FIELDS) {
-      const numeric = NUMERIC_RANGE_FIELDS.includes(field);
-      for (const value of fieldValues(flat, field)) {
-        keys.push(doc.key);
-        fields.push(field);
-        values.push(codeUnits(value));
-        numbers.push(numeric && NUMBER.test(value) ? Number(value) : null);
-      }
+    // A range field's own values, as the evaluator compares them.
+    for (const [field, value] of rangeValues(flatten(doc.body))) {
+      keys.push(doc.key);
+      fields.push(field);
+      values.push(codeUnits(value));
+      numbers.push(NUMERIC_RANGE_FIELDS.includes(field) && NUMBER.test(value) ? Number(value) : null);
     }
   }
   await sql`delete from search_range where key = any(${docs.map((d) => d.key)}::text[])`.execute(db);

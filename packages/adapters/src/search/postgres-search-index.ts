@@ -195,9 +195,10 @@ const STORAGE = [
  * 10 added `search_count` and `search_title`, kept by triggers; 11 the document's listing columns
  * and whether a part is its bounds to `search_box`; 12 word pairs (two-word phrases) as lexemes of
  * the vector, and `word_count` written with it rather than generated; 13 `search_range`, the values
- * of the range fields (postgres-ranges.ts).
+ * of the range fields (postgres-ranges.ts); 14 the title's weight on the words `metadata.title:`
+ * reads (its members' only where it holds no value of its own), and a range field's own values only.
  */
-const LAYOUT = 13;
+const LAYOUT = 14;
 
 /** Creates the index's tables and indexes where they are missing; nodes starting at once take turns. */
 export async function createPostgresSearchSchema<T>(handle: Kysely<T>): Promise<void> {

@@ -7,7 +7,7 @@
  * vocabulary of indexed words) and AND/OR/NOT mean in PostgreSQL exactly what the domain's
  * evaluator makes them mean, so such queries are answered in SQL alone.
  */
-import { fieldPaths, flatten, tokenize, type QueryNode } from '@krs/domain/search';
+import { fieldPaths, flatten, tokenize, type FlatDoc, type QueryNode } from '@krs/domain/search';
 
 /** A tsvector holds at most 1 MiB, lexemes of at most 2047 bytes, positions up to 16383, 256 per lexeme. */
 const MAX_VECTOR_BYTES = 900 * 1024;
@@ -40,11 +40,17 @@ export interface DocumentWords {
   titleWords: string;
 }
 
-const isTitlePath = (path: string) => path === 'metadata.title' || path.startsWith('metadata.title.');
+/**
+ * The paths `metadata.title:` reads (`fieldValues` in the domain): the title's own values, or
+ * where it holds none, its members' (`metadata.title.en`).
+ */
+const titlePaths = (flat: FlatDoc): ((path: string) => boolean) =>
+  flat.has('metadata.title') ? (path) => path === 'metadata.title' : (path) => path.startsWith('metadata.title.');
 
 /** The vector of a document body, or null when even its distinct words pass the tsvector's size. */
 export function documentWords(body: unknown): DocumentWords | null {
   const flat = flatten(body);
+  const isTitlePath = titlePaths(flat);
   const paths = [...flat.keys()];
   const ordered = [...paths.filter(isTitlePath), ...paths.filter((p) => !isTitlePath(p))];
   const positions = new Map<string, string[]>();

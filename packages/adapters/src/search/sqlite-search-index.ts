@@ -18,6 +18,7 @@ import {
   fieldPaths,
   firstByColumnSteps,
   firstInOrder,
+  fieldValues,
   flattenInTurns,
   fuzzyDistance,
   HeaderTable,
@@ -29,6 +30,7 @@ import {
   rangeValues,
   scoreQuery,
   shapesMeetBox,
+  tokenize,
   type FlatDoc,
   type HeaderFields,
   type QueryNode,
@@ -57,7 +59,7 @@ import { nextSearchTurn } from './search-turns.ts';
  * Bumped when the file's tables change; a file of another layout is refused, and the caller
  * starts it afresh (the index is a projection of the database).
  */
-const LAYOUT = 4;
+const LAYOUT = 5;
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS doc (
@@ -123,13 +125,34 @@ function turnTaker(turnMs = TURN_MS, yieldTurn: () => Promise<void> = nextTurn):
   };
 }
 
+/**
+ * Between two values in the `title` and `text` columns: a token of its own (unicode61 keeps a
+ * private-use character as a word) that the domain's `tokenize` never makes, so no query names
+ * it and a phrase never runs from the end of one value into the start of the next, as in the
+ * evaluator (and in an index that puts a gap between an array's values).
+ */
+export const VALUE_SEPARATOR = '\u{E000}';
+const JOINT = ` ${VALUE_SEPARATOR} `;
+const NON_ASCII = /[^\x00-\x7f]/;
+/**
+ * A value as a text column holds it: on ASCII, unicode61 and the domain's `tokenize` make the
+ * same words, so the value as it is; otherwise the words `tokenize` makes, which the query's words
+ * are too: unicode61 alone keeps a private-use character inside a word, where `tokenize` splits,
+ * and a Hangul syllable whole, which `tokenize` decomposes (so `한국*` found nothing).
+ */
+const columnValue = (value: string): string => (NON_ASCII.test(value) ? tokenize(value).join(' ') : value);
+
+/** Values joined for a text column, `VALUE_SEPARATOR` between two. */
+const joinValues = (values: readonly string[]): string =>
+  values.some((v) => NON_ASCII.test(v)) ? values.map(columnValue).join(JOINT) : values.join(JOINT);
+
 /** Values of a flattened body joined per step of `joinInTurns`. */
 const VALUES_PER_JOIN = 2_048;
 /** Or characters: a few long values take as long to join as many short ones. */
 const CHARS_PER_JOIN = 65_536;
 
 /**
- * `Array.from(flat.values(), (v) => v.join(' ')).join(' ')`, a few thousand values at a time with
+ * `Array.from(flat.values(), (v) => v.join(JOINT)).join(JOINT)`, a few thousand values at a time with
  * `takeTurn` between: the largest legal record's text (tens of thousands of coordinates in one
  * field) takes tens of milliseconds to join. Joining the joined parts with the same separator
  * gives the same text.
@@ -143,7 +166,7 @@ async function joinInTurns(flat: FlatDoc, takeTurn: () => Promise<void>): Promis
   for (const all of flat.values()) {
     if (all.length === 0) parts.push('');
     for (let i = 0; i < all.length; i += VALUES_PER_JOIN) {
-      const part = all.length <= VALUES_PER_JOIN ? all.join(' ') : all.slice(i, i + VALUES_PER_JOIN).join(' ');
+      const part = joinValues(all.length <= VALUES_PER_JOIN ? all : all.slice(i, i + VALUES_PER_JOIN));
       parts.push(part);
       values += Math.min(VALUES_PER_JOIN, all.length - i);
       chars += part.length;
@@ -154,7 +177,7 @@ async function joinInTurns(flat: FlatDoc, takeTurn: () => Promise<void>): Promis
       }
     }
   }
-  return parts.join(' ');
+  return parts.join(JOINT);
 }
 
 /**
@@ -167,8 +190,9 @@ async function prepareDoc(doc: SearchDocument, takeTurn: () => Promise<void>): P
   await takeTurn();
   const ranges: PreparedDoc['ranges'] = [];
   for (const [field, value] of rangeValues(flat)) {
-    if (!NUMERIC_RANGE_FIELDS.includes(field)) ranges.push([field, value]);
-    else if (/^-?\d+(\.\d+)?$/.test(value)) ranges.push([field, Number(value)]);
+    // A number as a number; any other value as text, which sorts after every number and is
+    // found by an open range only (`versions.index:[* TO *]`), as in the evaluator.
+    ranges.push([field, NUMERIC_RANGE_FIELDS.includes(field) && /^-?\d+(\.\d+)?$/.test(value) ? Number(value) : value]);
   }
   // The shapes have their own table: a body read for the evaluator need not carry them. A large
   // record's body is encoded in slices (domain turns/large-values.ts).
@@ -201,7 +225,8 @@ async function prepareDoc(doc: SearchDocument, takeTurn: () => Promise<void>): P
       accessStatus: doc.accessStatus,
     },
     body,
-    title: (flat.get('metadata.title') ?? []).join(' '),
+    // What `metadata.title:` reads: its own values, else its members' (`{en, fr}`).
+    title: joinValues(fieldValues(flat, 'metadata.title')),
     text,
     paths: fieldPaths(flat).map(pathToken).join(' '),
     fields,
