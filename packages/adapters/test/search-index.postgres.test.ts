@@ -79,13 +79,14 @@ async function expectEvaluatorAnswers(index: SearchIndex, held: ReadonlyMap<stri
   }
 }
 
-describe('search index (PostgreSQL): text decided in SQL', () => {
-  async function open() {
-    const handle = createPgDb(await freshDatabase());
-    await createPostgresSearchSchema(handle.db);
-    return { handle, index: createPostgresSearchIndex(handle.db) };
-  }
+/** A new database with the index's schema, and the index over it. */
+async function open() {
+  const handle = createPgDb(await freshDatabase());
+  await createPostgresSearchSchema(handle.db);
+  return { handle, index: createPostgresSearchIndex(handle.db) };
+}
 
+describe('search index (PostgreSQL): text decided in SQL', () => {
   it('never lets a phrase span two values', async () => {
     const { handle, index } = await open();
     try {
@@ -520,12 +521,6 @@ describe('search index (PostgreSQL): text decided in SQL', () => {
 });
 
 describe('search index (PostgreSQL): ranges decided in SQL', () => {
-  async function open() {
-    const handle = createPgDb(await freshDatabase());
-    await createPostgresSearchSchema(handle.db);
-    return { handle, index: createPostgresSearchIndex(handle.db) };
-  }
-
   /** A date of a random precision (year, month, day, instant) between 2019 and 2022. */
   const dateFrom = (next: (n: number) => number) => {
     const full = `${2019 + next(4)}-${String(1 + next(12)).padStart(2, '0')}-${String(1 + next(28)).padStart(2, '0')}T${String(next(24)).padStart(2, '0')}:00:00.000Z`;
@@ -624,12 +619,6 @@ describe('search index (PostgreSQL): ranges decided in SQL', () => {
 });
 
 describe('search index (PostgreSQL): fields decided in SQL', () => {
-  async function open() {
-    const handle = createPgDb(await freshDatabase());
-    await createPostgresSearchSchema(handle.db);
-    return { handle, index: createPostgresSearchIndex(handle.db) };
-  }
-
   it('decides a field query from the field vector, without reading the documents', async () => {
     const { handle, index } = await open();
     try {

@@ -18,7 +18,7 @@
  */
 import { sql, type Kysely } from 'kysely';
 import { tokenize, type QueryNode } from '@krs/domain/search';
-import { isFieldLeaf, namedFields, type FieldPaths } from './field-query.ts';
+import { fieldLeaf, isFieldLeaf, namedFields, type FieldPaths, type FieldSyntax } from './field-query.ts';
 import type { FieldWords } from './postgres-text.ts';
 
 /** What a tsvector may hold (see postgres-text.ts): the vector is left out past it, and the document goes to the evaluator. */
@@ -79,13 +79,19 @@ type Expansions = ReadonlyMap<string, readonly string[]>;
  */
 const LEXEMES_PER_QUERY = 20_000;
 
-/** Path numbers start at 1: the mark of path 0 is in no vector, a tsquery matching nothing. */
+/** Path numbers start at 1: the mark of path 0 is in no vector. */
 const NOTHING = quoted('0');
 
-const group = (parts: readonly string[], op: ' & ' | ' | '): string =>
-  parts.length === 0 ? NOTHING : parts.length === 1 ? (parts[0] as string) : parts.map((p) => `(${p})`).join(op);
-
-type Leaf = Extract<QueryNode, { type: 'term' | 'phrase' }> & { field: string };
+const TSQUERY: FieldSyntax = {
+  word: (id, word) => quoted(fieldLexeme(id, word)),
+  prefix: (id, word) => `${quoted(fieldLexeme(id, word))}:*`,
+  phrase: (id, words) => words.map((w) => quoted(fieldLexeme(id, w))).join(' <-> '),
+  mark: (id) => quoted(String(id)),
+  and: ' & ',
+  or: ' | ',
+  without: (expression, mark) => `(${expression}) & !${mark}`,
+  nothing: NOTHING,
+};
 
 /**
  * A query made of field leaves alone (and AND/OR/NOT of them) as tsquery text over
@@ -94,40 +100,11 @@ type Leaf = Extract<QueryNode, { type: 'term' | 'phrase' }> & { field: string };
  */
 export function fieldTsquery(node: QueryNode, paths: ReadonlyMap<string, FieldPaths>, fuzzy: Expansions): string | null {
   let budget = LEXEMES_PER_QUERY;
-  const leaf = (n: Leaf): string | null => {
-    const field = paths.get(n.field);
-    const words = tokenize(n.value);
+  const leaf = (n: Extract<QueryNode, { type: 'term' | 'phrase' }> & { field: string }): string | null =>
     // A word past what a lexeme holds is in no vector either (its document has none): the evaluator's.
-    if (field === undefined || words.length === 0 || words.some((w) => Buffer.byteLength(fieldLexeme(Number.MAX_SAFE_INTEGER, w)) > MAX_LEXEME_BYTES)) return null;
-    const lexemesOf = (id: number, word: string): string[] => {
-      if (n.type === 'phrase' || n.match === 'exact') return [quoted(fieldLexeme(id, word))];
-      if (n.match === 'prefix') return [`${quoted(fieldLexeme(id, word))}:*`];
-      return (fuzzy.get(word) ?? [word]).map((near) => quoted(fieldLexeme(id, near)));
-    };
-    const within = (ids: readonly number[]): string | null => {
-      if (ids.length === 0) return null;
-      if (n.type === 'phrase') {
-        budget -= ids.length * words.length;
-        return group(
-          ids.map((id) => words.map((w) => quoted(fieldLexeme(id, w))).join(' <-> ')),
-          ' | ',
-        );
-      }
-      const each = words.map((w) => ids.flatMap((id) => lexemesOf(id, w)));
-      budget -= each.reduce((sum, lexemes) => sum + lexemes.length, 0);
-      return group(
-        each.map((lexemes) => group(lexemes, ' | ')),
-        ' & ',
-      );
-    };
-    const own = field.own === null ? null : within([field.own]);
-    const below = within(field.below);
-    const parts: string[] = [];
-    if (own !== null) parts.push(own);
-    // A document where the field holds values of its own reads those alone (the mark `n`).
-    if (below !== null) parts.push(field.own === null ? below : `(${below}) & !${quoted(String(field.own))}`);
-    return group(parts, ' | ');
-  };
+    tokenize(n.value).some((w) => Buffer.byteLength(fieldLexeme(Number.MAX_SAFE_INTEGER, w)) > MAX_LEXEME_BYTES)
+      ? null
+      : fieldLeaf(n, paths.get(n.field), fuzzy, TSQUERY, (lexemes) => (budget -= lexemes));
   const walk = (n: QueryNode): string | null => {
     switch (n.type) {
       case 'term':
@@ -137,7 +114,7 @@ export function fieldTsquery(node: QueryNode, paths: ReadonlyMap<string, FieldPa
       case 'or': {
         const parts = n.children.map(walk);
         if (parts.length === 0 || parts.some((p) => p === null)) return null;
-        return group(parts as string[], n.type === 'and' ? ' & ' : ' | ');
+        return parts.length === 1 ? (parts[0] as string) : parts.map((p) => `(${p})`).join(n.type === 'and' ? ' & ' : ' | ');
       }
       case 'not': {
         const child = walk(n.child);
