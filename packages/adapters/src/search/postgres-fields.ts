@@ -43,10 +43,12 @@ export function fieldVector(fields: readonly FieldWords[] | null, pathIds: Reado
     if (id === undefined) throw new Error(`search index: no number for the field path ${JSON.stringify(path)}`);
     if (mixed) parts.push(quoted(String(id)));
     for (const [word, positions] of words) {
+      // The domain's words are letters and digits: nothing to escape.
       const lexeme = fieldLexeme(id, word);
-      bytes += Buffer.byteLength(lexeme) + 8 + 2 * positions.length;
-      if (Buffer.byteLength(lexeme) > MAX_LEXEME_BYTES || bytes > MAX_VECTOR_BYTES) return null;
-      parts.push(`${quoted(lexeme)}:${positions.join(',')}`);
+      const size = Buffer.byteLength(lexeme);
+      bytes += size + 8 + 2 * positions.length;
+      if (size > MAX_LEXEME_BYTES || bytes > MAX_VECTOR_BYTES) return null;
+      parts.push(`'${lexeme}':${positions.join(',')}`);
     }
   }
   return parts.join(' ');
