@@ -233,6 +233,12 @@ export function composedQuery(node: QueryNode, fuzzy: FuzzyExpansions, fieldQuer
   const joined = (keys: RawBuilder<unknown> | null) => (keys === null ? null : sql<boolean>`exists (select 1 from (${keys}) k where k.key = search_doc.key)`);
   const walk = (n: QueryNode): RawBuilder<boolean> | null => {
     if (n.type === 'range') return rangeMatch(n);
+    // A field part under a NOT: the documents holding it, found in the GIN index, left out. As
+    // `field_words @@ !(...)`, every row the filter keeps read its field vector from out of the row.
+    if (n.type === 'not' && partOf(n) === 'fields') {
+      const child = joined(keysOf(n.child));
+      return child === null ? null : sql<boolean>`not (${child})`;
+    }
     if (partOf(n) !== 'composed') return decided(n);
     if (n.type === 'not') {
       const child = n.child.type === 'range' ? rangeMatch(n.child) : joined(keysOf(n.child));
