@@ -17,6 +17,12 @@ describe('PostgreSQL text: documents', () => {
       lexemes: 8,
       // The title's words and pairs with all their positions, the description's too.
       titleWords: "'glacier':2A,5 'muller':3A ' glacier muller':3A",
+      // Each path's words at the vector's positions, for the field vector.
+      fields: [
+        ['metadata.title', new Map([['glacier', [2]], ['muller', [3]]]), false],
+        ['metadata.description', new Map([['glacier', [5]], ['ice', [6]]]), false],
+        ['metadata.subjects', new Map([['sea', [8]], ['ice', [10]]]), false],
+      ],
     });
   });
 
@@ -24,6 +30,8 @@ describe('PostgreSQL text: documents', () => {
     const many = documentWords({ metadata: { title: 'Long', description: 'the '.repeat(300) } });
     expect(many?.positionsExact).toBe(false);
     expect(many?.vector.match(/'the':([\d,]+)/)?.[1]?.split(',')).toHaveLength(256);
+    // No field vector: a field's phrase could not be decided on it.
+    expect(many?.fields).toBeNull();
 
     const long = documentWords({ metadata: { title: 'Long', description: Array.from({ length: 17_000 }, (_, i) => `w${i}`).join(' ') } });
     expect(long?.positionsExact).toBe(false);

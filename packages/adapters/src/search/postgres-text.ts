@@ -38,6 +38,11 @@ export interface DocumentWords {
    * (title and others): their part of any rank is exact from it, without the whole vector.
    */
   titleWords: string;
+  /**
+   * Each path holding values: its words with the positions the vector gives them, and whether the
+   * path also has members with values (see postgres-fields.ts). Null when `positionsExact` is not.
+   */
+  fields: FieldWords[] | null;
 }
 
 /**
@@ -46,6 +51,9 @@ export interface DocumentWords {
  */
 const titlePaths = (flat: FlatDoc): ((path: string) => boolean) =>
   flat.has('metadata.title') ? (path) => path === 'metadata.title' : (path) => path.startsWith('metadata.title.');
+
+/** A path's words at their positions in the vector, and whether it also has members holding values. */
+export type FieldWords = [path: string, words: Map<string, number[]>, mixed: boolean];
 
 /** The vector of a document body, or null when even its distinct words pass the tsvector's size. */
 export function documentWords(body: unknown): DocumentWords | null {
@@ -57,8 +65,13 @@ export function documentWords(body: unknown): DocumentWords | null {
   const pairs = new Map<string, string[]>();
   let position = 0;
   let positionsExact = true;
+  const parents = new Set<string>();
+  for (const path of paths) for (let i = path.indexOf('.'); i !== -1; i = path.indexOf('.', i + 1)) parents.add(path.slice(0, i));
+  const fields: FieldWords[] = [];
   for (const path of ordered) {
     const title = isTitlePath(path);
+    const own = new Map<string, number[]>();
+    if (path !== '') fields.push([path, own, parents.has(path)]);
     for (const value of flat.get(path) ?? []) {
       // A gap between values: a phrase never spans two of them, as in the evaluator.
       position++;
@@ -79,6 +92,9 @@ export function documentWords(body: unknown): DocumentWords | null {
         const at = title ? `${position}A` : String(position);
         if (list.length < MAX_POSITIONS_PER_LEXEME) list.push(at);
         else positionsExact = false;
+        const mine = own.get(word);
+        if (mine === undefined) own.set(word, [position]);
+        else mine.push(position);
         if (previous !== null) {
           // The pair sits at its second word's position, weighted as its words are (a value's
           // words are all title words or none).
@@ -95,8 +111,8 @@ export function documentWords(body: unknown): DocumentWords | null {
   const words = [...positions.keys()];
   const pathLexemes = new Map<string, string[]>();
   let bytes = 0;
-  const fields = fieldPaths(flat);
-  for (const path of fields) {
+  const pathNames = fieldPaths(flat);
+  for (const path of pathNames) {
     const name = `$${path}`;
     if (Buffer.byteLength(name) > MAX_LEXEME_BYTES) return null;
     pathLexemes.set(name, []);
@@ -104,11 +120,11 @@ export function documentWords(body: unknown): DocumentWords | null {
   }
   for (const [word, list] of positions) bytes += Buffer.byteLength(word) + 8 + 2 * list.length;
   for (const [pair, list] of pairs) bytes += Buffer.byteLength(pair) + 8 + 2 * list.length;
-  const lexemes = words.length + fields.length;
+  const lexemes = words.length + pathNames.length;
   if (bytes <= MAX_VECTOR_BYTES) {
     const vector = [vectorText(positions), vectorText(pairs), vectorText(pathLexemes)].filter((part) => part !== '').join(' ');
     const titleWords = [vectorText(titled(positions)), vectorText(titled(pairs))].filter((part) => part !== '').join(' ');
-    return { vector, positionsExact, words, paths: fields, lexemes, titleWords };
+    return { vector, positionsExact, words, paths: pathNames, lexemes, titleWords, fields: positionsExact ? fields : null };
   }
   // Too large with every position: the words alone, title words keeping theirs for their weight,
   // and no pairs (a phrase that may match such a document goes to the evaluator).
@@ -120,7 +136,7 @@ export function documentWords(body: unknown): DocumentWords | null {
     lexemeBytes += Buffer.byteLength(word) + 8 + 2 * titled.length;
   }
   return lexemeBytes <= MAX_VECTOR_BYTES
-    ? { vector: `${vectorText(titleOnly)} ${vectorText(pathLexemes)}`.trim(), positionsExact: false, words, paths: fields, lexemes, titleWords: vectorText(titled(titleOnly)) }
+    ? { vector: `${vectorText(titleOnly)} ${vectorText(pathLexemes)}`.trim(), positionsExact: false, words, paths: pathNames, lexemes, titleWords: vectorText(titled(titleOnly)), fields: null }
     : null;
 }
 
