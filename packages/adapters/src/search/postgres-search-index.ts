@@ -15,13 +15,13 @@
  */
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import { facetLabel, fuzzyDistance, matchesQuery, meetsBox, parseQuery, positiveTerms, runSearch, scoreQuery, shapeBounds, sortBuckets, splitAtAntimeridian, type QueryNode } from '@krs/domain/search';
-import type { BBox, FacetBucket, FacetName, SearchDocument, SearchIndex, SearchRequest, SearchResult, Shape } from '@krs/domain';
+import { isLarge, largeValueSlices, stringifyJsonInTurns, type BBox, type FacetBucket, type FacetName, type SearchDocument, type SearchIndex, type SearchRequest, type SearchResult, type Shape } from '@krs/domain';
 import { evaluateInSlices } from './evaluate-in-slices.ts';
 import { expandInSlices } from './expand-in-slices.ts';
 import { fuzzyWords } from './fts-query.ts';
 import { fieldPathsOf, fieldTsquery, fieldVector } from './postgres-fields.ts';
 import { composedQuery, RANGE_SCHEMA, requiredRanges, writeRanges } from './postgres-ranges.ts';
-import { documentWords, exactQuery, rankOperands, rankText, requiredWords, singleLexeme, type FuzzyExpansions, type RankOperand, type SingleLexeme } from './postgres-text.ts';
+import { documentWords, documentWordsInTurns, exactQuery, type DocumentWords, rankOperands, rankText, requiredWords, singleLexeme, type FuzzyExpansions, type RankOperand, type SingleLexeme } from './postgres-text.ts';
 
 /** Any Kysely handle: the index's tables are outside the records' typed schema, and written in SQL. */
 type Db = Kysely<object>;
@@ -538,7 +538,14 @@ const UPSERT_BATCH = 200;
 
 async function upsertBatch(db: Db, docs: readonly SearchDocument[]): Promise<void> {
   const vocabulary = new Set<string>();
-  const vectors = docs.map((doc) => documentWords(doc.body));
+  // A large record's words are made in slices (domain turns/large-values.ts); the others at once.
+  const vectors: (DocumentWords | null)[] = [];
+  const texts: string[] = [];
+  for (const doc of docs) {
+    const large = isLarge(doc.body['metadata']);
+    vectors.push(large ? await documentWordsInTurns(doc.body, largeValueSlices()) : documentWords(doc.body));
+    texts.push(large ? await stringifyJsonInTurns(doc, largeValueSlices()) : JSON.stringify(doc));
+  }
   for (const words of vectors) for (const w of words?.words ?? []) vocabulary.add(w);
   const pathIds = await pathIdsOf(db, new Set(vectors.flatMap((words) => words?.paths ?? [])));
   const rows = docs.map((doc, i) => {
@@ -549,7 +556,7 @@ async function upsertBatch(db: Db, docs: readonly SearchDocument[]): Promise<voi
       ${doc.resourceType?.id ?? null}, ${doc.resourceType?.label ?? null}, ${doc.accessStatus},
       ${words === null ? null : sql`${words.vector}::tsvector`}, ${words?.positionsExact ?? false}, ${words?.lexemes ?? null}::integer,
       ${words === null ? null : sql`${pathBits(words.paths, pathIds)}::bit varying`}, ${words === null ? null : sql`${words.titleWords}::tsvector`},
-      ${fieldWords === null ? null : sql`${fieldWords}::tsvector`}, ${JSON.stringify(doc)})`;
+      ${fieldWords === null ? null : sql`${fieldWords}::tsvector`}, ${texts[i]})`;
   });
   await sql`insert into search_doc (key, id, kind, state, parent_id, owner_id, version_index, is_latest, in_user_listing, is_user_latest,
       is_public, readers, created, updated, resource_type, resource_type_label, access_status, words, positions_exact, word_count, path_bits, title_words, field_words, doc)

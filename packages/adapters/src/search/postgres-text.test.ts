@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseQuery } from '@krs/domain/search';
-import { documentWords, exactQuery, rankQuery, requiredWords, singleLexeme } from './postgres-text.ts';
+import { documentWords, documentWordsInTurns, exactQuery, rankQuery, requiredWords, singleLexeme } from './postgres-text.ts';
 
 const exact = (q: string) => exactQuery(parseQuery(q))?.match ?? null;
 
@@ -101,5 +101,13 @@ describe('PostgreSQL text: queries', () => {
   it('narrows a longer phrase by its word pairs where asked, else by its words', () => {
     expect(requiredWords(parseQuery('"arctic sea ice" glacier'), true)).toBe("(' arctic sea' & ' sea ice') & ('glacier')");
     expect(requiredWords(parseQuery('"arctic sea ice" glacier'))).toBe("('arctic' & 'sea' & 'ice') & ('glacier')");
+  });
+
+  it('makes a large record\'s words in slices, the same as at once', async () => {
+    const body = { metadata: { title: 'Sea ice', creators: Array.from({ length: 3000 }, (_, i) => ({ person_or_org: { name: `Person ${i}, Ana` } })), subjects: ['sea ice', { subject: 'glacier' }] } };
+    let turns = 0;
+    const sliced = await documentWordsInTurns(body, { due: () => true, turn: async () => void turns++ });
+    expect(sliced).toEqual(documentWords(body));
+    expect(turns).toBeGreaterThan(3000 / 512);
   });
 });
