@@ -3,7 +3,8 @@
  * `%_data` and `%_idx` tables) and decoded here, in the form `OCCURRENCES_SQL` gives them
  * (term-relevance.ts): `rowid * 4 + the column's weight` for each occurrence, by document, but
  * for an occurrence in the title and one in the text given together as weight 3 (`fts5Codes`);
- * and, further down, those of an AND of phrases (`fts5Phrases`).
+ * and, further down, those of an AND of phrases (`fts5Phrases`) and the words of a slice of the
+ * vocabulary (`fts5NearestWords`).
  *
  * The `instance` vocabulary hands each occurrence to SQL as a row of its own: for a word in
  * 57 000 of 100 000 documents (100 000 occurrences), walking them cost about 5 ms of a reader
@@ -31,6 +32,8 @@ export interface Fts5Store {
   block(id: number): Uint8Array | undefined;
   /** `SELECT pgno FROM %_idx WHERE segid = ? AND term <= ? ORDER BY term DESC LIMIT 1`. */
   seek(segid: number, key: Uint8Array): number | undefined;
+  /** `SELECT pgno FROM %_idx WHERE segid = ? AND term >= ? AND term < ? ORDER BY term`: the leaves whose first term lies between. */
+  leaves(segid: number, low: Uint8Array, high: Uint8Array): number[];
 }
 
 /** Arrays kept from one call to the next (fresh memory costs a page fault per 4 KiB here). */
@@ -847,4 +850,192 @@ export function fts5NextCommon(rows: Int32Array[], counts: number[], at: Int32Ar
     }
     if (all) return target;
   }
+}
+
+/*
+ * The words of a slice of an FTS5 table's vocabulary, read from the terms on its segments' leaf
+ * pages, for fuzzy words (see `nearestWords` in sqlite-search-index.ts): the same words, in the
+ * same order, as the `row` vocabulary (`doc_words`, an `fts5vocab` table) lists them.
+ *
+ * That vocabulary counts the documents of every word it lists, so listing a letter's words walks
+ * all their doclists: at a million documents the letter of `glacer~` holds `grace` (a third of the
+ * documents) and `glacier`, and its slices cost a reader thread about 30 ms. A leaf page's footer
+ * says where each of its terms starts; the pages holding terms are those the segment's `%_idx`
+ * table names, so the pages between them, which hold only the doclists of large words, are never
+ * read.
+ *
+ * FTS5 lists a word only if one of its documents is live: a word whose every entry is a delete
+ * marker (each of its rows deleted since it was written) is in the leaves and not in the
+ * vocabulary. A word's entries in the newest segment holding it are its winning ones (a rowid in
+ * several segments is the newest one's; fts5-doclist.ts), so one of them with positions there
+ * makes it live: the entries that follow the word on its page are looked at for one. A word
+ * whose entries there are all delete markers, or run on to the next page, is decided by decoding
+ * its entries in the segments holding it; more than 512 such words throw, as does
+ * anything the decoder does not read, and the caller reads the vocabulary instead.
+ *
+ * These too run as source text on the reader threads (see above).
+ */
+
+/**
+ * The `most` words of the table's main index in `[from, to)` nearest `word` in order (the first
+ * at or after it, then the last before it, and so on in turn), of those whose length is at least
+ * `shortest` bytes (UTF-8) and at most `longest` characters; as `doc_words` lists them.
+ */
+export function fts5NearestWords(store: Fts5Store, from: string, to: string, word: string, shortest: number, longest: number, most: number, doclist: Fts5Scratch): string[] {
+  const segments = fts5Segments(store);
+  const encoder = new TextEncoder();
+  const low = encoder.encode(`0${from}`);
+  const high = encoder.encode(`0${to}`);
+  // Each word's key (`0` and its bytes, as a string of one character per byte: such strings
+  // order as the bytes do) and 1 when it is live, or the segments holding it (as `segments`
+  // lists them) while undecided; the segments are read newest first.
+  const found = new Map<string, 1 | number[]>();
+  for (let s = 0; s < segments.length; s += 3) fts5LeafTerms(store, segments, s, low, high, shortest + 1, longest, found);
+  const keys: string[] = [];
+  // Each word decided by its entries costs a few reads of the segments holding it (tens of
+  // microseconds); the vocabulary's slice, read instead past this many, a few milliseconds to tens.
+  const undecidedAtMost = 512;
+  let undecided = 0;
+  for (const [key, live] of found) {
+    if (live === 1) keys.push(key);
+    else {
+      if (++undecided > undecidedAtMost) throw new Error('fts5: too many words whose rows may all be deleted');
+      if (fts5WordLives(store, live, Uint8Array.from(key, (c) => c.charCodeAt(0)), doclist)) keys.push(key);
+    }
+  }
+  keys.sort();
+  const wordKey = String.fromCharCode(...encoder.encode(`0${word}`));
+  // The first key at or after the word's.
+  let lowest = 0;
+  let highest = keys.length;
+  while (lowest < highest) {
+    const middle = (lowest + highest) >>> 1;
+    if ((keys[middle] as string) < wordKey) lowest = middle + 1;
+    else highest = middle;
+  }
+  const decoder = new TextDecoder();
+  const nearest: string[] = [];
+  for (let i = 0; nearest.length < most && (lowest + i < keys.length || lowest - 1 - i >= 0); i++) {
+    for (const at of [lowest + i, lowest - 1 - i]) {
+      if (at < 0 || at >= keys.length || nearest.length >= most) continue;
+      const key = keys[at] as string;
+      // Keys of ASCII words are the words (after the `0`); others are decoded from their bytes.
+      nearest.push(/[^\x00-\x7f]/.test(key) ? decoder.decode(Uint8Array.from(key.slice(1), (c) => c.charCodeAt(0))) : key.slice(1));
+    }
+  }
+  return nearest;
+}
+
+/**
+ * Adds to `found` the terms in `[low, high)` of the leaf pages of the segment at `s` in
+ * `segments` whose length is at least `shortest` bytes (the key's, with its `0`) and at most
+ * `longest` characters: 1 when an entry following the term on its page has positions (a live
+ * row), or else the segment, after those of newer segments holding the term. A term found live
+ * in a newer segment is left as it is.
+ */
+export function fts5LeafTerms(store: Fts5Store, segments: number[], s: number, low: Uint8Array, high: Uint8Array, shortest: number, longest: number, found: Map<string, 1 | number[]>): void {
+  const segid = segments[s] as number;
+  const first = segments[s + 1] as number;
+  const last = segments[s + 2] as number;
+  const values = [0, 0];
+  const start = store.seek(segid, low);
+  const pages = [start === undefined ? first : Math.max(first, Math.floor(start / 2))];
+  for (const pgno of store.leaves(segid, low, high)) {
+    const page = Math.floor(pgno / 2);
+    if (page > (pages[pages.length - 1] as number) && page <= last) pages.push(page);
+  }
+  let term = new Uint8Array(256);
+  for (const pgno of pages) {
+    if (pgno > last) break;
+    const page = fts5Page(store, segid, pgno);
+    const szLeaf = ((page[2] as number) << 8) | (page[3] as number);
+    if (szLeaf > page.length) throw new Error('fts5: a leaf longer than its page');
+    // The footer lists where each term starts, the first in full, each later one as the distance from the one before.
+    let footer = szLeaf;
+    let termAt = 0;
+    let length = 0;
+    for (let t = 0; footer < page.length; t++) {
+      footer = fts5VarintAt(page, footer, values);
+      termAt += values[0] as number;
+      let at = termAt;
+      let keep = 0;
+      if (t > 0) {
+        at = fts5VarintAt(page, at, values);
+        keep = values[0] as number;
+      }
+      at = fts5VarintAt(page, at, values);
+      const fresh = values[0] as number;
+      if (keep > length || at + fresh > szLeaf) throw new Error('fts5: a term past its page');
+      if (keep + fresh > term.length) {
+        const grown = new Uint8Array(2 * (keep + fresh));
+        grown.set(term.subarray(0, keep));
+        term = grown;
+      }
+      term.set(page.subarray(at, at + fresh), keep);
+      length = keep + fresh;
+      at += fresh;
+      // Terms are in order: the first at or past `high` ends the segment's slice.
+      let order = 0;
+      for (let i = 0; i < length && i < high.length && order === 0; i++) order = (term[i] as number) - (high[i] as number);
+      if (order > 0 || (order === 0 && length >= high.length)) return;
+      order = 0;
+      for (let i = 0; i < length && i < low.length && order === 0; i++) order = (term[i] as number) - (low[i] as number);
+      if (order < 0 || (order === 0 && length < low.length)) continue;
+      let characters = 0;
+      for (let i = 1; i < length; i++) if (((term[i] as number) & 0xc0) !== 0x80) characters++;
+      if (length < shortest || characters > longest) continue;
+      let key = '';
+      for (let i = 0; i < length; i += 1024) key += String.fromCharCode(...term.subarray(i, Math.min(length, i + 1024)));
+      const before = found.get(key);
+      if (before === 1) continue;
+      if (before !== undefined) {
+        // Its entries here may hold the live row: decided with the newer segments' entries, if need be.
+        before.push(segid, first, last);
+        continue;
+      }
+      // The term's entries on this page, up to the next term or the page's end: one with positions (its size's varint
+      // is the positions' bytes times two, plus one for a delete marker) is a live row in this segment.
+      let end = szLeaf;
+      if (footer < page.length) {
+        fts5VarintAt(page, footer, values);
+        end = termAt + (values[0] as number);
+      }
+      let live = 0;
+      while (at < end && live === 0) {
+        // A rowid, then a size whose varint may run past the page: undecided here.
+        at = fts5VarintAt(page, at, values);
+        if (at >= end) break;
+        at = fts5VarintAt(page, at, values);
+        const size = values[0] as number;
+        if (at > end) break;
+        if (size >= 2) live = 1;
+        at += Math.floor(size / 2);
+      }
+      found.set(key, live === 1 ? 1 : [segid, first, last]);
+    }
+  }
+}
+
+/** Whether any row holds the term (`0` and its bytes): its winning entries decoded in the segments holding it (newest first, as `fts5Segments` lists them). */
+export function fts5WordLives(store: Fts5Store, segments: number[], key: Uint8Array, doclist: Fts5Scratch): boolean {
+  const bounds: number[] = [];
+  let used = 0;
+  doclist.codes = 0;
+  for (let s = 0; s < segments.length; s += 3) {
+    const length = fts5Doclist(store, segments[s] as number, segments[s + 1] as number, segments[s + 2] as number, key, doclist);
+    if (length < 0) continue;
+    const start = used;
+    used = fts5Entries(doclist, length, used);
+    if (used > start) bounds.push(start, used);
+  }
+  if (bounds.length === 0) return false;
+  const entries = doclist.entries;
+  if (bounds.length === 2) {
+    for (let e = bounds[0] as number; e < (bounds[1] as number); e += 3) if ((entries[e + 1] as number) >= 0) return true;
+    return false;
+  }
+  const count = fts5Winners(doclist, bounds);
+  const merged = doclist.order[2] as Int32Array;
+  for (let w = 0; w < count; w++) if ((entries[(merged[w] as number) + 1] as number) >= 0) return true;
+  return false;
 }

@@ -39,6 +39,9 @@ import {
   fts5VarintAt,
   fts5Winners,
   fts5WordSpans,
+  fts5LeafTerms,
+  fts5NearestWords,
+  fts5WordLives,
   type Fts5Store,
 } from './fts5-doclist.ts';
 
@@ -66,6 +69,12 @@ export interface SqliteReader {
    */
   phrases(fts: string, phrases: readonly (readonly string[])[]): Promise<Int32Array>;
   /**
+   * The `most` words of `fts`'s vocabulary in `[from, to)` nearest `word` in order, of those at
+   * least `shortest` bytes and at most `longest` characters long, read from its segments'
+   * leaves (`fts5NearestWords`); rejects when they cannot be.
+   */
+  nearestWords(fts: string, slice: NearestWords): Promise<string[]>;
+  /**
    * Gives back an array `rowids` answered, once nothing reads it any more: a reader thread fills
    * it again rather than memory it has not touched (see scratch-arrays.ts).
    */
@@ -74,13 +83,23 @@ export interface SqliteReader {
   close(): Promise<void>;
 }
 
+/** A slice of a vocabulary and the word whose nearest words in it are wanted (see `nearestWords`). */
+export interface NearestWords {
+  from: string;
+  to: string;
+  word: string;
+  shortest: number;
+  longest: number;
+  most: number;
+}
+
 interface Request {
   id: number;
-  kind: 'rowids' | 'rows' | 'pairs' | 'occurrences' | 'phrases' | 'recycle' | 'close';
+  kind: 'rowids' | 'rows' | 'pairs' | 'occurrences' | 'phrases' | 'words' | 'recycle' | 'close';
   sql: string;
   params: readonly Param[];
 }
-type Result = Int32Array | Float64Array | unknown[][];
+type Result = Int32Array | Float64Array | unknown[][] | string;
 type Reply = { id: number; result: Result } | { id: number; error: string };
 
 /** Plain JavaScript, evaluated by the worker: it loads better-sqlite3 from the path given. */
@@ -126,6 +145,9 @@ ${fts5PhraseDocuments}
 ${fts5PhraseScratch}
 ${fts5Seek}
 ${fts5NextCommon}
+${fts5LeafTerms}
+${fts5WordLives}
+${fts5NearestWords}
 const statements = new Map();
 // Rowids come back joined in one text, not as one value per row: handing each row to JavaScript
 // was most of the cost of a large match (a term in 57k of 100k documents: 19 ms row by row,
@@ -179,7 +201,9 @@ function storeOf(fts) {
   if (store === undefined) {
     const data = db.prepare('SELECT block FROM "' + fts + '_data" WHERE id = ?').pluck();
     const idx = db.prepare('SELECT pgno FROM "' + fts + '_idx" WHERE segid = ? AND term <= ? ORDER BY term DESC LIMIT 1').pluck();
-    store = { block: (id) => data.get(id), seek: (segid, key) => idx.get(segid, Buffer.from(key.buffer, key.byteOffset, key.byteLength)) };
+    const leaves = db.prepare('SELECT pgno FROM "' + fts + '_idx" WHERE segid = ? AND term >= ? AND term < ? ORDER BY term').pluck();
+    const bytes = (key) => Buffer.from(key.buffer, key.byteOffset, key.byteLength);
+    store = { block: (id) => data.get(id), seek: (segid, key) => idx.get(segid, bytes(key)), leaves: (segid, low, high) => leaves.all(segid, bytes(low), bytes(high)) };
     stores.set(fts, store);
   }
   return store;
@@ -207,6 +231,17 @@ function phrases(fts, json) {
     const store = storeOf(fts);
     read = db.transaction((list) => fts5Phrases(store, list, doclistScratch, phraseScratch, (count) => int32s(count)));
     phraseReads.set(fts, read);
+  }
+  return read(JSON.parse(json));
+}
+const wordReads = new Map();
+/** The nearest words of a slice (as JSON) from the table's leaves, in one read transaction, joined by spaces; throws if they cannot be read. */
+function nearestWords(fts, json) {
+  let read = wordReads.get(fts);
+  if (read === undefined) {
+    const store = storeOf(fts);
+    read = db.transaction((s) => fts5NearestWords(store, s.from, s.to, s.word, s.shortest, s.longest, s.most, doclistScratch).join(' '));
+    wordReads.set(fts, read);
   }
   return read(JSON.parse(json));
 }
@@ -241,6 +276,7 @@ parentPort.on('message', ({ id, kind, sql, params, buffer }) => {
       const pairs = numbers.subarray(0, n);
       return parentPort.postMessage({ id, result: pairs }, [pairs.buffer]);
     }
+    if (kind === 'words') return parentPort.postMessage({ id, result: nearestWords(params[0], params[1]) });
     const rows = statement(kind, sql).all(...params);
     if (kind === 'rows') return parentPort.postMessage({ id, result: rows });
   } catch (e) {
@@ -315,6 +351,7 @@ export function createThreadReader(filename: string, threads = 2): SqliteReader 
     numbers: (sql, params) => ask('pairs', sql, params) as Promise<Float64Array>,
     occurrences: (fts, word, fallback) => ask('occurrences', fallback, [fts, word]) as Promise<Int32Array>,
     phrases: (fts, phrases) => ask('phrases', '', [fts, JSON.stringify(phrases)]) as Promise<Int32Array>,
+    nearestWords: async (fts, slice) => splitWords((await ask('words', '', [fts, JSON.stringify(slice)])) as string),
     recycle: (rowids) => {
       // An empty answer has no buffer of its own; a buffer already handed on cannot be sent.
       const { buffer } = rowids;
@@ -335,6 +372,9 @@ export function createThreadReader(filename: string, threads = 2): SqliteReader 
   };
 }
 
+/** Words joined by spaces (words never hold one). */
+const splitWords = (joined: string): string[] => (joined === '' ? [] : joined.split(' '));
+
 export function createInlineReader(db: Database): SqliteReader {
   db.function(ROW_SIZE_FUNCTION, { deterministic: true }, (sz) => documentLength(sz as Uint8Array));
   const scratch = fts5Scratch();
@@ -342,9 +382,12 @@ export function createInlineReader(db: Database): SqliteReader {
   const storeOf = (fts: string): Fts5Store => {
     const data = db.prepare(`SELECT block FROM "${fts}_data" WHERE id = ?`).pluck();
     const idx = db.prepare(`SELECT pgno FROM "${fts}_idx" WHERE segid = ? AND term <= ? ORDER BY term DESC LIMIT 1`).pluck();
+    const leaves = db.prepare(`SELECT pgno FROM "${fts}_idx" WHERE segid = ? AND term >= ? AND term < ? ORDER BY term`).pluck();
+    const bytes = (key: Uint8Array) => Buffer.from(key.buffer, key.byteOffset, key.byteLength);
     return {
       block: (id) => data.get(id) as Uint8Array | undefined,
-      seek: (segid, key) => idx.get(segid, Buffer.from(key.buffer, key.byteOffset, key.byteLength)) as number | undefined,
+      seek: (segid, key) => idx.get(segid, bytes(key)) as number | undefined,
+      leaves: (segid, low, high) => leaves.all(segid, bytes(low), bytes(high)) as number[],
     };
   };
   const occurrences = (fts: string, word: string, fallback: string): Int32Array => {
@@ -366,6 +409,10 @@ export function createInlineReader(db: Database): SqliteReader {
     numbers: async (sql, params) => Float64Array.from((db.prepare(sql).raw().all(...params) as number[][]).flat()),
     occurrences: async (fts, word, fallback) => occurrences(fts, word, fallback),
     phrases: async (fts, list) => phrases(fts, list),
+    nearestWords: async (fts, s) => {
+      const store = storeOf(fts);
+      return db.transaction(() => fts5NearestWords(store, s.from, s.to, s.word, s.shortest, s.longest, s.most, scratch))();
+    },
     recycle: () => undefined,
     close: async () => undefined,
   };
