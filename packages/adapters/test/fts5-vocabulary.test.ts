@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { editDistance } from '@krs/domain/search';
 import { Sqlite as Database } from '../src/sql/sqlite-driver.ts';
 import { fts5NearestWords, fts5Scratch } from '../src/search/fts5-doclist.ts';
 import { createInlineReader, createThreadReader } from '../src/search/sqlite-reader.ts';
@@ -146,8 +147,15 @@ describe("a slice of the vocabulary read from FTS5's leaves", () => {
         const letter = String.fromCodePoint(word.codePointAt(0) ?? 0);
         const to = String.fromCodePoint((letter.codePointAt(0) ?? 0) + 1);
         const expected = fromVocabulary(db, letter, to, word, shortest, longest, most);
-        expect(await thread.nearestWords('doc_fts', { from: letter, to, word, shortest, longest, most }), word).toEqual(expected);
-        expect(await inline.nearestWords('doc_fts', { from: letter, to, word, shortest, longest, most }), word).toEqual(expected);
+        // Every word of the slice is within 40 edits of the word: all are handed over.
+        expect(await thread.nearestWords('doc_fts', { from: letter, to, word, shortest, longest, most, distance: 40 }), word).toEqual({ read: expected.length, near: expected });
+        expect(await inline.nearestWords('doc_fts', { from: letter, to, word, shortest, longest, most, distance: 40 }), word).toEqual({ read: expected.length, near: expected });
+        // Within two, only some: the count is still the slice's.
+        const near = expected.filter((w) => editDistance(w, word, 2) <= 2);
+        const answered = await thread.nearestWords('doc_fts', { from: letter, to, word, shortest, longest, most, distance: 2 });
+        expect(answered.read).toBe(expected.length);
+        expect(near.every((w) => answered.near.includes(w)) && answered.near.every((w) => expected.includes(w)), word).toBe(true);
+        if (most === 20_000) expect(answered.near.length, word).toBeLessThan(expected.length / 2);
       }
     } finally {
       await thread.close();

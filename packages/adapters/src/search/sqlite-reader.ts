@@ -13,6 +13,7 @@ import { Worker } from 'node:worker_threads';
 import { SQLITE_MODULE_PATH } from '../sql/sqlite-driver.ts';
 import { LOWER_PRIORITY } from './worker-priority.ts';
 import { threadsEnded } from './threads-ended.ts';
+import { withinBagDistance } from './bag-distance.ts';
 import type { Param } from './fts-query.ts';
 import { documentLength, fts5Varints } from './doc-lengths.ts';
 import {
@@ -71,9 +72,10 @@ export interface SqliteReader {
   /**
    * The `most` words of `fts`'s vocabulary in `[from, to)` nearest `word` in order, of those at
    * least `shortest` bytes and at most `longest` characters long, read from its segments'
-   * leaves (`fts5NearestWords`); rejects when they cannot be.
+   * leaves (`fts5NearestWords`): how many (`read`), and those that may lie within `distance`
+   * edits of the word (`near`, see bag-distance.ts); rejects when they cannot be read.
    */
-  nearestWords(fts: string, slice: NearestWords): Promise<string[]>;
+  nearestWords(fts: string, slice: NearestWords): Promise<{ read: number; near: string[] }>;
   /**
    * Gives back an array `rowids` answered, once nothing reads it any more: a reader thread fills
    * it again rather than memory it has not touched (see scratch-arrays.ts).
@@ -91,6 +93,7 @@ export interface NearestWords {
   shortest: number;
   longest: number;
   most: number;
+  distance: number;
 }
 
 interface Request {
@@ -148,6 +151,8 @@ ${fts5NextCommon}
 ${fts5LeafTerms}
 ${fts5WordLives}
 ${fts5NearestWords}
+// bag-distance.ts's.
+${withinBagDistance}
 const statements = new Map();
 // Rowids come back joined in one text, not as one value per row: handing each row to JavaScript
 // was most of the cost of a large match (a term in 57k of 100k documents: 19 ms row by row,
@@ -235,12 +240,15 @@ function phrases(fts, json) {
   return read(JSON.parse(json));
 }
 const wordReads = new Map();
-/** The nearest words of a slice (as JSON) from the table's leaves, in one read transaction, joined by spaces; throws if they cannot be read. */
+/** How many nearest words of a slice (as JSON) the table's leaves give, and those near the word, in one read transaction, joined by spaces; throws if they cannot be read. */
 function nearestWords(fts, json) {
   let read = wordReads.get(fts);
   if (read === undefined) {
     const store = storeOf(fts);
-    read = db.transaction((s) => fts5NearestWords(store, s.from, s.to, s.word, s.shortest, s.longest, s.most, doclistScratch).join(' '));
+    read = db.transaction((s) => {
+      const nearest = fts5NearestWords(store, s.from, s.to, s.word, s.shortest, s.longest, s.most, doclistScratch);
+      return [nearest.length, ...withinBagDistance(nearest, s.word, s.distance)].join(' ');
+    });
     wordReads.set(fts, read);
   }
   return read(JSON.parse(json));
@@ -351,7 +359,10 @@ export function createThreadReader(filename: string, threads = 2): SqliteReader 
     numbers: (sql, params) => ask('pairs', sql, params) as Promise<Float64Array>,
     occurrences: (fts, word, fallback) => ask('occurrences', fallback, [fts, word]) as Promise<Int32Array>,
     phrases: (fts, phrases) => ask('phrases', '', [fts, JSON.stringify(phrases)]) as Promise<Int32Array>,
-    nearestWords: async (fts, slice) => splitWords((await ask('words', '', [fts, JSON.stringify(slice)])) as string),
+    nearestWords: async (fts, slice) => {
+      const [read, ...near] = ((await ask('words', '', [fts, JSON.stringify(slice)])) as string).split(' ');
+      return { read: Number(read), near };
+    },
     recycle: (rowids) => {
       // An empty answer has no buffer of its own; a buffer already handed on cannot be sent.
       const { buffer } = rowids;
@@ -371,9 +382,6 @@ export function createThreadReader(filename: string, threads = 2): SqliteReader 
     },
   };
 }
-
-/** Words joined by spaces (words never hold one). */
-const splitWords = (joined: string): string[] => (joined === '' ? [] : joined.split(' '));
 
 export function createInlineReader(db: Database): SqliteReader {
   db.function(ROW_SIZE_FUNCTION, { deterministic: true }, (sz) => documentLength(sz as Uint8Array));
@@ -411,7 +419,8 @@ export function createInlineReader(db: Database): SqliteReader {
     phrases: async (fts, list) => phrases(fts, list),
     nearestWords: async (fts, s) => {
       const store = storeOf(fts);
-      return db.transaction(() => fts5NearestWords(store, s.from, s.to, s.word, s.shortest, s.longest, s.most, scratch))();
+      const nearest = db.transaction(() => fts5NearestWords(store, s.from, s.to, s.word, s.shortest, s.longest, s.most, scratch))();
+      return { read: nearest.length, near: withinBagDistance(nearest, s.word, s.distance) };
     },
     recycle: () => undefined,
     close: async () => undefined,
