@@ -44,17 +44,30 @@ export interface Fts5Scratch {
   absolute: number[];
   /** Entries of three: rowid, occurrences in column 0, in column 1 (-1 and 0: a delete marker). */
   entries: Int32Array;
-  /** Two lists of entries' offsets, merged from one into the other, and the winning entries' (`fts5Winners`). */
-  order: Int32Array[];
   /**
-   * The codes the live entries decoded so far would give (`fts5Codes`): at least those of the
-   * winning ones, so room for the codes is taken without a pass counting them.
+   * Two lists of entries' offsets, merged from one into the other, and the winning entries'
+   * (`fts5Winners`); for `fts5Occurrences`, two lists of codes and two of rowids merged likewise.
    */
-  codes: number;
+  order: Int32Array[];
+  /** One word's codes (`fts5Codes`), decoded straight from its doclists, each segment's after the one before. */
+  coded: Int32Array;
+  /**
+   * The rowids of that word's entries that give no code (a delete marker, or a row holding the
+   * word outside the title and text alone), each segment's after the one before: in the newest
+   * segment holding a row, they stand for it as codes do.
+   */
+  silent: Int32Array;
 }
 
 export function fts5Scratch(): Fts5Scratch {
-  return { bytes: new Uint8Array(1 << 16), absolute: [], entries: new Int32Array(1 << 14), order: [new Int32Array(1 << 12), new Int32Array(1 << 12), new Int32Array(1 << 12)], codes: 0 };
+  return {
+    bytes: new Uint8Array(1 << 16),
+    absolute: [],
+    entries: new Int32Array(1 << 14),
+    order: [new Int32Array(1 << 12), new Int32Array(1 << 12), new Int32Array(1 << 12), new Int32Array(1 << 12), new Int32Array(1 << 12)],
+    coded: new Int32Array(1 << 14),
+    silent: new Int32Array(1 << 10),
+  };
 }
 
 /**
@@ -64,18 +77,202 @@ export function fts5Scratch(): Fts5Scratch {
 export function fts5Occurrences(store: Fts5Store, term: string, scratch: Fts5Scratch, allocate: (count: number) => Int32Array): Int32Array {
   const segments = fts5Segments(store);
   const key = new TextEncoder().encode(`0${term}`);
-  // Each segment's entries (rowid, title count, text count; -1 for a delete marker), newest first.
-  const bounds: number[] = [];
-  let used = 0;
-  scratch.codes = 0;
+  // Each segment's codes and silent rowids (their ends in `scratch.coded` and `scratch.silent`),
+  // first and last rowid, newest first: six numbers a segment holding the word.
+  const parts: number[] = [];
+  const range = [0, 0, 0, 0];
   for (let s = 0; s < segments.length; s += 3) {
     const length = fts5Doclist(store, segments[s] as number, segments[s + 1] as number, segments[s + 2] as number, key, scratch);
     if (length < 0) continue;
-    const start = used;
-    used = fts5Entries(scratch, length, used);
-    if (used > start) bounds.push(start, used);
+    const codes = range[0] as number;
+    const silent = range[1] as number;
+    fts5CodedEntries(scratch, length, range);
+    if ((range[0] as number) > codes || (range[1] as number) > silent) parts.push(codes, range[0] as number, silent, range[1] as number, range[2] as number, range[3] as number);
   }
-  return fts5Merged(scratch, bounds, allocate);
+  return fts5CodedMerged(scratch, parts, allocate);
+}
+
+/**
+ * Decodes a segment's doclist (`scratch.bytes[0, length)`) straight into codes, appended to
+ * `scratch.coded` from `range[0]`, and the rowids of its entries giving none to `scratch.silent`
+ * from `range[1]`; sets `range` to their ends, then to the first and last rowid of the entries.
+ * One pass: decoding entries, then the winning ones, then their codes cost a word in 548 446 of
+ * a million documents three passes over its entries.
+ */
+export function fts5CodedEntries(scratch: Fts5Scratch, length: number, range: number[]): void {
+  const bytes = scratch.bytes;
+  const absolute = scratch.absolute;
+  const values = [0, 0];
+  let coded = scratch.coded;
+  let silent = scratch.silent;
+  let c = range[0] as number;
+  let q = range[1] as number;
+  let next = 0;
+  let rowid = 0;
+  let at = 0;
+  while (at < length) {
+    const entryAt = at;
+    let value = bytes[at] as number;
+    if (value < 0x80) at++;
+    else {
+      at = fts5VarintAt(bytes, at, values);
+      value = values[0] as number;
+    }
+    if (entryAt === 0) {
+      rowid = value;
+      range[2] = rowid;
+    } else if (next < absolute.length && absolute[next] === entryAt) {
+      rowid = value;
+      next++;
+    } else rowid += value;
+    // A page's first rowid is where an entry starts, or the pages were misread.
+    if (next < absolute.length && (absolute[next] as number) < at) throw new Error('fts5: a page whose first rowid is inside an entry');
+    let size = bytes[at] as number;
+    if (size < 0x80) at++;
+    else {
+      at = fts5VarintAt(bytes, at, values);
+      size = values[0] as number;
+    }
+    const end = at + Math.floor(size / 2);
+    if (end > length) throw new Error('fts5: a position list past its doclist');
+    let column = 0;
+    let title = 0;
+    let text = 0;
+    while (at < end) {
+      const byte = bytes[at] as number;
+      if (byte < 0x80) {
+        at++;
+        if (byte === 1) {
+          at = fts5VarintAt(bytes, at, values);
+          column = values[0] as number;
+          continue;
+        }
+      } else at = fts5VarintAt(bytes, at, values);
+      if (column === 0) title++;
+      else if (column === 1) text++;
+    }
+    if (size < 2 || title + text === 0) {
+      if (q >= silent.length) {
+        const grown = new Int32Array(silent.length * 2);
+        grown.set(silent);
+        silent = grown;
+        scratch.silent = grown;
+      }
+      silent[q++] = rowid;
+      continue;
+    }
+    const both = Math.min(title, text);
+    if (c + title + text - both > coded.length) {
+      const grown = new Int32Array(Math.max(coded.length * 2, c + title + text));
+      grown.set(coded.subarray(0, c));
+      coded = grown;
+      scratch.coded = grown;
+    }
+    const code = rowid * 4;
+    for (let k = 0; k < both; k++) coded[c++] = code + 3;
+    for (let k = both; k < title; k++) coded[c++] = code + 2;
+    for (let k = both; k < text; k++) coded[c++] = code + 1;
+  }
+  if (next !== absolute.length) throw new Error('fts5: a page whose first rowid was not reached');
+  range[0] = c;
+  range[1] = q;
+  range[3] = rowid;
+}
+
+/**
+ * The codes of the segments' winning entries (`parts`, six numbers a segment, newest first; see
+ * `fts5Occurrences`), in rowid order: segments whose rowids overlap no other's (a segment holds
+ * the rows written between two merges, so most do) are copied whole, in order of their first
+ * rowid; those that overlap are merged newest first (`fts5CodedCluster`).
+ */
+export function fts5CodedMerged(scratch: Fts5Scratch, parts: number[], allocate: (count: number) => Int32Array): Int32Array {
+  const count = parts.length / 6;
+  const byFirst: number[] = [];
+  for (let p = 0; p < count; p++) byFirst.push(p);
+  byFirst.sort((a, b) => (parts[6 * a + 4] as number) - (parts[6 * b + 4] as number) || a - b);
+  // Each run of overlapping segments: its codes as (array, start, end).
+  const pieces: [Int32Array, number, number][] = [];
+  let total = 0;
+  for (let i = 0; i < count; ) {
+    const first = byFirst[i] as number;
+    let last = parts[6 * first + 5] as number;
+    let j = i + 1;
+    while (j < count && (parts[6 * (byFirst[j] as number) + 4] as number) <= last) {
+      last = Math.max(last, parts[6 * (byFirst[j] as number) + 5] as number);
+      j++;
+    }
+    let piece: [Int32Array, number, number];
+    if (j === i + 1) piece = [scratch.coded, parts[6 * first] as number, parts[6 * first + 1] as number];
+    else {
+      const merged = fts5CodedCluster(scratch, parts, byFirst.slice(i, j).sort((a, b) => a - b));
+      // The merge's lists are reused by the next run: this one's codes are kept apart.
+      piece = [merged.slice(), 0, merged.length];
+    }
+    pieces.push(piece);
+    total += piece[2] - piece[1];
+    i = j;
+  }
+  const out = allocate(total);
+  let n = 0;
+  for (const [array, start, end] of pieces) {
+    out.set(array.subarray(start, end), n);
+    n += end - start;
+  }
+  return out;
+}
+
+/**
+ * The codes of overlapping segments (`cluster`: their numbers in `parts`, newest first) merged,
+ * a row's codes taken from the newest segment holding it, by codes or as a silent rowid (a row
+ * deleted there, or holding the word outside the title and text alone, gives none). The newest
+ * segment's codes and silent rowids are merged with each older one's in turn.
+ */
+export function fts5CodedCluster(scratch: Fts5Scratch, parts: number[], cluster: number[]): Int32Array {
+  const newest = cluster[0] as number;
+  let codes = scratch.coded.subarray(parts[6 * newest] as number, parts[6 * newest + 1] as number);
+  let silent = scratch.silent.subarray(parts[6 * newest + 2] as number, parts[6 * newest + 3] as number);
+  let which = 0;
+  for (let k = 1; k < cluster.length; k++) {
+    const p = cluster[k] as number;
+    const older = scratch.coded;
+    const from = parts[6 * p] as number;
+    const to = parts[6 * p + 1] as number;
+    const olderSilent = scratch.silent;
+    const silentFrom = parts[6 * p + 2] as number;
+    const silentTo = parts[6 * p + 3] as number;
+    const intoCodes = (scratch.order[which] as Int32Array).length >= codes.length + to - from ? (scratch.order[which] as Int32Array) : fts5Grown(scratch, which, codes.length + to - from);
+    const intoSilent =
+      (scratch.order[which + 3] as Int32Array).length >= silent.length + silentTo - silentFrom ? (scratch.order[which + 3] as Int32Array) : fts5Grown(scratch, which + 3, silent.length + silentTo - silentFrom);
+    let i = 0;
+    let u = 0;
+    let m = 0;
+    for (let j = from; j < to; ) {
+      const rowid = (older[j] as number) >> 2;
+      let end = j + 1;
+      while (end < to && (older[end] as number) >> 2 === rowid) end++;
+      while (i < codes.length && (codes[i] as number) >> 2 < rowid) intoCodes[m++] = codes[i++] as number;
+      while (u < silent.length && (silent[u] as number) < rowid) u++;
+      // The older segment's codes stand only for a row no newer segment holds.
+      if (!((i < codes.length && (codes[i] as number) >> 2 === rowid) || (u < silent.length && silent[u] === rowid))) for (let x = j; x < end; x++) intoCodes[m++] = older[x] as number;
+      j = end;
+    }
+    while (i < codes.length) intoCodes[m++] = codes[i++] as number;
+    // Silent rowids of every segment merged so far, each once: they stand for their rows against older segments.
+    let a = 0;
+    let b = silentFrom;
+    let n = 0;
+    while (a < silent.length || b < silentTo) {
+      const x = a < silent.length ? (silent[a] as number) : Infinity;
+      const y = b < silentTo ? (olderSilent[b] as number) : Infinity;
+      intoSilent[n++] = Math.min(x, y);
+      if (x <= y) a++;
+      if (y <= x) b++;
+    }
+    codes = intoCodes.subarray(0, m);
+    silent = intoSilent.subarray(0, n);
+    which = 1 - which;
+  }
+  return codes;
 }
 
 /**
@@ -279,51 +476,10 @@ export function fts5Entries(scratch: Fts5Scratch, length: number, used: number):
     scratch.entries[out] = rowid;
     scratch.entries[out + 1] = size < 2 ? -1 : title;
     scratch.entries[out + 2] = text;
-    if (size >= 2) scratch.codes += Math.max(title, text);
     out += 3;
   }
   if (next !== absolute.length) throw new Error('fts5: a page whose first rowid was not reached');
   return out;
-}
-
-/**
- * The live entries of the segments (`bounds`: each segment's start and end in `entries`,
- * newest first) as occurrences: for a rowid in several, the newest segment's entry.
- */
-export function fts5Merged(scratch: Fts5Scratch, bounds: number[], allocate: (count: number) => Int32Array): Int32Array {
-  const entries = scratch.entries;
-  const segments = bounds.length / 2;
-  if (segments === 0) return allocate(0);
-  if (segments === 1) {
-    const from = bounds[0] as number;
-    const to = bounds[1] as number;
-    let total = 0;
-    for (let e = from; e < to; e += 3) {
-      const title = entries[e + 1] as number;
-      if (title >= 0) total += Math.max(title, entries[e + 2] as number);
-    }
-    const out = allocate(total);
-    let n = 0;
-    for (let e = from; e < to; e += 3) {
-      const title = entries[e + 1] as number;
-      if (title < 0) continue;
-      n = fts5Codes(out, n, entries[e] as number, title, entries[e + 2] as number);
-    }
-    return out;
-  }
-  const count = fts5Winners(scratch, bounds);
-  const merged = scratch.order[2] as Int32Array;
-  // Room for the codes of every live entry, superseded ones included (a few): no pass over the
-  // winning ones counting theirs first.
-  const out = allocate(scratch.codes);
-  let n = 0;
-  for (let w = 0; w < count; w++) {
-    const c = merged[w] as number;
-    const title = entries[c + 1] as number;
-    if (title < 0) continue;
-    n = fts5Codes(out, n, entries[c] as number, title, entries[c + 2] as number);
-  }
-  return n === out.length ? out : out.subarray(0, n);
 }
 
 /**
@@ -1020,7 +1176,6 @@ export function fts5LeafTerms(store: Fts5Store, segments: number[], s: number, l
 export function fts5WordLives(store: Fts5Store, segments: number[], key: Uint8Array, doclist: Fts5Scratch): boolean {
   const bounds: number[] = [];
   let used = 0;
-  doclist.codes = 0;
   for (let s = 0; s < segments.length; s += 3) {
     const length = fts5Doclist(store, segments[s] as number, segments[s + 1] as number, segments[s + 2] as number, key, doclist);
     if (length < 0) continue;

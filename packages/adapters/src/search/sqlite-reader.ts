@@ -24,7 +24,9 @@ import {
   fts5Doclist,
   fts5Entries,
   fts5Grown,
-  fts5Merged,
+  fts5CodedEntries,
+  fts5CodedMerged,
+  fts5CodedCluster,
   fts5NextCommon,
   fts5MergedInto,
   fts5Occurrences,
@@ -130,7 +132,9 @@ ${fts5Page}
 ${fts5Append}
 ${fts5Doclist}
 ${fts5Entries}
-${fts5Merged}
+${fts5CodedEntries}
+${fts5CodedMerged}
+${fts5CodedCluster}
 ${fts5Winners}
 ${fts5MergedInto}
 ${fts5Codes}
