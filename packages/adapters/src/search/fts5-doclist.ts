@@ -1072,14 +1072,15 @@ export function fts5NearestWords(store: Fts5Store, from: string, to: string, wor
   const decoder = new TextDecoder();
   const nearest: string[] = [];
   for (let i = 0; nearest.length < most && (lowest + i < keys.length || lowest - 1 - i >= 0); i++) {
-    for (const at of [lowest + i, lowest - 1 - i]) {
-      if (at < 0 || at >= keys.length || nearest.length >= most) continue;
-      const key = keys[at] as string;
-      // Keys of ASCII words are the words (after the `0`); others are decoded from their bytes.
-      nearest.push(/[^\x00-\x7f]/.test(key) ? decoder.decode(Uint8Array.from(key.slice(1), (c) => c.charCodeAt(0))) : key.slice(1));
-    }
+    if (lowest + i < keys.length) nearest.push(fts5WordOfKey(keys[lowest + i] as string, decoder));
+    if (lowest - 1 - i >= 0 && nearest.length < most) nearest.push(fts5WordOfKey(keys[lowest - 1 - i] as string, decoder));
   }
   return nearest;
+}
+
+/** The word of a key (`0` and its bytes, a character each): an ASCII word's is the key after the `0`, others are decoded. */
+export function fts5WordOfKey(key: string, decoder: { decode(bytes: Uint8Array): string }): string {
+  return /[^\x00-\x7f]/.test(key) ? decoder.decode(Uint8Array.from(key.slice(1), (c) => c.charCodeAt(0))) : key.slice(1);
 }
 
 /**
@@ -1100,7 +1101,11 @@ export function fts5LeafTerms(store: Fts5Store, segments: number[], s: number, l
     const page = Math.floor(pgno / 2);
     if (page > (pages[pages.length - 1] as number) && page <= last) pages.push(page);
   }
-  let term = new Uint8Array(256);
+  // The bounds as keys: strings of one character per byte order as the bytes do.
+  let lowKey = '';
+  for (let i = 0; i < low.length; i++) lowKey += String.fromCharCode(low[i] as number);
+  let highKey = '';
+  for (let i = 0; i < high.length; i++) highKey += String.fromCharCode(high[i] as number);
   for (const pgno of pages) {
     if (pgno > last) break;
     const page = fts5Page(store, segid, pgno);
@@ -1109,7 +1114,7 @@ export function fts5LeafTerms(store: Fts5Store, segments: number[], s: number, l
     // The footer lists where each term starts, the first in full, each later one as the distance from the one before.
     let footer = szLeaf;
     let termAt = 0;
-    let length = 0;
+    let key = '';
     for (let t = 0; footer < page.length; t++) {
       footer = fts5VarintAt(page, footer, values);
       termAt += values[0] as number;
@@ -1121,27 +1126,18 @@ export function fts5LeafTerms(store: Fts5Store, segments: number[], s: number, l
       }
       at = fts5VarintAt(page, at, values);
       const fresh = values[0] as number;
-      if (keep > length || at + fresh > szLeaf) throw new Error('fts5: a term past its page');
-      if (keep + fresh > term.length) {
-        const grown = new Uint8Array(2 * (keep + fresh));
-        grown.set(term.subarray(0, keep));
-        term = grown;
-      }
-      term.set(page.subarray(at, at + fresh), keep);
-      length = keep + fresh;
+      if (keep > key.length || at + fresh > szLeaf) throw new Error('fts5: a term past its page');
+      // The term shares `keep` bytes with the one before it on the page.
+      let part = '';
+      for (let i = at; i < at + fresh; i++) part += String.fromCharCode(page[i] as number);
+      key = keep === key.length ? key + part : key.slice(0, keep) + part;
       at += fresh;
       // Terms are in order: the first at or past `high` ends the segment's slice.
-      let order = 0;
-      for (let i = 0; i < length && i < high.length && order === 0; i++) order = (term[i] as number) - (high[i] as number);
-      if (order > 0 || (order === 0 && length >= high.length)) return;
-      order = 0;
-      for (let i = 0; i < length && i < low.length && order === 0; i++) order = (term[i] as number) - (low[i] as number);
-      if (order < 0 || (order === 0 && length < low.length)) continue;
+      if (key >= highKey) return;
+      if (key < lowKey || key.length < shortest) continue;
       let characters = 0;
-      for (let i = 1; i < length; i++) if (((term[i] as number) & 0xc0) !== 0x80) characters++;
-      if (length < shortest || characters > longest) continue;
-      let key = '';
-      for (let i = 0; i < length; i += 1024) key += String.fromCharCode(...term.subarray(i, Math.min(length, i + 1024)));
+      for (let i = 1; i < key.length && characters <= longest; i++) if ((key.charCodeAt(i) & 0xc0) !== 0x80) characters++;
+      if (characters > longest) continue;
       const before = found.get(key);
       if (before === 1) continue;
       if (before !== undefined) {

@@ -44,6 +44,7 @@ import {
   fts5WordSpans,
   fts5LeafTerms,
   fts5NearestWords,
+  fts5WordOfKey,
   fts5WordLives,
   type Fts5Store,
 } from './fts5-doclist.ts';
@@ -155,6 +156,7 @@ ${fts5NextCommon}
 ${fts5LeafTerms}
 ${fts5WordLives}
 ${fts5NearestWords}
+${fts5WordOfKey}
 // bag-distance.ts's.
 ${withinBagDistance}
 const statements = new Map();
