@@ -10,23 +10,21 @@
  * (sqlite-reader.ts): it calls nothing but the language's own.
  */
 export function withinBagDistance(words: readonly string[], word: string, distance: number): string[] {
-  // Each unit's count in the word less its count in the candidate, for the units they hold.
-  const counts = new Map<number, number>();
-  for (let i = 0; i < word.length; i++) counts.set(word.charCodeAt(i), (counts.get(word.charCodeAt(i)) ?? 0) + 1);
+  // Each unit's count in the word less its count in the candidate at hand, by unit: a typed array
+  // (a Map cost 7 ms over 20 000 words).
+  const counts = new Int32Array(65_536);
+  for (let i = 0; i < word.length; i++) counts[word.charCodeAt(i)] = (counts[word.charCodeAt(i)] as number) + 1;
   const near: string[] = [];
   for (const candidate of words) {
     if (Math.abs(candidate.length - word.length) > distance) continue;
     let extra = 0;
     for (let i = 0; i < candidate.length; i++) {
       const unit = candidate.charCodeAt(i);
-      const left = (counts.get(unit) ?? 0) - 1;
-      counts.set(unit, left);
+      const left = (counts[unit] as number) - 1;
+      counts[unit] = left;
       if (left < 0) extra++;
     }
-    for (let i = 0; i < candidate.length; i++) {
-      const unit = candidate.charCodeAt(i);
-      counts.set(unit, (counts.get(unit) as number) + 1);
-    }
+    for (let i = 0; i < candidate.length; i++) counts[candidate.charCodeAt(i)] = (counts[candidate.charCodeAt(i)] as number) + 1;
     // The word's units the candidate lacks: those not matched by one of the candidate's.
     const missing = word.length - (candidate.length - extra);
     if (Math.max(extra, missing) <= distance) near.push(candidate);
