@@ -75,10 +75,15 @@ export function fts5Scratch(): Fts5Scratch {
  * weighted 2 and 1, ordered by document; `allocate` gives the array to fill.
  */
 export function fts5Occurrences(store: Fts5Store, term: string, scratch: Fts5Scratch, allocate: (count: number) => Int32Array): Int32Array {
-  const segments = fts5Segments(store);
-  const key = new TextEncoder().encode(`0${term}`);
-  // Each segment's codes and silent rowids (their ends in `scratch.coded` and `scratch.silent`),
-  // first and last rowid, newest first: six numbers a segment holding the word.
+  return fts5CodedMerged(scratch, fts5CodedParts(store, fts5Segments(store), new TextEncoder().encode(`0${term}`), scratch), allocate);
+}
+
+/**
+ * The term's (`0` and its bytes) codes and silent rowids in each of the segments holding it,
+ * decoded into `scratch.coded` and `scratch.silent`: for each such segment, newest first, six
+ * numbers, the ends of its codes and of its silent rowids, then its first and last rowid.
+ */
+export function fts5CodedParts(store: Fts5Store, segments: number[], key: Uint8Array, scratch: Fts5Scratch): number[] {
   const parts: number[] = [];
   const range = [0, 0, 0, 0];
   for (let s = 0; s < segments.length; s += 3) {
@@ -89,7 +94,7 @@ export function fts5Occurrences(store: Fts5Store, term: string, scratch: Fts5Scr
     fts5CodedEntries(scratch, length, range);
     if ((range[0] as number) > codes || (range[1] as number) > silent) parts.push(codes, range[0] as number, silent, range[1] as number, range[2] as number, range[3] as number);
   }
-  return fts5CodedMerged(scratch, parts, allocate);
+  return parts;
 }
 
 /**
@@ -181,7 +186,7 @@ export function fts5CodedEntries(scratch: Fts5Scratch, length: number, range: nu
 
 /**
  * The codes of the segments' winning entries (`parts`, six numbers a segment, newest first; see
- * `fts5Occurrences`), in rowid order: segments whose rowids overlap no other's (a segment holds
+ * `fts5CodedParts`), in rowid order: segments whose rowids overlap no other's (a segment holds
  * the rows written between two merges, so most do) are copied whole, in order of their first
  * rowid; those that overlap are merged newest first (`fts5CodedCluster`).
  */
@@ -415,71 +420,6 @@ export function fts5Append(scratch: Fts5Scratch, length: number, page: Uint8Arra
   }
   scratch.bytes.set(page.subarray(from, to), length);
   return needed;
-}
-
-/**
- * Decodes a segment's doclist (`scratch.bytes[0, length)`) into `scratch.entries` from `used`
- * on, and returns the entries' end.
- */
-export function fts5Entries(scratch: Fts5Scratch, length: number, used: number): number {
-  const bytes = scratch.bytes;
-  const absolute = scratch.absolute;
-  const values = [0, 0];
-  let next = 0;
-  let rowid = 0;
-  let at = 0;
-  let out = used;
-  while (at < length) {
-    const entryAt = at;
-    let value = bytes[at] as number;
-    if (value < 0x80) at++;
-    else {
-      at = fts5VarintAt(bytes, at, values);
-      value = values[0] as number;
-    }
-    if (entryAt === 0) rowid = value;
-    else if (next < absolute.length && absolute[next] === entryAt) {
-      rowid = value;
-      next++;
-    } else rowid += value;
-    // A page's first rowid is where an entry starts, or the pages were misread.
-    if (next < absolute.length && (absolute[next] as number) < at) throw new Error('fts5: a page whose first rowid is inside an entry');
-    let size = bytes[at] as number;
-    if (size < 0x80) at++;
-    else {
-      at = fts5VarintAt(bytes, at, values);
-      size = values[0] as number;
-    }
-    const end = at + Math.floor(size / 2);
-    if (end > length) throw new Error('fts5: a position list past its doclist');
-    let column = 0;
-    let title = 0;
-    let text = 0;
-    while (at < end) {
-      const byte = bytes[at] as number;
-      if (byte < 0x80) {
-        at++;
-        if (byte === 1) {
-          at = fts5VarintAt(bytes, at, values);
-          column = values[0] as number;
-          continue;
-        }
-      } else at = fts5VarintAt(bytes, at, values);
-      if (column === 0) title++;
-      else if (column === 1) text++;
-    }
-    if (out + 3 > scratch.entries.length) {
-      const grown = new Int32Array(scratch.entries.length * 2);
-      grown.set(scratch.entries);
-      scratch.entries = grown;
-    }
-    scratch.entries[out] = rowid;
-    scratch.entries[out + 1] = size < 2 ? -1 : title;
-    scratch.entries[out + 2] = text;
-    out += 3;
-  }
-  if (next !== absolute.length) throw new Error('fts5: a page whose first rowid was not reached');
-  return out;
 }
 
 /**
@@ -835,7 +775,7 @@ export function fts5SpanEntries(doclist: Fts5Scratch, bytes: Uint8Array, base: n
 
 /**
  * A position list's occurrences in column 0 and in column 1, as `title * 2^20 + text`: the walk
- * `fts5Entries` makes inline for every entry of one word (calling this from there, in the same
+ * `fts5CodedEntries` makes inline for every entry of one word (calling this from there, in the same
  * pass or in one of its own, cost 6-10 ms more a read of `sentinel` at 1M: 23 against 29-33).
  */
 export function fts5ColumnCounts(bytes: Uint8Array, from: number, end: number): number {
@@ -1168,25 +1108,11 @@ export function fts5LeafTerms(store: Fts5Store, segments: number[], s: number, l
   }
 }
 
-/** Whether any row holds the term (`0` and its bytes): its winning entries decoded in the segments holding it (newest first, as `fts5Segments` lists them). */
+/**
+ * Whether any row holds the term (`0` and its bytes) in the title or text: its codes decoded in
+ * the segments holding it (newest first, as `fts5Segments` lists them). A word of any letter but
+ * that of path tokens (`0z`) is in those columns wherever it is, so that is whether any row holds it.
+ */
 export function fts5WordLives(store: Fts5Store, segments: number[], key: Uint8Array, doclist: Fts5Scratch): boolean {
-  const bounds: number[] = [];
-  let used = 0;
-  for (let s = 0; s < segments.length; s += 3) {
-    const length = fts5Doclist(store, segments[s] as number, segments[s + 1] as number, segments[s + 2] as number, key, doclist);
-    if (length < 0) continue;
-    const start = used;
-    used = fts5Entries(doclist, length, used);
-    if (used > start) bounds.push(start, used);
-  }
-  if (bounds.length === 0) return false;
-  const entries = doclist.entries;
-  if (bounds.length === 2) {
-    for (let e = bounds[0] as number; e < (bounds[1] as number); e += 3) if ((entries[e + 1] as number) >= 0) return true;
-    return false;
-  }
-  const count = fts5Winners(doclist, bounds);
-  const merged = doclist.order[2] as Int32Array;
-  for (let w = 0; w < count; w++) if ((entries[(merged[w] as number) + 1] as number) >= 0) return true;
-  return false;
+  return fts5CodedMerged(doclist, fts5CodedParts(store, segments, key, doclist), (count) => new Int32Array(count)).length > 0;
 }

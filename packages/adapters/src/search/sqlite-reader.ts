@@ -22,9 +22,9 @@ import {
   fts5ColumnCounts,
   fts5ColumnPositions,
   fts5Doclist,
-  fts5Entries,
   fts5Grown,
   fts5CodedEntries,
+  fts5CodedParts,
   fts5CodedMerged,
   fts5CodedCluster,
   fts5NextCommon,
@@ -132,8 +132,8 @@ ${fts5VarintAt}
 ${fts5Page}
 ${fts5Append}
 ${fts5Doclist}
-${fts5Entries}
 ${fts5CodedEntries}
+${fts5CodedParts}
 ${fts5CodedMerged}
 ${fts5CodedCluster}
 ${fts5Winners}
