@@ -273,9 +273,18 @@ describe('sqlite search index file', () => {
     const far = await hits('qa14999~');
     expect(far).toContain('qa04900');
     expect(far).not.toContain('qa00900');
-    // Asked again, the words before it (known to be more than the bound) are read downwards at
-    // once: the same words. Once most of them are gone, the same read takes all that are left.
+    // Six records removed: their 600 words, still in the segments' leaves, have rows no more, too
+    // many to decide from their entries, and the slices are read from the vocabulary. The 20 000
+    // words nearest qz05999 are the 14 400 qa words left and 5 600 before it: the ones after it
+    // are read, and those before it are read again downwards (20 399 of them: more than the
+    // bound), then at once when asked again.
+    await index.remove(words.slice(0, 600).filter((_, i) => i % 100 === 0).map((id) => `published:${id}`));
+    const late = await hits('qz05999~');
+    expect(late).toContain('qz05900');
+    expect(late).not.toContain('qa00000');
+    expect(await hits('qz05999~')).toEqual(late);
     expect(await hits('qa14999~')).toEqual(far);
+    // Once most of the words before qa14999 are gone, the same read takes all that are left.
     await index.remove(words.slice(1000, 14_000).filter((_, i) => i % 100 === 0).map((id) => `published:${id}`));
     const fewer = await hits('qa14999~');
     expect(fewer).toContain('qa00900');

@@ -592,7 +592,7 @@ export function createSqliteSearchIndex(filename: string): SqliteSearchIndex {
    * slice is under the bound, reading them so each time cost 2-3 ms more of the threads), or
    * downwards at once when `overflowing` knows there are more.
    */
-  async function nearestWords([downwards, upwards]: readonly [string, string], word: string, [shortest, longest]: [number, number], most: number): Promise<string[]> {
+  async function nearestWordsOfVocabulary([downwards, upwards]: readonly [string, string], word: string, [shortest, longest]: [number, number], most: number): Promise<string[]> {
     const letter = String.fromCodePoint(word.codePointAt(0) ?? 0);
     const next = String.fromCodePoint((letter.codePointAt(0) ?? 0) + 1);
     const words = (rows: unknown[][]) => {
@@ -627,6 +627,29 @@ export function createSqliteSearchIndex(filename: string): SqliteSearchIndex {
   }
 
   /**
+   * `nearestWordsOfVocabulary`'s words, read from the segments' leaves (`fts5NearestWords` in
+   * fts5-doclist.ts): the vocabulary counts the documents of every word of the slice, the leaves
+   * hold the words alone (`glacer~` at a million documents: about 30 ms of the reader threads for
+   * the vocabulary's two reads). How many were read counts against the query's bound; only those
+   * that may lie within the word's distance are handed over to be measured (bag-distance.ts). The
+   * slice of path tokens keeps the vocabulary of a row per column, which tells them apart from
+   * the text's words; leaves that cannot be read (see there) keep it too.
+   */
+  async function nearestWords(slices: readonly [string, string], word: string, lengths: [number, number], most: number, pathTokens: boolean): Promise<{ read: number; near: string[] }> {
+    if (!pathTokens) {
+      const letter = String.fromCodePoint(word.codePointAt(0) ?? 0);
+      const to = String.fromCodePoint((letter.codePointAt(0) ?? 0) + 1);
+      try {
+        return await reader.nearestWords('doc_fts', { from: letter, to, word, shortest: lengths[0], longest: lengths[1], most, distance: fuzzyDistance(word) });
+      } catch {
+        // Read from the vocabulary below.
+      }
+    }
+    const words = await nearestWordsOfVocabulary(slices, word, lengths, most);
+    return { read: words.length, near: words };
+  }
+
+  /**
    * Each fuzzy word's expansion, from the words of the vocabulary that start with its letter and
    * whose lengths are within its distance of its own (as the PostgreSQL engine reads its
    * vocabulary), those nearest it in order when there are more than the bound. The vocabulary
@@ -638,12 +661,13 @@ export function createSqliteSearchIndex(filename: string): SqliteSearchIndex {
     for (const word of fuzzyWords(node)) {
       if (fuzzy.has(word)) continue;
       const code = word.codePointAt(0) ?? 0;
-      const slices = fuzzySlices[String.fromCodePoint(code) === PATH_TOKEN_PREFIX[0] ? 'text words' : 'words'];
+      const pathTokens = String.fromCodePoint(code) === PATH_TOKEN_PREFIX[0];
+      const slices = fuzzySlices[pathTokens ? 'text words' : 'words'];
       const distance = fuzzyDistance(word);
       const lengths: [number, number] = [word.length - distance, word.length + distance];
-      const words = budget > 0 ? await nearestWords(slices, word, lengths, budget) : [];
-      budget -= words.length;
-      fuzzy.set(word, words.length > 0 ? await expandInSlices(word, words) : [word]);
+      const { read, near } = budget > 0 ? await nearestWords(slices, word, lengths, budget, pathTokens) : { read: 0, near: [] };
+      budget -= read;
+      fuzzy.set(word, read > 0 ? await expandInSlices(word, near) : [word]);
     }
     const fields = new Map<string, FieldPaths>();
     for (const field of namedFields(node)) {
