@@ -33,6 +33,21 @@ describe('resource drafts over HTTP', () => {
     expect((await call('GET', '/api/nothing-here')).status).toBe(404);
   });
 
+  it('reads a large body (parsed in slices) exactly as a small one: the same value, the same refusal of broken JSON', async () => {
+    const { call, alice } = await makeApp();
+    // Over 64 KiB: parsed in slices. 500 subjects make it large; one broken byte anywhere refuses it.
+    const subjects = Array.from({ length: 500 }, (_, i) => ({ subject: `glacier mass balance ${'x'.repeat(120)} ${i}` }));
+    const text = JSON.stringify({ metadata: { ...metadata, subjects } });
+    expect(text.length).toBeGreaterThan(64 * 1024);
+    const created = await call('POST', '/api/records', { token: alice, body: text, headers: { 'content-type': 'application/json' } });
+    expect(created.status).toBe(201);
+    expect(created.json.metadata.subjects).toEqual(subjects);
+    for (const broken of [text.slice(0, -1), text.replace('"subject"', '"subject" "'), `${text},`, text.replace('},{', '},,{')]) {
+      const refused = await call('POST', '/api/records', { token: alice, body: broken, headers: { 'content-type': 'application/json' } });
+      expect(refused.json).toEqual({ status: 400, message: 'Unable to decode JSON data in request body.' });
+    }
+  });
+
   it('answers a method a path does not take with 405 and Allow, and a path that does not exist with 404', async () => {
     const { call, alice } = await makeApp();
     const latest = await call('POST', '/api/records/abcde-12345/versions/latest', { token: alice, json: {} });

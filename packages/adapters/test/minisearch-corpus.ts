@@ -1,13 +1,19 @@
 /**
  * Documents for the MiniSearch snapshot tests: words sharing prefixes (so the term tree has
  * deep, branching nodes), descriptions, restricted rows with readers, boxes and polygons, range
- * values and resource types. Deterministic: the snapshot fixture of an older format was written
- * from them.
+ * values and resource types, subjects (some holding words of their own beside members).
+ * Deterministic: the snapshot fixture of an older format was written from them, without the subjects.
  */
 import type { SearchDocument } from '@krs/domain';
 import { searchDocument } from './contracts/builders.ts';
 
 const WORDS = ['glacier', 'glacial', 'glaciers', 'glade', 'sea', 'seal', 'season', 'ice', 'icefield', 'iceberg', 'flood', 'floods', 'flow', 'mapping', 'map', 'maple', 'drought', 'delta', 'deltaic', 'amazon', 'müller', 'ålesund'];
+
+/** From the title's words, so the other fields are those the fixture was written from. */
+function subjects(title: string, i: number): unknown[] {
+  const [first, second] = title.split(' ');
+  return i % 5 === 0 ? [first, { subject: second }] : [{ subject: `${first} ${second}` }];
+}
 
 export function snapshotCorpus(n = 120): SearchDocument[] {
   let seed = 7;
@@ -28,7 +34,7 @@ export function snapshotCorpus(n = 120): SearchDocument[] {
       resourceType: i % 3 === 0 ? { id: 'dataset', label: 'Dataset' } : null,
       bounds: [[west, south, west + 5, south + 5]],
       ...(polygon ? { shapes: [{ type: 'polygon' as const, rings: [[west, south, west + 5, south, west + 5, south + 5, west, south]] }] } : {}),
-      body: { id, metadata: { title, description: `${pick()} ${pick()} of the ${pick()}`, publication_date: created.slice(0, 10), creators: [{ name: `${pick()}, ${pick()}` }] } },
+      body: { id, metadata: { title, description: `${pick()} ${pick()} of the ${pick()}`, publication_date: created.slice(0, 10), creators: [{ name: `${pick()}, ${pick()}` }], subjects: subjects(title, i) } },
     });
   });
 }

@@ -1,6 +1,6 @@
 import SearchableMap from 'minisearch/SearchableMap';
 import { describe, expect, it } from 'vitest';
-import { exportTerms, postingStarts, savedTermTree, type SavedTerms } from '../src/search/minisearch-saved-terms.ts';
+import { exportTerms, PATH_FIELDS, postingStarts, savedTermTree, type SavedTerms } from '../src/search/minisearch-saved-terms.ts';
 
 type Tree = Map<string, unknown>;
 const LEAF = '';
@@ -66,5 +66,22 @@ describe('the term tree read from a snapshot', () => {
     const tree = new SearchableMap<unknown>(savedTermTree(saved(list)) as ConstructorParameters<typeof SearchableMap<unknown>>[0]);
     expect(list.map((w) => tree.has(w))).toEqual([true, true, true, true, true]);
     expect(new Set(tree.keys())).toEqual(new Set(list));
+  });
+
+  it("keeps a path field's postings as short ids alone, read back with frequency 1 and written back as they were", () => {
+    const path = PATH_FIELDS + 4;
+    // `sea`: the text field's (short 3 twice, short 8 once) and one path's (shorts 3 and 8); `ice`: a path's alone.
+    const postings = Int32Array.from([2, 1, 2, 3, 2, 8, 1, path, 2, 3, 8, 1, path, 1, 5]);
+    const terms = { terms: ['sea', 'ice'], starts: postingStarts(2, postings), postings };
+    expect([...terms.starts]).toEqual([0, 11, 15]);
+    const tree = new SearchableMap<Map<number, Map<number, number>>>(savedTermTree(terms) as ConstructorParameters<typeof SearchableMap<Map<number, Map<number, number>>>>[0]);
+    expect(new Map(tree.get('sea'))).toEqual(new Map([[1, new Map([[3, 2], [8, 1]])], [path, new Map([[3, 1], [8, 1]])]]));
+    const out: string[] = [];
+    const written: number[] = [];
+    exportTerms(tree._tree as Tree, '', out, written);
+    // The iterator's order: each node's children last first; `sea` was read in, `ice` was not.
+    expect(out).toEqual(['ice', 'sea']);
+    expect(written).toEqual([1, path, 1, 5, 2, 1, 2, 3, 2, 8, 1, path, 2, 3, 8]);
+    expect(() => postingStarts(2, postings.subarray(0, 14))).toThrow();
   });
 });

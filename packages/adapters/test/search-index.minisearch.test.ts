@@ -67,6 +67,7 @@ describe('minisearch snapshots', () => {
     await refuse(good.subarray(10));
     await refuse(withFooter({ format: 'krs-minisearch-3' }));
     await refuse(withFooter({ format: 'krs-minisearch-4' }));
+    await refuse(withFooter({ format: 'krs-minisearch-5' }));
     await refuse(withFooter({ watermark: 5 }));
     await refuse(withFooter({ rows: 1 }));
     await refuse(withFooter({ sections: { ...footer.sections, rowStrings: [0, good.length * 2] } }));
@@ -106,9 +107,7 @@ describe('minisearch field paths', () => {
   });
 });
 
-describe('minisearch snapshots of the format before (a JSON line per row)', () => {
-  // Written by the release before from `snapshotCorpus()`, then d5 removed and d7 replaced.
-  const fixture = join(import.meta.dirname, 'fixtures', 'minisearch-snapshot-format-4.bin');
+describe('minisearch snapshots round trip', () => {
   const requests: Partial<SearchRequest>[] = [
     { q: 'glacier' },
     { q: 'gla*' },
@@ -123,35 +122,82 @@ describe('minisearch snapshots of the format before (a JSON line per row)', () =
     { q: null, bbox: [-20, -20, 40, 40] },
     { q: 'glacier', filter: { kinds: ['resource'], published: true, viewerId: 'reader-9' } },
     { q: 'ice*', aggregations: ['resource_type', 'access_status'], size: 50 },
+    // Fields from their paths' postings and the values' lines.
+    { q: 'metadata.creators.name:glac*' },
+    { q: 'metadata.creators:muller' },
+    { q: 'metadata.description:"of the sea"' },
+    { q: 'metadata.description:glacer~ -metadata.title:glacier' },
+    { q: 'metadata.subjects:sea' },
+    { q: 'metadata.subjects:"sea glacier"' },
+    { q: 'metadata:delta*' },
   ];
   const answers = async (index: ReturnType<typeof createMiniSearchIndex>) =>
     Promise.all(requests.map((r) => index.search({ ...glacier, size: 20, ...r, filter: { ...glacier.filter, ...r.filter } })));
 
-  it('loads it and answers as the index it was written from, and saves it in the current format', async () => {
+  it('answers as the index it was saved from, fields included, and after writes on both as well', async () => {
     const fresh = createMiniSearchIndex();
     const docs = snapshotCorpus();
     await fresh.upsert(docs);
     await fresh.remove(['published:d5']);
-    await fresh.upsert([{ ...docs[7]!, body: { id: 'd7', metadata: { title: 'glacier glaze' } } }]);
+    await fresh.upsert([{ ...docs[7]!, body: { id: 'd7', metadata: { title: 'glacier glaze', subjects: ['sea glacier', { subject: 'ice' }] } } }]);
+    const file = snapshotFile();
+    await fresh.saveSnapshot(file, 'saved');
     const loaded = createMiniSearchIndex();
-    expect(await loaded.loadSnapshot(fixture)).toBe('2026-11-26T00:00:00.000Z');
-    expect(loaded.size()).toBe(119);
+    expect(await loaded.loadSnapshot(file)).toBe('saved');
     const expected = await answers(fresh);
     expect(expected.map((a) => a.total).every((t) => t > 0)).toBe(true);
     expect(await answers(loaded)).toEqual(expected);
-
-    const file = snapshotFile();
-    await loaded.saveSnapshot(file, 'again');
-    expect(readFileSync(file).toString('latin1')).toContain('"format":"krs-minisearch-5"');
-    const reloaded = createMiniSearchIndex();
-    expect(await reloaded.loadSnapshot(file)).toBe('again');
-    expect(await answers(reloaded)).toEqual(expected);
-    // Written to after loading: the rows, words and range values read from the file are replaced.
-    for (const index of [fresh, reloaded]) {
-      await index.upsert([{ ...docs[1]!, body: { id: 'd1', metadata: { title: 'glacial seal', publication_date: '2024-02-02' } } }]);
-      await index.remove(['published:d2', 'published:d3']);
+    // Written to after loading: the rows, words, postings and range values read from the file are replaced.
+    for (const index of [fresh, loaded]) {
+      await index.upsert([{ ...docs[1]!, body: { id: 'd1', metadata: { title: 'glacial seal', publication_date: '2024-02-02', subjects: ['delta'] } } }]);
+      await index.remove(['published:d2', 'published:d3', 'published:d7']);
     }
+    expect(await answers(loaded)).toEqual(await answers(fresh));
+    const again = snapshotFile();
+    await loaded.saveSnapshot(again, 'again');
+    const reloaded = createMiniSearchIndex();
+    expect(await reloaded.loadSnapshot(again)).toBe('again');
     expect(await answers(reloaded)).toEqual(await answers(fresh));
+  });
+
+  it('decides field queries from the index alone, never from the bodies', async () => {
+    const fresh = createMiniSearchIndex();
+    await fresh.upsert(snapshotCorpus());
+    const file = snapshotFile();
+    await fresh.saveSnapshot(file, 'w');
+    // The same snapshot with every body `{}`: what reads a body finds no field in it.
+    const saved = readFileSync(file);
+    const footerLength = saved.readUInt32LE(saved.length - 4);
+    const footer = JSON.parse(saved.toString('utf8', saved.length - 4 - footerLength, saved.length - 4)) as { rows: number; sections: Record<string, [number, number]> };
+    const [start, end] = footer.sections['bodies'] ?? [0, 0];
+    const [endsStart, endsEnd] = footer.sections['bodyEnds'] ?? [0, 0];
+    const ends = Buffer.from(Uint32Array.from({ length: footer.rows }, (_, i) => 2 * (i + 1)).buffer);
+    expect(endsStart).toBe(end);
+    const emptied = Buffer.concat([saved.subarray(0, start), Buffer.from('{}'.repeat(footer.rows)), ends, saved.subarray(endsEnd, saved.length - 4 - footerLength)]);
+    const sections = shifted(footer.sections, end, 2 * footer.rows - (end - start));
+    sections['bodies'] = [start, start + 2 * footer.rows];
+    const newFooter = Buffer.from(JSON.stringify({ ...footer, sections }));
+    const length = Buffer.alloc(4);
+    length.writeUInt32LE(newFooter.length);
+    const bodiless = snapshotFile();
+    writeFileSync(bodiless, Buffer.concat([emptied, newFooter, length]));
+    const loaded = createMiniSearchIndex();
+    expect(await loaded.loadSnapshot(bodiless)).toBe('w');
+    const ids = async (index: ReturnType<typeof createMiniSearchIndex>, q: string) => (await index.search({ ...glacier, q, size: 200 })).hits.map((h) => h.id);
+    for (const q of ['metadata.description:sea', 'metadata.creators.name:glac*', 'metadata.creators:muller~', 'metadata.subjects:sea', 'metadata.description:"of the sea"', 'NOT metadata.subjects:ice']) {
+      const want = await ids(fresh, q);
+      expect(want.length).toBeGreaterThan(0);
+      expect({ q, ids: await ids(loaded, q) }).toEqual({ q, ids: want });
+    }
+  });
+
+  it('refuses a snapshot of an earlier format, whose words are not filed by path, so the index is rebuilt', async () => {
+    // Written by an earlier release (format 4) from `snapshotCorpus()`.
+    const fixture = join(import.meta.dirname, 'fixtures', 'minisearch-snapshot-format-4.bin');
+    const index = createMiniSearchIndex();
+    await index.upsert([doc('keep', 'Glacier kept')]);
+    expect(await index.loadSnapshot(fixture)).toBeNull();
+    expect((await index.search(glacier)).hits.map((h) => h.id)).toEqual(['keep']);
   });
 });
 

@@ -79,13 +79,14 @@ async function expectEvaluatorAnswers(index: SearchIndex, held: ReadonlyMap<stri
   }
 }
 
-describe('search index (PostgreSQL): text decided in SQL', () => {
-  async function open() {
-    const handle = createPgDb(await freshDatabase());
-    await createPostgresSearchSchema(handle.db);
-    return { handle, index: createPostgresSearchIndex(handle.db) };
-  }
+/** A new database with the index's schema, and the index over it. */
+async function open() {
+  const handle = createPgDb(await freshDatabase());
+  await createPostgresSearchSchema(handle.db);
+  return { handle, index: createPostgresSearchIndex(handle.db) };
+}
 
+describe('search index (PostgreSQL): text decided in SQL', () => {
   it('never lets a phrase span two values', async () => {
     const { handle, index } = await open();
     try {
@@ -131,6 +132,9 @@ describe('search index (PostgreSQL): text decided in SQL', () => {
       expect((await index.search(find('glacier'))).hits.map((h) => h.id).sort()).toEqual(['huge', 'small']);
       expect((await index.search(find('metadata.title:inventory'))).hits.map((h) => h.id)).toEqual(['huge']);
       expect((await index.search(find('distinctword99999'))).total).toBe(1);
+      // Neither has a field vector: a field query that may match them is the evaluator's.
+      expect((await index.search(find('metadata.description:"sea ice"'))).hits.map((h) => h.id).sort()).toEqual(['long', 'small']);
+      expect((await index.search(find('metadata.description:distinctword5 OR metadata.description:ice'))).hits.map((h) => h.id).sort()).toEqual(['huge', 'long', 'small']);
     } finally {
       await handle.close();
     }
@@ -517,12 +521,6 @@ describe('search index (PostgreSQL): text decided in SQL', () => {
 });
 
 describe('search index (PostgreSQL): ranges decided in SQL', () => {
-  async function open() {
-    const handle = createPgDb(await freshDatabase());
-    await createPostgresSearchSchema(handle.db);
-    return { handle, index: createPostgresSearchIndex(handle.db) };
-  }
-
   /** A date of a random precision (year, month, day, instant) between 2019 and 2022. */
   const dateFrom = (next: (n: number) => number) => {
     const full = `${2019 + next(4)}-${String(1 + next(12)).padStart(2, '0')}-${String(1 + next(28)).padStart(2, '0')}T${String(next(24)).padStart(2, '0')}:00:00.000Z`;
@@ -614,6 +612,52 @@ describe('search index (PostgreSQL): ranges decided in SQL', () => {
       expect((await index.search(find('glacier'))).total).toBe(0);
       await index.upsert([doc('kept', { title: 'Glacier', publication_date: '2020' })]);
       expect((await index.search(find('glacier AND metadata.publication_date:[2020 TO 2020]'))).total).toBe(1);
+    } finally {
+      await handle.close();
+    }
+  });
+});
+
+describe('search index (PostgreSQL): fields decided in SQL', () => {
+  it('decides a field query from the field vector, without reading the documents', async () => {
+    const { handle, index } = await open();
+    try {
+      await index.upsert([
+        doc('a', { title: 'Ice', description: 'Sea ice and glaciers', creators: [{ person_or_org: { name: 'Smith, Jane' } }], publication_date: '2020' }),
+        doc('b', { title: 'Sea', description: 'Glacier retreat', subjects: ['ice', { subject: 'sea ice' }], creators: [{ person_or_org: { name: 'Doe, John' } }] }),
+      ]);
+      // Documents the evaluator would find nothing in: only the field vector can answer.
+      await sql`update search_doc set doc = ${JSON.stringify({ body: {} })}`.execute(handle.db);
+      const ids = async (q: string) => (await index.search(find(q))).hits.map((h) => h.id).sort();
+      expect(await ids('metadata.description:"sea ice"')).toEqual(['a']);
+      expect(await ids('metadata.creators.person_or_org.name:smi*')).toEqual(['a']);
+      expect(await ids('metadata.creators:jon~')).toEqual(['b']);
+      expect(await ids('metadata.subjects:sea')).toEqual([]);
+      expect(await ids('metadata.subjects.subject:sea')).toEqual(['b']);
+      expect(await ids('metadata.description:glacier* AND NOT metadata.title:sea')).toEqual(['a']);
+      expect(await ids('metadata.description:retreat OR metadata.publication_date:[2020 TO 2020]')).toEqual(['a', 'b']);
+      expect(await ids('ice -metadata.creators.person_or_org.name:doe')).toEqual(['a']);
+      // Rewritten and removed with its document.
+      await index.upsert([doc('a', { title: 'Ice', description: 'Nothing here' })]);
+      await sql`update search_doc set doc = ${JSON.stringify({ body: {} })}`.execute(handle.db);
+      expect(await ids('metadata.description:sea')).toEqual([]);
+      expect(await ids('metadata.description:nothing')).toEqual(['a']);
+      await index.remove(['published:a']);
+      expect(await ids('metadata.description:nothing')).toEqual([]);
+    } finally {
+      await handle.close();
+    }
+  });
+
+  it('empties an index written before fields had a vector, so every record is projected again with it', async () => {
+    const { handle, index } = await open();
+    try {
+      await index.upsert([doc('kept', { title: 'Glacier', description: 'Ice' })]);
+      await sql`update search_meta set layout = 13`.execute(handle.db);
+      await createPostgresSearchSchema(handle.db);
+      expect((await index.search(find('glacier'))).total).toBe(0);
+      await index.upsert([doc('kept', { title: 'Glacier', description: 'Ice' })]);
+      expect((await index.search(find('metadata.description:ice'))).total).toBe(1);
     } finally {
       await handle.close();
     }

@@ -3,13 +3,14 @@ import { join } from 'node:path';
 import { Sqlite as Database } from '../src/sql/sqlite-driver.ts';
 import { describe, expect, it } from 'vitest';
 import type { SearchDocument, SearchRequest } from '@krs/domain';
-import { fieldPaths, flatten, fuzzyExpansions } from '@krs/domain/search';
+import { fieldPaths, flatten, fuzzyExpansions, tokenize } from '@krs/domain/search';
 import { largestLegalMetadata } from '@krs/domain/testing';
 import { createSqliteSearchIndex } from '../src/search/index.ts';
 import { searchIndexContract } from './contracts/search-index.contract.ts';
 import { searchDocument } from './contracts/builders.ts';
 import { pathToken } from '../src/search/path-token.ts';
 import { createThreadReader } from '../src/search/sqlite-reader.ts';
+import { VALUE_SEPARATOR } from '../src/search/sqlite-search-index.ts';
 import { tempDir } from './sqlite-fixture.ts';
 
 const dbFile = () => join(tempDir(), 'search.sqlite');
@@ -39,10 +40,12 @@ describe('sqlite search index file', () => {
     index.close();
     const db = new Database(file, { readonly: true });
     const flat = flatten(doc.body);
+    // Values apart, each outside ASCII as the domain's words.
+    const column = (values: string[]) => values.map((v) => (/^[\x00-\x7f]*$/.test(v) ? v : tokenize(v).join(' '))).join(` ${VALUE_SEPARATOR} `);
     expect(db.prepare('SELECT title, text, paths FROM doc_fts').all()).toEqual([
       {
-        title: (flat.get('metadata.title') ?? []).join(' '),
-        text: Array.from(flat.values(), (values) => values.join(' ')).join(' '),
+        title: column(flat.get('metadata.title') ?? []),
+        text: Array.from(flat.values(), column).join(` ${VALUE_SEPARATOR} `),
         paths: fieldPaths(flat).map(pathToken).join(' '),
       },
     ]);
@@ -187,7 +190,7 @@ describe('sqlite search index file', () => {
         created: `2026-01-0${1 + Math.floor(random() * 4)}T00:00:00.000Z`,
         isPublic: random() > 0.1,
       });
-    const withText = (d: SearchDocument) => ({ ...d, body: { ...d.body, metadata: { ...(d.body.metadata as object), description: some(Math.floor(random() * 6)) } } });
+    const withText = (d: SearchDocument) => ({ ...d, body: { ...d.body, metadata: { ...(d.body.metadata as object), description: some(Math.floor(random() * 9)) } } });
     for (let batch = 0; batch < 3; batch++) await index.upsert(Array.from({ length: 50 }, (_, i) => withText(doc(batch * 50 + i))));
     await index.upsert(Array.from({ length: 25 }, (_, i) => withText(doc(i * 3))));
     await index.remove(Array.from({ length: 10 }, (_, i) => `published:d${String(i * 7 + 1).padStart(3, '0')}`));
@@ -270,9 +273,18 @@ describe('sqlite search index file', () => {
     const far = await hits('qa14999~');
     expect(far).toContain('qa04900');
     expect(far).not.toContain('qa00900');
-    // Asked again, the words before it (known to be more than the bound) are read downwards at
-    // once: the same words. Once most of them are gone, the same read takes all that are left.
+    // Six records removed: their 600 words, still in the segments' leaves, have rows no more, too
+    // many to decide from their entries, and the slices are read from the vocabulary. The 20 000
+    // words nearest qz05999 are the 14 400 qa words left and 5 600 before it: the ones after it
+    // are read, and those before it are read again downwards (20 399 of them: more than the
+    // bound), then at once when asked again.
+    await index.remove(words.slice(0, 600).filter((_, i) => i % 100 === 0).map((id) => `published:${id}`));
+    const late = await hits('qz05999~');
+    expect(late).toContain('qz05900');
+    expect(late).not.toContain('qa00000');
+    expect(await hits('qz05999~')).toEqual(late);
     expect(await hits('qa14999~')).toEqual(far);
+    // Once most of the words before qa14999 are gone, the same read takes all that are left.
     await index.remove(words.slice(1000, 14_000).filter((_, i) => i % 100 === 0).map((id) => `published:${id}`));
     const fewer = await hits('qa14999~');
     expect(fewer).toContain('qa00900');
@@ -419,7 +431,7 @@ describe('sqlite search index file', () => {
       CREATE VIRTUAL TABLE doc_fts USING fts5(title, text, paths, prefix = '1 2', tokenize = 'unicode61 remove_diacritics 2');
       PRAGMA user_version = 3;`);
     old.close();
-    expect(() => createSqliteSearchIndex(file)).toThrow(/layout 3, not 4/);
+    expect(() => createSqliteSearchIndex(file)).toThrow(/layout 3, not 5/);
   });
 
   it('refuses a file of an older layout, so the caller starts it afresh', () => {

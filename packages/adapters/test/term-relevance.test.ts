@@ -4,6 +4,7 @@ import { documentLength, fts5Varints, tableTotals } from '../src/search/doc-leng
 import { fts5Occurrences, fts5Scratch } from '../src/search/fts5-doclist.ts';
 import { inverseDocumentFrequency, OCCURRENCES_SQL, relevance, weightedAs } from '../src/search/term-relevance.ts';
 import { ScratchArrays } from '../src/search/scratch-arrays.ts';
+import { store } from './fts5-corpus.ts';
 
 /** The index's FTS5 table and vocabulary, filled with seeded documents of varied lengths and word counts. */
 function corpus(documents: number, seed: number) {
@@ -31,13 +32,7 @@ function corpus(documents: number, seed: number) {
 
 /** A word's occurrences as the reader threads decode them from the segments (titles and texts paired). */
 function decoded(db: InstanceType<typeof Database>, word: string): Int32Array {
-  const data = db.prepare('SELECT block FROM doc_fts_data WHERE id = ?').pluck();
-  const idx = db.prepare('SELECT pgno FROM doc_fts_idx WHERE segid = ? AND term <= ? ORDER BY term DESC LIMIT 1').pluck();
-  const store = {
-    block: (id: number) => data.get(id) as Uint8Array | undefined,
-    seek: (segid: number, key: Uint8Array) => idx.get(segid, Buffer.from(key.buffer, key.byteOffset, key.byteLength)) as number | undefined,
-  };
-  return fts5Occurrences(store, word, fts5Scratch(), (n) => new Int32Array(n));
+  return fts5Occurrences(store(db), word, fts5Scratch(), (n) => new Int32Array(n));
 }
 
 /** What the index does, over the words of one FTS5 expression, in its phrase order. */

@@ -61,11 +61,82 @@ interface Built {
 }
 const builtFor = new WeakMap<FieldContext, Built>();
 
+/** How a query language writes a field leaf's parts: FTS5 here, PostgreSQL's tsquery for its field vector. */
+export interface FieldSyntax {
+  /** One word of the path numbered `id`, as the query language quotes a token. */
+  word(id: number, word: string): string;
+  /** Any word of the path starting with `word`. */
+  prefix(id: number, word: string): string;
+  /** The words one after another in one value of the path. */
+  phrase(id: number, words: readonly string[]): string;
+  /** The documents where the path holds values of its own beside members holding values. */
+  mark(id: number): string;
+  and: string;
+  or: string;
+  /** `expression` in the documents without `mark`. */
+  without(expression: string, mark: string): string;
+  /** What matches no document. */
+  nothing: string;
+}
+
 const quote = (token: string) => `"${token}"`;
-/** A phrase of no words: FTS5 matches nothing with it. */
-const NOTHING = '""';
-const group = (parts: readonly string[], op: ' AND ' | ' OR '): string =>
-  parts.length === 0 ? NOTHING : parts.length === 1 ? (parts[0] as string) : parts.map((p) => `(${p})`).join(op);
+
+const FTS5: FieldSyntax = {
+  word: (id, word) => quote(fieldToken(id, word)),
+  prefix: (id, word) => `${quote(fieldToken(id, word))} *`,
+  phrase: (id, words) => quote(words.map((w) => fieldToken(id, w)).join(' ')),
+  mark: (id) => quote(fieldPrefix(id)),
+  and: ' AND ',
+  or: ' OR ',
+  without: (expression, mark) => `(${expression}) NOT ${mark}`,
+  // A phrase of no words: FTS5 matches nothing with it.
+  nothing: '""',
+};
+
+/**
+ * One field leaf in `syntax`, or null when it has no words (the evaluator's rules for those hold
+ * no index) or its paths were not looked up. `spend` is told how many tokens it names.
+ */
+export function fieldLeaf(
+  node: Leaf & { field: string },
+  paths: FieldPaths | undefined,
+  fuzzy: ReadonlyMap<string, readonly string[]>,
+  syntax: FieldSyntax,
+  spend: (tokens: number) => void,
+): string | null {
+  const words = tokenize(node.value);
+  if (paths === undefined || words.length === 0) return null;
+  const group = (parts: readonly string[], op: string): string =>
+    parts.length === 0 ? syntax.nothing : parts.length === 1 ? (parts[0] as string) : parts.map((p) => `(${p})`).join(op);
+  const tokensOf = (id: number, word: string): string[] => {
+    if (node.type === 'phrase' || node.match === 'exact') return [syntax.word(id, word)];
+    if (node.match === 'prefix') return [syntax.prefix(id, word)];
+    return (fuzzy.get(word) ?? []).map((near) => syntax.word(id, near));
+  };
+  const within = (ids: readonly number[]): string | null => {
+    if (ids.length === 0) return null;
+    if (node.type === 'phrase') {
+      spend(ids.length * words.length);
+      return group(
+        ids.map((id) => syntax.phrase(id, words)),
+        syntax.or,
+      );
+    }
+    const each = words.map((w) => ids.flatMap((id) => tokensOf(id, w)));
+    spend(each.reduce((sum, tokens) => sum + tokens.length, 0));
+    return group(
+      each.map((tokens) => group(tokens, syntax.or)),
+      syntax.and,
+    );
+  };
+  const own = paths.own === null ? null : within([paths.own]);
+  const below = within(paths.below);
+  const parts: string[] = [];
+  if (own !== null) parts.push(own);
+  // A document where the field holds values of its own reads those alone (the path's mark).
+  if (below !== null) parts.push(paths.own === null ? below : syntax.without(below, syntax.mark(paths.own)));
+  return group(parts, syntax.or);
+}
 
 /**
  * One leaf as an FTS5 expression over `doc_field`, or null when it has no words (the
@@ -76,43 +147,11 @@ function leafMatch(node: Leaf & { field: string }, ctx: FieldContext): string | 
   if (built === undefined) builtFor.set(ctx, (built = { leaves: new Map(), tokens: TOKENS_PER_QUERY }));
   const known = built.leaves.get(node);
   if (known !== undefined) return known;
-  const expression = buildLeaf(node, ctx, built);
-  built.leaves.set(node, expression);
-  return expression;
-}
-
-function buildLeaf(node: Leaf & { field: string }, ctx: FieldContext, budget: Built): string | null {
-  const paths = ctx.fields?.get(node.field);
-  const words = tokenize(node.value);
-  if (paths === undefined || words.length === 0) return null;
-  const tokensOf = (id: number, word: string): string[] => {
-    if (node.type === 'phrase' || node.match === 'exact') return [quote(fieldToken(id, word))];
-    if (node.match === 'prefix') return [`${quote(fieldToken(id, word))} *`];
-    return (ctx.fuzzy.get(word) ?? []).map((near) => quote(fieldToken(id, near)));
-  };
-  const within = (ids: readonly number[]): string | null => {
-    if (ids.length === 0) return null;
-    if (node.type === 'phrase') {
-      budget.tokens -= ids.length * words.length;
-      return group(
-        ids.map((id) => quote(words.map((w) => fieldToken(id, w)).join(' '))),
-        ' OR ',
-      );
-    }
-    const each = words.map((w) => ids.flatMap((id) => tokensOf(id, w)));
-    budget.tokens -= each.reduce((sum, tokens) => sum + tokens.length, 0);
-    return group(
-      each.map((tokens) => group(tokens, ' OR ')),
-      ' AND ',
-    );
-  };
-  const own = paths.own === null ? null : within([paths.own]);
-  const below = within(paths.below);
-  const parts: string[] = [];
-  if (own !== null) parts.push(own);
-  // A document where the field holds values of its own reads those alone (`x<n>z` marks it).
-  if (below !== null) parts.push(paths.own === null ? below : `(${below}) NOT ${quote(fieldPrefix(paths.own))}`);
-  return budget.tokens < 0 ? null : group(parts, ' OR ');
+  const budget = built;
+  const expression = fieldLeaf(node, ctx.fields?.get(node.field), ctx.fuzzy, FTS5, (tokens) => (budget.tokens -= tokens));
+  const kept = budget.tokens < 0 ? null : expression;
+  built.leaves.set(node, kept);
+  return kept;
 }
 
 /** One `doc_field` leaf as an FTS5 expression (see `leafMatch`), or null. */

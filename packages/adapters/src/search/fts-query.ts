@@ -56,13 +56,13 @@ export function matchText(node: QueryNode, ctx: QueryContext): string | null {
   const words = tokenize(node.value);
   if (words.length === 0) return null;
   if (node.type === 'phrase') return `${column}${quote(words.join(' '))}`;
-  const last = words.length - 1;
-  const parts = words.map((w, i) => {
+  const parts = words.map((w) => {
     if (node.match === 'fuzzy') {
       const near = ctx.fuzzy.get(w) ?? [];
       return near.length === 0 ? NOTHING : `(${near.map(quote).join(' OR ')})`;
     }
-    return node.match === 'prefix' && i === last ? `${quote(w)} *` : quote(w);
+    // `sea-lev*` wants a word starting with each of its words, as the evaluator reads it.
+    return node.match === 'prefix' ? `${quote(w)} *` : quote(w);
   });
   return parts.length === 1 ? `${column}${parts[0]}` : `${column}(${parts.join(' AND ')})`;
 }
@@ -138,6 +138,8 @@ function rangeSql(node: Extract<QueryNode, { type: 'range' }>): Sql {
         params.push(Number(bound));
       }
     }
+    // Values that are not numbers are stored as text, after every number: a bound takes none.
+    if (node.min !== null && node.max === null) conditions.push("value < ''");
   } else {
     // Dates compare on the bound's precision: `[* TO 2021]` takes all of 2021. Every text
     // starting with the bound sorts between the bound and the bound followed by the highest

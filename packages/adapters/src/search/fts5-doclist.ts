@@ -3,7 +3,8 @@
  * `%_data` and `%_idx` tables) and decoded here, in the form `OCCURRENCES_SQL` gives them
  * (term-relevance.ts): `rowid * 4 + the column's weight` for each occurrence, by document, but
  * for an occurrence in the title and one in the text given together as weight 3 (`fts5Codes`);
- * and, further down, those of an AND of phrases (`fts5Phrases`).
+ * and, further down, those of an AND of phrases (`fts5Phrases`) and the words of a slice of the
+ * vocabulary (`fts5NearestWords`).
  *
  * The `instance` vocabulary hands each occurrence to SQL as a row of its own: for a word in
  * 57 000 of 100 000 documents (100 000 occurrences), walking them cost about 5 ms of a reader
@@ -31,6 +32,8 @@ export interface Fts5Store {
   block(id: number): Uint8Array | undefined;
   /** `SELECT pgno FROM %_idx WHERE segid = ? AND term <= ? ORDER BY term DESC LIMIT 1`. */
   seek(segid: number, key: Uint8Array): number | undefined;
+  /** `SELECT pgno FROM %_idx WHERE segid = ? AND term >= ? AND term < ? ORDER BY term`: the leaves whose first term lies between. */
+  leaves(segid: number, low: Uint8Array, high: Uint8Array): number[];
 }
 
 /** Arrays kept from one call to the next (fresh memory costs a page fault per 4 KiB here). */
@@ -41,17 +44,30 @@ export interface Fts5Scratch {
   absolute: number[];
   /** Entries of three: rowid, occurrences in column 0, in column 1 (-1 and 0: a delete marker). */
   entries: Int32Array;
-  /** Two lists of entries' offsets, merged from one into the other, and the winning entries' (`fts5Winners`). */
-  order: Int32Array[];
   /**
-   * The codes the live entries decoded so far would give (`fts5Codes`): at least those of the
-   * winning ones, so room for the codes is taken without a pass counting them.
+   * Two lists of entries' offsets, merged from one into the other, and the winning entries'
+   * (`fts5Winners`); for `fts5Occurrences`, two lists of codes and two of rowids merged likewise.
    */
-  codes: number;
+  order: Int32Array[];
+  /** One word's codes (`fts5Codes`), decoded straight from its doclists, each segment's after the one before. */
+  coded: Int32Array;
+  /**
+   * The rowids of that word's entries that give no code (a delete marker, or a row holding the
+   * word outside the title and text alone), each segment's after the one before: in the newest
+   * segment holding a row, they stand for it as codes do.
+   */
+  silent: Int32Array;
 }
 
 export function fts5Scratch(): Fts5Scratch {
-  return { bytes: new Uint8Array(1 << 16), absolute: [], entries: new Int32Array(1 << 14), order: [new Int32Array(1 << 12), new Int32Array(1 << 12), new Int32Array(1 << 12)], codes: 0 };
+  return {
+    bytes: new Uint8Array(1 << 16),
+    absolute: [],
+    entries: new Int32Array(1 << 14),
+    order: [new Int32Array(1 << 12), new Int32Array(1 << 12), new Int32Array(1 << 12), new Int32Array(1 << 12), new Int32Array(1 << 12)],
+    coded: new Int32Array(1 << 14),
+    silent: new Int32Array(1 << 10),
+  };
 }
 
 /**
@@ -59,20 +75,209 @@ export function fts5Scratch(): Fts5Scratch {
  * weighted 2 and 1, ordered by document; `allocate` gives the array to fill.
  */
 export function fts5Occurrences(store: Fts5Store, term: string, scratch: Fts5Scratch, allocate: (count: number) => Int32Array): Int32Array {
-  const segments = fts5Segments(store);
-  const key = new TextEncoder().encode(`0${term}`);
-  // Each segment's entries (rowid, title count, text count; -1 for a delete marker), newest first.
-  const bounds: number[] = [];
-  let used = 0;
-  scratch.codes = 0;
+  return fts5CodedMerged(scratch, fts5CodedParts(store, fts5Segments(store), new TextEncoder().encode(`0${term}`), scratch), allocate);
+}
+
+/**
+ * The term's (`0` and its bytes) codes and silent rowids in each of the segments holding it,
+ * decoded into `scratch.coded` and `scratch.silent`: for each such segment, newest first, six
+ * numbers, the ends of its codes and of its silent rowids, then its first and last rowid.
+ */
+export function fts5CodedParts(store: Fts5Store, segments: number[], key: Uint8Array, scratch: Fts5Scratch): number[] {
+  const parts: number[] = [];
+  const range = [0, 0, 0, 0];
   for (let s = 0; s < segments.length; s += 3) {
     const length = fts5Doclist(store, segments[s] as number, segments[s + 1] as number, segments[s + 2] as number, key, scratch);
     if (length < 0) continue;
-    const start = used;
-    used = fts5Entries(scratch, length, used);
-    if (used > start) bounds.push(start, used);
+    const codes = range[0] as number;
+    const silent = range[1] as number;
+    fts5CodedEntries(scratch, length, range);
+    if ((range[0] as number) > codes || (range[1] as number) > silent) parts.push(codes, range[0] as number, silent, range[1] as number, range[2] as number, range[3] as number);
   }
-  return fts5Merged(scratch, bounds, allocate);
+  return parts;
+}
+
+/**
+ * Decodes a segment's doclist (`scratch.bytes[0, length)`) straight into codes, appended to
+ * `scratch.coded` from `range[0]`, and the rowids of its entries giving none to `scratch.silent`
+ * from `range[1]`; sets `range` to their ends, then to the first and last rowid of the entries.
+ * One pass: decoding entries, then the winning ones, then their codes cost a word in 548 446 of
+ * a million documents three passes over its entries.
+ */
+export function fts5CodedEntries(scratch: Fts5Scratch, length: number, range: number[]): void {
+  const bytes = scratch.bytes;
+  const absolute = scratch.absolute;
+  const values = [0, 0];
+  let coded = scratch.coded;
+  let silent = scratch.silent;
+  let c = range[0] as number;
+  let q = range[1] as number;
+  let next = 0;
+  let rowid = 0;
+  let at = 0;
+  while (at < length) {
+    const entryAt = at;
+    let value = bytes[at] as number;
+    if (value < 0x80) at++;
+    else {
+      at = fts5VarintAt(bytes, at, values);
+      value = values[0] as number;
+    }
+    if (entryAt === 0) {
+      rowid = value;
+      range[2] = rowid;
+    } else if (next < absolute.length && absolute[next] === entryAt) {
+      rowid = value;
+      next++;
+    } else rowid += value;
+    // A page's first rowid is where an entry starts, or the pages were misread.
+    if (next < absolute.length && (absolute[next] as number) < at) throw new Error('fts5: a page whose first rowid is inside an entry');
+    let size = bytes[at] as number;
+    if (size < 0x80) at++;
+    else {
+      at = fts5VarintAt(bytes, at, values);
+      size = values[0] as number;
+    }
+    const end = at + Math.floor(size / 2);
+    if (end > length) throw new Error('fts5: a position list past its doclist');
+    let column = 0;
+    let title = 0;
+    let text = 0;
+    while (at < end) {
+      const byte = bytes[at] as number;
+      if (byte < 0x80) {
+        at++;
+        if (byte === 1) {
+          at = fts5VarintAt(bytes, at, values);
+          column = values[0] as number;
+          continue;
+        }
+      } else at = fts5VarintAt(bytes, at, values);
+      if (column === 0) title++;
+      else if (column === 1) text++;
+    }
+    if (size < 2 || title + text === 0) {
+      if (q >= silent.length) {
+        const grown = new Int32Array(silent.length * 2);
+        grown.set(silent);
+        silent = grown;
+        scratch.silent = grown;
+      }
+      silent[q++] = rowid;
+      continue;
+    }
+    const both = Math.min(title, text);
+    if (c + title + text - both > coded.length) {
+      const grown = new Int32Array(Math.max(coded.length * 2, c + title + text));
+      grown.set(coded.subarray(0, c));
+      coded = grown;
+      scratch.coded = grown;
+    }
+    const code = rowid * 4;
+    for (let k = 0; k < both; k++) coded[c++] = code + 3;
+    for (let k = both; k < title; k++) coded[c++] = code + 2;
+    for (let k = both; k < text; k++) coded[c++] = code + 1;
+  }
+  if (next !== absolute.length) throw new Error('fts5: a page whose first rowid was not reached');
+  range[0] = c;
+  range[1] = q;
+  range[3] = rowid;
+}
+
+/**
+ * The codes of the segments' winning entries (`parts`, six numbers a segment, newest first; see
+ * `fts5CodedParts`), in rowid order: segments whose rowids overlap no other's (a segment holds
+ * the rows written between two merges, so most do) are copied whole, in order of their first
+ * rowid; those that overlap are merged newest first (`fts5CodedCluster`).
+ */
+export function fts5CodedMerged(scratch: Fts5Scratch, parts: number[], allocate: (count: number) => Int32Array): Int32Array {
+  const count = parts.length / 6;
+  const byFirst: number[] = [];
+  for (let p = 0; p < count; p++) byFirst.push(p);
+  byFirst.sort((a, b) => (parts[6 * a + 4] as number) - (parts[6 * b + 4] as number) || a - b);
+  // Each run of overlapping segments: its codes as (array, start, end).
+  const pieces: [Int32Array, number, number][] = [];
+  let total = 0;
+  for (let i = 0; i < count; ) {
+    const first = byFirst[i] as number;
+    let last = parts[6 * first + 5] as number;
+    let j = i + 1;
+    while (j < count && (parts[6 * (byFirst[j] as number) + 4] as number) <= last) {
+      last = Math.max(last, parts[6 * (byFirst[j] as number) + 5] as number);
+      j++;
+    }
+    let piece: [Int32Array, number, number];
+    if (j === i + 1) piece = [scratch.coded, parts[6 * first] as number, parts[6 * first + 1] as number];
+    else {
+      const merged = fts5CodedCluster(scratch, parts, byFirst.slice(i, j).sort((a, b) => a - b));
+      // The merge's lists are reused by the next run: this one's codes are kept apart.
+      piece = [merged.slice(), 0, merged.length];
+    }
+    pieces.push(piece);
+    total += piece[2] - piece[1];
+    i = j;
+  }
+  const out = allocate(total);
+  let n = 0;
+  for (const [array, start, end] of pieces) {
+    out.set(array.subarray(start, end), n);
+    n += end - start;
+  }
+  return out;
+}
+
+/**
+ * The codes of overlapping segments (`cluster`: their numbers in `parts`, newest first) merged,
+ * a row's codes taken from the newest segment holding it, by codes or as a silent rowid (a row
+ * deleted there, or holding the word outside the title and text alone, gives none). The newest
+ * segment's codes and silent rowids are merged with each older one's in turn.
+ */
+export function fts5CodedCluster(scratch: Fts5Scratch, parts: number[], cluster: number[]): Int32Array {
+  const newest = cluster[0] as number;
+  let codes = scratch.coded.subarray(parts[6 * newest] as number, parts[6 * newest + 1] as number);
+  let silent = scratch.silent.subarray(parts[6 * newest + 2] as number, parts[6 * newest + 3] as number);
+  let which = 0;
+  for (let k = 1; k < cluster.length; k++) {
+    const p = cluster[k] as number;
+    const older = scratch.coded;
+    const from = parts[6 * p] as number;
+    const to = parts[6 * p + 1] as number;
+    const olderSilent = scratch.silent;
+    const silentFrom = parts[6 * p + 2] as number;
+    const silentTo = parts[6 * p + 3] as number;
+    const intoCodes = (scratch.order[which] as Int32Array).length >= codes.length + to - from ? (scratch.order[which] as Int32Array) : fts5Grown(scratch, which, codes.length + to - from);
+    const intoSilent =
+      (scratch.order[which + 3] as Int32Array).length >= silent.length + silentTo - silentFrom ? (scratch.order[which + 3] as Int32Array) : fts5Grown(scratch, which + 3, silent.length + silentTo - silentFrom);
+    let i = 0;
+    let u = 0;
+    let m = 0;
+    for (let j = from; j < to; ) {
+      const rowid = (older[j] as number) >> 2;
+      let end = j + 1;
+      while (end < to && (older[end] as number) >> 2 === rowid) end++;
+      while (i < codes.length && (codes[i] as number) >> 2 < rowid) intoCodes[m++] = codes[i++] as number;
+      while (u < silent.length && (silent[u] as number) < rowid) u++;
+      // The older segment's codes stand only for a row no newer segment holds.
+      if (!((i < codes.length && (codes[i] as number) >> 2 === rowid) || (u < silent.length && silent[u] === rowid))) for (let x = j; x < end; x++) intoCodes[m++] = older[x] as number;
+      j = end;
+    }
+    while (i < codes.length) intoCodes[m++] = codes[i++] as number;
+    // Silent rowids of every segment merged so far, each once: they stand for their rows against older segments.
+    let a = 0;
+    let b = silentFrom;
+    let n = 0;
+    while (a < silent.length || b < silentTo) {
+      const x = a < silent.length ? (silent[a] as number) : Infinity;
+      const y = b < silentTo ? (olderSilent[b] as number) : Infinity;
+      intoSilent[n++] = Math.min(x, y);
+      if (x <= y) a++;
+      if (y <= x) b++;
+    }
+    codes = intoCodes.subarray(0, m);
+    silent = intoSilent.subarray(0, n);
+    which = 1 - which;
+  }
+  return codes;
 }
 
 /**
@@ -215,112 +420,6 @@ export function fts5Append(scratch: Fts5Scratch, length: number, page: Uint8Arra
   }
   scratch.bytes.set(page.subarray(from, to), length);
   return needed;
-}
-
-/**
- * Decodes a segment's doclist (`scratch.bytes[0, length)`) into `scratch.entries` from `used`
- * on, and returns the entries' end.
- */
-export function fts5Entries(scratch: Fts5Scratch, length: number, used: number): number {
-  const bytes = scratch.bytes;
-  const absolute = scratch.absolute;
-  const values = [0, 0];
-  let next = 0;
-  let rowid = 0;
-  let at = 0;
-  let out = used;
-  while (at < length) {
-    const entryAt = at;
-    let value = bytes[at] as number;
-    if (value < 0x80) at++;
-    else {
-      at = fts5VarintAt(bytes, at, values);
-      value = values[0] as number;
-    }
-    if (entryAt === 0) rowid = value;
-    else if (next < absolute.length && absolute[next] === entryAt) {
-      rowid = value;
-      next++;
-    } else rowid += value;
-    // A page's first rowid is where an entry starts, or the pages were misread.
-    if (next < absolute.length && (absolute[next] as number) < at) throw new Error('fts5: a page whose first rowid is inside an entry');
-    let size = bytes[at] as number;
-    if (size < 0x80) at++;
-    else {
-      at = fts5VarintAt(bytes, at, values);
-      size = values[0] as number;
-    }
-    const end = at + Math.floor(size / 2);
-    if (end > length) throw new Error('fts5: a position list past its doclist');
-    let column = 0;
-    let title = 0;
-    let text = 0;
-    while (at < end) {
-      const byte = bytes[at] as number;
-      if (byte < 0x80) {
-        at++;
-        if (byte === 1) {
-          at = fts5VarintAt(bytes, at, values);
-          column = values[0] as number;
-          continue;
-        }
-      } else at = fts5VarintAt(bytes, at, values);
-      if (column === 0) title++;
-      else if (column === 1) text++;
-    }
-    if (out + 3 > scratch.entries.length) {
-      const grown = new Int32Array(scratch.entries.length * 2);
-      grown.set(scratch.entries);
-      scratch.entries = grown;
-    }
-    scratch.entries[out] = rowid;
-    scratch.entries[out + 1] = size < 2 ? -1 : title;
-    scratch.entries[out + 2] = text;
-    if (size >= 2) scratch.codes += Math.max(title, text);
-    out += 3;
-  }
-  if (next !== absolute.length) throw new Error('fts5: a page whose first rowid was not reached');
-  return out;
-}
-
-/**
- * The live entries of the segments (`bounds`: each segment's start and end in `entries`,
- * newest first) as occurrences: for a rowid in several, the newest segment's entry.
- */
-export function fts5Merged(scratch: Fts5Scratch, bounds: number[], allocate: (count: number) => Int32Array): Int32Array {
-  const entries = scratch.entries;
-  const segments = bounds.length / 2;
-  if (segments === 0) return allocate(0);
-  if (segments === 1) {
-    const from = bounds[0] as number;
-    const to = bounds[1] as number;
-    let total = 0;
-    for (let e = from; e < to; e += 3) {
-      const title = entries[e + 1] as number;
-      if (title >= 0) total += Math.max(title, entries[e + 2] as number);
-    }
-    const out = allocate(total);
-    let n = 0;
-    for (let e = from; e < to; e += 3) {
-      const title = entries[e + 1] as number;
-      if (title < 0) continue;
-      n = fts5Codes(out, n, entries[e] as number, title, entries[e + 2] as number);
-    }
-    return out;
-  }
-  const count = fts5Winners(scratch, bounds);
-  const merged = scratch.order[2] as Int32Array;
-  // Room for the codes of every live entry, superseded ones included (a few): no pass over the
-  // winning ones counting theirs first.
-  const out = allocate(scratch.codes);
-  let n = 0;
-  for (let w = 0; w < count; w++) {
-    const c = merged[w] as number;
-    const title = entries[c + 1] as number;
-    if (title < 0) continue;
-    n = fts5Codes(out, n, entries[c] as number, title, entries[c + 2] as number);
-  }
-  return n === out.length ? out : out.subarray(0, n);
 }
 
 /**
@@ -676,7 +775,7 @@ export function fts5SpanEntries(doclist: Fts5Scratch, bytes: Uint8Array, base: n
 
 /**
  * A position list's occurrences in column 0 and in column 1, as `title * 2^20 + text`: the walk
- * `fts5Entries` makes inline for every entry of one word (calling this from there, in the same
+ * `fts5CodedEntries` makes inline for every entry of one word (calling this from there, in the same
  * pass or in one of its own, cost 6-10 ms more a read of `sentinel` at 1M: 23 against 29-33).
  */
 export function fts5ColumnCounts(bytes: Uint8Array, from: number, end: number): number {
@@ -847,4 +946,173 @@ export function fts5NextCommon(rows: Int32Array[], counts: number[], at: Int32Ar
     }
     if (all) return target;
   }
+}
+
+/*
+ * The words of a slice of an FTS5 table's vocabulary, read from the terms on its segments' leaf
+ * pages, for fuzzy words (see `nearestWords` in sqlite-search-index.ts): the same words, in the
+ * same order, as the `row` vocabulary (`doc_words`, an `fts5vocab` table) lists them.
+ *
+ * That vocabulary counts the documents of every word it lists, so listing a letter's words walks
+ * all their doclists: at a million documents the letter of `glacer~` holds `grace` (a third of the
+ * documents) and `glacier`, and its slices cost a reader thread about 30 ms. A leaf page's footer
+ * says where each of its terms starts; the pages holding terms are those the segment's `%_idx`
+ * table names, so the pages between them, which hold only the doclists of large words, are never
+ * read.
+ *
+ * FTS5 lists a word only if one of its documents is live: a word whose every entry is a delete
+ * marker (each of its rows deleted since it was written) is in the leaves and not in the
+ * vocabulary. A word's entries in the newest segment holding it are its winning ones (a rowid in
+ * several segments is the newest one's; fts5-doclist.ts), so one of them with positions there
+ * makes it live: the entries that follow the word on its page are looked at for one. A word
+ * whose entries there are all delete markers, or run on to the next page, is decided by decoding
+ * its entries in the segments holding it; more than 512 such words throw, as does
+ * anything the decoder does not read, and the caller reads the vocabulary instead.
+ *
+ * These too run as source text on the reader threads (see above).
+ */
+
+/**
+ * The `most` words of the table's main index in `[from, to)` nearest `word` in order (the first
+ * at or after it, then the last before it, and so on in turn), of those whose length is at least
+ * `shortest` bytes (UTF-8) and at most `longest` characters; as `doc_words` lists them.
+ */
+export function fts5NearestWords(store: Fts5Store, from: string, to: string, word: string, shortest: number, longest: number, most: number, doclist: Fts5Scratch): string[] {
+  const segments = fts5Segments(store);
+  const encoder = new TextEncoder();
+  const low = encoder.encode(`0${from}`);
+  const high = encoder.encode(`0${to}`);
+  // Each word's key (`0` and its bytes, as a string of one character per byte: such strings
+  // order as the bytes do) and 1 when it is live, or the segments holding it (as `segments`
+  // lists them) while undecided; the segments are read newest first.
+  const found = new Map<string, 1 | number[]>();
+  for (let s = 0; s < segments.length; s += 3) fts5LeafTerms(store, segments, s, low, high, shortest + 1, longest, found);
+  const keys: string[] = [];
+  // Each word decided by its entries costs a few reads of the segments holding it (tens of
+  // microseconds); the vocabulary's slice, read instead past this many, a few milliseconds to tens.
+  const undecidedAtMost = 512;
+  let undecided = 0;
+  for (const [key, live] of found) {
+    if (live === 1) keys.push(key);
+    else {
+      if (++undecided > undecidedAtMost) throw new Error('fts5: too many words whose rows may all be deleted');
+      if (fts5WordLives(store, live, Uint8Array.from(key, (c) => c.charCodeAt(0)), doclist)) keys.push(key);
+    }
+  }
+  keys.sort();
+  const wordKey = String.fromCharCode(...encoder.encode(`0${word}`));
+  // The first key at or after the word's.
+  let lowest = 0;
+  let highest = keys.length;
+  while (lowest < highest) {
+    const middle = (lowest + highest) >>> 1;
+    if ((keys[middle] as string) < wordKey) lowest = middle + 1;
+    else highest = middle;
+  }
+  const decoder = new TextDecoder();
+  const nearest: string[] = [];
+  for (let i = 0; nearest.length < most && (lowest + i < keys.length || lowest - 1 - i >= 0); i++) {
+    if (lowest + i < keys.length) nearest.push(fts5WordOfKey(keys[lowest + i] as string, decoder));
+    if (lowest - 1 - i >= 0 && nearest.length < most) nearest.push(fts5WordOfKey(keys[lowest - 1 - i] as string, decoder));
+  }
+  return nearest;
+}
+
+/** The word of a key (`0` and its bytes, a character each): an ASCII word's is the key after the `0`, others are decoded. */
+export function fts5WordOfKey(key: string, decoder: { decode(bytes: Uint8Array): string }): string {
+  return /[^\x00-\x7f]/.test(key) ? decoder.decode(Uint8Array.from(key.slice(1), (c) => c.charCodeAt(0))) : key.slice(1);
+}
+
+/**
+ * Adds to `found` the terms in `[low, high)` of the leaf pages of the segment at `s` in
+ * `segments` whose length is at least `shortest` bytes (the key's, with its `0`) and at most
+ * `longest` characters: 1 when an entry following the term on its page has positions (a live
+ * row), or else the segment, after those of newer segments holding the term. A term found live
+ * in a newer segment is left as it is.
+ */
+export function fts5LeafTerms(store: Fts5Store, segments: number[], s: number, low: Uint8Array, high: Uint8Array, shortest: number, longest: number, found: Map<string, 1 | number[]>): void {
+  const segid = segments[s] as number;
+  const first = segments[s + 1] as number;
+  const last = segments[s + 2] as number;
+  const values = [0, 0];
+  const start = store.seek(segid, low);
+  const pages = [start === undefined ? first : Math.max(first, Math.floor(start / 2))];
+  for (const pgno of store.leaves(segid, low, high)) {
+    const page = Math.floor(pgno / 2);
+    if (page > (pages[pages.length - 1] as number) && page <= last) pages.push(page);
+  }
+  // The bounds as keys: strings of one character per byte order as the bytes do.
+  let lowKey = '';
+  for (let i = 0; i < low.length; i++) lowKey += String.fromCharCode(low[i] as number);
+  let highKey = '';
+  for (let i = 0; i < high.length; i++) highKey += String.fromCharCode(high[i] as number);
+  for (const pgno of pages) {
+    if (pgno > last) break;
+    const page = fts5Page(store, segid, pgno);
+    const szLeaf = ((page[2] as number) << 8) | (page[3] as number);
+    if (szLeaf > page.length) throw new Error('fts5: a leaf longer than its page');
+    // The footer lists where each term starts, the first in full, each later one as the distance from the one before.
+    let footer = szLeaf;
+    let termAt = 0;
+    let key = '';
+    for (let t = 0; footer < page.length; t++) {
+      footer = fts5VarintAt(page, footer, values);
+      termAt += values[0] as number;
+      let at = termAt;
+      let keep = 0;
+      if (t > 0) {
+        at = fts5VarintAt(page, at, values);
+        keep = values[0] as number;
+      }
+      at = fts5VarintAt(page, at, values);
+      const fresh = values[0] as number;
+      if (keep > key.length || at + fresh > szLeaf) throw new Error('fts5: a term past its page');
+      // The term shares `keep` bytes with the one before it on the page.
+      let part = '';
+      for (let i = at; i < at + fresh; i++) part += String.fromCharCode(page[i] as number);
+      key = keep === key.length ? key + part : key.slice(0, keep) + part;
+      at += fresh;
+      // Terms are in order: the first at or past `high` ends the segment's slice.
+      if (key >= highKey) return;
+      if (key < lowKey || key.length < shortest) continue;
+      let characters = 0;
+      for (let i = 1; i < key.length && characters <= longest; i++) if ((key.charCodeAt(i) & 0xc0) !== 0x80) characters++;
+      if (characters > longest) continue;
+      const before = found.get(key);
+      if (before === 1) continue;
+      if (before !== undefined) {
+        // Its entries here may hold the live row: decided with the newer segments' entries, if need be.
+        before.push(segid, first, last);
+        continue;
+      }
+      // The term's entries on this page, up to the next term or the page's end: one with positions (its size's varint
+      // is the positions' bytes times two, plus one for a delete marker) is a live row in this segment.
+      let end = szLeaf;
+      if (footer < page.length) {
+        fts5VarintAt(page, footer, values);
+        end = termAt + (values[0] as number);
+      }
+      let live = 0;
+      while (at < end && live === 0) {
+        // A rowid, then a size whose varint may run past the page: undecided here.
+        at = fts5VarintAt(page, at, values);
+        if (at >= end) break;
+        at = fts5VarintAt(page, at, values);
+        const size = values[0] as number;
+        if (at > end) break;
+        if (size >= 2) live = 1;
+        at += Math.floor(size / 2);
+      }
+      found.set(key, live === 1 ? 1 : [segid, first, last]);
+    }
+  }
+}
+
+/**
+ * Whether any row holds the term (`0` and its bytes) in the title or text: its codes decoded in
+ * the segments holding it (newest first, as `fts5Segments` lists them). A word of any letter but
+ * that of path tokens (`0z`) is in those columns wherever it is, so that is whether any row holds it.
+ */
+export function fts5WordLives(store: Fts5Store, segments: number[], key: Uint8Array, doclist: Fts5Scratch): boolean {
+  return fts5CodedMerged(doclist, fts5CodedParts(store, segments, key, doclist), (count) => new Int32Array(count)).length > 0;
 }

@@ -5,12 +5,14 @@
  * the range fields' values, and NOT is the complement of what its child matched. Filters,
  * facets, order and paging run over each document's header in the domain's typed columns
  * (`HeaderTable`), as in the SQLite engine, whose rules the contract suite holds equal to
- * `runSearch`'s. Where the text index's answer is a superset (phrases, fields other than the
- * title), the candidates are checked a slice at a time: a phrase against the words kept per
- * document, anything else by the domain's evaluator over the body kept as JSON text.
+ * `runSearch`'s. Words on a field other than the title are looked up in the postings of its
+ * paths (minisearch-text.ts). Where the index's answer is a superset (phrases), the candidates
+ * are checked a slice at a time against the words kept per value; what has no words to look up
+ * (`field:--`) by the domain's evaluator over the body kept as JSON text.
  */
 import {
   fieldPaths,
+  fieldValues,
   firstByColumn,
   flatten,
   fuzzyDistance,
@@ -32,13 +34,21 @@ import { pathToken } from './path-token.ts';
 import { MiniSearchRows, needsShapes, type PreparedRow } from './minisearch-rows.ts';
 import { TextIndex, TITLE_AND_TEXT, TITLE_ONLY, type Scored } from './minisearch-text.ts';
 import { readSnapshot, writeSnapshot } from './minisearch-snapshot.ts';
+import { phraseInField, valueLine, type FieldPaths } from './minisearch-value-lines.ts';
 
 function prepare(doc: SearchDocument, pathCode: (token: string) => number): PreparedRow {
   const flat = flatten(doc.body);
-  const title: string[] = [];
-  for (const [path, values] of flat) if (path === 'metadata.title' || path.startsWith('metadata.title.')) title.push(...values);
+  // What `metadata.title:` reads: the title's own values, else its members' (`{en, fr}`).
+  const title = fieldValues(flat, 'metadata.title');
   const words: string[] = [];
-  for (const values of flat.values()) for (const value of values) words.push(` ${tokenize(value).join(' ')} `);
+  const parents = new Set<string>();
+  for (const [path, values] of flat) {
+    const code = pathCode(pathToken(path));
+    for (const value of values) words.push(valueLine(code, value));
+    for (let i = path.indexOf('.'); i !== -1; i = path.indexOf('.', i + 1)) parents.add(path.slice(0, i));
+  }
+  const mixed: number[] = [];
+  for (const path of flat.keys()) if (parents.has(path)) mixed.push(pathCode(pathToken(path)));
   const ranges = rangeValues(flat);
   const { key: _key, body: _body, bounds, shapes, ...header } = doc;
   return {
@@ -48,6 +58,7 @@ function prepare(doc: SearchDocument, pathCode: (token: string) => number): Prep
     shapes: needsShapes(doc) ? structuredClone(shapes ?? []) : null,
     ranges: ranges.length > 0 ? ranges : null,
     paths: fieldPaths(flat).map((path) => pathCode(pathToken(path))),
+    mixed: mixed.length > 0 ? mixed : null,
     body: JSON.stringify(doc.body),
     title: title.join(' '),
     words: words.join('\n'),
@@ -60,12 +71,16 @@ interface Candidates {
   exact: boolean;
 }
 
-/** A search's candidate work: scores by row, the leaves whose marks are exact, the phrases on all fields as searched in a row's words. */
+/**
+ * A search's candidate work: scores by row, the leaves whose marks are exact, the phrases as
+ * searched in a row's words (on all fields, or on a field's paths).
+ */
 interface Scoring {
   scores: Float64Array;
   scored: boolean;
   exactLeaves: Map<QueryNode, Uint8Array>;
   phrases: Map<QueryNode, string>;
+  fieldPhrases: Map<QueryNode, { phrase: string; field: FieldPaths }>;
 }
 
 /** A row the evaluator checks, with the text it reads taken when the search began. */
@@ -117,16 +132,21 @@ export function createMiniSearchIndex(): MiniSearchIndex {
         const onTitle = node.field === 'metadata.title';
         const fields = onTitle ? TITLE_ONLY : TITLE_AND_TEXT;
         const match = node.type === 'term' ? node.match : 'exact';
+        // Another field than the title: its words are looked for in its paths' postings.
+        const field = node.field === null || onTitle ? null : rows.fieldScope(node.field, arrays.marks(capacity));
         // MiniSearch's fuzzy search walks its term tree within the edit distance; the domain's
         // rule also wants the first letter kept, checked on the words each row matched.
-        const found = text.scoreAll(words, fields, match, capacity, arrays, fuzzyDistance, match === 'fuzzy' ? keepFuzzy : null);
+        const found = text.scoreAll(words, fields, match, capacity, arrays, fuzzyDistance, match === 'fuzzy' ? keepFuzzy : null, field);
+        // Ranked by the words in the title and text, wherever the field wants them.
         if (scoring !== null) addScores(scoring, found);
-        // Plain words on all fields or on the title are exactly MiniSearch's answer; a phrase
-        // also needs its words in order, another field needs them in that field.
-        const exact = node.type === 'term' && (node.field === null || onTitle);
-        if (exact) scoring?.exactLeaves.set(node, found.marks);
-        if (node.type === 'phrase' && node.field === null) scoring?.phrases.set(node, ` ${words.join(' ')} `);
-        return { marks: found.marks, exact };
+        const marks = found.inField ?? found.marks;
+        // Words on any field are exactly the index's answer; a phrase also needs its words in
+        // order, in one value.
+        const exact = node.type === 'term';
+        if (exact) scoring?.exactLeaves.set(node, marks);
+        else if (field === null) scoring?.phrases.set(node, ` ${words.join(' ')} `);
+        else scoring?.fieldPhrases.set(node, { phrase: ` ${words.join(' ')} `, field });
+        return { marks, exact };
       }
       case 'and': {
         // Plain words on the same fields go to MiniSearch as one AND query: it intersects them
@@ -207,6 +227,8 @@ export function createMiniSearchIndex(): MiniSearchIndex {
       default: {
         const phrase = scoring.phrases.get(node);
         if (phrase !== undefined) return item.words.includes(phrase);
+        const inField = scoring.fieldPhrases.get(node);
+        if (inField !== undefined) return phraseInField(item.words, inField.phrase, inField.field);
         item.parsed ??= JSON.parse(item.body) as object;
         return matchesBody(node, item.parsed);
       }
@@ -245,7 +267,7 @@ export function createMiniSearchIndex(): MiniSearchIndex {
   async function searchWith(request: SearchRequest, arrays: RowArrays): Promise<SearchResult> {
     const query = parseQuery(request.q ?? '');
     const capacity = rows.capacity;
-    const scoring: Scoring = { scores: arrays.scores(capacity), scored: false, exactLeaves: new Map(), phrases: new Map() };
+    const scoring: Scoring = { scores: arrays.scores(capacity), scored: false, exactLeaves: new Map(), phrases: new Map(), fieldPhrases: new Map() };
     const found = query.type === 'all' ? { marks: null, exact: true } : candidates(query, scoring, capacity, arrays);
     const rank = scoring.scored ? rankBy(scoring.scores) : null;
     if (found?.exact) return answer(rowsInBox(found.marks, request.bbox, arrays), request, rank, arrays);

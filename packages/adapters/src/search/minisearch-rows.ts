@@ -2,12 +2,15 @@
  * What the MiniSearch engine keeps per document besides MiniSearch's word index, by row number:
  * the header in the domain's typed columns (filters, facets, order, paging), the boxes and the
  * exact shapes of lines and polygons, the range fields' values, the field paths holding a value
- * (for `_exists_`), and for the evaluator the body as JSON text and every value's words (for
- * phrases). Never the body as objects: 100k bodies as objects took most of 2 GiB.
+ * (for `_exists_`), the paths holding values beside members with values (for fields), and for
+ * the evaluator the body as JSON text and every value's words with its path (for phrases). Never
+ * the body as objects: 100k bodies as objects took most of 2 GiB.
  */
 import { HeaderTable, Interned, intersectsAny, shapesMeetBox, type HeaderFields } from '@krs/domain/search';
 import type { BBox, SearchDocument, Shape } from '@krs/domain';
 import { TextColumn } from './minisearch-text-column.ts';
+import { encodeToken, pathToken } from './path-token.ts';
+import type { FieldScope } from './minisearch-text.ts';
 
 export type RangeValues = [field: string, value: string][];
 
@@ -21,9 +24,11 @@ export interface PreparedRow {
   ranges: RangeValues | null;
   /** Every field path holding a value, as the code `MiniSearchRows.pathCode` gives its `pathToken`. */
   paths: readonly number[];
+  /** The codes of the paths holding values of their own beside members with values (`subjects: ['ice', {subject: 'sea'}]`); null: none. */
+  mixed: readonly number[] | null;
   body: string;
   title: string;
-  /** Every value's words, ` ` between words, each value inside spaces, `\n` between values. */
+  /** Every value's words with its path's code, a line each (minisearch-value-lines.ts). */
   words: string;
 }
 
@@ -38,6 +43,8 @@ export class MiniSearchRows {
   private bounds: (BBox[] | undefined)[] = [];
   private readonly shapes = new Map<number, Shape[]>();
   private rangeValues = new Map<number, RangeValues>();
+  /** Rows with paths holding values beside members with values: few documents have any. */
+  private readonly mixedPaths = new Map<number, readonly number[]>();
   /**
    * The paths (tokens) holding a value in each row, as the number of its set of path codes: most
    * documents share one set. No list of rows per path: a set of 100k rows per path took most of
@@ -96,6 +103,7 @@ export class MiniSearchRows {
     this.bounds[row] = doc.bounds;
     if (doc.shapes !== null) this.shapes.set(row, doc.shapes);
     if (doc.ranges !== null) this.rangeValues.set(row, doc.ranges);
+    if (doc.mixed !== null) this.mixedPaths.set(row, doc.mixed);
     if (row >= this.rowPathSet.length) {
       const grown = new Int32Array(Math.max(1024, row + 1, this.rowPathSet.length * 2));
       grown.set(this.rowPathSet);
@@ -128,6 +136,7 @@ export class MiniSearchRows {
     this.header.delete(row);
     this.shapes.delete(row);
     this.rangeValues.delete(row);
+    this.mixedPaths.delete(row);
     this.keys[row] = undefined;
     this.bounds[row] = undefined;
     this.bodies.delete(row);
@@ -183,6 +192,7 @@ export class MiniSearchRows {
     this.bounds = [];
     this.shapes.clear();
     this.rangeValues = new Map();
+    this.mixedPaths.clear();
     this.bodies.clear();
     this.titles = [];
     this.words.clear();
@@ -201,6 +211,29 @@ export class MiniSearchRows {
     const holds = Uint8Array.from(this.pathSetList, (set) => (set.includes(code) ? 1 : 0));
     const { rowPathSet, keys } = this;
     for (let row = 0; row < keys.length; row++) if (keys[row] !== undefined && holds[rowPathSet[row] ?? 0] === 1) marks[row] = 1;
+  }
+
+  /**
+   * How the evaluator reads `field` in each row, by path code: its own path and those below it
+   * (`metadata.creators.person_or_org.name` below `metadata.creators`), and the rows where its
+   * own values hide those below, marked in `mixed` (zeros by row, used only when some are).
+   */
+  fieldScope(field: string, mixed: Uint8Array): FieldScope {
+    const token = pathToken(field);
+    const own = this.paths.find(token);
+    const prefix = token + encodeToken('.');
+    const tokens = this.paths.values;
+    const below = new Uint8Array(tokens.length);
+    for (const [code, token] of tokens.entries()) if (token.startsWith(prefix)) below[code] = 1;
+    let anyMixed = false;
+    if (own !== -1) {
+      for (const [row, codes] of this.mixedPaths) {
+        if (!codes.includes(own)) continue;
+        mixed[row] = 1;
+        anyMixed = true;
+      }
+    }
+    return { own, below, mixed: anyMixed ? mixed : null };
   }
 
   /**
@@ -304,6 +337,7 @@ export class MiniSearchRows {
       shapes: this.shapes.get(row) ?? null,
       ranges: this.rangeValues.get(row) ?? null,
       paths: this.pathSetList[this.rowPathSet[row] ?? 0] ?? [],
+      mixed: this.mixedPaths.get(row) ?? null,
       title: this.titles[row] ?? '',
     };
   }

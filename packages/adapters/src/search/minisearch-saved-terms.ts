@@ -18,11 +18,23 @@ type Postings = Map<number, number>;
 /** A word's postings as MiniSearch keeps them: field id -> short id -> frequency. */
 export type TermData = Map<number, Postings>;
 
+/**
+ * Field ids from this one on are the paths' (minisearch-text.ts): a row holds a word there or
+ * not, its frequency is always 1, so a snapshot keeps their short ids alone (half the bytes).
+ */
+export const PATH_FIELDS = 2;
+
+/** Numbers a field's postings take in a snapshot for each row. */
+const savedWidth = (fieldId: number): number => (fieldId >= PATH_FIELDS ? 1 : 2);
+
 /** The snapshot's words and postings: word `i`'s postings are `postings[starts[i]]` to `postings[starts[i + 1]]`. */
 export interface SavedTerms {
   terms: readonly string[];
   starts: Int32Array;
-  /** Per word: fields, then per field its id, count and (short id, frequency) pairs. */
+  /**
+   * Per word: fields, then per field its id, count and (short id, frequency) pairs, or short
+   * ids alone from `PATH_FIELDS` on.
+   */
   postings: Int32Array;
 }
 
@@ -38,9 +50,10 @@ export function postingStarts(terms: number, postings: Int32Array): Int32Array {
     let fields = postings[at++] ?? -1;
     if (fields < 0) throw new Error('snapshot: postings end early');
     for (; fields > 0; fields--) {
+      const fieldId = postings[at] ?? -1;
       const n = postings[at + 1] ?? -1;
-      if (n < 0) throw new Error('snapshot: postings end early');
-      at += 2 + 2 * n;
+      if (fieldId < 0 || n < 0) throw new Error('snapshot: postings end early');
+      at += 2 + savedWidth(fieldId) * n;
     }
     if (at > postings.length) throw new Error('snapshot: postings end early');
   }
@@ -77,9 +90,10 @@ export class SavedTermData extends FilledOnFirstUse<number, Postings> {
     for (let fields = postings[at - 1] ?? 0; fields > 0; fields--) {
       const fieldId = postings[at++] ?? 0;
       const freqs: Postings = new Map();
+      const counted = savedWidth(fieldId) === 2;
       for (let n = postings[at++] ?? 0; n > 0; n--) {
         const short = postings[at++] ?? 0;
-        freqs.set(short, postings[at++] ?? 0);
+        freqs.set(short, counted ? (postings[at++] ?? 0) : 1);
       }
       this.put(fieldId, freqs);
     }
@@ -187,7 +201,8 @@ export function exportTerms(node: Map<string, unknown>, prefix: string, terms: s
     postings.push(data.size);
     for (const [fieldId, freqs] of data) {
       postings.push(fieldId, freqs.size);
-      for (const [short, frequency] of freqs) postings.push(short, frequency);
+      if (savedWidth(fieldId) === 1) for (const short of freqs.keys()) postings.push(short);
+      else for (const [short, frequency] of freqs) postings.push(short, frequency);
     }
   }
 }

@@ -1,12 +1,12 @@
 /**
  * The rows of a MiniSearch snapshot: each row's header, bounds, shapes, range values, set of
- * paths and title. Format 5 keeps them in columns: numbers as typed arrays, the strings as one
- * JSON array, the few objects (readers, shapes) as sparse JSON lists, the range values apart and
- * read on first use. Format 4 kept a JSON line per row; parsing 100k of them (every bound and
- * range value an array of its own) took about 0.6 s of CPU and much of a restart's garbage
- * collection. Its lines are still read, so a snapshot written before is not rebuilt.
+ * paths, paths holding values beside members with values, and title. Since format 5 they are
+ * columns: numbers as typed arrays, the strings as one JSON array, the few objects (readers,
+ * shapes, mixed paths) as sparse JSON lists, the range values apart and read on first use.
+ * Format 4 kept a JSON line per row; parsing 100k of them (every bound and range value an array
+ * of its own) took about 0.6 s of CPU and much of a restart's garbage collection.
  */
-import type { BBox, SearchDocument, Shape } from '@krs/domain';
+import type { BBox, Shape } from '@krs/domain';
 import { ACCESS, flagsOf, headerFlags, KINDS, STATES } from '@krs/domain/search';
 import { FilledOnFirstUse } from './filled-on-first-use.ts';
 import type { MiniSearchRows, PreparedRow, RangeValues } from './minisearch-rows.ts';
@@ -30,6 +30,7 @@ interface RowObjects {
   /** By the row's place in the list. */
   readers: [number, string[]][];
   shapes: [number, Shape[]][];
+  mixed: [number, number[]][];
 }
 
 /** The rows given, in that order, as format 5's sections; `pathSets` gives each set of paths its number in the file. */
@@ -37,7 +38,7 @@ export function encodeRows(rows: MiniSearchRows, order: readonly number[], pathS
   const codes = new Int32Array(order.length * CODES);
   const bounds: number[] = [];
   const strings: string[] = [];
-  const objects: RowObjects = { resourceTypes: [], readers: [], shapes: [] };
+  const objects: RowObjects = { resourceTypes: [], readers: [], shapes: [], mixed: [] };
   const resourceTypes = new Map<string, number>();
   const ranges: [number, RangeValues][] = [];
   for (const [i, number] of order.entries()) {
@@ -57,6 +58,7 @@ export function encodeRows(rows: MiniSearchRows, order: readonly number[], pathS
     strings.push(row.key, h.id, h.parentId, h.ownerId, h.created, h.updated, row.title);
     if (!h.isPublic) objects.readers.push([i, [...h.readers]]);
     if (row.shapes !== null) objects.shapes.push([i, row.shapes]);
+    if (row.mixed !== null) objects.mixed.push([i, [...row.mixed]]);
     if (row.ranges !== null) ranges.push([i, row.ranges]);
   }
   const typed = (a: Int32Array | Float64Array) => Buffer.from(a.buffer, a.byteOffset, a.byteLength);
@@ -161,6 +163,7 @@ export function decodeRows(section: (name: RowSection) => Buffer, count: number,
   });
   const readers = sparse(objects.readers, count, (v): v is string[] => Array.isArray(v) && v.every(isString));
   const shapes = sparse(objects.shapes, count, (v): v is Shape[] => Array.isArray(v) && v.every(isShape));
+  const mixed = sparse(objects.mixed, count, (v): v is number[] => Array.isArray(v) && v.length > 0 && v.every((c) => Number.isInteger(c) && (c as number) >= 0));
   const numbers = new Int32Array(count);
   const rows: Row[] = [];
   let box = 0;
@@ -200,6 +203,7 @@ export function decodeRows(section: (name: RowSection) => Buffer, count: number,
       shapes: shapes.get(i) ?? null,
       ranges: null,
       paths,
+      mixed: mixed.get(i) ?? null,
       body: '',
       title: str(6),
       words: '',
@@ -207,56 +211,4 @@ export function decodeRows(section: (name: RowSection) => Buffer, count: number,
   }
   if (box !== bounds.length) throw bad();
   return { numbers, rows, ranges: new SavedRanges(section('rowRanges').toString('utf8'), numbers) };
-}
-
-/** A row from format 4's line; throws on anything not shaped like one. */
-export function parseRowLine(line: string, pathSets: readonly (readonly number[])[]): [number, Row] {
-  const v = JSON.parse(line) as unknown;
-  if (!Array.isArray(v) || v.length !== 20) throw new Error('snapshot: bad row');
-  const [number, key, id, kind, state, parentId, ownerId, versionIndex, flags, readers, created, updated, rtId, rtLabel, accessStatus, bounds, shapes, ranges, pathSet, title] = v as unknown[];
-  const ok =
-    Number.isInteger(number) &&
-    (number as number) >= 0 &&
-    [key, id, parentId, ownerId, created, updated, title].every(isString) &&
-    (KINDS as readonly unknown[]).includes(kind) &&
-    (STATES as readonly unknown[]).includes(state) &&
-    (ACCESS as readonly unknown[]).includes(accessStatus) &&
-    isNumber(versionIndex) &&
-    isNumber(flags) &&
-    Array.isArray(readers) &&
-    readers.every(isString) &&
-    ((rtId === null && rtLabel === null) || (isString(rtId) && isString(rtLabel))) &&
-    Array.isArray(bounds) &&
-    bounds.every(isBox) &&
-    (shapes === null || (Array.isArray(shapes) && shapes.every(isShape))) &&
-    (ranges === null || isRanges(ranges)) &&
-    Number.isInteger(pathSet) &&
-    (pathSet as number) >= 0 &&
-    (pathSet as number) < pathSets.length;
-  if (!ok) throw new Error('snapshot: bad row');
-  const row: Row = {
-    key: key as string,
-    header: {
-      id: id as string,
-      kind: kind as SearchDocument['kind'],
-      state: state as SearchDocument['state'],
-      parentId: parentId as string,
-      ownerId: ownerId as string,
-      versionIndex: versionIndex as number,
-      ...flagsOf(flags as number),
-      readers: readers as string[],
-      created: created as string,
-      updated: updated as string,
-      resourceType: rtId === null ? null : { id: rtId as string, label: rtLabel as string },
-      accessStatus: accessStatus as SearchDocument['accessStatus'],
-    },
-    bounds: bounds as BBox[],
-    shapes: shapes as Shape[] | null,
-    ranges: ranges as RangeValues | null,
-    paths: pathSets[pathSet as number] ?? [],
-    body: '',
-    title: title as string,
-    words: '',
-  };
-  return [number as number, row];
 }

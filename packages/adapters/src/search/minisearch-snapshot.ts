@@ -12,13 +12,15 @@
 import { randomUUID } from 'node:crypto';
 import { open, rename, rm, type FileHandle } from 'node:fs/promises';
 import { MiniSearchRows } from './minisearch-rows.ts';
-import { decodeRows, encodeRows, parseRowLine, ROW_SECTIONS, typedView, type RowSection } from './minisearch-snapshot-rows.ts';
+import { decodeRows, encodeRows, ROW_SECTIONS, typedView, type RowSection } from './minisearch-snapshot-rows.ts';
 import { TextIndex, type TextState } from './minisearch-text.ts';
 
-/** Bumped whenever the layout or the indexing changes: files of a format not read here are rebuilt. */
-const FORMAT = 'krs-minisearch-5';
-/** The format before, a JSON line per row in a `rows` section; still read. */
-const LINES_FORMAT = 'krs-minisearch-4';
+/**
+ * Bumped whenever the layout or the indexing changes: files of a format not read here are
+ * rebuilt. 6: each value's words carry their path, and the word index their postings by path
+ * (field queries); a file of 5 or 4 has neither, so it is rebuilt rather than read.
+ */
+const FORMAT = 'krs-minisearch-6';
 
 /** Bytes gathered before a write. */
 const FLUSH_BYTES = 4 << 20;
@@ -36,8 +38,8 @@ interface Footer {
 }
 
 const SECTIONS = ['bodies', 'bodyEnds', 'words', 'wordEnds', 'averages', 'documents', 'lengths', 'terms', 'postings'] as const;
-type Section = (typeof SECTIONS)[number] | RowSection | 'rows';
-const sectionsOf = (format: string): readonly Section[] => [...(format === LINES_FORMAT ? (['rows'] as const) : ROW_SECTIONS), ...SECTIONS];
+type Section = (typeof SECTIONS)[number] | RowSection;
+const ALL_SECTIONS: readonly Section[] = [...ROW_SECTIONS, ...SECTIONS];
 
 class SnapshotWriter {
   private pending: Buffer[] = [];
@@ -159,7 +161,7 @@ function isFooter(v: unknown): v is Footer {
   if (typeof v !== 'object' || v === null) return false;
   const f = v as Partial<Footer>;
   return (
-    (f.format === FORMAT || f.format === LINES_FORMAT) &&
+    f.format === FORMAT &&
     isString(f.watermark) &&
     isNumber(f.rows) &&
     Array.isArray(f.paths) &&
@@ -174,7 +176,7 @@ function isFooter(v: unknown): v is Footer {
     isNumber(f.text.terms) &&
     typeof f.sections === 'object' &&
     f.sections !== null &&
-    sectionsOf(f.format).every((s) => {
+    ALL_SECTIONS.every((s) => {
       const range = f.sections?.[s];
       return Array.isArray(range) && range.length === 2 && range.every(isNumber) && range[0] <= range[1];
     })
@@ -211,7 +213,7 @@ export async function readSnapshot(file: string): Promise<LoadedSnapshot | null>
     // Each section read into its own buffer: nothing else of the file is kept with the bodies and
     // words, and the typed arrays view the bytes read rather than a copy of them.
     const sections = new Map<Section, Buffer>();
-    for (const name of sectionsOf(footer.format)) {
+    for (const name of ALL_SECTIONS) {
       const [start, end] = footer.sections[name] ?? [0, Number.POSITIVE_INFINITY];
       if (end > footerStart) return null;
       sections.set(name, await readAt(handle, start, end - start));
@@ -247,15 +249,14 @@ export async function readSnapshot(file: string): Promise<LoadedSnapshot | null>
       bodyStart = bodyEnd;
       wordStart = wordEnd;
     }
-    const decoded = footer.format === LINES_FORMAT ? rowLines(section('rows'), footer.rows, rows.pathSets) : decodeRows(section, footer.rows, rows.pathSets);
-    if (decoded === null) return null;
+    const decoded = decodeRows(section, footer.rows, rows.pathSets);
     for (const [i, row] of decoded.rows.entries()) {
       const number = decoded.numbers[i] ?? -1;
       if (rows.rowOf(row.key) !== undefined || rows.keyOf(number) !== undefined) return null;
       rows.set(number, row);
     }
     rows.useSavedTexts(decoded.numbers, bodies, bodyEnds, words, wordEnds);
-    if (decoded.ranges !== null) rows.useSavedRanges(decoded.ranges);
+    rows.useSavedRanges(decoded.ranges);
     rows.freeGaps();
     // The word index must name the same rows, or answers would disagree.
     for (const row of text.rows()) if (rows.keyOf(row) === undefined) return null;
@@ -265,19 +266,4 @@ export async function readSnapshot(file: string): Promise<LoadedSnapshot | null>
   } finally {
     await handle.close();
   }
-}
-
-/** Format 4's rows, a JSON line each; null when there are not `count` of them. */
-function rowLines(bytes: Buffer, count: number, pathSets: readonly (readonly number[])[]) {
-  const lines = bytes.toString('utf8').split('\n');
-  lines.pop();
-  if (lines.length !== count) return null;
-  const numbers = new Int32Array(count);
-  const rows = lines.map((line, i) => {
-    const [number, row] = parseRowLine(line, pathSets);
-    numbers[i] = number;
-    return row;
-  });
-  // Their range values are set with them.
-  return { numbers, rows, ranges: null };
 }

@@ -8,11 +8,19 @@
  *
  * The documents' ids are the engine's row numbers; MiniSearch's own short ids map to them
  * through a typed array kept by `put` and `drop`.
+ *
+ * Field queries (`metadata.description:glacier`) read the same term tree: beside a word's
+ * postings in the title and text columns, each path's values' words are postings of a field of
+ * their own, numbered `PATH_FIELDS` + the path's code (`text` holds each value's words with its
+ * path's code, minisearch-value-lines.ts). A prefix or fuzzy word on a field is expanded once, as
+ * on all fields, and its postings read in the paths the field names; no body is read. Their
+ * frequency is not kept (1): only which rows hold a word in a path is asked.
  */
 import MiniSearch, { type Options } from 'minisearch';
 import { tokenize } from '@krs/domain/search';
 import type { RowArrays } from './row-arrays.ts';
-import { exportTerms, postingStarts, savedTermTree, type TermData } from './minisearch-saved-terms.ts';
+import { exportTerms, PATH_FIELDS, postingStarts, savedTermTree, type TermData } from './minisearch-saved-terms.ts';
+import { forEachLine, withoutCodes, type FieldPaths } from './minisearch-value-lines.ts';
 
 export interface IndexedText {
   /** The engine's row number. */
@@ -28,7 +36,7 @@ export const TITLE_ONLY: readonly TextField[] = ['title'];
 const OPTIONS: Options<IndexedText> = {
   fields: ['title', 'text'],
   // The same words the evaluator sees, so a hit on a plain term is an exact answer.
-  tokenize,
+  tokenize: (text, field) => tokenize(field === 'text' ? withoutCodes(text) : text),
   processTerm: (term) => term,
   // Removed documents are removed word by word (`drop`), so there is nothing to vacuum.
   autoVacuum: false,
@@ -41,7 +49,6 @@ const BM25_B = 0.7;
 const BM25_D = 0.5;
 const PREFIX_WEIGHT = 0.375;
 const FUZZY_WEIGHT = 0.45;
-
 
 /** A word of the index a query word stands for, with the weight `search()` gives it. */
 interface Derived {
@@ -59,6 +66,12 @@ export interface Scored {
   count: number;
 }
 
+/** A field a query's words are looked for in, as the evaluator reads it (see `rowsInField`). */
+export interface FieldScope extends FieldPaths {
+  /** By row, 1 where the field's own path holds values beside members with values: its own values alone count. */
+  mixed: Uint8Array | null;
+}
+
 /** The index as arrays, for a snapshot. */
 export interface TextState {
   /** Documents, next short id, dirt count. */
@@ -69,7 +82,7 @@ export interface TextState {
   /** Its title's and text's lengths (-1: none). */
   lengths: Int32Array;
   terms: string[];
-  /** Per term: fields, then per field its id, count and (short id, frequency) pairs. */
+  /** Per term: its postings as `SavedTerms` has them. */
   postings: Int32Array;
 }
 
@@ -88,6 +101,16 @@ export class TextIndex extends MiniSearch<IndexedText> {
     const short = this._idToShortId.get(doc.id) ?? -1;
     this.ensure(short + 1);
     this.track(short, doc.id);
+    forEachLine(doc.text, (code, words) => {
+      const fieldId = PATH_FIELDS + code;
+      for (const word of words.split(' ')) {
+        if (word === '') continue;
+        const data = this._index.fetch(word, () => new Map());
+        let postings = data.get(fieldId);
+        if (postings === undefined) data.set(fieldId, (postings = new Map()));
+        postings.set(short, 1);
+      }
+    });
   }
 
   private track(short: number, row: number): void {
@@ -112,6 +135,18 @@ export class TextIndex extends MiniSearch<IndexedText> {
   /** Takes the document out word by word: it must be the text `put` was given. */
   drop(doc: IndexedText): void {
     const short = this._idToShortId.get(doc.id);
+    if (short !== undefined) {
+      forEachLine(doc.text, (code, words) => {
+        const fieldId = PATH_FIELDS + code;
+        for (const word of words.split(' ')) {
+          const data = word === '' ? undefined : this._index.get(word);
+          const postings = data?.get(fieldId);
+          if (data === undefined || postings === undefined || !postings.delete(short) || postings.size > 0) continue;
+          data.delete(fieldId);
+          if (data.size === 0) this._index.delete(word);
+        }
+      });
+    }
     this.remove(doc);
     if (short !== undefined) this.rowOf[short] = -1;
   }
@@ -135,7 +170,8 @@ export class TextIndex extends MiniSearch<IndexedText> {
     arrays: RowArrays,
     fuzzyDistance: (word: string) => number = () => 0,
     keep: ((word: string, derived: string) => boolean) | null = null,
-  ): Scored {
+    field: FieldScope | null = null,
+  ): Scored & { inField: Uint8Array | null } {
     const expanded = words.map((w) => this.derived(w, match, fuzzyDistance));
     let total: Scored | null = null;
     for (const list of expanded) {
@@ -162,7 +198,38 @@ export class TextIndex extends MiniSearch<IndexedText> {
     // `search()` multiplies by the number of distinct query words each result matched: all of them.
     const quality = new Set(words).size || 1;
     if (quality !== 1) for (let row = 0; row < capacity; row++) if (result.marks[row] === 1) result.scores[row] = (result.scores[row] ?? 0) * quality;
-    return result;
+    const kept = keep === null ? expanded : expanded.map((list, i) => list.filter((d) => keep(words[i] ?? '', d.term)));
+    return { ...result, inField: field === null ? null : this.rowsInField(kept, field, capacity, arrays) };
+  }
+
+  /**
+   * The rows holding, for each query word, one of its words in the field: in its own path where
+   * the row holds values there, else in any path below it, as the evaluator reads a field. A
+   * count per row of the words found so far, in each of the two, stands for the AND.
+   */
+  private rowsInField(expanded: readonly (readonly Derived[])[], field: FieldScope, capacity: number, arrays: RowArrays): Uint8Array {
+    const own = arrays.rows(capacity).fill(0);
+    const below = arrays.rows(capacity).fill(0);
+    const rowOf = this.rowOf;
+    for (const [i, list] of expanded.entries()) {
+      for (const { data } of list) {
+        for (const [fieldId, postings] of data) {
+          const code = fieldId - PATH_FIELDS;
+          const counts = code < 0 ? null : code === field.own ? own : field.below[code] === 1 ? below : null;
+          if (counts === null) continue;
+          for (const short of postings.keys()) {
+            const row = rowOf[short] ?? -1;
+            // Once per word, however many of its expansions the row holds.
+            if (row >= 0 && counts[row] === i) counts[row] = i + 1;
+          }
+        }
+      }
+    }
+    const all = expanded.length;
+    const marks = arrays.marks(capacity);
+    const mixed = field.mixed;
+    for (let row = 0; row < capacity; row++) if (own[row] === all || (below[row] === all && mixed?.[row] !== 1)) marks[row] = 1;
+    return marks;
   }
 
   /** Every row holding the word in a field, unscored. */

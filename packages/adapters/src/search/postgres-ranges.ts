@@ -3,9 +3,10 @@
  * `search_range`, written with the document, in its transaction, and ordered by B-tree indexes,
  * so a range leaf is an SQL predicate the index answers rather than a reason to read every
  * candidate's document into the evaluator. A query mixing ranges with leaves the vector decides
- * (words, prefixes, phrases, fuzzy terms, `_exists_`) under AND/OR/NOT is written as one SQL
- * boolean expression: `words @@ tsquery` for each part without a range, a lookup in
- * `search_range` for each range.
+ * (words, prefixes, phrases, fuzzy terms, `_exists_`) and fields the field vector decides
+ * (postgres-fields.ts) under AND/OR/NOT is written as one SQL boolean expression: `words @@
+ * tsquery` or `field_words @@ tsquery` for each part of one kind, a lookup in `search_range` for
+ * each range (`composedQuery`).
  *
  * The answers are the domain's (`inRange` in match-query.ts), bound for bound:
  * - dates compare as text on the bound's precision (`[* TO 2021]` takes all of 2021), in
@@ -18,8 +19,9 @@
  * - a range on any other field matches nothing.
  */
 import { sql, type Kysely, type RawBuilder } from 'kysely';
-import { flatten, NUMERIC_RANGE_FIELDS, RANGE_FIELDS, type FlatDoc, type QueryNode } from '@krs/domain/search';
+import { flatten, NUMERIC_RANGE_FIELDS, RANGE_FIELDS, rangeValues, type QueryNode } from '@krs/domain/search';
 import type { SearchDocument } from '@krs/domain';
+import { isFieldLeaf } from './field-query.ts';
 import { exactQuery, type FuzzyExpansions } from './postgres-text.ts';
 
 type Range = Extract<QueryNode, { type: 'range' }>;
@@ -59,16 +61,6 @@ function successor(bytes: Buffer): Buffer | null {
   return next;
 }
 
-/**
- * The values the evaluator compares for a field: the field's own, or, when it holds none, those
- * of the paths under it (`valuesFor` in match-query.ts).
- */
-function fieldValues(flat: FlatDoc, field: string): string[] {
-  const own = flat.get(field);
-  if (own !== undefined) return own;
-  return [...flat].filter(([path]) => path.startsWith(`${field}.`)).flatMap(([, values]) => values);
-}
-
 /** Replaces the range rows of `docs` (already in search_doc) with their values now. */
 export async function writeRanges(db: Kysely<object>, docs: readonly SearchDocument[]): Promise<void> {
   const keys: string[] = [];
@@ -76,15 +68,12 @@ export async function writeRanges(db: Kysely<object>, docs: readonly SearchDocum
   const values: Buffer[] = [];
   const numbers: (number | null)[] = [];
   for (const doc of docs) {
-    const flat = flatten(doc.body);
-    for (const field of RANGE_FIELDS) {
-      const numeric = NUMERIC_RANGE_FIELDS.includes(field);
-      for (const value of fieldValues(flat, field)) {
-        keys.push(doc.key);
-        fields.push(field);
-        values.push(codeUnits(value));
-        numbers.push(numeric && NUMBER.test(value) ? Number(value) : null);
-      }
+    // A range field's own values, as the evaluator compares them.
+    for (const [field, value] of rangeValues(flatten(doc.body))) {
+      keys.push(doc.key);
+      fields.push(field);
+      values.push(codeUnits(value));
+      numbers.push(NUMERIC_RANGE_FIELDS.includes(field) && NUMBER.test(value) ? Number(value) : null);
     }
   }
   await sql`delete from search_range where key = any(${docs.map((d) => d.key)}::text[])`.execute(db);
@@ -131,54 +120,93 @@ function rangeMatch(node: Range): RawBuilder<boolean> {
   return sql<boolean>`exists (select 1 from search_range r where r.key = search_doc.key and ${sql.join(conditions, sql` and `)})`;
 }
 
-const holdsRange = (node: QueryNode): boolean =>
-  node.type === 'range' || ((node.type === 'and' || node.type === 'or') && node.children.some(holdsRange)) || (node.type === 'not' && holdsRange(node.child));
+/**
+ * What decides a part of a query in SQL: the main vector (`words`: words, prefixes, title fields,
+ * phrases, fuzzy words, `_exists_`), the field vector (`field_words`: fields other than the
+ * title, postgres-fields.ts), or neither alone (a range, or parts of both kinds).
+ */
+type Part = 'words' | 'fields' | 'composed';
 
-export interface RangedQuery {
+function partOf(node: QueryNode): Part {
+  switch (node.type) {
+    case 'range':
+      return 'composed';
+    case 'term':
+    case 'phrase':
+      return isFieldLeaf(node) ? 'fields' : 'words';
+    case 'not':
+      return partOf(node.child);
+    case 'and':
+    case 'or': {
+      const parts = new Set(node.children.map(partOf));
+      return parts.size > 1 ? 'composed' : ([...parts][0] ?? 'words');
+    }
+    default:
+      return 'words';
+  }
+}
+
+export interface ComposedQuery {
   /** The query as an SQL condition on a row of search_doc. */
   match: RawBuilder<boolean>;
   /** Whether it reads the vector: documents without one may need the evaluator (`someUndecided`). */
   text: boolean;
   /** Whether it holds a phrase, which only documents with every position decide in SQL. */
   phrases: boolean;
+  /** Whether it reads the field vector, which documents whose positions were cut lack. */
+  fields: boolean;
 }
 
+/** What a fields-only part of a query is over `field_words`: tsquery text, or null (see `fieldTsquery`). */
+export type FieldQuery = (node: QueryNode) => string | null;
+
 /**
- * A query holding a range as one SQL condition, when every other part of it is one the vector
- * decides (`exactQuery`); null for a query without a range, or with a part only the evaluator
- * can decide (`metadata.description:ice`). The parts of an AND or an OR without a range are one
- * tsquery: one look in the GIN index rather than one per part.
+ * A query holding a range or a field other than the title as one SQL condition, when each of its
+ * parts is one of those, or one the vector decides (`exactQuery`), or one the field vector
+ * decides (`fieldQuery`); null for a query the vector decides alone, or with a part only the
+ * evaluator can decide (a field term of no words). The parts of an AND or an OR of one kind are
+ * one tsquery: one look in the GIN index rather than one per part.
  *
- * The parts ANDed at the top are conditions on the row (`words @@`, a range's rows, joined). A
- * part under an OR or a NOT with a range is a set of keys (`keysOf`) joined to the rows: as a
- * condition, `words @@` there was tested on every row the filter keeps, each vector read from
- * out of the row, where the GIN index finds the word's keys alone.
+ * The parts ANDed at the top are conditions on the row (`words @@`, `field_words @@`, a range's
+ * rows, joined). A composed part under an OR or a NOT is a set of keys (`keysOf`) joined to the
+ * rows: as a condition, `words @@` there was tested on every row the filter keeps, each vector
+ * read from out of the row, where the GIN index finds the word's keys alone.
  */
-export function rangedQuery(node: QueryNode, fuzzy: FuzzyExpansions): RangedQuery | null {
-  if (!holdsRange(node)) return null;
+export function composedQuery(node: QueryNode, fuzzy: FuzzyExpansions, fieldQuery: FieldQuery): ComposedQuery | null {
+  if (partOf(node) === 'words') return null;
   let text = false;
   let phrases = false;
-  const exact = (n: QueryNode): string | null => {
+  let fields = false;
+  /** A part of one kind as `column @@ tsquery`, or null. */
+  const decided = (n: QueryNode): RawBuilder<boolean> | null => {
+    if (partOf(n) === 'fields') {
+      const match = fieldQuery(n);
+      if (match === null) return null;
+      fields = true;
+      return sql<boolean>`field_words @@ ${match}::tsquery`;
+    }
     const found = exactQuery(n, fuzzy);
     if (found === null) return null;
     text = true;
     phrases ||= found.phrases;
-    return found.match;
+    return sql<boolean>`words @@ ${found.match}::tsquery`;
   };
-  /** The parts of an AND or an OR without a range as one, and the others. */
+  /** The children of an AND or an OR of each kind as one, and the composed ones. */
   const grouped = (n: Extract<QueryNode, { type: 'and' | 'or' }>): QueryNode[] => {
-    const plain = n.children.filter((c) => !holdsRange(c));
-    const together: QueryNode[] = plain.length === 0 ? [] : [plain.length === 1 ? (plain[0] as QueryNode) : { type: n.type, children: plain }];
-    return [...together, ...n.children.filter(holdsRange)];
+    const together = (part: Part): QueryNode[] => {
+      const plain = n.children.filter((c) => partOf(c) === part);
+      return plain.length === 0 ? [] : [plain.length === 1 ? (plain[0] as QueryNode) : { type: n.type, children: plain }];
+    };
+    return [...together('words'), ...together('fields'), ...n.children.filter((c) => partOf(c) === 'composed')];
   };
   const keysOf = (n: QueryNode): RawBuilder<unknown> | null => {
     if (n.type === 'range') {
       const conditions = rangeConditions(n);
       return conditions === null ? sql`select null::text as key where false` : sql`select r.key from search_range r where ${sql.join(conditions, sql` and `)}`;
     }
-    if (!holdsRange(n)) {
-      const match = exact(n);
-      return match === null ? null : sql`select key from search_doc where words @@ ${match}::tsquery`;
+    if (partOf(n) !== 'composed') {
+      const match = decided(n);
+      return match === null ? null : sql`select key from search_doc where ${match}`;
     }
     if (n.type === 'not') {
       const child = keysOf(n.child);
@@ -192,10 +220,13 @@ export function rangedQuery(node: QueryNode, fuzzy: FuzzyExpansions): RangedQuer
   const joined = (keys: RawBuilder<unknown> | null) => (keys === null ? null : sql<boolean>`exists (select 1 from (${keys}) k where k.key = search_doc.key)`);
   const walk = (n: QueryNode): RawBuilder<boolean> | null => {
     if (n.type === 'range') return rangeMatch(n);
-    if (!holdsRange(n)) {
-      const match = exact(n);
-      return match === null ? null : sql<boolean>`words @@ ${match}::tsquery`;
+    // A field part under a NOT: the documents holding it, found in the GIN index, left out. As
+    // `field_words @@ !(...)`, every row the filter keeps read its field vector from out of the row.
+    if (n.type === 'not' && partOf(n) === 'fields') {
+      const child = joined(keysOf(n.child));
+      return child === null ? null : sql<boolean>`not (${child})`;
     }
+    if (partOf(n) !== 'composed') return decided(n);
     if (n.type === 'not') {
       const child = n.child.type === 'range' ? rangeMatch(n.child) : joined(keysOf(n.child));
       return child === null ? null : sql<boolean>`not (${child})`;
@@ -207,7 +238,7 @@ export function rangedQuery(node: QueryNode, fuzzy: FuzzyExpansions): RangedQuer
     return sql<boolean>`(${sql.join(parts as RawBuilder<boolean>[], sql` and `)})`;
   };
   const match = walk(node);
-  return match === null ? null : { match, text, phrases };
+  return match === null ? null : { match, text, phrases, fields };
 }
 
 /**

@@ -8,18 +8,20 @@
  * what the domain's evaluator means); total, facets and the ranked page are SQL. So is a box
  * without query text, but for the documents with a part across the box's edge, whose shapes the
  * evaluator decides. So are ranges, beside those leaves, from their own ordered index
- * (postgres-ranges.ts). Other fields and boxes with text are narrowed in SQL (the words the
+ * (postgres-ranges.ts), and fields other than the title, from a vector of their own
+ * (postgres-fields.ts). Boxes with text, and field terms of no words, are narrowed in SQL (the words the
  * query requires, the GiST index of the boxes) and decided by the domain's evaluator
  * (`matchesQuery`, `scoreQuery`, `runSearch`), which holds every engine to the same answers.
  */
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import { facetLabel, fuzzyDistance, matchesQuery, meetsBox, parseQuery, positiveTerms, runSearch, scoreQuery, shapeBounds, sortBuckets, splitAtAntimeridian, type QueryNode } from '@krs/domain/search';
-import type { BBox, FacetBucket, FacetName, SearchDocument, SearchIndex, SearchRequest, SearchResult, Shape } from '@krs/domain';
+import { isLarge, largeValueSlices, stringifyJsonInTurns, type BBox, type FacetBucket, type FacetName, type SearchDocument, type SearchIndex, type SearchRequest, type SearchResult, type Shape } from '@krs/domain';
 import { evaluateInSlices } from './evaluate-in-slices.ts';
 import { expandInSlices } from './expand-in-slices.ts';
 import { fuzzyWords } from './fts-query.ts';
-import { RANGE_SCHEMA, rangedQuery, requiredRanges, writeRanges } from './postgres-ranges.ts';
-import { documentWords, exactQuery, rankOperands, rankText, requiredWords, singleLexeme, type FuzzyExpansions, type RankOperand, type SingleLexeme } from './postgres-text.ts';
+import { fieldPathsOf, fieldTsquery, fieldVector } from './postgres-fields.ts';
+import { composedQuery, RANGE_SCHEMA, requiredRanges, writeRanges } from './postgres-ranges.ts';
+import { documentWords, documentWordsInTurns, exactQuery, type DocumentWords, rankOperands, rankText, requiredWords, singleLexeme, type FuzzyExpansions, type RankOperand, type SingleLexeme } from './postgres-text.ts';
 
 /** Any Kysely handle: the index's tables are outside the records' typed schema, and written in SQL. */
 type Db = Kysely<object>;
@@ -116,10 +118,11 @@ const SCHEMA = [
     is_public boolean NOT NULL, readers text[] NOT NULL, created text NOT NULL, updated text NOT NULL,
     resource_type text, resource_type_label text, access_status text NOT NULL,
     words tsvector, positions_exact boolean NOT NULL DEFAULT false, ${WORD_COUNT}, path_bits bit varying,
-    title_words tsvector, doc text NOT NULL)`,
+    title_words tsvector, field_words tsvector, doc text NOT NULL)`,
   'CREATE INDEX IF NOT EXISTS search_doc_words ON search_doc USING gin (words)',
+  'CREATE INDEX IF NOT EXISTS search_doc_fields ON search_doc USING gin (field_words)',
   // The few documents SQL cannot decide every query on, found at once.
-  'CREATE INDEX IF NOT EXISTS search_doc_inexact ON search_doc (key) WHERE words IS NULL OR NOT positions_exact',
+  'CREATE INDEX IF NOT EXISTS search_doc_inexact ON search_doc (key) WHERE words IS NULL OR NOT positions_exact OR field_words IS NULL',
   'CREATE INDEX IF NOT EXISTS search_doc_parent ON search_doc (parent_id)',
   'CREATE INDEX IF NOT EXISTS search_doc_id ON search_doc (id)',
   'CREATE INDEX IF NOT EXISTS search_doc_owner ON search_doc (owner_id)',
@@ -169,7 +172,7 @@ const SCHEMA = [
 /**
  * How search_doc's rows are stored, set when the table is made. The total, facets and score
  * bounds read every match's row: the narrow columns, never the document (`doc`, for the evaluator)
- * nor the vector (`words`, which the GIN index answers a plain word from without reading it). Both
+ * nor the vectors (`words`, `field_words`, which the GIN indexes answer a plain word from without reading them). All
  * leave the row for the TOAST table, so a row is a few hundred bytes rather than the 2 kB a
  * typical vector made it, inline, with the document in a table of its own.
  *
@@ -184,6 +187,7 @@ const SCHEMA = [
 const STORAGE = [
   'ALTER TABLE search_doc SET (toast_tuple_target = 512)',
   'ALTER TABLE search_doc ALTER COLUMN words SET STORAGE EXTERNAL',
+  'ALTER TABLE search_doc ALTER COLUMN field_words SET STORAGE EXTERNAL',
   'ALTER TABLE search_doc ALTER COLUMN title_words SET STORAGE MAIN',
 ];
 
@@ -195,9 +199,11 @@ const STORAGE = [
  * 10 added `search_count` and `search_title`, kept by triggers; 11 the document's listing columns
  * and whether a part is its bounds to `search_box`; 12 word pairs (two-word phrases) as lexemes of
  * the vector, and `word_count` written with it rather than generated; 13 `search_range`, the values
- * of the range fields (postgres-ranges.ts).
+ * of the range fields (postgres-ranges.ts); 14 the title's weight on the words `metadata.title:`
+ * reads (its members' only where it holds no value of its own), a range field's own values only,
+ * and `field_words`, the words of each field path (postgres-fields.ts).
  */
-const LAYOUT = 13;
+const LAYOUT = 14;
 
 /** Creates the index's tables and indexes where they are missing; nodes starting at once take turns. */
 export async function createPostgresSearchSchema<T>(handle: Kysely<T>): Promise<void> {
@@ -312,10 +318,17 @@ export function createPostgresSearchIndex<T>(handle: Kysely<T>): SearchIndex & {
               : sql<boolean>`words @@ ${exact.match}::tsquery`;
         return inSql(handle, request, match, rank, singleLexeme(query));
       }
-      // Ranges with parts the vector decides: in SQL too, the ranges from their ordered index.
-      const ranged = exact === null && request.bbox === null ? rangedQuery(query, fuzzy) : null;
-      if (ranged !== null && !undecided && !(ranged.text && (await someUndecided(handle, request, query, ranged.phrases)))) {
-        return inSql(handle, request, ranged.match, request.sort === 'bestmatch' ? await rankOf(handle, rankOperands(query, fuzzy)) : null, null, ranged.text);
+      // Ranges and fields with parts the vector decides: in SQL too, the ranges from their ordered
+      // index, the fields from their vector.
+      const paths = exact === null && request.bbox === null ? await fieldPathsOf(handle, query) : new Map();
+      const composed = exact === null && request.bbox === null ? composedQuery(query, fuzzy, (n) => fieldTsquery(n, paths, fuzzy)) : null;
+      if (
+        composed !== null &&
+        !undecided &&
+        !((composed.text || composed.fields) && (await someUndecided(handle, request, query, composed.phrases, composed.fields)))
+      ) {
+        const rank = request.sort === 'bestmatch' ? await rankOf(handle, rankOperands(query, fuzzy)) : null;
+        return inSql(handle, request, composed.match, rank, null, composed.text || composed.fields);
       }
       const words = requiredWords(query);
       const where: RawBuilder<unknown>[] = [filterSql(request)];
@@ -525,27 +538,35 @@ const UPSERT_BATCH = 200;
 
 async function upsertBatch(db: Db, docs: readonly SearchDocument[]): Promise<void> {
   const vocabulary = new Set<string>();
-  const vectors = docs.map((doc) => documentWords(doc.body));
+  // A large record's words are made in slices (domain turns/large-values.ts); the others at once.
+  const vectors: (DocumentWords | null)[] = [];
+  const texts: string[] = [];
+  for (const doc of docs) {
+    const large = isLarge(doc.body['metadata']);
+    vectors.push(large ? await documentWordsInTurns(doc.body, largeValueSlices()) : documentWords(doc.body));
+    texts.push(large ? await stringifyJsonInTurns(doc, largeValueSlices()) : JSON.stringify(doc));
+  }
   for (const words of vectors) for (const w of words?.words ?? []) vocabulary.add(w);
   const pathIds = await pathIdsOf(db, new Set(vectors.flatMap((words) => words?.paths ?? [])));
   const rows = docs.map((doc, i) => {
     const words = vectors[i] ?? null;
+    const fieldWords = words === null ? null : fieldVector(words.fields, pathIds);
     return sql`(${doc.key}, ${doc.id}, ${doc.kind}, ${doc.state}, ${doc.parentId}, ${doc.ownerId}, ${doc.versionIndex}, ${doc.isLatest},
       ${doc.inUserListing}, ${doc.isUserLatest}, ${doc.isPublic}, ${doc.readers}::text[], ${doc.created}, ${doc.updated},
       ${doc.resourceType?.id ?? null}, ${doc.resourceType?.label ?? null}, ${doc.accessStatus},
       ${words === null ? null : sql`${words.vector}::tsvector`}, ${words?.positionsExact ?? false}, ${words?.lexemes ?? null}::integer,
       ${words === null ? null : sql`${pathBits(words.paths, pathIds)}::bit varying`}, ${words === null ? null : sql`${words.titleWords}::tsvector`},
-      ${JSON.stringify(doc)})`;
+      ${fieldWords === null ? null : sql`${fieldWords}::tsvector`}, ${texts[i]})`;
   });
   await sql`insert into search_doc (key, id, kind, state, parent_id, owner_id, version_index, is_latest, in_user_listing, is_user_latest,
-      is_public, readers, created, updated, resource_type, resource_type_label, access_status, words, positions_exact, word_count, path_bits, title_words, doc)
+      is_public, readers, created, updated, resource_type, resource_type_label, access_status, words, positions_exact, word_count, path_bits, title_words, field_words, doc)
     values ${sql.join(rows)}
     on conflict (key) do update set id = excluded.id, kind = excluded.kind, state = excluded.state, parent_id = excluded.parent_id,
       owner_id = excluded.owner_id, version_index = excluded.version_index, is_latest = excluded.is_latest,
       in_user_listing = excluded.in_user_listing, is_user_latest = excluded.is_user_latest, is_public = excluded.is_public,
       readers = excluded.readers, created = excluded.created, updated = excluded.updated, resource_type = excluded.resource_type,
       resource_type_label = excluded.resource_type_label, access_status = excluded.access_status, words = excluded.words,
-      positions_exact = excluded.positions_exact, word_count = excluded.word_count, path_bits = excluded.path_bits, title_words = excluded.title_words, doc = excluded.doc`.execute(db);
+      positions_exact = excluded.positions_exact, word_count = excluded.word_count, path_bits = excluded.path_bits, title_words = excluded.title_words, field_words = excluded.field_words, doc = excluded.doc`.execute(db);
   // Sorted, so two transactions adding the same words take their locks in the same order.
   if (vocabulary.size > 0) await sql`insert into search_vocab (word) select unnest(${[...vocabulary].sort(byCodeUnits)}::text[]) on conflict do nothing`.execute(db);
   await sql`delete from search_box where key = any(${docs.map((d) => d.key)}::text[])`.execute(db);
@@ -645,15 +666,19 @@ async function expandFuzzy(db: Db, query: QueryNode): Promise<FuzzyExpansions> {
 
 /**
  * Whether a document the filter keeps and the query may match is one SQL cannot decide: one with
- * no vector (its words past a tsvector's size), or, for a phrase, one whose positions were cut.
- * Such documents are rare (records of tens of thousands of words); when one is a candidate, the
- * whole query goes to the evaluator.
+ * no vector (its words past a tsvector's size), or, for a phrase or a field other than the title,
+ * one whose positions were cut (it has no field vector). Such documents are rare (records of tens
+ * of thousands of words); when one is a candidate, the whole query goes to the evaluator.
  */
-async function someUndecided(db: Db, request: SearchRequest, query: QueryNode, phrases: boolean): Promise<boolean> {
+async function someUndecided(db: Db, request: SearchRequest, query: QueryNode, phrases: boolean, fields = false): Promise<boolean> {
   const required = requiredWords(query);
-  const cut = phrases ? (required === null ? sql`true` : sql`words @@ ${required}::tsquery`) : sql`false`;
-  const found = await sql`select 1 from search_doc where (words is null or not positions_exact) and ${filterSql(request)}
-    and (words is null or ${cut}) limit 1`.execute(db);
+  const holds = required === null ? sql`true` : sql`words @@ ${required}::tsquery`;
+  const cut = phrases ? holds : sql`false`;
+  const found = fields
+    ? await sql`select 1 from search_doc where (words is null or not positions_exact or field_words is null) and ${filterSql(request)}
+        and (words is null or ${holds}) limit 1`.execute(db)
+    : await sql`select 1 from search_doc where (words is null or not positions_exact) and ${filterSql(request)}
+        and (words is null or ${cut}) limit 1`.execute(db);
   return found.rows.length > 0;
 }
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseQuery } from '@krs/domain/search';
-import { documentWords, exactQuery, rankQuery, requiredWords, singleLexeme } from './postgres-text.ts';
+import { documentWords, documentWordsInTurns, exactQuery, rankQuery, requiredWords, singleLexeme } from './postgres-text.ts';
 
 const exact = (q: string) => exactQuery(parseQuery(q))?.match ?? null;
 
@@ -17,6 +17,12 @@ describe('PostgreSQL text: documents', () => {
       lexemes: 8,
       // The title's words and pairs with all their positions, the description's too.
       titleWords: "'glacier':2A,5 'muller':3A ' glacier muller':3A",
+      // Each path's words at the vector's positions, for the field vector.
+      fields: [
+        ['metadata.title', new Map([['glacier', [2]], ['muller', [3]]]), false],
+        ['metadata.description', new Map([['glacier', [5]], ['ice', [6]]]), false],
+        ['metadata.subjects', new Map([['sea', [8]], ['ice', [10]]]), false],
+      ],
     });
   });
 
@@ -24,6 +30,8 @@ describe('PostgreSQL text: documents', () => {
     const many = documentWords({ metadata: { title: 'Long', description: 'the '.repeat(300) } });
     expect(many?.positionsExact).toBe(false);
     expect(many?.vector.match(/'the':([\d,]+)/)?.[1]?.split(',')).toHaveLength(256);
+    // No field vector: a field's phrase could not be decided on it.
+    expect(many?.fields).toBeNull();
 
     const long = documentWords({ metadata: { title: 'Long', description: Array.from({ length: 17_000 }, (_, i) => `w${i}`).join(' ') } });
     expect(long?.positionsExact).toBe(false);
@@ -93,5 +101,13 @@ describe('PostgreSQL text: queries', () => {
   it('narrows a longer phrase by its word pairs where asked, else by its words', () => {
     expect(requiredWords(parseQuery('"arctic sea ice" glacier'), true)).toBe("(' arctic sea' & ' sea ice') & ('glacier')");
     expect(requiredWords(parseQuery('"arctic sea ice" glacier'))).toBe("('arctic' & 'sea' & 'ice') & ('glacier')");
+  });
+
+  it('makes a large record\'s words in slices, the same as at once', async () => {
+    const body = { metadata: { title: 'Sea ice', creators: Array.from({ length: 3000 }, (_, i) => ({ person_or_org: { name: `Person ${i}, Ana` } })), subjects: ['sea ice', { subject: 'glacier' }] } };
+    let turns = 0;
+    const sliced = await documentWordsInTurns(body, { due: () => true, turn: async () => void turns++ });
+    expect(sliced).toEqual(documentWords(body));
+    expect(turns).toBeGreaterThan(3000 / 512);
   });
 });

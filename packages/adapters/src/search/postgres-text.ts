@@ -7,7 +7,8 @@
  * vocabulary of indexed words) and AND/OR/NOT mean in PostgreSQL exactly what the domain's
  * evaluator makes them mean, so such queries are answered in SQL alone.
  */
-import { fieldPaths, flatten, tokenize, type QueryNode } from '@krs/domain/search';
+import type { Slicing } from '@krs/domain';
+import { fieldPaths, flatten, flattenInTurns, runSteps, tokenize, type FlatDoc, type QueryNode, type Steps } from '@krs/domain/search';
 
 /** A tsvector holds at most 1 MiB, lexemes of at most 2047 bytes, positions up to 16383, 256 per lexeme. */
 const MAX_VECTOR_BYTES = 900 * 1024;
@@ -38,22 +39,65 @@ export interface DocumentWords {
    * (title and others): their part of any rank is exact from it, without the whole vector.
    */
   titleWords: string;
+  /**
+   * Each path holding values: its words with the positions the vector gives them, and whether the
+   * path also has members with values (see postgres-fields.ts). Null when `positionsExact` is not.
+   */
+  fields: FieldWords[] | null;
 }
 
-const isTitlePath = (path: string) => path === 'metadata.title' || path.startsWith('metadata.title.');
+/**
+ * The paths `metadata.title:` reads (`fieldValues` in the domain): the title's own values, or
+ * where it holds none, its members' (`metadata.title.en`).
+ */
+const titlePaths = (flat: FlatDoc): ((path: string) => boolean) =>
+  flat.has('metadata.title') ? (path) => path === 'metadata.title' : (path) => path.startsWith('metadata.title.');
+
+/** A path's words at their positions in the vector, and whether it also has members holding values. */
+export type FieldWords = [path: string, words: Map<string, number[]>, mixed: boolean];
 
 /** The vector of a document body, or null when even its distinct words pass the tsvector's size. */
 export function documentWords(body: unknown): DocumentWords | null {
-  const flat = flatten(body);
+  return runSteps(documentWordsSteps(flatten(body)));
+}
+
+/**
+ * `documentWords` in slices with turns between them, for a large record: the largest legal one
+ * took 12-46 ms of CPU in one go (flattening, tokenizing and placing 100,000 values' words).
+ */
+export async function documentWordsInTurns(body: unknown, slicing: Slicing): Promise<DocumentWords | null> {
+  const flat = await flattenInTurns(body, async () => {
+    if (slicing.due()) await slicing.turn();
+  });
+  const steps = documentWordsSteps(flat);
+  for (;;) {
+    const next = steps.next();
+    if (next.done === true) return next.value;
+    if (slicing.due()) await slicing.turn();
+  }
+}
+
+/** Values worded between two steps: a fraction of a millisecond. */
+const VALUES_PER_STEP = 512;
+
+function* documentWordsSteps(flat: FlatDoc): Steps<DocumentWords | null> {
+  const isTitlePath = titlePaths(flat);
   const paths = [...flat.keys()];
   const ordered = [...paths.filter(isTitlePath), ...paths.filter((p) => !isTitlePath(p))];
   const positions = new Map<string, string[]>();
   const pairs = new Map<string, string[]>();
   let position = 0;
   let positionsExact = true;
+  const parents = new Set<string>();
+  for (const path of paths) for (let i = path.indexOf('.'); i !== -1; i = path.indexOf('.', i + 1)) parents.add(path.slice(0, i));
+  const fields: FieldWords[] = [];
+  let worded = 0;
   for (const path of ordered) {
     const title = isTitlePath(path);
+    const own = new Map<string, number[]>();
+    if (path !== '') fields.push([path, own, parents.has(path)]);
     for (const value of flat.get(path) ?? []) {
+      if (++worded % VALUES_PER_STEP === 0) yield;
       // A gap between values: a phrase never spans two of them, as in the evaluator.
       position++;
       // The value's previous word with its position, while every word since the gap has one.
@@ -73,6 +117,9 @@ export function documentWords(body: unknown): DocumentWords | null {
         const at = title ? `${position}A` : String(position);
         if (list.length < MAX_POSITIONS_PER_LEXEME) list.push(at);
         else positionsExact = false;
+        const mine = own.get(word);
+        if (mine === undefined) own.set(word, [position]);
+        else mine.push(position);
         if (previous !== null) {
           // The pair sits at its second word's position, weighted as its words are (a value's
           // words are all title words or none).
@@ -86,11 +133,12 @@ export function documentWords(body: unknown): DocumentWords | null {
       }
     }
   }
+  yield;
   const words = [...positions.keys()];
   const pathLexemes = new Map<string, string[]>();
   let bytes = 0;
-  const fields = fieldPaths(flat);
-  for (const path of fields) {
+  const pathNames = fieldPaths(flat);
+  for (const path of pathNames) {
     const name = `$${path}`;
     if (Buffer.byteLength(name) > MAX_LEXEME_BYTES) return null;
     pathLexemes.set(name, []);
@@ -98,11 +146,12 @@ export function documentWords(body: unknown): DocumentWords | null {
   }
   for (const [word, list] of positions) bytes += Buffer.byteLength(word) + 8 + 2 * list.length;
   for (const [pair, list] of pairs) bytes += Buffer.byteLength(pair) + 8 + 2 * list.length;
-  const lexemes = words.length + fields.length;
+  const lexemes = words.length + pathNames.length;
+  yield;
   if (bytes <= MAX_VECTOR_BYTES) {
     const vector = [vectorText(positions), vectorText(pairs), vectorText(pathLexemes)].filter((part) => part !== '').join(' ');
     const titleWords = [vectorText(titled(positions)), vectorText(titled(pairs))].filter((part) => part !== '').join(' ');
-    return { vector, positionsExact, words, paths: fields, lexemes, titleWords };
+    return { vector, positionsExact, words, paths: pathNames, lexemes, titleWords, fields: positionsExact ? fields : null };
   }
   // Too large with every position: the words alone, title words keeping theirs for their weight,
   // and no pairs (a phrase that may match such a document goes to the evaluator).
@@ -114,7 +163,7 @@ export function documentWords(body: unknown): DocumentWords | null {
     lexemeBytes += Buffer.byteLength(word) + 8 + 2 * titled.length;
   }
   return lexemeBytes <= MAX_VECTOR_BYTES
-    ? { vector: `${vectorText(titleOnly)} ${vectorText(pathLexemes)}`.trim(), positionsExact: false, words, paths: fields, lexemes, titleWords: vectorText(titled(titleOnly)) }
+    ? { vector: `${vectorText(titleOnly)} ${vectorText(pathLexemes)}`.trim(), positionsExact: false, words, paths: pathNames, lexemes, titleWords: vectorText(titled(titleOnly)), fields: null }
     : null;
 }
 

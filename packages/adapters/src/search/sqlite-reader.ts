@@ -13,6 +13,7 @@ import { Worker } from 'node:worker_threads';
 import { SQLITE_MODULE_PATH } from '../sql/sqlite-driver.ts';
 import { LOWER_PRIORITY } from './worker-priority.ts';
 import { threadsEnded } from './threads-ended.ts';
+import { withinBagDistance } from './bag-distance.ts';
 import type { Param } from './fts-query.ts';
 import { documentLength, fts5Varints } from './doc-lengths.ts';
 import {
@@ -21,9 +22,11 @@ import {
   fts5ColumnCounts,
   fts5ColumnPositions,
   fts5Doclist,
-  fts5Entries,
   fts5Grown,
-  fts5Merged,
+  fts5CodedEntries,
+  fts5CodedParts,
+  fts5CodedMerged,
+  fts5CodedCluster,
   fts5NextCommon,
   fts5MergedInto,
   fts5Occurrences,
@@ -39,6 +42,10 @@ import {
   fts5VarintAt,
   fts5Winners,
   fts5WordSpans,
+  fts5LeafTerms,
+  fts5NearestWords,
+  fts5WordOfKey,
+  fts5WordLives,
   type Fts5Store,
 } from './fts5-doclist.ts';
 
@@ -66,6 +73,13 @@ export interface SqliteReader {
    */
   phrases(fts: string, phrases: readonly (readonly string[])[]): Promise<Int32Array>;
   /**
+   * The `most` words of `fts`'s vocabulary in `[from, to)` nearest `word` in order, of those at
+   * least `shortest` bytes and at most `longest` characters long, read from its segments'
+   * leaves (`fts5NearestWords`): how many (`read`), and those that may lie within `distance`
+   * edits of the word (`near`, see bag-distance.ts); rejects when they cannot be read.
+   */
+  nearestWords(fts: string, slice: NearestWords): Promise<{ read: number; near: string[] }>;
+  /**
    * Gives back an array `rowids` answered, once nothing reads it any more: a reader thread fills
    * it again rather than memory it has not touched (see scratch-arrays.ts).
    */
@@ -74,13 +88,24 @@ export interface SqliteReader {
   close(): Promise<void>;
 }
 
+/** A slice of a vocabulary and the word whose nearest words in it are wanted (see `nearestWords`). */
+export interface NearestWords {
+  from: string;
+  to: string;
+  word: string;
+  shortest: number;
+  longest: number;
+  most: number;
+  distance: number;
+}
+
 interface Request {
   id: number;
-  kind: 'rowids' | 'rows' | 'pairs' | 'occurrences' | 'phrases' | 'recycle' | 'close';
+  kind: 'rowids' | 'rows' | 'pairs' | 'occurrences' | 'phrases' | 'words' | 'recycle' | 'close';
   sql: string;
   params: readonly Param[];
 }
-type Result = Int32Array | Float64Array | unknown[][];
+type Result = Int32Array | Float64Array | unknown[][] | string;
 type Reply = { id: number; result: Result } | { id: number; error: string };
 
 /** Plain JavaScript, evaluated by the worker: it loads better-sqlite3 from the path given. */
@@ -107,8 +132,10 @@ ${fts5VarintAt}
 ${fts5Page}
 ${fts5Append}
 ${fts5Doclist}
-${fts5Entries}
-${fts5Merged}
+${fts5CodedEntries}
+${fts5CodedParts}
+${fts5CodedMerged}
+${fts5CodedCluster}
 ${fts5Winners}
 ${fts5MergedInto}
 ${fts5Codes}
@@ -126,6 +153,12 @@ ${fts5PhraseDocuments}
 ${fts5PhraseScratch}
 ${fts5Seek}
 ${fts5NextCommon}
+${fts5LeafTerms}
+${fts5WordLives}
+${fts5NearestWords}
+${fts5WordOfKey}
+// bag-distance.ts's.
+${withinBagDistance}
 const statements = new Map();
 // Rowids come back joined in one text, not as one value per row: handing each row to JavaScript
 // was most of the cost of a large match (a term in 57k of 100k documents: 19 ms row by row,
@@ -179,7 +212,9 @@ function storeOf(fts) {
   if (store === undefined) {
     const data = db.prepare('SELECT block FROM "' + fts + '_data" WHERE id = ?').pluck();
     const idx = db.prepare('SELECT pgno FROM "' + fts + '_idx" WHERE segid = ? AND term <= ? ORDER BY term DESC LIMIT 1').pluck();
-    store = { block: (id) => data.get(id), seek: (segid, key) => idx.get(segid, Buffer.from(key.buffer, key.byteOffset, key.byteLength)) };
+    const leaves = db.prepare('SELECT pgno FROM "' + fts + '_idx" WHERE segid = ? AND term >= ? AND term < ? ORDER BY term').pluck();
+    const bytes = (key) => Buffer.from(key.buffer, key.byteOffset, key.byteLength);
+    store = { block: (id) => data.get(id), seek: (segid, key) => idx.get(segid, bytes(key)), leaves: (segid, low, high) => leaves.all(segid, bytes(low), bytes(high)) };
     stores.set(fts, store);
   }
   return store;
@@ -207,6 +242,20 @@ function phrases(fts, json) {
     const store = storeOf(fts);
     read = db.transaction((list) => fts5Phrases(store, list, doclistScratch, phraseScratch, (count) => int32s(count)));
     phraseReads.set(fts, read);
+  }
+  return read(JSON.parse(json));
+}
+const wordReads = new Map();
+/** How many nearest words of a slice (as JSON) the table's leaves give, and those near the word, in one read transaction, joined by spaces; throws if they cannot be read. */
+function nearestWords(fts, json) {
+  let read = wordReads.get(fts);
+  if (read === undefined) {
+    const store = storeOf(fts);
+    read = db.transaction((s) => {
+      const nearest = fts5NearestWords(store, s.from, s.to, s.word, s.shortest, s.longest, s.most, doclistScratch);
+      return [nearest.length, ...withinBagDistance(nearest, s.word, s.distance)].join(' ');
+    });
+    wordReads.set(fts, read);
   }
   return read(JSON.parse(json));
 }
@@ -241,6 +290,7 @@ parentPort.on('message', ({ id, kind, sql, params, buffer }) => {
       const pairs = numbers.subarray(0, n);
       return parentPort.postMessage({ id, result: pairs }, [pairs.buffer]);
     }
+    if (kind === 'words') return parentPort.postMessage({ id, result: nearestWords(params[0], params[1]) });
     const rows = statement(kind, sql).all(...params);
     if (kind === 'rows') return parentPort.postMessage({ id, result: rows });
   } catch (e) {
@@ -315,6 +365,10 @@ export function createThreadReader(filename: string, threads = 2): SqliteReader 
     numbers: (sql, params) => ask('pairs', sql, params) as Promise<Float64Array>,
     occurrences: (fts, word, fallback) => ask('occurrences', fallback, [fts, word]) as Promise<Int32Array>,
     phrases: (fts, phrases) => ask('phrases', '', [fts, JSON.stringify(phrases)]) as Promise<Int32Array>,
+    nearestWords: async (fts, slice) => {
+      const [read, ...near] = ((await ask('words', '', [fts, JSON.stringify(slice)])) as string).split(' ');
+      return { read: Number(read), near };
+    },
     recycle: (rowids) => {
       // An empty answer has no buffer of its own; a buffer already handed on cannot be sent.
       const { buffer } = rowids;
@@ -342,9 +396,12 @@ export function createInlineReader(db: Database): SqliteReader {
   const storeOf = (fts: string): Fts5Store => {
     const data = db.prepare(`SELECT block FROM "${fts}_data" WHERE id = ?`).pluck();
     const idx = db.prepare(`SELECT pgno FROM "${fts}_idx" WHERE segid = ? AND term <= ? ORDER BY term DESC LIMIT 1`).pluck();
+    const leaves = db.prepare(`SELECT pgno FROM "${fts}_idx" WHERE segid = ? AND term >= ? AND term < ? ORDER BY term`).pluck();
+    const bytes = (key: Uint8Array) => Buffer.from(key.buffer, key.byteOffset, key.byteLength);
     return {
       block: (id) => data.get(id) as Uint8Array | undefined,
-      seek: (segid, key) => idx.get(segid, Buffer.from(key.buffer, key.byteOffset, key.byteLength)) as number | undefined,
+      seek: (segid, key) => idx.get(segid, bytes(key)) as number | undefined,
+      leaves: (segid, low, high) => leaves.all(segid, bytes(low), bytes(high)) as number[],
     };
   };
   const occurrences = (fts: string, word: string, fallback: string): Int32Array => {
@@ -366,6 +423,11 @@ export function createInlineReader(db: Database): SqliteReader {
     numbers: async (sql, params) => Float64Array.from((db.prepare(sql).raw().all(...params) as number[][]).flat()),
     occurrences: async (fts, word, fallback) => occurrences(fts, word, fallback),
     phrases: async (fts, list) => phrases(fts, list),
+    nearestWords: async (fts, s) => {
+      const store = storeOf(fts);
+      const nearest = db.transaction(() => fts5NearestWords(store, s.from, s.to, s.word, s.shortest, s.longest, s.most, scratch))();
+      return { read: nearest.length, near: withinBagDistance(nearest, s.word, s.distance) };
+    },
     recycle: () => undefined,
     close: async () => undefined,
   };

@@ -17,6 +17,7 @@ import { Sqlite as Database } from '../sql/sqlite-driver.ts';
 import {
   firstByColumnSteps,
   firstInOrder,
+  fieldValues,
   flatten,
   flattenInTurns,
   fuzzyDistance,
@@ -29,6 +30,7 @@ import {
   rangeValues,
   scoreQuery,
   shapesMeetBox,
+  tokenize,
   type FlatDoc,
   type HeaderFields,
   type QueryNode,
@@ -58,7 +60,7 @@ import { nextSearchTurn } from './search-turns.ts';
  * Bumped when the file's tables change; a file of another layout is refused, and the caller
  * starts it afresh (the index is a projection of the database).
  */
-const LAYOUT = 4;
+const LAYOUT = 5;
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS doc (
@@ -124,13 +126,34 @@ function turnTaker(turnMs = TURN_MS, yieldTurn: () => Promise<void> = nextTurn):
   };
 }
 
+/**
+ * Between two values in the `title` and `text` columns: a token of its own (unicode61 keeps a
+ * private-use character as a word) that the domain's `tokenize` never makes, so no query names
+ * it and a phrase never runs from the end of one value into the start of the next, as in the
+ * evaluator (and in an index that puts a gap between an array's values).
+ */
+export const VALUE_SEPARATOR = '\u{E000}';
+const JOINT = ` ${VALUE_SEPARATOR} `;
+const NON_ASCII = /[^\x00-\x7f]/;
+/**
+ * A value as a text column holds it: on ASCII, unicode61 and the domain's `tokenize` make the
+ * same words, so the value as it is; otherwise the words `tokenize` makes, which the query's words
+ * are too: unicode61 alone keeps a private-use character inside a word, where `tokenize` splits,
+ * and a Hangul syllable whole, which `tokenize` decomposes (so `한국*` found nothing).
+ */
+const columnValue = (value: string): string => (NON_ASCII.test(value) ? tokenize(value).join(' ') : value);
+
+/** Values joined for a text column, `VALUE_SEPARATOR` between two. */
+const joinValues = (values: readonly string[]): string =>
+  values.some((v) => NON_ASCII.test(v)) ? values.map(columnValue).join(JOINT) : values.join(JOINT);
+
 /** Values of a flattened body joined per step of `joinInTurns`. */
 const VALUES_PER_JOIN = 2_048;
 /** Or characters: a few long values take as long to join as many short ones. */
 const CHARS_PER_JOIN = 65_536;
 
 /**
- * `Array.from(flat.values(), (v) => v.join(' ')).join(' ')`, a few thousand values at a time with
+ * `Array.from(flat.values(), (v) => v.join(JOINT)).join(JOINT)`, a few thousand values at a time with
  * `takeTurn` between: the largest legal record's text (tens of thousands of coordinates in one
  * field) takes tens of milliseconds to join. Joining the joined parts with the same separator
  * gives the same text.
@@ -144,7 +167,7 @@ async function joinInTurns(flat: FlatDoc, takeTurn: () => Promise<void>): Promis
   for (const all of flat.values()) {
     if (all.length === 0) parts.push('');
     for (let i = 0; i < all.length; i += VALUES_PER_JOIN) {
-      const part = all.length <= VALUES_PER_JOIN ? all.join(' ') : all.slice(i, i + VALUES_PER_JOIN).join(' ');
+      const part = joinValues(all.length <= VALUES_PER_JOIN ? all : all.slice(i, i + VALUES_PER_JOIN));
       parts.push(part);
       values += Math.min(VALUES_PER_JOIN, all.length - i);
       chars += part.length;
@@ -155,7 +178,7 @@ async function joinInTurns(flat: FlatDoc, takeTurn: () => Promise<void>): Promis
       }
     }
   }
-  return parts.join(' ');
+  return parts.join(JOINT);
 }
 
 /**
@@ -171,8 +194,9 @@ async function prepareDoc(doc: SearchDocument, takeTurn: () => Promise<void>): P
   await takeTurn();
   const ranges: PreparedDoc['ranges'] = [];
   for (const [field, value] of rangeValues(flat)) {
-    if (!NUMERIC_RANGE_FIELDS.includes(field)) ranges.push([field, value]);
-    else if (/^-?\d+(\.\d+)?$/.test(value)) ranges.push([field, Number(value)]);
+    // A number as a number; any other value as text, which sorts after every number and is
+    // found by an open range only (`versions.index:[* TO *]`), as in the evaluator.
+    ranges.push([field, NUMERIC_RANGE_FIELDS.includes(field) && /^-?\d+(\.\d+)?$/.test(value) ? Number(value) : value]);
   }
   // The shapes have their own table: a body read for the evaluator need not carry them.
   const encode = (value: unknown): string | Promise<string> => (large ? stringifyJsonInTurns(value, largeValueSlices()) : JSON.stringify(value));
@@ -204,7 +228,8 @@ async function prepareDoc(doc: SearchDocument, takeTurn: () => Promise<void>): P
       accessStatus: doc.accessStatus,
     },
     body,
-    title: (flat.get('metadata.title') ?? []).join(' '),
+    // What `metadata.title:` reads: its own values, else its members' (`{en, fr}`).
+    title: joinValues(fieldValues(flat, 'metadata.title')),
     text,
     paths: shape.tokens,
     fields,
@@ -570,7 +595,7 @@ export function createSqliteSearchIndex(filename: string): SqliteSearchIndex {
    * slice is under the bound, reading them so each time cost 2-3 ms more of the threads), or
    * downwards at once when `overflowing` knows there are more.
    */
-  async function nearestWords([downwards, upwards]: readonly [string, string], word: string, [shortest, longest]: [number, number], most: number): Promise<string[]> {
+  async function nearestWordsOfVocabulary([downwards, upwards]: readonly [string, string], word: string, [shortest, longest]: [number, number], most: number): Promise<string[]> {
     const letter = String.fromCodePoint(word.codePointAt(0) ?? 0);
     const next = String.fromCodePoint((letter.codePointAt(0) ?? 0) + 1);
     const words = (rows: unknown[][]) => {
@@ -605,6 +630,29 @@ export function createSqliteSearchIndex(filename: string): SqliteSearchIndex {
   }
 
   /**
+   * `nearestWordsOfVocabulary`'s words, read from the segments' leaves (`fts5NearestWords` in
+   * fts5-doclist.ts): the vocabulary counts the documents of every word of the slice, the leaves
+   * hold the words alone (`glacer~` at a million documents: about 30 ms of the reader threads for
+   * the vocabulary's two reads). How many were read counts against the query's bound; only those
+   * that may lie within the word's distance are handed over to be measured (bag-distance.ts). The
+   * slice of path tokens keeps the vocabulary of a row per column, which tells them apart from
+   * the text's words; leaves that cannot be read (see there) keep it too.
+   */
+  async function nearestWords(slices: readonly [string, string], word: string, lengths: [number, number], most: number, pathTokens: boolean): Promise<{ read: number; near: string[] }> {
+    if (!pathTokens) {
+      const letter = String.fromCodePoint(word.codePointAt(0) ?? 0);
+      const to = String.fromCodePoint((letter.codePointAt(0) ?? 0) + 1);
+      try {
+        return await reader.nearestWords('doc_fts', { from: letter, to, word, shortest: lengths[0], longest: lengths[1], most, distance: fuzzyDistance(word) });
+      } catch {
+        // Read from the vocabulary below.
+      }
+    }
+    const words = await nearestWordsOfVocabulary(slices, word, lengths, most);
+    return { read: words.length, near: words };
+  }
+
+  /**
    * Each fuzzy word's expansion, from the words of the vocabulary that start with its letter and
    * whose lengths are within its distance of its own (as the PostgreSQL engine reads its
    * vocabulary), those nearest it in order when there are more than the bound. The vocabulary
@@ -616,12 +664,13 @@ export function createSqliteSearchIndex(filename: string): SqliteSearchIndex {
     for (const word of fuzzyWords(node)) {
       if (fuzzy.has(word)) continue;
       const code = word.codePointAt(0) ?? 0;
-      const slices = fuzzySlices[String.fromCodePoint(code) === PATH_TOKEN_PREFIX[0] ? 'text words' : 'words'];
+      const pathTokens = String.fromCodePoint(code) === PATH_TOKEN_PREFIX[0];
+      const slices = fuzzySlices[pathTokens ? 'text words' : 'words'];
       const distance = fuzzyDistance(word);
       const lengths: [number, number] = [word.length - distance, word.length + distance];
-      const words = budget > 0 ? await nearestWords(slices, word, lengths, budget) : [];
-      budget -= words.length;
-      fuzzy.set(word, words.length > 0 ? await expandInSlices(word, words) : [word]);
+      const { read, near } = budget > 0 ? await nearestWords(slices, word, lengths, budget, pathTokens) : { read: 0, near: [] };
+      budget -= read;
+      fuzzy.set(word, read > 0 ? await expandInSlices(word, near) : [word]);
     }
     const fields = new Map<string, FieldPaths>();
     for (const field of namedFields(node)) {

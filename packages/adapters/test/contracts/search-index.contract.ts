@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { BBox, SearchDocument, SearchFilter, SearchIndex, SearchRequest } from '@krs/domain';
 import { geometryShapes, matchesQuery, parseQuery, runSearch, shapeBounds } from '@krs/domain/search';
+import { randomSearch, seeded } from './random-search.ts';
 
 const day = (n: number) => `2026-01-${String(n).padStart(2, '0')}T00:00:00.000Z`;
 
@@ -61,6 +62,12 @@ const ids = async (index: SearchIndex, over: Partial<SearchRequest> = {}) => (aw
 /** Ids in the order the engine returned them. */
 const ordered = async (index: SearchIndex, over: Partial<SearchRequest> = {}) => (await index.search(request(over))).hits.map((h) => h.id);
 const q = (index: SearchIndex, text: string) => ids(index, { q: text });
+/** Ids of the documents the domain's evaluator matches, sorted: what every engine answers. */
+const expected = (docs: SearchDocument[], text: string) => docs.filter((d) => matchesQuery(parseQuery(text), d)).map((d) => d.id).sort();
+/** Each query answered on `docs` as the evaluator answers it. */
+async function expectEvaluated(index: SearchIndex, docs: SearchDocument[], queries: readonly string[]): Promise<void> {
+  for (const text of queries) expect({ text, ids: await q(index, text) }).toEqual({ text, ids: expected(docs, text) });
+}
 const buckets = (list: { key: string; docCount: number; label: string }[] | undefined) => list?.map((b) => [b.key, b.docCount, b.label]);
 
 async function corpus(make: () => Promise<SearchIndex>): Promise<SearchIndex> {
@@ -391,7 +398,7 @@ export function searchIndexContract(name: string, make: () => Promise<SearchInde
         doc('fc', {}, {
           title: 'Flood maps of the sea',
           description: 'Flooding and sea level',
-          subjects: ['plain ice', { subject: 'hidden' }],
+          subjects: ['plain ice', { subject: 'hidden' }, { subject: 'ice plain' }],
           keywords: ['gamma', 'alpha'],
           creators: [{ person_or_org: { name: 'Jane Smith' } }],
         }),
@@ -400,6 +407,12 @@ export function searchIndexContract(name: string, make: () => Promise<SearchInde
           description: 'Nothing about the cold',
           subjects: [{ subject: 'hidden glacier' }],
           creators: [{ person_or_org: { name: 'Müller, Eva' } }],
+        }),
+        // Values of its own with no words beside a member's: the field's own values, none, count.
+        doc('fe', {}, {
+          title: 'Marks only',
+          description: 'Sea',
+          subjects: ['--', { subject: 'ice' }],
         }),
       ];
       const QUERIES = [
@@ -453,15 +466,32 @@ export function searchIndexContract(name: string, make: () => Promise<SearchInde
         'metadata.description:--',
         'metadata.description:"--"',
         'metadata.keywords:(-- OR gamma)',
+        'metadata.subjects:"--"',
+        // Words of one term in different values of a path, or in different paths below a field.
+        'metadata.creators.person_or_org.name:smith-jane',
+        'metadata.creators:doe-smyth',
+        'metadata.subjects:(sea ice)',
+        // Prefixes, fuzzy words and phrases on the paths below a field, and on a path holding
+        // values of its own beside members.
+        'metadata.creators:smi*',
+        'metadata.creators:smyth~',
+        'metadata:glacer~',
+        'metadata.subjects:hid*',
+        'metadata.subjects:hiden~',
+        'metadata.subjects:ic*',
+        'metadata.subjects:"plain ice"',
+        'metadata.subjects:"hidden glacier"',
+        'metadata.subjects:"ice plain"',
+        'metadata.creators.person_or_org.name:"muller eva"',
+        'metadata.subjects:hidden OR metadata.subjects:ice',
+        'NOT metadata.subjects:ice',
       ];
-      const expected = (docs: SearchDocument[], text: string) =>
-        docs.filter((d) => matchesQuery(parseQuery(text), d)).map((d) => d.id).sort();
 
       it('finds on each field, phrase, prefix, fuzzy word and boolean what the evaluator finds, values kept apart', async () => {
         const index = await make();
         const docs = fielded();
         await index.upsert(docs);
-        for (const text of QUERIES) expect({ text, ids: await q(index, text) }).toEqual({ text, ids: expected(docs, text) });
+        await expectEvaluated(index, docs, QUERIES);
         // The evaluator's answers are the ones meant: values and paths never run together.
         expect(expected(docs, 'metadata.subjects.subject:"sea ice"')).toEqual(['fb']);
         expect(expected(docs, 'metadata.keywords:"beta gamma"')).toEqual(['fb']);
@@ -469,6 +499,7 @@ export function searchIndexContract(name: string, make: () => Promise<SearchInde
         expect(expected(docs, 'metadata.creators.person_or_org.name:"john doe"')).toEqual([]);
         expect(expected(docs, 'metadata.subjects:hidden')).toEqual(['fd']);
         expect(expected(docs, 'metadata.version:"sea ice"')).toEqual([]);
+        expect(expected(docs, 'metadata.subjects:ice')).toEqual(['fa', 'fb', 'fc']);
       });
 
       it('answers field queries after rewrites and removals as the evaluator does on what is left', async () => {
@@ -478,16 +509,104 @@ export function searchIndexContract(name: string, make: () => Promise<SearchInde
         const changed = doc('fa', {}, {
           title: 'Sea level',
           description: 'Retreat of the ice',
-          subjects: [{ subject: 'hidden sea' }],
+          subjects: ['cold', { subject: 'hidden sea' }],
           keywords: ['gamma alpha'],
           creators: [{ person_or_org: { name: 'Jones, Jane' } }],
         });
-        await index.upsert([changed]);
+        // The one path holding both now holds its members alone.
+        const unmixed = doc('fe', {}, { title: 'Marks only', description: 'Sea', subjects: [{ subject: 'ice' }] });
+        await index.upsert([changed, unmixed]);
         await index.remove(['published:fd']);
-        const left = [changed, ...docs.filter((d) => d.id !== 'fa' && d.id !== 'fd')];
-        for (const text of QUERIES) expect({ text, ids: await q(index, text) }).toEqual({ text, ids: expected(left, text) });
+        const left = [changed, unmixed, ...docs.filter((d) => !['fa', 'fd', 'fe'].includes(d.id))];
+        await expectEvaluated(index, left, QUERIES);
         expect(await q(index, 'metadata.creators.person_or_org.name:smith')).toEqual(['fc']);
+        expect(await q(index, 'metadata.subjects:hidden')).toEqual([]);
+        expect(await q(index, 'metadata.subjects:ice')).toEqual(['fb', 'fc', 'fe']);
       });
+    });
+
+    describe('values kept apart, as the evaluator keeps them', () => {
+      /**
+       * A title that is an object of languages, values side by side in lists and from one path to
+       * the next, dates nested under a range field, version indexes that are not numbers: where an
+       * index that joins values, reads only a field's own values or skips what is not a number
+       * would answer otherwise than the evaluator.
+       */
+      const apart = (): SearchDocument[] => {
+        const versioned = (id: string, index: unknown, metadata: { [key: string]: unknown }): SearchDocument => {
+          const base = doc(id, {}, metadata);
+          return { ...base, body: { ...base.body, versions: { index } } };
+        };
+        return [
+          versioned('ta', 1, { title: { en: 'Glacier mass balance', fr: 'Bilan de masse' }, keywords: ['ice sheet', 'melt water'], description: 'Balance of the ice' }),
+          versioned('tb', '3a', { title: ['Sheet melt', 'Water balance'], keywords: ['sheet melt'], publication_date: { start: '2020-01-01', end: '2020-12-31' } }),
+          versioned('tc', { number: 2 }, { title: 'Levels of the sea', description: 'Sea level rise', dates: [{ date: { start: '2020-05-01' } }, { date: '2021-02' }] }),
+          versioned('td', 'draft', { title: 'Melt season', subjects: [{ subject: 'balance' }, { subject: 'sheet ice' }], publication_date: '2020-06' }),
+          // Words outside ASCII as the domain's tokenizer makes them: Hangul decomposed, a private-use character between two words.
+          versioned('te', 2, { title: 'Données 한국어', description: 'melt\u{E001}water ÉTÉ' }),
+          // A key holding a dot and a nested key make one path: both values are its.
+          doc('tf', {}, { title: 'Keys', custom: { 'a.b': 'dotted key', a: { b: 'nested key' } } }),
+        ];
+      };
+      const QUERIES = [
+        'metadata.title:glacier', 'metadata.title:"mass balance"', 'metadata.title:"balance bilan"', 'metadata.title:bil*', 'metadata.title:glaciar~',
+        'metadata.title:masse', 'metadata.title:(glacier OR season)', 'metadata.title:balance -metadata.title:water', 'metadata.title.en:balance',
+        '"sheet melt"', '"ice sheet"', '"sheet melt water"', '"melt water"', '"balance balance"', '"balance sheet"', '"sea level"', '"sea levels"', '"levels sea"',
+        '"bilan de masse"', '"masse balance"', 'metadata.keywords:"sheet melt"', 'metadata.title:"melt water"', 'metadata.title:"sheet melt"',
+        'lev-se*', 'sea-lev*', 'metadata.title:lev-se*', 'metadata.title:sea-lev*', 'metadata.title:mel-she*', 'metadata.keywords:mel-she*', 'metadata.description:lev-se*',
+        'metadata.publication_date:[2020 TO 2020]', 'metadata.publication_date:[* TO *]', 'metadata.dates.date:[2020 TO 2021]', 'metadata.dates.date:[* TO *]',
+        'dotted', 'nested', '"dotted key"', '"key nested"', 'metadata.custom.a.b:dotted', 'metadata.custom.a.b:nested', 'metadata.custom.a:dotted', '_exists_:metadata.custom.a.b',
+        '한국*', '한국어', 'donnees', 'metadata.title:donn*', 'water', 'metadata.description:melt', 'ete',
+        'versions.index:[* TO *]', 'versions.index:{* TO *}', 'versions.index:[* TO 5]', 'versions.index:[1 TO *]', 'NOT versions.index:[* TO *]', 'melt AND versions.index:[* TO *]',
+      ];
+
+      it('searches the members of an object-valued title as the title, and never runs a phrase from one value into the next', async () => {
+        const index = await make();
+        const docs = apart();
+        await index.upsert(docs);
+        await expectEvaluated(index, docs, QUERIES);
+        // The evaluator's answers are the ones meant.
+        expect(expected(docs, 'metadata.title:glacier')).toEqual(['ta']);
+        expect(expected(docs, 'metadata.title:"balance bilan"')).toEqual([]);
+        expect(expected(docs, '"sheet melt water"')).toEqual([]);
+        expect(expected(docs, '"melt water"')).toEqual(['ta', 'te']);
+        expect(expected(docs, '"balance sheet"')).toEqual([]);
+        expect(expected(docs, '"sea level"')).toEqual(['tc']);
+        expect(expected(docs, '"levels sea"')).toEqual([]);
+        expect(expected(docs, 'metadata.title:"melt water"')).toEqual([]);
+        expect(expected(docs, 'metadata.title:lev-se*')).toEqual(['tc']);
+        expect(expected(docs, '한국*')).toEqual(['te']);
+        expect(expected(docs, 'dotted')).toEqual(['tf']);
+        expect(expected(docs, 'metadata.custom.a.b:dotted')).toEqual(['tf']);
+      });
+
+      it('reads a range field\'s own values only, and takes every value of an open range', async () => {
+        const index = await make();
+        const docs = apart();
+        await index.upsert(docs);
+        await expectEvaluated(index, docs, QUERIES.filter((t) => t.includes(' TO ')));
+        // Values nested under a range field are not its values, as in an index that maps the field as a date.
+        expect(expected(docs, 'metadata.publication_date:[* TO *]')).toEqual(['td']);
+        expect(expected(docs, 'metadata.dates.date:[2020 TO 2021]')).toEqual(['tc']);
+        expect(expected(docs, 'metadata.dates.date:[2020 TO 2020]')).toEqual([]);
+        // An open range takes any value the field holds, a number or not; a bound compares numbers only.
+        expect(expected(docs, 'versions.index:[* TO *]')).toEqual(['ta', 'tb', 'td', 'te']);
+        expect(expected(docs, 'versions.index:[* TO 5]')).toEqual(['ta', 'te']);
+      });
+
+      it('answers seeded random queries on seeded random documents as the evaluator does', async () => {
+        const index = await make();
+        const { document, query } = randomSearch(seeded(1));
+        const docs = Array.from({ length: 60 }, (_, i) => document(i));
+        await index.upsert(docs);
+        const departures: { text: string; ids: string[]; evaluated: string[] }[] = [];
+        for (let i = 0; i < 300; i++) {
+          const text = query();
+          const [found, wanted] = [await q(index, text), expected(docs, text)];
+          if (found.join() !== wanted.join()) departures.push({ text, ids: found, evaluated: wanted });
+        }
+        expect(departures).toEqual([]);
+      }, 60_000);
     });
 
     describe('filters and visibility', () => {

@@ -2,6 +2,7 @@ export type { QueryNode } from './query-ast.ts';
 export { parseQuery, parseQueryCounting, QUERY_LIMITS } from './parse-query.ts';
 export {
   fieldPaths,
+  fieldValues,
   flatten,
   flattenInTurns,
   editDistance,

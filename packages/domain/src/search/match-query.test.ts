@@ -117,6 +117,24 @@ describe('matchesQuery', () => {
     expect(m('versions.index:{3 TO 10]')).toBe(false);
   });
 
+  it('keeps the values of a key holding a dot and of the nested key it names, one path for both', async () => {
+    const body = { custom: { 'a.b': 'dotted', a: { b: ['nested', 'more'] }, c: 'last' } };
+    const both = new Map([['custom.a.b', ['dotted', 'nested', 'more']], ['custom.c', ['last']]]);
+    expect(flatten(body)).toEqual(both);
+    expect(await flattenInTurns(body, async () => undefined)).toEqual(both);
+    expect(matchesQuery(parseQuery('custom.a.b:dotted'), doc(body))).toBe(true);
+  });
+
+  it('reads a range field\'s own values, not those nested under it, and takes any value in an open range', () => {
+    const nested = doc({ metadata: { publication_date: { start: '2021-01-01' }, dates: [{ date: '2020' }, { date: { start: '2019' } }] }, versions: { index: 'x' } });
+    const n = (text: string) => matchesQuery(parseQuery(text), nested);
+    expect(n('metadata.publication_date:[* TO *]')).toBe(false);
+    expect(n('metadata.dates.date:[2019 TO 2019]')).toBe(false);
+    expect(n('metadata.dates.date:[2020 TO 2020]')).toBe(true);
+    expect(n('versions.index:[* TO *]')).toBe(true);
+    expect(n('versions.index:[* TO 9]')).toBe(false);
+  });
+
   it('matches the plain words of unparsable text', () => {
     expect(m('flood (( niger')).toBe(true);
     expect(m('flood (( drought')).toBe(false);

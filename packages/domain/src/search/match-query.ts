@@ -12,6 +12,17 @@ interface PathNode {
 }
 
 /**
+ * The list of a path's values, made on its first value. Two nodes may have one path: a key
+ * holding a dot (`{'a.b': x}`) and the nested key it names (`{a: {b: y}}`); both values are the
+ * path's, as the unfielded words hold both.
+ */
+function valuesOf(out: FlatDoc, path: string): string[] {
+  let values = out.get(path);
+  if (values === undefined) out.set(path, (values = []));
+  return values;
+}
+
+/**
  * Dotted path -> string values, through arrays (`metadata.creators.person_or_org.name`), paths in
  * the order their first value is met. A list of 20,000 creators shares one node per member path,
  * so no path string is built or looked up again per item.
@@ -32,11 +43,7 @@ export function flatten(body: unknown): FlatDoc {
         walk((v as Record<string, unknown>)[k], member);
       }
     } else if (v !== null && v !== undefined) {
-      if (node.values === null) {
-        node.values = [];
-        out.set(node.path, node.values);
-      }
-      node.values.push(String(v));
+      (node.values ??= valuesOf(out, node.path)).push(String(v));
     }
   };
   walk(body, { path: '', values: null, members: null });
@@ -73,11 +80,7 @@ export async function flattenInTurns(body: unknown, takeTurn: () => Promise<void
       node.members ??= new Map();
       stack.push({ node, items: null, object: v as Record<string, unknown>, keys: Object.keys(v), next: 0 });
     } else if (v !== null && v !== undefined) {
-      if (node.values === null) {
-        node.values = [];
-        out.set(node.path, node.values);
-      }
-      node.values.push(String(v));
+      (node.values ??= valuesOf(out, node.path)).push(String(v));
     }
   };
   visit(body, { path: '', values: null, members: null });
@@ -142,13 +145,22 @@ function allValues(v: unknown, out: string[]): string[] {
   return out;
 }
 
-function valuesFor(t: DocText, field: string | null): string[] {
-  if (field === null) return (t.values ??= allValues(t.body, []));
-  const flat = (t.flat ??= flatten(t.body));
+/** The values at the dotted path itself, none of those nested under it. */
+const ownValues = (t: DocText, field: string): readonly string[] => (t.flat ??= flatten(t.body)).get(field) ?? [];
+
+/**
+ * The values a `field:` leaf reads: the path's own values, or where it holds none those of every
+ * path nested under it (`metadata.title` of `{en, fr}` reads both languages).
+ */
+export function fieldValues(flat: FlatDoc, field: string): string[] {
   const exact = flat.get(field);
   if (exact) return exact;
-  // `metadata.title` also matches nested members such as `metadata.title.en` by prefix.
   return [...flat].filter(([k]) => k.startsWith(`${field}.`)).flatMap(([, v]) => v);
+}
+
+function valuesFor(t: DocText, field: string | null): string[] {
+  if (field === null) return (t.values ??= allValues(t.body, []));
+  return fieldValues((t.flat ??= flatten(t.body)), field);
 }
 
 function wordsFor(t: DocText, field: string | null): string[] {
@@ -294,7 +306,9 @@ function matches(node: QueryNode, t: DocText): boolean {
     case 'exists':
       return valuesFor(t, node.field).length > 0;
     case 'range':
-      return isRangeField(node.field) && valuesFor(t, node.field).some((v) => inRange(v, node));
+      // A range field's own values, as the engines' range indexes hold them (`rangeValues`): a
+      // field an index maps as a date or a number has no members to look under.
+      return isRangeField(node.field) && ownValues(t, node.field).some((v) => inRange(v, node));
     case 'and':
       return node.children.every((c) => matches(c, t));
     case 'or':

@@ -4,6 +4,7 @@
  * published view, listing, search document and export goes through this first.
  */
 import type { Metadata } from '../types.ts';
+import { isLarge, markLarge } from '../../turns/large-values.ts';
 
 type Obj = { [key: string]: unknown };
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -22,5 +23,7 @@ export function withoutEmails(metadata: Metadata): Metadata {
   const out: Metadata = { ...metadata };
   if ('creators' in out) out['creators'] = peopleWithoutEmails(out['creators']);
   if ('contributors' in out) out['contributors'] = peopleWithoutEmails(out['contributors']);
+  // The copy of a large record's metadata is as large: answers and exports still take turns with it.
+  if (isLarge(metadata)) markLarge(out);
   return out;
 }
