@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { tokenize } from '@krs/domain/search';
 import { fieldWordsInTurns, valueWords, VALUE_GAP } from '../src/search/field-tokens.ts';
 import { encodeToken } from '../src/search/path-token.ts';
+import { pathShape } from '../src/search/path-shape.ts';
 
 const SAMPLES = ['Sentinel-1 flood maps', 'Zürich, Müller & Søren', 'ZZZ z-score 2024-01-02', '  --  ', '', 'Crème brûlée', 'naïve_façade', 'ΣΊΣΥΦΟΣ', '北京 data', 'x1z2 0z00 z', 'emoji 🌊 wave'];
 
@@ -27,7 +28,7 @@ describe('field words', () => {
       ['metadata.subjects.subject', ['hidden']],
       ['metadata.title', ['Title']],
     ]);
-    expect(await fieldWordsInTurns(flat, async () => undefined)).toEqual([
+    expect(await fieldWordsInTurns(flat, pathShape(flat).mixed, async () => undefined)).toEqual([
       ['metadata.subjects', `sea ${VALUE_GAP} ice shelf`, 1],
       ['metadata.subjects.subject', 'hidden', 0],
       ['metadata.title', 'title', 0],

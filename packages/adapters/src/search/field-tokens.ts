@@ -43,15 +43,13 @@ const VALUES_PER_STEP = 1_024;
 const CHARS_PER_STEP = 32_768;
 
 /**
- * Each path's words as the writer stores them (the writer puts the path's number before each).
- * Taking turns as `joinInTurns` does: tokenizing the largest legal record takes tens of
- * milliseconds.
+ * Each path's words as the writer stores them (the writer puts the path's number before each);
+ * `mixed` says, per path in `flat`'s order, whether it also has members holding values
+ * (`pathShape`). Taking turns as `joinInTurns` does: tokenizing the largest legal record takes
+ * tens of milliseconds.
  */
-export async function fieldWordsInTurns(flat: FlatDoc, takeTurn: () => Promise<void>): Promise<FieldWords[]> {
+export async function fieldWordsInTurns(flat: FlatDoc, mixed: readonly (0 | 1)[], takeTurn: () => Promise<void>): Promise<FieldWords[]> {
   const out: FieldWords[] = [];
-  // Paths with members holding values: each path's ancestors.
-  const parents = new Set<string>();
-  for (const path of flat.keys()) for (let i = path.indexOf('.'); i !== -1; i = path.indexOf('.', i + 1)) parents.add(path.slice(0, i));
   let values = 0;
   let chars = 0;
   const gap = ` ${VALUE_GAP} `;
@@ -72,7 +70,7 @@ export async function fieldWordsInTurns(flat: FlatDoc, takeTurn: () => Promise<v
       }
     }
     if (parts.length > 0 || steps.length === 0) steps.push(parts.join(gap));
-    out.push([path, steps.join(gap), parents.has(path) ? 1 : 0]);
+    out.push([path, steps.join(gap), mixed[out.length] ?? 0]);
   }
   return out;
 }

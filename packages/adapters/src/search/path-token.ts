@@ -4,6 +4,8 @@
  * a token. The leading `0z` keeps path tokens apart from the words of any letter's slice of the vocabulary;
  * the engines index them in a field of their own, for `_exists_:`.
  */
+import { keptUpTo } from './kept-up-to.ts';
+
 /** Starts every path token, and no word a plain-text column holds apart from those the user wrote so. */
 export const PATH_TOKEN_PREFIX = '0z';
 
@@ -20,18 +22,8 @@ const encode = (path: string): string => `${PATH_TOKEN_PREFIX}${encodeToken(path
 /**
  * Documents share their few dozen paths, and encoding each again cost a create about 20 µs (a
  * replace with a callback per path). Paths are kept up to a bound: custom fields' keys are the
- * depositor's, and a stream of new ones must not grow the memory; past it the table starts over.
+ * depositor's, and a stream of new ones must not grow the memory.
  */
-const TOKENS_KEPT = 4_096;
-const tokens = new Map<string, string>();
+const tokens = keptUpTo<string>(4_096);
 
-export function pathToken(path: string): string {
-  let token = tokens.get(path);
-  if (token === undefined) {
-    token = encode(path);
-    if (tokens.size >= TOKENS_KEPT) tokens.clear();
-    tokens.set(path, token);
-  }
-  return token;
-}
-
+export const pathToken = (path: string): string => tokens(path, encode);

