@@ -1,6 +1,6 @@
 /** Writes serialized views as responses: Accept negotiation, ETag, list envelopes with paging links. */
 import type { Context } from 'hono';
-import { type FileEntry, isLarge, largeValueSlices, nextIteration, type RecordView, representationTag, type SearchPage, stringifyJsonInTurns, timeSlices } from '@krs/domain';
+import { type FileEntry, isLarge, jsonText, nextIteration, type RecordView, representationTag, type SearchPage, stringifyJsonInTurns, timeSlices } from '@krs/domain';
 import { negotiate } from './accept.ts';
 import { entityTag, noneMatchNames } from './entity-tags.ts';
 import { citationLocale, citationStyle } from './exports/citation.ts';
@@ -56,13 +56,10 @@ export function createResponder(exporter: Exporter, filesOf: FilesOf, idleMs: nu
     if (chosen !== undefined) return alternate(c, view, chosen, status);
     const answer = { ...serializeRecord(view, links, ui), ...extra };
     // A record whose metadata is known to be large (domain turns/large-values.ts) is encoded in slices.
-    if (!isLarge(view.record.metadata)) {
-      const text = JSON.stringify(answer);
-      if (text.length <= LARGE_ANSWER_CHARS) return c.body(text, status);
-    }
+    const text = jsonText(answer, isLarge(view.record.metadata));
+    if (typeof text === 'string' && text.length <= LARGE_ANSWER_CHARS) return c.body(text, status);
     return (async () => {
-      const text = await stringifyJsonInTurns(answer, largeValueSlices());
-      const bytes = await utf8InTurns(text, nextIteration);
+      const bytes = await utf8InTurns(await text, nextIteration);
       c.header('Content-Length', String(bytes.length));
       return c.body(heldAnswer(c, bytes, idleMs), status);
     })();

@@ -28,14 +28,14 @@ export { VOCABULARY_IDS } from './vocabularies/vocabulary-ids.ts';
 /** Large values' work in slices with turns of the event loop between them, for every layer. */
 export {
   isLarge,
-  knownWithinLevels,
+  jsonText,
   LARGE_JSON_CHARS,
   largeValueSlices,
   markLarge,
-  markLevels,
   nextIteration,
   parseJsonInTurns,
   stringifyJsonInTurns,
   timeSlices,
+  turnWhenDue,
   type Slicing,
 } from './turns/index.ts';

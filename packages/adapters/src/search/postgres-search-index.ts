@@ -15,7 +15,7 @@
  */
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import { facetLabel, fuzzyDistance, matchesQuery, meetsBox, parseQuery, positiveTerms, runSearch, scoreQuery, shapeBounds, sortBuckets, splitAtAntimeridian, type QueryNode } from '@krs/domain/search';
-import { isLarge, largeValueSlices, stringifyJsonInTurns, type BBox, type FacetBucket, type FacetName, type SearchDocument, type SearchIndex, type SearchRequest, type SearchResult, type Shape } from '@krs/domain';
+import { isLarge, jsonText, largeValueSlices, type BBox, type FacetBucket, type FacetName, type SearchDocument, type SearchIndex, type SearchRequest, type SearchResult, type Shape } from '@krs/domain';
 import { evaluateInSlices } from './evaluate-in-slices.ts';
 import { expandInSlices } from './expand-in-slices.ts';
 import { fuzzyWords } from './fts-query.ts';
@@ -544,7 +544,7 @@ async function upsertBatch(db: Db, docs: readonly SearchDocument[]): Promise<voi
   for (const doc of docs) {
     const large = isLarge(doc.body['metadata']);
     vectors.push(large ? await documentWordsInTurns(doc.body, largeValueSlices()) : documentWords(doc.body));
-    texts.push(large ? await stringifyJsonInTurns(doc, largeValueSlices()) : JSON.stringify(doc));
+    texts.push(await jsonText(doc, large));
   }
   for (const words of vectors) for (const w of words?.words ?? []) vocabulary.add(w);
   const pathIds = await pathIdsOf(db, new Set(vectors.flatMap((words) => words?.paths ?? [])));

@@ -7,7 +7,7 @@
  * vocabulary of indexed words) and AND/OR/NOT mean in PostgreSQL exactly what the domain's
  * evaluator makes them mean, so such queries are answered in SQL alone.
  */
-import type { Slicing } from '@krs/domain';
+import { turnWhenDue, type Slicing } from '@krs/domain';
 import { fieldPaths, flatten, flattenInTurns, runSteps, tokenize, type FlatDoc, type QueryNode, type Steps } from '@krs/domain/search';
 
 /** A tsvector holds at most 1 MiB, lexemes of at most 2047 bytes, positions up to 16383, 256 per lexeme. */
@@ -66,9 +66,7 @@ export function documentWords(body: unknown): DocumentWords | null {
  * took 12-46 ms of CPU in one go (flattening, tokenizing and placing 100,000 values' words).
  */
 export async function documentWordsInTurns(body: unknown, slicing: Slicing): Promise<DocumentWords | null> {
-  const flat = await flattenInTurns(body, async () => {
-    if (slicing.due()) await slicing.turn();
-  });
+  const flat = await flattenInTurns(body, turnWhenDue(slicing));
   const steps = documentWordsSteps(flat);
   for (;;) {
     const next = steps.next();

@@ -37,7 +37,7 @@ import {
   type Ranker,
   type Steps,
 } from '@krs/domain/search';
-import { isLarge, largeValueSlices, stringifyJsonInTurns, type BBox, type SearchDocument, type SearchIndex, type SearchRequest, type SearchResult, type Shape } from '@krs/domain';
+import { isLarge, jsonText, largeValueSlices, timeSlices, turnWhenDue, type BBox, type SearchDocument, type SearchIndex, type SearchRequest, type SearchResult, type Shape } from '@krs/domain';
 import { ftsExpression, fuzzyWords, singleTitleWord, matchText, querySql, rankText, singlePrefix, singleWordPhrases, textPrefilter, type Param, type QueryContext, type Sql } from './fts-query.ts';
 import { PresenceCache } from './presence-cache.ts';
 import { BoxBounds, Codes, type Box } from './box-bounds.ts';
@@ -53,7 +53,7 @@ import { fieldWordsInTurns } from './field-tokens.ts';
 import { pathShape } from './path-shape.ts';
 import { fieldExpression, namedFields, unfielded, type FieldPaths } from './field-query.ts';
 import { createInlineWriter, createThreadWriter, type PreparedDoc, type Written } from './sqlite-writer.ts';
-import { nextIteration, nextTurn } from '../next-turn.ts';
+import { nextTurn } from '../next-turn.ts';
 import { nextSearchTurn } from './search-turns.ts';
 
 /**
@@ -105,26 +105,14 @@ INSERT OR IGNORE INTO doc_generation (id, value) VALUES (1, 0);
 `;
 
 /**
- * Work that may run this long in one go before other requests get a turn: a large document's
- * preparation, as a large record's other steps (domain turns/time-slices.ts).
- */
-const TURN_MS = 2;
-/**
- * The same for a search's passes over the header columns: a cheap GET waiting behind a search
- * (a match-everything query reads a hundred thousand rows in a few milliseconds) waits at most
- * this long, so hostile queries sent back to back barely move the GETs' p99.
+ * A document's preparation takes the slices of a large record's other steps (domain
+ * `largeValueSlices`). A search's passes over the header columns take turns of this: a cheap GET
+ * waiting behind a search (a match-everything query reads a hundred thousand rows in a few
+ * milliseconds) waits at most this long, so hostile queries sent back to back barely move the
+ * GETs' p99.
  */
 const SEARCH_TURN_MS = 1;
 
-/** Hands the loop to others when the work since the last turn has taken `turnMs`. */
-function turnTaker(turnMs = TURN_MS, yieldTurn: () => Promise<void> = nextTurn): () => Promise<void> {
-  let since = performance.now();
-  return async () => {
-    if (performance.now() - since < turnMs) return;
-    await yieldTurn();
-    since = performance.now();
-  };
-}
 
 /**
  * Between two values in the `title` and `text` columns: a token of its own (unicode61 keeps a
@@ -199,7 +187,7 @@ async function prepareDoc(doc: SearchDocument, takeTurn: () => Promise<void>): P
     ranges.push([field, NUMERIC_RANGE_FIELDS.includes(field) && /^-?\d+(\.\d+)?$/.test(value) ? Number(value) : value]);
   }
   // The shapes have their own table: a body read for the evaluator need not carry them.
-  const encode = (value: unknown): string | Promise<string> => (large ? stringifyJsonInTurns(value, largeValueSlices()) : JSON.stringify(value));
+  const encode = (value: unknown): string | Promise<string> => jsonText(value, large);
   const body = await encode({ ...doc, shapes: undefined });
   await takeTurn();
   const text = await joinInTurns(flat, takeTurn);
@@ -509,7 +497,7 @@ export function createSqliteSearchIndex(filename: string): SqliteSearchIndex {
     const [w, s, e, n] = box;
     const parts: Box[] = w <= e ? [box] : [[w, s, 180, n], [-180, s, e, n]];
     const codes = new Codes();
-    const pause = turnTaker(SEARCH_TURN_MS, nextSearchTurn);
+    const pause = turnWhenDue(timeSlices(nextSearchTurn, SEARCH_TURN_MS));
     for (const part of parts) {
       const steps = bounds.meetingSteps(part, codes);
       while (steps.next().done !== true) await pause();
@@ -910,7 +898,7 @@ export function createSqliteSearchIndex(filename: string): SqliteSearchIndex {
     const totals = block === undefined ? { rows: 0, tokens: 0 } : tableTotals(block);
     const idf = (hits: number) => inverseDocumentFrequency(totals.rows, hits, (x) => ln.get(x) as number);
     const scoring = steps(idf, lengths.array(), totals.tokens / totals.rows);
-    const pause = turnTaker(SEARCH_TURN_MS, nextSearchTurn);
+    const pause = turnWhenDue(timeSlices(nextSearchTurn, SEARCH_TURN_MS));
     for (;;) {
       const next = scoring.next();
       if (next.done === true) return next.value;
@@ -941,7 +929,7 @@ export function createSqliteSearchIndex(filename: string): SqliteSearchIndex {
     // Read after the waits above: what was committed meanwhile is in the headers too.
     const table = freshHeaders();
     // The box was decided by the R*Tree above, so neither path below looks at bounds.
-    const pause = turnTaker(SEARCH_TURN_MS, nextSearchTurn);
+    const pause = turnWhenDue(timeSlices(nextSearchTurn, SEARCH_TURN_MS));
     if (query.evaluate === null) {
       const selection = await table.inTurns(() => table.selectSteps(rows, request, scratch.hits(rows?.length ?? table.size)), pause);
       const k = request.page * request.size;
@@ -1030,8 +1018,8 @@ export function createSqliteSearchIndex(filename: string): SqliteSearchIndex {
   async function prepareAll(docs: readonly SearchDocument[]): Promise<PreparedDoc[]> {
     // The caller's work so far (reading and building the documents) ends its turn here.
     await nextTurn();
-    // Only a large document takes turns here: each a whole iteration of the loop (see nextIteration).
-    const takeTurn = turnTaker(TURN_MS, nextIteration);
+    // Only a large document takes turns here, in the queue of long work (domain nextIteration).
+    const takeTurn = turnWhenDue(largeValueSlices());
     const prepared: PreparedDoc[] = [];
     for (const doc of docs) {
       prepared.push(await prepareDoc(doc, takeTurn));

@@ -7,7 +7,7 @@ import {
   largeValueSlices,
   markLarge,
   parseJsonInTurns,
-  stringifyJsonInTurns,
+  jsonText,
   type ApiToken,
   type DraftRecord,
   type FileEntry,
@@ -37,7 +37,7 @@ export async function largeRowInTurns<T>(row: { data: string }): Promise<T> {
 
 /** A record's JSON for its row: encoded in slices when its metadata is known to be large. */
 const recordText = (r: DraftRecord | PublishedRecord): string | Promise<string> =>
-  isLarge(r.metadata) ? stringifyJsonInTurns(r, largeValueSlices()) : JSON.stringify(r);
+  jsonText(r, isLarge(r.metadata));
 
 export const parentToRow = (p: Parent): ParentTable => ({ id: p.id, kind: p.kind, updated: p.updated, revision_id: p.revisionId, data: JSON.stringify(p) });
 export const rowToParent = (row: Pick<ParentTable, 'data'>): Parent => parse<Parent>(row.data);

@@ -7,7 +7,7 @@
  * Same results as the native functions, byte for byte and value for value, errors included (a
  * text JSON.parse refuses is refused with a SyntaxError); held to them by a property test.
  */
-import type { Slicing } from './time-slices.ts';
+import { largeValueSlices, type Slicing } from './time-slices.ts';
 
 /** How small the pieces are: tests make them tiny, so small values are cut up too. */
 export interface Pieces {
@@ -227,6 +227,14 @@ function keyOf(text: string, m: Member): string {
 /** Defined, not assigned, as JSON.parse does: a `__proto__` key stays a plain member. */
 function define(out: Record<string, unknown>, key: string, value: unknown): void {
   Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
+}
+
+/**
+ * A value's JSON text: by one native call, or in slices of a large record's steps when `large`
+ * (what `isLarge` says of the record the value carries). The one choice every layer makes.
+ */
+export function jsonText(value: unknown, large: boolean): string | Promise<string> {
+  return large ? stringifyJsonInTurns(value, largeValueSlices()) : (JSON.stringify(value) ?? 'null');
 }
 
 /**

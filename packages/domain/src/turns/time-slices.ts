@@ -29,5 +29,12 @@ export function timeSlices(turn: () => Promise<void>, sliceMs = SLICE_MS): Slici
   };
 }
 
+/** For steps that take a `takeTurn` callback: it gives the loop back only once the slice is due. */
+export const turnWhenDue =
+  (slicing: Slicing) =>
+  async (): Promise<void> => {
+    if (slicing.due()) await slicing.turn();
+  };
+
 /** A large record's steps (parsing, normalising, encoding it) in slices, each in an iteration of its own. */
 export const largeValueSlices = (): Slicing => timeSlices(nextIteration);

@@ -14,7 +14,7 @@ import { assertNotTooDeep, limitExceeded, METADATA_LIMITS } from './limits.ts';
 import { isObj, keyInPath, Normalizer, pause, type Obj } from './normalizer.ts';
 import { LARGE_JSON_CHARS, markLarge, markLevels } from '../../turns/large-values.ts';
 import { nestsWithinInTurns } from '../../turns/nesting.ts';
-import { stringifyJsonInTurns } from '../../turns/json-in-turns.ts';
+import { jsonText } from '../../turns/json-in-turns.ts';
 import { largeValueSlices } from '../../turns/time-slices.ts';
 
 const TITLE_TYPES = ['alternative-title', 'subtitle', 'translated-title', 'other'];
@@ -295,7 +295,7 @@ export async function normalizeMetadata(input: unknown, kind: RecordKind, vocab:
   // so does whatever the caller does next with it (storing it encodes it again).
   await n.pauseIfLarge();
   const metadata = (n.droppedCount > 0 ? prune(out, n.dropped) : out) as Metadata;
-  const size = n.large() ? (await stringifyJsonInTurns(metadata, largeValueSlices())).length : JSON.stringify(metadata).length;
+  const size = (await jsonText(metadata, n.large())).length;
   if (size > METADATA_LIMITS.maxSerialized) {
     throw limitExceeded([{ field: 'metadata', messages: [`Larger than the maximum of ${METADATA_LIMITS.maxSerialized} characters once normalised (${size}).`] }]);
   }
