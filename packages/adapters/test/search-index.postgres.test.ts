@@ -13,7 +13,7 @@ searchIndexContract('postgres', async () => {
   const handle = createPgDb(await freshDatabase());
   await createPostgresSearchSchema(handle.db);
   return Object.assign(createPostgresSearchIndex(handle.db), { close: () => void handle.close() });
-}, { stamps: false });
+}, { stamps: 'in-store' });
 
 const doc = (id: string, metadata: { title: string } & Record<string, unknown>): SearchDocument => searchDocument(id, metadata.title, { body: { id, metadata } });
 

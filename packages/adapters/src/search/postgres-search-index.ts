@@ -273,6 +273,8 @@ const ORDER: Record<Exclude<SearchRequest['sort'], 'bestmatch'>, string> = {
 };
 /** Relevance, then as `newest`, as the domain's `compareFor` breaks ties. */
 const BY_SCORE = `score desc, ${ORDER.newest}`;
+/** The index's stamp: a constant, since the store's change stamp already covers its writes. */
+const IN_STORE = 'in-store';
 
 /**
  * `db` is the pool, or a transaction: the unit of work hands one in so a write and its documents
@@ -362,8 +364,10 @@ export function createPostgresSearchIndex<T>(handle: Kysely<T>): SearchIndex & {
     async check() {
       await sql`select 1 from search_doc limit 1`.execute(handle);
     },
-    // Shared by every node and written in their transactions: no count of its writes is at hand.
-    stamp: () => null,
+    // Written in the store's own transactions, in the same database: the store's change stamp
+    // (its current snapshot) moves with every write to the index, on any node, and a search never
+    // sees part of one. Nothing of its own to add.
+    stamp: () => IN_STORE,
   });
   return { ...index(db), withTransaction: <U>(trx: Kysely<U>) => index(trx as unknown as Db) };
 }

@@ -6,7 +6,7 @@
 import { DomainError, isLarge, LARGE_JSON_CHARS, type RecordKind, type RecordRepository, type UpdatePosition, type VersionHead } from '@krs/domain';
 import { sql, type Kysely, type QueryResult, type RawBuilder } from 'kysely';
 import { compiledOnce } from './compiled-once.ts';
-import { committedReads } from './create-db.ts';
+import { changeStamps } from './create-db.ts';
 import type { Database, DraftTable, ParentTable, RecordTable } from './database.ts';
 import { lapsedEmbargoes } from './migrations/0004-embargo-index.ts';
 import { recordUpdated } from './migrations/0005-record-updated-index.ts';
@@ -111,7 +111,6 @@ const storedSize = sql<number>`octet_length(data)`.as('bytes');
 const sizeBy = (table: 'record' | 'draft') =>
   compiledOnce<{ id: string }, { id: string; bytes: number }>(['id'], (db, { id }) => db.selectFrom(table).select(['id', storedSize]).where('id', '=', id));
 const sizeById = { published: sizeBy('record'), draft: sizeBy('draft') } as const;
-const DATA_VERSION = { sql: 'PRAGMA data_version', parameters: [] } as const;
 const byId = {
   draft: [dataById('draft', false), dataById('draft', true)],
   record: [dataById('record', false), dataById('record', true)],
@@ -130,7 +129,7 @@ export function createSqlRecordRepository(db: Kysely<Database>, options: { lockR
   };
   const lock = options.lockReads === true ? 1 : 0;
   const rowById = async (table: 'draft' | 'record' | 'parent', id: string) => (await byId[table][lock](db, { id })).rows[0];
-  const committedRead = committedReads.get(db);
+  const changeStamp = changeStamps.get(db);
   const revisionsIn = async (table: 'record' | 'draft', id: string) => {
     return revisionsOf(await revisionsById[table].first(db, { id }));
   };
@@ -147,14 +146,8 @@ export function createSqlRecordRepository(db: Kysely<Database>, options: { lockR
       return parseRow(await rowById('record', id), rowToRecord);
     },
     getPublishedRevisions: (id) => revisionsIn('record', id),
-    // SQLite counts, per connection, the commits other connections made: every write (Kysely's
-    // connection, or another process's) is another connection's to the read connection.
-    // PostgreSQL has no such count to read cheaply, and a unit of work's repositories have no
-    // read connection: null.
-    async changeStamp() {
-      const row = committedRead === undefined ? undefined : committedRead<{ data_version: number }>(DATA_VERSION);
-      return row === undefined ? null : String(row.data_version);
-    },
+    // See `changeStamps`; a unit of work's repositories have none: null.
+    changeStamp: () => changeStamp?.() ?? Promise.resolve(null),
     getDraftRevisions: (id) => revisionsIn('draft', id),
     async saveDraft(draft, expected) {
       const row = isLarge(draft.metadata) ? await draftToRowInTurns(draft) : draftToRow(draft);
