@@ -14,8 +14,9 @@
  * (`matchesQuery`, `scoreQuery`, `runSearch`), which holds every engine to the same answers.
  */
 import { sql, type Kysely, type RawBuilder } from 'kysely';
-import { facetLabel, fuzzyDistance, matchesQuery, meetsBox, parseQuery, positiveTerms, runSearch, scoreQuery, shapeBounds, sortBuckets, splitAtAntimeridian, type QueryNode } from '@krs/domain/search';
+import { facetLabel, fuzzyDistance, meetsBox, parseQuery, positiveTerms, runSearch, scoreQuery, shapeBounds, sortBuckets, splitAtAntimeridian, type QueryNode } from '@krs/domain/search';
 import { isLarge, jsonText, largeValueSlices, type BBox, type FacetBucket, type FacetName, type SearchDocument, type SearchIndex, type SearchRequest, type SearchResult, type Shape } from '@krs/domain';
+import { decideCandidates } from './decide-candidates.ts';
 import { evaluateInSlices } from './evaluate-in-slices.ts';
 import { expandInSlices } from './expand-in-slices.ts';
 import { fuzzyWords } from './fts-query.ts';
@@ -344,19 +345,17 @@ export function createPostgresSearchIndex<T>(handle: Kysely<T>): SearchIndex & {
       // that narrows nothing costs its own caller time, never the others, and only the matching
       // documents stay in memory.
       const matched: SearchDocument[] = [];
+      const largeScores = new Map<SearchDocument, number>();
       let after = '';
       for (;;) {
         const page = await sql<{ key: string; doc: string }>`select key, doc from search_doc where ${sql.join(where, sql` and `)} and key collate "C" > ${after}
           order by key collate "C" limit ${CANDIDATE_PAGE}`.execute(handle);
-        matched.push(...(await evaluateInSlices(page.rows, (r) => {
-          const doc = JSON.parse(r.doc) as SearchDocument;
-          return matchesQuery(query, doc) ? doc : null;
-        })));
+        matched.push(...(await decideCandidates(page.rows, query, largeScores)));
         if (page.rows.length < CANDIDATE_PAGE) break;
         after = (page.rows[page.rows.length - 1] as { key: string }).key;
       }
       const scored = positiveTerms(query).length > 0;
-      return runSearch(matched, request, () => true, scored ? (doc) => scoreQuery(query, doc) : null);
+      return runSearch(matched, request, () => true, scored ? (doc) => largeScores.get(doc) ?? scoreQuery(query, doc) : null);
     },
     async clear() {
       await sql`delete from search_doc`.execute(handle);
