@@ -7,6 +7,7 @@ import { vocabularyRepositoryContract } from './contracts/vocabulary-repository.
 import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { createMigrator, createPgDb, createPostgresSearchIndex, createPostgresSearchSchema, createSqlUnitOfWork, migrateToLatest } from '../src/index.ts';
+import { readWhileUncommitted } from './contracts/uncommitted.ts';
 import { parent, published, searchDocument } from './contracts/builders.ts';
 import { freshDatabase, openPostgres, usePostgresServer } from './postgres-fixture.ts';
 
@@ -68,19 +69,7 @@ describe('the change stamp on PostgreSQL', () => {
       const afterIndex = await repos.records.changeStamp();
       expect(afterIndex).not.toBe(afterParent);
 
-      let commit = () => {};
-      let written = () => {};
-      const wrote = new Promise<void>((ok) => (written = ok));
-      const unit = other.uow.run(async (tx) => {
-        await tx.records.saveParent(parent('p1', { revisionId: 2 }), 1);
-        written();
-        await new Promise<void>((ok) => (commit = ok));
-      });
-      await wrote;
-      const during = await repos.records.changeStamp();
-      commit();
-      await unit;
-      expect(during).toBe(afterIndex);
+      expect(await readWhileUncommitted(other.uow, () => repos.records.changeStamp())).toBe(afterIndex);
       expect(await repos.records.changeStamp()).not.toBe(afterIndex);
     } finally {
       await other.close();
