@@ -26,7 +26,7 @@ export function textOf(html: string): string {
  * with more than `chars` characters of text has the whole text's first `chars`.
  */
 export function textStart(html: string, chars: number): { text: string; more: boolean } {
-  for (let read = chars * 8; ; read *= 2) {
+  for (let read = Math.max(chars * 8, 64); ; read *= 2) {
     if (read >= html.length) {
       const text = textOf(html);
       return { text: text.slice(0, chars), more: text.length > chars };
