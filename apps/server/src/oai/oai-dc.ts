@@ -21,26 +21,27 @@ const XSI = 'http://www.w3.org/2001/XMLSchema-instance';
 
 type Json = Record<string, unknown>;
 
-const sortName = (entry: unknown): string[] => {
+/** A creator's or contributor's name as the element's text. */
+const sortNameText = (entry: unknown): string[] => {
   const p = personOf(entry);
-  return p === null ? [] : [p.sortName];
+  return p === null ? [] : [xmlText(p.sortName)];
 };
 
-/** The names `oaiDcXml` makes of creators and contributors, when made beforehand in turns. */
+/** The names' texts `oaiDcXml` makes of creators and contributors, when made beforehand in turns. */
 type DcNames = { creators: string[]; contributors: string[] };
 
 /** The `<oai_dc:dc>` element of a record, as an object for the XML writer (exports/xml.ts). */
 export function oaiDcXml(view: RecordView, links: Links, made?: DcNames): XmlNode {
   const m = view.record.metadata as Json;
   const dc: XmlNode = { '@xmlns:oai_dc': OAI_DC.namespace, '@xmlns:dc': DC, '@xmlns:xsi': XSI, '@xsi:schemaLocation': `${OAI_DC.namespace} ${OAI_DC.schema}` };
+  const put = (name: string, text: string) => ((dc[`dc:${name}`] ??= []) as string[]).push(text);
   const add = (name: string, value: string | null) => {
-    if (value === null) return;
-    ((dc[`dc:${name}`] ??= []) as string[]).push(xmlText(value));
+    if (value !== null) put(name, xmlText(value));
   };
   add('title', str(m['title']));
   for (const t of list(m['additional_titles'])) add('title', str(obj(t)?.['title']));
-  for (const name of made?.creators ?? list(m['creators']).flatMap(sortName)) add('creator', name);
-  for (const name of made?.contributors ?? list(m['contributors']).flatMap(sortName)) add('contributor', name);
+  for (const text of made?.creators ?? list(m['creators']).flatMap(sortNameText)) put('creator', text);
+  for (const text of made?.contributors ?? list(m['contributors']).flatMap(sortNameText)) put('contributor', text);
   for (const s of list(m['subjects'])) add('subject', str(obj(s)?.['subject']) ?? str(obj(s)?.['id']));
   const description = str(m['description']);
   if (description !== null) add('description', textOf(description));
@@ -74,7 +75,7 @@ export function oaiDcXml(view: RecordView, links: Links, made?: DcNames): XmlNod
 export async function oaiDcXmlInTurns(view: RecordView, links: Links, turn: () => Promise<void>): Promise<XmlNode> {
   const m = view.record.metadata as Json;
   const slicing = timeSlices(turn);
-  const made = { creators: await flatMapInTurns(list(m['creators']), sortName, slicing), contributors: await flatMapInTurns(list(m['contributors']), sortName, slicing) };
+  const made = { creators: await flatMapInTurns(list(m['creators']), sortNameText, slicing), contributors: await flatMapInTurns(list(m['contributors']), sortNameText, slicing) };
   if (slicing.due()) await slicing.turn();
   return oaiDcXml(view, links, made);
 }

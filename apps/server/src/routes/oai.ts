@@ -249,7 +249,10 @@ export function oaiRoutes(core: Core, links: Links, responder: Responder, option
         throw e;
       }
       echo(request);
+      // A page's elements are copied into the answer, then written: each a block of milliseconds for a hundred records, each in a turn of its own.
+      await nextIteration();
       root.import(body);
+      await nextIteration();
     } catch (e) {
       if (!(e instanceof OaiError)) throw e;
       root.ele(OAI, 'error').att('code', e.code).txt(e.message);
