@@ -197,20 +197,21 @@ export function querySql(node: QueryNode, ctx: QueryContext): Sql | null {
 }
 
 /** Positive free-text leaves, for bm25 ranking. */
-export function rankText(node: QueryNode, ctx: QueryContext): string[] {
+export function rankedLeaves(node: QueryNode, ctx: QueryContext): QueryNode[] {
   switch (node.type) {
     case 'term':
-    case 'phrase': {
-      const m = matchText(node, ctx);
-      return m === null ? [] : [m];
-    }
+    case 'phrase':
+      return matchText(node, ctx) === null ? [] : [node];
     case 'and':
     case 'or':
-      return node.children.flatMap((c) => rankText(c, ctx));
+      return node.children.flatMap((c) => rankedLeaves(c, ctx));
     default:
       return [];
   }
 }
+
+/** The FTS5 expressions of the positive free-text leaves, for bm25 ranking. */
+export const rankText = (node: QueryNode, ctx: QueryContext): string[] => rankedLeaves(node, ctx).map((leaf) => matchText(leaf, ctx) ?? '');
 
 /**
  * A superset of the matches in SQL, or null when none can be had. Any `field:value` leaf needs

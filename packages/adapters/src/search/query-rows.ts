@@ -1,0 +1,124 @@
+/**
+ * A query decided as lists of rowids combined in memory, for queries with ranges once their
+ * values are held in memory (range-values.ts): the leaves FTS5 answers are read as `querySql`
+ * groups them (sibling words in one match of `doc_fts`, sibling field leaves in one of
+ * `doc_field`), ranges come from memory, and AND, OR and NOT are taken on the lists. In SQL, a
+ * NOT read every row of `doc`, and `rowid IN (...)` of a range built an index of its rows first.
+ */
+import type { QueryNode } from '@krs/domain/search';
+import { matchText, type QueryContext } from './fts-query.ts';
+import { fieldMatch, isEmptyFieldTerm } from './field-query.ts';
+import type { RangeNode } from './range-values.ts';
+
+export interface RowSources {
+  /** The rows of an FTS5 expression over `doc_fts`. */
+  text(expression: string): Promise<Int32Array>;
+  /** The rows of an FTS5 expression over `doc_field`. */
+  fields(expression: string): Promise<Int32Array>;
+  /** The rows of a range, each once. */
+  range(node: RangeNode): Int32Array;
+  /** The highest rowid of a document: NOT takes the rows up to it that its operand does not. */
+  highest(): number;
+}
+
+/** Whether the query holds a range. */
+export function hasRange(node: QueryNode): boolean {
+  switch (node.type) {
+    case 'range':
+      return true;
+    case 'and':
+    case 'or':
+      return node.children.some(hasRange);
+    case 'not':
+      return hasRange(node.child);
+    default:
+      return false;
+  }
+}
+
+/** Rows in every list (each without repeats). */
+export function intersectRows(lists: readonly Int32Array[]): Int32Array {
+  const [first, ...rest] = [...lists].sort((a, b) => a.length - b.length);
+  if (first === undefined) return new Int32Array(0);
+  if (rest.length === 0) return first;
+  let highest = 0;
+  for (const x of first) if (x > highest) highest = x;
+  const seen = new Uint8Array(highest + 1);
+  for (const x of first) seen[x] = 1;
+  for (const list of rest) for (const x of list) if (x <= highest && seen[x] !== 0) seen[x] = (seen[x] as number) + 1;
+  return first.filter((x) => seen[x] === lists.length);
+}
+
+function marks(lists: readonly Int32Array[], top: number): Uint8Array {
+  let highest = top;
+  for (const list of lists) for (const x of list) if (x > highest) highest = x;
+  const seen = new Uint8Array(highest + 1);
+  for (const list of lists) for (const x of list) seen[x] = 1;
+  return seen;
+}
+
+function listed(seen: Uint8Array, wanted: 0 | 1, to: number): Int32Array {
+  let n = 0;
+  for (let x = 0; x <= to; x++) if (seen[x] === wanted) n++;
+  const out = new Int32Array(n);
+  n = 0;
+  for (let x = 0; x <= to; x++) if (seen[x] === wanted) out[n++] = x;
+  return out;
+}
+
+/** Rows in any list, each once, in order. */
+function unite(lists: readonly Int32Array[]): Int32Array {
+  if (lists.length === 1) return lists[0] as Int32Array;
+  const seen = marks(lists, 0);
+  return listed(seen, 1, seen.length - 1);
+}
+
+const every = (top: number): Int32Array => {
+  const out = new Int32Array(top + 1);
+  for (let x = 0; x <= top; x++) out[x] = x;
+  return out;
+};
+
+/**
+ * The rows of the query (a superset of the documents: rows that hold none are dropped by the
+ * headers' pass), or null when a leaf cannot be answered so (the caller's SQL then decides).
+ */
+export async function queryRows(node: QueryNode, ctx: QueryContext, from: RowSources): Promise<Int32Array | null> {
+  switch (node.type) {
+    case 'all':
+      return every(from.highest());
+    case 'range':
+      return from.range(node);
+    case 'term':
+    case 'phrase':
+    case 'exists': {
+      const text = matchText(node, ctx);
+      if (text !== null) return from.text(text);
+      const field = fieldMatch(node, ctx);
+      return field !== null ? from.fields(field) : isEmptyFieldTerm(node) ? every(from.highest()) : null;
+    }
+    case 'and':
+    case 'or': {
+      const op = node.type === 'and' ? ' AND ' : ' OR ';
+      const texts = node.children.map((c) => matchText(c, ctx));
+      const fields = node.children.map((c, i) => (texts[i] === null ? fieldMatch(c, ctx) : null));
+      const mergedTexts = texts.filter((t): t is string => t !== null);
+      const mergedFields = fields.filter((t): t is string => t !== null);
+      const rest = node.children.filter((_, i) => texts[i] === null && fields[i] === null);
+      const parts = await Promise.all([
+        ...(mergedTexts.length > 0 ? [from.text(mergedTexts.map((m) => `(${m})`).join(op))] : []),
+        ...(mergedFields.length > 0 ? [from.fields(mergedFields.map((m) => `(${m})`).join(op))] : []),
+        ...rest.map((c) => queryRows(c, ctx, from)),
+      ]);
+      if (parts.some((p) => p === null)) return null;
+      const lists = parts as Int32Array[];
+      return node.type === 'and' ? intersectRows(lists) : unite(lists);
+    }
+    case 'not': {
+      const inner = await queryRows(node.child, ctx, from);
+      if (inner === null) return null;
+      const top = from.highest();
+      return listed(marks([inner], top), 0, top);
+    }
+  }
+}
