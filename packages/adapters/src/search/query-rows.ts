@@ -6,7 +6,7 @@
  * NOT read every row of `doc`, and `rowid IN (...)` of a range built an index of its rows first.
  */
 import type { QueryNode } from '@krs/domain/search';
-import { matchText, type QueryContext } from './fts-query.ts';
+import { matchText, siblingsGrouped, type QueryContext } from './fts-query.ts';
 import { fieldMatch, isEmptyFieldTerm } from './field-query.ts';
 import type { RangeNode } from './range-values.ts';
 
@@ -99,15 +99,10 @@ export async function queryRows(node: QueryNode, ctx: QueryContext, from: RowSou
     }
     case 'and':
     case 'or': {
-      const op = node.type === 'and' ? ' AND ' : ' OR ';
-      const texts = node.children.map((c) => matchText(c, ctx));
-      const fields = node.children.map((c, i) => (texts[i] === null ? fieldMatch(c, ctx) : null));
-      const mergedTexts = texts.filter((t): t is string => t !== null);
-      const mergedFields = fields.filter((t): t is string => t !== null);
-      const rest = node.children.filter((_, i) => texts[i] === null && fields[i] === null);
+      const { text, fields, rest } = siblingsGrouped(node, ctx);
       const parts = await Promise.all([
-        ...(mergedTexts.length > 0 ? [from.text(mergedTexts.map((m) => `(${m})`).join(op))] : []),
-        ...(mergedFields.length > 0 ? [from.fields(mergedFields.map((m) => `(${m})`).join(op))] : []),
+        ...(text === null ? [] : [from.text(text)]),
+        ...(fields === null ? [] : [from.fields(fields)]),
         ...rest.map((c) => queryRows(c, ctx, from)),
       ]);
       if (parts.some((p) => p === null)) return null;
