@@ -24,7 +24,7 @@ export type RangeEntries = readonly (readonly [field: string, value: string | nu
 export interface RangeColumns {
   /** Each value's document. */
   rows: Int32Array;
-  /** Each value that is a number; those come first. */
+  /** The values that are numbers, which come first. */
   numbers: Float64Array;
   /** How many values are numbers. */
   numberCount: number;
@@ -41,7 +41,8 @@ export interface RangeColumns {
 export function rangeColumns(rows: Iterable<unknown[]>): RangeColumns {
   const numberRows: number[] = [];
   const numberValues: number[] = [];
-  let texts: [number, string][] = [];
+  const textRows: number[] = [];
+  const texts: string[] = [];
   let ordered = true;
   for (const [rowid, value] of rows) {
     if (typeof value === 'number') {
@@ -49,23 +50,22 @@ export function rangeColumns(rows: Iterable<unknown[]>): RangeColumns {
       numberValues.push(value);
     } else {
       const text = String(value);
-      const previous = texts[texts.length - 1];
-      if (previous !== undefined && text < previous[1]) ordered = false;
-      texts.push([Number(rowid), text]);
+      if (texts.length > 0 && text < (texts[texts.length - 1] as string)) ordered = false;
+      textRows.push(Number(rowid));
+      texts.push(text);
     }
   }
-  if (!ordered) texts = texts.sort((a, b) => (a[1] < b[1] ? -1 : a[1] > b[1] ? 1 : 0));
+  const order = textRows.map((_, i) => i);
+  if (!ordered) order.sort((a, b) => ((texts[a] as string) < (texts[b] as string) ? -1 : (texts[a] as string) > (texts[b] as string) ? 1 : 0));
   const numberCount = numberRows.length;
-  const n = numberCount + texts.length;
-  const ids = new Int32Array(n);
-  const numbers = new Float64Array(n).fill(NaN);
-  const ends = new Int32Array(n);
+  const ids = new Int32Array(numberCount + texts.length);
+  const ends = new Int32Array(numberCount + texts.length);
   ids.set(numberRows);
-  numbers.set(numberValues);
   let bytes = new Uint8Array(1024);
   let used = 0;
   const encoder = new TextEncoder();
-  texts.forEach(([rowid, text], i) => {
+  for (let i = 0; i < order.length; i++) {
+    const text = texts[order[i] as number] as string;
     // At most three bytes per UTF-16 unit.
     if (used + text.length * 3 > bytes.length) {
       const grown = new Uint8Array(Math.max(bytes.length * 2, used + text.length * 3));
@@ -73,10 +73,10 @@ export function rangeColumns(rows: Iterable<unknown[]>): RangeColumns {
       bytes = grown;
     }
     used += encoder.encodeInto(text, bytes.subarray(used)).written;
-    ids[numberCount + i] = rowid;
+    ids[numberCount + i] = textRows[order[i] as number] as number;
     ends[numberCount + i] = used;
-  });
-  return { rows: ids, numbers, numberCount, bytes: bytes.slice(0, used), ends };
+  }
+  return { rows: ids, numbers: Float64Array.from(numberValues), numberCount, bytes: bytes.slice(0, used), ends };
 }
 
 /** The SQL `rangeColumns` reads a field with. */
