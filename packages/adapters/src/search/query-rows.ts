@@ -36,17 +36,25 @@ export function hasRange(node: QueryNode): boolean {
   }
 }
 
-/** Rows in every list (each without repeats). */
+/** Rows in every list (each without repeats), counted in a byte per rowid of the shortest. */
 export function intersectRows(lists: readonly Int32Array[]): Int32Array {
   const [first, ...rest] = [...lists].sort((a, b) => a.length - b.length);
   if (first === undefined) return new Int32Array(0);
   if (rest.length === 0) return first;
   let highest = 0;
-  for (const x of first) if (x > highest) highest = x;
+  for (let i = 0; i < first.length; i++) if ((first[i] as number) > highest) highest = first[i] as number;
   const seen = new Uint8Array(highest + 1);
-  for (const x of first) seen[x] = 1;
-  for (const list of rest) for (const x of list) if (x <= highest && seen[x] !== 0) seen[x] = (seen[x] as number) + 1;
-  return first.filter((x) => seen[x] === lists.length);
+  for (let i = 0; i < first.length; i++) seen[first[i] as number] = 1;
+  for (const list of rest) {
+    for (let i = 0; i < list.length; i++) {
+      const x = list[i] as number;
+      if (x <= highest && seen[x] !== 0) seen[x] = (seen[x] as number) + 1;
+    }
+  }
+  const out = new Int32Array(first.length);
+  let n = 0;
+  for (let i = 0; i < first.length; i++) if (seen[first[i] as number] === lists.length) out[n++] = first[i] as number;
+  return out.subarray(0, n);
 }
 
 function marks(lists: readonly Int32Array[], top: number): Uint8Array {

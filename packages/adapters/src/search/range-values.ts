@@ -120,7 +120,14 @@ function firstHolding(from: number, to: number, holds: (i: number) => boolean): 
 }
 
 class FieldValues {
-  constructor(private readonly c: RangeColumns) {}
+  /** The highest rowid holding a value. */
+  readonly highest: number;
+
+  constructor(private readonly c: RangeColumns) {
+    let highest = 0;
+    for (let i = 0; i < c.rows.length; i++) if ((c.rows[i] as number) > highest) highest = c.rows[i] as number;
+    this.highest = highest;
+  }
 
   get size(): number {
     return this.c.rows.length;
@@ -158,9 +165,9 @@ class FieldValues {
 
 export class RangeValues {
   private readonly fields = new Map<string, FieldValues>();
-  /** Rowids whose values were written after the read: their read values no longer count. */
-  private stale = new Uint8Array(0);
+  /** Documents written since the read, with their values now: their values read no longer count. */
   private readonly written = new Map<number, RangeEntries>();
+  private writtenHighest = 0;
 
   static fromColumns(columns: ReadonlyMap<string, RangeColumns>): RangeValues {
     const values = new RangeValues();
@@ -182,13 +189,8 @@ export class RangeValues {
 
   /** A document's values now (none once removed). */
   set(rowid: number, entries: RangeEntries): void {
-    if (rowid >= this.stale.length) {
-      const grown = new Uint8Array(Math.max(rowid + 1, this.stale.length * 2, 1024));
-      grown.set(this.stale);
-      this.stale = grown;
-    }
-    this.stale[rowid] = 1;
     this.written.set(rowid, entries);
+    if (rowid > this.writtenHighest) this.writtenHighest = rowid;
   }
 
   /**
@@ -201,29 +203,28 @@ export class RangeValues {
     const field = this.fields.get(node.field);
     const [from, to] = field === undefined ? [0, 0] : field.stretch(node);
     const read = field === undefined ? new Int32Array(0) : field.rowsIn(from, to);
-    let highest = 0;
-    for (const rowid of read) if (rowid > highest) highest = rowid;
-    for (const rowid of this.written.keys()) if (rowid > highest) highest = rowid;
-    const seen = new Uint8Array(highest + 1);
+    const holds = (entries: RangeEntries) => entries.some(([f, value]) => f === node.field && storedInRange(value, node));
+    const top = Math.max(field?.highest ?? 0, this.writtenHighest);
     const out = new Int32Array(read.length + this.written.size);
     let n = 0;
-    const { stale } = this;
-    for (const rowid of read) {
-      if (stale[rowid] === 1 || seen[rowid] === 1) continue;
-      seen[rowid] = 1;
-      out[n++] = rowid;
-    }
-    for (const [rowid, entries] of this.written) {
-      if (seen[rowid] === 1) continue;
-      if (entries.some(([f, value]) => f === node.field && storedInRange(value, node))) {
-        seen[rowid] = 1;
-        out[n++] = rowid;
+    if ((read.length + this.written.size) * 16 < top) {
+      // Few rows: each looked at, then sorted.
+      const seen = new Set<number>();
+      for (let i = 0; i < read.length; i++) {
+        const rowid = read[i] as number;
+        if (!this.written.has(rowid) && !seen.has(rowid)) {
+          seen.add(rowid);
+          out[n++] = rowid;
+        }
       }
+      for (const [rowid, entries] of this.written) if (holds(entries)) out[n++] = rowid;
+      return out.subarray(0, n).sort();
     }
-    // Many rows: listed from the marks in one pass; few: sorted.
-    if (n * 16 < seen.length) return out.subarray(0, n).sort();
-    n = 0;
-    for (let rowid = 0; rowid < seen.length; rowid++) if (seen[rowid] === 1) out[n++] = rowid;
+    // Many: marked in a byte per rowid, a written document's mark set by its values now, then listed.
+    const seen = new Uint8Array(top + 1);
+    for (let i = 0; i < read.length; i++) seen[read[i] as number] = 1;
+    for (const [rowid, entries] of this.written) seen[rowid] = holds(entries) ? 1 : 0;
+    for (let rowid = 0; rowid <= top; rowid++) if (seen[rowid] === 1) out[n++] = rowid;
     return out.subarray(0, n);
   }
 }

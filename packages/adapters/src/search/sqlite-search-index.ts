@@ -838,7 +838,9 @@ export function createSqliteSearchIndex(filename: string): SqliteSearchIndex {
       const scored = words === null ? null : scoreWords(words.map((word) => [word]), scratch);
       // Awaited below, or never when the match fails first.
       scored?.catch(() => undefined);
-      const rows = (await rowsFromMemory(node, ctx)) ?? (await rowids(`SELECT doc.rowid FROM doc WHERE ${sql.where}`, sql.params));
+      // The word's documents are those of its occurrences: FTS5 need not be asked for them again.
+      const known = scored === null || leaf === undefined ? null : { text: matchText(leaf, ctx), rows: scored.then((s) => s.rowids) };
+      const rows = (await rowsFromMemory(node, ctx, known)) ?? (await rowids(`SELECT doc.rowid FROM doc WHERE ${sql.where}`, sql.params));
       if (scored !== null) return { rows, scoreOf: (await scored).scoreOf, rank: null, evaluate: null };
       return { rows, rank: rankable ? bm25Ranker(rank.map((r) => `(${r})`).join(' OR '), rows.length, null) : null, evaluate: null };
     }
@@ -851,17 +853,19 @@ export function createSqliteSearchIndex(filename: string): SqliteSearchIndex {
   }
 
   const highestRow = db.prepare('SELECT max(rowid) FROM doc').pluck();
-  const rowSources = {
-    text: (expression: string) => rowids(matchSql, [expression]),
+  /** `known`: the rows of one text leaf, read already. */
+  const rowSources = (known: { text: string | null; rows: Promise<Int32Array> } | null) => ({
+    // A leaf alone in its group is the group's expression, in parentheses.
+    text: (expression: string) => (known !== null && known.text !== null && (expression === known.text || expression === `(${known.text})`) ? known.rows : rowids(matchSql, [expression])),
     fields: (expression: string) => rowids(fieldMatchSql, [expression]),
     range: (node: Extract<QueryNode, { type: 'range' }>) => ranges.rows(node),
     highest: () => (highestRow.get() as number | null) ?? 0,
-  };
+  });
   /**
    * The rows of a query with ranges, from the range values in memory (query-rows.ts), or null:
    * no range, or the values not read yet (the first range asked starts reading them).
    */
-  async function rowsFromMemory(node: QueryNode, ctx: QueryContext): Promise<Int32Array | null> {
+  async function rowsFromMemory(node: QueryNode, ctx: QueryContext, known: { text: string | null; rows: Promise<Int32Array> } | null): Promise<Int32Array | null> {
     if (!hasRange(node)) return null;
     // A write of another process makes them read again (and is read here, not after the match).
     freshHeaders();
@@ -869,7 +873,7 @@ export function createSqliteSearchIndex(filename: string): SqliteSearchIndex {
       rangesWanted = true;
       readAllRanges(false);
     }
-    return rangesReady ? queryRows(node, ctx, rowSources) : null;
+    return rangesReady ? queryRows(node, ctx, rowSources(known)) : null;
   }
 
   /** The rows with a value at the path, kept for the next query about the same path. */
