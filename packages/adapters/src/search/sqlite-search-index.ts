@@ -858,7 +858,7 @@ export function createSqliteSearchIndex(filename: string): SqliteSearchIndex {
     // A leaf alone in its group is the group's expression, in parentheses.
     text: (expression: string) => (known !== null && known.text !== null && (expression === known.text || expression === `(${known.text})`) ? known.rows : rowids(matchSql, [expression])),
     fields: (expression: string) => rowids(fieldMatchSql, [expression]),
-    range: (node: Extract<QueryNode, { type: 'range' }>) => ranges.rows(node),
+    range: (node: Extract<QueryNode, { type: 'range' }>, outsideUpTo?: number) => ranges.rows(node, outsideUpTo ?? null),
     highest: () => (highestRow.get() as number | null) ?? 0,
   });
   /**
