@@ -17,6 +17,8 @@ export interface RowSources {
   fields(expression: string): Promise<Int32Array>;
   /** The rows of a range, each once; with `outsideUpTo`, the rows up to it the range does not take. */
   range(node: RangeNode, outsideUpTo?: number): Int32Array;
+  /** The rows of a range as a byte per rowid (1: taken). */
+  rangeMarks(node: RangeNode): Uint8Array;
   /** The highest rowid of a document: NOT takes the rows up to it that its operand does not. */
   highest(): number;
 }
@@ -54,6 +56,14 @@ export function intersectRows(lists: readonly Int32Array[]): Int32Array {
   const out = new Int32Array(first.length);
   let n = 0;
   for (let i = 0; i < first.length; i++) if (seen[first[i] as number] === lists.length) out[n++] = first[i] as number;
+  return out.subarray(0, n);
+}
+
+/** The rows a byte marks. */
+function kept(rows: Int32Array, marked: Uint8Array): Int32Array {
+  const out = new Int32Array(rows.length);
+  let n = 0;
+  for (let i = 0; i < rows.length; i++) if (marked[rows[i] as number] === 1) out[n++] = rows[i] as number;
   return out.subarray(0, n);
 }
 
@@ -108,14 +118,18 @@ export async function queryRows(node: QueryNode, ctx: QueryContext, from: RowSou
     case 'and':
     case 'or': {
       const { text, fields, rest } = siblingsGrouped(node, ctx);
+      // Beside other lists, an AND's ranges keep those lists' rows they take, never listed themselves
+      // (`glacier` and a date: 92 000 rows tested against half a million listed and intersected).
+      const tested = node.type === 'and' && (text !== null || fields !== null || rest.some((c) => c.type !== 'range')) ? rest.filter((c): c is RangeNode => c.type === 'range') : [];
       const parts = await Promise.all([
         ...(text === null ? [] : [from.text(text)]),
         ...(fields === null ? [] : [from.fields(fields)]),
-        ...rest.map((c) => queryRows(c, ctx, from)),
+        ...rest.filter((c) => !tested.includes(c as RangeNode)).map((c) => queryRows(c, ctx, from)),
       ]);
       if (parts.some((p) => p === null)) return null;
       const lists = parts as Int32Array[];
-      return node.type === 'and' ? intersectRows(lists) : unite(lists);
+      if (node.type === 'or') return unite(lists);
+      return tested.reduce((rows, range) => kept(rows, from.rangeMarks(range)), intersectRows(lists));
     }
     case 'not': {
       // Marked once: the range's rows listed and marked again cost a million documents 20 ms more.

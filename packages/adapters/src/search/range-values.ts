@@ -220,12 +220,24 @@ export class RangeValues {
       for (const [rowid, entries] of this.written) if (holds(entries)) out[n++] = rowid;
       return out.subarray(0, n).sort();
     }
-    // Many: marked in a byte per rowid, a written document's mark set by its values now, then listed.
-    const seen = new Uint8Array(top + 1);
-    for (let i = 0; i < read.length; i++) seen[read[i] as number] = 1;
-    for (const [rowid, entries] of this.written) seen[rowid] = holds(entries) ? 1 : 0;
+    // Many: marked, then listed.
+    const seen = this.marks(node, top);
     const [wanted, last] = outsideUpTo === null ? [1, top] : [0, outsideUpTo];
     for (let rowid = 0; rowid <= last; rowid++) if (seen[rowid] === wanted) out[n++] = rowid;
     return out.subarray(0, n);
+  }
+
+  /**
+   * The range's documents as a byte per rowid (1: taken), at least `top + 1` of them: a written
+   * document's byte set by its values now.
+   */
+  marks(node: RangeNode, top = 0): Uint8Array {
+    const field = (RANGE_FIELDS as readonly string[]).includes(node.field) ? this.fields.get(node.field) : undefined;
+    const [from, to] = field === undefined ? [0, 0] : field.stretch(node);
+    const read = field === undefined ? new Int32Array(0) : field.rowsIn(from, to);
+    const seen = new Uint8Array(Math.max(top, field?.highest ?? 0, this.writtenHighest) + 1);
+    for (let i = 0; i < read.length; i++) seen[read[i] as number] = 1;
+    for (const [rowid, entries] of this.written) seen[rowid] = entries.some(([f, value]) => f === node.field && storedInRange(value, node)) ? 1 : 0;
+    return seen;
   }
 }

@@ -859,6 +859,7 @@ export function createSqliteSearchIndex(filename: string): SqliteSearchIndex {
     text: (expression: string) => (known !== null && known.text !== null && (expression === known.text || expression === `(${known.text})`) ? known.rows : rowids(matchSql, [expression])),
     fields: (expression: string) => rowids(fieldMatchSql, [expression]),
     range: (node: Extract<QueryNode, { type: 'range' }>, outsideUpTo?: number) => ranges.rows(node, outsideUpTo ?? null),
+    rangeMarks: (node: Extract<QueryNode, { type: 'range' }>) => ranges.marks(node),
     highest: () => (highestRow.get() as number | null) ?? 0,
   });
   /**
