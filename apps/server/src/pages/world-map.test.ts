@@ -6,7 +6,7 @@ import { mapShapes, WorldMap } from './world-map.tsx';
 /** A circle of `n` positions around a place, clockwise as d3 winds an outer ring (GeoJSON winds it the other way). */
 const ring = (lon: number, lat: number, n: number) => {
   const points = Array.from({ length: n - 1 }, (_, k) => [lon + Math.cos((2 * Math.PI * k) / (n - 1)), lat - Math.sin((2 * Math.PI * k) / (n - 1))]);
-  return [...points, points[0]];
+  return [...points, points[0] as number[]];
 };
 
 /** The x and y extent of an SVG path's coordinates. */
