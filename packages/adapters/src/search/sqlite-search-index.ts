@@ -46,7 +46,7 @@ import { DocLengths, documentLength, tableTotals } from './doc-lengths.ts';
 import { inverseDocumentFrequency, OCCURRENCES_SQL, phrasesRelevanceSteps, relevanceSteps, unpackPhrases, weightedAs, type Relevance } from './term-relevance.ts';
 import { textPhrases } from './text-phrases.ts';
 import { ScratchPool, type ScratchArrays } from './scratch-arrays.ts';
-import { evaluateInSlices } from './evaluate-in-slices.ts';
+import { decideLargeText, evaluateLargeApart, LARGE_CANDIDATE_CHARS } from './decide-candidates.ts';
 import { expandInSlices } from './expand-in-slices.ts';
 import { createInlineReader, createThreadReader, ROW_SIZE_FUNCTION, type SqliteReader } from './sqlite-reader.ts';
 import { PATH_TOKEN_PREFIX, pathToken } from './path-token.ts';
@@ -768,7 +768,7 @@ export function createSqliteSearchIndex(filename: string): SqliteSearchIndex {
     /** Orders bestmatch when SQLite can rank. */
     rank: AsyncRanker | null;
     /** Set when only the domain's evaluator can decide the query: it then reads each candidate's body. */
-    evaluate: { matches: (doc: SearchDocument) => boolean; score: ((doc: SearchDocument) => number) | null } | null;
+    evaluate: { node: QueryNode; matches: (doc: SearchDocument) => boolean; score: ((doc: SearchDocument) => number) | null } | null;
   }
 
   /** `ranked`: the hits a bestmatch page needs (page x size), or 0 when the sort is another. */
@@ -848,7 +848,7 @@ export function createSqliteSearchIndex(filename: string): SqliteSearchIndex {
     return {
       rows: pre === null ? null : await rowids(`SELECT doc.rowid FROM doc WHERE ${pre.where}`, pre.params),
       rank: null,
-      evaluate: { matches: (doc) => matchesQuery(node, doc), score: positiveTerms(node).length > 0 ? (doc) => scoreQuery(node, doc) : null },
+      evaluate: { node, matches: (doc) => matchesQuery(node, doc), score: positiveTerms(node).length > 0 ? (doc) => scoreQuery(node, doc) : null },
     };
   }
 
@@ -1012,7 +1012,7 @@ export function createSqliteSearchIndex(filename: string): SqliteSearchIndex {
               : null;
       return table.inTurns(() => table.pageSteps(selection, request, ranked), pause);
     }
-    const { matches, score } = query.evaluate;
+    const { node, matches, score } = query.evaluate;
     // Bodies are read only for documents the caller may list at all, a small batch per statement
     // (one statement per body cost 25 us each in its read transaction alone; 256 per statement
     // made each step of the slices below 15-20 ms), and decided one document at a time, so the
@@ -1038,12 +1038,21 @@ export function createSqliteSearchIndex(filename: string): SqliteSearchIndex {
         }
       }
     };
-    const decided = await evaluateInSlices(documents(), (item): [number, number] | null => {
-      if (item === null) return null;
-      const [header, rowid, text] = item;
-      const full = { ...header, body: (JSON.parse(text) as SearchDocument).body };
-      return matches(full) ? [rowid, score === null ? 0 : score(full)] : null;
-    });
+    const decided = await evaluateLargeApart(
+      documents(),
+      (item) => item !== null && item[2].length > LARGE_CANDIDATE_CHARS,
+      (item): [number, number] | null => {
+        if (item === null) return null;
+        const [header, rowid, text] = item;
+        const full = { ...header, body: (JSON.parse(text) as SearchDocument).body };
+        return matches(full) ? [rowid, score === null ? 0 : score(full)] : null;
+      },
+      async (item): Promise<[number, number] | null> => {
+        if (item === null) return null;
+        const { decision } = await decideLargeText(node, item[2]);
+        return decision.matches ? [item[1], score === null ? 0 : decision.score] : null;
+      },
+    );
     // The rest runs over the header columns, as for queries SQLite decides alone, in typed
     // arrays: a hundred thousand matches through a Map and the generic ranking held the loop
     // for over 100 ms.
