@@ -20,7 +20,7 @@ import { evaluateInSlices } from './evaluate-in-slices.ts';
 import { expandInSlices } from './expand-in-slices.ts';
 import { fuzzyWords } from './fts-query.ts';
 import { fieldPathsOf, fieldTsquery, fieldVector } from './postgres-fields.ts';
-import { composedQuery, RANGE_SCHEMA, requiredRanges, writeRanges } from './postgres-ranges.ts';
+import { composedQuery, listedRangeRows, RANGE_SCHEMA, requiredRanges, writeRanges } from './postgres-ranges.ts';
 import { documentWords, documentWordsInTurns, exactQuery, type DocumentWords, rankOperands, rankText, requiredWords, singleLexeme, type FuzzyExpansions, type RankOperand, type SingleLexeme } from './postgres-text.ts';
 
 /** Any Kysely handle: the index's tables are outside the records' typed schema, and written in SQL. */
@@ -201,9 +201,10 @@ const STORAGE = [
  * the vector, and `word_count` written with it rather than generated; 13 `search_range`, the values
  * of the range fields (postgres-ranges.ts); 14 the title's weight on the words `metadata.title:`
  * reads (its members' only where it holds no value of its own), a range field's own values only,
- * and `field_words`, the words of each field path (postgres-fields.ts).
+ * and `field_words`, the words of each field path (postgres-fields.ts); 15 the listing columns on
+ * `search_range`'s rows, and a row without a value for each range field a listed document lacks.
  */
-const LAYOUT = 14;
+const LAYOUT = 15;
 
 /** Creates the index's tables and indexes where they are missing; nodes starting at once take turns. */
 export async function createPostgresSearchSchema<T>(handle: Kysely<T>): Promise<void> {
@@ -302,6 +303,9 @@ export function createPostgresSearchIndex<T>(handle: Kysely<T>): SearchIndex & {
       if (query.type === 'all' && request.bbox !== null) {
         return publicListing(request) ? listedInBox(handle, request, request.bbox) : inSql(handle, request, await inBox(handle, request, request.bbox), null);
       }
+      // A public listing's range, or NOT range, from the range rows' listing columns alone.
+      const listedRange = request.bbox === null && publicListing(request) ? listedRangeRows(query, request.filter.kinds) : null;
+      if (listedRange !== null) return listedAnswer(handle, request, sql`select *, true as decided from (${listedRange}) r`);
       const fuzzy = await expandFuzzy(handle, query);
       const exact = query.type === 'all' ? null : exactQuery(query, fuzzy);
       if (exact !== null && request.bbox === null && !undecided && !(await someUndecided(handle, request, query, exact.phrases))) {
@@ -435,7 +439,7 @@ function exactBoxTest(box: BBox, test: 'meets' | 'inside'): RawBuilder<boolean> 
   return sql<boolean>`(${sql.join(tests, sql` or `)})`;
 }
 
-/** The listing columns search_box keeps of each part's document, the same in each of its parts. */
+/** The listing columns search_box and search_range keep of each row's document, the same in each of its rows. */
 const BOX_DOC_COLUMNS = sql.raw('key, kind, resource_type, resource_type_label, access_status, created, updated, version_index, id');
 
 /**
@@ -451,24 +455,45 @@ const BOX_DOC_AGGREGATES = sql.raw(
  * every column read here: an index-only scan of the parts near the box), not from each match's
  * row of search_doc. A document meets the box when a part's bounds lie inside it, or meet it and
  * are the part itself (`whole`: a point, a rectangle); only the documents with neither, a part of
- * another shape across the box's edge, are read and decided on their shapes. Counts and page come
- * from one statement over the parts, read once (a second when some document was left undecided).
+ * another shape across the box's edge, are read and decided on their shapes.
  */
 async function listedInBox(db: Db, request: SearchRequest, box: BBox): Promise<SearchResult> {
+  const parts = sql`select ${BOX_DOC_COLUMNS}, whole or ${exactBoxTest(box, 'inside')} as decided from search_box
+    where ${boxTest(box, '&&')} and ${exactBoxTest(box, 'meets')} and listed and kind = any(${[...request.filter.kinds]}::text[])`;
+  return listedAnswer(db, request, parts, async (handle, across) => {
+    const edge: string[] = [];
+    for (let i = 0; i < across.length; i += CANDIDATE_PAGE) {
+      const page = await sql<{ key: string; doc: string }>`select key, doc from search_doc where key = any(${across.slice(i, i + CANDIDATE_PAGE)}::text[])`.execute(handle);
+      edge.push(...(await evaluateInSlices(page.rows, (r) => (meetsBox(JSON.parse(r.doc) as SearchDocument, box) ? r.key : null))));
+    }
+    return edge;
+  });
+}
+
+/**
+ * A public listing's answer from rows of its matches' listing columns (`BOX_DOC_COLUMNS`, one or
+ * more rows per document, each saying whether it `decided` its document), kept beside their
+ * index entries (search_box's parts, search_range's values) so that no match's row of search_doc
+ * is read. Counts and page come from one statement over the rows, read once; the documents no row
+ * decided come back with it, left out, and only when there are some is `decide` asked which of
+ * them match, and the answer asked again with those.
+ */
+async function listedAnswer(
+  db: Db,
+  request: SearchRequest,
+  rows: RawBuilder<unknown>,
+  decide: (handle: Db, undecided: string[]) => Promise<string[]> = async () => [],
+): Promise<SearchResult> {
   const filtered = (Object.entries(request.filter.facets ?? {}) as [FacetName, readonly string[]][]).filter(([, values]) => values.length > 0).map(([facet]) => facet);
   const grouped = [...new Set<FacetName>([...request.aggregations, ...filtered])];
   const labelled = request.aggregations.includes('resource_type');
-  const parts = sql`select ${BOX_DOC_COLUMNS}, whole or ${exactBoxTest(box, 'inside')} as decided from search_box
-    where ${boxTest(box, '&&')} and ${exactBoxTest(box, 'meets')} and listed and kind = any(${[...request.filter.kinds]}::text[])`;
   const facets = grouped.map((facet) => sql`${sql.ref(FACET_COLUMN[facet])} as ${sql.ref(facet)}`);
   const start = (request.page - 1) * request.size;
   const order = sql.raw(ORDER[request.sort === 'bestmatch' ? 'newest' : request.sort]);
-  // The documents no part decides come back with the answer, which leaves them out: only when there
-  // are some (other shapes across the edge) is the answer asked again with those that meet the box.
   const answerWith = async (handle: Db, edge: readonly string[]) =>
     (
       await sql<{ counts: FacetGroup[]; page: PageRow[]; across: string[] }>`with g as materialized (
-          select key collate "C" as key, ${BOX_DOC_AGGREGATES}, bool_or(decided) as decided from (${parts}) p group by key collate "C"
+          select key collate "C" as key, ${BOX_DOC_AGGREGATES}, bool_or(decided) as decided from (${rows}) p group by key collate "C"
         ), m as (
           select * from g where decided or key = any(${[...edge]}::text[])
         ), counts as (
@@ -484,11 +509,7 @@ async function listedInBox(db: Db, request: SearchRequest, box: BBox): Promise<S
   const run = async (handle: Db) => {
     const first = await answerWith(handle, []);
     if (first.across.length === 0) return first;
-    const edge: string[] = [];
-    for (let i = 0; i < first.across.length; i += CANDIDATE_PAGE) {
-      const page = await sql<{ key: string; doc: string }>`select key, doc from search_doc where key = any(${first.across.slice(i, i + CANDIDATE_PAGE)}::text[])`.execute(handle);
-      edge.push(...(await evaluateInSlices(page.rows, (r) => (meetsBox(JSON.parse(r.doc) as SearchDocument, box) ? r.key : null))));
-    }
+    const edge = await decide(handle, first.across);
     return edge.length === 0 ? first : answerWith(handle, edge);
   };
   const answer = db.isTransaction
