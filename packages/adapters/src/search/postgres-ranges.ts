@@ -22,6 +22,7 @@ import { sql, type Kysely, type RawBuilder } from 'kysely';
 import { flatten, NUMERIC_RANGE_FIELDS, RANGE_FIELDS, rangeValues, type QueryNode } from '@krs/domain/search';
 import type { SearchDocument } from '@krs/domain';
 import { isFieldLeaf } from './field-query.ts';
+import { LISTING_AGGREGATES, listingColumns } from './postgres-listing-columns.ts';
 import { exactQuery, type FuzzyExpansions } from './postgres-text.ts';
 
 type Range = Extract<QueryNode, { type: 'range' }>;
@@ -127,12 +128,16 @@ function dateBounds(node: Range): { least: Buffer | null; above: Buffer | null }
 
 /**
  * The conditions on one `search_range` row (alias `r`) for its value to lie in the range, or null
- * when none can. A row without a value (a listed document lacking the field) lies in none.
+ * when none can. A row without a value (a listed document lacking the field) lies in none: a
+ * comparison is null on it.
  */
 function rangeConditions(node: Range, r = 'r'): RawBuilder<boolean>[] | null {
   if (!isRangeField(node.field)) return null;
   const row = (column: string) => sql.ref(`${r}.${column}`);
-  const conditions: RawBuilder<boolean>[] = [sql<boolean>`${row('field')} = ${node.field}`, sql<boolean>`${row('value')} is not null`];
+  const conditions: RawBuilder<boolean>[] = [sql<boolean>`${row('field')} = ${node.field}`];
+  // A bound leaves out the rows without a value by itself; said again, the planner counted them
+  // out twice, expected a fifth of the matches and probed each document's row by key for them.
+  if (node.min === null && node.max === null) conditions.push(sql<boolean>`${row('value')} is not null`);
   if (NUMERIC_RANGE_FIELDS.includes(node.field)) {
     const bounds = [node.min, node.max].filter((b): b is string => b !== null);
     if (bounds.some((b) => !NUMBER.test(b))) return null;
@@ -152,13 +157,12 @@ function rangeConditions(node: Range, r = 'r'): RawBuilder<boolean>[] | null {
   return conditions;
 }
 
-const LISTING_COLUMNS = sql.raw('r.key, r.kind, r.resource_type, r.resource_type_label, r.access_status, r.created, r.updated, r.version_index, r.id');
-
 /**
- * A public listing's documents of `kinds` in a range (`node`), or outside it (`NOT range`), as
- * rows of their listing columns (those search_box's rows hold), one or more per document, from the
+ * A public listing's documents of `kinds` in a range (`node`), or outside it (`NOT range`), one
+ * row each of their listing columns (postgres-listing-columns.ts) and `decided` (true), from the
  * value index's entries of the matches alone; null for any other query, or a range no value can
- * lie in (whose answer is no document, or every one).
+ * lie in (whose answer is no document, or every one). The rows of a document holding one value
+ * of the field (`sole`: nearly all) are its own; only the others are grouped by key.
  *
  * Outside a date range are the rows below its least value, those from the least above it, and
  * those without a value: each an index range, together the matches' rows and no others'. A
@@ -166,13 +170,22 @@ const LISTING_COLUMNS = sql.raw('r.key, r.kind, r.resource_type, r.resource_type
  * them is inside, looked up by key. A numeric range's outside is read from all of its field's
  * rows (a version index is seldom asked for, never under NOT in the clients known).
  */
-export function listedRangeRows(node: QueryNode, kinds: readonly string[]): RawBuilder<unknown> | null {
+export function listedRangeDocuments(node: QueryNode, kinds: readonly string[]): RawBuilder<unknown> | null {
   const range = node.type === 'not' ? node.child : node;
   if (range.type !== 'range') return null;
   const inside = rangeConditions(range);
   if (inside === null) return null;
   const listing = sql`r.listed and r.kind = any(${[...kinds]}::text[])`;
-  if (node.type !== 'not') return sql`select ${LISTING_COLUMNS} from search_range r where ${sql.join(inside, sql` and `)} and ${listing}`;
+  /** The matches among the rows the conditions keep (`sole`: each an index range of its own), one row each. */
+  const documents = (sole: readonly RawBuilder<unknown>[], others: RawBuilder<unknown>) =>
+    sql.join(
+      [
+        ...sole.map((where) => sql`select ${listingColumns('r')}, true as decided from search_range r where ${where} and ${listing} and r.sole`),
+        sql`select r.key collate "C", ${LISTING_AGGREGATES}, true from search_range r where ${others} and ${listing} and not r.sole group by r.key collate "C"`,
+      ],
+      sql` union all `,
+    );
+  if (node.type !== 'not') return documents([sql.join(inside, sql` and `)], sql.join(inside, sql` and `));
   const bounds = NUMERIC_RANGE_FIELDS.includes(range.field) ? null : dateBounds(range);
   const pieces: RawBuilder<boolean>[] =
     bounds === null
@@ -183,12 +196,10 @@ export function listedRangeRows(node: QueryNode, kinds: readonly string[]): RawB
           ...(bounds.above === null ? [] : [sql<boolean>`r.value >= ${bounds.above}`]),
         ];
   const elsewhere = sql.join(rangeConditions(range, 'o') ?? [], sql` and `);
-  return sql.join(
-    pieces.map(
-      (piece) => sql`select ${LISTING_COLUMNS} from search_range r where r.field = ${range.field} and ${piece} and ${listing}
-        and (r.sole or not exists (select 1 from search_range o where o.key = r.key and ${elsewhere}))`,
-    ),
-    sql` union all `,
+  const outside = pieces.map((piece) => sql`r.field = ${range.field} and ${piece}`);
+  return documents(
+    outside,
+    sql`(${sql.join(outside, sql` or `)}) and not exists (select 1 from search_range o where o.key = r.key and ${elsewhere})`,
   );
 }
 

@@ -20,7 +20,8 @@ import { evaluateInSlices } from './evaluate-in-slices.ts';
 import { expandInSlices } from './expand-in-slices.ts';
 import { fuzzyWords } from './fts-query.ts';
 import { fieldPathsOf, fieldTsquery, fieldVector } from './postgres-fields.ts';
-import { composedQuery, listedRangeRows, RANGE_SCHEMA, requiredRanges, writeRanges } from './postgres-ranges.ts';
+import { LISTING_AGGREGATES, listingColumns } from './postgres-listing-columns.ts';
+import { composedQuery, listedRangeDocuments, RANGE_SCHEMA, requiredRanges, writeRanges } from './postgres-ranges.ts';
 import { documentWords, documentWordsInTurns, exactQuery, type DocumentWords, rankOperands, rankText, requiredWords, singleLexeme, type FuzzyExpansions, type RankOperand, type SingleLexeme } from './postgres-text.ts';
 
 /** Any Kysely handle: the index's tables are outside the records' typed schema, and written in SQL. */
@@ -304,8 +305,8 @@ export function createPostgresSearchIndex<T>(handle: Kysely<T>): SearchIndex & {
         return publicListing(request) ? listedInBox(handle, request, request.bbox) : inSql(handle, request, await inBox(handle, request, request.bbox), null);
       }
       // A public listing's range, or NOT range, from the range rows' listing columns alone.
-      const listedRange = request.bbox === null && publicListing(request) ? listedRangeRows(query, request.filter.kinds) : null;
-      if (listedRange !== null) return listedAnswer(handle, request, sql`select *, true as decided from (${listedRange}) r`);
+      const listedRange = request.bbox === null && publicListing(request) ? listedRangeDocuments(query, request.filter.kinds) : null;
+      if (listedRange !== null) return listedAnswer(handle, request, listedRange);
       const fuzzy = await expandFuzzy(handle, query);
       const exact = query.type === 'all' ? null : exactQuery(query, fuzzy);
       if (exact !== null && request.bbox === null && !undecided && !(await someUndecided(handle, request, query, exact.phrases))) {
@@ -439,17 +440,6 @@ function exactBoxTest(box: BBox, test: 'meets' | 'inside'): RawBuilder<boolean> 
   return sql<boolean>`(${sql.join(tests, sql` or `)})`;
 }
 
-/** The listing columns search_box and search_range keep of each row's document, the same in each of its rows. */
-const BOX_DOC_COLUMNS = sql.raw('key, kind, resource_type, resource_type_label, access_status, created, updated, version_index, id');
-
-/**
- * A document's listing columns from its parts' rows, grouped by key alone (bytewise): grouping by
- * every column sorted the parts on all nine in the database's collation, a third of the statement.
- */
-const BOX_DOC_AGGREGATES = sql.raw(
-  ['kind', 'resource_type', 'resource_type_label', 'access_status', 'created', 'updated', 'version_index', 'id'].map((c) => `any_value(${c}) as ${c}`).join(', '),
-);
-
 /**
  * A public listing's box without query text, from search_box's GiST index alone (its leaves hold
  * every column read here: an index-only scan of the parts near the box), not from each match's
@@ -458,9 +448,10 @@ const BOX_DOC_AGGREGATES = sql.raw(
  * another shape across the box's edge, are read and decided on their shapes.
  */
 async function listedInBox(db: Db, request: SearchRequest, box: BBox): Promise<SearchResult> {
-  const parts = sql`select ${BOX_DOC_COLUMNS}, whole or ${exactBoxTest(box, 'inside')} as decided from search_box
+  const parts = sql`select ${listingColumns()}, whole or ${exactBoxTest(box, 'inside')} as decided from search_box
     where ${boxTest(box, '&&')} and ${exactBoxTest(box, 'meets')} and listed and kind = any(${[...request.filter.kinds]}::text[])`;
-  return listedAnswer(db, request, parts, async (handle, across) => {
+  const documents = sql`select key collate "C" as key, ${LISTING_AGGREGATES}, bool_or(decided) as decided from (${parts}) p group by key collate "C"`;
+  return listedAnswer(db, request, documents, async (handle, across) => {
     const edge: string[] = [];
     for (let i = 0; i < across.length; i += CANDIDATE_PAGE) {
       const page = await sql<{ key: string; doc: string }>`select key, doc from search_doc where key = any(${across.slice(i, i + CANDIDATE_PAGE)}::text[])`.execute(handle);
@@ -471,17 +462,17 @@ async function listedInBox(db: Db, request: SearchRequest, box: BBox): Promise<S
 }
 
 /**
- * A public listing's answer from rows of its matches' listing columns (`BOX_DOC_COLUMNS`, one or
- * more rows per document, each saying whether it `decided` its document), kept beside their
- * index entries (search_box's parts, search_range's values) so that no match's row of search_doc
- * is read. Counts and page come from one statement over the rows, read once; the documents no row
- * decided come back with it, left out, and only when there are some is `decide` asked which of
- * them match, and the answer asked again with those.
+ * A public listing's answer from its candidates' listing columns (`listingColumns`, one row per
+ * document, saying whether it is `decided` a match), read from beside their index entries
+ * (search_box's parts, search_range's values) so that no match's row of search_doc is read.
+ * Counts and page come from one statement over the documents, read once; the undecided come back
+ * with it, left out, and only when there are some is `decide` asked which of them match, and the
+ * answer asked again with those.
  */
 async function listedAnswer(
   db: Db,
   request: SearchRequest,
-  rows: RawBuilder<unknown>,
+  documents: RawBuilder<unknown>,
   decide: (handle: Db, undecided: string[]) => Promise<string[]> = async () => [],
 ): Promise<SearchResult> {
   const filtered = (Object.entries(request.filter.facets ?? {}) as [FacetName, readonly string[]][]).filter(([, values]) => values.length > 0).map(([facet]) => facet);
@@ -492,9 +483,7 @@ async function listedAnswer(
   const order = sql.raw(ORDER[request.sort === 'bestmatch' ? 'newest' : request.sort]);
   const answerWith = async (handle: Db, edge: readonly string[]) =>
     (
-      await sql<{ counts: FacetGroup[]; page: PageRow[]; across: string[] }>`with g as materialized (
-          select key collate "C" as key, ${BOX_DOC_AGGREGATES}, bool_or(decided) as decided from (${rows}) p group by key collate "C"
-        ), m as (
+      await sql<{ counts: FacetGroup[]; page: PageRow[]; across: string[] }>`with g as materialized (${documents}), m as (
           select * from g where decided or key = any(${[...edge]}::text[])
         ), counts as (
           select ${sql.join([...facets, labelled ? sql`min(resource_type_label) as label` : sql`null as label`, sql`count(*) as n`])} from m
