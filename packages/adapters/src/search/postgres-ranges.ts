@@ -47,6 +47,9 @@ export const RANGE_SCHEMA = [
   `CREATE INDEX IF NOT EXISTS search_range_value ON search_range (field, value)
     INCLUDE (key, listed, sole, number, kind, resource_type, resource_type_label, access_status, created, updated, version_index, id)`,
   'CREATE INDEX IF NOT EXISTS search_range_number ON search_range (field, number) INCLUDE (key) WHERE number IS NOT NULL',
+  // The few rows of documents holding several values of a field, which a listing groups by key:
+  // found without reading again every entry of the range (a second pass over the value index).
+  'CREATE INDEX IF NOT EXISTS search_range_shared ON search_range (field, value) WHERE NOT sole',
   'CREATE INDEX IF NOT EXISTS search_range_key ON search_range (key) INCLUDE (field, value, number)',
 ];
 
