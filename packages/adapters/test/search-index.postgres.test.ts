@@ -373,7 +373,7 @@ describe('search index (PostgreSQL): text decided in SQL', () => {
     }
   });
 
-  it('counts and pages a public listing\'s box as every match does, through writes that move, hide and remove documents', { timeout: 60_000 }, async () => {
+  it('counts and pages a listing\'s box as every match does, a signed-in reader\'s own documents added, through writes that move, hide and remove documents', { timeout: 60_000 }, async () => {
     const { handle, index } = await open();
     try {
       let seed = 23;
@@ -440,8 +440,10 @@ describe('search index (PostgreSQL): text decided in SQL', () => {
         { aggregations: [] },
         { filter: { kinds: ['package'], published: true, latestOnly: true, viewerId: null } },
         { filter: { kinds: ['resource', 'package'], published: true, latestOnly: true, viewerId: null, facets: { resource_type: ['dataset'], access_status: ['open'] } } },
-        // A signed-in reader of the restricted documents (every document's owner): not a public listing.
+        // A signed-in reader of the restricted documents (every document's owner): theirs added to the listed ones.
         { filter: { kinds: ['resource', 'package'], published: true, latestOnly: true, viewerId: 'o' } },
+        { filter: { kinds: ['package'], published: true, latestOnly: true, viewerId: 'o', facets: { access_status: ['restricted'] } } },
+        { filter: { kinds: ['resource', 'package'], published: true, latestOnly: true, viewerId: 'stranger' } },
       ];
       let found = 0;
       for (const bbox of boxes) {
@@ -602,7 +604,7 @@ describe('search index (PostgreSQL): ranges decided in SQL', () => {
     }
   });
 
-  it('counts and pages a public listing\'s range and NOT range as every match does, through writes that change what is listed', { timeout: 120_000 }, async () => {
+  it('counts and pages a listing\'s range and NOT range as every match does, a signed-in reader\'s own documents added, through writes that change what is listed', { timeout: 120_000 }, async () => {
     const { handle, index } = await open();
     try {
       let seed = 11;
@@ -621,6 +623,8 @@ describe('search index (PostgreSQL): ranges decided in SQL', () => {
           ...listingFields(next, next(6) === 0),
           updated: `2026-02-${String(1 + next(5)).padStart(2, '0')}T00:00:00.000Z`,
           versionIndex: 1 + next(3),
+          // Shared with a second reader now and then.
+          readers: next(3) === 0 ? ['o', 'p'] : ['o'],
           body: { ...base.body, versions: { index: next(8) === 0 ? 'n/a' : 1 + next(9) } },
         };
       };
@@ -650,6 +654,11 @@ describe('search index (PostgreSQL): ranges decided in SQL', () => {
         { aggregations: [] },
         { filter: { kinds: ['package'], published: true, latestOnly: true, viewerId: null } },
         { filter: { kinds: ['resource', 'package'], published: true, latestOnly: true, viewerId: null, facets: { resource_type: ['dataset'], access_status: ['open'] } } },
+        // Signed-in readers: every restricted document's owner, a reader of some, a reader of none.
+        { filter: { kinds: ['resource', 'package'], published: true, latestOnly: true, viewerId: 'o' } },
+        { filter: { kinds: ['resource', 'package'], published: true, latestOnly: true, viewerId: 'p' }, sort: 'oldest', page: 2, size: 20 },
+        { filter: { kinds: ['resource'], published: true, latestOnly: true, viewerId: 'p', facets: { access_status: ['restricted'] } } },
+        { filter: { kinds: ['resource', 'package'], published: true, latestOnly: true, viewerId: 'stranger' } },
       ];
       let found = 0;
       for (const q of queries) {

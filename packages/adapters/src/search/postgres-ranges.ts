@@ -32,10 +32,10 @@ type Range = Extract<QueryNode, { type: 'range' }>;
  * from the index alone once vacuumed), and a range under OR or NOT probes one document's rows
  * by key. Dropped with the document's row (cascade), and rewritten by every upsert.
  *
- * Each row also holds what a public listing needs of its document (`listed`: published, latest,
- * public; the facet and order columns), in the value index's leaves, as search_box's rows do for
- * boxes: a public listing's range, or its NOT, is counted and paged from the index entries of its
- * matches alone (`listedRangeRows`), not from every visible document's row. For NOT, a listed
+ * Each row also holds what a listing needs of its document (`listed`: published, latest, public;
+ * the facet and order columns), in the value index's leaves, as search_box's rows do for boxes: a
+ * listing's range, or its NOT, is counted and paged from the index entries of its matches alone
+ * (`listedRangeDocuments`), not from every visible document's row. For NOT, a published latest
  * document lacking a range field has a row of that field with no value (`value` null, in no
  * range), so the documents outside a range are index ranges too; `sole` says a document holds
  * no other row of that field, so that one row outside the range is enough.
@@ -86,8 +86,8 @@ export async function writeRanges(db: Kysely<object>, docs: readonly SearchDocum
     const values = rangeValues(flatten(doc.body));
     for (const field of RANGE_FIELDS) {
       const own = values.filter(([f]) => f === field).map(([, v]) => v);
-      // Only a public listing reads the rows without a value (a NOT's documents lacking the field).
-      const rows: (string | null)[] = own.length > 0 ? own : listed ? [null] : [];
+      // Only a listing reads the rows without a value (a NOT's documents lacking the field).
+      const rows: (string | null)[] = own.length > 0 ? own : doc.state === 'published' && doc.isLatest ? [null] : [];
       for (const value of rows) {
         columns.key.push(doc.key);
         columns.field.push(field);
@@ -131,7 +131,7 @@ function dateBounds(node: Range): { least: Buffer | null; above: Buffer | null }
 
 /**
  * The conditions on one `search_range` row (alias `r`) for its value to lie in the range, or null
- * when none can. A row without a value (a listed document lacking the field) lies in none: a
+ * when none can. A row without a value (a document lacking the field) lies in none: a
  * comparison is null on it.
  */
 function rangeConditions(node: Range, r = 'r'): RawBuilder<boolean>[] | null {
@@ -161,7 +161,8 @@ function rangeConditions(node: Range, r = 'r'): RawBuilder<boolean>[] | null {
 }
 
 /**
- * A public listing's documents of `kinds` in a range (`node`), or outside it (`NOT range`), one
+ * A listing's documents of `kinds` in a range (`node`), or outside it (`NOT range`): the listed
+ * ones, and a signed-in reader's own (`own`: their keys, found by the caller), one
  * row each of their listing columns (postgres-listing-columns.ts) and `decided` (true), from the
  * value index's entries of the matches alone; null for any other query, or a range no value can
  * lie in (whose answer is no document, or every one). The rows of a document holding one value
@@ -173,12 +174,12 @@ function rangeConditions(node: Range, r = 'r'): RawBuilder<boolean>[] | null {
  * them is inside, looked up by key. A numeric range's outside is read from all of its field's
  * rows (a version index is seldom asked for, never under NOT in the clients known).
  */
-export function listedRangeDocuments(node: QueryNode, kinds: readonly string[]): RawBuilder<unknown> | null {
+export function listedRangeDocuments(node: QueryNode, kinds: readonly string[], own: RawBuilder<unknown> | null): RawBuilder<unknown> | null {
   const range = node.type === 'not' ? node.child : node;
   if (range.type !== 'range') return null;
   const inside = rangeConditions(range);
   if (inside === null) return null;
-  const listing = sql`r.listed and r.kind = any(${[...kinds]}::text[])`;
+  const listing = sql`${own === null ? sql`r.listed` : sql`(r.listed or r.key in (${own}))`} and r.kind = any(${[...kinds]}::text[])`;
   /** The matches among the rows the conditions keep (`sole`: each an index range of its own), one row each. */
   const documents = (sole: readonly RawBuilder<unknown>[], others: RawBuilder<unknown>) =>
     sql.join(

@@ -302,10 +302,10 @@ export function createPostgresSearchIndex<T>(handle: Kysely<T>): SearchIndex & {
       const undecided = bit !== null && (await someUndecided(handle, request, query, false));
       if (bit !== null && !undecided) return inSql(handle, request, bit, null, singleLexeme(query));
       if (query.type === 'all' && request.bbox !== null) {
-        return publicListing(request) ? listedInBox(handle, request, request.bbox) : inSql(handle, request, await inBox(handle, request, request.bbox), null);
+        return keptFilter(request) ? listedInBox(handle, request, request.bbox) : inSql(handle, request, await inBox(handle, request, request.bbox), null);
       }
-      // A public listing's range, or NOT range, from the range rows' listing columns alone.
-      const listedRange = request.bbox === null && publicListing(request) ? listedRangeDocuments(query, request.filter.kinds) : null;
+      // A listing's range, or NOT range, from the range rows' listing columns alone.
+      const listedRange = request.bbox === null && keptFilter(request) ? listedRangeDocuments(query, request.filter.kinds, ownKeys(request)) : null;
       if (listedRange !== null) return listedAnswer(handle, request, listedRange);
       const fuzzy = await expandFuzzy(handle, query);
       const exact = query.type === 'all' ? null : exactQuery(query, fuzzy);
@@ -441,15 +441,17 @@ function exactBoxTest(box: BBox, test: 'meets' | 'inside'): RawBuilder<boolean> 
 }
 
 /**
- * A public listing's box without query text, from search_box's GiST index alone (its leaves hold
- * every column read here: an index-only scan of the parts near the box), not from each match's
- * row of search_doc. A document meets the box when a part's bounds lie inside it, or meet it and
+ * A listing's box without query text, from search_box's GiST index alone (its leaves hold every
+ * column read here: an index-only scan of the parts near the box), not from each match's row of
+ * search_doc: the listed parts, and a signed-in reader's own documents' (`ownKeys`, found first). A document meets the box when a part's bounds lie inside it, or meet it and
  * are the part itself (`whole`: a point, a rectangle); only the documents with neither, a part of
  * another shape across the box's edge, are read and decided on their shapes.
  */
 async function listedInBox(db: Db, request: SearchRequest, box: BBox): Promise<SearchResult> {
+  const own = ownKeys(request);
   const parts = sql`select ${listingColumns()}, whole or ${exactBoxTest(box, 'inside')} as decided from search_box
-    where ${boxTest(box, '&&')} and ${exactBoxTest(box, 'meets')} and listed and kind = any(${[...request.filter.kinds]}::text[])`;
+    where ${boxTest(box, '&&')} and ${exactBoxTest(box, 'meets')} and ${own === null ? sql`listed` : sql`(listed or key in (${own}))`}
+    and kind = any(${[...request.filter.kinds]}::text[])`;
   const documents = sql`select key collate "C" as key, ${LISTING_AGGREGATES}, bool_or(decided) as decided from (${parts}) p group by key collate "C"`;
   return listedAnswer(db, request, documents, async (handle, across) => {
     const edge: string[] = [];
@@ -823,8 +825,6 @@ const keptFilter = (request: SearchRequest): boolean => {
   return f.published === true && f.latestOnly === true && f.userListing === undefined && f.parentId === undefined && f.ids === undefined;
 };
 
-/** A kept filter for an anonymous reader: exactly the documents search_box marks `listed`, of some kinds. */
-const publicListing = (request: SearchRequest): boolean => keptFilter(request) && request.filter.viewerId === null;
 
 /**
  * The matches of a kept filter (`keptFilter`) that the kept counts and title scores leave out:
@@ -838,6 +838,15 @@ function ownSql(request: SearchRequest, match: RawBuilder<boolean>): RawBuilder<
   if (f.viewerId === null) return null;
   return sql<boolean>`not is_public and readers @> array[${f.viewerId}]::text[] and state = 'published' and is_latest
     and kind = any(${[...f.kinds]}::text[]) and ${match}`;
+}
+
+/**
+ * The keys of a kept filter's documents that search_box and search_range do not mark `listed`: a
+ * signed-in reader's own (`ownSql`); null for an anonymous reader, whose documents are the listed.
+ */
+function ownKeys(request: SearchRequest): RawBuilder<unknown> | null {
+  const own = ownSql(request, sql<boolean>`true`);
+  return own === null ? null : sql`select key from search_doc where ${own}`;
 }
 
 /**
