@@ -14,7 +14,7 @@
  * (`matchesQuery`, `scoreQuery`, `runSearch`), which holds every engine to the same answers.
  */
 import { sql, type Kysely, type RawBuilder } from 'kysely';
-import { facetLabel, fuzzyDistance, matchesQuery, meetsBox, parseQuery, positiveTerms, runSearch, scoreQuery, shapeBounds, sortBuckets, splitAtAntimeridian, type QueryNode } from '@krs/domain/search';
+import { facetLabel, fuzzyDistance, matchesQuery, meetsBox, parseQuery, positiveTerms, runSearch, scoreQuery, shapeBounds, sortBuckets, splitAtAntimeridian, tokenize, type QueryNode } from '@krs/domain/search';
 import { isLarge, jsonText, largeValueSlices, type BBox, type FacetBucket, type FacetName, type SearchDocument, type SearchIndex, type SearchRequest, type SearchResult, type Shape } from '@krs/domain';
 import { evaluateInSlices } from './evaluate-in-slices.ts';
 import { expandInSlices } from './expand-in-slices.ts';
@@ -321,7 +321,7 @@ export function createPostgresSearchIndex<T>(handle: Kysely<T>): SearchIndex & {
             : exact.positional
               ? phraseMatch(query, exact.match)
               : sql<boolean>`words @@ ${exact.match}::tsquery`;
-        return inSql(handle, request, match, rank, singleLexeme(query));
+        return inSql(handle, request, match, rank, singleLexeme(query) ?? (keptFilter(request) ? await completedPrefix(handle, query) : null));
       }
       // Ranges and fields with parts the vector decides: in SQL too, the ranges from their ordered
       // index, the fields from their vector.
@@ -647,6 +647,24 @@ async function holdsPath(db: Db, path: string): Promise<RawBuilder<boolean> | nu
   const id = (await sql<{ id: number }>`select id from search_path where path = ${path}`.execute(db)).rows[0]?.id;
   if (id === undefined) return sql<boolean>`false`;
   return id <= MAX_PATH_BIT ? sql<boolean>`substring(path_bits from ${id + 1}::integer for 1) = B'1'` : null;
+}
+
+/**
+ * The one lexeme of a query of one unfielded prefix that one word of the vocabulary completes
+ * (`defor*`, when `deforestation` is the only word ever indexed starting so), else null. The
+ * prefix then matches what the word matches, as every word of a document with a vector is in the
+ * vocabulary (asked only when every candidate has one), and scores as it does (one lexeme matched
+ * either way): the counts and title scores the writes keep for the word answer it without
+ * visiting its matches.
+ */
+async function completedPrefix(db: Db, query: QueryNode): Promise<SingleLexeme | null> {
+  if (query.type !== 'term' || query.match !== 'prefix' || query.field !== null) return null;
+  const [word, ...more] = tokenize(query.value);
+  if (word === undefined || more.length > 0) return null;
+  const [only, other] = (
+    await sql<{ word: string }>`select word from search_vocab where word >= ${word} and word < ${word} || chr(1114111) limit 2`.execute(db)
+  ).rows;
+  return only !== undefined && other === undefined ? singleLexeme({ type: 'term', field: null, value: only.word, match: 'exact' }) : null;
 }
 
 /** Vocabulary rows read per query for all its fuzzy words together, as in the SQLite engine. */
