@@ -79,6 +79,46 @@ async function expectEvaluatorAnswers(index: SearchIndex, held: ReadonlyMap<stri
   }
 }
 
+/** A public listing of `q`, with every facet aggregated. */
+const listingRequest = (q: string): SearchRequest => ({
+  ...find(q),
+  filter: { kinds: ['resource', 'package'], published: true, latestOnly: true, viewerId: null },
+  aggregations: ['resource_type', 'access_status', 'record_type'],
+});
+
+/** What a listing is asked with: pages, sorts, kinds, facets, and signed-in readers ('o' owns every restricted document, 'p' reads some). */
+const LISTING_VARIANTS: Partial<SearchRequest>[] = [
+  {},
+  { page: 2 },
+  { page: 3, size: 7 },
+  { size: 400 },
+  { sort: 'oldest' },
+  { sort: 'updated-desc', page: 2 },
+  { sort: 'version' },
+  { aggregations: [] },
+  { filter: { kinds: ['package'], published: true, latestOnly: true, viewerId: null } },
+  { filter: { kinds: ['resource', 'package'], published: true, latestOnly: true, viewerId: null, facets: { resource_type: ['dataset'], access_status: ['open'] } } },
+  { filter: { kinds: ['resource', 'package'], published: true, latestOnly: true, viewerId: 'o' } },
+  { filter: { kinds: ['package'], published: true, latestOnly: true, viewerId: 'o', facets: { access_status: ['restricted'] } } },
+  { filter: { kinds: ['resource', 'package'], published: true, latestOnly: true, viewerId: 'p' }, sort: 'oldest', page: 2, size: 20 },
+  { filter: { kinds: ['resource'], published: true, latestOnly: true, viewerId: 'p', facets: { access_status: ['restricted'] } } },
+  { filter: { kinds: ['resource', 'package'], published: true, latestOnly: true, viewerId: 'stranger' } },
+];
+
+/**
+ * Each request answered as it is when asked with the ids of every document held (`ids`), a filter
+ * the listings' own paths do not take, so every match is read: the sum of their totals.
+ */
+async function expectEveryMatchAnswers(index: SearchIndex, ids: readonly string[], requests: readonly SearchRequest[]): Promise<number> {
+  let found = 0;
+  for (const request of requests) {
+    const everyMatch = await index.search({ ...request, filter: { ...request.filter, ids } });
+    expect(await index.search(request), `${request.q} ${JSON.stringify(request.bbox)} ${JSON.stringify({ ...request, q: undefined, bbox: undefined })}`).toEqual(everyMatch);
+    found += everyMatch.total;
+  }
+  return found;
+}
+
 /** A new database with the index's schema, and the index over it. */
 async function open() {
   const handle = createPgDb(await freshDatabase());
@@ -431,38 +471,10 @@ describe('search index (PostgreSQL): text decided in SQL', () => {
       for (let i = 0; i < 20; i++) await index.upsert([make(i * 3, 1)]);
       const ids = (await sql<{ id: string }>`select distinct id from search_doc`.execute(handle.db)).rows.map((r) => r.id);
       const boxes: BBox[] = [[-10, -5, 10, 5], [0, 0, 3, 2], [-30, -20, 30, 20], [170, -20, -170, 20], [120, -10, -150, 10], [-180, -90, 180, 90], [5, 3, 5, 3], [-2.5, -1.5, 4.5, 2.5]];
-      const variants: Partial<SearchRequest>[] = [
-        {},
-        { page: 2 },
-        { page: 3, size: 7 },
-        { size: 100 },
-        { sort: 'oldest' },
-        { sort: 'updated-desc', page: 2 },
-        { sort: 'version' },
-        { aggregations: [] },
-        { filter: { kinds: ['package'], published: true, latestOnly: true, viewerId: null } },
-        { filter: { kinds: ['resource', 'package'], published: true, latestOnly: true, viewerId: null, facets: { resource_type: ['dataset'], access_status: ['open'] } } },
-        // A signed-in reader of the restricted documents (every document's owner): theirs added to the listed ones.
-        { filter: { kinds: ['resource', 'package'], published: true, latestOnly: true, viewerId: 'o' } },
-        { filter: { kinds: ['package'], published: true, latestOnly: true, viewerId: 'o', facets: { access_status: ['restricted'] } } },
-        { filter: { kinds: ['resource', 'package'], published: true, latestOnly: true, viewerId: 'stranger' } },
-      ];
       let found = 0;
       for (const bbox of boxes) {
-        for (const over of variants) {
-          const request: SearchRequest = {
-            ...find(''),
-            q: null,
-            bbox,
-            filter: { kinds: ['resource', 'package'], published: true, latestOnly: true, viewerId: null },
-            aggregations: ['resource_type', 'access_status', 'record_type'],
-            ...over,
-          };
-          // The same documents asked by id: a filter the listing's path does not take, so every part is read as before.
-          const everyMatch = await index.search({ ...request, filter: { ...request.filter, ids } });
-          expect(await index.search(request), `${JSON.stringify(bbox)} ${JSON.stringify(over)}`).toEqual(everyMatch);
-          found += everyMatch.total;
-        }
+        const base: SearchRequest = { ...listingRequest(''), q: null, bbox };
+        found += await expectEveryMatchAnswers(index, ids, LISTING_VARIANTS.map((over) => ({ ...base, ...over })));
       }
       expect(found).toBeGreaterThan(0);
     } finally {
@@ -645,38 +657,8 @@ describe('search index (PostgreSQL): ranges decided in SQL', () => {
         'NOT metadata.publication_date:[* TO 2020-02-14}', 'NOT metadata.publication_date:[* TO *]', 'NOT metadata.dates.date:[2020 TO 2020]',
         'NOT metadata.dates.date:[2019-06 TO 2021-06]', 'NOT created:[2026 TO *]', 'NOT versions.index:[2 TO 5]', 'NOT versions.index:{* TO 3}',
       ];
-      const variants: Partial<SearchRequest>[] = [
-        {},
-        { page: 2 },
-        { page: 3, size: 7 },
-        { size: 400 },
-        { sort: 'oldest' },
-        { sort: 'updated-desc', page: 2 },
-        { sort: 'version' },
-        { aggregations: [] },
-        { filter: { kinds: ['package'], published: true, latestOnly: true, viewerId: null } },
-        { filter: { kinds: ['resource', 'package'], published: true, latestOnly: true, viewerId: null, facets: { resource_type: ['dataset'], access_status: ['open'] } } },
-        // Signed-in readers: every restricted document's owner, a reader of some, a reader of none.
-        { filter: { kinds: ['resource', 'package'], published: true, latestOnly: true, viewerId: 'o' } },
-        { filter: { kinds: ['resource', 'package'], published: true, latestOnly: true, viewerId: 'p' }, sort: 'oldest', page: 2, size: 20 },
-        { filter: { kinds: ['resource'], published: true, latestOnly: true, viewerId: 'p', facets: { access_status: ['restricted'] } } },
-        { filter: { kinds: ['resource', 'package'], published: true, latestOnly: true, viewerId: 'stranger' } },
-      ];
       let found = 0;
-      for (const q of queries) {
-        for (const over of variants) {
-          const request: SearchRequest = {
-            ...find(q),
-            filter: { kinds: ['resource', 'package'], published: true, latestOnly: true, viewerId: null },
-            aggregations: ['resource_type', 'access_status', 'record_type'],
-            ...over,
-          };
-          // The same documents asked by id: a filter the listing's path does not take.
-          const everyMatch = await index.search({ ...request, filter: { ...request.filter, ids } });
-          expect(await index.search(request), `${q} ${JSON.stringify(over)}`).toEqual(everyMatch);
-          found += everyMatch.total;
-        }
-      }
+      for (const q of queries) found += await expectEveryMatchAnswers(index, ids, LISTING_VARIANTS.map((over) => ({ ...listingRequest(q), ...over })));
       expect(found).toBeGreaterThan(0);
     } finally {
       await handle.close();
