@@ -265,7 +265,7 @@ describe('search index (PostgreSQL): text decided in SQL', () => {
     }
   });
 
-  it('counts and ranks a public listing of one word, or of a prefix one word completes, as every match does, through writes that change what is public', { timeout: 60_000 }, async () => {
+  it('counts and ranks a public listing of one word, or of a prefix or fuzzy word one word stands for, as every match does, through writes that change what is public', { timeout: 60_000 }, async () => {
     const { handle, index } = await open();
     try {
       let seed = 11;
@@ -306,8 +306,8 @@ describe('search index (PostgreSQL): text decided in SQL', () => {
       });
       for (const q of ['glacier', 'ice', 'river', 'delta', 'metadata.title:delta', 'metadata.title:glacier', 'metadata.title:river', '"survey"', '_exists_:metadata.subjects', 'absent',
         '"sea ice"', '"glacier glacier"', '"delta survey"', 'metadata.title:"delta survey"', 'metadata.title:"glacier ice"', '"ice absent"',
-        // Prefixes one word completes (answered as that word), and one several words do.
-        'glac*', 'riv*', 'delt*', 'dr*', 's*', 'absen*']) {
+        // Prefixes and fuzzy words one word stands for (answered as that word), and some several words do.
+        'glac*', 'riv*', 'delt*', 'dr*', 's*', 'absen*', 'glacer~', 'rivr~', 'survy~', 'se~', 'w12~']) {
         for (const over of [{}, { page: 2 }, { page: 4, size: 7 }, { size: 60 }, { sort: 'newest' as const }, { filter: { kinds: ['package' as const], published: true, latestOnly: true, viewerId: null } }]) {
           const request = listing(q, over);
           // The same documents asked by id: a filter the kept counts do not answer, so every match is visited.
@@ -360,7 +360,7 @@ describe('search index (PostgreSQL): text decided in SQL', () => {
         aggregations: ['resource_type', 'access_status', 'record_type'],
         ...over,
       });
-      for (const q of ['glacier', 'ice', 'metadata.title:glacier', '"sea ice"', 'metadata.title:"glacier ice"', '_exists_:metadata.subjects', 'absent', 'glac*', 'riv*']) {
+      for (const q of ['glacier', 'ice', 'metadata.title:glacier', '"sea ice"', 'metadata.title:"glacier ice"', '_exists_:metadata.subjects', 'absent', 'glac*', 'riv*', 'glaceir~']) {
         for (const viewerId of ['ann', 'dee', 'zed']) {
           for (const over of [{}, { page: 2 }, { page: 3, size: 7 }, { size: 60 }, { sort: 'newest' as const }, { filter: { kinds: ['package' as const], published: true, latestOnly: true, viewerId } }]) {
             const request = listing(q, viewerId, over);

@@ -321,7 +321,7 @@ export function createPostgresSearchIndex<T>(handle: Kysely<T>): SearchIndex & {
             : exact.positional
               ? phraseMatch(query, exact.match)
               : sql<boolean>`words @@ ${exact.match}::tsquery`;
-        return inSql(handle, request, match, rank, singleLexeme(query) ?? (keptFilter(request) ? await completedPrefix(handle, query) : null));
+        return inSql(handle, request, match, rank, singleLexeme(query) ?? (keptFilter(request) ? await oneWordOf(handle, query, fuzzy) : null));
       }
       // Ranges and fields with parts the vector decides: in SQL too, the ranges from their ordered
       // index, the fields from their vector.
@@ -651,20 +651,22 @@ async function holdsPath(db: Db, path: string): Promise<RawBuilder<boolean> | nu
 
 /**
  * The one lexeme of a query of one unfielded prefix that one word of the vocabulary completes
- * (`defor*`, when `deforestation` is the only word ever indexed starting so), else null. The
- * prefix then matches what the word matches, as every word of a document with a vector is in the
- * vocabulary (asked only when every candidate has one), and scores as it does (one lexeme matched
- * either way): the counts and title scores the writes keep for the word answer it without
- * visiting its matches.
+ * (`defor*`, when `deforestation` is the only word ever indexed starting so), or of one unfielded
+ * fuzzy word that expands to one word, else null. The query then matches what that word matches,
+ * as every word of a document with a vector is in the vocabulary (asked only when every candidate
+ * has one) and the vector decides a fuzzy word by its expansions, and scores as the word does (one
+ * lexeme matched either way): the counts and title scores the writes keep for the word answer it
+ * without visiting its matches.
  */
-async function completedPrefix(db: Db, query: QueryNode): Promise<SingleLexeme | null> {
-  if (query.type !== 'term' || query.match !== 'prefix' || query.field !== null) return null;
+async function oneWordOf(db: Db, query: QueryNode, fuzzy: FuzzyExpansions): Promise<SingleLexeme | null> {
+  if (query.type !== 'term' || query.match === 'exact' || query.field !== null) return null;
   const [word, ...more] = tokenize(query.value);
   if (word === undefined || more.length > 0) return null;
-  const [only, other] = (
-    await sql<{ word: string }>`select word from search_vocab where word >= ${word} and word < ${word} || chr(1114111) limit 2`.execute(db)
-  ).rows;
-  return only !== undefined && other === undefined ? singleLexeme({ type: 'term', field: null, value: only.word, match: 'exact' }) : null;
+  const [only, other] =
+    query.match === 'fuzzy'
+      ? (fuzzy.get(word) ?? [])
+      : (await sql<{ word: string }>`select word from search_vocab where word >= ${word} and word < ${word} || chr(1114111) limit 2`.execute(db)).rows.map((r) => r.word);
+  return only !== undefined && other === undefined ? singleLexeme({ type: 'term', field: null, value: only, match: 'exact' }) : null;
 }
 
 /** Vocabulary rows read per query for all its fuzzy words together, as in the SQLite engine. */
