@@ -656,6 +656,8 @@ describe('search index (PostgreSQL): ranges decided in SQL', () => {
         'NOT metadata.publication_date:[2020 TO 2021]', 'NOT metadata.publication_date:{2020 TO 2021-06}', '-metadata.publication_date:[2021-03 TO *]',
         'NOT metadata.publication_date:[* TO 2020-02-14}', 'NOT metadata.publication_date:[* TO *]', 'NOT metadata.dates.date:[2020 TO 2020]',
         'NOT metadata.dates.date:[2019-06 TO 2021-06]', 'NOT created:[2026 TO *]', 'NOT versions.index:[2 TO 5]', 'NOT versions.index:{* TO 3}',
+        // Ranges of no value: bounds the wrong way round.
+        'metadata.publication_date:[2021 TO 2020]', 'NOT metadata.publication_date:[2021 TO 2020]', 'NOT metadata.dates.date:{2020-06 TO 2020-06}',
       ];
       let found = 0;
       for (const q of queries) found += await expectEveryMatchAnswers(index, ids, LISTING_VARIANTS.map((over) => ({ ...listingRequest(q), ...over })));

@@ -197,7 +197,9 @@ export function listedRangeDocuments(node: QueryNode, kinds: readonly string[], 
       : [
           sql<boolean>`r.value is null`,
           ...(bounds.least === null ? [] : [sql<boolean>`r.value < ${bounds.least}`]),
-          ...(bounds.above === null ? [] : [sql<boolean>`r.value >= ${bounds.above}`]),
+          // From the least above the range, or from its least when that is higher (a range of no
+          // value, `[abc TO 2020]`): the pieces never meet, so no row is taken twice.
+          ...(bounds.above === null ? [] : [sql<boolean>`r.value >= ${bounds.least !== null && Buffer.compare(bounds.least, bounds.above) > 0 ? bounds.least : bounds.above}`]),
         ];
   const elsewhere = sql.join(rangeConditions(range, 'o') ?? [], sql` and `);
   const outside = pieces.map((piece) => sql`r.field = ${range.field} and ${piece}`);
