@@ -5,10 +5,16 @@
  * from dist/, built from those same sources before the suite (apps/server/test/build-dist.ts).
  */
 const conditions = ['@krs/source', 'module', 'node', 'development|production'];
+/**
+ * Tests run in Node, so their dependencies resolve as Node resolves them. With `module` here, a
+ * project run alone (`vitest run` in apps/server) loaded the AWS SDK's `dist-es` build, whose
+ * imports Node cannot resolve.
+ */
+const ssrConditions = ['@krs/source', 'node', 'development|production'];
 
 export const sourceResolution = {
   resolve: { conditions },
-  ssr: { resolve: { conditions } },
+  ssr: { resolve: { conditions: ssrConditions } },
 };
 
 export const sourceEnv = {

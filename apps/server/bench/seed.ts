@@ -6,7 +6,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { createCore, type Identity, type SearchIndex } from '@krs/domain';
-import { createDb, createFsFileStorage, createNanoidIds, createSqlUnitOfWork, migrateToLatest } from '@krs/adapters';
+import { createDb, createFsFileStorage, createPgDb, createNanoidIds, createSqlUnitOfWork, migrateToLatest } from '@krs/adapters';
 import { generateRecords } from '../../../packages/adapters/bench/search-corpus.ts';
 
 /** The index is built later, by the server, from the database. */
@@ -20,10 +20,11 @@ const noIndex: SearchIndex = {
   stamp: () => null,
 };
 
-export async function seedPublished(dataDir: string, n: number, onProgress?: (done: number) => void): Promise<void> {
+/** Into the data dir's SQLite file, or into the PostgreSQL database `databaseUrl` names (its index then built by `krs reindex`). */
+export async function seedPublished(dataDir: string, n: number, onProgress?: (done: number) => void, databaseUrl?: string): Promise<void> {
   mkdirSync(dataDir, { recursive: true });
   // Throwaway data: a power cut here costs nothing worth an fsync per record.
-  const handle = createDb(join(dataDir, 'krs.sqlite'), { durable: false });
+  const handle = databaseUrl === undefined ? createDb(join(dataDir, 'krs.sqlite'), { durable: false }) : createPgDb(databaseUrl);
   await migrateToLatest(handle.db);
   const { repos, uow } = createSqlUnitOfWork(handle.db);
   let now = new Date().toISOString();

@@ -14,6 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { measureCpu, type CpuUse } from './cpu.ts';
+import { cpuQuotaFor, type CpuQuota } from './cpu-quota.ts';
 import { seedHotPaths } from './http.ts';
 import type { CapturedAnswer } from './plain-server.ts';
 import { startPostgresS3Stack } from './postgres-s3-stack.ts';
@@ -29,6 +30,11 @@ const SCALING_TARGET = 1.6;
 const UPLOAD_EXTRA_RSS_TARGET_MIB = 64;
 /** Above this share of a core, the generator, not the servers, may be what limits a run. */
 const GENERATOR_LIMIT = 0.9;
+/**
+ * The share of a core each node is held to when nodes are compared under CPU quotas: small enough
+ * that two nodes and PostgreSQL's backends for them fit the servers' core(s) of a two-core machine.
+ */
+const NODE_QUOTA = 0.25;
 
 interface Node {
   base: string;
@@ -96,13 +102,41 @@ async function startHelper(args: string[], cleanup: Cleanup): Promise<ChildProce
   return child;
 }
 
+/**
+ * A wrk script giving each of wrk's threads one of the nodes in turn: the connections split over
+ * the nodes as DNS round-robin or a balancer in front would split them, at no cost on the
+ * servers' core(s).
+ */
+function spreadScript(dir: string, ports: number[]): string {
+  const file = join(dir, `spread-${ports.join('-')}.lua`);
+  writeFileSync(
+    file,
+    [
+      `local ports = { ${ports.map((p) => `"${p}"`).join(', ')} }`,
+      'local made = 0',
+      'function setup(thread)',
+      '  thread.addr = wrk.lookup("127.0.0.1", ports[made % #ports + 1])[1]',
+      '  made = made + 1',
+      'end',
+      '',
+    ].join('\n'),
+  );
+  return file;
+}
+
 /** A 1 s warm-up, then the measured run; `pids` is asked after the warm-up, once PostgreSQL has its backends. */
-async function load(name: string, url: string, seconds: number, pids: () => Record<string, number[]>): Promise<Run> {
-  await wrk(url, { connections: CONNECTIONS, seconds: 1 });
-  // The bench process itself reads every server's log lines (one per request) from a pipe.
-  const cpuSpan = measureCpu({ ...pids(), 'bench (log reader)': [process.pid] });
-  const result = await wrk(url, { connections: CONNECTIONS, seconds });
-  return { name, result, cpu: cpuSpan() };
+async function load(s: Scenario, seconds: number): Promise<Run> {
+  const options = { connections: CONNECTIONS, ...(s.spread === undefined ? {} : { script: s.spread, threads: 2 }) };
+  s.quotas?.forEach((q) => q.set(NODE_QUOTA));
+  try {
+    await wrk(s.url, { ...options, seconds: 1 });
+    // The bench process itself reads every server's log lines (one per request) from a pipe.
+    const cpuSpan = measureCpu({ ...s.pids(), 'bench (log reader)': [process.pid] });
+    const result = await wrk(s.url, { ...options, seconds });
+    return { name: s.name, result, cpu: cpuSpan() };
+  } finally {
+    s.quotas?.forEach((q) => q.set(null));
+  }
 }
 
 const pct = (x: number) => `${(x * 100).toFixed(0)}%`;
@@ -126,6 +160,10 @@ interface Scenario {
   url: string;
   /** Asked after each warm-up, once PostgreSQL has its backends. */
   pids: () => Record<string, number[]>;
+  /** A wrk script spreading the connections over nodes, with a thread per node. */
+  spread?: string;
+  /** Quotas held at NODE_QUOTA for the scenario's runs. */
+  quotas?: CpuQuota[];
 }
 
 /** What the cores do over a second while nothing of the bench runs: other work on the machine. */
@@ -173,6 +211,15 @@ async function recordGets(seconds: number, rounds: number, cleanup: Cleanup): Pr
   writeFileSync(answersFile, JSON.stringify({ [path]: captured }));
   const plain = await startHelper(['bench/plain-server.ts', '3925', answersFile], cleanup);
   const plainBalancer = await startHelper(['bench/round-robin-balancer.ts', '3926', '3925'], cleanup);
+  // Each node in a cgroup of its own, unlimited but for the quota scenarios' runs.
+  const quotas = [a, b].flatMap((node, i) => {
+    const quota = cpuQuotaFor(pidOf(node.child), `krs-bench-${process.pid}-node-${i}`);
+    if (quota !== null) cleanup.add(() => quota.remove());
+    return quota === null ? [] : [quota];
+  });
+  const [quotaA, quotaB] = quotas;
+  const held = quotaA !== undefined && quotaB !== undefined ? { a: quotaA, b: quotaB } : null;
+  const quarter = `${NODE_QUOTA} of a core`;
 
   const scenarios: Scenario[] = [
     { name: 'embedded (SQLite + files), one server', url: `${embedded.base}${path}`, pids: () => ({ server: [pidOf(embedded.child)] }) },
@@ -189,48 +236,82 @@ async function recordGets(seconds: number, rounds: number, cleanup: Cleanup): Pr
     },
     { name: 'plain node:http server', url: `http://127.0.0.1:3925${path}`, pids: () => ({ plain: [pidOf(plain)] }) },
     { name: 'plain node:http server behind the balancer', url: `http://127.0.0.1:3926${path}`, pids: () => ({ plain: [pidOf(plain)], balancer: [pidOf(plainBalancer)] }) },
+    ...(held === null
+      ? []
+      : [
+          {
+            name: `PostgreSQL + S3, one node held to ${quarter}`,
+            url: `${a.base}${sharedPath}`,
+            pids: () => ({ node: [pidOf(a.child)], postgres: stack.postgresPids() }),
+            spread: spreadScript(answersDir, [3921]),
+            quotas: [held.a],
+          },
+          {
+            name: `PostgreSQL + S3, two nodes held to ${quarter} each`,
+            url: `${a.base}${sharedPath}`,
+            pids: () => ({ 'node A': [pidOf(a.child)], 'node B': [pidOf(b.child)], postgres: stack.postgresPids() }),
+            spread: spreadScript(answersDir, [3921, 3922]),
+            quotas: [held.a, held.b],
+          },
+        ]),
   ];
   const byScenario: Run[][] = scenarios.map(() => []);
   const background: number[] = [];
   for (let round = 0; round < rounds; round++) {
     background.push(await backgroundLoad());
-    for (const [i, s] of scenarios.entries()) byScenario[i]?.push(await load(s.name, s.url, seconds, s.pids));
+    for (const [i, s] of scenarios.entries()) byScenario[i]?.push(await load(s, seconds));
   }
 
   const medians = byScenario.map(median);
   const rate = (i: number) => medians[i]?.run.result.perSecond ?? Number.NaN;
   const [embeddedRate, oneRate, behindOneRate, twoRate, plainRate, plainBehindRate] = [rate(0), rate(1), rate(2), rate(3), rate(4), rate(5)];
-  const scaling = twoRate / oneRate;
+  const sharedScaling = twoRate / oneRate;
+  // Under quotas, the nodes are what limits each run, not the core they share; without quotas the
+  // target falls back to the nodes on shared cores, which needs a core per node to mean anything.
+  const [oneHeldRate, twoHeldRate] = [rate(6), rate(7)];
+  const targetRuns = held === null ? [1, 3] : [6, 7];
+  const scaling = held === null ? sharedScaling : twoHeldRate / oneHeldRate;
   const where = placement ? `servers, balancers and PostgreSQL on core(s) ${placement.servers}, wrk on core ${placement.generator}` : 'nothing pinned (one core, or no taskset)';
-  // The one node and the two nodes: the runs the target compares.
-  const scalingNotes = [1, 3].flatMap((i) => {
-    const result = medians[i]?.run.result;
+  const scalingNotes = targetRuns.flatMap((i) => {
+    const run = medians[i]?.run;
     const name = scenarios[i]?.name ?? '';
+    const nodeShares = Object.entries(run?.cpu.groups ?? {}).filter(([group]) => group.startsWith('node'));
     return [
-      ...((result?.errors ?? 0) > 0 ? [`${name}: ${result?.errors} errors`] : []),
-      ...((result?.generatorCpu ?? 0) > GENERATOR_LIMIT ? [`${name}: the generator may be the limit`] : []),
+      ...((run?.result.errors ?? 0) > 0 ? [`${name}: ${run?.result.errors} errors`] : []),
+      ...((run?.result.generatorCpu ?? 0) > GENERATOR_LIMIT ? [`${name}: the generator may be the limit`] : []),
+      // A node short of its quota was held back by something else (PostgreSQL, the shared core).
+      ...(held !== null && nodeShares.some(([, share]) => share < NODE_QUOTA * 0.9) ? [`${name}: a node used less than 90% of its quota`] : []),
     ];
   });
   const perSecond = (rate: number, what: string) => `${rate.toFixed(0)} req/s ${what}`;
+  const target = { text: `>= ${SCALING_TARGET}x`, met: scaling >= SCALING_TARGET };
+  const notes = scalingNotes.length > 0 ? scalingNotes.join('; ') : undefined;
   const rows = [
-    ratioRow(
-      'record GET: two nodes / one node (PostgreSQL + S3)',
-      perSecond(twoRate, 'two nodes'),
-      perSecond(oneRate, 'one node'),
-      `${scaling.toFixed(2)}x`,
-      { text: `>= ${SCALING_TARGET}x`, met: scaling >= SCALING_TARGET },
-      scalingNotes.length > 0 ? scalingNotes.join('; ') : undefined,
-    ),
+    held === null
+      ? ratioRow('record GET: two nodes / one node (PostgreSQL + S3), no CPU quota here', perSecond(twoRate, 'two nodes'), perSecond(oneRate, 'one node'), `${scaling.toFixed(2)}x`, target, notes)
+      : ratioRow(
+          `record GET: two nodes / one node, each held to ${quarter} (PostgreSQL + S3)`,
+          perSecond(twoHeldRate, 'two nodes'),
+          perSecond(oneHeldRate, 'one node'),
+          `${scaling.toFixed(2)}x`,
+          target,
+          notes,
+        ),
+    ...(held === null ? [] : [ratioRow('record GET: two nodes / one node on shared core(s), no quota', perSecond(twoRate, 'two nodes'), perSecond(oneRate, 'one node'), `${sharedScaling.toFixed(2)}x`)]),
     ratioRow('record GET: two nodes / one node, both behind the balancer', perSecond(twoRate, 'two nodes'), perSecond(behindOneRate, 'one node'), `${(twoRate / behindOneRate).toFixed(2)}x`),
     ratioRow('record GET: PostgreSQL + S3 one node / embedded', perSecond(oneRate, 'PostgreSQL + S3'), perSecond(embeddedRate, 'embedded'), `${(oneRate / embeddedRate).toFixed(2)}x`),
     ratioRow('record GET: plain server behind the balancer / alone', perSecond(plainBehindRate, 'behind'), perSecond(plainRate, 'alone'), pct(plainBehindRate / plainRate)),
   ];
   const lines = [
-    `GET /api/records/{id} on both stacks (wrk -t1 -c${CONNECTIONS} -d${seconds}s, median of ${rounds} rounds taken in turn; servers from dist/; ${where})`,
+    `GET /api/records/{id} on both stacks (wrk -t1 -c${CONNECTIONS} -d${seconds}s, -t2 where a script spreads connections over nodes; median of ${rounds} rounds taken in turn; servers from dist/; ${where})`,
     `  background, nothing of the bench running: ${background.map(pct).join(', ')} of a core before each round`,
     ...medians.flatMap(({ run, low, high }) => [...describeRun(run), `    rounds ${low.toFixed(0)}-${high.toFixed(0)} req/s`]),
     `  PostgreSQL + S3 one node / embedded: ${(oneRate / embeddedRate).toFixed(2)}x`,
-    `  two nodes / one node: ${scaling.toFixed(2)}x (target >= ${SCALING_TARGET}x: ${scaling >= SCALING_TARGET ? 'met' : 'NOT met'}); two nodes / one node, both behind the balancer: ${(twoRate / behindOneRate).toFixed(2)}x`,
+    held === null
+      ? `  no CPU quota could be set (cgroups need root and a writable cgroup file system): the target compares nodes sharing core(s) ${placement?.servers ?? '0'}`
+      : `  two nodes / one node, each held to ${quarter}, connections spread by wrk: ${scaling.toFixed(2)}x (target >= ${SCALING_TARGET}x: ${target.met ? 'met' : 'NOT met'})`,
+    `  two nodes / one node on shared core(s): ${sharedScaling.toFixed(2)}x${held === null ? ` (target >= ${SCALING_TARGET}x: ${target.met ? 'met' : 'NOT met'})` : ''}; both behind the balancer: ${(twoRate / behindOneRate).toFixed(2)}x`,
+    ...(notes === undefined ? [] : [`  ${notes}`]),
     `  the balancer alone keeps ${pct(plainBehindRate / plainRate)} of a plain server's rate`,
   ];
   return { lines, rows };

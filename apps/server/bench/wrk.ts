@@ -30,6 +30,8 @@ export interface WrkOptions {
   headers?: Record<string, string>;
   /** A Lua script (`wrk -s`) that builds the requests (method, body, a path per request). */
   script?: string;
+  /** wrk's threads (`-t`), one connection group each; 1 unless a script spreads them over hosts. */
+  threads?: number;
 }
 
 /** Cores the generator uses (the last one) and the servers use (the rest), when there are several. */
@@ -113,7 +115,7 @@ export function wrk(url: string, options: WrkOptions = {}): Promise<WrkResult> {
   const seconds = options.seconds ?? 5;
   const headerArgs = Object.entries(options.headers ?? {}).flatMap(([k, v]) => ['-H', `${k}: ${v}`]);
   const scriptArgs = options.script === undefined ? [] : ['-s', options.script];
-  const args = ['-t1', `-c${connections}`, `-d${seconds}s`, '--latency', ...headerArgs, ...scriptArgs, url];
+  const args = [`-t${options.threads ?? 1}`, `-c${connections}`, `-d${seconds}s`, '--latency', ...headerArgs, ...scriptArgs, url];
   const [command, argv] = canPin ? ['taskset', ['-c', GENERATOR_CORE, 'wrk', ...args]] : ['wrk', args];
   return new Promise((ok, fail) => {
     const child = spawn(command, argv, { stdio: ['ignore', 'pipe', 'pipe'] });

@@ -111,6 +111,26 @@ describe('two nodes on one PostgreSQL and one S3', () => {
     expect((await anonymous(`/api/records/${id}`)).status).toBe(401);
   });
 
+  it('never answers an anonymous listing of A from a kept answer after B publishes or edits a record', async () => {
+    const [a, b] = nodes as [Node, Node];
+    const listed = async () => {
+      const res = await fetch(`${a.base}/api/records?q=moraine&sort=newest`);
+      return ((await res.json()) as { hits: { total: number; hits: { id: string; metadata: { title: string } }[] } }).hits;
+    };
+    const before = await listed();
+    expect(await listed()).toEqual(before);
+    const draft = await call(b, 'POST', '/api/records', { metadata: { ...metadata, title: 'Moraine survey' }, files: { enabled: false } });
+    const id = draft.json.id as string;
+    expect((await listed()).total).toBe(before.total);
+    expect((await call(b, 'POST', `/api/records/${id}/draft/actions/publish`)).status).toBe(202);
+    expect((await listed()).hits[0]?.id).toBe(id);
+    expect((await call(b, 'POST', `/api/records/${id}/draft`)).status).toBe(201);
+    expect((await call(b, 'PUT', `/api/records/${id}/draft`, { metadata: { ...metadata, title: 'Moraine survey, revised' }, files: { enabled: false } })).status).toBe(200);
+    expect((await call(b, 'POST', `/api/records/${id}/draft/actions/publish`)).status).toBe(202);
+    expect((await listed()).hits[0]?.metadata.title).toBe('Moraine survey, revised');
+    expect((await listed()).total).toBe(before.total + 1);
+  });
+
   it('publishes a draft once when 20 publishes of it are spread over both nodes', async () => {
     const [a, b] = nodes as [Node, Node];
     const id = (await call(a, 'POST', '/api/records', { metadata, files: { enabled: false } })).json.id as string;

@@ -4,6 +4,7 @@
  * work holds the main connection in the middle of its transaction.
  */
 import { describe, expect, it } from 'vitest';
+import { readWhileUncommitted } from './contracts/uncommitted.ts';
 import { parent, published, token, user, vocabularyEntry } from './contracts/builders.ts';
 import { openSqlite } from './sqlite-fixture.ts';
 import { Sqlite as Database } from '../src/sql/sqlite-driver.ts';
@@ -99,19 +100,7 @@ describe('the change stamp on SQLite', () => {
       const afterOther = await repos.records.changeStamp();
       expect(afterOther).not.toBe(before);
 
-      let commit = () => {};
-      let written = () => {};
-      const wrote = new Promise<void>((ok) => (written = ok));
-      const unit = uow.run(async (tx) => {
-        await tx.records.saveParent(parent('p1', { revisionId: 2 }), 1);
-        written();
-        await new Promise<void>((ok) => (commit = ok));
-      });
-      await wrote;
-      const during = await repos.records.changeStamp();
-      commit();
-      await unit;
-      expect(during).toBe(afterOther);
+      expect(await readWhileUncommitted(uow, () => repos.records.changeStamp())).toBe(afterOther);
       expect(await repos.records.changeStamp()).not.toBe(afterOther);
     } finally {
       other.close();

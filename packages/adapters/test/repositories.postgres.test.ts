@@ -6,15 +6,16 @@ import { userRepositoryContract } from './contracts/user-repository.contract.ts'
 import { vocabularyRepositoryContract } from './contracts/vocabulary-repository.contract.ts';
 import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
-import { createMigrator, createPgDb, createSqlUnitOfWork, migrateToLatest } from '../src/index.ts';
-import { published } from './contracts/builders.ts';
+import { createMigrator, createPgDb, createPostgresSearchIndex, createPostgresSearchSchema, createSqlUnitOfWork, migrateToLatest } from '../src/index.ts';
+import { readWhileUncommitted } from './contracts/uncommitted.ts';
+import { parent, published, searchDocument } from './contracts/builders.ts';
 import { freshDatabase, openPostgres, usePostgresServer } from './postgres-fixture.ts';
 
 usePostgresServer();
 
 const make = () => openPostgres();
 
-recordRepositoryContract('postgres', make, { changeStamps: false });
+recordRepositoryContract('postgres', make);
 fileRepositoryContract('postgres', make);
 blobUploadRepositoryContract('postgres', make);
 userRepositoryContract('postgres', make);
@@ -44,6 +45,35 @@ describe('postgres migrations', () => {
       );
     } finally {
       await handle.close();
+    }
+  });
+});
+
+describe('the change stamp on PostgreSQL', () => {
+  it("moves with another node's commits, the search index's included, and not while a unit of work has yet to commit", async () => {
+    const { repos, url, close } = await openPostgres();
+    // Another node: a pool of its own on the same database.
+    const other = await openPostgres(url);
+    const index = createPostgresSearchIndex(other.db);
+    try {
+      await createPostgresSearchSchema(other.db);
+      const before = await repos.records.changeStamp();
+      expect(before).not.toBeNull();
+      await repos.records.getParent('p1');
+      expect(await repos.records.changeStamp()).toBe(before);
+
+      await other.repos.records.saveParent(parent('p1'), null);
+      const afterParent = await repos.records.changeStamp();
+      expect(afterParent).not.toBe(before);
+      await index.upsert([searchDocument('r1', 'Glacier')]);
+      const afterIndex = await repos.records.changeStamp();
+      expect(afterIndex).not.toBe(afterParent);
+
+      expect(await readWhileUncommitted(other.uow, () => repos.records.changeStamp())).toBe(afterIndex);
+      expect(await repos.records.changeStamp()).not.toBe(afterIndex);
+    } finally {
+      await other.close();
+      await close();
     }
   });
 });

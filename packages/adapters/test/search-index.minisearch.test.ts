@@ -1,7 +1,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { SearchRequest } from '@krs/domain';
+import { markLarge, type SearchDocument, type SearchRequest } from '@krs/domain';
 import { createMiniSearchIndex } from '../src/search/index.ts';
 import { searchIndexContract } from './contracts/search-index.contract.ts';
 import { searchDocument } from './contracts/builders.ts';
@@ -206,3 +206,127 @@ function shifted(sections: Record<string, [number, number]>, at: number, by: num
   const move = (n: number) => (n >= at ? n + by : n);
   return Object.fromEntries(Object.entries(sections).map(([name, [start, end]]) => [name, [move(start), move(end)]]));
 }
+
+describe('minisearch writes of large documents in steps', () => {
+  /** A large record's document: its metadata marked large (as normalisation marks it) and some 40 KB of words. */
+  const large = (id: string, word: string, parentId = `p-${id}`) => {
+    const metadata = {
+      title: `Large ${word}`,
+      description: Array.from({ length: 600 }, (_, i) => `${word} sea ice moraine number${i % 50}`).join(' '),
+      subjects: Array.from({ length: 400 }, (_, i) => ({ subject: `${word} subject${i}` })),
+      publication_date: '2024-03-01',
+    };
+    markLarge(metadata);
+    return searchDocument(id, metadata.title, { parentId, body: { id, metadata } });
+  };
+  const small = (id: string, title: string) => searchDocument(id, title, { body: { id, metadata: { title, description: `${title} sea ice` } } });
+  const queries = ['glacier', 'sea', 'gla*', 'glacer~', '"sea ice"', 'metadata.description:moraine', 'metadata.subjects.subject:glacier', '_exists_:metadata.subjects', 'NOT glacier', 'metadata.publication_date:[2024 TO *]'];
+  const answersOf = (index: SearchIndexLike) => Promise.all(queries.map((q) => index.search({ ...glacier, q, size: 20, aggregations: ['resource_type'] })));
+  type SearchIndexLike = ReturnType<typeof createMiniSearchIndex>;
+  /** An index holding `docs`, written at once. */
+  const holding = async (docs: SearchDocument[]) => {
+    const index = createMiniSearchIndex();
+    if (docs.length > 0) await index.upsert(docs.map((d) => ({ ...d, body: { ...d.body, metadata: { ...(d.body['metadata'] as object) } } })));
+    return index;
+  };
+  const base = [small('a', 'Glacier retreat'), small('b', 'Sea ice extent'), small('c', 'Glacial lakes')];
+
+  /** Slices that, at every turn, ask the index each query and expect what it answered before the write or will answer after. */
+  function checkingSlices(index: () => SearchIndexLike, before: Awaited<ReturnType<typeof answersOf>>, after: Awaited<ReturnType<typeof answersOf>>, turns: { n: number }) {
+    return () => ({
+      due: () => true,
+      turn: async () => {
+        turns.n++;
+        const now = await answersOf(index());
+        expect(now.every((a, i) => JSON.stringify(a) === JSON.stringify(before[i])) || now.every((a, i) => JSON.stringify(a) === JSON.stringify(after[i]))).toBe(true);
+      },
+    });
+  }
+
+  it('never shows a search a large document half added, half replaced or half removed', async () => {
+    const steps: [string, SearchDocument[], (index: SearchIndexLike) => Promise<void>, SearchDocument[]][] = [
+      ['added', base, (index) => index.upsert([large('big', 'glacier')]), [...base, large('big', 'glacier')]],
+      ['replaced', [...base, large('big', 'glacier')], (index) => index.upsert([large('big', 'fjord')]), [...base, large('big', 'fjord')]],
+      ['replaced by a small one', [...base, large('big', 'glacier')], (index) => index.upsert([small('big', 'Sea')]), [...base, small('big', 'Sea')]],
+      ['removed', [...base, large('big', 'glacier')], (index) => index.remove(['published:big', 'published:a']), base.slice(1)],
+      ['added beside a small one, in one batch', base, (index) => index.upsert([large('big', 'glacier'), small('d', 'Glacier')]), [...base, large('big', 'glacier'), small('d', 'Glacier')]],
+    ];
+    for (const [what, from, write, to] of steps) {
+      const before = await answersOf(await holding(from));
+      const after = await answersOf(await holding(to));
+      expect({ what, differs: JSON.stringify(before) !== JSON.stringify(after) }).toEqual({ what, differs: true });
+      const turns = { n: 0 };
+      let index: SearchIndexLike | null = null;
+      index = createMiniSearchIndex({ slices: checkingSlices(() => index as SearchIndexLike, before, after, turns) });
+      // Written at once first: the checks begin with the write under test.
+      const setUp = await holding(from);
+      const file = snapshotFile();
+      await setUp.saveSnapshot(file, 'w');
+      await index.loadSnapshot(file);
+      expect(await answersOf(index)).toEqual(before);
+      turns.n = 0;
+      await write(index);
+      expect({ what, turns: turns.n > 10 }).toEqual({ what, turns: true });
+      expect({ what, answers: await answersOf(index) }).toEqual({ what, answers: after });
+    }
+  }, 60_000);
+
+  it('keeps a large record prepared in steps as it keeps one prepared at once: the same snapshot, byte for byte', async () => {
+    const shaped = (mark: boolean) => {
+      const doc = large('big', 'glacier');
+      const metadata = { ...(doc.body['metadata'] as Record<string, unknown>), keywords: [], subjects: ['sea', { subject: 'ice' }], custom: { 'a.b': 'x', a: { b: 'y' } } };
+      if (mark) markLarge(metadata);
+      const rings = [[0, 0, 5, 0, 5, 5, 0, 0]];
+      return { ...doc, bounds: [[0, 0, 5, 5]] as SearchDocument['bounds'], shapes: [{ type: 'polygon' as const, rings }, { type: 'point' as const, xy: [1, 1] as [number, number] }], body: { ...doc.body, metadata } };
+    };
+    const saved = async (mark: boolean) => {
+      const index = createMiniSearchIndex();
+      await index.upsert(base);
+      await index.upsert([shaped(mark)]);
+      const file = snapshotFile();
+      await index.saveSnapshot(file, 'w');
+      return readFileSync(file);
+    };
+    expect((await saved(true)).equals(await saved(false))).toBe(true);
+  });
+
+  it('applies writes asked one after another in that order, a large one ahead of a small one, without either awaited', async () => {
+    const index = createMiniSearchIndex();
+    await index.upsert(base);
+    const key = 'published:big';
+    const asked = [index.upsert([large('big', 'glacier')]), index.remove([key]), index.upsert([large('big', 'fjord')]), index.upsert([small('big', 'Sea')]), index.upsert([large('e', 'fjord')])];
+    const keys = index.keysOfParent('p-big');
+    await Promise.all(asked);
+    expect(await keys).toEqual([key]);
+    expect(await answersOf(index)).toEqual(await answersOf(await holding([...base, small('big', 'Sea'), large('e', 'fjord')])));
+    // Two upserts of one key in one batch: the last wins.
+    await index.upsert([large('big', 'glacier'), large('big', 'moraine')]);
+    expect(await answersOf(index)).toEqual(await answersOf(await holding([...base, large('e', 'fjord'), large('big', 'moraine')])));
+    // Removed right after, unawaited: gone.
+    const upserted = index.upsert([large('f', 'glacier')]);
+    await Promise.all([upserted, index.remove(['published:f'])]);
+    expect((await index.search({ ...glacier, q: 'metadata.subjects.subject:glacier' })).hits.map((h) => h.id)).toEqual([]);
+  }, 60_000);
+
+  it('clears after a large upsert asked before, and saves a snapshot between writes: those asked before are in it, those asked meanwhile are not', async () => {
+    const index = createMiniSearchIndex();
+    await index.upsert(base);
+    const upserting = index.upsert([large('big', 'glacier')]);
+    const clearing = index.clear();
+    const after = index.upsert([small('z', 'Glacier after')]);
+    await Promise.all([upserting, clearing, after]);
+    expect((await index.search({ ...glacier, size: 20 })).hits.map((h) => h.id)).toEqual(['z']);
+
+    const source = createMiniSearchIndex();
+    await source.upsert(base);
+    const file = snapshotFile();
+    const adding = source.upsert([large('big', 'glacier')]);
+    const saving = source.saveSnapshot(file, 'w');
+    const later = source.upsert([large('late', 'glacier')]);
+    await Promise.all([adding, saving, later]);
+    const loaded = createMiniSearchIndex();
+    expect(await loaded.loadSnapshot(file)).toBe('w');
+    expect(await answersOf(loaded)).toEqual(await answersOf(await holding([...base, large('big', 'glacier')])));
+    expect(await answersOf(source)).toEqual(await answersOf(await holding([...base, large('big', 'glacier'), large('late', 'glacier')])));
+  }, 60_000);
+});

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
 import type { BBox, SearchDocument, SearchIndex, SearchRequest, SearchResult } from '@krs/domain';
-import { geometryShapes, matchesQuery, parseQuery, runSearch, shapeBounds } from '@krs/domain/search';
+import { geometryShapes, matchesQuery, parseQuery, runSearch, scoreQuery, shapeBounds } from '@krs/domain/search';
 import { createPgDb, createPostgresSearchIndex, createPostgresSearchSchema } from '../src/index.ts';
 import { searchDocument } from './contracts/builders.ts';
 import { searchIndexContract } from './contracts/search-index.contract.ts';
@@ -13,7 +13,7 @@ searchIndexContract('postgres', async () => {
   const handle = createPgDb(await freshDatabase());
   await createPostgresSearchSchema(handle.db);
   return Object.assign(createPostgresSearchIndex(handle.db), { close: () => void handle.close() });
-}, { stamps: false });
+}, { stamps: 'in-store' });
 
 const doc = (id: string, metadata: { title: string } & Record<string, unknown>): SearchDocument => searchDocument(id, metadata.title, { body: { id, metadata } });
 
@@ -175,6 +175,12 @@ describe('search index (PostgreSQL): text decided in SQL', () => {
       // Neither has a field vector: a field query that may match them is the evaluator's.
       expect((await index.search(find('metadata.description:"sea ice"'))).hits.map((h) => h.id).sort()).toEqual(['long', 'small']);
       expect((await index.search(find('metadata.description:distinctword5 OR metadata.description:ice'))).hits.map((h) => h.id).sort()).toEqual(['huge', 'long', 'small']);
+      // Ranked as the evaluator ranks them, the large ones scored in turns of their own.
+      for (const q of ['glacier OR ice', 'distinct* OR sea~', 'filler~ AND NOT glacier', '(sea* OR huge) AND _exists_:metadata.description']) {
+        const query = parseQuery(q);
+        const expected = runSearch([long, huge, doc('small', { title: 'Glacier', description: 'sea ice' })], find(q), (d) => matchesQuery(query, d), (d) => scoreQuery(query, d));
+        expect((await index.search(find(q))).hits.map((h) => h.id), q).toEqual(expected.hits.map((h) => h.id));
+      }
     } finally {
       await handle.close();
     }

@@ -9,12 +9,16 @@
  * paths (minisearch-text.ts). Where the index's answer is a superset (phrases), the candidates
  * are checked a slice at a time against the words kept per value; what has no words to look up
  * (`field:--`) by the domain's evaluator over the body kept as JSON text.
+ * A large record is prepared, and a document of many words added to the word index and taken
+ * out of it, in 2 ms slices (minisearch-steps.ts), hidden from searches until shown whole; writes
+ * are applied one at a time in the order asked (writes-in-order.ts).
  */
 import {
   fieldPaths,
   fieldValues,
   firstByColumn,
   flatten,
+  flattenInTurns,
   fuzzyDistance,
   inRange,
   isFuzzyMatch,
@@ -24,46 +28,119 @@ import {
   rangeValues,
   runSteps,
   tokenize,
+  type FlatDoc,
   type QueryNode,
   type Ranker,
 } from '@krs/domain/search';
-import type { SearchDocument, SearchIndex, SearchRequest, SearchResult } from '@krs/domain';
+import {
+  isLarge,
+  largeValueSlices,
+  stringifyJsonInTurns,
+  turnWhenDue,
+  type SearchDocument,
+  type SearchIndex,
+  type SearchRequest,
+  type SearchResult,
+  type Shape,
+  type Slicing,
+} from '@krs/domain';
 import { RowArraysPool, type RowArrays } from './row-arrays.ts';
 import { evaluateInSlices } from './evaluate-in-slices.ts';
 import { pathToken } from './path-token.ts';
 import { MiniSearchRows, needsShapes, type PreparedRow } from './minisearch-rows.ts';
-import { TextIndex, TITLE_AND_TEXT, TITLE_ONLY, type Scored } from './minisearch-text.ts';
+import { TextIndex, TITLE_AND_TEXT, TITLE_ONLY, type IndexedText, type Scored, type Staged } from './minisearch-text.ts';
+import { WritesInOrder } from './writes-in-order.ts';
 import { readSnapshot, writeSnapshot } from './minisearch-snapshot.ts';
 import { phraseInField, valueLine, type FieldPaths } from './minisearch-value-lines.ts';
 
-function prepare(doc: SearchDocument, pathCode: (token: string) => number): PreparedRow {
-  const flat = flatten(doc.body);
+type PathCode = (token: string) => number;
+
+/** The paths a path lies below. */
+function addParents(path: string, parents: Set<string>): void {
+  for (let i = path.indexOf('.'); i !== -1; i = path.indexOf('.', i + 1)) parents.add(path.slice(0, i));
+}
+
+/** The row from what was made of the document at once or in steps. */
+function preparedRow(doc: SearchDocument, flat: FlatDoc, pathCode: PathCode, parents: Set<string>, made: { words: string; body: string; shapes: Shape[] | null }): PreparedRow {
   // What `metadata.title:` reads: the title's own values, else its members' (`{en, fr}`).
   const title = fieldValues(flat, 'metadata.title');
-  const words: string[] = [];
-  const parents = new Set<string>();
-  for (const [path, values] of flat) {
-    const code = pathCode(pathToken(path));
-    for (const value of values) words.push(valueLine(code, value));
-    for (let i = path.indexOf('.'); i !== -1; i = path.indexOf('.', i + 1)) parents.add(path.slice(0, i));
-  }
   const mixed: number[] = [];
   for (const path of flat.keys()) if (parents.has(path)) mixed.push(pathCode(pathToken(path)));
   const ranges = rangeValues(flat);
-  const { key: _key, body: _body, bounds, shapes, ...header } = doc;
+  const { key: _key, body: _body, bounds, shapes: _shapes, ...header } = doc;
   return {
     key: doc.key,
     header: structuredClone(header),
     bounds: bounds.map(([w, s, e, n]) => [w, s, e, n]),
-    shapes: needsShapes(doc) ? structuredClone(shapes ?? []) : null,
+    shapes: made.shapes,
     ranges: ranges.length > 0 ? ranges : null,
     paths: fieldPaths(flat).map((path) => pathCode(pathToken(path))),
     mixed: mixed.length > 0 ? mixed : null,
-    body: JSON.stringify(doc.body),
+    body: made.body,
     title: title.join(' '),
-    words: words.join('\n'),
+    words: made.words,
   };
 }
+
+function prepare(doc: SearchDocument, pathCode: PathCode): PreparedRow {
+  const flat = flatten(doc.body);
+  const lines: string[] = [];
+  const parents = new Set<string>();
+  for (const [path, values] of flat) {
+    const code = pathCode(pathToken(path));
+    for (const value of values) lines.push(valueLine(code, value));
+    addParents(path, parents);
+  }
+  return preparedRow(doc, flat, pathCode, parents, { words: lines.join('\n'), body: JSON.stringify(doc.body), shapes: needsShapes(doc) ? structuredClone(doc.shapes ?? []) : null });
+}
+
+/** Values whose lines are made, or lines joined, between two looks at the clock. */
+const LINES_PER_STEP = 1024;
+
+/**
+ * `prepare` of a large record (domain turns/large-values.ts) in steps with turns between: the
+ * largest legal record's flattening, lines, body and shapes take tens of milliseconds at once.
+ */
+async function prepareInSteps(doc: SearchDocument, pathCode: PathCode, slicing: Slicing): Promise<PreparedRow> {
+  const takeTurn = turnWhenDue(slicing);
+  const flat = await flattenInTurns(doc.body, takeTurn);
+  const parts: string[] = [];
+  const parents = new Set<string>();
+  let lines: string[] = [];
+  for (const [path, values] of flat) {
+    const code = pathCode(pathToken(path));
+    addParents(path, parents);
+    for (const value of values) {
+      lines.push(valueLine(code, value));
+      if (lines.length < LINES_PER_STEP) continue;
+      parts.push(lines.join('\n'));
+      lines = [];
+      await takeTurn();
+    }
+  }
+  if (lines.length > 0) parts.push(lines.join('\n'));
+  const words = parts.join('\n');
+  await takeTurn();
+  const body = await stringifyJsonInTurns(doc.body, slicing);
+  let shapes: Shape[] | null = null;
+  if (needsShapes(doc)) {
+    shapes = [];
+    for (const shape of doc.shapes ?? []) {
+      shapes.push(structuredClone(shape));
+      await takeTurn();
+    }
+  }
+  return preparedRow(doc, flat, pathCode, parents, { words, body, shapes });
+}
+
+/**
+ * Characters of a document's title and words from which it is added to the word index, or taken
+ * out, in steps: about 2,500 words, a few milliseconds of work at once. A record's are a few
+ * hundred.
+ */
+const STEPS_FROM_CHARS = 16 * 1024;
+
+const textChars = (text: { title: string; text: string } | null) => (text === null ? 0 : text.title.length + text.text.length);
 
 /** Rows that may match a node (`marks[row]` 1), and whether every one of them surely does. */
 interface Candidates {
@@ -105,15 +182,24 @@ export interface MiniSearchIndex extends SearchIndex {
 
 const keepFuzzy = (word: string, derived: string) => derived === word || isFuzzyMatch(derived, word);
 
-export function createMiniSearchIndex(): MiniSearchIndex {
+export interface MiniSearchOptions {
+  /** The slices a large document's steps run in: one per iteration of the loop (domain turns), unless a test says otherwise. */
+  slices?: () => Slicing;
+}
+
+export function createMiniSearchIndex({ slices = largeValueSlices }: MiniSearchOptions = {}): MiniSearchIndex {
   let rows = new MiniSearchRows();
   let text = new TextIndex();
   /**
-   * Writes begun so far. The index lives in this process's memory alone and each write runs
-   * whole in one go, so the count is its stamp; a write that fails part way has counted too.
+   * Writes shown so far. The index lives in this process's memory alone and each write is shown
+   * to searches in one step (a large document's words are added and taken out in steps, hidden),
+   * so the count is its stamp; a write that fails part way has counted too.
    */
   let writes = 0;
   const pool = new RowArraysPool();
+  // Writes, clearing, snapshots and the keys of a parent one at a time, in the order asked.
+  const inOrder = new WritesInOrder();
+  const pathCode = (token: string) => rows.pathCode(token);
 
   function addScores(scoring: Scoring, found: Scored): void {
     if (found.count === 0) return;
@@ -288,33 +374,89 @@ export function createMiniSearchIndex(): MiniSearchIndex {
     return answer(given, request, rank, arrays);
   }
 
+  /** Replaces or adds each row at once: documents of a few hundred words. */
+  function upsertAtOnce(prepared: readonly PreparedRow[]): void {
+    writes++;
+    for (const p of prepared) {
+      const row = rows.rowFor(p.key);
+      const before = rows.rowOf(p.key) === undefined ? null : rows.text(row);
+      if (before !== null) text.drop({ id: row, ...before });
+      text.put({ id: row, title: p.title, text: p.words });
+      rows.set(row, p);
+    }
+  }
+
+  /**
+   * The same in steps: every document's words added hidden, all of them shown in one step with
+   * their rows (the documents they replace hidden in the same step), then the words replaced
+   * taken out. A search sees the batch whole before or whole after.
+   */
+  async function upsertInSteps(prepared: readonly PreparedRow[]): Promise<void> {
+    const slicing = slices();
+    const staged: Staged[] = [];
+    for (const p of prepared) staged.push(await text.stage({ title: p.title, text: p.words }, slicing));
+    writes++;
+    const replaced: [short: number, doc: IndexedText][] = [];
+    for (const [i, p] of prepared.entries()) {
+      const row = rows.rowFor(p.key);
+      const before = rows.rowOf(p.key) === undefined ? null : rows.text(row);
+      const short = before === null ? undefined : text.hide(row);
+      if (before !== null && short !== undefined) replaced.push([short, { id: row, ...before }]);
+      text.show(staged[i] as Staged, row);
+      rows.set(row, p);
+    }
+    for (const [short, doc] of replaced) await text.purge(short, doc, slicing);
+  }
+
+  /** Whether a row's words, or those a key's row holds, are many enough to be added or taken out in steps. */
+  const manyWords = (p: PreparedRow) => p.title.length + p.words.length >= STEPS_FROM_CHARS;
+  const heldManyWords = (key: string) => {
+    const row = rows.rowOf(key);
+    return row !== undefined && textChars(rows.text(row)) >= STEPS_FROM_CHARS;
+  };
+
+  async function prepareAllInSteps(docs: readonly SearchDocument[]): Promise<PreparedRow[]> {
+    const slicing = slices();
+    const prepared: PreparedRow[] = [];
+    for (const doc of docs) prepared.push(isLarge(doc.body['metadata']) ? await prepareInSteps(doc, pathCode, slicing) : prepare(doc, pathCode));
+    return prepared;
+  }
+
   return {
-    async upsert(docs) {
-      writes++;
-      for (const doc of docs) {
-        // Preparing may throw on a document it cannot take: before anything changes, so the
-        // word index and the rows never disagree about which documents exist.
-        const prepared = prepare(doc, (token) => rows.pathCode(token));
-        const row = rows.rowFor(doc.key);
-        const before = rows.rowOf(doc.key) === undefined ? null : rows.text(row);
-        if (before !== null) text.drop({ id: row, ...before });
-        text.put({ id: row, title: prepared.title, text: prepared.words });
-        rows.set(row, prepared);
+    upsert(docs) {
+      // Preparing may throw on a document it cannot take: before anything changes, so the word
+      // index and the rows never disagree about which documents exist.
+      let prepared: PreparedRow[] | Promise<PreparedRow[]>;
+      try {
+        prepared = docs.some((doc) => isLarge(doc.body['metadata'])) ? prepareAllInSteps(docs) : docs.map((doc) => prepare(doc, pathCode));
+      } catch (e) {
+        return Promise.reject(e);
       }
+      return inOrder.run(prepared, (ready) => (ready.some(manyWords) || ready.some((p) => heldManyWords(p.key)) ? upsertInSteps(ready) : upsertAtOnce(ready)));
     },
-    async remove(keys) {
-      writes++;
-      for (const key of keys) {
-        const row = rows.rowOf(key);
-        if (row === undefined) continue;
-        const before = rows.text(row);
-        if (before !== null) text.drop({ id: row, ...before });
-        rows.delete(row);
-      }
-    },
-    async keysOfParent(parentId) {
-      return rows.keysOfParent(parentId);
-    },
+    remove: (keys) =>
+      inOrder.run(keys, (ready) => {
+        writes++;
+        // Every row leaves the searches now; words of many are taken out after, in steps.
+        const hidden: [short: number, doc: IndexedText][] = [];
+        for (const key of ready) {
+          const row = rows.rowOf(key);
+          if (row === undefined) continue;
+          const before = rows.text(row);
+          if (before !== null && textChars(before) >= STEPS_FROM_CHARS) {
+            const short = text.hide(row);
+            if (short !== undefined) hidden.push([short, { id: row, ...before }]);
+          } else if (before !== null) text.drop({ id: row, ...before });
+          rows.delete(row);
+        }
+        if (hidden.length === 0) return undefined;
+        const slicing = slices();
+        return (async () => {
+          for (const [short, doc] of hidden) await text.purge(short, doc, slicing);
+        })();
+      }),
+    // Asked after a write, it sees that write.
+    keysOfParent: (parentId) => inOrder.run(parentId, (ready) => rows.keysOfParent(ready)),
     async search(request) {
       const arrays = pool.take();
       try {
@@ -323,25 +465,25 @@ export function createMiniSearchIndex(): MiniSearchIndex {
         pool.give(arrays);
       }
     },
-    async clear() {
-      writes++;
-      text.empty();
-      rows.clear();
-    },
+    clear: () =>
+      inOrder.run(null, () => {
+        writes++;
+        text.empty();
+        rows.clear();
+      }),
     // Held in this process's memory: if the process answers, so does the index.
     check: async () => undefined,
     stamp: () => String(writes),
     size: () => rows.size,
-    async saveSnapshot(file, watermark) {
-      await writeSnapshot(file, watermark, rows, text);
-    },
-    async loadSnapshot(file) {
-      const loaded = await readSnapshot(file);
-      if (loaded === null) return null;
-      writes++;
-      rows = loaded.rows;
-      text = loaded.text;
-      return loaded.watermark;
-    },
+    // Between two writes: those asked before it are in the file, those asked meanwhile wait for it.
+    saveSnapshot: (file, watermark) => inOrder.run(null, () => writeSnapshot(file, watermark, rows, text)),
+    loadSnapshot: (file) =>
+      inOrder.run(readSnapshot(file), (loaded) => {
+        if (loaded === null) return null;
+        writes++;
+        rows = loaded.rows;
+        text = loaded.text;
+        return loaded.watermark;
+      }),
   };
 }

@@ -16,18 +16,15 @@
  * on all fields, and its postings read in the paths the field names; no body is read. Their
  * frequency is not kept (1): only which rows hold a word in a path is asked.
  */
-import MiniSearch, { type Options } from 'minisearch';
+import type { Options } from 'minisearch';
+import type { Slicing } from '@krs/domain';
 import { tokenize } from '@krs/domain/search';
 import type { RowArrays } from './row-arrays.ts';
 import { exportTerms, PATH_FIELDS, postingStarts, savedTermTree, type TermData } from './minisearch-saved-terms.ts';
-import { forEachLine, withoutCodes, type FieldPaths } from './minisearch-value-lines.ts';
+import { MiniSearchInSteps, type IndexedText, type Staged } from './minisearch-steps.ts';
+import { withoutCodes, type FieldPaths } from './minisearch-value-lines.ts';
 
-export interface IndexedText {
-  /** The engine's row number. */
-  id: number;
-  title: string;
-  text: string;
-}
+export type { IndexedText, Staged } from './minisearch-steps.ts';
 
 export type TextField = 'title' | 'text';
 export const TITLE_AND_TEXT: readonly TextField[] = ['title', 'text'];
@@ -86,7 +83,7 @@ export interface TextState {
   postings: Int32Array;
 }
 
-export class TextIndex extends MiniSearch<IndexedText> {
+export class TextIndex extends MiniSearchInSteps {
   /** Row by MiniSearch's short id; -1 once the document is gone. */
   private rowOf = new Int32Array(1024).fill(-1);
   /** Each field's length by short id: MiniSearch's `_fieldLength` as arrays, read once per posting. */
@@ -101,16 +98,32 @@ export class TextIndex extends MiniSearch<IndexedText> {
     const short = this._idToShortId.get(doc.id) ?? -1;
     this.ensure(short + 1);
     this.track(short, doc.id);
-    forEachLine(doc.text, (code, words) => {
-      const fieldId = PATH_FIELDS + code;
-      for (const word of words.split(' ')) {
-        if (word === '') continue;
-        const data = this._index.fetch(word, () => new Map());
-        let postings = data.get(fieldId);
-        if (postings === undefined) data.set(fieldId, (postings = new Map()));
-        postings.set(short, 1);
-      }
-    });
+    this.addPathPostings(short, { code: null, text: doc.text });
+  }
+
+  /** `put` in steps, the document hidden from searches until `show` (minisearch-steps.ts). */
+  async stage(doc: Omit<IndexedText, 'id'>, slicing: Slicing): Promise<Staged> {
+    const staged = await this.addHidden(doc, slicing);
+    this.ensure(staged.short + 1);
+    return staged;
+  }
+
+  /** A staged document shown as the row's, in one step. */
+  show(staged: Staged, row: number): void {
+    this.showStaged(staged, row);
+    this.track(staged.short, row);
+  }
+
+  /** The first step of `drop` in steps: the row's document leaves every search now; `purge` takes its words out after. */
+  hide(row: number): number | undefined {
+    const short = this.hideHeld(row);
+    if (short !== undefined) this.rowOf[short] = -1;
+    return short;
+  }
+
+  /** Takes a hidden document's words out in steps: `doc` must be the text `put` or `stage` was given. */
+  async purge(short: number, doc: IndexedText, slicing: Slicing): Promise<void> {
+    await this.removeHidden(short, doc, slicing);
   }
 
   private track(short: number, row: number): void {
@@ -135,24 +148,14 @@ export class TextIndex extends MiniSearch<IndexedText> {
   /** Takes the document out word by word: it must be the text `put` was given. */
   drop(doc: IndexedText): void {
     const short = this._idToShortId.get(doc.id);
-    if (short !== undefined) {
-      forEachLine(doc.text, (code, words) => {
-        const fieldId = PATH_FIELDS + code;
-        for (const word of words.split(' ')) {
-          const data = word === '' ? undefined : this._index.get(word);
-          const postings = data?.get(fieldId);
-          if (data === undefined || postings === undefined || !postings.delete(short) || postings.size > 0) continue;
-          data.delete(fieldId);
-          if (data.size === 0) this._index.delete(word);
-        }
-      });
-    }
+    if (short !== undefined) this.removePathPostings(short, { code: null, text: doc.text });
     this.remove(doc);
     if (short !== undefined) this.rowOf[short] = -1;
   }
 
   empty(): void {
     this.removeAll();
+    this.hidden.clear();
     this.rowOf.fill(-1);
   }
 
@@ -343,11 +346,13 @@ export class TextIndex extends MiniSearch<IndexedText> {
         if (postings === undefined || lengths === undefined) continue;
         const boost = weight * BOOST[field];
         const average = this._avgFieldLength[fieldId] ?? 0;
-        let matching = postings.size;
+        // A document added or removed in steps is not there yet, or any more.
+        let matching = this.visibleCount(postings);
         let idf = Math.log(1 + (documents - matching + 0.5) / (matching + 0.5));
         for (const [short, frequency] of postings) {
           const row = rowOf[short] ?? -1;
           if (row < 0) {
+            if (this.hidden.has(short)) continue;
             // As MiniSearch counts a posting of a document gone: one fewer for the rest.
             matching -= 1;
             idf = Math.log(1 + (documents - matching + 0.5) / (matching + 0.5));

@@ -14,8 +14,9 @@
  * (`matchesQuery`, `scoreQuery`, `runSearch`), which holds every engine to the same answers.
  */
 import { sql, type Kysely, type RawBuilder } from 'kysely';
-import { facetLabel, fuzzyDistance, matchesQuery, meetsBox, parseQuery, positiveTerms, runSearch, scoreQuery, shapeBounds, sortBuckets, splitAtAntimeridian, tokenize, type QueryNode } from '@krs/domain/search';
+import { facetLabel, fuzzyDistance, meetsBox, parseQuery, positiveTerms, runSearch, scoreQuery, shapeBounds, sortBuckets, splitAtAntimeridian, tokenize, type QueryNode } from '@krs/domain/search';
 import { isLarge, jsonText, largeValueSlices, type BBox, type FacetBucket, type FacetName, type SearchDocument, type SearchIndex, type SearchRequest, type SearchResult, type Shape } from '@krs/domain';
+import { decideCandidates } from './decide-candidates.ts';
 import { evaluateInSlices } from './evaluate-in-slices.ts';
 import { expandInSlices } from './expand-in-slices.ts';
 import { fuzzyWords } from './fts-query.ts';
@@ -275,6 +276,8 @@ const ORDER: Record<Exclude<SearchRequest['sort'], 'bestmatch'>, string> = {
 };
 /** Relevance, then as `newest`, as the domain's `compareFor` breaks ties. */
 const BY_SCORE = `score desc, ${ORDER.newest}`;
+/** The index's stamp: a constant, since the store's change stamp already covers its writes. */
+const IN_STORE = 'in-store';
 
 /**
  * `db` is the pool, or a transaction: the unit of work hands one in so a write and its documents
@@ -347,19 +350,17 @@ export function createPostgresSearchIndex<T>(handle: Kysely<T>): SearchIndex & {
       // that narrows nothing costs its own caller time, never the others, and only the matching
       // documents stay in memory.
       const matched: SearchDocument[] = [];
+      const largeScores = new Map<SearchDocument, number>();
       let after = '';
       for (;;) {
         const page = await sql<{ key: string; doc: string }>`select key, doc from search_doc where ${sql.join(where, sql` and `)} and key collate "C" > ${after}
           order by key collate "C" limit ${CANDIDATE_PAGE}`.execute(handle);
-        matched.push(...(await evaluateInSlices(page.rows, (r) => {
-          const doc = JSON.parse(r.doc) as SearchDocument;
-          return matchesQuery(query, doc) ? doc : null;
-        })));
+        matched.push(...(await decideCandidates(page.rows, query, largeScores)));
         if (page.rows.length < CANDIDATE_PAGE) break;
         after = (page.rows[page.rows.length - 1] as { key: string }).key;
       }
       const scored = positiveTerms(query).length > 0;
-      return runSearch(matched, request, () => true, scored ? (doc) => scoreQuery(query, doc) : null);
+      return runSearch(matched, request, () => true, scored ? (doc) => largeScores.get(doc) ?? scoreQuery(query, doc) : null);
     },
     async clear() {
       await sql`delete from search_doc`.execute(handle);
@@ -367,8 +368,10 @@ export function createPostgresSearchIndex<T>(handle: Kysely<T>): SearchIndex & {
     async check() {
       await sql`select 1 from search_doc limit 1`.execute(handle);
     },
-    // Shared by every node and written in their transactions: no count of its writes is at hand.
-    stamp: () => null,
+    // Written in the store's own transactions, in the same database: the store's change stamp
+    // (its current snapshot) moves with every write to the index, on any node, and a search never
+    // sees part of one. Nothing of its own to add.
+    stamp: () => IN_STORE,
   });
   return { ...index(db), withTransaction: <U>(trx: Kysely<U>) => index(trx as unknown as Db) };
 }

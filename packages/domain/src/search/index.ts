@@ -21,6 +21,7 @@ export {
   tokenize,
   type FlatDoc,
 } from './match-query.ts';
+export { decideBodyInTurns, type BodyDecision } from './match-in-turns.ts';
 export { parseBBox, bboxIntersects } from './bbox.ts';
 export { geometryBounds, geometryShapes, MAX_SHAPE_VERTICES, shapeBounds } from './geometry-bounds.ts';
 export { boxWithin, shapeIntersects, splitAtAntimeridian } from './shape-intersects.ts';
