@@ -79,6 +79,46 @@ async function expectEvaluatorAnswers(index: SearchIndex, held: ReadonlyMap<stri
   }
 }
 
+/** A public listing of `q`, with every facet aggregated. */
+const listingRequest = (q: string): SearchRequest => ({
+  ...find(q),
+  filter: { kinds: ['resource', 'package'], published: true, latestOnly: true, viewerId: null },
+  aggregations: ['resource_type', 'access_status', 'record_type'],
+});
+
+/** What a listing is asked with: pages, sorts, kinds, facets, and signed-in readers ('o' owns every restricted document, 'p' reads some). */
+const LISTING_VARIANTS: Partial<SearchRequest>[] = [
+  {},
+  { page: 2 },
+  { page: 3, size: 7 },
+  { size: 400 },
+  { sort: 'oldest' },
+  { sort: 'updated-desc', page: 2 },
+  { sort: 'version' },
+  { aggregations: [] },
+  { filter: { kinds: ['package'], published: true, latestOnly: true, viewerId: null } },
+  { filter: { kinds: ['resource', 'package'], published: true, latestOnly: true, viewerId: null, facets: { resource_type: ['dataset'], access_status: ['open'] } } },
+  { filter: { kinds: ['resource', 'package'], published: true, latestOnly: true, viewerId: 'o' } },
+  { filter: { kinds: ['package'], published: true, latestOnly: true, viewerId: 'o', facets: { access_status: ['restricted'] } } },
+  { filter: { kinds: ['resource', 'package'], published: true, latestOnly: true, viewerId: 'p' }, sort: 'oldest', page: 2, size: 20 },
+  { filter: { kinds: ['resource'], published: true, latestOnly: true, viewerId: 'p', facets: { access_status: ['restricted'] } } },
+  { filter: { kinds: ['resource', 'package'], published: true, latestOnly: true, viewerId: 'stranger' } },
+];
+
+/**
+ * Each request answered as it is when asked with the ids of every document held (`ids`), a filter
+ * the listings' own paths do not take, so every match is read: the sum of their totals.
+ */
+async function expectEveryMatchAnswers(index: SearchIndex, ids: readonly string[], requests: readonly SearchRequest[]): Promise<number> {
+  let found = 0;
+  for (const request of requests) {
+    const everyMatch = await index.search({ ...request, filter: { ...request.filter, ids } });
+    expect(await index.search(request), `${request.q} ${JSON.stringify(request.bbox)} ${JSON.stringify({ ...request, q: undefined, bbox: undefined })}`).toEqual(everyMatch);
+    found += everyMatch.total;
+  }
+  return found;
+}
+
 /** A new database with the index's schema, and the index over it. */
 async function open() {
   const handle = createPgDb(await freshDatabase());
@@ -231,7 +271,7 @@ describe('search index (PostgreSQL): text decided in SQL', () => {
     }
   });
 
-  it('counts and ranks a public listing of one word as every match does, through writes that change what is public', { timeout: 60_000 }, async () => {
+  it('counts and ranks a public listing of one word, or of a prefix or fuzzy word one word stands for, as every match does, through writes that change what is public', { timeout: 60_000 }, async () => {
     const { handle, index } = await open();
     try {
       let seed = 11;
@@ -271,7 +311,9 @@ describe('search index (PostgreSQL): text decided in SQL', () => {
         ...over,
       });
       for (const q of ['glacier', 'ice', 'river', 'delta', 'metadata.title:delta', 'metadata.title:glacier', 'metadata.title:river', '"survey"', '_exists_:metadata.subjects', 'absent',
-        '"sea ice"', '"glacier glacier"', '"delta survey"', 'metadata.title:"delta survey"', 'metadata.title:"glacier ice"', '"ice absent"']) {
+        '"sea ice"', '"glacier glacier"', '"delta survey"', 'metadata.title:"delta survey"', 'metadata.title:"glacier ice"', '"ice absent"',
+        // Prefixes and fuzzy words one word stands for (answered as that word), and some several words do.
+        'glac*', 'riv*', 'delt*', 'dr*', 's*', 'absen*', 'glacer~', 'rivr~', 'survy~', 'se~', 'w12~']) {
         for (const over of [{}, { page: 2 }, { page: 4, size: 7 }, { size: 60 }, { sort: 'newest' as const }, { filter: { kinds: ['package' as const], published: true, latestOnly: true, viewerId: null } }]) {
           const request = listing(q, over);
           // The same documents asked by id: a filter the kept counts do not answer, so every match is visited.
@@ -324,7 +366,7 @@ describe('search index (PostgreSQL): text decided in SQL', () => {
         aggregations: ['resource_type', 'access_status', 'record_type'],
         ...over,
       });
-      for (const q of ['glacier', 'ice', 'metadata.title:glacier', '"sea ice"', 'metadata.title:"glacier ice"', '_exists_:metadata.subjects', 'absent']) {
+      for (const q of ['glacier', 'ice', 'metadata.title:glacier', '"sea ice"', 'metadata.title:"glacier ice"', '_exists_:metadata.subjects', 'absent', 'glac*', 'riv*', 'glaceir~']) {
         for (const viewerId of ['ann', 'dee', 'zed']) {
           for (const over of [{}, { page: 2 }, { page: 3, size: 7 }, { size: 60 }, { sort: 'newest' as const }, { filter: { kinds: ['package' as const], published: true, latestOnly: true, viewerId } }]) {
             const request = listing(q, viewerId, over);
@@ -379,7 +421,7 @@ describe('search index (PostgreSQL): text decided in SQL', () => {
     }
   });
 
-  it('counts and pages a public listing\'s box as every match does, through writes that move, hide and remove documents', { timeout: 60_000 }, async () => {
+  it('counts and pages a listing\'s box as every match does, a signed-in reader\'s own documents added, through writes that move, hide and remove documents', { timeout: 60_000 }, async () => {
     const { handle, index } = await open();
     try {
       let seed = 23;
@@ -435,36 +477,10 @@ describe('search index (PostgreSQL): text decided in SQL', () => {
       for (let i = 0; i < 20; i++) await index.upsert([make(i * 3, 1)]);
       const ids = (await sql<{ id: string }>`select distinct id from search_doc`.execute(handle.db)).rows.map((r) => r.id);
       const boxes: BBox[] = [[-10, -5, 10, 5], [0, 0, 3, 2], [-30, -20, 30, 20], [170, -20, -170, 20], [120, -10, -150, 10], [-180, -90, 180, 90], [5, 3, 5, 3], [-2.5, -1.5, 4.5, 2.5]];
-      const variants: Partial<SearchRequest>[] = [
-        {},
-        { page: 2 },
-        { page: 3, size: 7 },
-        { size: 100 },
-        { sort: 'oldest' },
-        { sort: 'updated-desc', page: 2 },
-        { sort: 'version' },
-        { aggregations: [] },
-        { filter: { kinds: ['package'], published: true, latestOnly: true, viewerId: null } },
-        { filter: { kinds: ['resource', 'package'], published: true, latestOnly: true, viewerId: null, facets: { resource_type: ['dataset'], access_status: ['open'] } } },
-        // A signed-in reader of the restricted documents (every document's owner): not a public listing.
-        { filter: { kinds: ['resource', 'package'], published: true, latestOnly: true, viewerId: 'o' } },
-      ];
       let found = 0;
       for (const bbox of boxes) {
-        for (const over of variants) {
-          const request: SearchRequest = {
-            ...find(''),
-            q: null,
-            bbox,
-            filter: { kinds: ['resource', 'package'], published: true, latestOnly: true, viewerId: null },
-            aggregations: ['resource_type', 'access_status', 'record_type'],
-            ...over,
-          };
-          // The same documents asked by id: a filter the listing's path does not take, so every part is read as before.
-          const everyMatch = await index.search({ ...request, filter: { ...request.filter, ids } });
-          expect(await index.search(request), `${JSON.stringify(bbox)} ${JSON.stringify(over)}`).toEqual(everyMatch);
-          found += everyMatch.total;
-        }
+        const base: SearchRequest = { ...listingRequest(''), q: null, bbox };
+        found += await expectEveryMatchAnswers(index, ids, LISTING_VARIANTS.map((over) => ({ ...base, ...over })));
       }
       expect(found).toBeGreaterThan(0);
     } finally {
@@ -602,7 +618,56 @@ describe('search index (PostgreSQL): ranges decided in SQL', () => {
       await index.upsert([doc('new', { title: 'Ice', publication_date: '2018' })]);
       expect(await ids('metadata.publication_date:[* TO *]')).toEqual(['new']);
       expect(await ids('metadata.publication_date:[2018 TO 2018]')).toEqual(['new']);
-      expect(Number((await sql<{ n: string }>`select count(*) as n from search_range`.execute(handle.db)).rows[0]?.n)).toBe(1);
+      expect(Number((await sql<{ n: string }>`select count(*) as n from search_range where value is not null`.execute(handle.db)).rows[0]?.n)).toBe(1);
+    } finally {
+      await handle.close();
+    }
+  });
+
+  it('counts and pages a listing\'s range and NOT range as every match does, a signed-in reader\'s own documents added, through writes that change what is listed', { timeout: 120_000 }, async () => {
+    const { handle, index } = await open();
+    try {
+      let seed = 11;
+      const next = (n: number) => ((seed = (seed * 48271) % 2147483647), seed % n);
+      const dateFrom = (n: (k: number) => number) => `${2019 + n(4)}-${String(1 + n(12)).padStart(2, '0')}-${String(1 + n(28)).padStart(2, '0')}`.slice(0, [4, 7, 10][n(3)]);
+      const make = (i: number, round: number): SearchDocument => {
+        const id = `d${String(i).padStart(3, '0')}`;
+        const metadata: { title: string } & Record<string, unknown> = { title: `Dated ${i}` };
+        // Some lack the field, some hold several values of it (inside and outside a range at once).
+        if (next(5) !== 0) metadata['publication_date'] = dateFrom(next);
+        metadata['dates'] = Array.from({ length: next(4) }, () => ({ date: dateFrom(next) }));
+        const base = doc(id, metadata);
+        return {
+          ...base,
+          key: `${round}:${id}`,
+          ...listingFields(next, next(6) === 0),
+          updated: `2026-02-${String(1 + next(5)).padStart(2, '0')}T00:00:00.000Z`,
+          versionIndex: 1 + next(3),
+          // Shared with a second reader now and then.
+          readers: next(3) === 0 ? ['o', 'p'] : ['o'],
+          body: { ...base.body, versions: { index: next(8) === 0 ? 'n/a' : 1 + next(9) } },
+        };
+      };
+      await writeThroughChanges(index, make, {
+        count: 300,
+        rewrite: [100, 3],
+        remove: Array.from({ length: 30 }, (_, i) => `0:d${String(i * 9).padStart(3, '0')}`),
+        oneAtATime: [25, 4],
+      });
+      const ids = (await sql<{ id: string }>`select distinct id from search_doc`.execute(handle.db)).rows.map((r) => r.id);
+      const queries = [
+        'metadata.publication_date:[2020 TO 2021]', 'metadata.publication_date:{2020 TO 2021-06}', 'metadata.publication_date:[2021-03 TO *]',
+        'metadata.publication_date:[* TO 2020-02-14}', 'metadata.publication_date:[* TO *]', 'metadata.dates.date:[2020 TO 2020]',
+        'created:[2026 TO *]', 'versions.index:[2 TO 5]', 'versions.index:[* TO *]',
+        'NOT metadata.publication_date:[2020 TO 2021]', 'NOT metadata.publication_date:{2020 TO 2021-06}', '-metadata.publication_date:[2021-03 TO *]',
+        'NOT metadata.publication_date:[* TO 2020-02-14}', 'NOT metadata.publication_date:[* TO *]', 'NOT metadata.dates.date:[2020 TO 2020]',
+        'NOT metadata.dates.date:[2019-06 TO 2021-06]', 'NOT created:[2026 TO *]', 'NOT versions.index:[2 TO 5]', 'NOT versions.index:{* TO 3}',
+        // Ranges of no value: bounds the wrong way round.
+        'metadata.publication_date:[2021 TO 2020]', 'NOT metadata.publication_date:[2021 TO 2020]', 'NOT metadata.dates.date:{2020-06 TO 2020-06}',
+      ];
+      let found = 0;
+      for (const q of queries) found += await expectEveryMatchAnswers(index, ids, LISTING_VARIANTS.map((over) => ({ ...listingRequest(q), ...over })));
+      expect(found).toBeGreaterThan(0);
     } finally {
       await handle.close();
     }
@@ -618,6 +683,20 @@ describe('search index (PostgreSQL): ranges decided in SQL', () => {
       expect((await index.search(find('glacier'))).total).toBe(0);
       await index.upsert([doc('kept', { title: 'Glacier', publication_date: '2020' })]);
       expect((await index.search(find('glacier AND metadata.publication_date:[2020 TO 2020]'))).total).toBe(1);
+    } finally {
+      await handle.close();
+    }
+  });
+  it('empties an index written before range rows held their listing, so every record is projected again with them', async () => {
+    const { handle, index } = await open();
+    try {
+      await index.upsert([doc('kept', { title: 'Glacier', publication_date: '2020' })]);
+      await sql`update search_meta set layout = 14`.execute(handle.db);
+      await createPostgresSearchSchema(handle.db);
+      expect((await index.search(find('glacier'))).total).toBe(0);
+      await index.upsert([doc('kept', { title: 'Glacier' })]);
+      const listing = { ...find('NOT metadata.publication_date:[2020 TO *]'), filter: LISTING_FILTERS[0] as SearchRequest['filter'] };
+      expect((await index.search(listing)).hits.map((h) => h.id)).toEqual(['kept']);
     } finally {
       await handle.close();
     }

@@ -22,6 +22,7 @@ import { sql, type Kysely, type RawBuilder } from 'kysely';
 import { flatten, NUMERIC_RANGE_FIELDS, RANGE_FIELDS, rangeValues, type QueryNode } from '@krs/domain/search';
 import type { SearchDocument } from '@krs/domain';
 import { isFieldLeaf } from './field-query.ts';
+import { LISTING_AGGREGATES, listingColumns } from './postgres-listing-columns.ts';
 import { exactQuery, type FuzzyExpansions } from './postgres-text.ts';
 
 type Range = Extract<QueryNode, { type: 'range' }>;
@@ -30,12 +31,25 @@ type Range = Extract<QueryNode, { type: 'range' }>;
  * The table and its indexes: a range's matches are read in field and value order (a semi-join,
  * from the index alone once vacuumed), and a range under OR or NOT probes one document's rows
  * by key. Dropped with the document's row (cascade), and rewritten by every upsert.
+ *
+ * Each row also holds what a listing needs of its document (`listed`: published, latest, public;
+ * the facet and order columns), in the value index's leaves, as search_box's rows do for boxes: a
+ * listing's range, or its NOT, is counted and paged from the index entries of its matches alone
+ * (`listedRangeDocuments`), not from every visible document's row. For NOT, a published latest
+ * document lacking a range field has a row of that field with no value (`value` null, in no
+ * range), so the documents outside a range are index ranges too; `sole` says a document holds
+ * no other row of that field, so that one row outside the range is enough.
  */
 export const RANGE_SCHEMA = [
   `CREATE TABLE IF NOT EXISTS search_range (key text NOT NULL REFERENCES search_doc (key) ON DELETE CASCADE, field text NOT NULL,
-    value bytea NOT NULL, number float8)`,
-  'CREATE INDEX IF NOT EXISTS search_range_value ON search_range (field, value) INCLUDE (key)',
+    value bytea, number float8, sole boolean NOT NULL, listed boolean NOT NULL, kind text NOT NULL, resource_type text, resource_type_label text,
+    access_status text NOT NULL, created text NOT NULL, updated text NOT NULL, version_index integer NOT NULL, id text NOT NULL)`,
+  `CREATE INDEX IF NOT EXISTS search_range_value ON search_range (field, value)
+    INCLUDE (key, listed, sole, number, kind, resource_type, resource_type_label, access_status, created, updated, version_index, id)`,
   'CREATE INDEX IF NOT EXISTS search_range_number ON search_range (field, number) INCLUDE (key) WHERE number IS NOT NULL',
+  // The few rows of documents holding several values of a field, which a listing groups by key:
+  // found without reading again every entry of the range (a second pass over the value index).
+  'CREATE INDEX IF NOT EXISTS search_range_shared ON search_range (field, value) WHERE NOT sole',
   'CREATE INDEX IF NOT EXISTS search_range_key ON search_range (key) INCLUDE (field, value, number)',
 ];
 
@@ -63,54 +77,136 @@ function successor(bytes: Buffer): Buffer | null {
 
 /** Replaces the range rows of `docs` (already in search_doc) with their values now. */
 export async function writeRanges(db: Kysely<object>, docs: readonly SearchDocument[]): Promise<void> {
-  const keys: string[] = [];
-  const fields: string[] = [];
-  const values: Buffer[] = [];
-  const numbers: (number | null)[] = [];
+  const columns = { key: [] as string[], field: [] as string[], value: [] as (Buffer | null)[], number: [] as (number | null)[], sole: [] as boolean[] };
+  const listing = { listed: [] as boolean[], kind: [] as string[], resourceType: [] as (string | null)[], label: [] as (string | null)[], access: [] as string[],
+    created: [] as string[], updated: [] as string[], versionIndex: [] as number[], id: [] as string[] };
   for (const doc of docs) {
+    const listed = doc.state === 'published' && doc.isLatest && doc.isPublic;
     // A range field's own values, as the evaluator compares them.
-    for (const [field, value] of rangeValues(flatten(doc.body))) {
-      keys.push(doc.key);
-      fields.push(field);
-      values.push(codeUnits(value));
-      numbers.push(NUMERIC_RANGE_FIELDS.includes(field) && NUMBER.test(value) ? Number(value) : null);
+    const values = rangeValues(flatten(doc.body));
+    for (const field of RANGE_FIELDS) {
+      const own = values.filter(([f]) => f === field).map(([, v]) => v);
+      // Only a listing reads the rows without a value (a NOT's documents lacking the field).
+      const rows: (string | null)[] = own.length > 0 ? own : doc.state === 'published' && doc.isLatest ? [null] : [];
+      for (const value of rows) {
+        columns.key.push(doc.key);
+        columns.field.push(field);
+        columns.value.push(value === null ? null : codeUnits(value));
+        columns.number.push(value !== null && NUMERIC_RANGE_FIELDS.includes(field) && NUMBER.test(value) ? Number(value) : null);
+        columns.sole.push(rows.length === 1);
+        listing.listed.push(listed);
+        listing.kind.push(doc.kind);
+        listing.resourceType.push(doc.resourceType?.id ?? null);
+        listing.label.push(doc.resourceType?.label ?? null);
+        listing.access.push(doc.accessStatus);
+        listing.created.push(doc.created);
+        listing.updated.push(doc.updated);
+        listing.versionIndex.push(doc.versionIndex);
+        listing.id.push(doc.id);
+      }
     }
   }
   await sql`delete from search_range where key = any(${docs.map((d) => d.key)}::text[])`.execute(db);
-  if (keys.length === 0) return;
+  if (columns.key.length === 0) return;
   // node-postgres writes a number past float8's range as `Infinity`, which float8 reads back.
-  await sql`insert into search_range (key, field, value, number)
-    select * from unnest(${keys}::text[], ${fields}::text[], ${values}::bytea[], ${numbers}::float8[])`.execute(db);
+  await sql`insert into search_range (key, field, value, number, sole, listed, kind, resource_type, resource_type_label, access_status, created, updated, version_index, id)
+    select * from unnest(${columns.key}::text[], ${columns.field}::text[], ${columns.value}::bytea[], ${columns.number}::float8[], ${columns.sole}::boolean[],
+      ${listing.listed}::boolean[], ${listing.kind}::text[], ${listing.resourceType}::text[], ${listing.label}::text[], ${listing.access}::text[],
+      ${listing.created}::text[], ${listing.updated}::text[], ${listing.versionIndex}::integer[], ${listing.id}::text[])`.execute(db);
 }
 
-/** The conditions on one `search_range` row (`r`) for its value to lie in the range, or null when none can. */
-function rangeConditions(node: Range): RawBuilder<boolean>[] | null {
+/**
+ * A date range's bounds as byte strings: the least value in it (`least`, null when it has no
+ * lower bound) and the least above it (`above`, null when none is), or null when no value can lie
+ * in it (above every string starting with an exclusive lower bound there is none).
+ */
+function dateBounds(node: Range): { least: Buffer | null; above: Buffer | null } | null {
+  // At least the bound on its precision: at least the bound; above it: at least its successor.
+  const least = node.min === null ? null : node.includeMin ? codeUnits(node.min) : successor(codeUnits(node.min));
+  if (node.min !== null && least === null) return null;
+  // At most the bound on its precision: below its successor; below it: below the bound.
+  const above = node.max === null ? null : node.includeMax ? successor(codeUnits(node.max)) : codeUnits(node.max);
+  return { least, above };
+}
+
+/**
+ * The conditions on one `search_range` row (alias `r`) for its value to lie in the range, or null
+ * when none can. A row without a value (a document lacking the field) lies in none: a
+ * comparison is null on it.
+ */
+function rangeConditions(node: Range, r = 'r'): RawBuilder<boolean>[] | null {
   if (!isRangeField(node.field)) return null;
-  const conditions: RawBuilder<boolean>[] = [sql<boolean>`r.field = ${node.field}`];
+  const row = (column: string) => sql.ref(`${r}.${column}`);
+  const conditions: RawBuilder<boolean>[] = [sql<boolean>`${row('field')} = ${node.field}`];
+  // A bound leaves out the rows without a value by itself; said again, the planner counted them
+  // out twice, expected a fifth of the matches and probed each document's row by key for them.
+  if (node.min === null && node.max === null) conditions.push(sql<boolean>`${row('value')} is not null`);
   if (NUMERIC_RANGE_FIELDS.includes(node.field)) {
     const bounds = [node.min, node.max].filter((b): b is string => b !== null);
     if (bounds.some((b) => !NUMBER.test(b))) return null;
     for (const [bound, include, operator] of [[node.min, node.includeMin, '>'], [node.max, node.includeMax, '<']] as const) {
       if (bound === null) continue;
       const limit = Number(bound);
-      conditions.push(sql<boolean>`r.number ${sql.raw(include ? `${operator}=` : operator)} ${limit}::float8`);
+      conditions.push(sql<boolean>`${row('number')} ${sql.raw(include ? `${operator}=` : operator)} ${limit}::float8`);
       // The domain subtracts: an infinite value minus the same infinite bound is NaN, in no range.
-      if (!Number.isFinite(limit)) conditions.push(sql<boolean>`r.number <> ${limit}::float8`);
+      if (!Number.isFinite(limit)) conditions.push(sql<boolean>`${row('number')} <> ${limit}::float8`);
     }
     return conditions;
   }
-  if (node.min !== null) {
-    // At least the bound on its precision: at least the bound; above it: at least its successor.
-    const least = node.includeMin ? codeUnits(node.min) : successor(codeUnits(node.min));
-    if (least === null) return null;
-    conditions.push(sql<boolean>`r.value >= ${least}`);
-  }
-  if (node.max !== null) {
-    // At most the bound on its precision: below its successor; below it: below the bound.
-    const above = node.includeMax ? successor(codeUnits(node.max)) : codeUnits(node.max);
-    if (above !== null) conditions.push(sql<boolean>`r.value < ${above}`);
-  }
+  const bounds = dateBounds(node);
+  if (bounds === null) return null;
+  if (bounds.least !== null) conditions.push(sql<boolean>`${row('value')} >= ${bounds.least}`);
+  if (bounds.above !== null) conditions.push(sql<boolean>`${row('value')} < ${bounds.above}`);
   return conditions;
+}
+
+/**
+ * A listing's documents of `kinds` in a range (`node`), or outside it (`NOT range`): the listed
+ * ones, and a signed-in reader's own (`own`: their keys, found by the caller), one
+ * row each of their listing columns (postgres-listing-columns.ts) and `decided` (true), from the
+ * value index's entries of the matches alone; null for any other query, or a range no value can
+ * lie in (whose answer is no document, or every one). The rows of a document holding one value
+ * of the field (`sole`: nearly all) are its own; only the others are grouped by key.
+ *
+ * Outside a date range are the rows below its least value, those from the least above it, and
+ * those without a value: each an index range, together the matches' rows and no others'. A
+ * document there holding other values of the field (not `sole`) is outside only when none of
+ * them is inside, looked up by key. A numeric range's outside is read from all of its field's
+ * rows (a version index is seldom asked for, never under NOT in the clients known).
+ */
+export function listedRangeDocuments(node: QueryNode, kinds: readonly string[], own: RawBuilder<unknown> | null): RawBuilder<unknown> | null {
+  const range = node.type === 'not' ? node.child : node;
+  if (range.type !== 'range') return null;
+  const inside = rangeConditions(range);
+  if (inside === null) return null;
+  const listing = sql`${own === null ? sql`r.listed` : sql`(r.listed or r.key in (${own}))`} and r.kind = any(${[...kinds]}::text[])`;
+  /** The matches among the rows the conditions keep (`sole`: each an index range of its own), one row each. */
+  const documents = (sole: readonly RawBuilder<unknown>[], others: RawBuilder<unknown>) =>
+    sql.join(
+      [
+        ...sole.map((where) => sql`select ${listingColumns('r')}, true as decided from search_range r where ${where} and ${listing} and r.sole`),
+        sql`select r.key collate "C", ${LISTING_AGGREGATES}, true from search_range r where ${others} and ${listing} and not r.sole group by r.key collate "C"`,
+      ],
+      sql` union all `,
+    );
+  if (node.type !== 'not') return documents([sql.join(inside, sql` and `)], sql.join(inside, sql` and `));
+  const bounds = NUMERIC_RANGE_FIELDS.includes(range.field) ? null : dateBounds(range);
+  const pieces: RawBuilder<boolean>[] =
+    bounds === null
+      ? [sql<boolean>`not coalesce(${sql.join(inside, sql` and `)}, false)`]
+      : [
+          sql<boolean>`r.value is null`,
+          ...(bounds.least === null ? [] : [sql<boolean>`r.value < ${bounds.least}`]),
+          // From the least above the range, or from its least when that is higher (a range of no
+          // value, `[abc TO 2020]`): the pieces never meet, so no row is taken twice.
+          ...(bounds.above === null ? [] : [sql<boolean>`r.value >= ${bounds.least !== null && Buffer.compare(bounds.least, bounds.above) > 0 ? bounds.least : bounds.above}`]),
+        ];
+  const elsewhere = sql.join(rangeConditions(range, 'o') ?? [], sql` and `);
+  const outside = pieces.map((piece) => sql`r.field = ${range.field} and ${piece}`);
+  return documents(
+    outside,
+    sql`(${sql.join(outside, sql` or `)}) and not exists (select 1 from search_range o where o.key = r.key and ${elsewhere})`,
+  );
 }
 
 /** Whether a row of search_doc holds a value in the range. */

@@ -14,14 +14,15 @@
  * (`matchesQuery`, `scoreQuery`, `runSearch`), which holds every engine to the same answers.
  */
 import { sql, type Kysely, type RawBuilder } from 'kysely';
-import { facetLabel, fuzzyDistance, meetsBox, parseQuery, positiveTerms, runSearch, scoreQuery, shapeBounds, sortBuckets, splitAtAntimeridian, type QueryNode } from '@krs/domain/search';
+import { facetLabel, fuzzyDistance, meetsBox, parseQuery, positiveTerms, runSearch, scoreQuery, shapeBounds, sortBuckets, splitAtAntimeridian, tokenize, type QueryNode } from '@krs/domain/search';
 import { isLarge, jsonText, largeValueSlices, type BBox, type FacetBucket, type FacetName, type SearchDocument, type SearchIndex, type SearchRequest, type SearchResult, type Shape } from '@krs/domain';
 import { decideCandidates } from './decide-candidates.ts';
 import { evaluateInSlices } from './evaluate-in-slices.ts';
 import { expandInSlices } from './expand-in-slices.ts';
 import { fuzzyWords } from './fts-query.ts';
 import { fieldPathsOf, fieldTsquery, fieldVector } from './postgres-fields.ts';
-import { composedQuery, RANGE_SCHEMA, requiredRanges, writeRanges } from './postgres-ranges.ts';
+import { LISTING_AGGREGATES, listingColumns } from './postgres-listing-columns.ts';
+import { composedQuery, listedRangeDocuments, RANGE_SCHEMA, requiredRanges, writeRanges } from './postgres-ranges.ts';
 import { documentWords, documentWordsInTurns, exactQuery, type DocumentWords, rankOperands, rankText, requiredWords, singleLexeme, type FuzzyExpansions, type RankOperand, type SingleLexeme } from './postgres-text.ts';
 
 /** Any Kysely handle: the index's tables are outside the records' typed schema, and written in SQL. */
@@ -202,9 +203,10 @@ const STORAGE = [
  * the vector, and `word_count` written with it rather than generated; 13 `search_range`, the values
  * of the range fields (postgres-ranges.ts); 14 the title's weight on the words `metadata.title:`
  * reads (its members' only where it holds no value of its own), a range field's own values only,
- * and `field_words`, the words of each field path (postgres-fields.ts).
+ * and `field_words`, the words of each field path (postgres-fields.ts); 15 the listing columns on
+ * `search_range`'s rows, and a row without a value for each range field a listed document lacks.
  */
-const LAYOUT = 14;
+const LAYOUT = 15;
 
 /** Creates the index's tables and indexes where they are missing; nodes starting at once take turns. */
 export async function createPostgresSearchSchema<T>(handle: Kysely<T>): Promise<void> {
@@ -303,8 +305,11 @@ export function createPostgresSearchIndex<T>(handle: Kysely<T>): SearchIndex & {
       const undecided = bit !== null && (await someUndecided(handle, request, query, false));
       if (bit !== null && !undecided) return inSql(handle, request, bit, null, singleLexeme(query));
       if (query.type === 'all' && request.bbox !== null) {
-        return publicListing(request) ? listedInBox(handle, request, request.bbox) : inSql(handle, request, await inBox(handle, request, request.bbox), null);
+        return keptFilter(request) ? listedInBox(handle, request, request.bbox) : inSql(handle, request, await inBox(handle, request, request.bbox), null);
       }
+      // A listing's range, or NOT range, from the range rows' listing columns alone.
+      const listedRange = request.bbox === null && keptFilter(request) ? listedRangeDocuments(query, request.filter.kinds, ownKeys(request)) : null;
+      if (listedRange !== null) return listedAnswer(handle, request, listedRange);
       const fuzzy = await expandFuzzy(handle, query);
       const exact = query.type === 'all' ? null : exactQuery(query, fuzzy);
       if (exact !== null && request.bbox === null && !undecided && !(await someUndecided(handle, request, query, exact.phrases))) {
@@ -319,7 +324,7 @@ export function createPostgresSearchIndex<T>(handle: Kysely<T>): SearchIndex & {
             : exact.positional
               ? phraseMatch(query, exact.match)
               : sql<boolean>`words @@ ${exact.match}::tsquery`;
-        return inSql(handle, request, match, rank, singleLexeme(query));
+        return inSql(handle, request, match, rank, singleLexeme(query) ?? (keptFilter(request) ? await oneWordOf(handle, query, fuzzy) : null));
       }
       // Ranges and fields with parts the vector decides: in SQL too, the ranges from their ordered
       // index, the fields from their vector.
@@ -438,47 +443,58 @@ function exactBoxTest(box: BBox, test: 'meets' | 'inside'): RawBuilder<boolean> 
   return sql<boolean>`(${sql.join(tests, sql` or `)})`;
 }
 
-/** The listing columns search_box keeps of each part's document, the same in each of its parts. */
-const BOX_DOC_COLUMNS = sql.raw('key, kind, resource_type, resource_type_label, access_status, created, updated, version_index, id');
-
 /**
- * A document's listing columns from its parts' rows, grouped by key alone (bytewise): grouping by
- * every column sorted the parts on all nine in the database's collation, a third of the statement.
- */
-const BOX_DOC_AGGREGATES = sql.raw(
-  ['kind', 'resource_type', 'resource_type_label', 'access_status', 'created', 'updated', 'version_index', 'id'].map((c) => `any_value(${c}) as ${c}`).join(', '),
-);
-
-/**
- * A public listing's box without query text, from search_box's GiST index alone (its leaves hold
- * every column read here: an index-only scan of the parts near the box), not from each match's
- * row of search_doc. A document meets the box when a part's bounds lie inside it, or meet it and
+ * A listing's box without query text, from search_box's GiST index alone (its leaves hold every
+ * column read here: an index-only scan of the parts near the box), not from each match's row of
+ * search_doc: the listed parts, and a signed-in reader's own documents' (`ownKeys`, found first). A document meets the box when a part's bounds lie inside it, or meet it and
  * are the part itself (`whole`: a point, a rectangle); only the documents with neither, a part of
- * another shape across the box's edge, are read and decided on their shapes. Counts and page come
- * from one statement over the parts, read once (a second when some document was left undecided).
+ * another shape across the box's edge, are read and decided on their shapes.
  */
 async function listedInBox(db: Db, request: SearchRequest, box: BBox): Promise<SearchResult> {
+  const own = ownKeys(request);
+  const parts = sql`select ${listingColumns()}, whole or ${exactBoxTest(box, 'inside')} as decided from search_box
+    where ${boxTest(box, '&&')} and ${exactBoxTest(box, 'meets')} and ${own === null ? sql`listed` : sql`(listed or key in (${own}))`}
+    and kind = any(${[...request.filter.kinds]}::text[])`;
+  const documents = sql`select key collate "C" as key, ${LISTING_AGGREGATES}, bool_or(decided) as decided from (${parts}) p group by key collate "C"`;
+  return listedAnswer(db, request, documents, async (handle, across) => {
+    const edge: string[] = [];
+    for (let i = 0; i < across.length; i += CANDIDATE_PAGE) {
+      const page = await sql<{ key: string; doc: string }>`select key, doc from search_doc where key = any(${across.slice(i, i + CANDIDATE_PAGE)}::text[])`.execute(handle);
+      edge.push(...(await evaluateInSlices(page.rows, (r) => (meetsBox(JSON.parse(r.doc) as SearchDocument, box) ? r.key : null))));
+    }
+    return edge;
+  });
+}
+
+/**
+ * A public listing's answer from its candidates' listing columns (`listingColumns`, one row per
+ * document, saying whether it is `decided` a match), read from beside their index entries
+ * (search_box's parts, search_range's values) so that no match's row of search_doc is read.
+ * Counts and page come from one statement over the documents, read once; the undecided come back
+ * with it, left out, and only when there are some is `decide` asked which of them match, and the
+ * answer asked again with those.
+ */
+async function listedAnswer(
+  db: Db,
+  request: SearchRequest,
+  documents: RawBuilder<unknown>,
+  decide: (handle: Db, undecided: string[]) => Promise<string[]> = async () => [],
+): Promise<SearchResult> {
   const filtered = (Object.entries(request.filter.facets ?? {}) as [FacetName, readonly string[]][]).filter(([, values]) => values.length > 0).map(([facet]) => facet);
   const grouped = [...new Set<FacetName>([...request.aggregations, ...filtered])];
   const labelled = request.aggregations.includes('resource_type');
-  const parts = sql`select ${BOX_DOC_COLUMNS}, whole or ${exactBoxTest(box, 'inside')} as decided from search_box
-    where ${boxTest(box, '&&')} and ${exactBoxTest(box, 'meets')} and listed and kind = any(${[...request.filter.kinds]}::text[])`;
   const facets = grouped.map((facet) => sql`${sql.ref(FACET_COLUMN[facet])} as ${sql.ref(facet)}`);
   const start = (request.page - 1) * request.size;
   const order = sql.raw(ORDER[request.sort === 'bestmatch' ? 'newest' : request.sort]);
-  // The documents no part decides come back with the answer, which leaves them out: only when there
-  // are some (other shapes across the edge) is the answer asked again with those that meet the box.
   const answerWith = async (handle: Db, edge: readonly string[]) =>
     (
       await sql<{ counts: FacetGroup[]; page: PageRow[]; across: string[] }>`with g as materialized (
-          select key collate "C" as key, ${BOX_DOC_AGGREGATES}, bool_or(decided) as decided from (${parts}) p group by key collate "C"
-        ), m as (
-          select * from g where decided or key = any(${[...edge]}::text[])
+          select *, decided or key = any(${[...edge]}::text[]) as matched from (${documents}) d
         ), counts as (
-          select ${sql.join([...facets, labelled ? sql`min(resource_type_label) as label` : sql`null as label`, sql`count(*) as n`])} from m
+          select ${sql.join([...facets, labelled ? sql`min(resource_type_label) as label` : sql`null as label`, sql`count(*) as n`])} from g where matched
           ${grouped.length === 0 ? sql`` : sql`group by ${sql.join(grouped.map((facet) => sql.ref(FACET_COLUMN[facet])))}`}
         ), page as (
-          select key, id, kind, created, updated, version_index from m where ${facetSql(request)} order by ${order} limit ${request.size} offset ${start}
+          select key, id, kind, created, updated, version_index from g where matched and ${facetSql(request)} order by ${order} limit ${request.size} offset ${start}
         )
         select (select coalesce(json_agg(c order by c.label), '[]') from counts c) as counts,
           (select coalesce(json_agg(json_build_object('id', id, 'kind', kind, 'state', 'published') order by ${order}), '[]') from page) as page,
@@ -487,17 +503,14 @@ async function listedInBox(db: Db, request: SearchRequest, box: BBox): Promise<S
   const run = async (handle: Db) => {
     const first = await answerWith(handle, []);
     if (first.across.length === 0) return first;
-    const edge: string[] = [];
-    for (let i = 0; i < first.across.length; i += CANDIDATE_PAGE) {
-      const page = await sql<{ key: string; doc: string }>`select key, doc from search_doc where key = any(${first.across.slice(i, i + CANDIDATE_PAGE)}::text[])`.execute(handle);
-      edge.push(...(await evaluateInSlices(page.rows, (r) => (meetsBox(JSON.parse(r.doc) as SearchDocument, box) ? r.key : null))));
-    }
+    const edge = await decide(handle, first.across);
     return edge.length === 0 ? first : answerWith(handle, edge);
   };
   const answer = db.isTransaction
     ? await run(db)
     : await db.transaction().execute(async (trx) => {
-        await sql`select set_config('max_parallel_workers_per_gather', '0', true)`.execute(trx);
+        // 16 MB: the documents of a range's 38,000 matches at 100k spilled to a temporary file at 4.
+        await sql`select set_config('max_parallel_workers_per_gather', '0', true), set_config('work_mem', '16MB', true)`.execute(trx);
         return run(trx);
       });
   return resultOf(request, answer.counts, answer.page);
@@ -637,6 +650,26 @@ async function holdsPath(db: Db, path: string): Promise<RawBuilder<boolean> | nu
   const id = (await sql<{ id: number }>`select id from search_path where path = ${path}`.execute(db)).rows[0]?.id;
   if (id === undefined) return sql<boolean>`false`;
   return id <= MAX_PATH_BIT ? sql<boolean>`substring(path_bits from ${id + 1}::integer for 1) = B'1'` : null;
+}
+
+/**
+ * The one lexeme of a query of one unfielded prefix that one word of the vocabulary completes
+ * (`defor*`, when `deforestation` is the only word ever indexed starting so), or of one unfielded
+ * fuzzy word that expands to one word, else null. The query then matches what that word matches,
+ * as every word of a document with a vector is in the vocabulary (asked only when every candidate
+ * has one) and the vector decides a fuzzy word by its expansions, and scores as the word does (one
+ * lexeme matched either way): the counts and title scores the writes keep for the word answer it
+ * without visiting its matches.
+ */
+async function oneWordOf(db: Db, query: QueryNode, fuzzy: FuzzyExpansions): Promise<SingleLexeme | null> {
+  if (query.type !== 'term' || query.match === 'exact' || query.field !== null) return null;
+  const [word, ...more] = tokenize(query.value);
+  if (word === undefined || more.length > 0) return null;
+  const [only, other] =
+    query.match === 'fuzzy'
+      ? (fuzzy.get(word) ?? [])
+      : (await sql<{ word: string }>`select word from search_vocab where word >= ${word} and word < ${word} || chr(1114111) limit 2`.execute(db)).rows.map((r) => r.word);
+  return only !== undefined && other === undefined ? singleLexeme({ type: 'term', field: null, value: only, match: 'exact' }) : null;
 }
 
 /** Vocabulary rows read per query for all its fuzzy words together, as in the SQLite engine. */
@@ -815,8 +848,6 @@ const keptFilter = (request: SearchRequest): boolean => {
   return f.published === true && f.latestOnly === true && f.userListing === undefined && f.parentId === undefined && f.ids === undefined;
 };
 
-/** A kept filter for an anonymous reader: exactly the documents search_box marks `listed`, of some kinds. */
-const publicListing = (request: SearchRequest): boolean => keptFilter(request) && request.filter.viewerId === null;
 
 /**
  * The matches of a kept filter (`keptFilter`) that the kept counts and title scores leave out:
@@ -830,6 +861,15 @@ function ownSql(request: SearchRequest, match: RawBuilder<boolean>): RawBuilder<
   if (f.viewerId === null) return null;
   return sql<boolean>`not is_public and readers @> array[${f.viewerId}]::text[] and state = 'published' and is_latest
     and kind = any(${[...f.kinds]}::text[]) and ${match}`;
+}
+
+/**
+ * The keys of a kept filter's documents that search_box and search_range do not mark `listed`: a
+ * signed-in reader's own (`ownSql`); null for an anonymous reader, whose documents are the listed.
+ */
+function ownKeys(request: SearchRequest): RawBuilder<unknown> | null {
+  const own = ownSql(request, sql<boolean>`true`);
+  return own === null ? null : sql`select key from search_doc where ${own}`;
 }
 
 /**

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { BBox, SearchDocument, SearchFilter, SearchIndex, SearchRequest } from '@krs/domain';
-import { geometryShapes, matchesQuery, parseQuery, runSearch, shapeBounds } from '@krs/domain/search';
+import { geometryShapes, matchesQuery, parseQuery, runSearch, scoreQuery, shapeBounds } from '@krs/domain/search';
 import { randomSearch, seeded } from './random-search.ts';
 
 const day = (n: number) => `2026-01-${String(n).padStart(2, '0')}T00:00:00.000Z`;
@@ -933,6 +933,27 @@ export function searchIndexContract(name: string, make: () => Promise<SearchInde
           [1, 70],
         ] as const)
           expect(await ordered(index, { sort: 'bestmatch', q: 'glacier', page, size })).toEqual(expected.slice((page - 1) * size, page * size));
+      });
+
+      it('orders a field query\'s matches as the evaluator does: title matches first, then by length, ties as newest then by id', async () => {
+        const index = await make();
+        const pad = (i: number) => String(i).padStart(3, '0');
+        // The field holds the word once in each; the title of one holds it too, one is long, the rest tie.
+        const docs = [
+          doc('weak', { created: day(28) }, { title: 'Coastal erosion study', description: 'A long report that mentions a glacier once among many other words about coasts and sand.' }),
+          doc('strong', { created: day(1) }, { title: 'Glacier retreat', description: 'Glacier outlines.' }),
+          ...Array.from({ length: 40 }, (_, i) => doc(`t${pad((i * 17) % 40)}`, { created: day(1 + ((i * 11) % 27)) }, { title: 'Survey', description: 'Glacier survey' })),
+        ];
+        await index.upsert(docs);
+        for (const text of ['metadata.description:glacier', 'metadata.description:glac*']) {
+          const query = parseQuery(text);
+          const expected = runSearch(docs, request({ q: text, size: 100, sort: 'bestmatch' }), (d) => matchesQuery(query, d), (d) => scoreQuery(query, d)).hits.map((h) => h.id);
+          expect(expected[0]).toBe('strong');
+          expect(expected[expected.length - 1]).toBe('weak');
+          for (const [page, size] of [[1, 10], [2, 10], [1, 100]] as const) {
+            expect(await ordered(index, { sort: 'bestmatch', q: text, page, size }), `${text} page ${page} of ${size}`).toEqual(expected.slice((page - 1) * size, page * size));
+          }
+        }
       });
 
       it('pages with an exact total, without overlap or gaps, stable across calls', async () => {
