@@ -84,13 +84,21 @@ export function openEmbeddedSearch(engine: SearchEngine, dataDir: string): Embed
 export async function openPostgresSearch(db: DbHandle['db']): Promise<EmbeddedSearch & { index: ReturnType<typeof createPostgresSearchIndex> }> {
   await createPostgresSearchSchema(db);
   const index = createPostgresSearchIndex(db);
+  /** Whether the last resume found documents, so that the projection after it caught up only. */
+  let caughtUp = false;
   return {
     index,
     async resume() {
       const empty = (await index.search({ filter: { kinds: ['resource', 'package'], viewerId: null }, q: null, bbox: null, sort: 'newest', page: 1, size: 1, aggregations: [] })).total === 0;
+      caughtUp = !empty;
       return empty ? '1970-01-01T00:00:00.000Z' : new Date().toISOString();
     },
-    checkpoint: async () => undefined,
+    // After every record was projected at once (a first start, `krs reindex`), the planner's
+    // statistics are gathered at once too rather than whenever autovacuum comes round.
+    async checkpoint() {
+      if (!caughtUp) await index.analyze();
+      caughtUp = false;
+    },
     persist: async () => undefined,
     close: async () => undefined,
   };

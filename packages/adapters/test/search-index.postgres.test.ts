@@ -126,6 +126,22 @@ async function open() {
   return { handle, index: createPostgresSearchIndex(handle.db) };
 }
 
+describe("search index (PostgreSQL): the planner's statistics", () => {
+  it('are gathered on demand, so the planner knows the rows a bulk projection wrote', async () => {
+    const { handle, index } = await open();
+    try {
+      await index.upsert(Array.from({ length: 120 }, (_, i) => doc(`d${i}`, { title: `Record ${i}` })));
+      // What the planner takes the table to hold: -1 until it is first analyzed.
+      const planned = async () => Number((await sql<{ n: number }>`select reltuples as n from pg_class where relname = 'search_doc'`.execute(handle.db)).rows[0]?.n);
+      expect(await planned()).toBe(-1);
+      await index.analyze();
+      expect(await planned()).toBe(120);
+    } finally {
+      await handle.close();
+    }
+  });
+});
+
 describe('search index (PostgreSQL): text decided in SQL', () => {
   it('never lets a phrase span two values', async () => {
     const { handle, index } = await open();
