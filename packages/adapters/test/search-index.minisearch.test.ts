@@ -330,3 +330,59 @@ describe('minisearch writes of large documents in steps', () => {
     expect(await answersOf(source)).toEqual(await answersOf(await holding([...base, large('big', 'glacier'), large('late', 'glacier')])));
   }, 60_000);
 });
+
+describe('minisearch searches read in slices', () => {
+  const query: SearchRequest = { ...glacier, q: 'gla* OR sea~ OR ice* OR fjord~ OR morain*', size: 20 };
+  const from = [doc('a', 'Glacier retreat'), doc('b', 'Sea ice'), doc('c', 'Fjord glaciers'), doc('e', 'Glacial sea ice')];
+  /** A search's slices, each ending in a turn that runs `onTurn` (a write, say). */
+  const turning = (onTurn: () => Promise<void>) => () => ({ due: () => true, turn: onTurn });
+
+  it('answers as of the index after a write shown between two of its slices, never a mix of before and after', async () => {
+    let pending: (() => Promise<void>) | null = null;
+    let turns = 0;
+    const index = createMiniSearchIndex({
+      searchSlices: turning(async () => {
+        turns++;
+        const write = pending;
+        pending = null;
+        if (write !== null) await write();
+      }),
+    });
+    await index.upsert(from);
+    const before = await index.search(query);
+    // Each write, and what the index holds after it.
+    const writes: [string, () => Promise<void>, SearchDocument[]][] = [
+      ['upsert', () => index.upsert([doc('a', 'Moraine'), doc('d', 'Glacial fjord')]), [doc('a', 'Moraine'), from[1], from[2], from[3], doc('d', 'Glacial fjord')].filter((d) => d !== undefined)],
+      ['remove', () => index.remove(['published:b', 'published:e']), [doc('a', 'Moraine'), from[2], doc('d', 'Glacial fjord')].filter((d) => d !== undefined)],
+      ['clear', () => index.clear().then(() => index.upsert([doc('z', 'Sea moraine')])), [doc('z', 'Sea moraine')]],
+    ];
+    for (const [what, write, held] of writes) {
+      const reference = createMiniSearchIndex();
+      await reference.upsert(held);
+      turns = 0;
+      pending = write;
+      const answered = await index.search(query);
+      expect({ what, yielded: turns > 4 }).toEqual({ what, yielded: true });
+      expect({ what, answered }).toEqual({ what, answered: await reference.search(query) });
+      expect(answered).not.toEqual(before);
+    }
+  });
+
+  it('still answers, as of the last write, when a write is shown between every two slices', async () => {
+    let writing = true;
+    let written = 0;
+    const index = createMiniSearchIndex({
+      searchSlices: turning(async () => {
+        if (!writing) return;
+        written++;
+        await index.upsert([doc(`w${written}`, `Glacier ${written}`)]);
+      }),
+    });
+    await index.upsert(from);
+    const answered = await index.search(query);
+    writing = false;
+    expect(written).toBeGreaterThan(0);
+    expect(answered.total).toBe(from.length + written);
+    expect(answered).toEqual(await index.search(query));
+  });
+});

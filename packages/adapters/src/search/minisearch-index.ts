@@ -36,6 +36,7 @@ import {
   isLarge,
   largeValueSlices,
   stringifyJsonInTurns,
+  timeSlices,
   turnWhenDue,
   type SearchDocument,
   type SearchIndex,
@@ -48,7 +49,8 @@ import { RowArraysPool, type RowArrays } from './row-arrays.ts';
 import { evaluateInSlices } from './evaluate-in-slices.ts';
 import { pathToken } from './path-token.ts';
 import { MiniSearchRows, needsShapes, type PreparedRow } from './minisearch-rows.ts';
-import { TextIndex, TITLE_AND_TEXT, TITLE_ONLY, type IndexedText, type Scored, type Staged } from './minisearch-text.ts';
+import { TextIndex, TITLE_AND_TEXT, TITLE_ONLY, type IndexedText, type Scored, type Staged, type TakeTurn } from './minisearch-text.ts';
+import { nextSearchTurn } from './search-turns.ts';
 import { WritesInOrder } from './writes-in-order.ts';
 import { readSnapshot, writeSnapshot } from './minisearch-snapshot.ts';
 import { phraseInField, valueLine, type FieldPaths } from './minisearch-value-lines.ts';
@@ -180,14 +182,28 @@ export interface MiniSearchIndex extends SearchIndex {
   loadSnapshot(file: string): Promise<string | null>;
 }
 
+/**
+ * Tries at reading a query's candidates in slices before reading them in one piece: each is
+ * started over when a write is shown between two of its slices, and a stream of small writes
+ * must not keep a search from ever answering.
+ */
+const SLICED_TRIES = 3;
+
+/** A write was shown between two slices of a search's reading: it starts over. */
+class WrittenMeanwhile extends Error {}
+
 const keepFuzzy = (word: string, derived: string) => derived === word || isFuzzyMatch(derived, word);
 
 export interface MiniSearchOptions {
   /** The slices a large document's steps run in: one per iteration of the loop (domain turns), unless a test says otherwise. */
   slices?: () => Slicing;
+  /** The slices a search reads its candidates in: 2 ms, one per turn of the searches' line (search-turns.ts), unless a test says otherwise. */
+  searchSlices?: () => Slicing;
 }
 
-export function createMiniSearchIndex({ slices = largeValueSlices }: MiniSearchOptions = {}): MiniSearchIndex {
+const searchTurns = (): Slicing => timeSlices(nextSearchTurn);
+
+export function createMiniSearchIndex({ slices = largeValueSlices, searchSlices = searchTurns }: MiniSearchOptions = {}): MiniSearchIndex {
   let rows = new MiniSearchRows();
   let text = new TextIndex();
   /**
@@ -209,7 +225,7 @@ export function createMiniSearchIndex({ slices = largeValueSlices }: MiniSearchO
   }
 
   /** Candidates for a node, or null when the index cannot narrow it (every document may match). */
-  function candidates(node: QueryNode, scoring: Scoring | null, capacity: number, arrays: RowArrays): Candidates | null {
+  async function candidates(node: QueryNode, scoring: Scoring | null, capacity: number, arrays: RowArrays, takeTurn: TakeTurn): Promise<Candidates | null> {
     switch (node.type) {
       case 'term':
       case 'phrase': {
@@ -222,7 +238,7 @@ export function createMiniSearchIndex({ slices = largeValueSlices }: MiniSearchO
         const field = node.field === null || onTitle ? null : rows.fieldScope(node.field, arrays.marks(capacity));
         // MiniSearch's fuzzy search walks its term tree within the edit distance; the domain's
         // rule also wants the first letter kept, checked on the words each row matched.
-        const found = text.scoreAll(words, fields, match, capacity, arrays, fuzzyDistance, match === 'fuzzy' ? keepFuzzy : null, field);
+        const found = await text.scoreAll(words, fields, match, capacity, arrays, fuzzyDistance, match === 'fuzzy' ? keepFuzzy : null, field, takeTurn);
         // Ranked by the words in the title and text, wherever the field wants them.
         if (scoring !== null) addScores(scoring, found);
         const marks = found.inField ?? found.marks;
@@ -245,7 +261,7 @@ export function createMiniSearchIndex({ slices = largeValueSlices }: MiniSearchO
           const same = node.children.filter(plain(field));
           if (same.length < 2) continue;
           const group: QueryNode = { type: 'term', field, match: 'exact', value: same.map((c) => (c.type === 'term' ? c.value : '')).join(' ') };
-          const found = candidates(group, scoring, capacity, arrays);
+          const found = await candidates(group, scoring, capacity, arrays, takeTurn);
           if (found === null) continue;
           grouped.push(found);
           // Each word of the group is read from the group's marks: wrong for the word alone,
@@ -256,7 +272,8 @@ export function createMiniSearchIndex({ slices = largeValueSlices }: MiniSearchO
           }
         }
         for (const c of node.children) if (!inGroup.has(c)) rest.push(c);
-        const parts = [...grouped, ...rest.map((c) => candidates(c, scoring, capacity, arrays))];
+        const parts: (Candidates | null)[] = [...grouped];
+        for (const c of rest) parts.push(await candidates(c, scoring, capacity, arrays, takeTurn));
         const narrowing = parts.filter((p): p is Candidates => p !== null);
         if (narrowing.length === 0) return null;
         const marks = arrays.marks(capacity);
@@ -264,7 +281,8 @@ export function createMiniSearchIndex({ slices = largeValueSlices }: MiniSearchO
         return { marks, exact: narrowing.length === parts.length && narrowing.every((p) => p.exact) };
       }
       case 'or': {
-        const parts = node.children.map((c) => candidates(c, scoring, capacity, arrays));
+        const parts: (Candidates | null)[] = [];
+        for (const c of node.children) parts.push(await candidates(c, scoring, capacity, arrays, takeTurn));
         if (parts.some((p) => p === null)) return null;
         const narrowing = parts as Candidates[];
         const marks = arrays.marks(capacity);
@@ -287,7 +305,7 @@ export function createMiniSearchIndex({ slices = largeValueSlices }: MiniSearchO
       }
       case 'not': {
         // Only an exact answer has an exact complement; scores of what is excluded do not count.
-        const inner = candidates(node.child, null, capacity, arrays);
+        const inner = await candidates(node.child, null, capacity, arrays, takeTurn);
         if (inner === null || !inner.exact) return null;
         const marks = arrays.marks(capacity);
         for (const row of rows.rows()) if (inner.marks[row] !== 1) marks[row] = 1;
@@ -350,11 +368,40 @@ export function createMiniSearchIndex({ slices = largeValueSlices }: MiniSearchO
     (hits, k, newest) =>
       firstByColumn(hits, k, scores, true, (a, b) => (scores[b] ?? 0) - (scores[a] ?? 0) || newest(a, b));
 
+  /**
+   * The query's candidates and scores, as of one state of the index: read in slices, one per
+   * turn of the loop, started over when a write is shown meanwhile; after `SLICED_TRIES` such
+   * starts, read in one piece. Returns the count of writes it reflects.
+   */
+  async function candidatesOfOneState(query: QueryNode, arrays: RowArrays): Promise<{ found: Candidates | { marks: null; exact: true } | null; scoring: Scoring; seen: number }> {
+    for (let tries = 0; ; tries++) {
+      const seen = writes;
+      const capacity = rows.capacity;
+      const scoring: Scoring = { scores: arrays.scores(capacity), scored: false, exactLeaves: new Map(), phrases: new Map(), fieldPhrases: new Map() };
+      if (query.type === 'all') return { found: { marks: null, exact: true }, scoring, seen };
+      const sliced = tries < SLICED_TRIES;
+      const slicing = searchSlices();
+      const takeTurn: TakeTurn = sliced
+        ? async () => {
+            if (!slicing.due()) return;
+            await slicing.turn();
+            if (writes !== seen) throw new WrittenMeanwhile();
+          }
+        : () => Promise.resolve();
+      try {
+        const found = await candidates(query, scoring, capacity, arrays, takeTurn);
+        if (writes === seen) return { found, scoring, seen };
+      } catch (e) {
+        if (!(e instanceof WrittenMeanwhile)) throw e;
+      }
+      // What this try took is dropped with it.
+      arrays.reset();
+    }
+  }
+
   async function searchWith(request: SearchRequest, arrays: RowArrays): Promise<SearchResult> {
     const query = parseQuery(request.q ?? '');
-    const capacity = rows.capacity;
-    const scoring: Scoring = { scores: arrays.scores(capacity), scored: false, exactLeaves: new Map(), phrases: new Map(), fieldPhrases: new Map() };
-    const found = query.type === 'all' ? { marks: null, exact: true } : candidates(query, scoring, capacity, arrays);
+    const { found, scoring, seen } = await candidatesOfOneState(query, arrays);
     const rank = scoring.scored ? rankBy(scoring.scores) : null;
     if (found?.exact) return answer(rowsInBox(found.marks, request.bbox, arrays), request, rank, arrays);
     // The candidates the caller may list and the box allows, checked a slice at a time. The
@@ -365,7 +412,6 @@ export function createMiniSearchIndex({ slices = largeValueSlices }: MiniSearchO
       filter: { ...request.filter, facets: {} },
       aggregations: [],
     }).hits;
-    const seen = writes;
     const items = Array.from(listed, (row): Candidate => ({ row, key: rows.keyOf(row), words: rows.wordsOf(row), body: rows.bodyOf(row), parsed: null }));
     const decided = await evaluateInSlices(items, (item) => (decide(query, item, scoring) ? item : null));
     const kept = seen === writes ? decided : decided.filter((item) => rows.keyOf(item.row) === item.key);

@@ -56,6 +56,17 @@ interface Derived {
 
 export type WordMatch = 'exact' | 'prefix' | 'fuzzy';
 
+/**
+ * Called between steps of a search's reading (a query word's expansion, a derived word's
+ * postings): gives the loop back when the slice is due. The caller answers for what a write
+ * shown meanwhile changes (minisearch-index.ts starts over); documents staged or purged in steps
+ * meanwhile change nothing a search reads, since their postings are hidden (minisearch-steps.ts).
+ */
+export type TakeTurn = () => Promise<void>;
+
+/** No turn: the whole reading in one piece. */
+const atOnce: TakeTurn = () => Promise.resolve();
+
 /** Rows a query word or words matched: `marks[row]` is 1 for each, `scores[row]` its score there. */
 export interface Scored {
   marks: Uint8Array;
@@ -165,7 +176,7 @@ export class TextIndex extends MiniSearchInSteps {
    * `keep(word, derived)`: for fuzzy words, whether an indexed word counts towards the query
    * word; a row must hold, for every query word, some word kept for it.
    */
-  scoreAll(
+  async scoreAll(
     words: readonly string[],
     fields: readonly TextField[],
     match: WordMatch,
@@ -174,11 +185,16 @@ export class TextIndex extends MiniSearchInSteps {
     fuzzyDistance: (word: string) => number = () => 0,
     keep: ((word: string, derived: string) => boolean) | null = null,
     field: FieldScope | null = null,
-  ): Scored & { inField: Uint8Array | null } {
-    const expanded = words.map((w) => this.derived(w, match, fuzzyDistance));
+    takeTurn: TakeTurn = atOnce,
+  ): Promise<Scored & { inField: Uint8Array | null }> {
+    const expanded: Derived[][] = [];
+    for (const w of words) {
+      expanded.push(this.derived(w, match, fuzzyDistance));
+      await takeTurn();
+    }
     let total: Scored | null = null;
     for (const list of expanded) {
-      const one = this.scoreDerived(list, fields, capacity, arrays);
+      const one = await this.scoreDerived(list, fields, capacity, arrays, takeTurn);
       if (total === null) total = one;
       else {
         const { marks, scores } = total;
@@ -197,12 +213,12 @@ export class TextIndex extends MiniSearchInSteps {
       }
     }
     const result = total ?? { marks: arrays.marks(capacity), scores: arrays.scores(capacity), count: 0 };
-    if (keep !== null) this.keepOnly(result, words, expanded.flat(), fields, keep, capacity, arrays);
+    if (keep !== null) await this.keepOnly(result, words, expanded.flat(), fields, keep, capacity, arrays, takeTurn);
     // `search()` multiplies by the number of distinct query words each result matched: all of them.
     const quality = new Set(words).size || 1;
     if (quality !== 1) for (let row = 0; row < capacity; row++) if (result.marks[row] === 1) result.scores[row] = (result.scores[row] ?? 0) * quality;
     const kept = keep === null ? expanded : expanded.map((list, i) => list.filter((d) => keep(words[i] ?? '', d.term)));
-    return { ...result, inField: field === null ? null : this.rowsInField(kept, field, capacity, arrays) };
+    return { ...result, inField: field === null ? null : await this.rowsInField(kept, field, capacity, arrays, takeTurn) };
   }
 
   /**
@@ -210,7 +226,7 @@ export class TextIndex extends MiniSearchInSteps {
    * the row holds values there, else in any path below it, as the evaluator reads a field. A
    * count per row of the words found so far, in each of the two, stands for the AND.
    */
-  private rowsInField(expanded: readonly (readonly Derived[])[], field: FieldScope, capacity: number, arrays: RowArrays): Uint8Array {
+  private async rowsInField(expanded: readonly (readonly Derived[])[], field: FieldScope, capacity: number, arrays: RowArrays, takeTurn: TakeTurn): Promise<Uint8Array> {
     const own = arrays.rows(capacity).fill(0);
     const below = arrays.rows(capacity).fill(0);
     const rowOf = this.rowOf;
@@ -226,6 +242,7 @@ export class TextIndex extends MiniSearchInSteps {
             if (row >= 0 && counts[row] === i) counts[row] = i + 1;
           }
         }
+        await takeTurn();
       }
     }
     const all = expanded.length;
@@ -332,7 +349,7 @@ export class TextIndex extends MiniSearchInSteps {
   }
 
   /** `termResults` of each derived word in turn, into arrays. */
-  private scoreDerived(list: readonly Derived[], fields: readonly TextField[], capacity: number, arrays: RowArrays): Scored {
+  private async scoreDerived(list: readonly Derived[], fields: readonly TextField[], capacity: number, arrays: RowArrays, takeTurn: TakeTurn): Promise<Scored> {
     const marks = arrays.marks(capacity);
     const scores = arrays.scores(capacity);
     let count = 0;
@@ -367,12 +384,13 @@ export class TextIndex extends MiniSearchInSteps {
           } else scores[row] = (scores[row] ?? 0) + boost * raw;
         }
       }
+      await takeTurn();
     }
     return { marks, scores, count };
   }
 
   /** Drops the rows that do not hold, for each query word, an indexed word `keep` accepts for it. */
-  private keepOnly(
+  private async keepOnly(
     result: Scored,
     words: readonly string[],
     derived: readonly Derived[],
@@ -380,7 +398,8 @@ export class TextIndex extends MiniSearchInSteps {
     keep: (word: string, derived: string) => boolean,
     capacity: number,
     arrays: RowArrays,
-  ): void {
+    takeTurn: TakeTurn,
+  ): Promise<void> {
     for (const word of words) {
       const held = arrays.marks(capacity);
       const seen = new Set<string>();
@@ -388,6 +407,7 @@ export class TextIndex extends MiniSearchInSteps {
         if (seen.has(d.term) || !keep(word, d.term)) continue;
         seen.add(d.term);
         this.rowsWith(d.term, fields, held);
+        await takeTurn();
       }
       for (let row = 0; row < capacity; row++) {
         if (result.marks[row] === 1 && held[row] === 0) {
