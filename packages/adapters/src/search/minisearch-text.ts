@@ -23,6 +23,7 @@ import type { RowArrays } from './row-arrays.ts';
 import { exportTerms, PATH_FIELDS, postingStarts, savedTermTree, type TermData } from './minisearch-saved-terms.ts';
 import { MiniSearchInSteps, type IndexedText, type Staged } from './minisearch-steps.ts';
 import { withoutCodes, type FieldPaths } from './minisearch-value-lines.ts';
+import { fuzzyWalk } from './minisearch-fuzzy-walk.ts';
 
 export type { IndexedText, Staged } from './minisearch-steps.ts';
 
@@ -63,6 +64,16 @@ export type WordMatch = 'exact' | 'prefix' | 'fuzzy';
  * meanwhile change nothing a search reads, since their postings are hidden (minisearch-steps.ts).
  */
 export type TakeTurn = () => Promise<void>;
+
+/** Steps of a word's expansion (nodes of a fuzzy walk, words of a prefix) between two looks at the slice. */
+const WALK_STEPS_PER_TURN = 64;
+
+function runToEnd<T>(steps: Generator<void, T>): T {
+  for (;;) {
+    const step = steps.next();
+    if (step.done === true) return step.value;
+  }
+}
 
 /** No turn: the whole reading in one piece. */
 const atOnce: TakeTurn = () => Promise.resolve();
@@ -105,6 +116,7 @@ export class TextIndex extends MiniSearchInSteps {
   }
 
   put(doc: IndexedText): void {
+    this.treeChanges++;
     this.add(doc);
     const short = this._idToShortId.get(doc.id) ?? -1;
     this.ensure(short + 1);
@@ -158,6 +170,7 @@ export class TextIndex extends MiniSearchInSteps {
 
   /** Takes the document out word by word: it must be the text `put` was given. */
   drop(doc: IndexedText): void {
+    this.treeChanges++;
     const short = this._idToShortId.get(doc.id);
     if (short !== undefined) this.removePathPostings(short, { code: null, text: doc.text });
     this.remove(doc);
@@ -165,6 +178,7 @@ export class TextIndex extends MiniSearchInSteps {
   }
 
   empty(): void {
+    this.treeChanges++;
     this.removeAll();
     this.hidden.clear();
     this.rowOf.fill(-1);
@@ -189,7 +203,7 @@ export class TextIndex extends MiniSearchInSteps {
   ): Promise<Scored & { inField: Uint8Array | null }> {
     const expanded: Derived[][] = [];
     for (const w of words) {
-      expanded.push(this.derived(w, match, fuzzyDistance));
+      expanded.push(await this.derivedInSlices(w, match, fuzzyDistance, takeTurn));
       await takeTurn();
     }
     let total: Scored | null = null;
@@ -323,16 +337,37 @@ export class TextIndex extends MiniSearchInSteps {
     return index;
   }
 
-  /** The indexed words a query word stands for, in the order `executeQuerySpec` scores them. */
-  private derived(word: string, match: WordMatch, fuzzyDistance: (word: string) => number): Derived[] {
+  /**
+   * `deriving` with a turn every `WALK_STEPS_PER_TURN` steps: a one-letter prefix stands for
+   * thousands of words, a fuzzy word's walk visits thousands of nodes. Words staged or purged
+   * in steps meanwhile may change the tree's shape under the walk: then it is walked again, at once.
+   */
+  private async derivedInSlices(word: string, match: WordMatch, fuzzyDistance: (word: string) => number, takeTurn: TakeTurn): Promise<Derived[]> {
+    const changes = this.treeChanges;
+    const walk = this.deriving(word, match, fuzzyDistance);
+    for (let steps = 1; ; steps++) {
+      const step = walk.next();
+      if (step.done === true) return step.value;
+      if (steps % WALK_STEPS_PER_TURN !== 0) continue;
+      await takeTurn();
+      if (this.treeChanges !== changes) return runToEnd(this.deriving(word, match, fuzzyDistance));
+    }
+  }
+
+  /**
+   * The indexed words a query word stands for, in the order `executeQuerySpec` scores them,
+   * yielding between steps of the tree's walks.
+   */
+  private *deriving(word: string, match: WordMatch, fuzzyDistance: (word: string) => number): Generator<void, Derived[]> {
     const out: Derived[] = [];
     const exact = this._index.get(word);
     if (exact !== undefined) out.push({ term: word, weight: 1, data: exact });
     const prefixed = match === 'prefix' ? this._index.atPrefix(word) : null;
     const distance = match === 'fuzzy' ? fuzzyDistance(word) : 0;
-    const fuzzy = distance > 0 ? this._index.fuzzyGet(word, distance) : null;
+    const fuzzy = distance > 0 ? yield* fuzzyWalk(this._index._tree, word, distance) : null;
     if (prefixed !== null) {
       for (const [term, data] of prefixed) {
+        yield;
         const length = term.length - word.length;
         if (length === 0) continue;
         fuzzy?.delete(term);
