@@ -271,6 +271,43 @@ describe('minisearch writes of large documents in steps', () => {
     }
   }, 60_000);
 
+  it('answers searches walking the term tree in slices while a large document is written in steps beside them: each as before or as after', async () => {
+    // Prefixes and fuzzy words of hundreds of expansions: their walks take turns part way.
+    const walking = ['subject*', 'number*', 'subject1~', 'numbr~', 'gla* OR sea~', 'zq*', 'zq1000~'];
+    // Words of one stem, every seventh number from `first`: another's words split the edges of its tree.
+    const wordy = (id: string, first: number) => {
+      const metadata = { title: `Numbers ${id}`, description: Array.from({ length: 3000 }, (_, i) => `zq${first + 7 * i}`).join(' ') };
+      markLarge(metadata);
+      return searchDocument(id, metadata.title, { body: { id, metadata } });
+    };
+    const answersNow = (index: SearchIndexLike) => Promise.all(walking.map(async (q) => JSON.stringify(await index.search({ ...glacier, q, size: 20 }))));
+    const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+    const everyStep = () => ({ due: () => true, turn: nextTurn });
+    const steps: [string, SearchDocument[], (index: SearchIndexLike) => Promise<void>, SearchDocument[]][] = [
+      ['added', base, (index) => index.upsert([large('big', 'glacier')]), [...base, large('big', 'glacier')]],
+      ['added beside words of its stem', [...base, wordy('w0', 0)], (index) => index.upsert([wordy('w3', 3)]), [...base, wordy('w0', 0), wordy('w3', 3)]],
+      ['removed beside words of its stem', [...base, wordy('w0', 0), wordy('w3', 3)], (index) => index.remove(['published:w3']), [...base, wordy('w0', 0)]],
+      ['replaced', [...base, large('big', 'glacier')], (index) => index.upsert([large('big', 'seal')]), [...base, large('big', 'seal')]],
+      ['removed', [...base, large('big', 'glacier'), large('other', 'fjord')], (index) => index.remove(['published:big']), [...base, large('other', 'fjord')]],
+    ];
+    for (const [what, from, write, to] of steps) {
+      const before = await answersNow(await holding(from));
+      const after = await answersNow(await holding(to));
+      const index = createMiniSearchIndex({ slices: everyStep, searchSlices: everyStep });
+      await index.upsert(from.map((d) => ({ ...d, body: { ...d.body, metadata: { ...(d.body['metadata'] as object) } } })));
+      let writing = true;
+      const written = write(index).then(() => {
+        writing = false;
+      });
+      while (writing) {
+        const now = await answersNow(index);
+        for (const [i, answer] of now.entries()) expect({ what, q: walking[i], either: answer === before[i] || answer === after[i] }).toEqual({ what, q: walking[i], either: true });
+      }
+      await written;
+      expect({ what, answers: await answersNow(index) }).toEqual({ what, answers: after });
+    }
+  }, 60_000);
+
   it('keeps a large record prepared in steps as it keeps one prepared at once: the same snapshot, byte for byte', async () => {
     const shaped = (mark: boolean) => {
       const doc = large('big', 'glacier');
