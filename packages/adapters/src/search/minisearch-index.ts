@@ -17,6 +17,7 @@ import {
   fieldPaths,
   fieldValues,
   firstByColumn,
+  firstByColumnSteps,
   flatten,
   flattenInTurns,
   fuzzyDistance,
@@ -31,6 +32,7 @@ import {
   type FlatDoc,
   type QueryNode,
   type Ranker,
+  type Steps,
 } from '@krs/domain/search';
 import {
   isLarge,
@@ -191,6 +193,15 @@ const SLICED_TRIES = 3;
 
 /** A write was shown between two slices of a search's reading: it starts over. */
 class WrittenMeanwhile extends Error {}
+
+/** Steps run with `takeTurn` between them. */
+async function inTurns<T>(steps: Steps<T>, takeTurn: TakeTurn): Promise<T> {
+  for (;;) {
+    const step = steps.next();
+    if (step.done === true) return step.value;
+    await takeTurn();
+  }
+}
 
 const keepFuzzy = (word: string, derived: string) => derived === word || isFuzzyMatch(derived, word);
 
@@ -369,28 +380,25 @@ export function createMiniSearchIndex({ slices = largeValueSlices, searchSlices 
       firstByColumn(hits, k, scores, true, (a, b) => (scores[b] ?? 0) - (scores[a] ?? 0) || newest(a, b));
 
   /**
-   * The query's candidates and scores, as of one state of the index: read in slices, one per
-   * turn of the loop, started over when a write is shown meanwhile; after `SLICED_TRIES` such
-   * starts, read in one piece. Returns the count of writes it reflects.
+   * `read` as of one state of the index: in slices, one per turn of the searches' line, started
+   * over when a write is shown meanwhile; after `SLICED_TRIES` such starts, in one piece.
+   * `read` learns the count of writes it reflects.
    */
-  async function candidatesOfOneState(query: QueryNode, arrays: RowArrays): Promise<{ found: Candidates | { marks: null; exact: true } | null; scoring: Scoring; seen: number }> {
+  async function ofOneState<T>(arrays: RowArrays, read: (takeTurn: TakeTurn, seen: number) => Promise<T>): Promise<T> {
     for (let tries = 0; ; tries++) {
       const seen = writes;
-      const capacity = rows.capacity;
-      const scoring: Scoring = { scores: arrays.scores(capacity), scored: false, exactLeaves: new Map(), phrases: new Map(), fieldPhrases: new Map() };
-      if (query.type === 'all') return { found: { marks: null, exact: true }, scoring, seen };
-      const sliced = tries < SLICED_TRIES;
       const slicing = searchSlices();
-      const takeTurn: TakeTurn = sliced
-        ? async () => {
-            if (!slicing.due()) return;
-            await slicing.turn();
-            if (writes !== seen) throw new WrittenMeanwhile();
-          }
-        : () => Promise.resolve();
+      const takeTurn: TakeTurn =
+        tries < SLICED_TRIES
+          ? async () => {
+              if (!slicing.due()) return;
+              await slicing.turn();
+              if (writes !== seen) throw new WrittenMeanwhile();
+            }
+          : () => Promise.resolve();
       try {
-        const found = await candidates(query, scoring, capacity, arrays, takeTurn);
-        if (writes === seen) return { found, scoring, seen };
+        const done = await read(takeTurn, seen);
+        if (writes === seen) return done;
       } catch (e) {
         if (!(e instanceof WrittenMeanwhile)) throw e;
       }
@@ -399,11 +407,38 @@ export function createMiniSearchIndex({ slices = largeValueSlices, searchSlices 
     }
   }
 
+  /** `answer` with turns between its steps (16k rows each), ranked by the scores given. */
+  async function answerInTurns(given: Int32Array | null, request: SearchRequest, scores: Float64Array | null, arrays: RowArrays, takeTurn: TakeTurn): Promise<SearchResult> {
+    const table = rows.header;
+    const selection = await inTurns(table.selectSteps(given, request, arrays.rows(given?.length ?? rows.capacity)), takeTurn);
+    const k = (request.page - 1) * request.size + request.size;
+    const newest = table.newest();
+    const ranked =
+      request.sort === 'bestmatch' && scores !== null
+        ? await inTurns(
+            firstByColumnSteps(selection.hits, k, scores, true, (a, b) => (scores[b] ?? 0) - (scores[a] ?? 0) || newest(a, b)),
+            takeTurn,
+          )
+        : null;
+    return inTurns(table.pageSteps(selection, request, ranked), takeTurn);
+  }
+
   async function searchWith(request: SearchRequest, arrays: RowArrays): Promise<SearchResult> {
     const query = parseQuery(request.q ?? '');
-    const { found, scoring, seen } = await candidatesOfOneState(query, arrays);
+    // An exact answer is read whole in one state; the evaluator's candidates are decided after.
+    type Read = { answered: SearchResult } | { answered: null; found: Candidates | null; scoring: Scoring; seen: number };
+    const read = await ofOneState(arrays, async (takeTurn, seen): Promise<Read> => {
+      const capacity = rows.capacity;
+      const scoring: Scoring = { scores: arrays.scores(capacity), scored: false, exactLeaves: new Map(), phrases: new Map(), fieldPhrases: new Map() };
+      const found = query.type === 'all' ? null : await candidates(query, scoring, capacity, arrays, takeTurn);
+      if (query.type === 'all' || found?.exact === true) {
+        return { answered: await answerInTurns(rowsInBox(found?.marks ?? null, request.bbox, arrays), request, scoring.scored ? scoring.scores : null, arrays, takeTurn) };
+      }
+      return { answered: null, found, scoring, seen };
+    });
+    if (read.answered !== null) return read.answered;
+    const { found, scoring, seen } = read;
     const rank = scoring.scored ? rankBy(scoring.scores) : null;
-    if (found?.exact) return answer(rowsInBox(found.marks, request.bbox, arrays), request, rank, arrays);
     // The candidates the caller may list and the box allows, checked a slice at a time. The
     // text each needs is taken now: a write between slices must not show a document twice or
     // hide one.
