@@ -95,10 +95,10 @@ export function createApp(core: Core, config: AppConfig) {
   app.route('/api/iiif', iiifRoutes(core, links));
   app.route('/api', searchRoutes(core, respond));
   app.route('/api', vocabularyRoutes(core, links));
-  app.route('/', oaiRoutes(core, links, config.oai));
-  app.route('/', exportRoutes(core, exporter));
+  app.route('/', oaiRoutes(core, links, respond, config.oai));
+  app.route('/', exportRoutes(core, exporter, respond));
   app.route('/', crawlerRoutes(core, links, config.crawlers));
-  app.route('/', pageRoutes(core, exporter));
+  app.route('/', pageRoutes(core, exporter, respond));
   app.notFound((c) => {
     const allowed = allowedAt(c.req.path);
     if (allowed.length > 0) return methodNotAllowedResponse(c, allowed);

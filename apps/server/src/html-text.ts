@@ -17,3 +17,21 @@ export function textOf(html: string): string {
     .trim();
 }
 
+
+/**
+ * The first `chars` characters of `textOf(html)`, and whether there are more, reading only as
+ * much of the HTML as that takes: a description may be 100,000 characters of markup and a list
+ * shows a line of it. A start cut inside a tag or an entity leaves it out; whatever `textOf` does
+ * to the text read so far is done to the whole alike, but at its end (spaces trimmed), so a start
+ * with more than `chars` characters of text has the whole text's first `chars`.
+ */
+export function textStart(html: string, chars: number): { text: string; more: boolean } {
+  for (let read = Math.max(chars * 8, 64); ; read *= 2) {
+    if (read >= html.length) {
+      const text = textOf(html);
+      return { text: text.slice(0, chars), more: text.length > chars };
+    }
+    const text = textOf(html.slice(0, read).replace(/<[^>]*$/, '').replace(/&[#\w]*$/, ''));
+    if (text.length > chars) return { text: text.slice(0, chars), more: true };
+  }
+}

@@ -17,20 +17,63 @@ export interface Person {
   organization: boolean;
 }
 
+/** A creator or contributor entry as a person, or null when it names no one. */
+export function personOf(entry: unknown): Person | null {
+  const p = obj(obj(entry)?.['person_or_org']);
+  if (p === null) return null;
+  const family = str(p['family_name']);
+  const given = str(p['given_name']);
+  const name = family !== null ? (given !== null ? `${given} ${family}` : family) : str(p['name']);
+  if (name === null) return null;
+  const sortName = family !== null && given !== null ? `${family}, ${given}` : name;
+  const orcid = list(p['identifiers']).map(obj).find((i) => i?.['scheme'] === 'orcid');
+  const affiliations = list(obj(entry)?.['affiliations']).flatMap((a) => str(obj(a)?.['name']) ?? label(a) ?? []);
+  return { name, sortName, orcid: str(orcid?.['identifier']), affiliations, organization: p['type'] === 'organizational' };
+}
+
+/** Whether an entry names someone (`personOf` is not null), without making the person. */
+function names(entry: unknown): boolean {
+  const p = obj(obj(entry)?.['person_or_org']);
+  return p !== null && (str(p['family_name']) !== null || str(p['name']) !== null);
+}
+
 /** People one at a time, for readers that need the first few of thousands. */
 export function* eachPerson(v: unknown): Generator<Person> {
   for (const entry of list(v)) {
-    const p = obj(obj(entry)?.['person_or_org']);
-    if (p === null) continue;
-    const family = str(p['family_name']);
-    const given = str(p['given_name']);
-    const name = family !== null ? (given !== null ? `${given} ${family}` : family) : str(p['name']);
-    if (name === null) continue;
-    const sortName = family !== null && given !== null ? `${family}, ${given}` : name;
-    const orcid = list(p['identifiers']).map(obj).find((i) => i?.['scheme'] === 'orcid');
-    const affiliations = list(obj(entry)?.['affiliations']).flatMap((a) => str(obj(a)?.['name']) ?? label(a) ?? []);
-    yield { name, sortName, orcid: str(orcid?.['identifier']), affiliations, organization: p['type'] === 'organizational' };
+    const person = personOf(entry);
+    if (person !== null) yield person;
   }
+}
+
+/**
+ * The first `n` people of a list, and how many it names in all: what a page shows of thousands
+ * of creators, the others counted without being made.
+ */
+export function firstPeople(v: unknown, n: number): { shown: Person[]; total: number } {
+  const shown: Person[] = [];
+  let total = 0;
+  for (const entry of list(v)) {
+    if (shown.length < n) {
+      const person = personOf(entry);
+      if (person === null) continue;
+      shown.push(person);
+      total++;
+    } else if (names(entry)) total++;
+  }
+  return { shown, total };
+}
+
+/** The people of a list that have an ORCID, the first `n` of them, the others not made. */
+export function peopleWithOrcid(v: unknown, n: number): Person[] {
+  const out: Person[] = [];
+  for (const entry of list(v)) {
+    if (out.length >= n) break;
+    const ids = list(obj(obj(entry)?.['person_or_org'])?.['identifiers']);
+    if (!ids.some((i) => obj(i)?.['scheme'] === 'orcid')) continue;
+    const person = personOf(entry);
+    if (person?.orcid) out.push(person);
+  }
+  return out;
 }
 
 export const people = (v: unknown): Person[] => [...eachPerson(v)];

@@ -35,7 +35,18 @@ export function createResponder(exporter: Exporter, filesOf: FilesOf, idleMs: nu
     if (type === LINKSET_TYPE) return c.body(exporter.linkset(view, files), status);
     // RECORD_ALTERNATES lists the export formats' types and these two only.
     const format = exportFormatByType(type) as ExportFormat;
-    return c.body(await exporter.render(format, view, files, false), status);
+    return text(c, await exporter.render(format, view, files, false), status);
+  }
+
+  /**
+   * A text answer: as a string when short, else encoded to UTF-8 in turns (an export of the
+   * largest record is megabytes, whose encoding in one go took 4-8 ms) and held as a large record's
+   * answer is.
+   */
+  async function text(c: Context, body: string, status: 200 | 201 | 202 = 200, headers: Record<string, string> = {}): Promise<Response> {
+    if (body.length <= LARGE_ANSWER_CHARS) return c.body(body, status, headers);
+    const bytes = await utf8InTurns(body, nextIteration);
+    return c.body(heldAnswer(c as Context<Env>, bytes, idleMs), status, { ...headers, 'Content-Length': String(bytes.length) });
   }
 
   /** `extra` adds top-level members some responses carry (the create-draft `expanded`). */
@@ -97,7 +108,7 @@ export function createResponder(exporter: Exporter, filesOf: FilesOf, idleMs: nu
     return c.body(heldAnswer(c, bytes, idleMs), 200);
   }
 
-  return { record, list };
+  return { record, list, text };
 }
 
 export type Responder = ReturnType<typeof createResponder>;

@@ -171,6 +171,23 @@ describe('the pages in a browser', { timeout: 180_000 }, () => {
     await page.goto(`${base}/`);
     await page.keyboard.press('Tab');
     expect(await page.evaluate('document.activeElement?.textContent?.trim()')).toBe('Skip to content');
+    // A long unbroken title stays inside the page; a polygon wound as RFC 7946 winds it (outer ring
+    // counter-clockwise), around the Niger delta, is drawn as its own area.
+    const delta = { type: 'Polygon', coordinates: [[[5, 4], [7, 4], [7, 6], [5, 6], [5, 4]]] };
+    const longTitle = `FloodExtentMapsNigerDelta${'Sentinel1Backscatter'.repeat(12)}`;
+    const wide = await api('POST', '/api/records', { metadata: metadata(longTitle, { locations: { features: [{ geometry: delta, place: 'Niger delta' }] } }), files: { enabled: false } });
+    const widePublished = await api('POST', `/api/records/${wide.id}/draft/actions/publish`);
+    for (const url of [widePublished.links.self_html, `${base}/search?q=${wide.id}`]) {
+      await page.goto(url);
+      expect(await page.evaluate('document.documentElement.scrollWidth <= window.innerWidth'), url).toBe(true);
+    }
+    await page.goto(widePublished.links.self_html);
+    const area = await page.locator('figure.map svg path').boundingBox();
+    const map = await page.locator('figure.map svg').boundingBox();
+    // Two degrees of the map's 360, not the whole map filled.
+    expect(area?.width ?? Infinity).toBeLessThan((map?.width ?? 0) / 20);
+    await shot(page, '7-long-title-and-area');
     await page.close();
   });
+
 });

@@ -190,6 +190,46 @@ describe('pages behind the *_html links', () => {
     expect((await page(`/packages/no-such-id/context`, alice)).status).toBe(404);
   });
 
+  it('shows the first 100 items of each long list and counts the rest, in the page and its JSON-LD; the exports keep every one', async () => {
+    const { page, publishRecord, call } = await setUp();
+    const rec = await publishRecord({
+      creators: Array.from({ length: 120 }, (_, i) => ({ person_or_org: { type: 'personal', given_name: `Given${i}`, family_name: `Family${i}` } })),
+      subjects: Array.from({ length: 150 }, (_, i) => ({ subject: `subject ${i}` })),
+      related_identifiers: Array.from({ length: 130 }, (_, i) => ({ identifier: `https://example.org/${i}`, scheme: 'url', relation_type: { id: 'references' } })),
+      locations: { features: Array.from({ length: 105 }, (_, i) => ({ place: `Place ${i}`, geometry: { type: 'Point', coordinates: [i, 0] } })) },
+    });
+    const text = (await page(`/records/${rec.id}`)).text;
+    expect(text).toContain('Given99 Family99');
+    expect(text).not.toContain('Given100 Family100');
+    expect(text).toContain('and 20 more (every creator is in the exports)');
+    expect(text).toContain('subject 99; and 50 more</td>');
+    expect(text).toMatch(/example\.org\/99; and 30 more<\/td>/);
+    expect(text).toContain('<li>Place 99</li><li>and 5 more</li>');
+    // Every location is still on the map.
+    expect(text).toContain('aria-label="World map showing 105 locations"');
+    const jsonLd = JSON.parse(/<script type="application\/ld\+json">(.*?)<\/script>/s.exec(text)?.[1] ?? '{}') as { creator: unknown[]; keywords: unknown[]; spatialCoverage: unknown[] };
+    expect([jsonLd.creator.length, jsonLd.keywords.length, jsonLd.spatialCoverage.length]).toEqual([100, 100, 100]);
+    const exported = (await call('GET', `/records/${rec.id}/export/json-ld`)).json as { creator: unknown[]; keywords: unknown[]; spatialCoverage: unknown[] };
+    expect([exported.creator.length, exported.keywords.length, exported.spatialCoverage.length]).toEqual([120, 150, 105]);
+    const dataCite = (await call('GET', `/records/${rec.id}/export/datacite-json`)).json as { creators: unknown[]; subjects: unknown[]; relatedIdentifiers: unknown[] };
+    expect([dataCite.creators.length, dataCite.subjects.length, dataCite.relatedIdentifiers.length]).toEqual([120, 150, 130]);
+  });
+
+  it('lists a hit with its first five creators and the start of its description, however long both are', async () => {
+    const { page, publishRecord } = await setUp();
+    const words = Array.from({ length: 5000 }, (_, i) => `w${i}`).join(' <b>x</b> ');
+    await publishRecord({
+      title: 'Long lists',
+      creators: Array.from({ length: 300 }, (_, i) => ({ person_or_org: { type: 'personal', given_name: `G${i}`, family_name: `F${i}` } })),
+      description: `<p>${words}</p>`,
+    });
+    const text = (await page('/search?q=lists')).text;
+    expect(text).toContain('G0 F0; G1 F1; G2 F2; G3 F3; G4 F4 et al.');
+    expect(text).not.toContain('G5 F5');
+    const shown = words.replaceAll(' <b>x</b> ', ' x ').slice(0, 300);
+    expect(text).toContain(`<p>${shown}…</p>`);
+  });
+
   it('searches with the API query language, facets as links that keep the query, and answers bad parameters with a 400 page', async () => {
     const { page, publishRecord } = await setUp();
     await publishRecord({ title: 'Flood maps of the delta' });

@@ -3,6 +3,7 @@ import type { Slicing } from '@krs/domain';
 import { decideBodyInTurns, matchesBody, parseQuery, scoreQuery } from '@krs/domain/search';
 import { largestLegalMetadata } from '@krs/domain/testing';
 import { randomSearch, seeded } from './contracts/random-search.ts';
+import { evaluateLargeApart } from '../src/search/decide-candidates.ts';
 
 /** A slicing whose every check says a turn is due (`always`) or none is, counting the turns taken. */
 const slicing = (always: boolean) => {
@@ -43,5 +44,31 @@ describe('a large body decided in turns', () => {
       // Offered a turn at every step, it takes them as it goes.
       expect(s.turns).toBeGreaterThan(10);
     }
+  });
+});
+
+describe('candidates with large ones decided apart', () => {
+  it('keeps their order, decides the large ones by their own step, and draws the others only as it decides them', async () => {
+    let drawn = 0;
+    let largestAhead = 0;
+    const decided: number[] = [];
+    const items = function* () {
+      for (let i = 0; i < 5_000; i++) {
+        drawn++;
+        largestAhead = Math.max(largestAhead, drawn - decided.length);
+        yield i;
+      }
+    };
+    const kept = await evaluateLargeApart(
+      items(),
+      (i) => i % 1_000 === 999,
+      (i) => (decided.push(i), i % 3 === 0 ? `small ${i}` : null),
+      async (i) => (decided.push(i), `large ${i}`),
+    );
+    const expected = Array.from({ length: 5_000 }, (_, i) => (i % 1_000 === 999 ? `large ${i}` : i % 3 === 0 ? `small ${i}` : null)).filter((x) => x !== null);
+    expect(kept).toEqual(expected);
+    expect(decided).toEqual(Array.from({ length: 5_000 }, (_, i) => i));
+    // Each item decided as it is drawn, none gathered ahead.
+    expect(largestAhead).toBe(1);
   });
 });

@@ -3,11 +3,12 @@ import { join } from 'node:path';
 import { Sqlite as Database } from '../src/sql/sqlite-driver.ts';
 import { describe, expect, it } from 'vitest';
 import type { SearchDocument, SearchRequest } from '@krs/domain';
-import { fieldPaths, flatten, fuzzyExpansions, tokenize } from '@krs/domain/search';
+import { fieldPaths, flatten, fuzzyExpansions, matchesQuery, parseQuery, tokenize } from '@krs/domain/search';
 import { largestLegalMetadata } from '@krs/domain/testing';
-import { createSqliteSearchIndex } from '../src/search/index.ts';
+import { createSqliteSearchIndex, type SqliteSearchIndex } from '../src/search/index.ts';
 import { searchIndexContract } from './contracts/search-index.contract.ts';
 import { searchDocument } from './contracts/builders.ts';
+import { randomSearch, seeded } from './contracts/random-search.ts';
 import { pathToken } from '../src/search/path-token.ts';
 import { createThreadReader } from '../src/search/sqlite-reader.ts';
 import { VALUE_SEPARATOR } from '../src/search/sqlite-search-index.ts';
@@ -470,4 +471,98 @@ describe('sqlite search reader threads', () => {
       db.close();
     }
   });
+});
+
+describe('sqlite ranges from the values held in memory', () => {
+  const publicRequest = (q: string): SearchRequest => ({ filter: { kinds: ['resource', 'package'], published: true, latestOnly: true, viewerId: null }, q, bbox: null, sort: 'bestmatch', page: 1, size: 200, aggregations: [] });
+  const found = async (index: SqliteSearchIndex, q: string) => (await index.search(publicRequest(q))).hits.map((h) => h.id).sort();
+  const evaluated = (docs: readonly SearchDocument[], q: string) => docs.filter((d) => matchesQuery(parseQuery(q), d)).map((d) => d.id).sort();
+  /** Seeded random queries holding a range, under AND, OR and NOT beside every other leaf. */
+  const rangeQueries = (query: () => string, n: number) => {
+    const out: string[] = [];
+    while (out.length < n) {
+      const text = query();
+      if (/:[[{]/.test(text)) out.push(text);
+    }
+    return out;
+  };
+  async function expectEvaluated(index: SqliteSearchIndex, docs: readonly SearchDocument[], queries: readonly string[], label: string) {
+    const departures = [];
+    for (const text of queries) {
+      const [ids, wanted] = [await found(index, text), evaluated(docs, text)];
+      if (ids.join() !== wanted.join()) departures.push({ label, text, ids, wanted });
+    }
+    expect(departures).toEqual([]);
+  }
+
+  it('decides ranges from memory once read, never from doc_range again, with its own writes and removals', async () => {
+    const file = dbFile();
+    const index = createSqliteSearchIndex(file);
+    const dated = (id: string, date: string, versionIndex: unknown) => searchDocument(id, `Dated ${id}`, { body: { id, metadata: { title: `Dated ${id}`, publication_date: date }, versions: { index: versionIndex } } });
+    // Undated documents after them, so a narrow range holds few of the rowids (listed one by one, not marked).
+    await index.upsert([dated('a', '2020-06-01', 1), dated('b', '2021', 2), dated('c', '2022-03', 'x'), ...Array.from({ length: 120 }, (_, i) => searchDocument(`u${i}`, 'Undated'))]);
+    // The first range asks for the values, answered by SQL meanwhile.
+    expect(await found(index, 'metadata.publication_date:[2021 TO *]')).toEqual(['b', 'c']);
+    await index.settled();
+    // Another connection empties the values without counting a write: SQL would now find nothing.
+    const other = new Database(file);
+    other.prepare('DELETE FROM doc_range').run();
+    other.close();
+    expect(await found(index, 'metadata.publication_date:[2021 TO *]')).toEqual(['b', 'c']);
+    const undated = Array.from({ length: 120 }, (_, i) => `u${i}`);
+    expect(await found(index, 'NOT metadata.publication_date:[* TO 2020]')).toEqual(['b', 'c', ...undated].sort());
+    expect(await found(index, 'versions.index:[* TO *] AND NOT versions.index:[1 TO 5]')).toEqual(['c']);
+    await index.upsert([dated('d', '2023-01-02', 4), dated('b', '2019', 2)]);
+    await index.remove(['published:c']);
+    expect(await found(index, 'metadata.publication_date:[2021 TO *]')).toEqual(['d']);
+    expect(await found(index, 'metadata.publication_date:[* TO 2020}')).toEqual(['b']);
+    expect(await found(index, 'versions.index:{1 TO *]')).toEqual(['b', 'd']);
+    expect(await found(index, 'dated AND NOT versions.index:[2 TO 3]')).toEqual(['a', 'd']);
+    // A document written out of a narrow range it was read in.
+    await index.upsert([dated('a', '2019-06-01', 1)]);
+    expect(await found(index, 'metadata.publication_date:[2020-06 TO 2020-06]')).toEqual([]);
+    expect(await found(index, 'metadata.publication_date:[2019-06 TO 2019-06]')).toEqual(['a']);
+    await index.close();
+  });
+
+  it('answers seeded random queries with ranges as the evaluator does, through rewrites, removals and another process\'s write', async () => {
+    const file = dbFile();
+    const index = createSqliteSearchIndex(file);
+    const { document, query } = randomSearch(seeded(11));
+    const held = new Map<string, SearchDocument>();
+    const write = async (docs: SearchDocument[]) => {
+      await index.upsert(docs);
+      for (const d of docs) held.set(d.key, d);
+    };
+    // Version indexes past a double's range, and dates past U+FFFF (ordered by UTF-8 bytes in SQLite, by UTF-16 units here).
+    const past = (id: string, index: string, date: string) => searchDocument(id, id, { body: { id, metadata: { title: id, publication_date: date }, versions: { index } } });
+    await write([...Array.from({ length: 80 }, (_, i) => document(i)), past('huge', '1'.repeat(400), '2020-\u{1F600}'), past('tiny', `-${'1'.repeat(400)}`, '2020-\uFF01'), past('ten', '10', '2020-\uE000')]);
+    const huge = '1'.repeat(400);
+    const queries = [
+      `versions.index:[${huge} TO *]`, `versions.index:{* TO ${huge}]`, `versions.index:{-${huge} TO 10]`, `versions.index:[-${huge} TO -${huge}]`, `versions.index:[* TO -${huge}}`,
+      'metadata.publication_date:[2020-\uF000 TO *]', 'metadata.publication_date:[* TO 2020-\uFFFF]', 'NOT metadata.publication_date:[2020-\u{1F600} TO 2021]',
+      ...rangeQueries(query, 150),
+    ];
+    await found(index, queries[0] ?? '');
+    await index.settled();
+    await expectEvaluated(index, [...held.values()], queries, 'read');
+    // Rewritten documents (the same keys, other values) and removed ones are kept beside the values read.
+    const rewrite = randomSearch(seeded(12));
+    await write(Array.from({ length: 80 }, (_, i) => rewrite.document(i)).filter((_, i) => i % 3 === 0));
+    const removed = [...held.keys()].filter((_, i) => i % 7 === 1);
+    await index.remove(removed);
+    for (const key of removed) held.delete(key);
+    await expectEvaluated(index, [...held.values()], queries, 'written');
+    // Another process's write: the values are read again (SQL answers until they are).
+    const another = createSqliteSearchIndex(file);
+    const third = randomSearch(seeded(13));
+    const docs = Array.from({ length: 90 }, (_, i) => third.document(i)).filter((_, i) => i % 4 === 0);
+    await another.upsert(docs);
+    for (const d of docs) held.set(d.key, d);
+    await another.close();
+    await expectEvaluated(index, [...held.values()], queries.slice(0, 20), 'another process, before the read');
+    await index.settled();
+    await expectEvaluated(index, [...held.values()], queries, 'another process');
+    await index.close();
+  }, 60_000);
 });

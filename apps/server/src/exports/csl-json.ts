@@ -2,10 +2,11 @@
  * CSL-JSON (citationstyles.org, schema 1.0.2) of a record: what reference managers import, and
  * the input of formatted citations and BibTeX.
  */
-import type { RecordView } from '@krs/domain';
+import type { RecordView, Slicing } from '@krs/domain';
 import { textOf } from '../html-text.ts';
 import type { Links } from '../links.ts';
 import { label, list, obj, str } from '../metadata-view.ts';
+import { flatMapInTurns } from './lists-in-turns.ts';
 import { typeNames } from './resource-types.ts';
 
 export const CSL_JSON_TYPE = 'application/vnd.citationstyles.csl+json';
@@ -47,12 +48,17 @@ export function dateParts(edtf: string | null): number[][] | null {
   return parts.every((p) => p !== null) && parts.length > 0 ? (parts as number[][]) : null;
 }
 
-export function toCsl(view: RecordView, links: Links): CslItem {
+/** The names `toCsl` makes of creators and editors, when made beforehand in turns. */
+type CslNames = { author: CslName[]; editor: CslName[] };
+
+const editorName = (c: unknown): CslName[] => (str(obj(obj(c)?.['role'])?.['id']) === 'editor' ? name(c) : []);
+
+export function toCsl(view: RecordView, links: Links, made?: CslNames): CslItem {
   const r = view.record;
   const m = r.metadata as Record<string, unknown>;
   const doi = str(obj(r.pids['doi'])?.['identifier']);
   const issued = dateParts(str(m['publication_date']));
-  const editors = list(m['contributors']).filter((c) => str(obj(obj(c)?.['role'])?.['id']) === 'editor').flatMap(name);
+  const editors = made?.editor ?? list(m['contributors']).flatMap(editorName);
   const description = str(m['description']);
   const keywords = list(m['subjects']).flatMap((s) => str(obj(s)?.['subject']) ?? label(s) ?? []);
   const language = str(obj(list(m['languages'])[0])?.['id']);
@@ -62,7 +68,7 @@ export function toCsl(view: RecordView, links: Links): CslItem {
     id: r.id,
     type: typeNames(view).csl,
     title: str(m['title']) ?? '',
-    author: list(m['creators']).flatMap(name),
+    author: made?.author ?? list(m['creators']).flatMap(name),
     ...(editors.length > 0 ? { editor: editors } : {}),
     ...(issued ? { issued: { 'date-parts': issued } } : {}),
     ...(publisher ? { publisher } : {}),
@@ -73,4 +79,12 @@ export function toCsl(view: RecordView, links: Links): CslItem {
     ...(keywords.length > 0 ? { keyword: keywords.join(', ') } : {}),
     ...(language ? { language } : {}),
   };
+}
+
+/** `toCsl`, its names made a slice at a time. */
+export async function toCslInTurns(view: RecordView, links: Links, slicing: Slicing): Promise<CslItem> {
+  const m = view.record.metadata as Record<string, unknown>;
+  const made = { author: await flatMapInTurns(list(m['creators']), name, slicing), editor: await flatMapInTurns(list(m['contributors']), editorName, slicing) };
+  if (slicing.due()) await slicing.turn();
+  return toCsl(view, links, made);
 }

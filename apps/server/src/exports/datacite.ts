@@ -4,10 +4,11 @@
  * title and description types are DataCite's controlled lists; a value outside them is left out
  * (related identifiers) or becomes `Other`, so the output stays valid against the schema.
  */
-import type { RecordView } from '@krs/domain';
+import { type RecordView, type Slicing, timeSlices } from '@krs/domain';
 import { textOf } from '../html-text.ts';
 import type { Links } from '../links.ts';
 import { extentOf, label, list, obj, places, str } from '../metadata-view.ts';
+import { flatMapInTurns } from './lists-in-turns.ts';
 import { typeNames } from './resource-types.ts';
 import { xmlDocument, xmlText, type XmlNode, type XmlValue } from './xml.ts';
 import { nextIteration } from '@krs/domain';
@@ -91,8 +92,19 @@ function geoLocations(locations: unknown): Json[] {
   });
 }
 
+/** The lists `toDataCite` makes of a record's long lists, when made beforehand in turns. */
+type DataCiteLists = Partial<Record<'creators' | 'contributors' | 'relatedIdentifiers', Json[]>>;
+
+function relatedIdentifier(x: unknown): Json[] {
+  const o = obj(x);
+  const type = identifierType(str(o?.['scheme']));
+  const relation = relationType(idOf(o?.['relation_type']));
+  const identifier = str(o?.['identifier']);
+  return type === null || relation === null || identifier === null ? [] : [{ relatedIdentifier: identifier, relatedIdentifierType: type, relationType: relation }];
+}
+
 /** DataCite's JSON (the REST API's `attributes`), from a published or draft record. */
-export function toDataCite(view: RecordView, links: Links): Json {
+export function toDataCite(view: RecordView, links: Links, made: DataCiteLists = {}): Json {
   const r = view.record;
   const m = r.metadata as Json;
   const landing = links.landing(r.kind, r.id);
@@ -116,13 +128,7 @@ export function toDataCite(view: RecordView, links: Links): Json {
     const date = str(obj(d)?.['date']);
     if (date !== null) dates.push({ date, dateType: dateType(idOf(obj(d)?.['type'])) ?? 'Other', ...(str(obj(d)?.['description']) ? { dateInformation: str(obj(d)?.['description']) } : {}) });
   }
-  const related = list(m['related_identifiers']).flatMap((x) => {
-    const o = obj(x);
-    const type = identifierType(str(o?.['scheme']));
-    const relation = relationType(idOf(o?.['relation_type']));
-    const identifier = str(o?.['identifier']);
-    return type === null || relation === null || identifier === null ? [] : [{ relatedIdentifier: identifier, relatedIdentifierType: type, relationType: relation }];
-  });
+  const related = made.relatedIdentifiers ?? list(m['related_identifiers']).flatMap(relatedIdentifier);
   const rightsList = list(m['rights']).flatMap((x) => {
     const o = obj(x);
     const rights = label(o);
@@ -147,12 +153,12 @@ export function toDataCite(view: RecordView, links: Links): Json {
     ...(doi ? { doi, identifiers: [{ identifier: doi, identifierType: 'DOI' }] } : {}),
     url: landing,
     types: { resourceTypeGeneral: types.datacite, resourceType: label(m['resource_type']) ?? (r.kind === 'package' ? 'Knowledge Package' : types.datacite) },
-    creators: list(m['creators']).flatMap((c) => creator(c, 'creator')),
+    creators: made.creators ?? list(m['creators']).flatMap((c) => creator(c, 'creator')),
     titles,
     publisher: str(m['publisher']) ?? new URL(landing).hostname,
     publicationYear: issued?.slice(0, 4) ?? r.created.slice(0, 4),
     ...optional('subjects', list(m['subjects']).flatMap((s) => str(obj(s)?.['subject']) ?? label(s) ?? []).map((subject) => ({ subject }))),
-    ...optional('contributors', list(m['contributors']).flatMap((c) => creator(c, 'contributor'))),
+    ...optional('contributors', made.contributors ?? list(m['contributors']).flatMap((c) => creator(c, 'contributor'))),
     ...optional('dates', dates),
     ...(language ? { language } : {}),
     alternateIdentifiers: [{ alternateIdentifier: landing, alternateIdentifierType: 'URL' }],
@@ -179,26 +185,31 @@ function element(d: Json, value: string, attributes: [string, string][] = []): X
   return out;
 }
 
-function names(entries: Json[], item: string, nameElement: string): XmlNode | null {
-  if (entries.length === 0) return null;
-  return {
-    [item]: entries.map((c) => {
-      const el: XmlNode = {};
-      if (c['contributorType']) el['@contributorType'] = text(c['contributorType']);
-      el[nameElement] = element(c, 'name', [['nameType', 'nameType']]);
-      if (c['givenName']) el['givenName'] = text(c['givenName']);
-      if (c['familyName']) el['familyName'] = text(c['familyName']);
-      const ids = (c['nameIdentifiers'] as Json[] | undefined) ?? [];
-      if (ids.length > 0) el['nameIdentifier'] = ids.map((id) => element(id, 'nameIdentifier', [['nameIdentifierScheme', 'nameIdentifierScheme'], ['schemeUri', 'schemeURI']]));
-      const affiliations = (c['affiliation'] as Json[] | undefined) ?? [];
-      if (affiliations.length > 0) el['affiliation'] = affiliations.map((a) => text(a['name']));
-      return el;
-    }),
-  };
+function nameElementOf(c: Json, nameElement: string): XmlNode {
+  const el: XmlNode = {};
+  if (c['contributorType']) el['@contributorType'] = text(c['contributorType']);
+  el[nameElement] = element(c, 'name', [['nameType', 'nameType']]);
+  if (c['givenName']) el['givenName'] = text(c['givenName']);
+  if (c['familyName']) el['familyName'] = text(c['familyName']);
+  const ids = (c['nameIdentifiers'] as Json[] | undefined) ?? [];
+  if (ids.length > 0) el['nameIdentifier'] = ids.map((id) => element(id, 'nameIdentifier', [['nameIdentifierScheme', 'nameIdentifierScheme'], ['schemeUri', 'schemeURI']]));
+  const affiliations = (c['affiliation'] as Json[] | undefined) ?? [];
+  if (affiliations.length > 0) el['affiliation'] = affiliations.map((a) => text(a['name']));
+  return el;
 }
 
+function names(entries: Json[], item: string, nameElement: string, made: XmlNode[] | undefined): XmlNode | null {
+  if (entries.length === 0) return null;
+  return { [item]: made ?? entries.map((c) => nameElementOf(c, nameElement)) };
+}
+
+const RELATED_ATTRIBUTES: [string, string][] = [['relatedIdentifierType', 'relatedIdentifierType'], ['relationType', 'relationType']];
+
+/** The elements `dataCiteXml` makes of the long lists, when made beforehand in turns. */
+type DataCiteXmlLists = Partial<Record<'creators' | 'contributors' | 'relatedIdentifiers', XmlNode[]>>;
+
 /** The DataCite XML `<resource>` (kernel 4.5) of DataCite JSON, element for element. */
-export function dataCiteXml(d: Json): XmlNode {
+export function dataCiteXml(d: Json, made: DataCiteXmlLists = {}): XmlNode {
   const r: XmlNode = { '@xmlns': DATACITE_NAMESPACE, '@xmlns:xsi': XSI, '@xsi:schemaLocation': `${DATACITE_NAMESPACE} ${DATACITE_SCHEMA}` };
   const put = (name: string, value: XmlValue | null) => {
     if (value !== null && !(Array.isArray(value) && value.length === 0)) r[name] = value;
@@ -207,17 +218,18 @@ export function dataCiteXml(d: Json): XmlNode {
     put(container, entries.length === 0 ? null : { [item]: entries.map((e) => element(e, value, attributes)) });
   const doi = str(d['doi']);
   if (doi !== null) r['identifier'] = { '@identifierType': 'DOI', '#': xmlText(doi) };
-  put('creators', names(each(d, 'creators'), 'creator', 'creatorName'));
+  put('creators', names(each(d, 'creators'), 'creator', 'creatorName', made.creators));
   listOf('titles', 'title', each(d, 'titles'), 'title', [['titleType', 'titleType']]);
   r['publisher'] = text(d['publisher']);
   r['publicationYear'] = text(d['publicationYear']);
   r['resourceType'] = element(obj(d['types']) ?? {}, 'resourceType', [['resourceTypeGeneral', 'resourceTypeGeneral']]);
   listOf('subjects', 'subject', each(d, 'subjects'), 'subject');
-  put('contributors', names(each(d, 'contributors'), 'contributor', 'contributorName'));
+  put('contributors', names(each(d, 'contributors'), 'contributor', 'contributorName', made.contributors));
   listOf('dates', 'date', each(d, 'dates'), 'date', [['dateType', 'dateType'], ['dateInformation', 'dateInformation']]);
   if (d['language']) r['language'] = text(d['language']);
   listOf('alternateIdentifiers', 'alternateIdentifier', each(d, 'alternateIdentifiers'), 'alternateIdentifier', [['alternateIdentifierType', 'alternateIdentifierType']]);
-  listOf('relatedIdentifiers', 'relatedIdentifier', each(d, 'relatedIdentifiers'), 'relatedIdentifier', [['relatedIdentifierType', 'relatedIdentifierType'], ['relationType', 'relationType']]);
+  const related = each(d, 'relatedIdentifiers');
+  put('relatedIdentifiers', related.length === 0 ? null : { relatedIdentifier: made.relatedIdentifiers ?? related.map((e) => element(e, 'relatedIdentifier', RELATED_ATTRIBUTES)) });
   const strings = (key: string) => (Array.isArray(d[key]) ? (d[key] as unknown[]).map((v) => ({ v })) : []);
   listOf('sizes', 'size', strings('sizes'), 'v');
   listOf('formats', 'format', strings('formats'), 'v');
@@ -244,14 +256,32 @@ export function dataCiteXml(d: Json): XmlNode {
   return { resource: r };
 }
 
+/** `toDataCite`, its long lists mapped a slice at a time (lists-in-turns.ts). */
+export async function toDataCiteInTurns(view: RecordView, links: Links, slicing: Slicing): Promise<Json> {
+  const m = view.record.metadata as Json;
+  const made: DataCiteLists = {
+    creators: await flatMapInTurns(list(m['creators']), (c) => creator(c, 'creator'), slicing),
+    contributors: await flatMapInTurns(list(m['contributors']), (c) => creator(c, 'contributor'), slicing),
+    relatedIdentifiers: await flatMapInTurns(list(m['related_identifiers']), relatedIdentifier, slicing),
+  };
+  if (slicing.due()) await slicing.turn();
+  return toDataCite(view, links, made);
+}
+
 /**
- * The `<resource>` of a record, with a turn between mapping it to DataCite's JSON and that to
- * elements: for 20,000 creators each is milliseconds of its own.
+ * The `<resource>` of a record: mapped to DataCite's JSON, then to elements, the long lists of
+ * each a slice at a time (for 20,000 creators each step is milliseconds).
  */
 export async function dataCiteXmlInTurns(view: RecordView, links: Links, turn: () => Promise<void>): Promise<XmlNode> {
-  const d = toDataCite(view, links);
-  await turn();
-  return dataCiteXml(d);
+  const slicing = timeSlices(turn);
+  const d = await toDataCiteInTurns(view, links, slicing);
+  const made: DataCiteXmlLists = {
+    creators: await flatMapInTurns(each(d, 'creators'), (c) => [nameElementOf(c as Json, 'creatorName')], slicing),
+    contributors: await flatMapInTurns(each(d, 'contributors'), (c) => [nameElementOf(c as Json, 'contributorName')], slicing),
+    relatedIdentifiers: await flatMapInTurns(each(d, 'relatedIdentifiers'), (e) => [element(e as Json, 'relatedIdentifier', RELATED_ATTRIBUTES)], slicing),
+  };
+  if (slicing.due()) await slicing.turn();
+  return dataCiteXml(d, made);
 }
 
 export async function toDataCiteXml(view: RecordView, links: Links): Promise<string> {

@@ -4,10 +4,10 @@
  * Signposting header is built on every published GET) are kept per record revision: a
  * revision's metadata and files never change.
  */
-import type { FileEntry, RecordView } from '@krs/domain';
+import { type FileEntry, largeValueSlices, type RecordView } from '@krs/domain';
 import type { Links } from '../links.ts';
 import { formatCitation, type CitationStyle } from './citation.ts';
-import { toCsl } from './csl-json.ts';
+import { toCslInTurns } from './csl-json.ts';
 import type { ExportFormat } from './formats.ts';
 import { jsonLdScript, toJsonLd } from './json-ld.ts';
 import { linkset, signposting } from './signposting.ts';
@@ -28,9 +28,9 @@ export function createExporter(links: Links) {
     signposting(view: RecordView, files: FileEntry[] = []): string {
       return headers.through(`${revision(view)}\u0000${files.length}`, () => signposting(view, links, files));
     },
-    /** The JSON-LD a landing page embeds (its first `maxPeople` creators), as script text. */
-    pageJsonLd(view: RecordView, files: FileEntry[], maxPeople: number): string {
-      return rendered.through(`${revision(view)}\u0000page-json-ld\u0000${files.length}\u0000${maxPeople}`, () => jsonLdScript(toJsonLd(view, links, files, maxPeople)));
+    /** The JSON-LD a landing page embeds (the first `maxItems` of each list), as script text. */
+    pageJsonLd(view: RecordView, files: FileEntry[], maxItems: number): string {
+      return rendered.through(`${revision(view)}\u0000page-json-ld\u0000${files.length}\u0000${maxItems}`, () => jsonLdScript(toJsonLd(view, links, files, maxItems)));
     },
     linkset: (view: RecordView, files: FileEntry[]) => rendered.through(`${revision(view)}\u0000linkset\u0000${files.length}`, () => JSON.stringify(linkset(view, links, files))),
     async render(format: ExportFormat, view: RecordView, files: FileEntry[], pretty: boolean): Promise<string> {
@@ -46,7 +46,7 @@ export function createExporter(links: Links) {
       const key = `${revision(view)}\u0000${style}\u0000${locale}\u0000${format}`;
       const kept = citations.get(key);
       if (kept !== undefined) return kept;
-      const text = await formatCitation(toCsl(view, links), style, locale, format);
+      const text = await formatCitation(await toCslInTurns(view, links, largeValueSlices()), style, locale, format);
       citations.set(key, text);
       return text;
     },

@@ -3,10 +3,11 @@
  * `Accept: application/ld+json` on the record GET. Creators are Persons or Organizations with
  * their ORCID as `@id`, places are `spatialCoverage` with coordinates or a box.
  */
-import type { FileEntry, RecordView } from '@krs/domain';
+import type { FileEntry, RecordView, Slicing } from '@krs/domain';
 import { textOf } from '../html-text.ts';
 import type { Links } from '../links.ts';
-import { extentOf, label, list, obj, people, places, str } from '../metadata-view.ts';
+import { flatMapInTurns } from './lists-in-turns.ts';
+import { extentOf, firstPeople, label, list, obj, type Person, personOf, places, str } from '../metadata-view.ts';
 
 export const JSON_LD_TYPE = 'application/ld+json';
 
@@ -29,18 +30,30 @@ function spatial(geometry: Json | null): Json | null {
   return { '@type': 'GeoShape', box: `${b.south} ${b.west} ${b.north} ${b.east}` };
 }
 
-/** `maxPeople` bounds creators and contributors (a landing page embeds the first ones; the export has all). */
-export function toJsonLd(view: RecordView, links: Links, files: FileEntry[] = [], maxPeople = Number.MAX_SAFE_INTEGER): Json {
+const person = (p: Person): Json => ({
+  '@type': p.organization ? 'Organization' : 'Person',
+  name: p.name,
+  ...(p.orcid ? { '@id': `https://orcid.org/${p.orcid}` } : {}),
+  ...(p.affiliations.length > 0 ? { affiliation: p.affiliations.map((name) => ({ '@type': 'Organization', name })) } : {}),
+});
+
+const personEntry = (entry: unknown): Json[] => {
+  const p = personOf(entry);
+  return p === null ? [] : [person(p)];
+};
+
+/** The people `toJsonLd` makes of creators and contributors, when made beforehand in turns. */
+type JsonLdPeople = { creator: Json[]; contributor: Json[] };
+
+/**
+ * `maxItems` bounds creators, contributors, keywords and places: a landing page embeds the first
+ * ones of each, the export has all.
+ */
+export function toJsonLd(view: RecordView, links: Links, files: FileEntry[] = [], maxItems = Number.MAX_SAFE_INTEGER, made?: JsonLdPeople): Json {
   const r = view.record;
   const m = r.metadata as Json;
   const landing = r.state === 'draft' ? (links.record(r.kind, r.id, r.parentId, r.state)['self_html'] as string) : links.landing(r.kind, r.id);
   const doi = str(obj(r.pids['doi'])?.['identifier']);
-  const person = (p: ReturnType<typeof people>[number]) => ({
-    '@type': p.organization ? 'Organization' : 'Person',
-    name: p.name,
-    ...(p.orcid ? { '@id': `https://orcid.org/${p.orcid}` } : {}),
-    ...(p.affiliations.length > 0 ? { affiliation: p.affiliations.map((name) => ({ '@type': 'Organization', name })) } : {}),
-  });
   const description = str(m['description']);
   const doc: Json = {
     '@context': 'https://schema.org',
@@ -51,10 +64,12 @@ export function toJsonLd(view: RecordView, links: Links, files: FileEntry[] = []
     ...(description ? { description: textOf(description) } : {}),
     ...(str(m['publication_date']) ? { datePublished: str(m['publication_date']) } : {}),
     ...(r.state === 'published' ? { dateModified: r.updated } : {}),
-    creator: people(m['creators']).slice(0, maxPeople).map(person),
-    ...(list(m['contributors']).length > 0 ? { contributor: people(m['contributors']).slice(0, maxPeople).map(person) } : {}),
+    creator: made?.creator ?? firstPeople(m['creators'], maxItems).shown.map(person),
+    ...(list(m['contributors']).length > 0 ? { contributor: made?.contributor ?? firstPeople(m['contributors'], maxItems).shown.map(person) } : {}),
     ...(str(m['publisher']) ? { publisher: { '@type': 'Organization', name: str(m['publisher']) } } : {}),
-    keywords: list(m['subjects']).flatMap((s) => str(obj(s)?.['subject']) ?? label(s) ?? []),
+    keywords: list(m['subjects'])
+      .slice(0, maxItems)
+      .flatMap((s) => str(obj(s)?.['subject']) ?? label(s) ?? []),
     ...(doi ? { identifier: `https://doi.org/${doi}` } : {}),
     version: String(view.versions.index),
     isAccessibleForFree: r.access.record === 'public' && r.access.files === 'public',
@@ -62,7 +77,9 @@ export function toJsonLd(view: RecordView, links: Links, files: FileEntry[] = []
   };
   const licenses = list(m['rights']).flatMap((x) => str(obj(x)?.['link']) ?? label(x) ?? []);
   if (licenses.length > 0) doc['license'] = licenses.length === 1 ? licenses[0] : licenses;
-  const coverage = places(m['locations']).flatMap((p) => {
+  const coverage = places(m['locations'])
+    .slice(0, maxItems)
+    .flatMap((p) => {
     const geo = spatial(p.geometry);
     return geo === null && p.name === null ? [] : [{ '@type': 'Place', ...(p.name ? { name: p.name } : {}), ...(geo ? { geo } : {}) }];
   });
@@ -78,6 +95,17 @@ export function toJsonLd(view: RecordView, links: Links, files: FileEntry[] = []
     }));
   }
   return doc;
+}
+
+/** The whole `toJsonLd` (the export's), its people made a slice at a time. */
+export async function toJsonLdInTurns(view: RecordView, links: Links, files: FileEntry[], slicing: Slicing): Promise<Json> {
+  const m = view.record.metadata as Json;
+  const made = {
+    creator: await flatMapInTurns(list(m['creators']), personEntry, slicing),
+    contributor: await flatMapInTurns(list(m['contributors']), personEntry, slicing),
+  };
+  if (slicing.due()) await slicing.turn();
+  return toJsonLd(view, links, files, Number.MAX_SAFE_INTEGER, made);
 }
 
 /** For a `<script type="application/ld+json">`: `<` escaped so no text in a record can close the element. */

@@ -6,7 +6,7 @@
  */
 import type { FileEntry, RecordView } from '@krs/domain';
 import type { Links } from '../links.ts';
-import { eachPerson, list, obj, str } from '../metadata-view.ts';
+import { list, obj, peopleWithOrcid, str } from '../metadata-view.ts';
 import { EXPORT_FORMATS, LINKSET_TYPE } from './formats.ts';
 
 /** Files linked as `item`, and authors, at most in the header; the linkset has them all. */
@@ -35,14 +35,8 @@ function signposts(view: RecordView, links: Links, files: FileEntry[], limit: nu
     { href: 'https://schema.org/AboutPage', rel: 'type' },
     { href: api, rel: 'linkset', type: LINKSET_TYPE },
   ];
-  // The header's first authors with an ORCID are read without making a person of every creator.
-  let authors = 0;
-  for (const p of eachPerson(m['creators'])) {
-    if (authors >= limit) break;
-    if (p.orcid === null) continue;
-    out.push({ href: `https://orcid.org/${p.orcid}`, rel: 'author' });
-    authors++;
-  }
+  // The header's first authors with an ORCID, read without making a person of every creator.
+  for (const p of peopleWithOrcid(m['creators'], limit)) out.push({ href: `https://orcid.org/${p.orcid}`, rel: 'author' });
   for (const right of list(m['rights'])) {
     const href = str(obj(right)?.['link']);
     if (href !== null && /^https?:\/\//.test(href)) out.push({ href, rel: 'license' });

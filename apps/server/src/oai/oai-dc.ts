@@ -4,11 +4,12 @@
  * description as plain text, the DOI and the landing page as identifiers, rights, subjects,
  * languages, related identifiers as relations, places as coverage.
  */
-import type { RecordView } from '@krs/domain';
+import { type RecordView, timeSlices } from '@krs/domain';
 import { xmlText, type XmlNode } from '../exports/xml.ts';
 import { textOf } from '../html-text.ts';
 import type { Links } from '../links.ts';
-import { label, list, obj, people, places, str } from '../metadata-view.ts';
+import { flatMapInTurns } from '../exports/lists-in-turns.ts';
+import { label, list, obj, personOf, places, str } from '../metadata-view.ts';
 
 export const OAI_DC = {
   prefix: 'oai_dc',
@@ -20,18 +21,27 @@ const XSI = 'http://www.w3.org/2001/XMLSchema-instance';
 
 type Json = Record<string, unknown>;
 
+/** A creator's or contributor's name as the element's text. */
+const sortNameText = (entry: unknown): string[] => {
+  const p = personOf(entry);
+  return p === null ? [] : [xmlText(p.sortName)];
+};
+
+/** The names' texts `oaiDcXml` makes of creators and contributors, when made beforehand in turns. */
+type DcNames = { creators: string[]; contributors: string[] };
+
 /** The `<oai_dc:dc>` element of a record, as an object for the XML writer (exports/xml.ts). */
-export function oaiDcXml(view: RecordView, links: Links): XmlNode {
+export function oaiDcXml(view: RecordView, links: Links, made?: DcNames): XmlNode {
   const m = view.record.metadata as Json;
   const dc: XmlNode = { '@xmlns:oai_dc': OAI_DC.namespace, '@xmlns:dc': DC, '@xmlns:xsi': XSI, '@xsi:schemaLocation': `${OAI_DC.namespace} ${OAI_DC.schema}` };
+  const put = (name: string, text: string) => ((dc[`dc:${name}`] ??= []) as string[]).push(text);
   const add = (name: string, value: string | null) => {
-    if (value === null) return;
-    ((dc[`dc:${name}`] ??= []) as string[]).push(xmlText(value));
+    if (value !== null) put(name, xmlText(value));
   };
   add('title', str(m['title']));
   for (const t of list(m['additional_titles'])) add('title', str(obj(t)?.['title']));
-  for (const p of people(m['creators'])) add('creator', p.sortName);
-  for (const p of people(m['contributors'])) add('contributor', p.sortName);
+  for (const text of made?.creators ?? list(m['creators']).flatMap(sortNameText)) put('creator', text);
+  for (const text of made?.contributors ?? list(m['contributors']).flatMap(sortNameText)) put('contributor', text);
   for (const s of list(m['subjects'])) add('subject', str(obj(s)?.['subject']) ?? str(obj(s)?.['id']));
   const description = str(m['description']);
   if (description !== null) add('description', textOf(description));
@@ -59,4 +69,13 @@ export function oaiDcXml(view: RecordView, links: Links): XmlNode {
   add('rights', view.record.access.record === 'public' ? 'info:eu-repo/semantics/openAccess' : 'info:eu-repo/semantics/restrictedAccess');
   for (const p of places(m['locations'])) add('coverage', p.name);
   return { 'oai_dc:dc': dc };
+}
+
+/** `oaiDcXml`, its names made a slice at a time (a record may name 20,000 people). */
+export async function oaiDcXmlInTurns(view: RecordView, links: Links, turn: () => Promise<void>): Promise<XmlNode> {
+  const m = view.record.metadata as Json;
+  const slicing = timeSlices(turn);
+  const made = { creators: await flatMapInTurns(list(m['creators']), sortNameText, slicing), contributors: await flatMapInTurns(list(m['contributors']), sortNameText, slicing) };
+  if (slicing.due()) await slicing.turn();
+  return oaiDcXml(view, links, made);
 }

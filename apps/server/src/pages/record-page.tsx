@@ -5,8 +5,8 @@ import { EXPORT_FORMATS } from '../exports/formats.ts';
 import type { Links } from '../links.ts';
 import { bytes, Layout } from './layout.tsx';
 import { RecordMeta } from './record-meta.tsx';
-import { label, list, obj, people, places, str } from '../metadata-view.ts';
-import { WorldMap, type MapShape } from './world-map.tsx';
+import { firstPeople, label, list, obj, places, str, type Place } from '../metadata-view.ts';
+import type { HtmlEscapedString } from 'hono/utils/html';
 
 export interface RecordPageProps {
   view: RecordView;
@@ -20,12 +20,29 @@ export interface RecordPageProps {
   citation?: { style: CitationStyle; html: string };
   /** A published version's schema.org JSON-LD as script text (for dataset search engines). */
   jsonLd?: string;
-  /** The record's located places as the map draws them (`mapShapes`), projected before the page in turns. */
-  map: MapShape[];
+  /** The map of the record's located places (`mapFigure`), made before the page in turns of its own. */
+  map: HtmlEscapedString;
 }
 
 /** Creators listed on the page (and in its embedded JSON-LD); the exports carry every one. */
 export const PEOPLE_SHOWN = 100;
+/**
+ * Items the page shows of any other list (subjects, keywords, related identifiers, funding,
+ * places, ...), the rest counted: a record may hold thousands, and a page listing them all takes
+ * tens of milliseconds to make and megabytes to send, for no reader. The exports carry every one.
+ */
+export const ITEMS_SHOWN = 100;
+
+/** What a page shows of a list: the values of its first items, up to `n`, and how many items are left. */
+export function firstValues(items: unknown[], n: number, valueOf: (item: unknown) => string | null): string[] {
+  const values: string[] = [];
+  let i = 0;
+  for (; i < items.length && values.length < n; i++) {
+    const value = valueOf(items[i]);
+    if (value !== null) values.push(value);
+  }
+  return i < items.length ? [...values, `and ${items.length - i} more`] : values;
+}
 
 const withToken = (href: string, token: string | undefined) => (token === undefined ? href : `${href}?token=${encodeURIComponent(token)}`);
 
@@ -36,8 +53,8 @@ export function RecordPage(props: RecordPageProps) {
   const title = str(m['title']) ?? '(untitled)';
   const draft = r.state === 'draft';
   const kindName = r.kind === 'package' ? 'Knowledge Package' : 'Knowledge Resource';
-  const creators = people(m['creators']);
-  const contributors = people(m['contributors']);
+  const creators = firstPeople(m['creators'], PEOPLE_SHOWN);
+  const contributors = firstPeople(m['contributors'], PEOPLE_SHOWN);
   const where = places(m['locations']);
   const description = str(m['description']);
   const doi = str(obj(r.pids['doi'])?.['identifier']);
@@ -76,9 +93,9 @@ export function RecordPage(props: RecordPageProps) {
             <span>Version {view.versions.index}</span>
           </p>
           <h1>{title}</h1>
-          {creators.length > 0 ? (
+          {creators.total > 0 ? (
             <ul class="plain creators" aria-label="Creators">
-              {creators.slice(0, PEOPLE_SHOWN).map((p) => (
+              {creators.shown.map((p) => (
                 <li>
                   {p.name}
                   {p.orcid ? (
@@ -92,7 +109,7 @@ export function RecordPage(props: RecordPageProps) {
                   {p.affiliations.length > 0 ? <span class="meta"> ({p.affiliations.join('; ')})</span> : null}
                 </li>
               ))}
-              {creators.length > PEOPLE_SHOWN ? <li class="meta">and {creators.length - PEOPLE_SHOWN} more (every creator is in the exports)</li> : null}
+              {creators.total > PEOPLE_SHOWN ? <li class="meta">and {creators.total - PEOPLE_SHOWN} more (every creator is in the exports)</li> : null}
             </ul>
           ) : null}
           <p class="meta">
@@ -165,14 +182,18 @@ export function RecordPage(props: RecordPageProps) {
               </table>
             )}
           </section>
-          <MoreDetails m={m} contributors={contributors.slice(0, PEOPLE_SHOWN).map((c) => c.name).concat(contributors.length > PEOPLE_SHOWN ? [`and ${contributors.length - PEOPLE_SHOWN} more`] : [])} />
+          <MoreDetails m={m} contributors={contributors.shown.map((c) => c.name).concat(contributors.total > PEOPLE_SHOWN ? [`and ${contributors.total - PEOPLE_SHOWN} more`] : [])} />
         </div>
         <aside>
-          <WorldMap shapes={props.map} />
+          {props.map}
           {where.some((p) => p.name) ? (
             <section aria-labelledby="h-places">
               <h2 id="h-places">Places</h2>
-              <ul class="plain">{where.filter((p) => p.name).map((p) => <li>{p.name}</li>)}</ul>
+              <ul class="plain">
+                {firstValues(where, ITEMS_SHOWN, (p) => (p as Place).name).map((name) => (
+                  <li>{name}</li>
+                ))}
+              </ul>
             </section>
           ) : null}
           <section aria-labelledby="h-versions">
@@ -236,23 +257,24 @@ function Citation(props: { style: CitationStyle; html: string; action: string; t
 /** Subjects, rights, related identifiers, languages, funding and GEO's own fields, when present. */
 function MoreDetails(props: { m: Record<string, unknown>; contributors: string[] }) {
   const { m } = props;
+  const firstOf = (v: unknown, valueOf: (item: unknown) => string | null) => firstValues(list(v), ITEMS_SHOWN, valueOf);
   const rows: [string, string[]][] = [
     ['Contributors', props.contributors],
-    ['Subjects', list(m['subjects']).flatMap((s) => str(obj(s)?.['subject']) ?? label(s) ?? [])],
-    ['Keywords', list(m['keywords']).flatMap((k) => str(k) ?? [])],
-    ['Rights', list(m['rights']).flatMap((x) => label(x) ?? [])],
-    ['Languages', list(m['languages']).flatMap((x) => label(x) ?? [])],
+    ['Subjects', firstOf(m['subjects'], (s) => str(obj(s)?.['subject']) ?? label(s))],
+    ['Keywords', firstOf(m['keywords'], str)],
+    ['Rights', firstOf(m['rights'], label)],
+    ['Languages', firstOf(m['languages'], label)],
     [
       'Related identifiers',
-      list(m['related_identifiers']).flatMap((x) => {
+      firstOf(m['related_identifiers'], (x) => {
         const id = str(obj(x)?.['identifier']);
         const relation = label(obj(x)?.['relation_type']);
-        return id === null ? [] : [`${relation ? `${relation}: ` : ''}${id}`];
+        return id === null ? null : `${relation ? `${relation}: ` : ''}${id}`;
       }),
     ],
-    ['Funding', list(m['funding']).flatMap((f) => [label(obj(f)?.['funder']), str(obj(obj(f)?.['award'])?.['title']) ?? label(obj(f)?.['award'])].filter((x): x is string => x !== null).join(', ') || [])],
-    ['Target audiences', list(m['target_audiences']).flatMap((x) => label(x) ?? [])],
-    ['Engagement priorities', list(m['engagement_priorities']).flatMap((x) => label(x) ?? [])],
+    ['Funding', firstOf(m['funding'], (f) => [label(obj(f)?.['funder']), str(obj(obj(f)?.['award'])?.['title']) ?? label(obj(f)?.['award'])].filter((x): x is string => x !== null).join(', ') || null)],
+    ['Target audiences', firstOf(m['target_audiences'], label)],
+    ['Engagement priorities', firstOf(m['engagement_priorities'], label)],
     ['Work programme activity', [label(m['geo_work_programme_activity'])].filter((x): x is string => x !== null)],
   ];
   const shown = rows.filter(([, values]) => values.length > 0);

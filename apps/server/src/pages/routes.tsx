@@ -6,6 +6,7 @@
 import { Hono, type Context } from 'hono';
 import { anonymousReadStamp, type Core, DomainError, type ListingInput, nextIteration, type RecordKind, type RecordView } from '@krs/domain';
 import { answerOf } from '../answer-memory.ts';
+import type { Responder } from '../respond.ts';
 import { toHttpError } from '../errors.ts';
 import { noteReadStamp } from '../fast-path/read-stamps.ts';
 import { citationStyle, DEFAULT_LOCALE } from '../exports/citation.ts';
@@ -14,11 +15,11 @@ import { identityOf, orIfNotFound, type Env } from '../routes/request.ts';
 import { listingQuery, toListingInput } from '../routes/schemas.ts';
 import { label, places, str } from '../metadata-view.ts';
 import { MessagePage } from './message-page.tsx';
-import { PEOPLE_SHOWN, RecordPage, type RecordPageProps } from './record-page.tsx';
+import { ITEMS_SHOWN, RecordPage, type RecordPageProps } from './record-page.tsx';
 import { SearchPage } from './search-page.tsx';
 import { STYLESHEET } from './stylesheet.ts';
 import { STYLESHEET_PATH } from './layout.tsx';
-import { areaPickerSvg, baseMap, mapShapes, pickedPoint } from './world-map.tsx';
+import { areaPickerSvg, baseMap, mapFigure, pickedPoint } from './world-map.tsx';
 
 /** Query parameters of the area picker's clicks (`<input type="image" name="at">`) and first corner. */
 const PICKER_PARAMS = ['at.x', 'at.y', 'corner'];
@@ -63,7 +64,7 @@ export function notFoundPage(c: Context): Response {
   return html(c, <MessagePage status={404} message="There is no page at this address." />, 404);
 }
 
-export function pageRoutes(core: Core, exporter: Exporter) {
+export function pageRoutes(core: Core, exporter: Exporter, respond: Responder) {
   const links = exporter.links;
   const token = (c: Context) => c.req.query('token');
 
@@ -89,7 +90,7 @@ export function pageRoutes(core: Core, exporter: Exporter) {
     if (side === 'published') {
       c.header('Link', exporter.signposting(view, files));
       const style = citationStyle(c.req.query('style'));
-      published = { citation: { style, html: await exporter.citation(view, style, DEFAULT_LOCALE, 'html') }, jsonLd: exporter.pageJsonLd(view, files, PEOPLE_SHOWN) };
+      published = { citation: { style, html: await exporter.citation(view, style, DEFAULT_LOCALE, 'html') }, jsonLd: exporter.pageJsonLd(view, files, ITEMS_SHOWN) };
       // A resource's page, as an anonymous reader gets it without a chosen style or a link token, is
       // made of the version, its files (which change only with it) and its parent alone, as its
       // JSON is: it may be kept under the same stamp. A package's also lists other records.
@@ -97,8 +98,12 @@ export function pageRoutes(core: Core, exporter: Exporter) {
       // The page's JSON-LD and the page itself each take milliseconds for the largest records: a turn between them.
       await nextIteration();
     }
-    const map = await mapShapes(places((view.record.metadata as Record<string, unknown>)['locations']), nextIteration);
-    return html(c, <RecordPage view={view} files={files} links={links} map={map} {...published} {...(resources ? { resources } : {})} {...(token(c) ? { token: token(c) } : {})} />);
+    const map = await mapFigure(places((view.record.metadata as Record<string, unknown>)['locations']), nextIteration);
+    // Writing the map took a turn of its own: the page gets another.
+    if (map.length > 0) await nextIteration();
+    const page = `<!doctype html>${(<RecordPage view={view} files={files} links={links} map={map} {...published} {...(resources ? { resources } : {})} {...(token(c) ? { token: token(c) } : {})} />).toString()}`;
+    // A large record's page is hundreds of kilobytes (its map's outlines, its description): its bytes are made in turns.
+    return respond.text(c, page, 200, PAGE_HEADERS);
   }
 
   async function latest(c: Context<Env>, kind: RecordKind) {

@@ -3,11 +3,11 @@
  * sorts as `GET /api/search`, every state in the URL so a result page can be shared.
  */
 import type { RecordView, SearchPage as Page } from '@krs/domain';
-import { textOf } from '../html-text.ts';
+import { textStart } from '../html-text.ts';
 import type { Links } from '../links.ts';
 import { Layout } from './layout.tsx';
 import { PICKER_H, PICKER_W } from './world-map.tsx';
-import { label, people, str } from '../metadata-view.ts';
+import { eachPerson, label, str } from '../metadata-view.ts';
 
 export interface SearchPageProps {
   page: Page;
@@ -38,12 +38,21 @@ function hrefWith(path: string, query: [string, string][], changes: Record<strin
   return qs === '' ? path : `${path}?${qs}`;
 }
 
+/** Creators a hit names, and characters of its description shown. */
+const CREATORS_SHOWN = 5;
+const TEXT_SHOWN = 300;
+
 function Hit(props: { view: RecordView; links: Links }) {
   const r = props.view.record;
   const m = r.metadata as Record<string, unknown>;
-  const creators = people(m['creators']).map((p) => p.name);
+  // A hit names five creators and shows a line of the description, of records that may hold thousands and 100,000 characters.
+  const creators: string[] = [];
+  for (const p of eachPerson(m['creators'])) {
+    creators.push(p.name);
+    if (creators.length > CREATORS_SHOWN) break;
+  }
   const kindName = r.kind === 'package' ? 'Knowledge Package' : 'Knowledge Resource';
-  const text = textOf(str(m['description']) ?? '');
+  const text = textStart(str(m['description']) ?? '', TEXT_SHOWN);
   return (
     <li>
       <p class="badges">
@@ -56,11 +65,11 @@ function Hit(props: { view: RecordView; links: Links }) {
         <a href={props.links.record(r.kind, r.id, r.parentId, r.state)['self_html']}>{str(m['title']) ?? '(untitled)'}</a>
       </h2>
       <p class="meta">
-        {creators.slice(0, 5).join('; ')}
-        {creators.length > 5 ? ' et al.' : ''}
+        {creators.slice(0, CREATORS_SHOWN).join('; ')}
+        {creators.length > CREATORS_SHOWN ? ' et al.' : ''}
         {str(m['publication_date']) ? ` · ${str(m['publication_date'])}` : ''}
       </p>
-      {text !== '' ? <p>{text.length > 300 ? `${text.slice(0, 300)}…` : text}</p> : null}
+      {text.text !== '' ? <p>{text.more ? `${text.text}…` : text.text}</p> : null}
     </li>
   );
 }

@@ -13,7 +13,7 @@ header.site .brand { color: #fff; font-weight: 700; font-size: 1.2rem; text-deco
 header.site form { display: flex; gap: .5rem; flex: 1; max-width: 36rem; }
 input[type=search], input[type=text], select { flex: 1; padding: .45rem .6rem; border: 1px solid #8a96a3; border-radius: 4px; font: inherit; }
 button { padding: .45rem .9rem; border: 0; border-radius: 4px; background: #f0a500; color: #1a1a1a; font: inherit; font-weight: 600; cursor: pointer; }
-main { max-width: 72rem; margin: 0 auto; padding: 1.5rem; }
+main { max-width: 72rem; margin: 0 auto; padding: 1.5rem; overflow-wrap: anywhere; }
 footer.site { border-top: 1px solid var(--line); color: var(--muted); padding: 1rem 1.5rem; font-size: .9rem; }
 h1 { font-size: 1.7rem; line-height: 1.25; margin: .25rem 0 .75rem; }
 h2 { font-size: 1.2rem; margin: 1.5rem 0 .5rem; border-bottom: 1px solid var(--line); padding-bottom: .25rem; }

@@ -3,9 +3,18 @@ import { describe, expect, it } from 'vitest';
 import type { Place } from '../metadata-view.ts';
 import { mapShapes, WorldMap } from './world-map.tsx';
 
+/** A circle of `n` positions around a place, clockwise as d3 winds an outer ring (GeoJSON winds it the other way). */
 const ring = (lon: number, lat: number, n: number) => {
-  const points = Array.from({ length: n - 1 }, (_, k) => [lon + Math.cos((2 * Math.PI * k) / (n - 1)), lat + Math.sin((2 * Math.PI * k) / (n - 1))]);
-  return [...points, points[0]];
+  const points = Array.from({ length: n - 1 }, (_, k) => [lon + Math.cos((2 * Math.PI * k) / (n - 1)), lat - Math.sin((2 * Math.PI * k) / (n - 1))]);
+  return [...points, points[0] as number[]];
+};
+
+/** The x and y extent of an SVG path's coordinates. */
+const extent = (d: string) => {
+  const numbers = (d.match(/-?\d+(\.\d+)?/g) ?? []).map(Number);
+  const xs = numbers.filter((_, i) => i % 2 === 0);
+  const ys = numbers.filter((_, i) => i % 2 === 1);
+  return { width: Math.max(...xs) - Math.min(...xs), height: Math.max(...ys) - Math.min(...ys) };
 };
 
 describe('the landing page map', () => {
@@ -29,6 +38,27 @@ describe('the landing page map', () => {
     expect(svg).toContain('aria-label="World map showing 62 locations"');
     expect(svg.match(/<path /g)).toHaveLength(61);
     expect(svg.match(/<circle /g)).toHaveLength(1);
+  });
+
+  it('draws a polygon wound as GeoJSON winds it (outer ring counter-clockwise) as its own area, holes as holes, not the rest of the world', async () => {
+    const clockwise = ring(6, 5, 40);
+    const counter = [...clockwise].reverse();
+    const hole = ring(6, 5, 12).map(([x, y]) => [6 + ((x as number) - 6) / 3, 5 + ((y as number) - 5) / 3]).reverse();
+    const shapes = await mapShapes(
+      [
+        { name: 'd3 winding', geometry: { type: 'Polygon', coordinates: [clockwise] } },
+        { name: 'GeoJSON winding', geometry: { type: 'Polygon', coordinates: [counter] } },
+        { name: 'GeoJSON winding, with a hole', geometry: { type: 'MultiPolygon', coordinates: [[counter, [...hole].reverse()]] } },
+        { name: 'in a collection', geometry: { type: 'GeometryCollection', geometries: [{ type: 'Polygon', coordinates: [counter] }] } },
+      ],
+      async () => undefined,
+    );
+    const outlines = shapes.map((s) => (s !== null && 'outline' in s ? s.outline : ''));
+    // Two degrees across on a 720-pixel map of 360 degrees: about 4 pixels, not the map's 720.
+    for (const d of outlines) expect(extent(d).width).toBeLessThan(10);
+    expect(outlines[1]).toBe(outlines[0]);
+    // The hole is a second ring of the same path.
+    expect(outlines[2]?.match(/M/g)).toHaveLength(2);
   });
 
   it('draws nothing for a record without located places', () => {

@@ -9,9 +9,10 @@ import { answerOf } from '../answer-memory.ts';
 import { citationLocale, citationStyle } from '../exports/citation.ts';
 import type { Exporter } from '../exports/exporter.ts';
 import { CITATION_TYPE, EXPORT_FORMATS, exportFormat } from '../exports/formats.ts';
+import type { Responder } from '../respond.ts';
 import { identityOf, type Env } from './request.ts';
 
-export function exportRoutes(core: Core, exporter: Exporter) {
+export function exportRoutes(core: Core, exporter: Exporter, respond: Responder) {
   async function answer(c: Context<Env>, kind: RecordKind) {
     const id = c.req.param('id') as string;
     const name = c.req.param('format') as string;
@@ -26,7 +27,7 @@ export function exportRoutes(core: Core, exporter: Exporter) {
       return c.body(text, 200, { ...headers, 'Content-Type': `${CITATION_TYPE}; charset=utf-8` });
     }
     const files = view.record.files.enabled ? (await core.files.list(identityOf(c), kind, id, 'published')).entries : [];
-    return c.body(await exporter.render(format, view, files, true), 200, {
+    return respond.text(c, await exporter.render(format, view, files, true), 200, {
       ...headers,
       'Content-Type': `${format.mediaType}; charset=utf-8`,
       'Content-Disposition': `inline; filename="${view.record.id.replace(/[^\w.-]/g, '_')}.${format.extension}"`,

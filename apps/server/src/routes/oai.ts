@@ -13,12 +13,13 @@ import { answerOf } from '../answer-memory.ts';
 import { xmlElementsInTurns, type XmlNode } from '../exports/xml.ts';
 import type { Links } from '../links.ts';
 import { dateRange, datestamp, OaiError, parseRequest, type OaiRequest } from '../oai/arguments.ts';
-import { OAI_DC, oaiDcXml } from '../oai/oai-dc.ts';
+import { OAI_DC, oaiDcXmlInTurns } from '../oai/oai-dc.ts';
 import { MARCXML_FORMAT } from '../oai/oai-marcxml.ts';
 import { DATACITE_FORMAT, OAI_DATACITE_FORMAT } from '../oai/oai-datacite.ts';
 import { decodeToken, encodeToken, type ListState } from '../oai/resumption-token.ts';
 import type { Env } from './request.ts';
-import { nextIteration } from '@krs/domain';
+import { nextIteration, timeSlices } from '@krs/domain';
+import type { Responder } from '../respond.ts';
 
 const OAI = 'http://www.openarchives.org/OAI/2.0/';
 const XSI = 'http://www.w3.org/2001/XMLSchema-instance';
@@ -84,10 +85,10 @@ function setOf(spec: string): HarvestSet | null {
   return spec.startsWith(TYPE_SET) && spec.length > TYPE_SET.length ? { resourceType: spec.slice(TYPE_SET.length) } : null;
 }
 
-export function oaiRoutes(core: Core, links: Links, options: OaiOptions = {}) {
+export function oaiRoutes(core: Core, links: Links, responder: Responder, options: OaiOptions = {}) {
   const host = new URL(links.oai).hostname;
   const pageSize = options.pageSize ?? 100;
-  const formats = options.formats ?? [{ ...OAI_DC, payload: oaiDcXml }, OAI_DATACITE_FORMAT, DATACITE_FORMAT, MARCXML_FORMAT];
+  const formats = options.formats ?? [{ ...OAI_DC, payload: (view: RecordView, l: Links) => oaiDcXmlInTurns(view, l, nextIteration) }, OAI_DATACITE_FORMAT, DATACITE_FORMAT, MARCXML_FORMAT];
   const formatOf = (prefix: string) => {
     const format = formats.find((f) => f.prefix === prefix);
     if (format === undefined) throw new OaiError('cannotDisseminateFormat', `This repository does not offer the metadata format "${prefix.slice(0, 100)}".`);
@@ -208,7 +209,13 @@ export function oaiRoutes(core: Core, links: Links, options: OaiOptions = {}) {
       throw new OaiError('noRecordsMatch', 'No record matches the arguments.');
     }
     const list = body.ele(OAI, verb);
-    for (const item of page.items) (verb === 'ListRecords' ? record(list, item, format, payloads) : header(list, item));
+    // A page's headers are a hundred records' elements: a turn when a slice is due.
+    const slicing = timeSlices(nextIteration);
+    for (const item of page.items) {
+      if (slicing.due()) await slicing.turn();
+      if (verb === 'ListRecords') record(list, item, format, payloads);
+      else header(list, item);
+    }
     if (page.next !== null) {
       const next = encodeToken({ ...state, after: page.next, cursor: state.cursor + page.items.length });
       list.ele(OAI, 'resumptionToken').att('cursor', String(state.cursor)).txt(next);
@@ -242,13 +249,17 @@ export function oaiRoutes(core: Core, links: Links, options: OaiOptions = {}) {
         throw e;
       }
       echo(request);
+      // A page's elements are copied into the answer, then written: each a block of milliseconds for a hundred records, each in a turn of its own.
+      await nextIteration();
       root.import(body);
+      await nextIteration();
     } catch (e) {
       if (!(e instanceof OaiError)) throw e;
       root.ele(OAI, 'error').att('code', e.code).txt(e.message);
     }
     requestEl.txt(links.oai);
-    return c.body(await withPayloads(doc.end({ prettyPrint: false }), payloads), 200, { 'Content-Type': 'text/xml; charset=utf-8' });
+    // A page of large records is megabytes: its bytes are made in turns, as a large API answer's are.
+    return responder.text(c, await withPayloads(doc.end({ prettyPrint: false }), payloads), 200, { 'Content-Type': 'text/xml; charset=utf-8' });
   }
 
   return new Hono<Env>()

@@ -1,43 +1,70 @@
 /**
  * Candidates read from an engine's stored documents and decided by the domain's evaluator, in
- * their order. Small ones a slice of the loop at a time (`evaluateInSlices`); a large one (the
- * largest legal record is about 1.9 MB of JSON) is parsed, matched and scored in slices of its own,
- * since parsing and deciding it at once held the loop for 70-220 ms a query.
+ * their order: small ones a slice of the loop at a time (`evaluateInSlices`), a large one (the
+ * largest legal record is about 1.9 MB of JSON) parsed, matched and scored in slices of its own,
+ * since parsing and deciding it at once held the loop for 70-250 ms a query.
  */
 import { largeValueSlices, parseJsonInTurns, type SearchDocument } from '@krs/domain';
-import { decideBodyInTurns, matchesQuery, type QueryNode } from '@krs/domain/search';
+import { decideBodyInTurns, matchesQuery, type BodyDecision, type QueryNode } from '@krs/domain/search';
 import { evaluateInSlices } from './evaluate-in-slices.ts';
 
 /** Above this many characters of JSON, a candidate is decided in turns of its own. */
 export const LARGE_CANDIDATE_CHARS = 64 * 1024;
 
+/** A stored document's JSON text, parsed and decided in slices: its body and the evaluator's decision. */
+export async function decideLargeText(query: QueryNode, text: string): Promise<{ doc: SearchDocument; decision: BodyDecision }> {
+  const slicing = largeValueSlices();
+  const doc = (await parseJsonInTurns(text, slicing)) as SearchDocument;
+  return { doc, decision: await decideBodyInTurns(query, doc.body, slicing) };
+}
+
+/**
+ * `evaluateInSlices` over `items`, except that an item `isLarge` says is large is decided by
+ * `large`, which takes turns of its own, between the slices of the others. Items are drawn from
+ * `items` as they are decided, never gathered first: a generator reading bodies in batches keeps
+ * only a batch in memory.
+ */
+export async function evaluateLargeApart<T, R>(items: Iterable<T>, isLarge: (item: T) => boolean, small: (item: T) => R | null, large: (item: T) => Promise<R | null>): Promise<R[]> {
+  const kept: R[] = [];
+  const iterator = items[Symbol.iterator]();
+  const stop: { large: T[]; ended: boolean } = { large: [], ended: false };
+  const untilLarge = function* (): Generator<T> {
+    for (let next = iterator.next(); !next.done; next = iterator.next()) {
+      if (isLarge(next.value)) {
+        stop.large.push(next.value);
+        return;
+      }
+      yield next.value;
+    }
+    stop.ended = true;
+  };
+  while (!stop.ended) {
+    kept.push(...(await evaluateInSlices(untilLarge(), small)));
+    for (const item of stop.large.splice(0)) {
+      const decided = await large(item);
+      if (decided !== null) kept.push(decided);
+    }
+  }
+  return kept;
+}
+
 /**
  * The candidates that match `query`, in order. `scores` receives the evaluator's score of each
  * large match, reckoned on the way so that ranking does not read it again at once.
  */
-export async function decideCandidates(rows: readonly { doc: string }[], query: QueryNode, scores: Map<SearchDocument, number>): Promise<SearchDocument[]> {
-  const matched: SearchDocument[] = [];
-  let small: { doc: string }[] = [];
-  const decideSmall = async () => {
-    matched.push(...(await evaluateInSlices(small, (r) => {
+export function decideCandidates(rows: readonly { doc: string }[], query: QueryNode, scores: Map<SearchDocument, number>): Promise<SearchDocument[]> {
+  return evaluateLargeApart(
+    rows,
+    (r) => r.doc.length > LARGE_CANDIDATE_CHARS,
+    (r) => {
       const doc = JSON.parse(r.doc) as SearchDocument;
       return matchesQuery(query, doc) ? doc : null;
-    })));
-    small = [];
-  };
-  for (const row of rows) {
-    if (row.doc.length <= LARGE_CANDIDATE_CHARS) {
-      small.push(row);
-      continue;
-    }
-    await decideSmall();
-    const slicing = largeValueSlices();
-    const doc = (await parseJsonInTurns(row.doc, slicing)) as SearchDocument;
-    const decision = await decideBodyInTurns(query, doc.body, slicing);
-    if (!decision.matches) continue;
-    scores.set(doc, decision.score);
-    matched.push(doc);
-  }
-  await decideSmall();
-  return matched;
+    },
+    async (r) => {
+      const { doc, decision } = await decideLargeText(query, r.doc);
+      if (!decision.matches) return null;
+      scores.set(doc, decision.score);
+      return doc;
+    },
+  );
 }

@@ -157,6 +157,22 @@ function rangeSql(node: Extract<QueryNode, { type: 'range' }>): Sql {
   return { where: `doc.rowid IN (SELECT doc_rowid FROM doc_range WHERE ${conditions.join(' AND ')})`, params };
 }
 
+/**
+ * An AND's or OR's children as one FTS5 expression of its free-text leaves over `doc_fts` (FTS5
+ * intersects or unites them itself, far faster than one subquery per term), one of its field
+ * leaves over `doc_field`, and the other children; null for an expression with no leaves.
+ */
+export function siblingsGrouped(node: Extract<QueryNode, { type: 'and' | 'or' }>, ctx: QueryContext): { op: string; text: string | null; fields: string | null; rest: QueryNode[] } {
+  const op = node.type === 'and' ? ' AND ' : ' OR ';
+  const texts = node.children.map((c) => matchText(c, ctx));
+  const fields = node.children.map((c, i) => (texts[i] === null ? fieldMatch(c, ctx) : null));
+  const joined = (parts: (string | null)[]) => {
+    const present = parts.filter((t): t is string => t !== null);
+    return present.length === 0 ? null : present.map((m) => `(${m})`).join(op);
+  };
+  return { op, text: joined(texts), fields: joined(fields), rest: node.children.filter((_, i) => texts[i] === null && fields[i] === null) };
+}
+
 /** The query as SQL over `doc`, or null if any leaf needs the evaluator. */
 export function querySql(node: QueryNode, ctx: QueryContext): Sql | null {
   switch (node.type) {
@@ -174,19 +190,12 @@ export function querySql(node: QueryNode, ctx: QueryContext): Sql | null {
     }
     case 'and':
     case 'or': {
-      // Sibling free-text leaves become one MATCH expression: FTS5 intersects or unites them
-      // itself, far faster than one subquery per term.
-      const op = node.type === 'and' ? ' AND ' : ' OR ';
-      // So do sibling field leaves, in `doc_field`.
-      const texts = node.children.map((c) => matchText(c, ctx));
-      const fields = node.children.map((c, i) => (texts[i] === null ? fieldMatch(c, ctx) : null));
-      const merged = texts.filter((t): t is string => t !== null);
-      const mergedFields = fields.filter((t): t is string => t !== null);
-      const rest = node.children.filter((_, i) => texts[i] === null && fields[i] === null).map((c) => querySql(c, ctx));
-      if (rest.some((p) => p === null)) return null;
-      const parts = rest as Sql[];
-      if (mergedFields.length > 0) parts.unshift(inFields(mergedFields.map((m) => `(${m})`).join(op)));
-      if (merged.length > 0) parts.unshift(inMatch(merged.map((m) => `(${m})`).join(op)));
+      const { op, text, fields, rest } = siblingsGrouped(node, ctx);
+      const others = rest.map((c) => querySql(c, ctx));
+      if (others.some((p) => p === null)) return null;
+      const parts = others as Sql[];
+      if (fields !== null) parts.unshift(inFields(fields));
+      if (text !== null) parts.unshift(inMatch(text));
       return { where: `(${parts.map((p) => p.where).join(op)})`, params: parts.flatMap((p) => p.params) };
     }
     case 'not': {
@@ -197,20 +206,21 @@ export function querySql(node: QueryNode, ctx: QueryContext): Sql | null {
 }
 
 /** Positive free-text leaves, for bm25 ranking. */
-export function rankText(node: QueryNode, ctx: QueryContext): string[] {
+export function rankedLeaves(node: QueryNode, ctx: QueryContext): QueryNode[] {
   switch (node.type) {
     case 'term':
-    case 'phrase': {
-      const m = matchText(node, ctx);
-      return m === null ? [] : [m];
-    }
+    case 'phrase':
+      return matchText(node, ctx) === null ? [] : [node];
     case 'and':
     case 'or':
-      return node.children.flatMap((c) => rankText(c, ctx));
+      return node.children.flatMap((c) => rankedLeaves(c, ctx));
     default:
       return [];
   }
 }
+
+/** The FTS5 expressions of the positive free-text leaves, for bm25 ranking. */
+export const rankText = (node: QueryNode, ctx: QueryContext): string[] => rankedLeaves(node, ctx).map((leaf) => matchText(leaf, ctx) ?? '');
 
 /**
  * A superset of the matches in SQL, or null when none can be had. Any `field:value` leaf needs

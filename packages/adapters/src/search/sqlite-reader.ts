@@ -14,6 +14,7 @@ import { SQLITE_MODULE_PATH } from '../sql/sqlite-driver.ts';
 import { LOWER_PRIORITY } from './worker-priority.ts';
 import { threadsEnded } from './threads-ended.ts';
 import { withinBagDistance } from './bag-distance.ts';
+import { rangeColumns, type RangeColumns } from './range-values.ts';
 import type { Param } from './fts-query.ts';
 import { documentLength, fts5Varints } from './doc-lengths.ts';
 import {
@@ -61,6 +62,8 @@ export interface SqliteReader {
   pairs(sql: string, params: readonly Param[]): Promise<Float64Array>;
   /** Rows of numbers, every column, flattened (`pairs` of any width). */
   numbers(sql: string, params: readonly Param[]): Promise<Float64Array>;
+  /** Rows of `(rowid, value)` ordered by value, as columns (range-values.ts). */
+  ranges(sql: string, params: readonly Param[]): Promise<RangeColumns>;
   /**
    * A word's occurrences in the title and text columns of the FTS5 table `fts`, decoded from
    * its segments (fts5-doclist.ts); `fallback`, SQL of the same answer taking the word, when
@@ -101,11 +104,11 @@ export interface NearestWords {
 
 interface Request {
   id: number;
-  kind: 'rowids' | 'rows' | 'pairs' | 'occurrences' | 'phrases' | 'words' | 'recycle' | 'close';
+  kind: 'rowids' | 'rows' | 'pairs' | 'ranges' | 'occurrences' | 'phrases' | 'words' | 'recycle' | 'close';
   sql: string;
   params: readonly Param[];
 }
-type Result = Int32Array | Float64Array | unknown[][] | string;
+type Result = Int32Array | Float64Array | unknown[][] | string | RangeColumns;
 type Reply = { id: number; result: Result } | { id: number; error: string };
 
 /** Plain JavaScript, evaluated by the worker: it loads better-sqlite3 from the path given. */
@@ -159,6 +162,8 @@ ${fts5NearestWords}
 ${fts5WordOfKey}
 // bag-distance.ts's.
 ${withinBagDistance}
+// range-values.ts's.
+${rangeColumns}
 const statements = new Map();
 // Rowids come back joined in one text, not as one value per row: handing each row to JavaScript
 // was most of the cost of a large match (a term in 57k of 100k documents: 19 ms row by row,
@@ -291,6 +296,10 @@ parentPort.on('message', ({ id, kind, sql, params, buffer }) => {
       return parentPort.postMessage({ id, result: pairs }, [pairs.buffer]);
     }
     if (kind === 'words') return parentPort.postMessage({ id, result: nearestWords(params[0], params[1]) });
+    if (kind === 'ranges') {
+      const c = rangeColumns(statement(kind, sql).iterate(...params));
+      return parentPort.postMessage({ id, result: c }, [c.rows.buffer, c.numbers.buffer, c.bytes.buffer, c.ends.buffer]);
+    }
     const rows = statement(kind, sql).all(...params);
     if (kind === 'rows') return parentPort.postMessage({ id, result: rows });
   } catch (e) {
@@ -363,6 +372,7 @@ export function createThreadReader(filename: string, threads = 2): SqliteReader 
     rows: (sql, params) => ask('rows', sql, params) as Promise<unknown[][]>,
     pairs: (sql, params) => ask('pairs', sql, params) as Promise<Float64Array>,
     numbers: (sql, params) => ask('pairs', sql, params) as Promise<Float64Array>,
+    ranges: (sql, params) => ask('ranges', sql, params) as Promise<RangeColumns>,
     occurrences: (fts, word, fallback) => ask('occurrences', fallback, [fts, word]) as Promise<Int32Array>,
     phrases: (fts, phrases) => ask('phrases', '', [fts, JSON.stringify(phrases)]) as Promise<Int32Array>,
     nearestWords: async (fts, slice) => {
@@ -421,6 +431,7 @@ export function createInlineReader(db: Database): SqliteReader {
     rows: async (sql, params) => db.prepare(sql).raw().all(...params) as unknown[][],
     pairs: async (sql, params) => Float64Array.from((db.prepare(sql).raw().all(...params) as [number, number][]).flat()),
     numbers: async (sql, params) => Float64Array.from((db.prepare(sql).raw().all(...params) as number[][]).flat()),
+    ranges: async (sql, params) => rangeColumns(db.prepare(sql).raw().iterate(...params) as Iterable<unknown[]>),
     occurrences: async (fts, word, fallback) => occurrences(fts, word, fallback),
     phrases: async (fts, list) => phrases(fts, list),
     nearestWords: async (fts, s) => {

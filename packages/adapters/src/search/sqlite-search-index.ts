@@ -27,6 +27,7 @@ import {
   passesFilter,
   NUMERIC_RANGE_FIELDS,
   positiveTerms,
+  RANGE_FIELDS,
   rangeValues,
   scoreQuery,
   shapesMeetBox,
@@ -38,14 +39,14 @@ import {
   type Steps,
 } from '@krs/domain/search';
 import { isLarge, jsonText, largeValueSlices, timeSlices, turnWhenDue, type BBox, type SearchDocument, type SearchIndex, type SearchRequest, type SearchResult, type Shape } from '@krs/domain';
-import { ftsExpression, fuzzyWords, singleTitleWord, matchText, querySql, rankText, singlePrefix, singleWordPhrases, textPrefilter, type Param, type QueryContext, type Sql } from './fts-query.ts';
+import { ftsExpression, fuzzyWords, singleTitleWord, matchText, querySql, rankedLeaves, rankText, singlePrefix, singleWordPhrases, textPrefilter, type Param, type QueryContext, type Sql } from './fts-query.ts';
 import { PresenceCache } from './presence-cache.ts';
 import { BoxBounds, Codes, type Box } from './box-bounds.ts';
 import { DocLengths, documentLength, tableTotals } from './doc-lengths.ts';
 import { inverseDocumentFrequency, OCCURRENCES_SQL, phrasesRelevanceSteps, relevanceSteps, unpackPhrases, weightedAs, type Relevance } from './term-relevance.ts';
 import { textPhrases } from './text-phrases.ts';
 import { ScratchPool, type ScratchArrays } from './scratch-arrays.ts';
-import { evaluateInSlices } from './evaluate-in-slices.ts';
+import { decideLargeText, evaluateLargeApart, LARGE_CANDIDATE_CHARS } from './decide-candidates.ts';
 import { expandInSlices } from './expand-in-slices.ts';
 import { createInlineReader, createThreadReader, ROW_SIZE_FUNCTION, type SqliteReader } from './sqlite-reader.ts';
 import { PATH_TOKEN_PREFIX, pathToken } from './path-token.ts';
@@ -55,6 +56,8 @@ import { fieldExpression, namedFields, unfielded, type FieldPaths } from './fiel
 import { createInlineWriter, createThreadWriter, type PreparedDoc, type Written } from './sqlite-writer.ts';
 import { nextTurn } from '../next-turn.ts';
 import { nextSearchTurn } from './search-turns.ts';
+import { RANGE_COLUMNS_SQL, RangeValues, type RangeEntries } from './range-values.ts';
+import { hasRange, intersectRows, queryRows } from './query-rows.ts';
 
 /**
  * Bumped when the file's tables change; a file of another layout is refused, and the caller
@@ -274,22 +277,6 @@ function fieldsOf(r: HeaderRow): HeaderFields {
   };
 }
 
-/**
- * Rows in every list (each list without repeats), counted in a byte per rowid: typed arrays
- * all the way, since a list may hold every document.
- */
-function intersect(lists: Int32Array[]): Int32Array {
-  const [first, ...rest] = [...lists].sort((a, b) => a.length - b.length);
-  if (first === undefined) return new Int32Array(0);
-  if (rest.length === 0) return first;
-  let highest = 0;
-  for (const x of first) highest = Math.max(highest, x);
-  const seen = new Uint8Array(highest + 1);
-  for (const x of first) seen[x] = 1;
-  for (const list of rest) for (const x of list) if (x <= highest && seen[x] !== 0) seen[x] = (seen[x] ?? 0) + 1;
-  return first.filter((x) => seen[x] === lists.length);
-}
-
 /** A membership test for a list of rowids, a byte per rowid. */
 function memberOf(list: Int32Array): (rowid: number) => boolean {
   let highest = 0;
@@ -414,6 +401,49 @@ export function createSqliteSearchIndex(filename: string): SqliteSearchIndex {
     boxesWhileReading?.set(rowid, boxes);
     bounds.set(rowid, boxes);
   };
+  /**
+   * The range fields' values (range-values.ts), read by a reader thread once a query first asks
+   * for a range (a second at a million documents), again after another process's write (until
+   * then ranges are SQL over `doc_range`), and again, still answering meanwhile, once the
+   * documents our writes changed since grow many (each query tests those one by one).
+   */
+  let ranges = new RangeValues();
+  let rangesWanted = false;
+  let rangesReady = false;
+  let rangesRead: Promise<void> = Promise.resolve();
+  /** Values our writes set while the ranges were being read: set again once they are. */
+  let rangesWhileReading: Map<number, RangeEntries> | null = null;
+  function readAllRanges(stillRight: boolean): void {
+    if (lengthsReader === null || !rangesWanted) return;
+    if (!stillRight) rangesReady = false;
+    const written = new Map<number, RangeEntries>();
+    rangesWhileReading = written;
+    const reading = lengthsReader;
+    const read: Promise<void> = Promise.all(RANGE_FIELDS.map(async (field) => [field, await reading.ranges(RANGE_COLUMNS_SQL, [field])] as const)).then(
+      (columns) => {
+        // A later read (another process wrote again, or a clear) supersedes this one.
+        if (rangesRead !== read) return;
+        const next = RangeValues.fromColumns(new Map(columns));
+        for (const [rowid, entries] of written) next.set(rowid, entries);
+        rangesWhileReading = null;
+        ranges = next;
+        rangesReady = true;
+      },
+      () => {
+        // The ranges stay with SQL, or with what was kept; a later write or query reads again.
+        if (rangesRead === read) rangesWhileReading = null;
+      },
+    );
+    rangesRead = read;
+  }
+  /** Our writes kept beside the values read that make the index read them again. */
+  const rereadAfter = () => Math.max(16_384, ranges.readCount / 8);
+  const setRanges = (rowid: number, entries: RangeEntries) => {
+    if (!rangesWanted) return;
+    rangesWhileReading?.set(rowid, entries);
+    ranges.set(rowid, entries);
+    if (rangesReady && rangesWhileReading === null && ranges.writtenCount > rereadAfter()) readAllRanges(true);
+  };
   /** The documents with a value at the paths `_exists_` asked about lately. */
   const presence = new PresenceCache();
   const lengthOf = db.prepare('SELECT sz FROM doc_fts_docsize WHERE id = ?').pluck();
@@ -441,6 +471,7 @@ export function createSqliteSearchIndex(filename: string): SqliteSearchIndex {
       seen = now;
       readAllLengths();
       readAllBounds();
+      readAllRanges(false);
     }
     return headers;
   }
@@ -737,7 +768,7 @@ export function createSqliteSearchIndex(filename: string): SqliteSearchIndex {
     /** Orders bestmatch when SQLite can rank. */
     rank: AsyncRanker | null;
     /** Set when only the domain's evaluator can decide the query: it then reads each candidate's body. */
-    evaluate: { matches: (doc: SearchDocument) => boolean; score: ((doc: SearchDocument) => number) | null } | null;
+    evaluate: { node: QueryNode; matches: (doc: SearchDocument) => boolean; score: ((doc: SearchDocument) => number) | null } | null;
   }
 
   /** `ranked`: the hits a bestmatch page needs (page x size), or 0 when the sort is another. */
@@ -798,17 +829,52 @@ export function createSqliteSearchIndex(filename: string): SqliteSearchIndex {
     }
     const sql = querySql(node, ctx);
     if (sql !== null) {
-      const rows = await rowids(`SELECT doc.rowid FROM doc WHERE ${sql.where}`, sql.params);
+      const leaves = rankedLeaves(unfielded(node), ctx);
       const rank = rankText(unfielded(node), ctx);
-      const rankable = rank.length > 0 && textPrefilter(node, ctx) !== null;
+      const rankable = ranked > 0 && rank.length > 0 && textPrefilter(node, ctx) !== null;
+      // One plain word ranks the hits from its occurrences, as when it is asked alone.
+      const [leaf] = leaves;
+      const words = rankable && leaf !== undefined && leaves.length === 1 ? singleWordPhrases(leaf, ctx) : null;
+      const scored = words === null ? null : scoreWords(words.map((word) => [word]), scratch);
+      // Awaited below, or never when the match fails first.
+      scored?.catch(() => undefined);
+      // The word's documents are those of its occurrences: FTS5 need not be asked for them again.
+      const known = scored === null || leaf === undefined ? null : { text: matchText(leaf, ctx), rows: scored.then((s) => s.rowids) };
+      const rows = (await rowsFromMemory(node, ctx, known)) ?? (await rowids(`SELECT doc.rowid FROM doc WHERE ${sql.where}`, sql.params));
+      if (scored !== null) return { rows, scoreOf: (await scored).scoreOf, rank: null, evaluate: null };
       return { rows, rank: rankable ? bm25Ranker(rank.map((r) => `(${r})`).join(' OR '), rows.length, null) : null, evaluate: null };
     }
     const pre: Sql | null = textPrefilter(node, ctx);
     return {
       rows: pre === null ? null : await rowids(`SELECT doc.rowid FROM doc WHERE ${pre.where}`, pre.params),
       rank: null,
-      evaluate: { matches: (doc) => matchesQuery(node, doc), score: positiveTerms(node).length > 0 ? (doc) => scoreQuery(node, doc) : null },
+      evaluate: { node, matches: (doc) => matchesQuery(node, doc), score: positiveTerms(node).length > 0 ? (doc) => scoreQuery(node, doc) : null },
     };
+  }
+
+  const highestRow = db.prepare('SELECT max(rowid) FROM doc').pluck();
+  /** `known`: the rows of one text leaf, read already. */
+  const rowSources = (known: { text: string | null; rows: Promise<Int32Array> } | null) => ({
+    // A leaf alone in its group is the group's expression, in parentheses.
+    text: (expression: string) => (known !== null && known.text !== null && (expression === known.text || expression === `(${known.text})`) ? known.rows : rowids(matchSql, [expression])),
+    fields: (expression: string) => rowids(fieldMatchSql, [expression]),
+    range: (node: Extract<QueryNode, { type: 'range' }>, outsideUpTo?: number) => ranges.rows(node, outsideUpTo ?? null),
+    rangeMarks: (node: Extract<QueryNode, { type: 'range' }>) => ranges.marks(node),
+    highest: () => (highestRow.get() as number | null) ?? 0,
+  });
+  /**
+   * The rows of a query with ranges, from the range values in memory (query-rows.ts), or null:
+   * no range, or the values not read yet (the first range asked starts reading them).
+   */
+  async function rowsFromMemory(node: QueryNode, ctx: QueryContext, known: { text: string | null; rows: Promise<Int32Array> } | null): Promise<Int32Array | null> {
+    if (!hasRange(node)) return null;
+    // A write of another process makes them read again (and is read here, not after the match).
+    freshHeaders();
+    if (!rangesWanted) {
+      rangesWanted = true;
+      readAllRanges(false);
+    }
+    return rangesReady ? queryRows(node, ctx, rowSources(known)) : null;
   }
 
   /** The rows with a value at the path, kept for the next query about the same path. */
@@ -925,7 +991,8 @@ export function createSqliteSearchIndex(filename: string): SqliteSearchIndex {
     const sets = filterRows(request);
     if (query.rows !== null) sets.push(query.rows);
     if (request.bbox !== null) sets.push(await inBox(request.bbox));
-    const rows = sets.length === 0 ? null : intersect(sets);
+    // Counted in a byte per rowid: typed arrays all the way, since a list may hold every document.
+    const rows = sets.length === 0 ? null : intersectRows(sets);
     // Read after the waits above: what was committed meanwhile is in the headers too.
     const table = freshHeaders();
     // The box was decided by the R*Tree above, so neither path below looks at bounds.
@@ -945,7 +1012,7 @@ export function createSqliteSearchIndex(filename: string): SqliteSearchIndex {
               : null;
       return table.inTurns(() => table.pageSteps(selection, request, ranked), pause);
     }
-    const { matches, score } = query.evaluate;
+    const { node, matches, score } = query.evaluate;
     // Bodies are read only for documents the caller may list at all, a small batch per statement
     // (one statement per body cost 25 us each in its read transaction alone; 256 per statement
     // made each step of the slices below 15-20 ms), and decided one document at a time, so the
@@ -971,12 +1038,21 @@ export function createSqliteSearchIndex(filename: string): SqliteSearchIndex {
         }
       }
     };
-    const decided = await evaluateInSlices(documents(), (item): [number, number] | null => {
-      if (item === null) return null;
-      const [header, rowid, text] = item;
-      const full = { ...header, body: (JSON.parse(text) as SearchDocument).body };
-      return matches(full) ? [rowid, score === null ? 0 : score(full)] : null;
-    });
+    const decided = await evaluateLargeApart(
+      documents(),
+      (item) => item !== null && item[2].length > LARGE_CANDIDATE_CHARS,
+      (item): [number, number] | null => {
+        if (item === null) return null;
+        const [header, rowid, text] = item;
+        const full = { ...header, body: (JSON.parse(text) as SearchDocument).body };
+        return matches(full) ? [rowid, score === null ? 0 : score(full)] : null;
+      },
+      async (item): Promise<[number, number] | null> => {
+        if (item === null) return null;
+        const { decision } = await decideLargeText(node, item[2]);
+        return decision.matches ? [item[1], score === null ? 0 : decision.score] : null;
+      },
+    );
     // The rest runs over the header columns, as for queries SQLite decides alone, in typed
     // arrays: a hundred thousand matches through a Map and the generic ranking held the loop
     // for over 100 ms.
@@ -1038,6 +1114,7 @@ export function createSqliteSearchIndex(filename: string): SqliteSearchIndex {
               table.set(rowid, docs[i] as SearchDocument);
               presence.set(rowid, prepared[i]?.paths ?? '');
               setBoxes(rowid, prepared[i]?.boxes ?? []);
+              setRanges(rowid, prepared[i]?.ranges ?? []);
             });
             readLengths(lengths, rowids);
           },
@@ -1051,6 +1128,7 @@ export function createSqliteSearchIndex(filename: string): SqliteSearchIndex {
             rowids.forEach((rowid) => table.delete(rowid));
             rowids.forEach((rowid) => presence.delete(rowid));
             rowids.forEach((rowid) => setBoxes(rowid, []));
+            rowids.forEach((rowid) => setRanges(rowid, []));
             readLengths(lengths, rowids);
           },
         ),
@@ -1067,9 +1145,11 @@ export function createSqliteSearchIndex(filename: string): SqliteSearchIndex {
             lengths.clear();
             presence.clear();
             bounds.clear();
-            // A read of every length or box under way may have begun before the clear.
+            ranges = new RangeValues();
+            // A read of every length, box or range value under way may have begun before the clear.
             readAllLengths();
             readAllBounds();
+            readAllRanges(true);
           },
         ),
       ),
@@ -1090,7 +1170,7 @@ export function createSqliteSearchIndex(filename: string): SqliteSearchIndex {
     },
     size: () => freshHeaders().size,
     settled: async () => {
-      await Promise.allSettled([lengthsRead, boundsRead]);
+      await Promise.allSettled([lengthsRead, boundsRead, rangesRead]);
     },
     stamp() {
       // Another process's write is read in first, as a search would; while one of ours is on its

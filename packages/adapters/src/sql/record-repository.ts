@@ -55,6 +55,44 @@ async function byIds<T>(ids: readonly string[], load: (chunk: string[]) => Promi
   return out;
 }
 
+/**
+ * Stored bytes one statement reads when records are read by ids, a larger row alone: reading a
+ * row is one native call whose time grows with its size (4-5 ms for the largest legal record),
+ * and a listing, a sitemap step or a harvest page read up to 8 MiB of them in one statement.
+ */
+const BYTES_READ_AT_ONCE = 512 * 1024;
+
+/**
+ * Records by ids as `byIds` reads them, but weighed first by their stored sizes (an index-only
+ * read) when several are asked for, so each statement reads at most BYTES_READ_AT_ONCE, or a
+ * single larger row, with a turn of the event loop between statements. Ids of small records all
+ * go into one statement, as before.
+ */
+async function weighedByIds<T>(ids: readonly string[], sizes: (ids: readonly string[]) => Promise<Map<string, number>>, load: (chunk: string[]) => Promise<T[]>): Promise<T[]> {
+  const unique = [...new Set(ids)];
+  if (unique.length <= 1) return byIds(unique, load);
+  const weights = await sizes(unique);
+  const groups: string[][] = [[]];
+  let weight = 0;
+  for (const id of unique) {
+    const size = weights.get(id) ?? 0;
+    const group = groups[groups.length - 1] as string[];
+    if (group.length > 0 && (weight + size > BYTES_READ_AT_ONCE || group.length >= IDS_PER_STATEMENT)) {
+      groups.push([id]);
+      weight = size;
+    } else {
+      group.push(id);
+      weight += size;
+    }
+  }
+  const out: T[] = [];
+  for (const [i, group] of groups.entries()) {
+    if (i > 0) await nextIteration();
+    out.push(...(await load(group)));
+  }
+  return out;
+}
+
 interface RevisionsRow {
   kind: string;
   revision_id: number;
@@ -136,8 +174,22 @@ export function createSqlRecordRepository(db: Kysely<Database>, options: { lockR
   const revisionsOf = (row: RevisionsRow | undefined) =>
     // The kind column holds what recordToRow or draftToRow wrote from a typed record.
     row === undefined ? null : { kind: row.kind as RecordKind, revisionId: Number(row.revision_id), parentRevisionId: Number(row.parent_revision_id) };
+  const storedSizes = async (state: 'draft' | 'published', ids: readonly string[]): Promise<Map<string, number>> => {
+    const one = ids.length === 1 ? await sizeById[state].first(db, { id: ids[0] as string }) : undefined;
+    const rows =
+      ids.length === 1
+        ? one === undefined ? [] : [one]
+        : await byIds(ids, (chunk) =>
+            db
+              .selectFrom(state === 'draft' ? 'draft' : 'record')
+              .select(['id', storedSize])
+              .where('id', 'in', chunk)
+              .execute(),
+          );
+    return new Map(rows.map((r) => [r.id, Number(r.bytes)]));
+  };
   const publishedByIds = (ids: readonly string[]) =>
-    byIds(ids, async (chunk) => parseRows(await from('record').where('id', 'in', chunk).execute(), rowToRecord));
+    weighedByIds(ids, (some) => storedSizes('published', some), async (chunk) => parseRows(await from('record').where('id', 'in', chunk).execute(), rowToRecord));
   return {
     async getDraft(id) {
       return parseRow(await rowById('draft', id), rowToDraft);
@@ -204,23 +256,10 @@ export function createSqlRecordRepository(db: Kysely<Database>, options: { lockR
       return (await q.orderBy('id').execute()).map((r) => r.id);
     },
     async getDraftsByIds(ids) {
-      return byIds(ids, async (chunk) => parseRows(await from('draft').where('id', 'in', chunk).execute(), rowToDraft));
+      return weighedByIds(ids, (some) => storedSizes('draft', some), async (chunk) => parseRows(await from('draft').where('id', 'in', chunk).execute(), rowToDraft));
     },
     getPublishedByIds: publishedByIds,
-    async storedSizes(state, ids) {
-      const one = ids.length === 1 ? await sizeById[state].first(db, { id: ids[0] as string }) : undefined;
-      const rows =
-        ids.length === 1
-          ? one === undefined ? [] : [one]
-          : await byIds(ids, (chunk) =>
-              db
-                .selectFrom(state === 'draft' ? 'draft' : 'record')
-                .select(['id', storedSize])
-                .where('id', 'in', chunk)
-                .execute(),
-            );
-      return new Map(rows.map((r) => [r.id, Number(r.bytes)]));
-    },
+    storedSizes,
     async getParentsByIds(ids) {
       return byIds(ids, async (chunk) => parseRows(await from('parent').where('id', 'in', chunk).execute(), rowToParent));
     },

@@ -241,6 +241,20 @@ export function recordRepositoryContract(name: string, make: MakeRepositories): 
       expect(ids(await r.getPublishedByIds(many))).toEqual(['r2']);
     });
 
+    it('reads large drafts and published versions by ids whole, however many statements they take', async () => {
+      const r = await records();
+      await r.saveParent(parent('p1'), null);
+      const big = (id: string) => ({ metadata: { title: `${id} ${'ö word '.repeat(40_000)}` } });
+      const saved = ['r1', 'r2', 'r3'].map((id) => published(id, 'p1', big(id)));
+      for (const record of saved) await r.savePublished(record, null);
+      await r.savePublished(published('r4', 'p1'), null);
+      await r.saveDraft(draft('d1', 'p1', big('d1')), null);
+      await r.saveDraft(draft('d2', 'p1', big('d2')), null);
+      const byId = <T extends { id: string }>(xs: T[]) => [...xs].sort((a, b) => a.id.localeCompare(b.id));
+      expect(byId(await r.getPublishedByIds(['r3', 'r4', 'r1', 'r2', 'r1']))).toEqual([...saved, published('r4', 'p1')]);
+      expect((await r.getDraftsByIds(['d2', 'd1'])).map((d) => d.id).sort()).toEqual(['d1', 'd2']);
+    });
+
     it('weighs stored drafts and published versions by id without reading them, in proportion to what they hold', async () => {
       const r = await records();
       await r.saveParent(parent('p1'), null);

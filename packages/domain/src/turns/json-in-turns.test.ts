@@ -89,9 +89,24 @@ describe('stringifyJsonInTurns', () => {
     );
   });
 
+  it('indents as JSON.stringify does, for any JSON value cut into pieces (seeded)', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.jsonValue({ maxDepth: 6 }), fc.integer({ min: 0, max: 4 }), fc.constantFrom('  ', '\t', ' '.repeat(12)), async (value, members, indent) => {
+        expect(await stringifyJsonInTurns(value, countingSlicing(), { ...tiny, members, levels: 1 }, indent)).toBe(JSON.stringify(value, null, indent));
+      }),
+      { seed: 20261127, numRuns: 1500 },
+    );
+  });
+
+  it('indents a large value cut into runs of items as JSON.stringify does', async () => {
+    const value = { metadata: { creators: Array.from({ length: 3_000 }, (_, i) => ({ name: `Person ${i}`, ids: [i, [i, []], {}] })) } };
+    expect(await stringifyJsonInTurns(value, countingSlicing(), undefined, '  ')).toBe(JSON.stringify(value, null, 2));
+  });
+
   it('leaves out what JSON.stringify leaves out, and writes null where it does', async () => {
     const value = { a: undefined, b: [undefined, () => 1, Number.NaN, -0], c: new Date(0), d: { toJSON: () => 'own' }, e: Object.create(null) as object };
     expect(await stringifyJsonInTurns(value, countingSlicing(), tiny)).toBe(JSON.stringify(value));
+    expect(await stringifyJsonInTurns(value, countingSlicing(), tiny, '  ')).toBe(JSON.stringify(value, null, '  '));
   });
 
   it('encodes a large value in pieces, giving the loop back between them', async () => {
