@@ -2,7 +2,6 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { markLarge, type SearchDocument, type SearchRequest } from '@krs/domain';
-import { createInMemorySearchIndex } from '@krs/domain/testing';
 import { createMiniSearchIndex } from '../src/search/index.ts';
 import { searchIndexContract } from './contracts/search-index.contract.ts';
 import { searchDocument } from './contracts/builders.ts';
@@ -422,32 +421,5 @@ describe('minisearch searches read in slices', () => {
     expect(written).toBeGreaterThan(0);
     expect(answered.total).toBe(from.length + written);
     expect(answered).toEqual(await index.search(query));
-  });
-
-  it('decides a large candidate that only its body can decide in slices of its own, as the evaluator decides it', async () => {
-    // Over 64 KiB of JSON: parsed and decided in turns.
-    const big = (id: string, keywords: string[]) => {
-      const metadata = { title: `Big ${id}`, description: Array.from({ length: 8000 }, (_, i) => `glacier n${i}`).join(' '), keywords };
-      markLarge(metadata);
-      return searchDocument(id, metadata.title, { body: { id, metadata } });
-    };
-    const docs = [big('b1', ['--', 'gamma']), big('b2', ['alpha']), doc('s1', 'Glacier'), searchDocument('s2', 'Sea', { body: { id: 's2', metadata: { title: 'Sea', keywords: ['--'] } } })];
-    let turns = 0;
-    const index = createMiniSearchIndex({ slices: () => ({ due: () => true, turn: async () => void turns++ }) });
-    const reference = createInMemorySearchIndex();
-    await index.upsert(docs);
-    await reference.upsert(docs);
-    const ids = async (from: typeof reference, q: string) => (await from.search({ ...glacier, q, size: 20 })).hits.map((h) => h.id).sort();
-    // Queries the index answers alone: no leaf of theirs is left for a body to decide.
-    const indexAlone = ['metadata.keywords:--', 'metadata.keywords:"--"', 'glacier AND metadata.keywords:--', 'metadata.description:--'];
-    // A field asked for `--` beside a word: only the body decides.
-    const bodies = ['metadata.keywords:(-- OR gamma)', 'glacier AND NOT metadata.keywords:(-- OR alpha)'];
-    for (const q of [...indexAlone, ...bodies]) {
-      turns = 0;
-      const answered = await ids(index, q);
-      expect({ q, answered }).toEqual({ q, answered: await ids(reference, q) });
-      expect({ q, inTurns: turns > 0 }).toEqual({ q, inTurns: bodies.includes(q) });
-    }
-    expect(await ids(index, bodies[1] ?? '')).toEqual(['b1', 's1']);
   });
 });

@@ -23,7 +23,6 @@ import {
   fuzzyDistance,
   inRange,
   isFuzzyMatch,
-  decideBodyInTurns,
   matchesBody,
   parseQuery,
   RANGE_FIELDS,
@@ -38,7 +37,6 @@ import {
 import {
   isLarge,
   largeValueSlices,
-  parseJsonInTurns,
   stringifyJsonInTurns,
   timeSlices,
   turnWhenDue,
@@ -50,7 +48,7 @@ import {
   type Slicing,
 } from '@krs/domain';
 import { RowArraysPool, type RowArrays } from './row-arrays.ts';
-import { evaluateLargeApart, LARGE_CANDIDATE_CHARS } from './decide-candidates.ts';
+import { evaluateInSlices } from './evaluate-in-slices.ts';
 import { pathToken } from './path-token.ts';
 import { MiniSearchRows, needsShapes, type PreparedRow } from './minisearch-rows.ts';
 import { TextIndex, TITLE_AND_TEXT, TITLE_ONLY, type IndexedText, type Scored, type Staged, type TakeTurn } from './minisearch-text.ts';
@@ -330,21 +328,10 @@ export function createMiniSearchIndex({ slices = largeValueSlices, searchSlices 
     }
   }
 
-  /** Whether a row matches a leaf from its marks or the words kept; null for a leaf only its body decides. */
-  function fromIndex(node: QueryNode, item: Candidate, scoring: Scoring): boolean | null {
-    const marks = scoring.exactLeaves.get(node);
-    if (marks !== undefined) return marks[item.row] === 1;
-    const phrase = scoring.phrases.get(node);
-    if (phrase !== undefined) return item.words.includes(phrase);
-    const inField = scoring.fieldPhrases.get(node);
-    if (inField !== undefined) return phraseInField(item.words, inField.phrase, inField.field);
-    return null;
-  }
-
   /** Whether a row matches the node: exact leaves from their marks, phrases from the words kept, the rest from the body. */
   function decide(node: QueryNode, item: Candidate, scoring: Scoring): boolean {
-    const known = fromIndex(node, item, scoring);
-    if (known !== null) return known;
+    const marks = scoring.exactLeaves.get(node);
+    if (marks !== undefined) return marks[item.row] === 1;
     switch (node.type) {
       case 'and':
         return node.children.every((c) => decide(c, item, scoring));
@@ -352,31 +339,14 @@ export function createMiniSearchIndex({ slices = largeValueSlices, searchSlices 
         return node.children.some((c) => decide(c, item, scoring));
       case 'not':
         return !decide(node.child, item, scoring);
-      default:
+      default: {
+        const phrase = scoring.phrases.get(node);
+        if (phrase !== undefined) return item.words.includes(phrase);
+        const inField = scoring.fieldPhrases.get(node);
+        if (inField !== undefined) return phraseInField(item.words, inField.phrase, inField.field);
         item.parsed ??= JSON.parse(item.body) as object;
         return matchesBody(node, item.parsed);
-    }
-  }
-
-  /**
-   * `decide` for a large candidate (the largest legal record's body is about 1.9 MB of JSON): its
-   * body parsed, and each leaf that reads it decided, in slices (the domain's `decideBodyInTurns`).
-   */
-  async function decideInTurns(node: QueryNode, item: Candidate, scoring: Scoring, slicing: Slicing): Promise<boolean> {
-    const known = fromIndex(node, item, scoring);
-    if (known !== null) return known;
-    switch (node.type) {
-      case 'and':
-        for (const c of node.children) if (!(await decideInTurns(c, item, scoring, slicing))) return false;
-        return true;
-      case 'or':
-        for (const c of node.children) if (await decideInTurns(c, item, scoring, slicing)) return true;
-        return false;
-      case 'not':
-        return !(await decideInTurns(node.child, item, scoring, slicing));
-      default:
-        item.parsed ??= (await parseJsonInTurns(item.body, slicing)) as object;
-        return (await decideBodyInTurns(node, item.parsed, slicing)).matches;
+      }
     }
   }
 
@@ -478,12 +448,7 @@ export function createMiniSearchIndex({ slices = largeValueSlices, searchSlices 
       aggregations: [],
     }).hits;
     const items = Array.from(listed, (row): Candidate => ({ row, key: rows.keyOf(row), words: rows.wordsOf(row), body: rows.bodyOf(row), parsed: null }));
-    const decided = await evaluateLargeApart(
-      items,
-      (item) => item.body.length > LARGE_CANDIDATE_CHARS,
-      (item) => (decide(query, item, scoring) ? item : null),
-      async (item) => ((await decideInTurns(query, item, scoring, slices())) ? item : null),
-    );
+    const decided = await evaluateInSlices(items, (item) => (decide(query, item, scoring) ? item : null));
     const kept = seen === writes ? decided : decided.filter((item) => rows.keyOf(item.row) === item.key);
     const given = arrays.rows(kept.length);
     for (const [i, item] of kept.entries()) given[i] = item.row;
