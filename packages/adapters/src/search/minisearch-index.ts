@@ -11,7 +11,9 @@
  * (`field:--`) by the domain's evaluator over the body kept as JSON text.
  * A large record is prepared, and a document of many words added to the word index and taken
  * out of it, in 2 ms slices (minisearch-steps.ts), hidden from searches until shown whole; writes
- * are applied one at a time in the order asked (writes-in-order.ts).
+ * are applied one at a time in the order asked (writes-in-order.ts). A search reads its candidates
+ * (each word's expansion, each expanded word's postings) and an exact answer in 2 ms slices, as of
+ * one state of the index: a write shown between two slices starts it over.
  */
 import {
   fieldPaths,
@@ -185,7 +187,7 @@ export interface MiniSearchIndex extends SearchIndex {
 }
 
 /**
- * Tries at reading a query's candidates in slices before reading them in one piece: each is
+ * Tries at reading a query's candidates (and exact answer) in slices before reading them in one piece: each is
  * started over when a write is shown between two of its slices, and a stream of small writes
  * must not keep a search from ever answering.
  */
@@ -208,7 +210,7 @@ const keepFuzzy = (word: string, derived: string) => derived === word || isFuzzy
 export interface MiniSearchOptions {
   /** The slices a large document's steps run in: one per iteration of the loop (domain turns), unless a test says otherwise. */
   slices?: () => Slicing;
-  /** The slices a search reads its candidates in: 2 ms, one per turn of the searches' line (search-turns.ts), unless a test says otherwise. */
+  /** The slices a search reads its candidates and answer in: 2 ms, one per turn of the searches' line (search-turns.ts), unless a test says otherwise. */
   searchSlices?: () => Slicing;
 }
 
