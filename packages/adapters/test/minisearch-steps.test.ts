@@ -48,13 +48,13 @@ const QUERIES: [string[], WordMatch][] = [
 ];
 
 /** Each query's rows and scores, on all fields and on the title. */
-function answers(index: TextIndex, capacity: number): [number[], number[]][] {
+async function answers(index: TextIndex, capacity: number): Promise<[number[], number[]][]> {
   const pool = new RowArraysPool();
   const out: [number[], number[]][] = [];
   for (const [words, match] of QUERIES) {
     for (const fields of [TITLE_AND_TEXT, TITLE_ONLY]) {
       const arrays = pool.take();
-      const found = index.scoreAll(words, fields, match, capacity, arrays, () => 2);
+      const found = await index.scoreAll(words, fields, match, capacity, arrays, () => 2);
       const rows: number[] = [];
       for (let row = 0; row < capacity; row++) if (found.marks[row] === 1) rows.push(row);
       out.push([rows, rows.map((row) => found.scores[row] ?? 0)]);
@@ -103,7 +103,7 @@ describe('MiniSearch add and remove in steps', () => {
         // adds the new words before taking out the old, so maps may hold the same in another order.
         if (!rewritten) expect(got.terms).toEqual(want.terms);
         expect(contents(got)).toEqual(contents(want));
-        const [wanted, given] = [answers(atOnce, 8), answers(inSteps, 8)];
+        const [wanted, given] = [await answers(atOnce, 8), await answers(inSteps, 8)];
         expect(given.map(([rows]) => rows)).toEqual(wanted.map(([rows]) => rows));
         if (!rewritten) expect(given).toEqual(wanted);
         else {
@@ -123,27 +123,27 @@ describe('MiniSearch add and remove in steps', () => {
     const index = new TextIndex();
     const others = Array.from({ length: 5 }, () => randomText(random));
     for (const [row, doc] of others.entries()) index.put({ id: row, ...doc });
-    const empty = answers(index, 8);
+    const empty = await answers(index, 8);
     let turns = 0;
     const checking: Slicing = {
       due: () => true,
       turn: async () => {
         turns++;
-        expect(answers(index, 8)).toEqual(empty);
+        expect(await answers(index, 8)).toEqual(empty);
       },
     };
     const large = { title: 'sea glacier', text: Array.from({ length: 300 }, (_, i) => valueLine(i % 4, `sea ice glacial ${WORDS[i % WORDS.length]}`)).join('\n') };
     const staged = await index.stage(large, checking);
-    expect(answers(index, 8)).toEqual(empty);
+    expect(await answers(index, 8)).toEqual(empty);
     index.show(staged, 6);
-    const shown = answers(index, 8);
+    const shown = await answers(index, 8);
     expect(shown).not.toEqual(empty);
     const reference = new TextIndex();
     for (const [row, doc] of others.entries()) reference.put({ id: row, ...doc });
     reference.put({ id: 6, ...large });
-    expect(shown).toEqual(answers(reference, 8));
+    expect(shown).toEqual(await answers(reference, 8));
     const short = index.hide(6) as number;
-    expect(answers(index, 8)).toEqual(empty);
+    expect(await answers(index, 8)).toEqual(empty);
     await index.purge(short, { id: 6, ...large }, checking);
     expect(turns).toBeGreaterThan(4);
   });

@@ -271,6 +271,43 @@ describe('minisearch writes of large documents in steps', () => {
     }
   }, 60_000);
 
+  it('answers searches walking the term tree in slices while a large document is written in steps beside them: each as before or as after', async () => {
+    // Prefixes and fuzzy words of hundreds of expansions: their walks take turns part way.
+    const walking = ['subject*', 'number*', 'subject1~', 'numbr~', 'gla* OR sea~', 'zq*', 'zq1000~'];
+    // Words of one stem, every seventh number from `first`: another's words split the edges of its tree.
+    const wordy = (id: string, first: number) => {
+      const metadata = { title: `Numbers ${id}`, description: Array.from({ length: 3000 }, (_, i) => `zq${first + 7 * i}`).join(' ') };
+      markLarge(metadata);
+      return searchDocument(id, metadata.title, { body: { id, metadata } });
+    };
+    const answersNow = (index: SearchIndexLike) => Promise.all(walking.map(async (q) => JSON.stringify(await index.search({ ...glacier, q, size: 20 }))));
+    const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+    const everyStep = () => ({ due: () => true, turn: nextTurn });
+    const steps: [string, SearchDocument[], (index: SearchIndexLike) => Promise<void>, SearchDocument[]][] = [
+      ['added', base, (index) => index.upsert([large('big', 'glacier')]), [...base, large('big', 'glacier')]],
+      ['added beside words of its stem', [...base, wordy('w0', 0)], (index) => index.upsert([wordy('w3', 3)]), [...base, wordy('w0', 0), wordy('w3', 3)]],
+      ['removed beside words of its stem', [...base, wordy('w0', 0), wordy('w3', 3)], (index) => index.remove(['published:w3']), [...base, wordy('w0', 0)]],
+      ['replaced', [...base, large('big', 'glacier')], (index) => index.upsert([large('big', 'seal')]), [...base, large('big', 'seal')]],
+      ['removed', [...base, large('big', 'glacier'), large('other', 'fjord')], (index) => index.remove(['published:big']), [...base, large('other', 'fjord')]],
+    ];
+    for (const [what, from, write, to] of steps) {
+      const before = await answersNow(await holding(from));
+      const after = await answersNow(await holding(to));
+      const index = createMiniSearchIndex({ slices: everyStep, searchSlices: everyStep });
+      await index.upsert(from.map((d) => ({ ...d, body: { ...d.body, metadata: { ...(d.body['metadata'] as object) } } })));
+      let writing = true;
+      const written = write(index).then(() => {
+        writing = false;
+      });
+      while (writing) {
+        const now = await answersNow(index);
+        for (const [i, answer] of now.entries()) expect({ what, q: walking[i], either: answer === before[i] || answer === after[i] }).toEqual({ what, q: walking[i], either: true });
+      }
+      await written;
+      expect({ what, answers: await answersNow(index) }).toEqual({ what, answers: after });
+    }
+  }, 60_000);
+
   it('keeps a large record prepared in steps as it keeps one prepared at once: the same snapshot, byte for byte', async () => {
     const shaped = (mark: boolean) => {
       const doc = large('big', 'glacier');
@@ -329,4 +366,60 @@ describe('minisearch writes of large documents in steps', () => {
     expect(await answersOf(loaded)).toEqual(await answersOf(await holding([...base, large('big', 'glacier')])));
     expect(await answersOf(source)).toEqual(await answersOf(await holding([...base, large('big', 'glacier'), large('late', 'glacier')])));
   }, 60_000);
+});
+
+describe('minisearch searches read in slices', () => {
+  const query: SearchRequest = { ...glacier, q: 'gla* OR sea~ OR ice* OR fjord~ OR morain*', size: 20 };
+  const from = [doc('a', 'Glacier retreat'), doc('b', 'Sea ice'), doc('c', 'Fjord glaciers'), doc('e', 'Glacial sea ice')];
+  /** A search's slices, each ending in a turn that runs `onTurn` (a write, say). */
+  const turning = (onTurn: () => Promise<void>) => () => ({ due: () => true, turn: onTurn });
+
+  it('answers as of the index after a write shown between two of its slices, never a mix of before and after', async () => {
+    let pending: (() => Promise<void>) | null = null;
+    let turns = 0;
+    const index = createMiniSearchIndex({
+      searchSlices: turning(async () => {
+        turns++;
+        const write = pending;
+        pending = null;
+        if (write !== null) await write();
+      }),
+    });
+    await index.upsert(from);
+    const before = await index.search(query);
+    // Each write, and what the index holds after it.
+    const writes: [string, () => Promise<void>, SearchDocument[]][] = [
+      ['upsert', () => index.upsert([doc('a', 'Moraine'), doc('d', 'Glacial fjord')]), [doc('a', 'Moraine'), from[1], from[2], from[3], doc('d', 'Glacial fjord')].filter((d) => d !== undefined)],
+      ['remove', () => index.remove(['published:b', 'published:e']), [doc('a', 'Moraine'), from[2], doc('d', 'Glacial fjord')].filter((d) => d !== undefined)],
+      ['clear', () => index.clear().then(() => index.upsert([doc('z', 'Sea moraine')])), [doc('z', 'Sea moraine')]],
+    ];
+    for (const [what, write, held] of writes) {
+      const reference = createMiniSearchIndex();
+      await reference.upsert(held);
+      turns = 0;
+      pending = write;
+      const answered = await index.search(query);
+      expect({ what, yielded: turns > 4 }).toEqual({ what, yielded: true });
+      expect({ what, answered }).toEqual({ what, answered: await reference.search(query) });
+      expect(answered).not.toEqual(before);
+    }
+  });
+
+  it('still answers, as of the last write, when a write is shown between every two slices', async () => {
+    let writing = true;
+    let written = 0;
+    const index = createMiniSearchIndex({
+      searchSlices: turning(async () => {
+        if (!writing) return;
+        written++;
+        await index.upsert([doc(`w${written}`, `Glacier ${written}`)]);
+      }),
+    });
+    await index.upsert(from);
+    const answered = await index.search(query);
+    writing = false;
+    expect(written).toBeGreaterThan(0);
+    expect(answered.total).toBe(from.length + written);
+    expect(answered).toEqual(await index.search(query));
+  });
 });

@@ -11,12 +11,15 @@
  * (`field:--`) by the domain's evaluator over the body kept as JSON text.
  * A large record is prepared, and a document of many words added to the word index and taken
  * out of it, in 2 ms slices (minisearch-steps.ts), hidden from searches until shown whole; writes
- * are applied one at a time in the order asked (writes-in-order.ts).
+ * are applied one at a time in the order asked (writes-in-order.ts). A search reads its candidates
+ * (each word's expansion, each expanded word's postings) and an exact answer in 2 ms slices, as of
+ * one state of the index: a write shown between two slices starts it over.
  */
 import {
   fieldPaths,
   fieldValues,
   firstByColumn,
+  firstByColumnSteps,
   flatten,
   flattenInTurns,
   fuzzyDistance,
@@ -31,11 +34,13 @@ import {
   type FlatDoc,
   type QueryNode,
   type Ranker,
+  type Steps,
 } from '@krs/domain/search';
 import {
   isLarge,
   largeValueSlices,
   stringifyJsonInTurns,
+  timeSlices,
   turnWhenDue,
   type SearchDocument,
   type SearchIndex,
@@ -48,7 +53,8 @@ import { RowArraysPool, type RowArrays } from './row-arrays.ts';
 import { evaluateInSlices } from './evaluate-in-slices.ts';
 import { pathToken } from './path-token.ts';
 import { MiniSearchRows, needsShapes, type PreparedRow } from './minisearch-rows.ts';
-import { TextIndex, TITLE_AND_TEXT, TITLE_ONLY, type IndexedText, type Scored, type Staged } from './minisearch-text.ts';
+import { TextIndex, TITLE_AND_TEXT, TITLE_ONLY, type IndexedText, type Scored, type Staged, type TakeTurn } from './minisearch-text.ts';
+import { nextSearchTurn } from './search-turns.ts';
 import { WritesInOrder } from './writes-in-order.ts';
 import { readSnapshot, writeSnapshot } from './minisearch-snapshot.ts';
 import { phraseInField, valueLine, type FieldPaths } from './minisearch-value-lines.ts';
@@ -180,14 +186,37 @@ export interface MiniSearchIndex extends SearchIndex {
   loadSnapshot(file: string): Promise<string | null>;
 }
 
+/**
+ * Tries at reading a query's candidates (and exact answer) in slices before reading them in one piece: each is
+ * started over when a write is shown between two of its slices, and a stream of small writes
+ * must not keep a search from ever answering.
+ */
+const SLICED_TRIES = 3;
+
+/** A write was shown between two slices of a search's reading: it starts over. */
+class WrittenMeanwhile extends Error {}
+
+/** Steps run with `takeTurn` between them. */
+async function inTurns<T>(steps: Steps<T>, takeTurn: TakeTurn): Promise<T> {
+  for (;;) {
+    const step = steps.next();
+    if (step.done === true) return step.value;
+    await takeTurn();
+  }
+}
+
 const keepFuzzy = (word: string, derived: string) => derived === word || isFuzzyMatch(derived, word);
 
 export interface MiniSearchOptions {
   /** The slices a large document's steps run in: one per iteration of the loop (domain turns), unless a test says otherwise. */
   slices?: () => Slicing;
+  /** The slices a search reads its candidates and answer in: 2 ms, one per turn of the searches' line (search-turns.ts), unless a test says otherwise. */
+  searchSlices?: () => Slicing;
 }
 
-export function createMiniSearchIndex({ slices = largeValueSlices }: MiniSearchOptions = {}): MiniSearchIndex {
+const searchTurns = (): Slicing => timeSlices(nextSearchTurn);
+
+export function createMiniSearchIndex({ slices = largeValueSlices, searchSlices = searchTurns }: MiniSearchOptions = {}): MiniSearchIndex {
   let rows = new MiniSearchRows();
   let text = new TextIndex();
   /**
@@ -209,7 +238,7 @@ export function createMiniSearchIndex({ slices = largeValueSlices }: MiniSearchO
   }
 
   /** Candidates for a node, or null when the index cannot narrow it (every document may match). */
-  function candidates(node: QueryNode, scoring: Scoring | null, capacity: number, arrays: RowArrays): Candidates | null {
+  async function candidates(node: QueryNode, scoring: Scoring | null, capacity: number, arrays: RowArrays, takeTurn: TakeTurn): Promise<Candidates | null> {
     switch (node.type) {
       case 'term':
       case 'phrase': {
@@ -222,7 +251,7 @@ export function createMiniSearchIndex({ slices = largeValueSlices }: MiniSearchO
         const field = node.field === null || onTitle ? null : rows.fieldScope(node.field, arrays.marks(capacity));
         // MiniSearch's fuzzy search walks its term tree within the edit distance; the domain's
         // rule also wants the first letter kept, checked on the words each row matched.
-        const found = text.scoreAll(words, fields, match, capacity, arrays, fuzzyDistance, match === 'fuzzy' ? keepFuzzy : null, field);
+        const found = await text.scoreAll(words, fields, match, capacity, arrays, fuzzyDistance, match === 'fuzzy' ? keepFuzzy : null, field, takeTurn);
         // Ranked by the words in the title and text, wherever the field wants them.
         if (scoring !== null) addScores(scoring, found);
         const marks = found.inField ?? found.marks;
@@ -245,7 +274,7 @@ export function createMiniSearchIndex({ slices = largeValueSlices }: MiniSearchO
           const same = node.children.filter(plain(field));
           if (same.length < 2) continue;
           const group: QueryNode = { type: 'term', field, match: 'exact', value: same.map((c) => (c.type === 'term' ? c.value : '')).join(' ') };
-          const found = candidates(group, scoring, capacity, arrays);
+          const found = await candidates(group, scoring, capacity, arrays, takeTurn);
           if (found === null) continue;
           grouped.push(found);
           // Each word of the group is read from the group's marks: wrong for the word alone,
@@ -256,7 +285,8 @@ export function createMiniSearchIndex({ slices = largeValueSlices }: MiniSearchO
           }
         }
         for (const c of node.children) if (!inGroup.has(c)) rest.push(c);
-        const parts = [...grouped, ...rest.map((c) => candidates(c, scoring, capacity, arrays))];
+        const parts: (Candidates | null)[] = [...grouped];
+        for (const c of rest) parts.push(await candidates(c, scoring, capacity, arrays, takeTurn));
         const narrowing = parts.filter((p): p is Candidates => p !== null);
         if (narrowing.length === 0) return null;
         const marks = arrays.marks(capacity);
@@ -264,7 +294,8 @@ export function createMiniSearchIndex({ slices = largeValueSlices }: MiniSearchO
         return { marks, exact: narrowing.length === parts.length && narrowing.every((p) => p.exact) };
       }
       case 'or': {
-        const parts = node.children.map((c) => candidates(c, scoring, capacity, arrays));
+        const parts: (Candidates | null)[] = [];
+        for (const c of node.children) parts.push(await candidates(c, scoring, capacity, arrays, takeTurn));
         if (parts.some((p) => p === null)) return null;
         const narrowing = parts as Candidates[];
         const marks = arrays.marks(capacity);
@@ -287,7 +318,7 @@ export function createMiniSearchIndex({ slices = largeValueSlices }: MiniSearchO
       }
       case 'not': {
         // Only an exact answer has an exact complement; scores of what is excluded do not count.
-        const inner = candidates(node.child, null, capacity, arrays);
+        const inner = await candidates(node.child, null, capacity, arrays, takeTurn);
         if (inner === null || !inner.exact) return null;
         const marks = arrays.marks(capacity);
         for (const row of rows.rows()) if (inner.marks[row] !== 1) marks[row] = 1;
@@ -350,13 +381,66 @@ export function createMiniSearchIndex({ slices = largeValueSlices }: MiniSearchO
     (hits, k, newest) =>
       firstByColumn(hits, k, scores, true, (a, b) => (scores[b] ?? 0) - (scores[a] ?? 0) || newest(a, b));
 
+  /**
+   * `read` as of one state of the index: in slices, one per turn of the searches' line, started
+   * over when a write is shown meanwhile; after `SLICED_TRIES` such starts, in one piece.
+   * `read` learns the count of writes it reflects.
+   */
+  async function ofOneState<T>(arrays: RowArrays, read: (takeTurn: TakeTurn, seen: number) => Promise<T>): Promise<T> {
+    for (let tries = 0; ; tries++) {
+      const seen = writes;
+      const slicing = searchSlices();
+      const takeTurn: TakeTurn =
+        tries < SLICED_TRIES
+          ? async () => {
+              if (!slicing.due()) return;
+              await slicing.turn();
+              if (writes !== seen) throw new WrittenMeanwhile();
+            }
+          : () => Promise.resolve();
+      try {
+        const done = await read(takeTurn, seen);
+        if (writes === seen) return done;
+      } catch (e) {
+        if (!(e instanceof WrittenMeanwhile)) throw e;
+      }
+      // What this try took is dropped with it.
+      arrays.reset();
+    }
+  }
+
+  /** `answer` with turns between its steps (16k rows each), ranked by the scores given. */
+  async function answerInTurns(given: Int32Array | null, request: SearchRequest, scores: Float64Array | null, arrays: RowArrays, takeTurn: TakeTurn): Promise<SearchResult> {
+    const table = rows.header;
+    const selection = await inTurns(table.selectSteps(given, request, arrays.rows(given?.length ?? rows.capacity)), takeTurn);
+    const k = (request.page - 1) * request.size + request.size;
+    const newest = table.newest();
+    const ranked =
+      request.sort === 'bestmatch' && scores !== null
+        ? await inTurns(
+            firstByColumnSteps(selection.hits, k, scores, true, (a, b) => (scores[b] ?? 0) - (scores[a] ?? 0) || newest(a, b)),
+            takeTurn,
+          )
+        : null;
+    return inTurns(table.pageSteps(selection, request, ranked), takeTurn);
+  }
+
   async function searchWith(request: SearchRequest, arrays: RowArrays): Promise<SearchResult> {
     const query = parseQuery(request.q ?? '');
-    const capacity = rows.capacity;
-    const scoring: Scoring = { scores: arrays.scores(capacity), scored: false, exactLeaves: new Map(), phrases: new Map(), fieldPhrases: new Map() };
-    const found = query.type === 'all' ? { marks: null, exact: true } : candidates(query, scoring, capacity, arrays);
+    // An exact answer is read whole in one state; the evaluator's candidates are decided after.
+    type Read = { answered: SearchResult } | { answered: null; found: Candidates | null; scoring: Scoring; seen: number };
+    const read = await ofOneState(arrays, async (takeTurn, seen): Promise<Read> => {
+      const capacity = rows.capacity;
+      const scoring: Scoring = { scores: arrays.scores(capacity), scored: false, exactLeaves: new Map(), phrases: new Map(), fieldPhrases: new Map() };
+      const found = query.type === 'all' ? null : await candidates(query, scoring, capacity, arrays, takeTurn);
+      if (query.type === 'all' || found?.exact === true) {
+        return { answered: await answerInTurns(rowsInBox(found?.marks ?? null, request.bbox, arrays), request, scoring.scored ? scoring.scores : null, arrays, takeTurn) };
+      }
+      return { answered: null, found, scoring, seen };
+    });
+    if (read.answered !== null) return read.answered;
+    const { found, scoring, seen } = read;
     const rank = scoring.scored ? rankBy(scoring.scores) : null;
-    if (found?.exact) return answer(rowsInBox(found.marks, request.bbox, arrays), request, rank, arrays);
     // The candidates the caller may list and the box allows, checked a slice at a time. The
     // text each needs is taken now: a write between slices must not show a document twice or
     // hide one.
@@ -365,7 +449,6 @@ export function createMiniSearchIndex({ slices = largeValueSlices }: MiniSearchO
       filter: { ...request.filter, facets: {} },
       aggregations: [],
     }).hits;
-    const seen = writes;
     const items = Array.from(listed, (row): Candidate => ({ row, key: rows.keyOf(row), words: rows.wordsOf(row), body: rows.bodyOf(row), parsed: null }));
     const decided = await evaluateInSlices(items, (item) => (decide(query, item, scoring) ? item : null));
     const kept = seen === writes ? decided : decided.filter((item) => rows.keyOf(item.row) === item.key);

@@ -93,6 +93,11 @@ function eachPathWord(piece: Piece, each: (code: number, word: string) => void):
 export class MiniSearchInSteps extends MiniSearch<IndexedText> {
   /** Short ids of documents being added or removed in steps: their postings count for no search. */
   protected readonly hidden = new Set<number>();
+  /**
+   * Counts the steps that may have added words to the term tree or taken some out: a walk of the
+   * tree with turns between its steps is walked again when this moved meanwhile.
+   */
+  protected treeChanges = 0;
 
   /** A posting map's size without the hidden documents' postings. */
   protected visibleCount(postings: Map<number, number>): number {
@@ -103,6 +108,7 @@ export class MiniSearchInSteps extends MiniSearch<IndexedText> {
 
   /** Each path's words of the text filed under the path's field, as a posting of frequency 1. */
   protected addPathPostings(short: number, piece: Piece): void {
+    this.treeChanges++;
     eachPathWord(piece, (code, word) => {
       const data = this._index.fetch(word, () => new Map());
       const fieldId = PATH_FIELDS + code;
@@ -113,6 +119,7 @@ export class MiniSearchInSteps extends MiniSearch<IndexedText> {
   }
 
   protected removePathPostings(short: number, piece: Piece): void {
+    this.treeChanges++;
     eachPathWord(piece, (code, word) => {
       const fieldId = PATH_FIELDS + code;
       const data = this._index.get(word);
@@ -196,6 +203,7 @@ export class MiniSearchInSteps extends MiniSearch<IndexedText> {
 
   /** `addTerm` (private in MiniSearch). */
   private addTermOf(fieldId: number, short: number, term: string): void {
+    this.treeChanges++;
     const data = this._index.fetch(term, () => new Map());
     const postings = data.get(fieldId);
     if (postings === undefined) data.set(fieldId, new Map([[short, 1]]));
@@ -204,6 +212,7 @@ export class MiniSearchInSteps extends MiniSearch<IndexedText> {
 
   /** `removeTerm` (private in MiniSearch), for words known to be there: with one lookup instead of three. */
   private removeTermOf(fieldId: number, short: number, term: string): void {
+    this.treeChanges++;
     const data = this._index.get(term);
     const postings = data?.get(fieldId);
     const frequency = postings?.get(short);

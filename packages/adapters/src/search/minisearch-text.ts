@@ -23,6 +23,7 @@ import type { RowArrays } from './row-arrays.ts';
 import { exportTerms, PATH_FIELDS, postingStarts, savedTermTree, type TermData } from './minisearch-saved-terms.ts';
 import { MiniSearchInSteps, type IndexedText, type Staged } from './minisearch-steps.ts';
 import { withoutCodes, type FieldPaths } from './minisearch-value-lines.ts';
+import { fuzzyWalk } from './minisearch-fuzzy-walk.ts';
 
 export type { IndexedText, Staged } from './minisearch-steps.ts';
 
@@ -55,6 +56,27 @@ interface Derived {
 }
 
 export type WordMatch = 'exact' | 'prefix' | 'fuzzy';
+
+/**
+ * Called between steps of a search's reading (a query word's expansion, a derived word's
+ * postings): gives the loop back when the slice is due. The caller answers for what a write
+ * shown meanwhile changes (minisearch-index.ts starts over); documents staged or purged in steps
+ * meanwhile change nothing a search reads, since their postings are hidden (minisearch-steps.ts).
+ */
+export type TakeTurn = () => Promise<void>;
+
+/** Steps of a word's expansion (nodes of a fuzzy walk, words of a prefix) between two looks at the slice. */
+const WALK_STEPS_PER_TURN = 64;
+
+function runToEnd<T>(steps: Generator<void, T>): T {
+  for (;;) {
+    const step = steps.next();
+    if (step.done === true) return step.value;
+  }
+}
+
+/** No turn: the whole reading in one piece. */
+const atOnce: TakeTurn = () => Promise.resolve();
 
 /** Rows a query word or words matched: `marks[row]` is 1 for each, `scores[row]` its score there. */
 export interface Scored {
@@ -94,6 +116,7 @@ export class TextIndex extends MiniSearchInSteps {
   }
 
   put(doc: IndexedText): void {
+    this.treeChanges++;
     this.add(doc);
     const short = this._idToShortId.get(doc.id) ?? -1;
     this.ensure(short + 1);
@@ -147,6 +170,7 @@ export class TextIndex extends MiniSearchInSteps {
 
   /** Takes the document out word by word: it must be the text `put` was given. */
   drop(doc: IndexedText): void {
+    this.treeChanges++;
     const short = this._idToShortId.get(doc.id);
     if (short !== undefined) this.removePathPostings(short, { code: null, text: doc.text });
     this.remove(doc);
@@ -154,6 +178,7 @@ export class TextIndex extends MiniSearchInSteps {
   }
 
   empty(): void {
+    this.treeChanges++;
     this.removeAll();
     this.hidden.clear();
     this.rowOf.fill(-1);
@@ -165,7 +190,7 @@ export class TextIndex extends MiniSearchInSteps {
    * `keep(word, derived)`: for fuzzy words, whether an indexed word counts towards the query
    * word; a row must hold, for every query word, some word kept for it.
    */
-  scoreAll(
+  async scoreAll(
     words: readonly string[],
     fields: readonly TextField[],
     match: WordMatch,
@@ -174,11 +199,16 @@ export class TextIndex extends MiniSearchInSteps {
     fuzzyDistance: (word: string) => number = () => 0,
     keep: ((word: string, derived: string) => boolean) | null = null,
     field: FieldScope | null = null,
-  ): Scored & { inField: Uint8Array | null } {
-    const expanded = words.map((w) => this.derived(w, match, fuzzyDistance));
+    takeTurn: TakeTurn = atOnce,
+  ): Promise<Scored & { inField: Uint8Array | null }> {
+    const expanded: Derived[][] = [];
+    for (const w of words) {
+      expanded.push(await this.derivedInSlices(w, match, fuzzyDistance, takeTurn));
+      await takeTurn();
+    }
     let total: Scored | null = null;
     for (const list of expanded) {
-      const one = this.scoreDerived(list, fields, capacity, arrays);
+      const one = await this.scoreDerived(list, fields, capacity, arrays, takeTurn);
       if (total === null) total = one;
       else {
         const { marks, scores } = total;
@@ -197,12 +227,12 @@ export class TextIndex extends MiniSearchInSteps {
       }
     }
     const result = total ?? { marks: arrays.marks(capacity), scores: arrays.scores(capacity), count: 0 };
-    if (keep !== null) this.keepOnly(result, words, expanded.flat(), fields, keep, capacity, arrays);
+    if (keep !== null) await this.keepOnly(result, words, expanded.flat(), fields, keep, capacity, arrays, takeTurn);
     // `search()` multiplies by the number of distinct query words each result matched: all of them.
     const quality = new Set(words).size || 1;
     if (quality !== 1) for (let row = 0; row < capacity; row++) if (result.marks[row] === 1) result.scores[row] = (result.scores[row] ?? 0) * quality;
     const kept = keep === null ? expanded : expanded.map((list, i) => list.filter((d) => keep(words[i] ?? '', d.term)));
-    return { ...result, inField: field === null ? null : this.rowsInField(kept, field, capacity, arrays) };
+    return { ...result, inField: field === null ? null : await this.rowsInField(kept, field, capacity, arrays, takeTurn) };
   }
 
   /**
@@ -210,7 +240,7 @@ export class TextIndex extends MiniSearchInSteps {
    * the row holds values there, else in any path below it, as the evaluator reads a field. A
    * count per row of the words found so far, in each of the two, stands for the AND.
    */
-  private rowsInField(expanded: readonly (readonly Derived[])[], field: FieldScope, capacity: number, arrays: RowArrays): Uint8Array {
+  private async rowsInField(expanded: readonly (readonly Derived[])[], field: FieldScope, capacity: number, arrays: RowArrays, takeTurn: TakeTurn): Promise<Uint8Array> {
     const own = arrays.rows(capacity).fill(0);
     const below = arrays.rows(capacity).fill(0);
     const rowOf = this.rowOf;
@@ -226,6 +256,7 @@ export class TextIndex extends MiniSearchInSteps {
             if (row >= 0 && counts[row] === i) counts[row] = i + 1;
           }
         }
+        await takeTurn();
       }
     }
     const all = expanded.length;
@@ -306,16 +337,37 @@ export class TextIndex extends MiniSearchInSteps {
     return index;
   }
 
-  /** The indexed words a query word stands for, in the order `executeQuerySpec` scores them. */
-  private derived(word: string, match: WordMatch, fuzzyDistance: (word: string) => number): Derived[] {
+  /**
+   * `deriving` with a turn every `WALK_STEPS_PER_TURN` steps: a one-letter prefix stands for
+   * thousands of words, a fuzzy word's walk visits thousands of nodes. Words staged or purged
+   * in steps meanwhile may change the tree's shape under the walk: then it is walked again, at once.
+   */
+  private async derivedInSlices(word: string, match: WordMatch, fuzzyDistance: (word: string) => number, takeTurn: TakeTurn): Promise<Derived[]> {
+    const changes = this.treeChanges;
+    const walk = this.deriving(word, match, fuzzyDistance);
+    for (let steps = 1; ; steps++) {
+      const step = walk.next();
+      if (step.done === true) return step.value;
+      if (steps % WALK_STEPS_PER_TURN !== 0) continue;
+      await takeTurn();
+      if (this.treeChanges !== changes) return runToEnd(this.deriving(word, match, fuzzyDistance));
+    }
+  }
+
+  /**
+   * The indexed words a query word stands for, in the order `executeQuerySpec` scores them,
+   * yielding between steps of the tree's walks.
+   */
+  private *deriving(word: string, match: WordMatch, fuzzyDistance: (word: string) => number): Generator<void, Derived[]> {
     const out: Derived[] = [];
     const exact = this._index.get(word);
     if (exact !== undefined) out.push({ term: word, weight: 1, data: exact });
     const prefixed = match === 'prefix' ? this._index.atPrefix(word) : null;
     const distance = match === 'fuzzy' ? fuzzyDistance(word) : 0;
-    const fuzzy = distance > 0 ? this._index.fuzzyGet(word, distance) : null;
+    const fuzzy = distance > 0 ? yield* fuzzyWalk(this._index._tree, word, distance) : null;
     if (prefixed !== null) {
       for (const [term, data] of prefixed) {
+        yield;
         const length = term.length - word.length;
         if (length === 0) continue;
         fuzzy?.delete(term);
@@ -332,7 +384,7 @@ export class TextIndex extends MiniSearchInSteps {
   }
 
   /** `termResults` of each derived word in turn, into arrays. */
-  private scoreDerived(list: readonly Derived[], fields: readonly TextField[], capacity: number, arrays: RowArrays): Scored {
+  private async scoreDerived(list: readonly Derived[], fields: readonly TextField[], capacity: number, arrays: RowArrays, takeTurn: TakeTurn): Promise<Scored> {
     const marks = arrays.marks(capacity);
     const scores = arrays.scores(capacity);
     let count = 0;
@@ -367,12 +419,13 @@ export class TextIndex extends MiniSearchInSteps {
           } else scores[row] = (scores[row] ?? 0) + boost * raw;
         }
       }
+      await takeTurn();
     }
     return { marks, scores, count };
   }
 
   /** Drops the rows that do not hold, for each query word, an indexed word `keep` accepts for it. */
-  private keepOnly(
+  private async keepOnly(
     result: Scored,
     words: readonly string[],
     derived: readonly Derived[],
@@ -380,7 +433,8 @@ export class TextIndex extends MiniSearchInSteps {
     keep: (word: string, derived: string) => boolean,
     capacity: number,
     arrays: RowArrays,
-  ): void {
+    takeTurn: TakeTurn,
+  ): Promise<void> {
     for (const word of words) {
       const held = arrays.marks(capacity);
       const seen = new Set<string>();
@@ -388,6 +442,7 @@ export class TextIndex extends MiniSearchInSteps {
         if (seen.has(d.term) || !keep(word, d.term)) continue;
         seen.add(d.term);
         this.rowsWith(d.term, fields, held);
+        await takeTurn();
       }
       for (let row = 0; row < capacity; row++) {
         if (result.marks[row] === 1 && held[row] === 0) {
