@@ -27,25 +27,26 @@ export async function decideLargeText(query: QueryNode, text: string): Promise<{
 export async function evaluateLargeApart<T, R>(items: Iterable<T>, isLarge: (item: T) => boolean, small: (item: T) => R | null, large: (item: T) => Promise<R | null>): Promise<R[]> {
   const kept: R[] = [];
   const iterator = items[Symbol.iterator]();
-  const stop: { large: T[]; ended: boolean } = { large: [], ended: false };
+  /** The large item the small ones' run stopped at, if any. */
+  let stoppedAt: { item: T } | null = null;
   const untilLarge = function* (): Generator<T> {
     for (let next = iterator.next(); !next.done; next = iterator.next()) {
       if (isLarge(next.value)) {
-        stop.large.push(next.value);
+        stoppedAt = { item: next.value };
         return;
       }
       yield next.value;
     }
-    stop.ended = true;
   };
-  while (!stop.ended) {
+  for (;;) {
+    stoppedAt = null;
     kept.push(...(await evaluateInSlices(untilLarge(), small)));
-    for (const item of stop.large.splice(0)) {
-      const decided = await large(item);
-      if (decided !== null) kept.push(decided);
-    }
+    // Set by the generator as it ran, which the narrowing above cannot see.
+    const stop = stoppedAt as { item: T } | null;
+    if (stop === null) return kept;
+    const decided = await large(stop.item);
+    if (decided !== null) kept.push(decided);
   }
-  return kept;
 }
 
 /**
