@@ -1,9 +1,14 @@
 /**
- * MiniSearch's `fuzzyGet` (minisearch 7.2.0, SearchableMap/fuzzySearch.ts) as a generator that
- * yields after each node of the term tree it visits, so its caller can give the loop back part
- * way: the walk for one fuzzy word took 5-10 ms of CPU at 20k records. The same Levenshtein
- * matrix, the same pruning and the same order of visits, so it finds the same words, in the same
- * order (the order the scores of a word's expansions are summed in).
+ * MiniSearch's `fuzzyGet` (minisearch 7.2.0, SearchableMap/fuzzySearch.ts) as a walk its caller
+ * runs a number of nodes at a time, so it can give the loop back part way: the walk for one fuzzy
+ * word visits about 5,000 nodes of the term tree at 100k records (every node two characters deep
+ * is within two edits), 4-7 ms of CPU. The same Levenshtein matrix, the same pruning and the same
+ * order of visits, so it finds the same words, in the same order (the order the scores of a
+ * word's expansions are summed in).
+ *
+ * The path from the root is kept on a stack of its own rather than in nested generators: a
+ * generator per node cost a resumption of every generator above it at each step, a quarter more
+ * CPU than the walk itself.
  */
 import type { TermData } from './minisearch-saved-terms.ts';
 
@@ -15,47 +20,91 @@ export type FuzzyFound = Map<string, [TermData, number]>;
 
 const LEAF = '';
 
-export function* fuzzyWalk(tree: TreeNode, query: string, maxDistance: number): Generator<void, FuzzyFound> {
-  const results: FuzzyFound = new Map();
-  // Columns of the matrix; no word longer than the query by more than the distance matches.
-  const n = query.length + 1;
-  const m = n + maxDistance;
-  const matrix = new Uint8Array(m * n).fill(maxDistance + 1);
-  for (let j = 0; j < n; ++j) matrix[j] = j;
-  for (let i = 1; i < m; ++i) matrix[i * n] = i;
-  yield* visit(tree, query, maxDistance, results, matrix, 1, n, '');
-  return results;
+/** A node on the path being walked: its edges still to visit, the matrix row its path ends on, the path. */
+interface Visit {
+  node: TreeNode;
+  keys: Iterator<string>;
+  row: number;
+  prefix: string;
 }
 
-function* visit(node: TreeNode, query: string, maxDistance: number, results: FuzzyFound, matrix: Uint8Array, m: number, n: number, prefix: string): Generator<void, void> {
-  yield;
-  const offset = m * n;
-  key: for (const key of node.keys()) {
-    if (key === LEAF) {
-      const distance = matrix[offset - 1] ?? maxDistance + 1;
-      if (distance <= maxDistance) results.set(prefix, [node.get(key) as TermData, distance]);
-      continue;
-    }
-    // Each character of the edge is a row of the matrix; once a row's least distance is over
-    // the limit, nothing below the edge can match.
-    let i = m;
-    for (let pos = 0; pos < key.length; ++pos, ++i) {
-      const char = key[pos];
-      const thisRow = n * i;
-      const prevRow = thisRow - n;
-      let minDistance = matrix[thisRow] ?? 0;
-      const jmin = Math.max(0, i - maxDistance - 1);
-      const jmax = Math.min(n - 1, i + maxDistance);
-      for (let j = jmin; j < jmax; ++j) {
-        const different = char !== query[j];
-        const rpl = (matrix[prevRow + j] ?? 0) + +different;
-        const del = (matrix[prevRow + j + 1] ?? 0) + 1;
-        const ins = (matrix[thisRow + j] ?? 0) + 1;
-        const dist = (matrix[thisRow + j + 1] = Math.min(rpl, del, ins));
-        if (dist < minDistance) minDistance = dist;
-      }
-      if (minDistance > maxDistance) continue key;
-    }
-    yield* visit(node.get(key) as TreeNode, query, maxDistance, results, matrix, i, n, prefix + key);
+export class FuzzyWalk {
+  /** The words found so far; all of them once `run` has returned true. */
+  readonly found: FuzzyFound = new Map();
+  private readonly path: Visit[] = [];
+  private readonly matrix: Uint8Array;
+  /** The query's characters, compared as char codes as `fuzzyGet` compares one-character strings. */
+  private readonly query: Uint16Array;
+  /** Columns of the matrix. */
+  private readonly n: number;
+
+  constructor(
+    tree: TreeNode,
+    query: string,
+    private readonly maxDistance: number,
+  ) {
+    // No word longer than the query by more than the distance matches.
+    const n = query.length + 1;
+    const m = n + maxDistance;
+    this.n = n;
+    this.query = new Uint16Array(query.length);
+    for (let j = 0; j < query.length; j++) this.query[j] = query.charCodeAt(j);
+    this.matrix = new Uint8Array(m * n).fill(maxDistance + 1);
+    for (let j = 0; j < n; ++j) this.matrix[j] = j;
+    for (let i = 1; i < m; ++i) this.matrix[i * n] = i;
+    this.path.push({ node: tree, keys: tree.keys(), row: 1, prefix: '' });
   }
+
+  /** Walks on until `nodes` more nodes were entered (false) or the walk is over (true). */
+  run(nodes: number): boolean {
+    const { path, matrix, query, n, maxDistance, found } = this;
+    let entered = 0;
+    while (path.length > 0) {
+      const at = path[path.length - 1] as Visit;
+      const next = at.keys.next();
+      if (next.done === true) {
+        path.pop();
+        continue;
+      }
+      const key = next.value;
+      if (key === LEAF) {
+        const distance = matrix[at.row * n - 1] ?? maxDistance + 1;
+        if (distance <= maxDistance) found.set(at.prefix, [at.node.get(key) as TermData, distance]);
+        continue;
+      }
+      // Each character of the edge is a row of the matrix; once a row's least distance is over
+      // the limit, nothing below the edge can match.
+      let i = at.row;
+      let within = true;
+      for (let pos = 0; pos < key.length && within; ++pos, ++i) {
+        const char = key.charCodeAt(pos);
+        const thisRow = n * i;
+        const prevRow = thisRow - n;
+        let minDistance = matrix[thisRow] ?? 0;
+        const jmin = Math.max(0, i - maxDistance - 1);
+        const jmax = Math.min(n - 1, i + maxDistance);
+        for (let j = jmin; j < jmax; ++j) {
+          const rpl = (matrix[prevRow + j] ?? 0) + (char === query[j] ? 0 : 1);
+          const del = (matrix[prevRow + j + 1] ?? 0) + 1;
+          const ins = (matrix[thisRow + j] ?? 0) + 1;
+          const dist = rpl < del ? (rpl < ins ? rpl : ins) : del < ins ? del : ins;
+          matrix[thisRow + j + 1] = dist;
+          if (dist < minDistance) minDistance = dist;
+        }
+        within = minDistance <= maxDistance;
+      }
+      if (!within) continue;
+      const child = at.node.get(key) as TreeNode;
+      path.push({ node: child, keys: child.keys(), row: i, prefix: at.prefix + key });
+      if (++entered >= nodes) return false;
+    }
+    return true;
+  }
+}
+
+/** The whole walk at once. */
+export function fuzzyFind(tree: TreeNode, query: string, maxDistance: number): FuzzyFound {
+  const walk = new FuzzyWalk(tree, query, maxDistance);
+  walk.run(Infinity);
+  return walk.found;
 }

@@ -234,7 +234,7 @@ export function createMiniSearchIndex({ slices = largeValueSlices, searchSlices 
     if (found.count === 0) return;
     scoring.scored = true;
     const { scores } = scoring;
-    for (let row = 0; row < found.marks.length; row++) if (found.marks[row] === 1) scores[row] = (scores[row] ?? 0) + (found.scores[row] ?? 0);
+    for (const row of found.hits) if (found.marks[row] === 1) scores[row] = (scores[row] ?? 0) + (found.scores[row] ?? 0);
   }
 
   /** Candidates for a node, or null when the index cannot narrow it (every document may match). */

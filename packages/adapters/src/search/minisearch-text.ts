@@ -23,7 +23,7 @@ import type { RowArrays } from './row-arrays.ts';
 import { exportTerms, PATH_FIELDS, postingStarts, savedTermTree, type TermData } from './minisearch-saved-terms.ts';
 import { MiniSearchInSteps, type IndexedText, type Staged } from './minisearch-steps.ts';
 import { withoutCodes, type FieldPaths } from './minisearch-value-lines.ts';
-import { fuzzyWalk } from './minisearch-fuzzy-walk.ts';
+import { fuzzyFind, FuzzyWalk, type FuzzyFound } from './minisearch-fuzzy-walk.ts';
 
 export type { IndexedText, Staged } from './minisearch-steps.ts';
 
@@ -68,21 +68,20 @@ export type TakeTurn = () => Promise<void>;
 /** Steps of a word's expansion (nodes of a fuzzy walk, words of a prefix) between two looks at the slice. */
 const WALK_STEPS_PER_TURN = 64;
 
-function runToEnd<T>(steps: Generator<void, T>): T {
-  for (;;) {
-    const step = steps.next();
-    if (step.done === true) return step.value;
-  }
-}
-
 /** No turn: the whole reading in one piece. */
 const atOnce: TakeTurn = () => Promise.resolve();
 
-/** Rows a query word or words matched: `marks[row]` is 1 for each, `scores[row]` its score there. */
+/**
+ * Rows a query word or words matched: `marks[row]` is 1 for each, `scores[row]` its score there
+ * (0 elsewhere). `hits` lists every row marked, and may still list some unmarked since: passes
+ * over the matches read it, not every row of the index (a word in a twentieth of 100k documents
+ * was read in 100k steps per pass).
+ */
 export interface Scored {
   marks: Uint8Array;
   scores: Float64Array;
   count: number;
+  hits: Int32Array;
 }
 
 /** A field a query's words are looked for in, as the evaluator reads it (see `rowsInField`). */
@@ -211,9 +210,9 @@ export class TextIndex extends MiniSearchInSteps {
       const one = await this.scoreDerived(list, fields, capacity, arrays, takeTurn);
       if (total === null) total = one;
       else {
-        const { marks, scores } = total;
+        const { marks, scores, hits } = total;
         let count = 0;
-        for (let row = 0; row < capacity; row++) {
+        for (const row of hits) {
           if (marks[row] === 0) continue;
           if (one.marks[row] === 0) {
             marks[row] = 0;
@@ -226,11 +225,11 @@ export class TextIndex extends MiniSearchInSteps {
         total.count = count;
       }
     }
-    const result = total ?? { marks: arrays.marks(capacity), scores: arrays.scores(capacity), count: 0 };
+    const result = total ?? { marks: arrays.marks(capacity), scores: arrays.scores(capacity), count: 0, hits: new Int32Array(0) };
     if (keep !== null) await this.keepOnly(result, words, expanded.flat(), fields, keep, capacity, arrays, takeTurn);
     // `search()` multiplies by the number of distinct query words each result matched: all of them.
     const quality = new Set(words).size || 1;
-    if (quality !== 1) for (let row = 0; row < capacity; row++) if (result.marks[row] === 1) result.scores[row] = (result.scores[row] ?? 0) * quality;
+    if (quality !== 1) for (const row of result.hits) if (result.marks[row] === 1) result.scores[row] = (result.scores[row] ?? 0) * quality;
     const kept = keep === null ? expanded : expanded.map((list, i) => list.filter((d) => keep(words[i] ?? '', d.term)));
     return { ...result, inField: field === null ? null : await this.rowsInField(kept, field, capacity, arrays, takeTurn) };
   }
@@ -338,36 +337,46 @@ export class TextIndex extends MiniSearchInSteps {
   }
 
   /**
-   * `deriving` with a turn every `WALK_STEPS_PER_TURN` steps: a one-letter prefix stands for
-   * thousands of words, a fuzzy word's walk visits thousands of nodes. Words staged or purged
-   * in steps meanwhile may change the tree's shape under the walk: then it is walked again, at once.
+   * The indexed words a query word stands for, in the order `executeQuerySpec` scores them, with
+   * a look at the slice every `WALK_STEPS_PER_TURN` steps: a one-letter prefix stands for
+   * thousands of words, a fuzzy word's walk visits thousands of nodes. Words staged or purged in
+   * steps meanwhile may change the tree's shape under the walk: then it is walked again, at once.
    */
   private async derivedInSlices(word: string, match: WordMatch, fuzzyDistance: (word: string) => number, takeTurn: TakeTurn): Promise<Derived[]> {
     const changes = this.treeChanges;
-    const walk = this.deriving(word, match, fuzzyDistance);
-    for (let steps = 1; ; steps++) {
-      const step = walk.next();
-      if (step.done === true) return step.value;
-      if (steps % WALK_STEPS_PER_TURN !== 0) continue;
-      await takeTurn();
-      if (this.treeChanges !== changes) return runToEnd(this.deriving(word, match, fuzzyDistance));
+    const distance = match === 'fuzzy' ? fuzzyDistance(word) : 0;
+    let fuzzy: FuzzyFound | null = null;
+    if (distance > 0) {
+      const walk = new FuzzyWalk(this._index._tree, word, distance);
+      while (!walk.run(WALK_STEPS_PER_TURN)) {
+        await takeTurn();
+        if (this.treeChanges !== changes) return this.derived(word, match, fuzzyFind(this._index._tree, word, distance), null);
+      }
+      fuzzy = walk.found;
     }
+    const prefixed = match === 'prefix' ? this._index.atPrefix(word) : null;
+    if (prefixed === null) return this.derived(word, match, fuzzy, null);
+    const words: [string, TermData][] = [];
+    for (const entry of prefixed) {
+      words.push(entry);
+      if (words.length % WALK_STEPS_PER_TURN !== 0) continue;
+      await takeTurn();
+      if (this.treeChanges !== changes) return this.derived(word, match, null, null);
+    }
+    return this.derived(word, match, fuzzy, words);
   }
 
   /**
-   * The indexed words a query word stands for, in the order `executeQuerySpec` scores them,
-   * yielding between steps of the tree's walks.
+   * The derived words of a query word from its fuzzy walk's words and its prefix's, each read at
+   * once when not given.
    */
-  private *deriving(word: string, match: WordMatch, fuzzyDistance: (word: string) => number): Generator<void, Derived[]> {
+  private derived(word: string, match: WordMatch, fuzzy: FuzzyFound | null, prefixWords: Iterable<[string, TermData]> | null): Derived[] {
     const out: Derived[] = [];
     const exact = this._index.get(word);
     if (exact !== undefined) out.push({ term: word, weight: 1, data: exact });
-    const prefixed = match === 'prefix' ? this._index.atPrefix(word) : null;
-    const distance = match === 'fuzzy' ? fuzzyDistance(word) : 0;
-    const fuzzy = distance > 0 ? yield* fuzzyWalk(this._index._tree, word, distance) : null;
+    const prefixed = match === 'prefix' ? (prefixWords ?? this._index.atPrefix(word)) : null;
     if (prefixed !== null) {
       for (const [term, data] of prefixed) {
-        yield;
         const length = term.length - word.length;
         if (length === 0) continue;
         fuzzy?.delete(term);
@@ -387,6 +396,10 @@ export class TextIndex extends MiniSearchInSteps {
   private async scoreDerived(list: readonly Derived[], fields: readonly TextField[], capacity: number, arrays: RowArrays, takeTurn: TakeTurn): Promise<Scored> {
     const marks = arrays.marks(capacity);
     const scores = arrays.scores(capacity);
+    // No more rows than postings.
+    let postingsHeld = 0;
+    for (const { data } of list) for (const field of fields) postingsHeld += data.get(this._fieldIds[field] ?? -1)?.size ?? 0;
+    const hits = arrays.rows(Math.min(capacity, postingsHeld));
     let count = 0;
     const documents = this._documentCount;
     const rowOf = this.rowOf;
@@ -415,13 +428,13 @@ export class TextIndex extends MiniSearchInSteps {
           if (marks[row] === 0) {
             marks[row] = 1;
             scores[row] = boost * raw;
-            count++;
+            hits[count++] = row;
           } else scores[row] = (scores[row] ?? 0) + boost * raw;
         }
       }
       await takeTurn();
     }
-    return { marks, scores, count };
+    return { marks, scores, count, hits: hits.subarray(0, count) };
   }
 
   /** Drops the rows that do not hold, for each query word, an indexed word `keep` accepts for it. */
@@ -444,7 +457,7 @@ export class TextIndex extends MiniSearchInSteps {
         this.rowsWith(d.term, fields, held);
         await takeTurn();
       }
-      for (let row = 0; row < capacity; row++) {
+      for (const row of result.hits) {
         if (result.marks[row] === 1 && held[row] === 0) {
           result.marks[row] = 0;
           result.scores[row] = 0;
