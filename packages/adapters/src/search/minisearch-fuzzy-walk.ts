@@ -20,12 +20,17 @@ export type FuzzyFound = Map<string, [TermData, number]>;
 
 const LEAF = '';
 
-/** A node on the path being walked: its edges still to visit, the matrix row its path ends on, the path. */
+/**
+ * A node on the path being walked: its edges still to visit, the matrix row its edges start on
+ * (the path's length + 1), the path, and the first characters an edge needs to stay within the
+ * distance (null: any may).
+ */
 interface Visit {
   node: TreeNode;
   keys: Iterator<string>;
   row: number;
   prefix: string;
+  firsts: number[] | null;
 }
 
 export class FuzzyWalk {
@@ -52,7 +57,29 @@ export class FuzzyWalk {
     this.matrix = new Uint8Array(m * n).fill(maxDistance + 1);
     for (let j = 0; j < n; ++j) this.matrix[j] = j;
     for (let i = 1; i < m; ++i) this.matrix[i * n] = i;
-    this.path.push({ node: tree, keys: tree.keys(), row: 1, prefix: '' });
+    this.path.push({ node: tree, keys: tree.keys(), row: 1, prefix: '', firsts: this.firstsAt(1) });
+  }
+
+  /**
+   * The characters an edge whose first character makes row `i` must start with: null when the
+   * row may stay within the distance whatever the character. Where every cell of the row above
+   * is at the distance already, only a character of the query matching one of them keeps a cell
+   * there; most edges two or three characters down (ids' hex digits) are then dropped without
+   * computing their row, as `fuzzyGet` would drop them after.
+   */
+  private firstsAt(i: number): number[] | null {
+    const { matrix, n, maxDistance, query } = this;
+    if (i <= maxDistance) return null;
+    const prevRow = n * (i - 1);
+    const jmin = Math.max(0, i - maxDistance - 1);
+    const jmax = Math.min(n - 1, i + maxDistance);
+    const firsts: number[] = [];
+    for (let j = jmin; j < jmax; ++j) {
+      const above = matrix[prevRow + j] ?? 0;
+      if (above < maxDistance || (matrix[prevRow + j + 1] ?? 0) < maxDistance) return null;
+      if (above === maxDistance) firsts.push(query[j] ?? 0);
+    }
+    return firsts;
   }
 
   /** Walks on until `nodes` more nodes were entered (false) or the walk is over (true). */
@@ -72,6 +99,7 @@ export class FuzzyWalk {
         if (distance <= maxDistance) found.set(at.prefix, [at.node.get(key) as TermData, distance]);
         continue;
       }
+      if (at.firsts !== null && !at.firsts.includes(key.charCodeAt(0))) continue;
       // Each character of the edge is a row of the matrix; once a row's least distance is over
       // the limit, nothing below the edge can match.
       let i = at.row;
@@ -95,7 +123,7 @@ export class FuzzyWalk {
       }
       if (!within) continue;
       const child = at.node.get(key) as TreeNode;
-      path.push({ node: child, keys: child.keys(), row: i, prefix: at.prefix + key });
+      path.push({ node: child, keys: child.keys(), row: i, prefix: at.prefix + key, firsts: this.firstsAt(i) });
       if (++entered >= nodes) return false;
     }
     return true;

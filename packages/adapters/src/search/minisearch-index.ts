@@ -159,8 +159,8 @@ interface Candidates {
  * searched in a row's words (on all fields, or on a field's paths).
  */
 interface Scoring {
-  scores: Float64Array;
-  scored: boolean;
+  /** Null until a leaf matched some rows. */
+  scores: Float64Array | null;
   exactLeaves: Map<QueryNode, Uint8Array>;
   phrases: Map<QueryNode, string>;
   fieldPhrases: Map<QueryNode, { phrase: string; field: FieldPaths }>;
@@ -232,9 +232,11 @@ export function createMiniSearchIndex({ slices = largeValueSlices, searchSlices 
 
   function addScores(scoring: Scoring, found: Scored): void {
     if (found.count === 0) return;
-    scoring.scored = true;
     const { scores } = scoring;
-    for (const row of found.hits) if (found.marks[row] === 1) scores[row] = (scores[row] ?? 0) + (found.scores[row] ?? 0);
+    // The first leaf's scores are the search's: 0 where it did not match, as they would be added
+    // to zeros (a query of one word then reads its matches once, not twice).
+    if (scores === null) scoring.scores = found.scores;
+    else for (const row of found.hits) if (found.marks[row] === 1) scores[row] = (scores[row] ?? 0) + (found.scores[row] ?? 0);
   }
 
   /** Candidates for a node, or null when the index cannot narrow it (every document may match). */
@@ -358,12 +360,21 @@ export function createMiniSearchIndex({ slices = largeValueSlices, searchSlices 
     const capacity = rows.capacity;
     const out = arrays.rows(capacity);
     let n = 0;
-    for (let row = 0; row < capacity; row++) {
-      // Marks are only ever set on rows in use; without marks, every row is asked.
-      if (marks === null ? rows.keyOf(row) === undefined : marks[row] !== 1) continue;
-      if (box !== null && !rows.meetsBox(row, box)) continue;
-      out[n++] = row;
+    if (marks !== null) {
+      // Marks are only ever set on rows in use. Four rows at a time where none is marked: a
+      // word's matches are often a small part of the rows.
+      const words = marks.byteOffset % 4 === 0 ? new Uint32Array(marks.buffer, marks.byteOffset, marks.length >> 2) : null;
+      for (let row = 0; row < capacity; row++) {
+        if ((row & 3) === 0 && words?.[row >> 2] === 0) {
+          row += 3;
+          continue;
+        }
+        if (marks[row] !== 1 || (box !== null && !rows.meetsBox(row, box))) continue;
+        out[n++] = row;
+      }
+      return out.subarray(0, n);
     }
+    for (let row = 0; row < capacity; row++) if (rows.keyOf(row) !== undefined && box !== null && rows.meetsBox(row, box)) out[n++] = row;
     return out.subarray(0, n);
   }
 
@@ -431,16 +442,16 @@ export function createMiniSearchIndex({ slices = largeValueSlices, searchSlices 
     type Read = { answered: SearchResult } | { answered: null; found: Candidates | null; scoring: Scoring; seen: number };
     const read = await ofOneState(arrays, async (takeTurn, seen): Promise<Read> => {
       const capacity = rows.capacity;
-      const scoring: Scoring = { scores: arrays.scores(capacity), scored: false, exactLeaves: new Map(), phrases: new Map(), fieldPhrases: new Map() };
+      const scoring: Scoring = { scores: null, exactLeaves: new Map(), phrases: new Map(), fieldPhrases: new Map() };
       const found = query.type === 'all' ? null : await candidates(query, scoring, capacity, arrays, takeTurn);
       if (query.type === 'all' || found?.exact === true) {
-        return { answered: await answerInTurns(rowsInBox(found?.marks ?? null, request.bbox, arrays), request, scoring.scored ? scoring.scores : null, arrays, takeTurn) };
+        return { answered: await answerInTurns(rowsInBox(found?.marks ?? null, request.bbox, arrays), request, scoring.scores, arrays, takeTurn) };
       }
       return { answered: null, found, scoring, seen };
     });
     if (read.answered !== null) return read.answered;
     const { found, scoring, seen } = read;
-    const rank = scoring.scored ? rankBy(scoring.scores) : null;
+    const rank = scoring.scores === null ? null : rankBy(scoring.scores);
     // The candidates the caller may list and the box allows, checked a slice at a time. The
     // text each needs is taken now: a write between slices must not show a document twice or
     // hide one.

@@ -73,7 +73,7 @@ const atOnce: TakeTurn = () => Promise.resolve();
 
 /**
  * Rows a query word or words matched: `marks[row]` is 1 for each, `scores[row]` its score there
- * (0 elsewhere). `hits` lists every row marked, and may still list some unmarked since: passes
+ * (0 elsewhere, which the search's scores rely on). `hits` lists every row marked, and may still list some unmarked since: passes
  * over the matches read it, not every row of the index (a word in a twentieth of 100k documents
  * was read in 100k steps per pass).
  */
@@ -414,14 +414,15 @@ export class TextIndex extends MiniSearchInSteps {
         // A document added or removed in steps is not there yet, or any more.
         let matching = this.visibleCount(postings);
         let idf = Math.log(1 + (documents - matching + 0.5) / (matching + 0.5));
-        for (const [short, frequency] of postings) {
+        // `forEach`: half the CPU of a for-of taking each entry apart, in the same order.
+        postings.forEach((frequency, short) => {
           const row = rowOf[short] ?? -1;
           if (row < 0) {
-            if (this.hidden.has(short)) continue;
+            if (this.hidden.has(short)) return;
             // As MiniSearch counts a posting of a document gone: one fewer for the rest.
             matching -= 1;
             idf = Math.log(1 + (documents - matching + 0.5) / (matching + 0.5));
-            continue;
+            return;
           }
           const length = lengths[short] ?? 0;
           const raw = idf * (BM25_D + (frequency * (BM25_K + 1)) / (frequency + BM25_K * (1 - BM25_B + (BM25_B * length) / average)));
@@ -430,7 +431,7 @@ export class TextIndex extends MiniSearchInSteps {
             scores[row] = boost * raw;
             hits[count++] = row;
           } else scores[row] = (scores[row] ?? 0) + boost * raw;
-        }
+        });
       }
       await takeTurn();
     }
