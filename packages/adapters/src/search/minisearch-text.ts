@@ -104,6 +104,52 @@ export interface TextState {
   postings: Int32Array;
 }
 
+/**
+ * `termResults` of one word in one field after another, into arrays: `add` is given each posting
+ * in turn, one function for all of them.
+ */
+class PostingsPass {
+  private boost = 0;
+  private average = 0;
+  private lengths: Int32Array = new Int32Array(0);
+  private matching = 0;
+  private idf = 0;
+
+  constructor(
+    readonly into: Scored,
+    private readonly rowOf: Int32Array,
+    private readonly hidden: ReadonlySet<number>,
+    private readonly documents: number,
+  ) {}
+
+  field(boost: number, average: number, lengths: Int32Array, matching: number): void {
+    this.boost = boost;
+    this.average = average;
+    this.lengths = lengths;
+    this.matching = matching;
+    this.idf = Math.log(1 + (this.documents - matching + 0.5) / (matching + 0.5));
+  }
+
+  readonly add = (frequency: number, short: number): void => {
+    const row = this.rowOf[short] ?? -1;
+    if (row < 0) {
+      if (this.hidden.has(short)) return;
+      // As MiniSearch counts a posting of a document gone: one fewer for the rest.
+      this.matching -= 1;
+      this.idf = Math.log(1 + (this.documents - this.matching + 0.5) / (this.matching + 0.5));
+      return;
+    }
+    const length = this.lengths[short] ?? 0;
+    const raw = this.idf * (BM25_D + (frequency * (BM25_K + 1)) / (frequency + BM25_K * (1 - BM25_B + (BM25_B * length) / this.average)));
+    const { marks, scores, hits } = this.into;
+    if (marks[row] === 0) {
+      marks[row] = 1;
+      scores[row] = this.boost * raw;
+      hits[this.into.count++] = row;
+    } else scores[row] = (scores[row] ?? 0) + this.boost * raw;
+  };
+}
+
 export class TextIndex extends MiniSearchInSteps {
   /** Row by MiniSearch's short id; -1 once the document is gone. */
   private rowOf = new Int32Array(1024).fill(-1);
@@ -399,42 +445,21 @@ export class TextIndex extends MiniSearchInSteps {
     // No more rows than postings.
     let postingsHeld = 0;
     for (const { data } of list) for (const field of fields) postingsHeld += data.get(this._fieldIds[field] ?? -1)?.size ?? 0;
-    const hits = arrays.rows(Math.min(capacity, postingsHeld));
-    let count = 0;
-    const documents = this._documentCount;
-    const rowOf = this.rowOf;
+    const pass = new PostingsPass({ marks, scores, count: 0, hits: arrays.rows(Math.min(capacity, postingsHeld)) }, this.rowOf, this.hidden, this._documentCount);
     for (const { weight, data } of list) {
       for (const field of fields) {
         const fieldId = this._fieldIds[field] ?? -1;
         const postings = data.get(fieldId);
         const lengths = this.lengths[fieldId];
         if (postings === undefined || lengths === undefined) continue;
-        const boost = weight * BOOST[field];
-        const average = this._avgFieldLength[fieldId] ?? 0;
         // A document added or removed in steps is not there yet, or any more.
-        let matching = this.visibleCount(postings);
-        let idf = Math.log(1 + (documents - matching + 0.5) / (matching + 0.5));
+        pass.field(weight * BOOST[field], this._avgFieldLength[fieldId] ?? 0, lengths, this.visibleCount(postings));
         // `forEach`: half the CPU of a for-of taking each entry apart, in the same order.
-        postings.forEach((frequency, short) => {
-          const row = rowOf[short] ?? -1;
-          if (row < 0) {
-            if (this.hidden.has(short)) return;
-            // As MiniSearch counts a posting of a document gone: one fewer for the rest.
-            matching -= 1;
-            idf = Math.log(1 + (documents - matching + 0.5) / (matching + 0.5));
-            return;
-          }
-          const length = lengths[short] ?? 0;
-          const raw = idf * (BM25_D + (frequency * (BM25_K + 1)) / (frequency + BM25_K * (1 - BM25_B + (BM25_B * length) / average)));
-          if (marks[row] === 0) {
-            marks[row] = 1;
-            scores[row] = boost * raw;
-            hits[count++] = row;
-          } else scores[row] = (scores[row] ?? 0) + boost * raw;
-        });
+        postings.forEach(pass.add);
       }
       await takeTurn();
     }
+    const { count, hits } = pass.into;
     return { marks, scores, count, hits: hits.subarray(0, count) };
   }
 
