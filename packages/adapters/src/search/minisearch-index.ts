@@ -401,14 +401,11 @@ export function createMiniSearchIndex({ slices = largeValueSlices, searchSlices 
     for (let tries = 0; ; tries++) {
       const seen = writes;
       const slicing = searchSlices();
-      const takeTurn: TakeTurn =
-        tries < SLICED_TRIES
-          ? async () => {
-              if (!slicing.due()) return;
-              await slicing.turn();
-              if (writes !== seen) throw new WrittenMeanwhile();
-            }
-          : () => Promise.resolve();
+      const turn = async () => {
+        await slicing.turn();
+        if (writes !== seen) throw new WrittenMeanwhile();
+      };
+      const takeTurn: TakeTurn = tries < SLICED_TRIES ? () => (slicing.due() ? turn() : undefined) : () => undefined;
       try {
         const done = await read(takeTurn, seen);
         if (writes === seen) return done;
