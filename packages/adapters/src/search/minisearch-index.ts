@@ -301,7 +301,12 @@ export function createMiniSearchIndex({ slices = largeValueSlices, searchSlices 
         if (parts.some((p) => p === null)) return null;
         const narrowing = parts as Candidates[];
         const marks = arrays.marks(capacity);
-        for (const p of narrowing) for (let row = 0; row < capacity; row++) if (p.marks[row] === 1) marks[row] = 1;
+        // A pass over every row per part: 32 of them at 100k take about 4 ms at once.
+        for (const p of narrowing) {
+          for (let row = 0; row < capacity; row++) if (p.marks[row] === 1) marks[row] = 1;
+          const turn = takeTurn();
+          if (turn !== undefined) await turn;
+        }
         return { marks, exact: narrowing.every((p) => p.exact) };
       }
       case 'exists': {

@@ -76,9 +76,9 @@ const atOnce: TakeTurn = () => undefined;
 
 /**
  * Rows a query word or words matched: `marks[row]` is 1 for each, `scores[row]` its score there
- * (0 elsewhere, which the search's scores rely on). `hits` lists every row marked, and may still list some unmarked since: passes
- * over the matches read it, not every row of the index (a word in a twentieth of 100k documents
- * was read in 100k steps per pass).
+ * (0 elsewhere, which the search's scores rely on). `hits` lists every row marked, and may still
+ * list some unmarked since: passes over the matches read it, not every row of the index (a word
+ * in a twentieth of 100k documents was read in 100k steps per pass).
  */
 export interface Scored {
   marks: Uint8Array;
