@@ -27,6 +27,7 @@ import { startPostgresS3Stack } from './postgres-s3-stack.ts';
 import { seedPublished } from './seed.ts';
 import { serverDir, start, statusKiB, stop, tsx } from './server-process.ts';
 import type { PartResult, SummaryRow } from './summary-table.ts';
+import { runQueueWaitMs } from './cpu.ts';
 import { hasWrk, wrk } from './wrk.ts';
 
 /** What each phase reports of the cheap GETs, from either generator. */
@@ -35,6 +36,8 @@ interface CheapGets {
   p50: number;
   p99: number;
   errors: number;
+  /** wrk's threads' wait for a core over the phase (wrk.ts); absent from the Node client. */
+  generatorWait?: number;
 }
 
 const cheapGets = (url: string, seconds: number, native: boolean): Promise<CheapGets> =>
@@ -148,6 +151,8 @@ interface Phase {
   name: string;
   loop: Loop;
   get: CheapGets;
+  /** The server's main thread's wait for a core over the phase's wall time. */
+  serverWait: number;
   hostile: HostileCall[];
   rssBeforeMiB: number;
   rssPeakMiB: number;
@@ -238,12 +243,15 @@ export async function hostileBench(records: number, engine = 'sqlite', seconds =
         await loopFigures(pid, loopFile);
         writeFileSync(`/proc/${pid}/clear_refs`, '5');
         const rssBeforeMiB = statusKiB(pid, 'VmRSS') / 1024;
+        const wait0 = runQueueWaitMs(pid, pid);
+        const phaseStart = performance.now();
         const stopAt = performance.now() + seconds * 1000;
         const [get, calls] = await Promise.all([
           cheapGets(cheap, seconds, native),
           hostile ? hostileClient(base, token, withBodies ? draft.id : null, bodies, stopAt) : Promise.resolve([]),
         ]);
-        phases.push({ name, get, hostile: calls, loop: await loopFigures(pid, loopFile), rssBeforeMiB, rssPeakMiB: statusKiB(pid, 'VmHWM') / 1024 });
+        const serverWait = (runQueueWaitMs(pid, pid) - wait0) / (performance.now() - phaseStart);
+        phases.push({ name, get, serverWait, hostile: calls, loop: await loopFigures(pid, loopFile), rssBeforeMiB, rssPeakMiB: statusKiB(pid, 'VmHWM') / 1024 });
       }
       // Each hostile call alone, three times: which of them holds the loop, and for how long.
       const alone: [string, number, number][] = [];
@@ -263,6 +271,7 @@ export async function hostileBench(records: number, engine = 'sqlite', seconds =
           `${p.name}:`,
           `  event-loop delay  p50 ${p.loop.p50.toFixed(1)} ms  p99 ${p.loop.p99.toFixed(1)} ms  max ${p.loop.max.toFixed(1)} ms (target max < ${LOOP_MAX_TARGET_MS} ms: ${p.loop.max < LOOP_MAX_TARGET_MS ? 'met' : 'NOT met'}); longest GC pause ${p.loop.gcMax.toFixed(1)} ms, GC ${p.loop.gcTotal.toFixed(0)} ms in all`,
           `  cheap GET         ${p.get.perSecond.toFixed(0)} req/s  p50 ${p.get.p50.toFixed(2)} ms  p99 ${p.get.p99.toFixed(2)} ms  (${(p.get.p99 / quiet).toFixed(2)}x quiet; target <= ${GET_P99_TARGET}x: ${p.get.p99 <= GET_P99_TARGET * quiet ? 'met' : 'NOT met'})  errors ${p.get.errors}`,
+          `  waiting for a core: the server's main thread ${(p.serverWait * 100).toFixed(1)}% of the phase${p.get.generatorWait === undefined ? '' : `, the generator ${(p.get.generatorWait * 100).toFixed(1)}%`}`,
           `  RSS               ${p.rssBeforeMiB.toFixed(0)} MiB before, peak ${p.rssPeakMiB.toFixed(0)} MiB (+${(p.rssPeakMiB - p.rssBeforeMiB).toFixed(0)} MiB; target < ${EXTRA_RSS_TARGET_MIB})`,
           ...p.hostile.map(
             (c) =>
