@@ -11,6 +11,8 @@ import type { HtmlEscapedString } from 'hono/utils/html';
 export interface RecordPageProps {
   view: RecordView;
   files: FileEntry[];
+  /** Whether the files are closed to this reader (restricted, or under embargo): the page says so instead of listing them. */
+  filesClosed?: boolean;
   links: Links;
   /** A package's resources (title, landing page, type), when the page is a package's. */
   resources?: { title: string; href: string; type: string | null }[];
@@ -153,6 +155,8 @@ export function RecordPage(props: RecordPageProps) {
             <h2 id="h-files">Files</h2>
             {!r.files.enabled ? (
               <p class="meta">Metadata only: this record has no files.</p>
+            ) : props.filesClosed ? (
+              <p class="meta">{embargo.active ? `The files are under embargo until ${embargo.until ?? 'further notice'}.` : 'The files are restricted.'}</p>
             ) : committed.length === 0 ? (
               <p class="meta">No files.</p>
             ) : (
