@@ -7,7 +7,7 @@ import type { FileEntry, RecordView, Slicing } from '@krs/domain';
 import { textOf } from '../html-text.ts';
 import type { Links } from '../links.ts';
 import { flatMapInTurns } from './lists-in-turns.ts';
-import { extentOf, firstPeople, label, list, obj, type Person, personOf, places, str } from '../metadata-view.ts';
+import { extentOf, firstPeople, label, licenseUrl, list, obj, type Person, personOf, places, str } from '../metadata-view.ts';
 
 export const JSON_LD_TYPE = 'application/ld+json';
 
@@ -75,7 +75,7 @@ export function toJsonLd(view: RecordView, links: Links, files: FileEntry[] = []
     isAccessibleForFree: r.access.record === 'public' && r.access.files === 'public',
     inLanguage: list(m['languages']).flatMap((l) => str(obj(l)?.['id']) ?? []),
   };
-  const licenses = list(m['rights']).flatMap((x) => str(obj(x)?.['link']) ?? label(x) ?? []);
+  const licenses = list(m['rights']).flatMap((x) => licenseUrl(x) ?? label(x) ?? []);
   if (licenses.length > 0) doc['license'] = licenses.length === 1 ? licenses[0] : licenses;
   const coverage = places(m['locations'])
     .slice(0, maxItems)

@@ -9,7 +9,7 @@ import { xmlText, type XmlNode } from '../exports/xml.ts';
 import { textOf } from '../html-text.ts';
 import type { Links } from '../links.ts';
 import { flatMapInTurns } from '../exports/lists-in-turns.ts';
-import { label, list, obj, personOf, places, str } from '../metadata-view.ts';
+import { label, licenseUrl, list, obj, personOf, places, str } from '../metadata-view.ts';
 
 export const OAI_DC = {
   prefix: 'oai_dc',
@@ -64,7 +64,7 @@ export function oaiDcXml(view: RecordView, links: Links, made?: DcNames): XmlNod
   for (const r of list(m['rights'])) {
     const right = obj(r);
     add('rights', label(right));
-    add('rights', str(right?.['link']));
+    add('rights', licenseUrl(right));
   }
   add('rights', view.record.access.record === 'public' ? 'info:eu-repo/semantics/openAccess' : 'info:eu-repo/semantics/restrictedAccess');
   for (const p of places(m['locations'])) add('coverage', p.name);
