@@ -116,6 +116,30 @@ describe('OAI-PMH at /oai2d', () => {
     expect(sets).toEqual(expect.arrayContaining(['resources', 'packages']));
   });
 
+  it('gives each version the OpenAIRE access right of its access status, an embargo its end date, and licenses their URL', async () => {
+    const { oai, publish, call, alice } = await setUp(10);
+    const dcOf = async (id: string) => {
+      const { xml } = await oai(`verb=GetRecord&metadataPrefix=oai_dc&identifier=oai:krs.test:${id}`);
+      const dc = ((xml['GetRecord'] as Xml)['record'][0] as Xml)['metadata']['dc'] as Xml;
+      return { rights: dc['rights'] as string[], date: ([] as string[]).concat(dc['date'] ?? []) };
+    };
+    const metadataOnly = await publish('records', 'Metadata only');
+    expect((await dcOf(metadataOnly.id)).rights).toEqual(['info:eu-repo/semantics/closedAccess']);
+    const embargoed = await publish('records', 'Under embargo', { record: 'public', files: 'public', embargo: { active: true, until: '2099-01-01', reason: null } });
+    expect(await dcOf(embargoed.id)).toEqual({ rights: ['info:eu-repo/semantics/embargoedAccess'], date: [metadata.publication_date, 'info:eu-repo/date/embargoEnd/2099-01-01'] });
+    const draft = await call('POST', '/api/records', { token: alice, json: { metadata: { ...metadata, title: 'Open with a license', rights: [{ id: 'cc-by-4.0' }] }, access: { record: 'public', files: 'restricted' } } });
+    const id = draft.json.id as string;
+    await call('POST', `/api/records/${id}/draft/files`, { token: alice, json: [{ key: 'a.txt' }] });
+    await call('PUT', `/api/records/${id}/draft/files/a.txt/content`, { token: alice, body: 'a', headers: { 'content-type': 'application/octet-stream' } });
+    await call('POST', `/api/records/${id}/draft/files/a.txt/commit`, { token: alice });
+    expect((await call('POST', `/api/records/${id}/draft/actions/publish`, { token: alice })).status).toBe(202);
+    expect((await dcOf(id)).rights).toEqual([
+      'Creative Commons Attribution 4.0 International',
+      'https://creativecommons.org/licenses/by/4.0/legalcode',
+      'info:eu-repo/semantics/restrictedAccess',
+    ]);
+  });
+
   it('gives a version that became restricted as deleted, at the datestamp of that change, without metadata', async () => {
     const { oai, publish, call, alice, clock } = await setUp(10);
     const open = await publish('records', 'Open for now');
