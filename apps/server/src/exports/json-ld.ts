@@ -71,7 +71,8 @@ export function toJsonLd(view: RecordView, links: Links, files: FileEntry[] = []
       .slice(0, maxItems)
       .flatMap((s) => str(obj(s)?.['subject']) ?? label(s) ?? []),
     ...(doi ? { identifier: `https://doi.org/${doi}` } : {}),
-    version: String(view.versions.index),
+    // The version the record names (as DataCite and CSL give it), else its place among the versions.
+    version: str(m['version']) ?? String(view.versions.index),
     isAccessibleForFree: r.access.record === 'public' && r.access.files === 'public',
     inLanguage: list(m['languages']).flatMap((l) => str(obj(l)?.['id']) ?? []),
   };
