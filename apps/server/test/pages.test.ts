@@ -151,15 +151,18 @@ describe('pages behind the *_html links', () => {
     const { page, publishRecord, app, alice, bob } = await setUp();
     const restricted = await publishRecord({ title: 'Open metadata, closed files' }, { record: 'public', files: 'restricted' });
     const embargoed = await publishRecord({ title: 'Files under embargo' }, { record: 'public', files: 'public', embargo: { active: true, until: '2099-01-01', reason: 'review' } });
-    for (const [rec, says] of [
-      [restricted, 'The files are restricted.'],
-      [embargoed, 'The files are under embargo until 2099-01-01.'],
+    for (const [rec, says, badge] of [
+      [restricted, 'The files are restricted.', '<span>Restricted</span>'],
+      [embargoed, 'The files are under embargo until 2099-01-01.', '<span>Embargoed until 2099-01-01</span>'],
     ] as const) {
       const download = `http://krs.test/api/records/${rec.id}/files/notes.txt/content`;
       for (const who of [undefined, bob]) {
         const landing = await page(`/records/${rec.id}`, who);
         expect(landing.status).toBe(200);
         expect(landing.text).toContain(says);
+        // The badge tells the access status, not the record's alone ("Open access" before).
+        expect(landing.text).toContain(badge);
+        expect(landing.text).not.toContain('Open access');
         expect(landing.text).not.toContain(download);
         const jsonLd = await app.request(`/records/${rec.id}/export/json-ld`, { headers: who ? { authorization: `Bearer ${who}` } : {} });
         expect(jsonLd.status).toBe(200);
