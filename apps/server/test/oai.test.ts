@@ -112,6 +112,8 @@ describe('OAI-PMH at /oai2d', () => {
     expect(await errorOf('verb=ListIdentifiers&metadataPrefix=oai_dc&from=2026-03-02')).toBe('noRecordsMatch');
     expect(await errorOf('verb=ListIdentifiers&metadataPrefix=oai_dc&until=2026-02-28T23:59:59Z')).toBe('noRecordsMatch');
     expect(await errorOf('verb=ListRecords&metadataPrefix=oai_dc&set=no-such-set')).toBe('noRecordsMatch');
+    // A set named like Object's members is no set either, not a set made of Object's constructor.
+    for (const set of ['constructor', 'toString', '__proto__']) expect((await oai(`verb=ListRecords&metadataPrefix=oai_dc&set=${set}`)).text).toContain(`This repository has no set "${set}".`);
     const sets = (((await oai('verb=ListSets')).xml['ListSets'] as Xml)['set'] as Xml[]).map((s) => s['setSpec']);
     expect(sets).toEqual(expect.arrayContaining(['resources', 'packages']));
   });
