@@ -19,6 +19,25 @@ export function cpuTicks(pid: number): number {
   return Number(fields[11]) + Number(fields[12]);
 }
 
+/**
+ * Milliseconds the threads of a process (`thread` alone, if given) have spent so far ready to run
+ * but waiting for a core (`schedstat`'s run delay): a load generator or a server's main thread
+ * that waits there answers late for reasons of the machine's, not of the code it runs. Throws
+ * once the process is gone.
+ */
+export function runQueueWaitMs(pid: number, thread?: number): number {
+  const tasks = thread === undefined ? readdirSync(`/proc/${pid}/task`) : [String(thread)];
+  let ns = 0;
+  for (const task of tasks) {
+    try {
+      ns += Number(readFileSync(`/proc/${pid}/task/${task}/schedstat`, 'utf8').split(' ')[1]);
+    } catch {
+      /* a thread that ended since the listing */
+    }
+  }
+  return ns / 1e6;
+}
+
 function ticksOrUndefined(pid: number): number | undefined {
   try {
     return cpuTicks(pid);

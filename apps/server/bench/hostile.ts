@@ -16,18 +16,20 @@
  * its quiet value, under 256 MiB over the normal RSS.
  * `tsx bench/hostile.ts [records=100000] [engine=sqlite|minisearch|postgres] [seconds=15]` runs it alone.
  */
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createInterface } from 'node:readline';
 import { pathToFileURL } from 'node:url';
-import { largestLegalMetadata } from '@krs/domain/testing';
 import { load } from './load.ts';
 import { startPostgresS3Stack } from './postgres-s3-stack.ts';
 import { seedPublished } from './seed.ts';
 import { serverDir, start, statusKiB, stop, tsx } from './server-process.ts';
 import type { PartResult, SummaryRow } from './summary-table.ts';
-import { hasWrk, wrk } from './wrk.ts';
+import { runQueueWaitMs } from './cpu.ts';
+import { HOSTILE_QUERIES, hostileClient, largestLegalBody, oversizedBody, searchUrl, type HostileCall, type HostileClientConfig } from './hostile-client.ts';
+import { hasWrk, placement, pinToServerCores, wrk } from './wrk.ts';
 
 /** What each phase reports of the cheap GETs, from either generator. */
 interface CheapGets {
@@ -35,54 +37,37 @@ interface CheapGets {
   p50: number;
   p99: number;
   errors: number;
+  /** wrk's threads' wait for a core over the phase (wrk.ts); absent from the Node client. */
+  generatorWait?: number;
 }
 
 const cheapGets = (url: string, seconds: number, native: boolean): Promise<CheapGets> =>
   native ? wrk(url, { connections: 2, seconds }) : load(url, 2, seconds);
 
-const nested = (levels: number) => {
-  let q = 'glacier';
-  for (let i = 0; i < levels; i++) q = `(${q} ${i % 2 === 0 ? 'OR' : 'AND'} flood)`;
-  return q;
-};
-const COMMON = ['glacier', 'flood', 'mapping', 'sentinel', 'drought', 'monitoring', 'coastal', 'erosion', 'urban', 'heat', 'forest', 'deforestation', 'water', 'quality', 'soil', 'moisture'];
-
 /**
- * GET /api/search for `q` at a URL no earlier request used: an anonymous listing is answered from
- * the kept answer until the next write (src/fast-path), and a client out to cost the server
- * varies its URLs, here with a parameter the server ignores, so every call does the query's work.
+ * Where the processes run (`BENCH_HOSTILE_PLACEMENT`). `shared`: wrk on the generator's core, the
+ * server and the hostile client (in the bench process) free on every core. `apart`: the server on
+ * the servers' cores; the hostile client a process of its own on the generator's core at the
+ * lowest priority (nice 19), so wrk, at the normal one, takes the core whenever it has answers to
+ * read, and the hostile client takes none of the server's.
  */
-let searches = 0;
-const searchUrl = (base: string, q: string) => `${base}/api/search?q=${encodeURIComponent(q)}&nonce=${searches++}`;
+const APART = process.env['BENCH_HOSTILE_PLACEMENT'] === 'apart';
 
-/** Each is a query string for GET /api/search. */
-export const HOSTILE_QUERIES: [name: string, q: string][] = [
-  ['20 unclosed groups', '(a '.repeat(20)],
-  ['nesting, 20 levels', nested(20)],
-  ['nesting, 8 levels', nested(8)],
-  ['32 fuzzy terms', Array.from({ length: 32 }, (_, i) => `${(COMMON[i % COMMON.length] ?? 'x').slice(0, -1)}x~`).join(' OR ')],
-  ['26 one-letter prefixes', Array.from({ length: 26 }, (_, i) => `${String.fromCharCode(97 + i)}*`).join(' OR ')],
-  ['_exists_ on all', '_exists_:metadata.title OR _exists_:metadata.creators.person_or_org.name'],
-  ['ranges', 'metadata.publication_date:[1900 TO 2100] OR created:[* TO *] OR versions.index:[1 TO 10]'],
-  ['NOT a common word', '-data'],
-  ['field query (evaluator)', 'metadata.description:the'],
-  ['1000 characters', 'flood sentinel '.repeat(70)],
-  ['special characters', '"(['.repeat(300)],
-];
-
-/** The largest draft body the limits accept (docs/limits.md): stored, so its whole cost is paid. */
-const largestLegalBody = (): string => JSON.stringify({ metadata: largestLegalMetadata(), files: { enabled: false } });
-
-/** A body just under the 10 MiB JSON limit with 20 000 creators and a long description: past the metadata limits, refused. */
-function oversizedBody(): string {
-  const creators = Array.from({ length: 20_000 }, (_, i) => ({
-    person_or_org: { type: 'personal', given_name: `Given${i}`, family_name: `Family name number ${i}` },
-    affiliations: [{ name: `Institute of Earth Observation ${i % 97}` }],
-  }));
-  const metadata = { title: 'Maximal body', publication_date: '2024', resource_type: { id: 'dataset' }, creators, description: '' };
-  const room = 10 * 1024 * 1024 - Buffer.byteLength(JSON.stringify({ metadata })) - 1024;
-  metadata.description = '<p>Sentinel flood mapping over the delta. </p>'.repeat(Math.max(0, Math.floor(room / 46)));
-  return JSON.stringify({ metadata });
+/** The hostile client as a process of its own (bench/hostile-client.ts), started and waiting; `go` runs it. */
+async function clientProcess(config: HostileClientConfig): Promise<{ go: () => Promise<HostileCall[]> }> {
+  const node = [process.execPath, '--conditions=@krs/source', '--import', 'tsx', join(serverDir, 'bench', 'hostile-client.ts'), JSON.stringify(config)];
+  const child = spawn('nice', ['-n', '19', ...(placement === null ? [] : ['taskset', '-c', placement.generator]), ...node], { cwd: serverDir, stdio: ['pipe', 'pipe', 'inherit'] });
+  const lines = createInterface({ input: child.stdout })[Symbol.asyncIterator]();
+  const ready = await lines.next();
+  if (ready.value !== 'ready') throw new Error(`the hostile client did not start: ${String(ready.value)}`);
+  return {
+    go: async () => {
+      child.stdin.write('go\n');
+      const answer = await lines.next();
+      child.stdin.end();
+      return JSON.parse(String(answer.value)) as HostileCall[];
+    },
+  };
 }
 
 const LOOP_MAX_TARGET_MS = 50;
@@ -108,46 +93,12 @@ async function loopFigures(pid: number, file: string): Promise<Loop> {
   return JSON.parse(readFileSync(file, 'utf8')) as Loop;
 }
 
-interface HostileCall {
-  name: string;
-  statuses: Map<number, number>;
-  slowestMs: number;
-}
-
-/** Sends the hostile calls one after another, round robin, until `until` resolves. */
-async function hostileClient(base: string, token: string, draftId: string | null, bodies: { legal: string; oversized: string }, stopAt: number): Promise<HostileCall[]> {
-  const calls = new Map<string, HostileCall>();
-  const record = (name: string, status: number, ms: number) => {
-    const c = calls.get(name) ?? { name, statuses: new Map(), slowestMs: 0 };
-    c.statuses.set(status, (c.statuses.get(status) ?? 0) + 1);
-    c.slowestMs = Math.max(c.slowestMs, ms);
-    calls.set(name, c);
-  };
-  const steps: [string, () => Promise<Response>][] = HOSTILE_QUERIES.map(([name, q]) => [name, () => fetch(searchUrl(base, q))]);
-  if (draftId !== null) {
-    const put = (body: string) => (): Promise<Response> =>
-      fetch(`${base}/api/records/${draftId}/draft`, { method: 'PUT', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body });
-    // First in each round: the evaluator-only query takes seconds and would starve them.
-    steps.unshift(['draft PUT, largest legal', put(bodies.legal)], ['draft PUT near 10 MiB (refused)', put(bodies.oversized)]);
-  }
-  for (let i = 0; performance.now() < stopAt; i++) {
-    const [name, call] = steps[i % steps.length] as [string, () => Promise<Response>];
-    const t0 = performance.now();
-    try {
-      const res = await call();
-      await res.arrayBuffer();
-      record(name, res.status, performance.now() - t0);
-    } catch {
-      record(name, 0, performance.now() - t0);
-    }
-  }
-  return [...calls.values()];
-}
-
 interface Phase {
   name: string;
   loop: Loop;
   get: CheapGets;
+  /** The server's main thread's wait for a core over the phase's wall time. */
+  serverWait: number;
   hostile: HostileCall[];
   rssBeforeMiB: number;
   rssPeakMiB: number;
@@ -217,6 +168,7 @@ export async function hostileBench(records: number, engine = 'sqlite', seconds =
     const token = execFileSync(tsx, ['src/cli.ts', 'tokens', 'create', '--user', 'hostile@example.org'], { cwd: serverDir, env, encoding: 'utf8' }).trim();
     const server = await start(['--import', pathToFileURL(join(serverDir, 'bench', 'loop-delay.ts')).href, 'src/main.ts'], env);
     const pid = server.child.pid ?? 0;
+    if (APART) pinToServerCores(pid);
     try {
       const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
       const small = { metadata: { title: 'A cheap record', publication_date: '2024', resource_type: { id: 'dataset' }, creators: [{ person_or_org: { type: 'personal', family_name: 'Obi' } }] }, files: { enabled: false } };
@@ -237,13 +189,18 @@ export async function hostileBench(records: number, engine = 'sqlite', seconds =
       ] as const) {
         await loopFigures(pid, loopFile);
         writeFileSync(`/proc/${pid}/clear_refs`, '5');
+        const draftId = withBodies ? draft.id : null;
+        const client = hostile && APART ? await clientProcess({ base, token, draftId, seconds }) : null;
         const rssBeforeMiB = statusKiB(pid, 'VmRSS') / 1024;
+        const wait0 = runQueueWaitMs(pid, pid);
+        const phaseStart = performance.now();
         const stopAt = performance.now() + seconds * 1000;
         const [get, calls] = await Promise.all([
           cheapGets(cheap, seconds, native),
-          hostile ? hostileClient(base, token, withBodies ? draft.id : null, bodies, stopAt) : Promise.resolve([]),
+          !hostile ? Promise.resolve([]) : client !== null ? client.go() : hostileClient(base, token, draftId, bodies, stopAt),
         ]);
-        phases.push({ name, get, hostile: calls, loop: await loopFigures(pid, loopFile), rssBeforeMiB, rssPeakMiB: statusKiB(pid, 'VmHWM') / 1024 });
+        const serverWait = (runQueueWaitMs(pid, pid) - wait0) / (performance.now() - phaseStart);
+        phases.push({ name, get, serverWait, hostile: calls, loop: await loopFigures(pid, loopFile), rssBeforeMiB, rssPeakMiB: statusKiB(pid, 'VmHWM') / 1024 });
       }
       // Each hostile call alone, three times: which of them holds the loop, and for how long.
       const alone: [string, number, number][] = [];
@@ -255,7 +212,7 @@ export async function hostileBench(records: number, engine = 'sqlite', seconds =
       }
       const quiet = phases[0]?.get.p99 ?? Number.NaN;
       const lines = [
-        `hostile mix: ${stack === null ? engine : 'PostgreSQL + S3 (one node)'}, ${records} published records (stored${stack === null ? '' : ' and indexed'} in ${seedSeconds.toFixed(0)} s), ${seconds} s per phase; cheap GET = GET /api/records/{id} on 2 connections from ${native ? 'wrk' : 'a Node client in the bench process (wrk is not installed; Debian: apt-get install wrk)'}`,
+        `hostile mix: ${stack === null ? engine : 'PostgreSQL + S3 (one node)'}, ${records} published records (stored${stack === null ? '' : ' and indexed'} in ${seedSeconds.toFixed(0)} s), ${seconds} s per phase; cheap GET = GET /api/records/{id} on 2 connections from ${native ? 'wrk' : 'a Node client in the bench process (wrk is not installed; Debian: apt-get install wrk)'}; placement ${APART ? 'apart: the server on the servers\' cores, the hostile client at nice 19 beside the generator' : 'shared: the server and the hostile client on any core, the generator on its own'} (BENCH_HOSTILE_PLACEMENT)`,
       ];
       for (const p of phases) {
         lines.push(
@@ -263,10 +220,11 @@ export async function hostileBench(records: number, engine = 'sqlite', seconds =
           `${p.name}:`,
           `  event-loop delay  p50 ${p.loop.p50.toFixed(1)} ms  p99 ${p.loop.p99.toFixed(1)} ms  max ${p.loop.max.toFixed(1)} ms (target max < ${LOOP_MAX_TARGET_MS} ms: ${p.loop.max < LOOP_MAX_TARGET_MS ? 'met' : 'NOT met'}); longest GC pause ${p.loop.gcMax.toFixed(1)} ms, GC ${p.loop.gcTotal.toFixed(0)} ms in all`,
           `  cheap GET         ${p.get.perSecond.toFixed(0)} req/s  p50 ${p.get.p50.toFixed(2)} ms  p99 ${p.get.p99.toFixed(2)} ms  (${(p.get.p99 / quiet).toFixed(2)}x quiet; target <= ${GET_P99_TARGET}x: ${p.get.p99 <= GET_P99_TARGET * quiet ? 'met' : 'NOT met'})  errors ${p.get.errors}`,
+          `  waiting for a core: the server's main thread ${(p.serverWait * 100).toFixed(1)}% of the phase${p.get.generatorWait === undefined ? '' : `, the generator ${(p.get.generatorWait * 100).toFixed(1)}%`}`,
           `  RSS               ${p.rssBeforeMiB.toFixed(0)} MiB before, peak ${p.rssPeakMiB.toFixed(0)} MiB (+${(p.rssPeakMiB - p.rssBeforeMiB).toFixed(0)} MiB; target < ${EXTRA_RSS_TARGET_MIB})`,
           ...p.hostile.map(
             (c) =>
-              `  ${c.name.padEnd(34)} ${[...c.statuses].map(([status, n]) => `${n}x ${status}`).join(', ')}, slowest ${c.slowestMs.toFixed(0)} ms`,
+              `  ${c.name.padEnd(34)} ${Object.entries(c.statuses).map(([status, n]) => `${n}x ${status}`).join(', ')}, slowest ${c.slowestMs.toFixed(0)} ms`,
           ),
         );
       }

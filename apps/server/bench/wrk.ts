@@ -8,7 +8,7 @@
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { availableParallelism } from 'node:os';
-import { cpuTicks, TICKS_PER_SECOND } from './cpu.ts';
+import { cpuTicks, runQueueWaitMs, TICKS_PER_SECOND } from './cpu.ts';
 
 export interface WrkResult {
   perSecond: number;
@@ -22,6 +22,12 @@ export interface WrkResult {
   errors: number;
   /** The generator's CPU time over the run's wall time: near 1, the figure is the generator's. */
   generatorCpu: number;
+  /**
+   * The time the generator's threads waited for a core, over the run's wall time: the latencies
+   * it measured include those waits (answers it had not yet read), so a share of a few percent
+   * already moves a p99.
+   */
+  generatorWait: number;
 }
 
 export interface WrkOptions {
@@ -100,7 +106,7 @@ function millis(text: string | undefined): number {
   return m === null ? Number.NaN : Number(m[1]) * unit[m[2] as keyof typeof unit];
 }
 
-export function parseWrk(output: string): Omit<WrkResult, 'generatorCpu'> {
+export function parseWrk(output: string): Omit<WrkResult, 'generatorCpu' | 'generatorWait'> {
   const perSecond = Number(/Requests\/sec:\s+([\d.]+)/.exec(output)?.[1] ?? Number.NaN);
   const requests = Number(/(\d+) requests in /.exec(output)?.[1] ?? Number.NaN);
   const pct = (p: string) => millis(new RegExp(`^\\s+${p}%\\s+(\\S+)`, 'm').exec(output)?.[1]);
@@ -124,11 +130,13 @@ export function wrk(url: string, options: WrkOptions = {}): Promise<WrkResult> {
     child.stderr.on('data', (b: Buffer) => (output += b.toString()));
     const t0 = performance.now();
     let ticks = 0;
+    let waitMs = 0;
     let sampledAt = t0;
     // taskset execs wrk in place, so the pid is wrk's; sample before it exits and its stat is gone.
     const sampler = setInterval(() => {
       try {
         ticks = cpuTicks(child.pid ?? 0);
+        waitMs = runQueueWaitMs(child.pid ?? 0);
         sampledAt = performance.now();
       } catch {
         /* exited between samples */
@@ -139,7 +147,7 @@ export function wrk(url: string, options: WrkOptions = {}): Promise<WrkResult> {
       clearInterval(sampler);
       if (code !== 0) return fail(new Error(`wrk exited ${code}:\n${output}`));
       const wall = (sampledAt - t0) / 1000;
-      ok({ ...parseWrk(output), generatorCpu: wall > 0 ? ticks / TICKS_PER_SECOND / wall : Number.NaN });
+      ok({ ...parseWrk(output), generatorCpu: wall > 0 ? ticks / TICKS_PER_SECOND / wall : Number.NaN, generatorWait: wall > 0 ? waitMs / 1000 / wall : Number.NaN });
     });
   });
 }

@@ -55,7 +55,7 @@ export interface AppConfig {
 export function createApp(core: Core, config: AppConfig) {
   const links = createLinks(config.baseUrl);
   const exporter = createExporter(links);
-  const respond = createResponder(exporter, async (c, view) => (await core.files.list(identityOf(c), view.record.kind, view.record.id, 'published')).entries, config.downloadIdleTimeoutMs ?? 60_000);
+  const respond = createResponder(exporter, async (c, view) => (await core.files.shown(identityOf(c), view.record.kind, view.record.id)).entries, config.downloadIdleTimeoutMs ?? 60_000);
   const app = new Hono<Env>();
   const ops = config.ops ?? {};
   // Request lines are `info`, failed requests' `error`: at `warn` and `error` only the failures are logged.

@@ -13,6 +13,12 @@ function htmlOf(seed: number, pieces: number): string {
   return html;
 }
 
+describe('textOf', () => {
+  it("decodes the entities it knows and leaves others as written, Object's members among them", () => {
+    expect(textOf('<p>a &amp; b &LT; &#x41;&#233; &constructor; &toString; &nbsp;c</p>')).toBe('a & b < Aé &constructor; &toString; \u00a0c'.replace(/\s+/g, ' ').trim());
+  });
+});
+
 describe('textStart', () => {
   it('gives the start of textOf and whether there is more, wherever the cuts fall (seeded)', () => {
     for (let seed = 1; seed <= 300; seed++) {

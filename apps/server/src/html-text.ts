@@ -11,7 +11,9 @@ export function textOf(html: string): string {
         const code = name[1] === 'x' || name[1] === 'X' ? parseInt(name.slice(2), 16) : parseInt(name.slice(1), 10);
         return code > 0 && code <= 0x10ffff ? String.fromCodePoint(code) : whole;
       }
-      return ENTITIES[name.toLowerCase()] ?? whole;
+      const key = name.toLowerCase();
+      // Own members only: `&constructor;` is no entity, not Object's constructor.
+      return Object.hasOwn(ENTITIES, key) ? (ENTITIES[key] as string) : whole;
     })
     .replace(/\s+/g, ' ')
     .trim();

@@ -6,6 +6,14 @@ export const list = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
 export const str = (v: unknown): string | null => (typeof v === 'string' && v.trim() !== '' ? v : null);
 /** A vocabulary entry's English title, else its id. */
 export const label = (v: unknown): string | null => str(obj(obj(v)?.['title'])?.['en']) ?? str(obj(v)?.['id']);
+/**
+ * The URL of a `rights` entry: a custom entry's `link`, else the vocabulary's `props.url` (every
+ * shipped and imported license carries its URL there, none a `link`).
+ */
+export const licenseUrl = (v: unknown): string | null => {
+  const url = str(obj(v)?.['link']) ?? str(obj(obj(v)?.['props'])?.['url']);
+  return url !== null && /^https?:\/\//.test(url) ? url : null;
+};
 
 export interface Person {
   name: string;

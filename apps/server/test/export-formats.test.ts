@@ -187,6 +187,7 @@ describe('export formats', () => {
     expect(value('name')).toEqual([full.title]);
     expect(value('description')).toEqual(['Daily sea ice & snow']);
     expect(value('datePublished')).toEqual(['2024-06-01']);
+    expect(value('version')).toEqual(['v2.1']);
     const creators = node?.['https://schema.org/creator'] as Record<string, unknown>[];
     expect(creators.map((c) => c['@id'] ?? (c['https://schema.org/name'] as { '@value': string }[])[0]?.['@value'])).toEqual(['https://orcid.org/0000-0002-1825-0097', 'European Space Agency']);
     expect(creators[1]?.['@type']).toEqual(['https://schema.org/Organization']);

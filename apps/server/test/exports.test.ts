@@ -12,6 +12,7 @@ const full = {
     },
   ],
   subjects: [{ subject: 'sea ice' }],
+  rights: [{ id: 'cc-by-4.0' }],
   locations: { features: [{ place: 'Arctic', geometry: { type: 'Point', coordinates: [10, 80] } }] },
 };
 
@@ -44,6 +45,8 @@ describe('schema.org JSON-LD and Signposting', () => {
     expect(doc.keywords).toEqual(['sea ice']);
     expect(doc.spatialCoverage).toEqual([{ '@type': 'Place', name: 'Arctic', geo: { '@type': 'GeoCoordinates', latitude: 80, longitude: 10 } }]);
     expect(doc.isAccessibleForFree).toBe(true);
+    // A URL, as schema.org and dataset search engines want it, from the license vocabulary.
+    expect(doc.license).toBe('https://creativecommons.org/licenses/by/4.0/legalcode');
     // Only the record GET speaks JSON-LD; listings refuse it as any type they cannot serve.
     expect((await call('GET', '/api/records', { headers: { accept: 'application/ld+json' } })).status).toBe(406);
   });
@@ -59,6 +62,7 @@ describe('schema.org JSON-LD and Signposting', () => {
     expect(header).toContain(`<http://krs.test/api/records/${id}>; rel="linkset"; type="application/linkset+json"`);
     expect(header).toContain('<https://orcid.org/0000-0002-1825-0097>; rel="author"');
     expect(header).toContain('<https://schema.org/AboutPage>; rel="type"');
+    expect(header).toContain('<https://creativecommons.org/licenses/by/4.0/legalcode>; rel="license"');
     const page = await app.request(`/records/${id}`, { headers: { accept: 'text/html' } });
     expect(page.headers.get('link')).toContain(`<http://krs.test/api/records/${id}/files/extent.csv/content>; rel="item"`);
     const text = await page.text();

@@ -112,8 +112,34 @@ describe('OAI-PMH at /oai2d', () => {
     expect(await errorOf('verb=ListIdentifiers&metadataPrefix=oai_dc&from=2026-03-02')).toBe('noRecordsMatch');
     expect(await errorOf('verb=ListIdentifiers&metadataPrefix=oai_dc&until=2026-02-28T23:59:59Z')).toBe('noRecordsMatch');
     expect(await errorOf('verb=ListRecords&metadataPrefix=oai_dc&set=no-such-set')).toBe('noRecordsMatch');
+    // A set named like Object's members is no set either, not a set made of Object's constructor.
+    for (const set of ['constructor', 'toString', '__proto__']) expect((await oai(`verb=ListRecords&metadataPrefix=oai_dc&set=${set}`)).text).toContain(`This repository has no set "${set}".`);
     const sets = (((await oai('verb=ListSets')).xml['ListSets'] as Xml)['set'] as Xml[]).map((s) => s['setSpec']);
     expect(sets).toEqual(expect.arrayContaining(['resources', 'packages']));
+  });
+
+  it('gives each version the OpenAIRE access right of its access status, an embargo its end date, and licenses their URL', async () => {
+    const { oai, publish, call, alice } = await setUp(10);
+    const dcOf = async (id: string) => {
+      const { xml } = await oai(`verb=GetRecord&metadataPrefix=oai_dc&identifier=oai:krs.test:${id}`);
+      const dc = ((xml['GetRecord'] as Xml)['record'][0] as Xml)['metadata']['dc'] as Xml;
+      return { rights: dc['rights'] as string[], date: ([] as string[]).concat(dc['date'] ?? []) };
+    };
+    const metadataOnly = await publish('records', 'Metadata only');
+    expect((await dcOf(metadataOnly.id)).rights).toEqual(['info:eu-repo/semantics/closedAccess']);
+    const embargoed = await publish('records', 'Under embargo', { record: 'public', files: 'public', embargo: { active: true, until: '2099-01-01', reason: null } });
+    expect(await dcOf(embargoed.id)).toEqual({ rights: ['info:eu-repo/semantics/embargoedAccess'], date: [metadata.publication_date, 'info:eu-repo/date/embargoEnd/2099-01-01'] });
+    const draft = await call('POST', '/api/records', { token: alice, json: { metadata: { ...metadata, title: 'Open with a license', rights: [{ id: 'cc-by-4.0' }] }, access: { record: 'public', files: 'restricted' } } });
+    const id = draft.json.id as string;
+    await call('POST', `/api/records/${id}/draft/files`, { token: alice, json: [{ key: 'a.txt' }] });
+    await call('PUT', `/api/records/${id}/draft/files/a.txt/content`, { token: alice, body: 'a', headers: { 'content-type': 'application/octet-stream' } });
+    await call('POST', `/api/records/${id}/draft/files/a.txt/commit`, { token: alice });
+    expect((await call('POST', `/api/records/${id}/draft/actions/publish`, { token: alice })).status).toBe(202);
+    expect((await dcOf(id)).rights).toEqual([
+      'Creative Commons Attribution 4.0 International',
+      'https://creativecommons.org/licenses/by/4.0/legalcode',
+      'info:eu-repo/semantics/restrictedAccess',
+    ]);
   });
 
   it('gives a version that became restricted as deleted, at the datestamp of that change, without metadata', async () => {

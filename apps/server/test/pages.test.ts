@@ -147,6 +147,37 @@ describe('pages behind the *_html links', () => {
     expect((await page('/records/nope0-nope0')).status).toBe(404);
   });
 
+  it('shows public metadata with restricted or embargoed files to everyone, its page and exports without the files', async () => {
+    const { page, publishRecord, app, alice, bob } = await setUp();
+    const restricted = await publishRecord({ title: 'Open metadata, closed files' }, { record: 'public', files: 'restricted' });
+    const embargoed = await publishRecord({ title: 'Files under embargo' }, { record: 'public', files: 'public', embargo: { active: true, until: '2099-01-01', reason: 'review' } });
+    for (const [rec, says, badge] of [
+      [restricted, 'The files are restricted.', '<span>Restricted</span>'],
+      [embargoed, 'The files are under embargo until 2099-01-01.', '<span>Embargoed until 2099-01-01</span>'],
+    ] as const) {
+      const download = `http://krs.test/api/records/${rec.id}/files/notes.txt/content`;
+      for (const who of [undefined, bob]) {
+        const landing = await page(`/records/${rec.id}`, who);
+        expect(landing.status).toBe(200);
+        expect(landing.text).toContain(says);
+        // The badge tells the access status, not the record's alone ("Open access" before).
+        expect(landing.text).toContain(badge);
+        expect(landing.text).not.toContain('Open access');
+        expect(landing.text).not.toContain(download);
+        const jsonLd = await app.request(`/records/${rec.id}/export/json-ld`, { headers: who ? { authorization: `Bearer ${who}` } : {} });
+        expect(jsonLd.status).toBe(200);
+        expect(await jsonLd.json()).not.toHaveProperty('distribution');
+        const byAccept = await app.request(`/api/records/${rec.id}`, { headers: { accept: 'application/ld+json' } });
+        expect(byAccept.status).toBe(200);
+      }
+      // The download stays closed; its owner still sees and gets the files.
+      expect((await app.request(download)).status).toBe(401);
+      const own = await page(`/records/${rec.id}`, alice);
+      expect(own.text).toContain(download);
+      expect(own.text).not.toContain(says);
+    }
+  });
+
   it('shows a package with its resources and a context page of every resource across versions', async () => {
     const { page, publishRecord, call, alice } = await setUp();
     const resource = await publishRecord({ title: 'Resource inside' });

@@ -6,23 +6,25 @@
  * `postgres`: an embedded PostgreSQL 17 (the tests' server: default settings, but fsync and
  * synchronous commits off, so the load does not wait on the disk), on `KRS_BENCH_PG_PORT` or any
  * free port; documents loaded through the port by `KRS_BENCH_PG_WRITERS` concurrent callers (1);
- * `KRS_BENCH_PG_KEEP=1` keeps the server up after the queries, until interrupted.
+ * `KRS_BENCH_PG_KEEP=1` keeps the server up after the queries, until interrupted;
+ * `KRS_BENCH_PG_URL=<its database's url>` then queries that index again without loading.
+ * `KRS_BENCH_FIGURES=<file>` also writes the PostgreSQL figures there as JSON (`PostgresFigures`),
+ * for `pnpm bench` (apps/server/bench/search-postgres.ts), which runs this file as a child process.
  *
  * `sqlite`: `KRS_BENCH_SQLITE_DIR` names a directory where the index is built and kept
  * (`search-<n>.sqlite`); a later run finding that file queries it without rebuilding, so the
  * queries can be measured again (or profiled) on the same index after a change.
  */
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { sql } from 'kysely';
 import type { SearchDocument, SearchIndex, SearchRequest } from '@krs/domain';
-import { createMiniSearchIndex, createPgDb, createPostgresSearchIndex, createPostgresSearchSchema, createSqliteSearchIndex } from '../src/index.ts';
+import { createMiniSearchIndex, createPgDb, type DbHandle, createPostgresSearchIndex, createPostgresSearchSchema, createSqliteSearchIndex } from '../src/index.ts';
 import { startPostgres } from '../test/embedded-postgres-server.ts';
 import { generateDocs } from './search-corpus.ts';
 
-const n = Number(process.argv[2] ?? 100000);
-const engines = (process.argv[3] ?? 'minisearch,sqlite').split(',');
 const base: SearchRequest = {
   filter: { kinds: ['resource', 'package'], published: true, latestOnly: true, viewerId: null },
   q: null,
@@ -32,7 +34,7 @@ const base: SearchRequest = {
   size: 10,
   aggregations: ['resource_type', 'access_status', 'record_type'],
 };
-const QUERIES: [string, Partial<SearchRequest>][] = [
+export const QUERIES: [string, Partial<SearchRequest>][] = [
   ['one term', { q: 'glacier' }],
   ['common term', { q: 'sentinel' }],
   ['common (a fifth)', { q: 'mapping' }],
@@ -80,9 +82,23 @@ const ownCpu = () => {
  * `cpu`: milliseconds of CPU used so far by something other than this process, whose share per
  * call is printed beside this process's (PostgreSQL's processes).
  */
+/** One query's figures over its measured calls. */
+export interface QueryFigures {
+  name: string;
+  p50: number;
+  p95: number;
+  p99: number;
+  /** CPU milliseconds a call in this process (all its threads). */
+  ownCpu: number;
+  /** CPU milliseconds a call in the server (PostgreSQL's processes), where there is one. */
+  serverCpu: number | null;
+  hits: number;
+}
+
 /** `settled`: what the index reads in the background after the warming calls, awaited before the measured ones. */
-async function measure(index: SearchIndex, label: string, cpu?: () => number, settled?: () => Promise<void>) {
+async function measure(index: SearchIndex, label: string, cpu?: () => number, settled?: () => Promise<void>): Promise<QueryFigures[]> {
   const rows: string[] = [];
+  const figures: QueryFigures[] = [];
   for (const [name, over] of QUERIES) {
     const times: number[] = [];
     let total = 0;
@@ -98,13 +114,16 @@ async function measure(index: SearchIndex, label: string, cpu?: () => number, se
       times.push(performance.now() - t0);
     }
     const own = (ownCpu() - own0) / CALLS;
-    const other = cpu === undefined ? '' : `  server CPU/call ${((cpu() - other0) / CALLS).toFixed(1).padStart(7)} ms`;
+    const serverCpu = cpu === undefined ? null : (cpu() - other0) / CALLS;
+    const other = serverCpu === null ? '' : `  server CPU/call ${serverCpu.toFixed(1).padStart(7)} ms`;
     times.sort((a, b) => a - b);
+    figures.push({ name, p50: pct(times, 0.5), p95: pct(times, 0.95), p99: pct(times, 0.99), ownCpu: own, serverCpu, hits: total });
     rows.push(
       `  ${name.padEnd(16)} p50 ${pct(times, 0.5).toFixed(1).padStart(7)} ms  p95 ${pct(times, 0.95).toFixed(1).padStart(7)} ms  p99 ${pct(times, 0.99).toFixed(1).padStart(7)} ms  CPU/call ${own.toFixed(1).padStart(6)} ms${other}  hits ${total}`,
     );
   }
   console.log(`${label} (${CALLS} calls each after ${WARM_CALLS} to warm; load average ${loadAverage()})\n${rows.join('\n')}`);
+  return figures;
 }
 
 const loadAverage = () => readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
@@ -173,7 +192,38 @@ async function load(index: SearchIndex, docs: readonly SearchDocument[], batch: 
   await Promise.all(Array.from({ length: writers }, writer));
 }
 
-async function postgresEngine(docs: readonly SearchDocument[], rss0: number) {
+/** What the PostgreSQL engine's run measured. */
+export interface PostgresFigures {
+  records: number;
+  /** Null when the index was already loaded (`KRS_BENCH_PG_URL`). */
+  buildSeconds: number | null;
+  /** All the index's tables with their indexes and TOAST (`pg_total_relation_size`). */
+  sizeMiB: number;
+  queries: QueryFigures[];
+  /** The query backend's resident memory after the queries: its own, and the shared buffers it touched. */
+  backendRssMiB: { private: number; shared: number };
+  loadAverage: string;
+}
+
+const PG_TABLES = ['search_doc', 'search_box', 'search_range', 'search_vocab', 'search_path', 'search_count', 'search_title'];
+
+/** The postmaster of the server a database connection is on: its CPU is the server's. */
+async function postmasterOf(db: DbHandle['db']): Promise<number> {
+  return Number(statFields((await sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(db)).rows[0]?.pid ?? 0)[1]);
+}
+
+/**
+ * Starts an embedded PostgreSQL and loads `docs` into a fresh database through the port; or, with
+ * `KRS_BENCH_PG_URL`, queries the index already in that database (on this machine: its server's
+ * CPU is read from /proc), so the queries can be measured again, on a quieter machine or after a
+ * change, without loading for most of an hour.
+ */
+async function postgresEngine(n: number, docs: readonly SearchDocument[], rss0: number): Promise<PostgresFigures> {
+  const kept = process.env['KRS_BENCH_PG_URL'];
+  if (kept !== undefined) {
+    console.log(`\npostgres: the index kept in ${kept.replace(/\/\/[^@/]*@/, '//')}`);
+    return queryPostgres(kept, n, null, rss0);
+  }
   const port = process.env['KRS_BENCH_PG_PORT'];
   const writers = Number(process.env['KRS_BENCH_PG_WRITERS'] ?? 1);
   const server = await startPostgres({ durable: false, ...(port === undefined ? {} : { port: Number(port) }) });
@@ -181,66 +231,80 @@ async function postgresEngine(docs: readonly SearchDocument[], rss0: number) {
     const url = await server.freshDatabase();
     const loader = createPgDb(url, { maxConnections: writers });
     await createPostgresSearchSchema(loader.db);
-    const postmaster = Number(statFields((await sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(loader.db)).rows[0]?.pid ?? 0)[1]);
+    const postmaster = await postmasterOf(loader.db);
     const cpu0 = postgresCpu(postmaster);
     const own0 = ownCpu();
     const t0 = performance.now();
     await load(createPostgresSearchIndex(loader.db), docs, 1000, writers);
-    const build = performance.now() - t0;
+    const build = (performance.now() - t0) / 1000;
     const buildCpu = [ownCpu() - own0, postgresCpu(postmaster) - cpu0] as const;
     // What autovacuum reaches on its own some time after a load: the visibility map set (for
     // index-only scans), the GIN pending list merged, statistics taken.
     const v0 = performance.now();
-    for (const table of ['search_doc', 'search_box', 'search_range', 'search_vocab', 'search_path', 'search_count', 'search_title']) await sql.raw(`vacuum (analyze) ${table}`).execute(loader.db);
+    for (const table of PG_TABLES) await sql.raw(`vacuum (analyze) ${table}`).execute(loader.db);
     const vacuum = performance.now() - v0;
     await loader.close();
-    // One connection for the queries, so one backend's CPU and memory are the server's.
-    const queries = createPgDb(url, { maxConnections: 1 });
-    try {
-      const sizes = (
-        await sql<{ name: string; total: string; heap: string; toast: string; indexes: string }>`select c.relname as name, pg_total_relation_size(c.oid) as total,
-          pg_relation_size(c.oid) as heap, coalesce(pg_total_relation_size(nullif(c.reltoastrelid, 0)), 0) as toast, pg_indexes_size(c.oid) as indexes
-          from pg_class c where c.relname in ('search_doc', 'search_box', 'search_range', 'search_vocab', 'search_path', 'search_count', 'search_title') order by 2 desc`.execute(queries.db)
-      ).rows;
-      const indexSizes = (
-        await sql<{ name: string; size: string }>`select i.indexrelid::regclass::text as name, pg_relation_size(i.indexrelid) as size from pg_index i
-          where i.indrelid = 'search_doc'::regclass order by 2 desc`.execute(queries.db)
-      ).rows;
-      const total = sizes.reduce((sum, r) => sum + Number(r.total), 0);
-      console.log(
-        `\npostgres: build ${(build / 1000).toFixed(1)} s through the port (${writers} caller(s), 1000 documents a call; CPU ${(buildCpu[0] / 1000).toFixed(0)} s in this process, ${(buildCpu[1] / 1000).toFixed(0)} s in PostgreSQL), then vacuum (analyze) ${(vacuum / 1000).toFixed(1)} s`,
-      );
-      console.log(`  size (pg_total_relation_size) ${mib(total)} MiB in all:`);
-      for (const r of sizes) console.log(`    ${r.name.padEnd(13)} ${mib(Number(r.total)).padStart(6)} MiB (heap ${mib(Number(r.heap))}, TOAST ${mib(Number(r.toast))}, indexes ${mib(Number(r.indexes))})`);
-      console.log(`    search_doc's indexes (MiB): ${indexSizes.map((r) => `${r.name} ${mib(Number(r.size))}`).join(', ')}`);
-      const index = createPostgresSearchIndex(queries.db);
-      const backend = (await sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(queries.db)).rows[0]?.pid ?? 0;
-      await measure(index, 'postgres queries', () => postgresCpu(postmaster));
-      const mem = process.memoryUsage();
-      console.log(
-        `  RSS: this process +${mib(mem.rss - rss0)} MiB (heap ${mib(mem.heapUsed)} MiB, the corpus included); the query backend ${statusMiB(backend, 'VmRSS').toFixed(0)} MiB (${statusMiB(backend, 'RssAnon').toFixed(0)} private, ${statusMiB(backend, 'RssShmem').toFixed(0)} of shared buffers; peak ${statusMiB(backend, 'VmHWM').toFixed(0)})`,
-      );
-    } finally {
-      await queries.close();
-    }
+    console.log(
+      `\npostgres: build ${build.toFixed(1)} s through the port (${writers} caller(s), 1000 documents a call; CPU ${(buildCpu[0] / 1000).toFixed(0)} s in this process, ${(buildCpu[1] / 1000).toFixed(0)} s in PostgreSQL), then vacuum (analyze) ${(vacuum / 1000).toFixed(1)} s`,
+    );
+    const figures = await queryPostgres(url, n, build, rss0);
     if (process.env['KRS_BENCH_PG_KEEP'] === '1') {
-      // For EXPLAIN on the loaded index: the server stays up until this process is interrupted.
+      // For EXPLAIN, or KRS_BENCH_PG_URL: the server stays up until this process is interrupted.
       console.log(`  kept for inspection at ${url}; interrupt (SIGINT) to stop it`);
       await new Promise<void>((resolve) => process.once('SIGINT', () => resolve()));
     }
+    return figures;
   } finally {
     await server.stop();
   }
 }
 
-async function main() {
+/** The index's size, every query's figures and the query backend's memory, on one connection so one backend's CPU and memory are the server's. */
+async function queryPostgres(url: string, n: number, buildSeconds: number | null, rss0: number): Promise<PostgresFigures> {
+  const queries = createPgDb(url, { maxConnections: 1 });
+  try {
+    const postmaster = await postmasterOf(queries.db);
+    const sizes = (
+      await sql<{ name: string; total: string; heap: string; toast: string; indexes: string }>`select c.relname as name, pg_total_relation_size(c.oid) as total,
+        pg_relation_size(c.oid) as heap, coalesce(pg_total_relation_size(nullif(c.reltoastrelid, 0)), 0) as toast, pg_indexes_size(c.oid) as indexes
+        from pg_class c where c.relname in (${sql.join(PG_TABLES)}) order by 2 desc`.execute(queries.db)
+    ).rows;
+    const indexSizes = (
+      await sql<{ name: string; size: string }>`select i.indexrelid::regclass::text as name, pg_relation_size(i.indexrelid) as size from pg_index i
+        where i.indrelid = 'search_doc'::regclass order by 2 desc`.execute(queries.db)
+    ).rows;
+    const total = sizes.reduce((sum, r) => sum + Number(r.total), 0);
+    console.log(`  size (pg_total_relation_size) ${mib(total)} MiB in all:`);
+    for (const r of sizes) console.log(`    ${r.name.padEnd(13)} ${mib(Number(r.total)).padStart(6)} MiB (heap ${mib(Number(r.heap))}, TOAST ${mib(Number(r.toast))}, indexes ${mib(Number(r.indexes))})`);
+    console.log(`    search_doc's indexes (MiB): ${indexSizes.map((r) => `${r.name} ${mib(Number(r.size))}`).join(', ')}`);
+    const index = createPostgresSearchIndex(queries.db);
+    const backend = (await sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(queries.db)).rows[0]?.pid ?? 0;
+    const queryFigures = await measure(index, 'postgres queries', () => postgresCpu(postmaster));
+    const mem = process.memoryUsage();
+    console.log(
+      `  RSS: this process +${mib(mem.rss - rss0)} MiB (heap ${mib(mem.heapUsed)} MiB, the corpus included); the query backend ${statusMiB(backend, 'VmRSS').toFixed(0)} MiB (${statusMiB(backend, 'RssAnon').toFixed(0)} private, ${statusMiB(backend, 'RssShmem').toFixed(0)} of shared buffers; peak ${statusMiB(backend, 'VmHWM').toFixed(0)})`,
+    );
+    return {
+      records: n,
+      buildSeconds,
+      sizeMiB: total / 1024 / 1024,
+      queries: queryFigures,
+      backendRssMiB: { private: statusMiB(backend, 'RssAnon'), shared: statusMiB(backend, 'RssShmem') },
+      loadAverage: loadAverage(),
+    };
+  } finally {
+    await queries.close();
+  }
+}
+
+async function main(n: number, engines: string[]) {
   const dir = mkdtempSync(join(tmpdir(), 'krs-search-bench-'));
   console.log(`search benchmark: ${n} published records, Node ${process.version}`);
   const keptSqlite = process.env['KRS_BENCH_SQLITE_DIR'];
   for (const engine of engines) {
     // A kept index is queried without the documents: a million of them held in this process's
     // heap (2.8 GiB) made the queries pay for its garbage collections.
-    const reusing = engine === 'sqlite' && keptSqlite !== undefined && existsSync(join(keptSqlite, `search-${n}.sqlite`));
+    const reusing = (engine === 'sqlite' && keptSqlite !== undefined && existsSync(join(keptSqlite, `search-${n}.sqlite`))) || (engine === 'postgres' && process.env['KRS_BENCH_PG_URL'] !== undefined);
     const docs = reusing ? [] : generateDocs(n);
     const rss0 = process.memoryUsage().rss;
     const t0 = performance.now();
@@ -263,7 +327,9 @@ async function main() {
       console.log(`\nminisearch: build ${(build / 1000).toFixed(1)} s (CPU ${((buildCpu * 1000) / n).toFixed(0)} us a document), snapshot save ${(save / 1000).toFixed(1)} s (${mib(statSync(file).size)} MiB), start-up from snapshot ${(load / 1000).toFixed(1)} s, RSS +${mib(mem.rss - rss0)} MiB (heap ${mib(mem.heapUsed)} MiB)`);
       await measure(loaded, 'minisearch queries');
     } else if (engine === 'postgres') {
-      await postgresEngine(docs, rss0);
+      const figures = await postgresEngine(n, docs, rss0);
+      const file = process.env['KRS_BENCH_FIGURES'];
+      if (file !== undefined) writeFileSync(file, JSON.stringify(figures));
     } else {
       if (keptSqlite !== undefined) mkdirSync(keptSqlite, { recursive: true });
       const file = keptSqlite === undefined ? join(dir, 'search.sqlite') : join(keptSqlite, `search-${n}.sqlite`);
@@ -287,4 +353,6 @@ async function main() {
   rmSync(dir, { recursive: true, force: true });
 }
 
-await main();
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  await main(Number(process.argv[2] ?? 100000), (process.argv[3] ?? 'minisearch,sqlite').split(','));
+}

@@ -405,6 +405,33 @@ describe('minisearch searches read in slices', () => {
     }
   });
 
+  it('compares a range with every document in slices, and answers as of the index after a write shown between two of them', async () => {
+    let pending: (() => Promise<void>) | null = null;
+    let turns = 0;
+    const index = createMiniSearchIndex({
+      searchSlices: turning(async () => {
+        turns++;
+        const write = pending;
+        pending = null;
+        if (write !== null) await write();
+      }),
+    });
+    const dated = (i: number) => searchDocument(`d${i}`, `Glacier ${i}`, { body: { id: `d${i}`, metadata: { title: `Glacier ${i}`, publication_date: String(1900 + (i % 200)) } } });
+    const held = Array.from({ length: 3000 }, (_, i) => dated(i));
+    await index.upsert(held);
+    const ranged: SearchRequest = { ...glacier, q: 'metadata.publication_date:[2000 TO 2050]', sort: 'newest', size: 5 };
+    const before = await index.search(ranged);
+    expect(turns).toBeGreaterThanOrEqual(10);
+    // 1900 + 100..150 for 51 of every 200 documents.
+    expect(before.total).toBe(15 * 51);
+    pending = () => index.remove(held.filter((_, i) => i % 2 === 0).map((d) => d.key));
+    const answered = await index.search(ranged);
+    const reference = createMiniSearchIndex();
+    await reference.upsert(held.filter((_, i) => i % 2 === 1));
+    expect(answered).toEqual(await reference.search(ranged));
+    expect(answered.total).toBeLessThan(before.total);
+  });
+
   it('still answers, as of the last write, when a write is shown between every two slices', async () => {
     let writing = true;
     let written = 0;

@@ -12,7 +12,7 @@ import { editPublished } from './use-cases/edit-published.ts';
 import { commitFile } from './use-cases/files/commit-file.ts';
 import { deleteFile } from './use-cases/files/delete-file.ts';
 import { importFiles } from './use-cases/files/import-files.ts';
-import { getFile, listFiles, readFileContent, type ByteRange, type FileSide } from './use-cases/files/read-files.ts';
+import { getFile, listFiles, readFileContent, shownFiles, type ByteRange, type FileSide } from './use-cases/files/read-files.ts';
 import { startUploads } from './use-cases/files/start-uploads.ts';
 import { uploadContent } from './use-cases/files/upload-content.ts';
 import { draftReadStamp, getDraft } from './use-cases/get-draft.ts';
@@ -71,6 +71,8 @@ export function createCore(deps: CoreDeps) {
     },
     files: {
       list: (who: Identity, kind: RecordKind, id: string, side: FileSide) => listFiles(deps, who, kind, id, side),
+      /** What a published version's page and exports list: its files, or none (`closed`) when this reader may not read them. */
+      shown: (who: Identity, kind: RecordKind, id: string) => shownFiles(deps, who, kind, id),
       start: (who: Identity, kind: RecordKind, id: string, keys: string[]) => startUploads(deps, who, kind, id, keys),
       upload: (who: Identity, kind: RecordKind, id: string, key: string, body: AsyncIterable<Uint8Array>, length?: number) =>
         uploadContent(deps, who, kind, id, key, body, length),

@@ -62,6 +62,43 @@ describe('file keys', () => {
   });
 });
 
+describe('the files a published version shows its readers', () => {
+  async function publishedWithFile(core: Core, access: Record<string, unknown>) {
+    const { record } = await core.records.createDraft(alice, 'resource', { metadata: validMetadata, access });
+    await core.files.start(alice, 'resource', record.id, ['data.csv']);
+    await core.files.upload(alice, 'resource', record.id, 'data.csv', bytes('a,b'), 3);
+    await core.files.commit(alice, 'resource', record.id, 'data.csv');
+    await core.records.publish(alice, 'resource', record.id);
+    return record.id;
+  }
+  const keys = (shown: { entries: FileEntry[]; closed: boolean }) => ({ keys: shown.entries.map((e) => e.key), closed: shown.closed });
+
+  it('are listed to everyone when open, and closed, not refused, to readers of public metadata with restricted or embargoed files', async () => {
+    const { core, clock } = makeCore();
+    const open = await publishedWithFile(core, {});
+    const restricted = await publishedWithFile(core, { record: 'public', files: 'restricted' });
+    const embargoed = await publishedWithFile(core, { record: 'public', files: 'public', embargo: { active: true, until: '2026-06-01', reason: null } });
+    expect(keys(await core.files.shown(anon, 'resource', open))).toEqual({ keys: ['data.csv'], closed: false });
+    for (const id of [restricted, embargoed]) {
+      // The download itself is still refused; what a page or an export lists is not.
+      expect(await failureOf(core.files.list(anon, 'resource', id, 'published'))).toMatchObject({ kind: 'unauthenticated' });
+      expect(keys(await core.files.shown(anon, 'resource', id))).toEqual({ keys: [], closed: true });
+      expect(keys(await core.files.shown(as('bob'), 'resource', id))).toEqual({ keys: [], closed: true });
+      expect(keys(await core.files.shown(alice, 'resource', id))).toEqual({ keys: ['data.csv'], closed: false });
+    }
+    clock.advance(Date.parse('2026-06-01T00:00:00.000Z') - Date.parse(clock.now()));
+    expect(keys(await core.files.shown(anon, 'resource', embargoed))).toEqual({ keys: ['data.csv'], closed: false });
+  });
+
+  it('are none, and not closed, for a metadata-only record; an unknown id is not found', async () => {
+    const { core } = makeCore();
+    const { record } = await core.records.createDraft(alice, 'resource', { metadata: validMetadata, files: { enabled: false }, access: { record: 'public', files: 'restricted' } });
+    await core.records.publish(alice, 'resource', record.id);
+    expect(keys(await core.files.shown(anon, 'resource', record.id))).toEqual({ keys: [], closed: false });
+    expect(await failureOf(core.files.shown(anon, 'resource', 'nope0-nope0'))).toMatchObject({ kind: 'not_found' });
+  });
+});
+
 describe('metadata-only records', () => {
   it('refuses to disable files while the draft holds some, as a draft error, and keeps them enabled', async () => {
     const { core } = makeCore();

@@ -51,6 +51,21 @@ describe('metadata normalisation', () => {
     expect(metadata['colour']).toBeUndefined();
   });
 
+  it("takes members and geometry types named like Object's own (constructor, toString, valueOf, ...) for unknown, never for rules", async () => {
+    const names = ['constructor', 'toString', 'valueOf', 'hasOwnProperty', 'isPrototypeOf', '__defineGetter__'];
+    const input = JSON.parse(
+      JSON.stringify({
+        title: 'Valid title',
+        ...Object.fromEntries(names.map((n) => [n, { prototype: { x: 1 } }])),
+        locations: { features: names.map((n) => ({ geometry: { type: n, coordinates: [1, 2] } })) },
+      }),
+    );
+    const { metadata, issues } = await normalizeMetadata(input, 'resource', lookup());
+    expect(fields(issues).sort()).toEqual([...names.map((n) => `metadata.${n}`), ...names.map((_, i) => `metadata.locations.features.${i}.geometry`)].sort());
+    expect(Object.keys(metadata).sort()).toEqual(['locations', 'title']);
+    expect(metadata['locations']).toEqual({ features: [] });
+  });
+
   it('sanitises HTML descriptions', async () => {
     const { metadata } = await normalizeMetadata({ description: '<p>Hi</p><script>alert(1)</script>' }, 'resource', lookup());
     expect(metadata['description']).not.toContain('<script>');

@@ -7,7 +7,7 @@
 import { type RecordView, type Slicing, timeSlices } from '@krs/domain';
 import { textOf } from '../html-text.ts';
 import type { Links } from '../links.ts';
-import { extentOf, label, list, obj, places, str } from '../metadata-view.ts';
+import { extentOf, label, licenseUrl, list, obj, places, str } from '../metadata-view.ts';
 import { flatMapInTurns } from './lists-in-turns.ts';
 import { typeNames } from './resource-types.ts';
 import { xmlDocument, xmlText, type XmlNode, type XmlValue } from './xml.ts';
@@ -133,7 +133,7 @@ export function toDataCite(view: RecordView, links: Links, made: DataCiteLists =
     const o = obj(x);
     const rights = label(o);
     if (rights === null) return [];
-    const uri = str(o?.['link']) ?? str(obj(o?.['props'])?.['url']);
+    const uri = licenseUrl(o);
     const id = str(o?.['id']);
     return [{ rights, ...(uri ? { rightsUri: uri } : {}), ...(id ? { rightsIdentifier: id, rightsIdentifierScheme: 'SPDX' } : {}) }];
   });

@@ -7,7 +7,7 @@ import type { FileEntry, RecordView, Slicing } from '@krs/domain';
 import { textOf } from '../html-text.ts';
 import type { Links } from '../links.ts';
 import { flatMapInTurns } from './lists-in-turns.ts';
-import { extentOf, firstPeople, label, list, obj, type Person, personOf, places, str } from '../metadata-view.ts';
+import { extentOf, firstPeople, label, licenseUrl, list, obj, type Person, personOf, places, str } from '../metadata-view.ts';
 
 export const JSON_LD_TYPE = 'application/ld+json';
 
@@ -71,11 +71,12 @@ export function toJsonLd(view: RecordView, links: Links, files: FileEntry[] = []
       .slice(0, maxItems)
       .flatMap((s) => str(obj(s)?.['subject']) ?? label(s) ?? []),
     ...(doi ? { identifier: `https://doi.org/${doi}` } : {}),
-    version: String(view.versions.index),
+    // The version the record names (as DataCite and CSL give it), else its place among the versions.
+    version: str(m['version']) ?? String(view.versions.index),
     isAccessibleForFree: r.access.record === 'public' && r.access.files === 'public',
     inLanguage: list(m['languages']).flatMap((l) => str(obj(l)?.['id']) ?? []),
   };
-  const licenses = list(m['rights']).flatMap((x) => str(obj(x)?.['link']) ?? label(x) ?? []);
+  const licenses = list(m['rights']).flatMap((x) => licenseUrl(x) ?? label(x) ?? []);
   if (licenses.length > 0) doc['license'] = licenses.length === 1 ? licenses[0] : licenses;
   const coverage = places(m['locations'])
     .slice(0, maxItems)

@@ -10,7 +10,7 @@
 import type { RecordView } from '@krs/domain';
 import { textOf } from '../html-text.ts';
 import type { Links } from '../links.ts';
-import { label, list, obj, people, str, type Person } from '../metadata-view.ts';
+import { label, licenseUrl, list, obj, people, str, type Person } from '../metadata-view.ts';
 import type { XmlNode } from './xml.ts';
 import { timeSlices } from '@krs/domain';
 
@@ -94,7 +94,7 @@ export async function marc21Xml(view: RecordView, links: Links, turn: () => Prom
     if (text !== null) add(field('520', ' ', ' ', [['a', textOf(text)]]));
     await maybeTurn();
   }
-  for (const right of list(m['rights']).map(obj)) add(field('540', ' ', ' ', [['a', label(right)], ['u', str(right?.['link']) ?? str(obj(right?.['props'])?.['url'])]]));
+  for (const right of list(m['rights']).map(obj)) add(field('540', ' ', ' ', [['a', label(right)], ['u', licenseUrl(right)]]));
   for (const s of list(m['subjects'])) add(field('653', ' ', ' ', [['a', str(obj(s)?.['subject']) ?? label(s)]]));
   const typeLabel = label(m['resource_type']);
   if (typeLabel !== null) add(field('655', ' ', '7', [['a', typeLabel], ['2', 'local']]));

@@ -6,7 +6,7 @@
  */
 import type { FileEntry, RecordView } from '@krs/domain';
 import type { Links } from '../links.ts';
-import { list, obj, peopleWithOrcid, str } from '../metadata-view.ts';
+import { licenseUrl, list, obj, peopleWithOrcid, str } from '../metadata-view.ts';
 import { EXPORT_FORMATS, LINKSET_TYPE } from './formats.ts';
 
 /** Files linked as `item`, and authors, at most in the header; the linkset has them all. */
@@ -38,8 +38,8 @@ function signposts(view: RecordView, links: Links, files: FileEntry[], limit: nu
   // The header's first authors with an ORCID, read without making a person of every creator.
   for (const p of peopleWithOrcid(m['creators'], limit)) out.push({ href: `https://orcid.org/${p.orcid}`, rel: 'author' });
   for (const right of list(m['rights'])) {
-    const href = str(obj(right)?.['link']);
-    if (href !== null && /^https?:\/\//.test(href)) out.push({ href, rel: 'license' });
+    const href = licenseUrl(right);
+    if (href !== null) out.push({ href, rel: 'license' });
   }
   for (const f of files.filter((e) => e.status === 'completed').slice(0, limit)) {
     out.push({ href: links.file(r.kind, r.id, r.state, f.key)['content'] as string, rel: 'item', type: f.mimetype ?? 'application/octet-stream' });

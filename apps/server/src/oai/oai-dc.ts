@@ -4,12 +4,12 @@
  * description as plain text, the DOI and the landing page as identifiers, rights, subjects,
  * languages, related identifiers as relations, places as coverage.
  */
-import { type RecordView, timeSlices } from '@krs/domain';
+import { accessStatus, type AccessStatus, type RecordView, timeSlices } from '@krs/domain';
 import { xmlText, type XmlNode } from '../exports/xml.ts';
 import { textOf } from '../html-text.ts';
 import type { Links } from '../links.ts';
 import { flatMapInTurns } from '../exports/lists-in-turns.ts';
-import { label, list, obj, personOf, places, str } from '../metadata-view.ts';
+import { label, licenseUrl, list, obj, personOf, places, str } from '../metadata-view.ts';
 
 export const OAI_DC = {
   prefix: 'oai_dc',
@@ -20,6 +20,14 @@ const DC = 'http://purl.org/dc/elements/1.1/';
 const XSI = 'http://www.w3.org/2001/XMLSchema-instance';
 
 type Json = Record<string, unknown>;
+
+/** The OpenAIRE access right of each access status, as InvenioRDM's Dublin Core gives it. */
+const EU_REPO_ACCESS: Record<AccessStatus, string> = {
+  open: 'openAccess',
+  embargoed: 'embargoedAccess',
+  restricted: 'restrictedAccess',
+  'metadata-only': 'closedAccess',
+};
 
 /** A creator's or contributor's name as the element's text. */
 const sortNameText = (entry: unknown): string[] => {
@@ -51,6 +59,8 @@ export function oaiDcXml(view: RecordView, links: Links, made?: DcNames): XmlNod
   }
   add('publisher', str(m['publisher']));
   add('date', str(m['publication_date']));
+  const embargo = view.record.access.embargo;
+  if (embargo.active && embargo.until !== null) add('date', `info:eu-repo/date/embargoEnd/${embargo.until}`);
   add('type', label(m['resource_type']));
   const doi = str(obj(view.record.pids['doi'])?.['identifier']);
   if (doi !== null) add('identifier', `https://doi.org/${doi}`);
@@ -64,9 +74,9 @@ export function oaiDcXml(view: RecordView, links: Links, made?: DcNames): XmlNod
   for (const r of list(m['rights'])) {
     const right = obj(r);
     add('rights', label(right));
-    add('rights', str(right?.['link']));
+    add('rights', licenseUrl(right));
   }
-  add('rights', view.record.access.record === 'public' ? 'info:eu-repo/semantics/openAccess' : 'info:eu-repo/semantics/restrictedAccess');
+  add('rights', `info:eu-repo/semantics/${EU_REPO_ACCESS[accessStatus(view.record)]}`);
   for (const p of places(m['locations'])) add('coverage', p.name);
   return { 'oai_dc:dc': dc };
 }

@@ -1,5 +1,5 @@
 /** The landing page of a published version, and the preview of a draft, for resources and packages alike. */
-import type { FileEntry, RecordView } from '@krs/domain';
+import { accessStatus, type AccessStatus, type FileEntry, type RecordView } from '@krs/domain';
 import { CITATION_STYLES, type CitationStyle } from '../exports/citation.ts';
 import { EXPORT_FORMATS } from '../exports/formats.ts';
 import type { Links } from '../links.ts';
@@ -11,6 +11,8 @@ import type { HtmlEscapedString } from 'hono/utils/html';
 export interface RecordPageProps {
   view: RecordView;
   files: FileEntry[];
+  /** Whether the files are closed to this reader (restricted, or under embargo): the page says so instead of listing them. */
+  filesClosed?: boolean;
   links: Links;
   /** A package's resources (title, landing page, type), when the page is a package's. */
   resources?: { title: string; href: string; type: string | null }[];
@@ -43,6 +45,9 @@ export function firstValues(items: unknown[], n: number, valueOf: (item: unknown
   }
   return i < items.length ? [...values, `and ${items.length - i} more`] : values;
 }
+
+/** What a reader can get of the record and its files, as InvenioRDM's access status says it. */
+const ACCESS_BADGES: Record<AccessStatus, string> = { open: 'Open access', restricted: 'Restricted', embargoed: 'Embargoed', 'metadata-only': 'Metadata-only' };
 
 const withToken = (href: string, token: string | undefined) => (token === undefined ? href : `${href}?token=${encodeURIComponent(token)}`);
 
@@ -88,8 +93,7 @@ export function RecordPage(props: RecordPageProps) {
           <p class="badges">
             <span>{kindName}</span>
             {label(m['resource_type']) && label(m['resource_type']) !== kindName ? <span>{label(m['resource_type'])}</span> : null}
-            <span>{r.access.record === 'public' ? 'Open access' : 'Restricted'}</span>
-            {embargo.active ? <span>Embargoed until {embargo.until ?? 'further notice'}</span> : null}
+            <span>{ACCESS_BADGES[accessStatus(r)]}{embargo.active ? ` until ${embargo.until ?? 'further notice'}` : ''}</span>
             <span>Version {view.versions.index}</span>
           </p>
           <h1>{title}</h1>
@@ -153,6 +157,8 @@ export function RecordPage(props: RecordPageProps) {
             <h2 id="h-files">Files</h2>
             {!r.files.enabled ? (
               <p class="meta">Metadata only: this record has no files.</p>
+            ) : props.filesClosed ? (
+              <p class="meta">{embargo.active ? `The files are under embargo until ${embargo.until ?? 'further notice'}.` : 'The files are restricted.'}</p>
             ) : committed.length === 0 ? (
               <p class="meta">No files.</p>
             ) : (

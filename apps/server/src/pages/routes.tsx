@@ -83,7 +83,8 @@ export function pageRoutes(core: Core, exporter: Exporter, respond: Responder) {
   async function landing(c: Context<Env>, kind: RecordKind, side: 'published' | 'draft') {
     const id = c.req.param('id') as string;
     const view = side === 'draft' ? await core.records.getDraft(identityOf(c), kind, id, answerOf(c)) : await core.records.get(identityOf(c), kind, id, answerOf(c));
-    const files = view.record.files.enabled ? (await core.files.list(identityOf(c), kind, id, side)).entries : [];
+    const shown = side === 'draft' ? { entries: view.record.files.enabled ? (await core.files.list(identityOf(c), kind, id, side)).entries : [], closed: false } : await core.files.shown(identityOf(c), kind, id);
+    const files = shown.entries;
     const resources = kind === 'package' ? await resourcesOf(c, view) : undefined;
     // A published version's citation, JSON-LD and header are kept per revision by the exporter; drafts are not for indexing.
     let published: Pick<RecordPageProps, 'citation' | 'jsonLd'> = {};
@@ -101,7 +102,7 @@ export function pageRoutes(core: Core, exporter: Exporter, respond: Responder) {
     const map = await mapFigure(places((view.record.metadata as Record<string, unknown>)['locations']), nextIteration);
     // Writing the map took a turn of its own: the page gets another.
     if (map.length > 0) await nextIteration();
-    const page = `<!doctype html>${(<RecordPage view={view} files={files} links={links} map={map} {...published} {...(resources ? { resources } : {})} {...(token(c) ? { token: token(c) } : {})} />).toString()}`;
+    const page = `<!doctype html>${(<RecordPage view={view} files={files} filesClosed={shown.closed} links={links} map={map} {...published} {...(resources ? { resources } : {})} {...(token(c) ? { token: token(c) } : {})} />).toString()}`;
     // A large record's page is hundreds of kilobytes (its map's outlines, its description): its bytes are made in turns.
     return respond.text(c, page, 200, PAGE_HEADERS);
   }

@@ -26,7 +26,7 @@ export function exportRoutes(core: Core, exporter: Exporter, respond: Responder)
       const text = await exporter.citation(view, citationStyle(c.req.query('style')), citationLocale(c.req.query('locale')), 'text');
       return c.body(text, 200, { ...headers, 'Content-Type': `${CITATION_TYPE}; charset=utf-8` });
     }
-    const files = view.record.files.enabled ? (await core.files.list(identityOf(c), kind, id, 'published')).entries : [];
+    const files = (await core.files.shown(identityOf(c), kind, id)).entries;
     return respond.text(c, await exporter.render(format, view, files, true), 200, {
       ...headers,
       'Content-Type': `${format.mediaType}; charset=utf-8`,

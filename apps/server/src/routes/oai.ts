@@ -80,8 +80,7 @@ const specOf = (set: HarvestSet): string | null =>
 
 /** The set a setSpec names, or null for one this repository does not have. */
 function setOf(spec: string): HarvestSet | null {
-  const kind = SET_KINDS[spec];
-  if (kind !== undefined) return kind;
+  if (Object.hasOwn(SET_KINDS, spec)) return SET_KINDS[spec] as HarvestSet;
   return spec.startsWith(TYPE_SET) && spec.length > TYPE_SET.length ? { resourceType: spec.slice(TYPE_SET.length) } : null;
 }
 

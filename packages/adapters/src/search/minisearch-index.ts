@@ -192,6 +192,8 @@ export interface MiniSearchIndex extends SearchIndex {
  * must not keep a search from ever answering.
  */
 const SLICED_TRIES = 3;
+/** A range's documents compared between two looks at the slice's clock. */
+const RANGE_ROWS_A_STEP = 256;
 
 /** A write was shown between two slices of a search's reading: it starts over. */
 class WrittenMeanwhile extends Error {}
@@ -318,7 +320,13 @@ export function createMiniSearchIndex({ slices = largeValueSlices, searchSlices 
       case 'range': {
         const marks = arrays.marks(capacity);
         if ((RANGE_FIELDS as readonly string[]).includes(node.field)) {
-          for (const [row, values] of rows.ranges) if (values.some(([field, value]) => field === node.field && inRange(value, node))) marks[row] = 1;
+          // Every document's values are compared (40 ms at 20k documents in one piece): the loop
+          // gets a turn between stretches of them. A write shown meanwhile starts the search over.
+          let compared = 0;
+          for (const [row, values] of rows.ranges) {
+            if (values.some(([field, value]) => field === node.field && inRange(value, node))) marks[row] = 1;
+            if (++compared % RANGE_ROWS_A_STEP === 0) await takeTurn();
+          }
         }
         scoring?.exactLeaves.set(node, marks);
         return { marks, exact: true };

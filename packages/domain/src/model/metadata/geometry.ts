@@ -48,7 +48,7 @@ const MESSAGE = 'Invalid GeoJSON geometry (types Point, MultiPoint, LineString, 
 function simple(g: unknown, budget: PositionBudget): { type: string; coordinates: unknown } | null {
   if (typeof g !== 'object' || g === null || Array.isArray(g)) return null;
   const { type, coordinates, ...rest } = g as { type?: unknown; coordinates?: unknown };
-  const rule = typeof type === 'string' ? SIMPLE[type] : undefined;
+  const rule = typeof type === 'string' && Object.hasOwn(SIMPLE, type) ? SIMPLE[type] : undefined;
   if (!rule || Object.keys(rest).length > 0) return null;
   const checked = rule(coordinates, budget);
   return checked === null ? null : { type: type as string, coordinates: checked };

@@ -266,7 +266,8 @@ export async function normalizeMetadata(input: unknown, kind: RecordKind, vocab:
   if (input !== undefined && input !== null && !isObj(input)) n.issue('metadata', 'Not a valid object.');
   const out: Obj = {};
   for (const [field, value] of Object.entries(source)) {
-    const rule = RULES[field];
+    // Own members only: `constructor` or `toString` must not find Object's.
+    const rule = Object.hasOwn(RULES, field) ? RULES[field] : undefined;
     if (!rule) {
       n.issue(`metadata.${keyInPath(field)}`, 'Unknown field.');
       continue;

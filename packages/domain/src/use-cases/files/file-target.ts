@@ -26,11 +26,20 @@ export async function draftFileTarget(tx: Repositories, identity: Identity, kind
 export async function publishedFileTarget(tx: Repositories, identity: Identity, kind: RecordKind, id: string, now: string): Promise<FileTarget> {
   const record = await loadPublished(tx, kind, id);
   const parent = await loadParent(tx, record.parentId);
-  if (!filesOpenAt(record.access, now)) {
-    const level = await levelFor(tx, identity, parent, now);
-    if (!atLeast(level, 'view')) requireLevel(identity, level, 'view');
-  }
+  if (!filesOpenAt(record.access, now)) requireLevel(identity, await levelFor(tx, identity, parent, now), 'view');
   return { record, parent, owner: { recordId: id, state: 'published' } };
+}
+
+/**
+ * The published version whose files a page or an export of it lists, and whether `identity` may
+ * read them; unlike `publishedFileTarget` it refuses no one, since public metadata with restricted
+ * or embargoed files is read by everyone (the caller has already decided whether the record is).
+ */
+export async function publishedFilesShown(tx: Repositories, identity: Identity, kind: RecordKind, id: string, now: string): Promise<FileTarget & { readable: boolean }> {
+  const record = await loadPublished(tx, kind, id);
+  const parent = await loadParent(tx, record.parentId);
+  const readable = filesOpenAt(record.access, now) || atLeast(await levelFor(tx, identity, parent, now), 'view');
+  return { record, parent, owner: { recordId: id, state: 'published' }, readable };
 }
 
 /**

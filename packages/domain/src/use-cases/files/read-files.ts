@@ -4,7 +4,7 @@ import type { FileEntry, Identity, RecordKind } from '../../model/types.ts';
 import type { FileContent, FilesView, FileView } from '../../model/views.ts';
 import type { CoreDeps } from '../deps.ts';
 import type { ReadBuffers } from '../../ports.ts';
-import { draftFileTarget, findEntry, publishedFileTarget, type FileTarget } from './file-target.ts';
+import { draftFileTarget, findEntry, publishedFilesShown, publishedFileTarget, type FileTarget } from './file-target.ts';
 import { fileNotFound } from './start-uploads.ts';
 
 export type FileSide = 'draft' | 'published';
@@ -20,6 +20,19 @@ export async function listFiles(deps: CoreDeps, identity: Identity, kind: Record
   const t = await target(deps, identity, kind, id, side);
   const entries = (await deps.repos.files.list(t.owner)).filter((e) => visible(e, side));
   return { kind, recordId: id, state: side, bucketId: t.record.bucketId, options: t.record.files, entries };
+}
+
+/**
+ * The committed files a published version's landing page, exports and Signposting list for this
+ * reader: all of them when the reader may download them, else none, with `closed` set. A record
+ * with public metadata and restricted or embargoed files is shown to everyone, without its files,
+ * as InvenioRDM shows it.
+ */
+export async function shownFiles(deps: CoreDeps, identity: Identity, kind: RecordKind, id: string): Promise<{ entries: FileEntry[]; closed: boolean }> {
+  const t = await publishedFilesShown(deps.repos, identity, kind, id, deps.clock.now());
+  if (!t.record.files.enabled) return { entries: [], closed: false };
+  if (!t.readable) return { entries: [], closed: true };
+  return { entries: (await deps.repos.files.list(t.owner)).filter((e) => visible(e, 'published')), closed: false };
 }
 
 export async function getFile(deps: CoreDeps, identity: Identity, kind: RecordKind, id: string, side: FileSide, key: string): Promise<FileView> {
