@@ -25,7 +25,7 @@ import { sql, type Kysely, type RawBuilder } from 'kysely';
 type Db = Kysely<object>;
 
 /** Words a listing of one word may stand for and still be answered here: one GIN scan per word. */
-export const MAX_KEPT_WORDS = 64;
+export const MAX_KEPT_WORDS = 32;
 
 /** The words, each with its kept count over the listing's kinds, most held first. */
 export interface KeptWords {
@@ -52,26 +52,28 @@ export async function keptWords(db: Db, words: readonly string[], kinds: readonl
 /** tsquery text of one lexeme. */
 const lexeme = (w: string) => `'${w.replace(/['\\]/g, (c) => `\\${c}`)}'`;
 
+/** A document's score from `vector`, as the engine ranks (the same expression, so the same float). */
+const scoreOf = (vector: RawBuilder<unknown>, query: string) => sql`ts_rank(${vector}, ${query}::tsquery, 0) / sqrt(1 + word_count / 50.0)`;
+
 /**
  * The listed documents holding more than one of the words, each once, with `held`, how many of
  * them it holds: those holding word i and one before it, for each i. With `rank`, also what
- * bounds its score: `t`, the title's exact part (`ts_rank` of the title's words), `c`, how many of
- * the words the title holds, and `s`, the length damping.
+ * bounds its score: `x`, the title's part (its score from the title's words: the whole score when
+ * the title holds every word the document holds), `c`, how many of the words the title holds,
+ * and `s`, the length damping.
  */
-function overlapSql(kept: KeptWords, listed: RawBuilder<boolean>, rank: { query: string; words: readonly string[] } | null): RawBuilder<unknown> {
+function overlapSql(kept: KeptWords, listed: RawBuilder<boolean>, rank: { query: string } | null): RawBuilder<unknown> {
   const words = kept.words.map((w) => w.word);
+  const inTitle = sql.join(words.map((w) => sql`(title_words @@ ${lexeme(w)}::tsquery)::int`), sql` + `);
   const columns = sql`key, id, kind, resource_type, resource_type_label, access_status, created${
-    rank === null
-      ? sql``
-      : sql`, ts_rank(title_words, ${rank.query}::tsquery, 0) as t, sqrt(1 + word_count / 50.0::float8) as s,
-        (select count(*) from unnest(tsvector_to_array(title_words)) w where w = any(${[...rank.words]}::text[]))::int as c`
+    rank === null ? sql`` : sql`, ${scoreOf(sql`title_words`, rank.query)} as x, ${inTitle} as c, sqrt(1 + word_count / 50.0::float8) as s`
   }`;
   const visits = words.slice(1).map((word, i) => {
     const before = words.slice(0, i + 1).map(lexeme).join(' | ');
     return sql`select ${columns} from search_doc where words @@ ${`${lexeme(word)} & (${before})`}::tsquery and ${listed}`;
   });
   if (visits.length === 0) return sql`select ${columns}, 0::bigint as held from search_doc where false`;
-  const names = sql.raw(`key, id, kind, resource_type, resource_type_label, access_status, created${rank === null ? '' : ', t, s, c'}`);
+  const names = sql.raw(`key, id, kind, resource_type, resource_type_label, access_status, created${rank === null ? '' : ', x, c, s'}`);
   return sql`select ${names}, count(*) + 1 as held from (${sql.join(visits, sql` union all `)}) v group by ${names}`;
 }
 
@@ -154,7 +156,6 @@ function pageStatement<G, P>(
   end: number,
 ) {
   const order = sql.raw('score desc, created COLLATE "C" desc, id COLLATE "C" asc, key COLLATE "C" asc');
-  const exactScore = (vector: string) => sql`ts_rank(${sql.ref(`d.${vector}`)}, ${rank.query}::tsquery, 0) / sqrt(1 + d.word_count / 50.0)`;
   return sql<{ counts: G[]; page: P[]; decided: boolean; deeper: boolean }>`with o as materialized (${o}),
     titled as materialized (
       select w.word, t.* from unnest(${[...rank.words]}::text[]) w(word), lateral (
@@ -166,18 +167,18 @@ function pageStatement<G, P>(
       select greatest(0.1, coalesce(max(last), 0)) as b from (select min(score) as last from titled group by word having max(read) >= ${depth}) x
     ),
     candidates as materialized (
-      select key, id, kind, created, t / s as lo, (t * 1.0001 + 0.1 * (held - c) / ${operands}::float8 + 1e-6) / s as hi, held = c as in_title, false as own
+      select key, id, kind, created, x as lo, x * 1.0001 + (0.1 * (held - c) / ${operands}::float8 + 1e-6) / s as hi, held = c as exact, false as listed
         from o where ${request.facets}
       union all
-      select key, id, kind, created, score / ${operands}::float8 as lo, score / ${operands}::float8 * 1.0001 + 1e-9 as hi, true as in_title, false as own
+      select key, id, kind, created, score / ${operands}::float8, score / ${operands}::float8 * 1.0001 + 1e-9, false, true
         from (select distinct on (key) key, id, kind, created, score from titled order by key) t where key not in (select key from o)
-      ${request.own === null ? sql`` : sql`union all select key, id, kind, created, x, x, false, true from (
-        select key, id, kind, created, ${exactScore('words')} as x from search_doc d where ${request.own} and ${request.facets}) m`}
+      ${request.own === null ? sql`` : sql`union all select key, id, kind, created, x, x, true, false from (
+        select key, id, kind, created, ${scoreOf(sql`words`, rank.query)} as x from search_doc where ${request.own} and ${request.facets}) m`}
     ),
     theta as (select coalesce((select lo from candidates order by lo desc limit 1 offset ${end - 1}), 0) * 0.9999 as v),
     page as (
-      select c.id, c.kind, c.created, c.key, case when c.own then c.lo else (
-          select case when c.in_title then ${exactScore('title_words')} else ${exactScore('words')} end from search_doc d where d.key = c.key) end as score
+      select c.id, c.kind, c.created, c.key, case when c.exact then c.lo else (
+          select ${scoreOf(sql.raw(`case when c.listed then title_words else words end`), rank.query)} from search_doc d where d.key = c.key) end as score
         from candidates c where c.hi >= (select v from theta)
       order by ${order} limit ${request.page?.size ?? 0} offset ${request.page?.start ?? 0}
     )
