@@ -34,15 +34,19 @@ export interface KeptWords {
 
 /**
  * The listing's words with their kept counts (the public documents of those kinds holding each),
- * most held first; the words no such document holds are left out. Null when visiting the
- * documents holding several words may cost more than visiting every match: they are at most the
- * sum of the counts less the largest, and every match is at least the largest.
+ * most held first, those no such document holds now last: all are kept, since the statements
+ * after this one may see a write this one did not. Null when visiting the documents holding
+ * several words may cost more than visiting every match: they are at most the sum of the counts
+ * less the largest, and every match is at least the largest.
  */
 export async function keptWords(db: Db, words: readonly string[], kinds: readonly string[]): Promise<KeptWords | null> {
-  const rows = (
-    await sql<{ word: string; n: string }>`select lexeme as word, sum(n) as n from search_count where lexeme = any(${[...words]}::text[])
-      and kind = any(${[...kinds]}::text[]) group by lexeme having sum(n) > 0`.execute(db)
-  ).rows.map((r) => ({ word: r.word, n: Number(r.n) }));
+  const counted = new Map(
+    (
+      await sql<{ word: string; n: string }>`select lexeme as word, sum(n) as n from search_count where lexeme = any(${[...words]}::text[])
+        and kind = any(${[...kinds]}::text[]) group by lexeme`.execute(db)
+    ).rows.map((r) => [r.word, Number(r.n)]),
+  );
+  const rows = words.map((word) => ({ word, n: counted.get(word) ?? 0 }));
   rows.sort((a, b) => b.n - a.n || (a.word < b.word ? -1 : a.word > b.word ? 1 : 0));
   const largest = rows[0]?.n ?? 0;
   const sum = rows.reduce((s, r) => s + r.n, 0);
