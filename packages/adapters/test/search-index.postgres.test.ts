@@ -417,11 +417,14 @@ describe('search index (PostgreSQL): text decided in SQL', () => {
       const owners = ['ann', 'bob'];
       const make = (i: number, round: number): SearchDocument => {
         const id = `g${String(i).padStart(3, '0')}`;
-        // Identical short titles tie in score far past a page's end; others hold several of the words.
-        const title = i % 5 === 0 ? 'Glacier survey' : i % 5 === 1 ? 'Rivers survey' : words(1 + next(4));
+        // Identical short titles tie in score far past a page's end; others hold several of the
+        // words; and a word of its own in a few (`r*` then stands for more words than are visited
+        // one by one).
+        const title = i % 5 === 0 ? 'Glacier survey' : i % 5 === 1 || i % 5 === 2 ? 'River survey' : words(1 + next(4));
+        const rare = i % 13 === 0 ? ` rv${i}` : '';
         const owner = owners[next(owners.length)] as string;
         return {
-          ...doc(id, { title, description: words(next(12)) }),
+          ...doc(id, { title, description: `${words(next(12))}${rare}` }),
           key: `${round}:${id}`,
           ownerId: owner,
           readers: [owner],

@@ -24,8 +24,16 @@ import { sql, type Kysely, type RawBuilder } from 'kysely';
 
 type Db = Kysely<object>;
 
-/** Words a listing of one word may stand for and still be answered here: one GIN scan per word. */
-export const MAX_KEPT_WORDS = 32;
+/** Words a listing of one word may stand for and still be answered here. */
+export const MAX_KEPT_WORDS = 128;
+
+/**
+ * Up to this many words, the documents holding several are found word after word, a GIN scan
+ * each; past it, by reading the documents holding a word but the most held one, at most
+ * FEW_OTHERS of them (see `overlapSql`).
+ */
+const MAX_VISITS = 16;
+const FEW_OTHERS = 4000;
 
 /** The words, each with its kept count over the listing's kinds, most held first. */
 export interface KeptWords {
@@ -37,7 +45,8 @@ export interface KeptWords {
  * most held first, those no such document holds now last: all are kept, since the statements
  * after this one may see a write this one did not. Null when visiting the documents holding
  * several words may cost more than visiting every match: they are at most the sum of the counts
- * less the largest, and every match is at least the largest.
+ * less the largest, and every match is at least the largest; or, for more than MAX_VISITS words,
+ * when more than FEW_OTHERS documents hold one but the most held (`overlapSql` reads each).
  */
 export async function keptWords(db: Db, words: readonly string[], kinds: readonly string[]): Promise<KeptWords | null> {
   const counted = new Map(
@@ -49,8 +58,8 @@ export async function keptWords(db: Db, words: readonly string[], kinds: readonl
   const rows = words.map((word) => ({ word, n: counted.get(word) ?? 0 }));
   rows.sort((a, b) => b.n - a.n || (a.word < b.word ? -1 : a.word > b.word ? 1 : 0));
   const largest = rows[0]?.n ?? 0;
-  const sum = rows.reduce((s, r) => s + r.n, 0);
-  return sum - largest <= largest ? { words: rows } : null;
+  const others = rows.reduce((s, r) => s + r.n, 0) - largest;
+  return others <= largest && (rows.length <= MAX_VISITS || others <= FEW_OTHERS) ? { words: rows } : null;
 }
 
 /** tsquery text of one lexeme. */
@@ -59,24 +68,35 @@ const lexeme = (w: string) => `'${w.replace(/['\\]/g, (c) => `\\${c}`)}'`;
 /** A document's score from `vector`, as the engine ranks (the same expression, so the same float). */
 const scoreOf = (vector: RawBuilder<unknown>, query: string) => sql`ts_rank(${vector}, ${query}::tsquery, 0) / sqrt(1 + word_count / 50.0)`;
 
+/** How many of `words` a vector holds: its lexemes less those left once they are deleted (one pass, in C). */
+const holding = (vector: RawBuilder<unknown>, words: readonly string[]) => sql`(length(${vector}) - length(ts_delete(${vector}, ${[...words]}::text[])))`;
+
+
 /**
  * The listed documents holding more than one of the words, each once, with `held`, how many of
- * them it holds: those holding word i and one before it, for each i. With `rank`, also what
- * bounds its score: `x`, the title's part (its score from the title's words: the whole score when
- * the title holds every word the document holds), `c`, how many of the words the title holds,
- * and `s`, the length damping.
+ * them it holds. Found one of two ways: for a few words (MAX_VISITS), those holding word i and
+ * one before it, for each i (each visited once per word past its first; the documents holding
+ * one word, most of a fuzzy word's, never); for more (a prefix's rare words), the documents
+ * holding any word but the most held one (one GIN scan), each counting the words its vector
+ * holds. With `rank`, also what bounds
+ * its score: `x`, the title's part (its score from the title's words: the whole score when the
+ * title holds every word the document holds), `c`, how many of the words the title holds, and
+ * `s`, the length damping.
  */
 function overlapSql(kept: KeptWords, listed: RawBuilder<boolean>, rank: { query: string } | null): RawBuilder<unknown> {
   const words = kept.words.map((w) => w.word);
-  const inTitle = sql.join(words.map((w) => sql`(title_words @@ ${lexeme(w)}::tsquery)::int`), sql` + `);
   const columns = sql`key, id, kind, resource_type, resource_type_label, access_status, created${
-    rank === null ? sql`` : sql`, ${scoreOf(sql`title_words`, rank.query)} as x, ${inTitle} as c, sqrt(1 + word_count / 50.0::float8) as s`
+    rank === null ? sql`` : sql`, ${scoreOf(sql`title_words`, rank.query)} as x, ${holding(sql`title_words`, words)} as c, sqrt(1 + word_count / 50.0::float8) as s`
   }`;
+  if (words.length < 2) return sql`select ${columns}, 0 as held from search_doc where false`;
+  if (words.length > MAX_VISITS) {
+    return sql`select * from (select ${columns}, ${holding(sql`words`, words)} as held from search_doc
+      where words @@ ${words.slice(1).map(lexeme).join(' | ')}::tsquery and ${listed}) v where held > 1`;
+  }
   const visits = words.slice(1).map((word, i) => {
     const before = words.slice(0, i + 1).map(lexeme).join(' | ');
     return sql`select ${columns} from search_doc where words @@ ${`${lexeme(word)} & (${before})`}::tsquery and ${listed}`;
   });
-  if (visits.length === 0) return sql`select ${columns}, 0::bigint as held from search_doc where false`;
   const names = sql.raw(`key, id, kind, resource_type, resource_type_label, access_status, created${rank === null ? '' : ', x, c, s'}`);
   return sql`select ${names}, count(*) + 1 as held from (${sql.join(visits, sql` union all `)}) v group by ${names}`;
 }
@@ -104,7 +124,10 @@ export interface KeptWordsAnswer<G, P> {
   page: P[] | null;
 }
 
-/** Title scores read per word at first, as a multiple of the page's end; then four times as many, up to the last try. */
+/**
+ * Title scores read per word at first, as a multiple of the page's end (at least 100: equal
+ * titles tie far past a page), then four times as many, up to the last try.
+ */
 const FIRST_DEPTH = 2;
 const DEEPEST = 4096;
 
@@ -133,7 +156,7 @@ export async function keptWordsAnswer<G, P>(db: Db, kept: KeptWords, request: Ke
   const end = start + size;
   let withCounts = true;
   let answer: KeptWordsAnswer<G, P> = { counts: [], page: null };
-  for (let depth = Math.max(FIRST_DEPTH * end, 20); ; depth *= 4) {
+  for (let depth = Math.max(FIRST_DEPTH * end, 100); ; depth *= 4) {
     const row = (await pageStatement<G, P>(o, withCounts ? countsJson : null, request, rank, operands, Math.min(depth, DEEPEST), end).execute(db)).rows[0];
     if (withCounts) answer = { counts: row?.counts ?? [], page: null };
     withCounts = false;
