@@ -5,10 +5,11 @@
  * more than one of the words, rather than from every match.
  *
  * Counts: the union of the words' documents is the sum of each word's kept count less, for each
- * document holding `held` of the words, `held - 1`. Those documents are found in the GIN index
- * alone, word after word: the documents holding word i and any word before it (`overlapSql`), so
- * a document is visited `held - 1` times, never one holding a single word. For a fuzzy word
- * whose expansions seldom meet in one document that is a fraction of its matches.
+ * document holding `held` of the words, `held - 1`. Those documents (`overlapSql`) are found from
+ * the GIN index, word after word (the documents holding word i and any word before it: a
+ * document is visited `held - 1` times, never one holding a single word) or, for many words, as
+ * the documents holding any but the most held one. For a fuzzy word whose expansions seldom meet
+ * in one document, or a prefix of one common word and rare ones, that is a fraction of its matches.
  *
  * Page: `ts_rank` of the query adds, for each of its words a document holds, a part over the
  * number of the query's operands; a word in the title has its part, exact, in `title_words` (and

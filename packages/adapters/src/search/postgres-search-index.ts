@@ -951,7 +951,10 @@ async function titleFirstPage(db: Db, request: SearchRequest, single: SingleLexe
  * `single`: the query's one lexeme, if it is one. With a public listing's filter, the groups are
  * then read from the counts the writes keep, and a ranked page from the kept title scores when
  * they decide it, rather than from every match; a signed-in reader's own matches that are not
- * public (`ownSql`) are counted and scored from their rows and added.
+ * public (`ownSql`) are counted and scored from their rows and added. `several`: the words of the
+ * vocabulary a prefix or fuzzy word stands for, and the rank query's number of operands: a public
+ * listing is then answered from the words' kept counts and title scores (postgres-kept-words.ts)
+ * when the documents holding several of them are few enough.
  */
 async function inSql(
   db: Db,
