@@ -98,8 +98,13 @@ function overlapSql(kept: KeptWords, listed: RawBuilder<boolean>, rank: { query:
     const before = words.slice(0, i + 1).map(lexeme).join(' | ');
     return sql`select ${columns} from search_doc where words @@ ${`${lexeme(word)} & (${before})`}::tsquery and ${listed}`;
   });
-  const names = sql.raw(`key, id, kind, resource_type, resource_type_label, access_status, created${rank === null ? '' : ', x, c, s'}`);
-  return sql`select ${names}, count(*) + 1 as held from (${sql.join(visits, sql` union all `)}) v group by ${names}`;
+  // Two words: one visit, each document once. More: a document is in one visit per word past its
+  // first, grouped by key alone (the other columns are its row's).
+  if (visits.length === 1) return sql`select *, 2 as held from (${visits[0]}) v`;
+  const others = sql.raw(
+    ['id', 'kind', 'resource_type', 'resource_type_label', 'access_status', 'created', ...(rank === null ? [] : ['x', 'c', 's'])].map((c) => `any_value(${c}) as ${c}`).join(', '),
+  );
+  return sql`select key, ${others}, count(*) + 1 as held from (${sql.join(visits, sql` union all `)}) v group by key`;
 }
 
 /** What `keptWordsAnswer` needs of the request, built by the engine. */
