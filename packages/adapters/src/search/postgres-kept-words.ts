@@ -72,17 +72,15 @@ const scoreOf = (vector: RawBuilder<unknown>, query: string) => sql`ts_rank(${ve
 /** How many of `words` a vector holds: its lexemes less those left once they are deleted (one pass, in C). */
 const holding = (vector: RawBuilder<unknown>, words: readonly string[]) => sql`(length(${vector}) - length(ts_delete(${vector}, ${[...words]}::text[])))`;
 
-
 /**
  * The listed documents holding more than one of the words, each once, with `held`, how many of
  * them it holds. Found one of two ways: for a few words (MAX_VISITS), those holding word i and
  * one before it, for each i (each visited once per word past its first; the documents holding
  * one word, most of a fuzzy word's, never); for more (a prefix's rare words), the documents
  * holding any word but the most held one (one GIN scan), each counting the words its vector
- * holds. With `rank`, also what bounds
- * its score: `x`, the title's part (its score from the title's words: the whole score when the
- * title holds every word the document holds), `c`, how many of the words the title holds, and
- * `s`, the length damping.
+ * holds. With `rank`, also what bounds its score: `x`, the title's part (its score from the
+ * title's words: the whole score when the title holds every word the document holds), `c`, how
+ * many of the words the title holds, and `s`, the length damping.
  */
 function overlapSql(kept: KeptWords, listed: RawBuilder<boolean>, rank: { query: string } | null): RawBuilder<unknown> {
   const words = kept.words.map((w) => w.word);
