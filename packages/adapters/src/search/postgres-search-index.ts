@@ -994,7 +994,7 @@ async function inSql(
   };
   const run = async (handle: Db): Promise<{ counts: FacetGroup[]; page: PageRow[] }> => {
     const words = several !== null && match !== null && keptFilter(request) ? await keptWords(handle, several.words, request.filter.kinds) : null;
-    if (words !== null && match !== null) {
+    if (words !== null && several !== null && match !== null) {
       const ranked = request.sort === 'bestmatch' && rank !== null;
       const answer = await keptWordsAnswer<FacetGroup, PageRow>(handle, words, {
         listed: sql<boolean>`${sql.raw(COUNTED)} and kind = any(${[...request.filter.kinds]}::text[])`,
@@ -1004,12 +1004,11 @@ async function inSql(
         groupSelect: grouped.map((facet) => sql`${sql.ref(FACET_COLUMN[facet])} as ${sql.ref(facet)}`),
         groupBy: grouped.map((facet) => sql.ref(FACET_COLUMN[facet])),
         labelled,
-        page: ranked ? { query: rank.query, operands: several?.operands ?? 1, start: (request.page - 1) * request.size, size: request.size } : null,
+        page: ranked ? { query: rank.query, operands: several.operands, start: (request.page - 1) * request.size, size: request.size } : null,
       });
       if (answer.page !== null) return { counts: answer.counts, page: answer.page };
       // The title scores did not decide the page: ranked from every match, as without them.
-      const page = ranked && rank.bound !== null ? (await bounded(handle)).page : (await pageSql(request, where, rank).execute(handle)).rows;
-      return { counts: answer.counts, page };
+      return { counts: answer.counts, page: ranked && rank.bound !== null ? (await bounded(handle)).page : (await page.execute(handle)).rows };
     }
     if (kept !== null) {
       const titled = request.sort === 'bestmatch' && rank !== null ? await titleFirstPage(handle, request, kept, rank, ownDocuments) : null;
