@@ -404,6 +404,59 @@ describe('search index (PostgreSQL): text decided in SQL', () => {
     }
   });
 
+  it('counts and ranks a listing of a prefix or fuzzy word several words stand for as every match does, anonymous or signed in, through writes', { timeout: 120_000 }, async () => {
+    const { handle, index } = await open();
+    try {
+      let seed = 41;
+      const next = (n: number) => ((seed = (seed * 48271) % 2147483647), seed % n);
+      // Words a prefix or a fuzzy word stands for several of, mostly apart and some met in one
+      // document (visiting those few rather than every match pays only then).
+      const several = ['glacier', 'glaciers', 'glacial', 'glacer', 'river', 'rivers', 'riven'];
+      const others = ['ice', 'sea', 'survey', 'delta', 'soil'];
+      const words = (n: number) => Array.from({ length: n }, () => (next(8) === 0 ? several[next(several.length)] : others[next(others.length)])).join(' ');
+      const owners = ['ann', 'bob'];
+      const make = (i: number, round: number): SearchDocument => {
+        const id = `g${String(i).padStart(3, '0')}`;
+        // Identical short titles tie in score far past a page's end; others hold several of the
+        // words; and a word of its own in a few (`r*` then stands for more words than are visited
+        // one by one).
+        const title = i % 5 === 0 ? 'Glacier survey' : i % 5 === 1 || i % 5 === 2 ? 'River survey' : words(1 + next(4));
+        const rare = i % 13 === 0 ? ` rv${i}` : '';
+        const owner = owners[next(owners.length)] as string;
+        return {
+          ...doc(id, { title, description: `${words(next(12))}${rare}` }),
+          key: `${round}:${id}`,
+          ownerId: owner,
+          readers: [owner],
+          ...listingFields(next, next(4) === 0),
+        };
+      };
+      const held = await writeThroughChanges(index, make, {
+        count: 400,
+        rewrite: [120, 3],
+        remove: Array.from({ length: 30 }, (_, i) => `0:g${String(i * 11).padStart(3, '0')}`),
+        oneAtATime: [20, 9],
+      });
+      const ids = [...new Set([...held.values()].map((d) => d.id))];
+      const variants: Partial<SearchRequest>[] = [{}, { page: 2 }, { page: 6, size: 7 }, { size: 60 }, { sort: 'newest' }, { aggregations: [] }];
+      for (const q of ['glacer~', 'glaciers~', 'rivr~', 'rivers~', 'glac*', 'riv*', 'g*', 'r*']) {
+        const requests = [null, 'ann', 'zed'].flatMap((viewerId) =>
+          [undefined, ['package' as const]].flatMap((kinds) =>
+            [undefined, { resource_type: ['dataset'] }].flatMap((facets) =>
+              variants.map((over) => {
+                const base = listingRequest(q);
+                return { ...base, ...over, filter: { ...base.filter, viewerId, ...(kinds === undefined ? {} : { kinds }), ...(facets === undefined ? {} : { facets }) } };
+              }),
+            ),
+          ),
+        );
+        expect(await expectEveryMatchAnswers(index, ids, requests), q).toBeGreaterThan(0);
+      }
+    } finally {
+      await handle.close();
+    }
+  });
+
   it('matches, counts and pages phrases (word pairs) exactly as the evaluator does, through writes', { timeout: 60_000 }, async () => {
     const { handle, index } = await open();
     try {

@@ -62,6 +62,24 @@ describe('sqlite search writer thread', () => {
     }
   });
 
+  it('writes the documents of the writes asked for together into one segment of the text index', async () => {
+    const file = indexFile();
+    const writer = createThreadWriter(file);
+    try {
+      await Promise.all(['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h'].map((key) => writer.upsert([prepared(key)])));
+    } finally {
+      await writer.close();
+    }
+    const db = new Database(file, { readonly: true });
+    try {
+      // FTS5 numbers each segment's pages from segment id << 37; id 10 is the structure record.
+      const segments = db.prepare('SELECT count(DISTINCT id >> 37) FROM doc_fts_data WHERE id >> 37 > 0').pluck().get();
+      expect(segments).toBe(1);
+    } finally {
+      db.close();
+    }
+  });
+
   it('completes the writes asked for before a close, and refuses those after', async () => {
     const file = indexFile();
     const writer = createThreadWriter(file);

@@ -21,6 +21,7 @@ import { evaluateInSlices } from './evaluate-in-slices.ts';
 import { expandInSlices } from './expand-in-slices.ts';
 import { fuzzyWords } from './fts-query.ts';
 import { fieldPathsOf, fieldTsquery, fieldVector } from './postgres-fields.ts';
+import { keptWords, keptWordsAnswer, MAX_KEPT_WORDS } from './postgres-kept-words.ts';
 import { LISTING_AGGREGATES, listingColumns } from './postgres-listing-columns.ts';
 import { composedQuery, listedRangeDocuments, RANGE_SCHEMA, requiredRanges, writeRanges } from './postgres-ranges.ts';
 import { documentWords, documentWordsInTurns, exactQuery, type DocumentWords, rankOperands, rankText, requiredWords, singleLexeme, type FuzzyExpansions, type RankOperand, type SingleLexeme } from './postgres-text.ts';
@@ -324,7 +325,10 @@ export function createPostgresSearchIndex<T>(handle: Kysely<T>): SearchIndex & {
             : exact.positional
               ? phraseMatch(query, exact.match)
               : sql<boolean>`words @@ ${exact.match}::tsquery`;
-        return inSql(handle, request, match, rank, singleLexeme(query) ?? (keptFilter(request) ? await oneWordOf(handle, query, fuzzy) : null));
+        const words = singleLexeme(query) ?? (keptFilter(request) ? await wordsOf(handle, query, fuzzy) : null);
+        return Array.isArray(words)
+          ? inSql(handle, request, match, rank, null, true, { words, operands: rankOperands(query, fuzzy).length })
+          : inSql(handle, request, match, rank, words);
       }
       // Ranges and fields with parts the vector decides: in SQL too, the ranges from their ordered
       // index, the fields from their vector.
@@ -666,23 +670,25 @@ async function holdsPath(db: Db, path: string): Promise<RawBuilder<boolean> | nu
 }
 
 /**
- * The one lexeme of a query of one unfielded prefix that one word of the vocabulary completes
- * (`defor*`, when `deforestation` is the only word ever indexed starting so), or of one unfielded
- * fuzzy word that expands to one word, else null. The query then matches what that word matches,
- * as every word of a document with a vector is in the vocabulary (asked only when every candidate
- * has one) and the vector decides a fuzzy word by its expansions, and scores as the word does (one
- * lexeme matched either way): the counts and title scores the writes keep for the word answer it
- * without visiting its matches.
+ * The words of the vocabulary a query of one unfielded prefix or fuzzy word stands for: the one
+ * lexeme when there is one (`defor*`, when `deforestation` is the only word ever indexed starting
+ * so), else the words (up to MAX_KEPT_WORDS), else null. The query then matches what those words
+ * match, as every word of a document with a vector is in the vocabulary (asked only when every
+ * candidate has one) and the vector decides a fuzzy word by its expansions: the counts and title
+ * scores the writes keep per word answer it (one word: scored as the word, one lexeme matched
+ * either way; several: see postgres-kept-words.ts) without visiting each of its matches.
  */
-async function oneWordOf(db: Db, query: QueryNode, fuzzy: FuzzyExpansions): Promise<SingleLexeme | null> {
+async function wordsOf(db: Db, query: QueryNode, fuzzy: FuzzyExpansions): Promise<SingleLexeme | string[] | null> {
   if (query.type !== 'term' || query.match === 'exact' || query.field !== null) return null;
   const [word, ...more] = tokenize(query.value);
   if (word === undefined || more.length > 0) return null;
-  const [only, other] =
+  const words =
     query.match === 'fuzzy'
-      ? (fuzzy.get(word) ?? [])
-      : (await sql<{ word: string }>`select word from search_vocab where word >= ${word} and word < ${word} || chr(1114111) limit 2`.execute(db)).rows.map((r) => r.word);
-  return only !== undefined && other === undefined ? singleLexeme({ type: 'term', field: null, value: only, match: 'exact' }) : null;
+      ? [...(fuzzy.get(word) ?? [])]
+      : (await sql<{ word: string }>`select word from search_vocab where word >= ${word} and word < ${word} || chr(1114111) limit ${MAX_KEPT_WORDS + 1}`.execute(db)).rows.map((r) => r.word);
+  const [only] = words;
+  if (words.length === 1 && only !== undefined) return singleLexeme({ type: 'term', field: null, value: only, match: 'exact' });
+  return words.length > 1 && words.length <= MAX_KEPT_WORDS ? words : null;
 }
 
 /** Vocabulary rows read per query for all its fuzzy words together, as in the SQLite engine. */
@@ -945,9 +951,20 @@ async function titleFirstPage(db: Db, request: SearchRequest, single: SingleLexe
  * `single`: the query's one lexeme, if it is one. With a public listing's filter, the groups are
  * then read from the counts the writes keep, and a ranked page from the kept title scores when
  * they decide it, rather than from every match; a signed-in reader's own matches that are not
- * public (`ownSql`) are counted and scored from their rows and added.
+ * public (`ownSql`) are counted and scored from their rows and added. `several`: the words of the
+ * vocabulary a prefix or fuzzy word stands for, and the rank query's number of operands: a public
+ * listing is then answered from the words' kept counts and title scores (postgres-kept-words.ts)
+ * when the documents holding several of them are few enough.
  */
-async function inSql(db: Db, request: SearchRequest, match: RawBuilder<boolean> | null, rank: Rank | null, single: SingleLexeme | null = null, vector = match !== null): Promise<SearchResult> {
+async function inSql(
+  db: Db,
+  request: SearchRequest,
+  match: RawBuilder<boolean> | null,
+  rank: Rank | null,
+  single: SingleLexeme | null = null,
+  vector = match !== null,
+  several: { words: readonly string[]; operands: number } | null = null,
+): Promise<SearchResult> {
   const where = sql`${filterSql(request)} ${match === null ? sql`` : sql`and ${match}`}`;
   const filtered = (Object.entries(request.filter.facets ?? {}) as [FacetName, readonly string[]][]).filter(([, values]) => values.length > 0).map(([facet]) => facet);
   const grouped = [...new Set<FacetName>([...request.aggregations, ...filtered])];
@@ -971,17 +988,35 @@ async function inSql(db: Db, request: SearchRequest, match: RawBuilder<boolean> 
   // those matches) the page finds without their vectors.
   const own = kept !== null && match !== null ? ownSql(request, match) : null;
   const ownDocuments = kept !== null ? ownSql(request, sql<boolean>`true`) : null;
+  const bounded = async (handle: Db) => {
+    const one = rank !== null && rank.bound !== null ? (await boundedSql(request, where, { ...rank, bound: rank.bound }, grouped, labelled).execute(handle)).rows[0] : null;
+    return { counts: one?.counts ?? [], page: one?.page ?? [] };
+  };
   const run = async (handle: Db): Promise<{ counts: FacetGroup[]; page: PageRow[] }> => {
+    const words = several !== null && match !== null && keptFilter(request) ? await keptWords(handle, several.words, request.filter.kinds) : null;
+    if (words !== null && several !== null && match !== null) {
+      const ranked = request.sort === 'bestmatch' && rank !== null;
+      const answer = await keptWordsAnswer<FacetGroup, PageRow>(handle, words, {
+        listed: sql<boolean>`${sql.raw(COUNTED)} and kind = any(${[...request.filter.kinds]}::text[])`,
+        kinds: request.filter.kinds,
+        facets: facetSql(request),
+        own: ownSql(request, match),
+        groupSelect: grouped.map((facet) => sql`${sql.ref(FACET_COLUMN[facet])} as ${sql.ref(facet)}`),
+        groupBy: grouped.map((facet) => sql.ref(FACET_COLUMN[facet])),
+        labelled,
+        page: ranked ? { query: rank.query, operands: several.operands, start: (request.page - 1) * request.size, size: request.size } : null,
+      });
+      if (answer.page !== null) return { counts: answer.counts, page: answer.page };
+      // The title scores did not decide the page: ranked from every match, as without them.
+      return { counts: answer.counts, page: ranked && rank.bound !== null ? (await bounded(handle)).page : (await page.execute(handle)).rows };
+    }
     if (kept !== null) {
       const titled = request.sort === 'bestmatch' && rank !== null ? await titleFirstPage(handle, request, kept, rank, ownDocuments) : null;
       if (request.sort !== 'bestmatch' || rank === null || titled !== null) {
         return { counts: (await keptCountsSql(request, kept, grouped, labelled, own).execute(handle)).rows, page: titled ?? (await page.execute(handle)).rows };
       }
     }
-    if (request.sort === 'bestmatch' && rank !== null && rank.bound !== null) {
-      const one = (await boundedSql(request, where, { ...rank, bound: rank.bound }, grouped, labelled).execute(handle)).rows[0];
-      return { counts: one?.counts ?? [], page: one?.page ?? [] };
-    }
+    if (request.sort === 'bestmatch' && rank !== null && rank.bound !== null) return bounded(handle);
     return { counts: (await counts.execute(handle)).rows, page: (await page.execute(handle)).rows };
   };
   const answer = db.isTransaction

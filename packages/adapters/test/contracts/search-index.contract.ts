@@ -264,6 +264,49 @@ export function searchIndexContract(name: string, make: () => Promise<SearchInde
         expect(await q(index, 'indic* OR moist*')).toEqual(['drought-b', 'mixed-c']);
       });
 
+      it('counts, facets and pages a fuzzy word of several expansions and a prefix of several words as the evaluator does, anonymous or signed in', async () => {
+        const index = await make();
+        const pad = (i: number) => String(i).padStart(2, '0');
+        const types = [{ id: 'dataset', label: 'Dataset' }, { id: 'software', label: 'Software' }, null];
+        // Expansions mostly apart, some in one document; titles that tie; some readable by `reader` only.
+        const titles = ['Glacier survey', 'Glaciers survey', 'Glacial lakes', 'Glacier and glaciers', 'Survey of glacial glaciers', 'Sea ice'];
+        const docs = Array.from({ length: 48 }, (_, i) =>
+          doc(
+            `g${pad(i)}`,
+            {
+              created: day(1 + ((i * 7) % 20)),
+              resourceType: types[i % 3] ?? null,
+              kind: i % 11 === 0 ? 'package' : 'resource',
+              ...(i % 6 === 5 ? { isPublic: false, readers: ['owner', 'reader'], accessStatus: 'restricted' as const } : {}),
+            },
+            { title: titles[i % titles.length], description: i % 4 === 0 ? 'Glacial retreat of a glacier' : 'Field notes' },
+          ),
+        );
+        await index.upsert(docs);
+        const aggregations: SearchRequest['aggregations'] = ['resource_type', 'access_status', 'record_type'];
+        for (const text of ['glacer~', 'glaciers~', 'glac*']) {
+          const query = parseQuery(text);
+          for (const viewerId of [null, 'reader']) {
+            for (const facets of [undefined, { resource_type: ['dataset'] }]) {
+              const filter = { ...PUBLIC, viewerId, ...(facets === undefined ? {} : { facets }) };
+              const label = `${text} ${viewerId} ${JSON.stringify(facets)}`;
+              const wanted = runSearch(docs, request({ q: text, filter, aggregations, size: 100 }), (d) => matchesQuery(query, d), null);
+              expect(wanted.total, label).toBeGreaterThan(7);
+              // Ranked: the engines order by their own relevance, so the pages are checked to cover every match once.
+              const seen: string[] = [];
+              for (let page = 1; page <= Math.ceil(wanted.total / 7) + 1; page++) {
+                const r = await index.search(request({ q: text, filter, aggregations, sort: 'bestmatch', page, size: 7 }));
+                expect({ label, total: r.total, aggregations: r.aggregations }).toEqual({ label, total: wanted.total, aggregations: wanted.aggregations });
+                seen.push(...r.hits.map((h) => h.id));
+              }
+              expect(seen.sort(), label).toEqual(wanted.hits.map((h) => h.id).sort());
+              const newest = await index.search(request({ q: text, filter, aggregations, page: 2, size: 7 }));
+              expect(newest.hits.map((h) => h.id), label).toEqual(wanted.hits.slice(7, 14).map((h) => h.id));
+            }
+          }
+        }
+      });
+
       it('matches _exists_ on any path, its parents included, combined with the rest', async () => {
         const index = await corpus(make);
         expect(await q(index, '_exists_:metadata.creators.person_or_org.name')).toEqual(['drought-b', 'flood-a', 'mixed-c']);
