@@ -282,7 +282,7 @@ async function queryPostgres(url: string, n: number, buildSeconds: number | null
     const queryFigures = await measure(index, 'postgres queries', () => postgresCpu(postmaster));
     const mem = process.memoryUsage();
     console.log(
-      `  RSS: this process +${mib(mem.rss - rss0)} MiB (heap ${mib(mem.heapUsed)} MiB, the corpus included); the query backend ${statusMiB(backend, 'VmRSS').toFixed(0)} MiB (${statusMiB(backend, 'RssAnon').toFixed(0)} private, ${statusMiB(backend, 'RssShmem').toFixed(0)} of shared buffers; peak ${statusMiB(backend, 'VmHWM').toFixed(0)})`,
+      `  RSS: this process ${mem.rss >= rss0 ? '+' : '-'}${mib(Math.abs(mem.rss - rss0))} MiB (heap ${mib(mem.heapUsed)} MiB${buildSeconds === null ? '' : ', the corpus included'}); the query backend ${statusMiB(backend, 'VmRSS').toFixed(0)} MiB (${statusMiB(backend, 'RssAnon').toFixed(0)} private, ${statusMiB(backend, 'RssShmem').toFixed(0)} of shared buffers; peak ${statusMiB(backend, 'VmHWM').toFixed(0)})`,
     );
     return {
       records: n,
