@@ -373,18 +373,22 @@ describe('minisearch searches read in slices', () => {
   const from = [doc('a', 'Glacier retreat'), doc('b', 'Sea ice'), doc('c', 'Fjord glaciers'), doc('e', 'Glacial sea ice')];
   /** A search's slices, each ending in a turn that runs `onTurn` (a write, say). */
   const turning = (onTurn: () => Promise<void>) => () => ({ due: () => true, turn: onTurn });
-
-  it('answers as of the index after a write shown between two of its slices, never a mix of before and after', async () => {
-    let pending: (() => Promise<void>) | null = null;
-    let turns = 0;
+  /** An index whose searches' turns are counted, the next of them running the write set as `pending`. */
+  function writingBetweenSlices() {
+    const between: { pending: (() => Promise<void>) | null; turns: number } = { pending: null, turns: 0 };
     const index = createMiniSearchIndex({
       searchSlices: turning(async () => {
-        turns++;
-        const write = pending;
-        pending = null;
+        between.turns++;
+        const write = between.pending;
+        between.pending = null;
         if (write !== null) await write();
       }),
     });
+    return { index, between };
+  }
+
+  it('answers as of the index after a write shown between two of its slices, never a mix of before and after', async () => {
+    const { index, between } = writingBetweenSlices();
     await index.upsert(from);
     const before = await index.search(query);
     // Each write, and what the index holds after it.
@@ -396,35 +400,26 @@ describe('minisearch searches read in slices', () => {
     for (const [what, write, held] of writes) {
       const reference = createMiniSearchIndex();
       await reference.upsert(held);
-      turns = 0;
-      pending = write;
+      between.turns = 0;
+      between.pending = write;
       const answered = await index.search(query);
-      expect({ what, yielded: turns > 4 }).toEqual({ what, yielded: true });
+      expect({ what, yielded: between.turns > 4 }).toEqual({ what, yielded: true });
       expect({ what, answered }).toEqual({ what, answered: await reference.search(query) });
       expect(answered).not.toEqual(before);
     }
   });
 
   it('compares a range with every document in slices, and answers as of the index after a write shown between two of them', async () => {
-    let pending: (() => Promise<void>) | null = null;
-    let turns = 0;
-    const index = createMiniSearchIndex({
-      searchSlices: turning(async () => {
-        turns++;
-        const write = pending;
-        pending = null;
-        if (write !== null) await write();
-      }),
-    });
+    const { index, between } = writingBetweenSlices();
     const dated = (i: number) => searchDocument(`d${i}`, `Glacier ${i}`, { body: { id: `d${i}`, metadata: { title: `Glacier ${i}`, publication_date: String(1900 + (i % 200)) } } });
     const held = Array.from({ length: 3000 }, (_, i) => dated(i));
     await index.upsert(held);
     const ranged: SearchRequest = { ...glacier, q: 'metadata.publication_date:[2000 TO 2050]', sort: 'newest', size: 5 };
     const before = await index.search(ranged);
-    expect(turns).toBeGreaterThanOrEqual(10);
+    expect(between.turns).toBeGreaterThanOrEqual(10);
     // 1900 + 100..150 for 51 of every 200 documents.
     expect(before.total).toBe(15 * 51);
-    pending = () => index.remove(held.filter((_, i) => i % 2 === 0).map((d) => d.key));
+    between.pending = () => index.remove(held.filter((_, i) => i % 2 === 0).map((d) => d.key));
     const answered = await index.search(ranged);
     const reference = createMiniSearchIndex();
     await reference.upsert(held.filter((_, i) => i % 2 === 1));
