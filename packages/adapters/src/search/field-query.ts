@@ -5,7 +5,7 @@
  * term wants each of its words among them (a prefix each word's prefix, a fuzzy word one of its
  * expansions); a phrase wants its words in order inside one value.
  */
-import { tokenize, type QueryNode } from '@krs/domain/search';
+import { queryLeaves, tokenize, type QueryNode } from '@krs/domain/search';
 import { fieldPrefix, fieldToken } from './field-tokens.ts';
 import { ftsBoolean } from './fts-boolean.ts';
 
@@ -32,20 +32,8 @@ export const isFieldLeaf = (node: QueryNode): node is Leaf & { field: string } =
   (node.type === 'term' || node.type === 'phrase') && node.field !== null && node.field !== TITLE_FIELD;
 
 /** The fields of a query's `doc_field` leaves, for the caller to look up their paths. */
-export function namedFields(node: QueryNode): string[] {
-  switch (node.type) {
-    case 'term':
-    case 'phrase':
-      return isFieldLeaf(node) ? [node.field] : [];
-    case 'and':
-    case 'or':
-      return node.children.flatMap(namedFields);
-    case 'not':
-      return namedFields(node.child);
-    default:
-      return [];
-  }
-}
+export const namedFields = (node: QueryNode): string[] =>
+  queryLeaves(node).flatMap((leaf) => (isFieldLeaf(leaf) ? [leaf.field] : []));
 
 /**
  * Tokens one query may name in `doc_field`, all its leaves together: a fuzzy word on a field

@@ -6,7 +6,7 @@
  * title from `doc_field`, field-query.ts), and a prefilter for the queries only the domain's
  * evaluator can decide.
  */
-import { NUMERIC_RANGE_FIELDS, RANGE_FIELDS, tokenize, type QueryNode } from '@krs/domain/search';
+import { NUMERIC_RANGE_FIELDS, queryLeaves, RANGE_FIELDS, tokenize, type QueryNode } from '@krs/domain/search';
 import { PATH_TOKEN_PREFIX, pathToken } from './path-token.ts';
 import { fieldMatch, inFields, isEmptyFieldTerm, type FieldPaths } from './field-query.ts';
 import { ftsBoolean } from './fts-boolean.ts';
@@ -33,19 +33,7 @@ const TEXT_COLUMNS = '{title text} : ';
 const NOTHING = '""';
 
 /** The fuzzy query words of a query, for the caller to expand before building SQL. */
-export function fuzzyWords(node: QueryNode): string[] {
-  switch (node.type) {
-    case 'term':
-      return node.match === 'fuzzy' ? tokenize(node.value) : [];
-    case 'and':
-    case 'or':
-      return node.children.flatMap(fuzzyWords);
-    case 'not':
-      return fuzzyWords(node.child);
-    default:
-      return [];
-  }
-}
+export const fuzzyWords = (node: QueryNode): string[] => queryLeaves(node).flatMap((leaf) => (leaf.type === 'term' && leaf.match === 'fuzzy' ? tokenize(leaf.value) : []));
 
 /** FTS5 MATCH text for one leaf, or null when the leaf needs the document (handled in JS). */
 export function matchText(node: QueryNode, ctx: QueryContext): string | null {

@@ -5,7 +5,7 @@
  * `doc_field`), ranges come from memory, and AND, OR and NOT are taken on the lists. In SQL, a
  * NOT read every row of `doc`, and `rowid IN (...)` of a range built an index of its rows first.
  */
-import type { QueryNode } from '@krs/domain/search';
+import { queryLeaves, type QueryNode } from '@krs/domain/search';
 import { matchText, siblingsGrouped, type QueryContext } from './fts-query.ts';
 import { fieldMatch, isEmptyFieldTerm } from './field-query.ts';
 import type { RangeNode } from './range-values.ts';
@@ -24,19 +24,7 @@ export interface RowSources {
 }
 
 /** Whether the query holds a range. */
-export function hasRange(node: QueryNode): boolean {
-  switch (node.type) {
-    case 'range':
-      return true;
-    case 'and':
-    case 'or':
-      return node.children.some(hasRange);
-    case 'not':
-      return hasRange(node.child);
-    default:
-      return false;
-  }
-}
+export const hasRange = (node: QueryNode): boolean => queryLeaves(node).some((leaf) => leaf.type === 'range');
 
 /** Rows in every list (each without repeats), counted in a byte per rowid of the shortest. */
 export function intersectRows(lists: readonly Int32Array[]): Int32Array {

@@ -1,4 +1,4 @@
-export type { QueryNode } from './query-ast.ts';
+export { queryLeaves, type QueryNode } from './query-ast.ts';
 export { parseQuery, parseQueryCounting, QUERY_LIMITS } from './parse-query.ts';
 export {
   fieldPaths,

@@ -8,3 +8,16 @@ export type QueryNode =
   | { type: 'and'; children: QueryNode[] }
   | { type: 'or'; children: QueryNode[] }
   | { type: 'not'; child: QueryNode };
+
+/** A query's leaves (every node but AND, OR and NOT), those under a NOT included, in order. */
+export function queryLeaves(node: QueryNode): QueryNode[] {
+  switch (node.type) {
+    case 'and':
+    case 'or':
+      return node.children.flatMap(queryLeaves);
+    case 'not':
+      return queryLeaves(node.child);
+    default:
+      return [node];
+  }
+}
