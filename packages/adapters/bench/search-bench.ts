@@ -207,9 +207,11 @@ export interface PostgresFigures {
 
 const PG_TABLES = ['search_doc', 'search_box', 'search_range', 'search_vocab', 'search_path', 'search_count', 'search_title'];
 
+/** The process serving a database connection. */
+const backendOf = async (db: DbHandle['db']): Promise<number> => (await sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(db)).rows[0]?.pid ?? 0;
 /** The postmaster of the server a database connection is on: its CPU is the server's. */
 async function postmasterOf(db: DbHandle['db']): Promise<number> {
-  return Number(statFields((await sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(db)).rows[0]?.pid ?? 0)[1]);
+  return Number(statFields(await backendOf(db))[1]);
 }
 
 /**
@@ -278,7 +280,7 @@ async function queryPostgres(url: string, n: number, buildSeconds: number | null
     for (const r of sizes) console.log(`    ${r.name.padEnd(13)} ${mib(Number(r.total)).padStart(6)} MiB (heap ${mib(Number(r.heap))}, TOAST ${mib(Number(r.toast))}, indexes ${mib(Number(r.indexes))})`);
     console.log(`    search_doc's indexes (MiB): ${indexSizes.map((r) => `${r.name} ${mib(Number(r.size))}`).join(', ')}`);
     const index = createPostgresSearchIndex(queries.db);
-    const backend = (await sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(queries.db)).rows[0]?.pid ?? 0;
+    const backend = await backendOf(queries.db);
     const queryFigures = await measure(index, 'postgres queries', () => postgresCpu(postmaster));
     const mem = process.memoryUsage();
     console.log(
