@@ -8,6 +8,7 @@ import { HTTPException } from 'hono/http-exception';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { isDomainError, type ErrorKind, type FieldIssue } from '@krs/domain';
 import { BodyBudgetExceeded } from './body-budget.ts';
+import { CONTENT_CODING_CODE } from './content-coding.ts';
 
 /** Work the server does one at a time is under way for another request: the client waits and asks again. */
 export class Busy extends Error {
@@ -78,7 +79,7 @@ export function toHttpError(err: unknown, request: ErrorContext = { hasIfMatch: 
   if (isDomainError(err)) {
     const status = statusOf(err.kind, err.code, request);
     // RFC 9110: a 401 must say which scheme would be accepted.
-    const headers: Record<string, string> = status === 401 ? { 'WWW-Authenticate': 'Bearer' } : {};
+    const headers: Record<string, string> = status === 401 ? { 'WWW-Authenticate': 'Bearer' } : err.code === CONTENT_CODING_CODE ? { 'Accept-Encoding': 'identity' } : {};
     const body: ErrorBody = { status, message: err.message };
     if (err.details && err.details.length > 0) body.errors = err.details;
     return { status, body, headers };
