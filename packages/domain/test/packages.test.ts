@@ -122,6 +122,33 @@ describe('who may associate and take resources back', () => {
   });
 });
 
+describe("a package's access links", () => {
+  it('grant on the resources the package manages what they grant on the package, until a resource leaves it', async () => {
+    const { core } = makeCore();
+    const pkg = await packageDraft(core);
+    const resource = (await core.records.createDraft(alice, 'resource', { metadata: validMetadata, files: { enabled: false }, access: { record: 'restricted', files: 'restricted' } })).record.id;
+    await core.packages.associate(alice, pkg.id, [resource]);
+    await core.packages.addResources(alice, pkg.id, [resource]);
+    const holder = async (permission: 'view' | 'preview' | 'edit') => core.users.identify('carol', [(await core.accessLinks.create(alice, 'package', pkg.id, { permission })).token]);
+    const viewer = await holder('view');
+    const reviewer = await holder('preview');
+    const editor = await holder('edit');
+    // The package's reviewer sees the draft resources the package would publish.
+    expect((await core.records.getDraft(reviewer, 'resource', resource)).record.id).toBe(resource);
+    expect((await core.packages.draftResources(reviewer, pkg.id, {})).hits.map((h) => h.record.id)).toEqual([resource]);
+    await expect(core.records.updateDraft(reviewer, 'resource', resource, { metadata: validMetadata })).rejects.toMatchObject({ kind: 'forbidden' });
+    await expect(core.records.getDraft(viewer, 'resource', resource)).rejects.toMatchObject({ kind: 'forbidden' });
+    // The package's editor may edit them, as publishing the package publishes them; never manage their links.
+    await core.records.updateDraft(editor, 'resource', resource, { metadata: { ...validMetadata, title: 'Edited through the package link' } });
+    await expect(core.accessLinks.list(editor, 'resource', resource)).rejects.toMatchObject({ kind: 'forbidden' });
+    await core.records.publish(alice, 'package', pkg.id);
+    // Published and restricted: the package's view link reads it.
+    expect((await core.records.get(viewer, 'resource', resource)).record.metadata['title']).toBe('Edited through the package link');
+    await core.packages.dissociate(alice, pkg.id, [resource]);
+    await expect(core.records.get(viewer, 'resource', resource)).rejects.toMatchObject({ kind: 'forbidden' });
+  });
+});
+
 describe('draft resources and publish', () => {
   it('attaches context drafts and published resources, reporting the rest per item', async () => {
     const { core } = makeCore();

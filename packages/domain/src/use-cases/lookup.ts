@@ -33,14 +33,18 @@ export async function parentOfRecord(repos: Repositories, kind: RecordKind, id: 
   return loadParent(repos, record.parentId);
 }
 
+/** The parent of the package whose context holds this resource, if any. */
+async function managerOf(repos: Repositories, parent: Parent): Promise<Parent | null> {
+  return parent.managedBy === null ? null : await repos.records.getParent(parent.managedBy);
+}
+
 /** Owner of the package whose context holds this resource; that owner may edit it. */
 export async function managerOwnerOf(repos: Repositories, parent: Parent): Promise<string | null> {
-  if (parent.managedBy === null) return null;
-  return (await repos.records.getParent(parent.managedBy))?.ownerId ?? null;
+  return (await managerOf(repos, parent))?.ownerId ?? null;
 }
 
 export async function levelFor(repos: Repositories, identity: Identity, parent: Parent, now: string): Promise<AccessLevel | null> {
-  return levelOn(identity, parent, now, await managerOwnerOf(repos, parent));
+  return levelOn(identity, parent, now, await managerOf(repos, parent));
 }
 
 /** Published versions are shown to anyone who may read them: without people's e-mail addresses. A draft's view lists what stops it from publishing: its stored metadata issues and its embargo's. */
