@@ -208,6 +208,28 @@ describe('draft resources and publish', () => {
     expect((await core.records.getDraft(alice, 'package', v2.record.id)).record.resources).toEqual([published]);
   });
 
+  it("attaches a new version of a resource the package manages without another association, and publishes it with the package's next version", async () => {
+    const { core, repos } = makeCore();
+    const pkg = await packageDraft(core);
+    const resource = await resourceDraft(core);
+    await core.packages.associate(alice, pkg.id, [resource]);
+    await core.packages.addResources(alice, pkg.id, [resource]);
+    await core.records.publish(alice, 'package', pkg.id);
+    const nextPackage = (await core.records.newVersion(alice, 'package', pkg.id)).record.id;
+    await core.records.updateDraft(alice, 'package', nextPackage, { metadata: packageMetadata, files: { enabled: false } });
+    const nextResource = (await core.records.newVersion(alice, 'resource', resource)).record.id;
+    await core.records.updateDraft(alice, 'resource', nextResource, { metadata: validMetadata, files: { enabled: false } });
+    expect(await core.packages.addResources(alice, nextPackage, [nextResource])).toEqual([]);
+    expect((await repos.records.getParent(pkg.parentId))?.context).toEqual([resource, nextResource]);
+    await core.records.publish(alice, 'package', nextPackage);
+    expect((await core.records.get(anon, 'resource', nextResource)).versions).toMatchObject({ index: 2, isLatest: true });
+    expect((await core.packages.publishedResources(anon, nextPackage, {})).hits.map((h) => h.record.id)).toEqual([nextResource]);
+    // A draft of a resource the package does not manage still needs its owner's association.
+    const outside = await resourceDraft(core);
+    const v3 = (await core.records.newVersion(alice, 'package', nextPackage)).record.id;
+    expect((await core.packages.addResources(alice, v3, [outside])).map((e) => e.record)).toEqual([outside]);
+  });
+
   it('deleting a resource draft removes it from the package draft', async () => {
     const { core } = makeCore();
     const pkg = await packageDraft(core);

@@ -4,7 +4,7 @@
  */
 import { notFound } from '../../errors.ts';
 import { touchParent } from '../../model/record.ts';
-import type { DraftRecord, Identity } from '../../model/types.ts';
+import type { DraftRecord, Identity, Parent } from '../../model/types.ts';
 import type { Repositories } from '../../ports.ts';
 import type { CoreDeps } from '../deps.ts';
 import { loadParent } from '../lookup.ts';
@@ -22,11 +22,20 @@ async function packageDraft(tx: Repositories, id: string): Promise<DraftRecord> 
   return draft;
 }
 
-async function attachProblem(tx: Repositories, contextIds: string[], id: string): Promise<string | null> {
+/**
+ * Whether a draft resource is in the package's context: associated itself, or a new version of a
+ * resource the package manages (the context holds the resource, whichever version is being written).
+ */
+async function inContext(tx: Repositories, packageParent: Parent, draft: DraftRecord): Promise<boolean> {
+  if (packageParent.context.includes(draft.id)) return true;
+  return (await tx.records.getParent(draft.parentId))?.managedBy === packageParent.id;
+}
+
+async function attachProblem(tx: Repositories, packageParent: Parent, id: string): Promise<string | null> {
   const draft = await tx.records.getDraft(id);
   const published = await tx.records.getPublished(id);
   if (published?.kind === 'resource') return null;
-  if (draft?.kind === 'resource') return contextIds.includes(id) ? null : 'The draft resource is not in the package context; associate it first.';
+  if (draft?.kind === 'resource') return (await inContext(tx, packageParent, draft)) ? null : 'The draft resource is not in the package context; associate it first.';
   return `Resource ${id} does not exist.`;
 }
 
@@ -35,7 +44,7 @@ async function changeResources(
   identity: Identity,
   packageId: string,
   ids: string[],
-  change: (tx: Repositories, current: string[], contextIds: string[], id: string) => Promise<string | null>,
+  change: (tx: Repositories, current: string[], packageParent: Parent, id: string) => Promise<string | null>,
   apply: (current: string[], id: string) => string[],
 ): Promise<ItemError[]> {
   const { errors, parentId } = await deps.uow.run(async (tx) => {
@@ -46,13 +55,19 @@ async function changeResources(
     const errors: ItemError[] = [];
     let resources = draft.resources;
     for (const id of ids) {
-      const problem = await change(tx, resources, parent.context, id);
+      const problem = await change(tx, resources, parent, id);
       if (problem) errors.push({ record: id, message: problem });
       else resources = apply(resources, id);
     }
     if (resources !== draft.resources) {
       await tx.records.saveDraft({ ...draft, resources, updated: now, revisionId: draft.revisionId + 1 }, draft.revisionId);
-      await tx.records.saveParent(touchParent(parent, now), parent.revisionId);
+      // A new version of a managed resource joins the context with its first attachment, so the
+      // context lists it and dissociating it detaches it.
+      const joining: string[] = [];
+      for (const id of new Set(ids)) {
+        if (resources.includes(id) && !parent.context.includes(id) && (await tx.records.getPublished(id)) === null) joining.push(id);
+      }
+      await tx.records.saveParent(touchParent(parent, now, joining.length > 0 ? { context: [...parent.context, ...joining] } : {}), parent.revisionId);
     }
     return { errors, parentId: parent.id };
   });
@@ -66,7 +81,7 @@ export function addDraftResources(deps: CoreDeps, identity: Identity, packageId:
     identity,
     packageId,
     ids,
-    (tx, _current, context, id) => attachProblem(tx, context, id),
+    (tx, _current, packageParent, id) => attachProblem(tx, packageParent, id),
     (current, id) => (current.includes(id) ? current : [...current, id]),
   );
 }
@@ -77,7 +92,7 @@ export function removeDraftResources(deps: CoreDeps, identity: Identity, package
     identity,
     packageId,
     ids,
-    async (_tx, current, _context, id) => (current.includes(id) ? null : 'The resource is not attached to this package draft.'),
+    async (_tx, current, _packageParent, id) => (current.includes(id) ? null : 'The resource is not attached to this package draft.'),
     (current, id) => current.filter((r) => r !== id),
   );
 }
