@@ -164,6 +164,19 @@ describe('draft resources and publish', () => {
     expect(removed.map((e) => e.record)).toEqual(['nope0-nope0']);
   });
 
+  it("refuses to attach a published resource the caller may not read, reporting it per item", async () => {
+    const { core } = makeCore();
+    const bobsPackage = (await core.records.createDraft(bob, 'package', { metadata: packageMetadata, files: { enabled: false } })).record;
+    const closed = (await core.records.createDraft(alice, 'resource', { metadata: validMetadata, files: { enabled: false }, access: { record: 'restricted', files: 'restricted' } })).record.id;
+    await core.records.publish(alice, 'resource', closed);
+    const open = await publishedResource(core);
+    expect(await core.packages.addResources(bob, bobsPackage.id, [closed, open])).toEqual([{ record: closed, message: `You may not read resource ${closed}.` }]);
+    expect((await core.records.getDraft(bob, 'package', bobsPackage.id)).record.resources).toEqual([open]);
+    // With a view link to it, bob may.
+    const link = await core.accessLinks.create(alice, 'resource', closed, { permission: 'view' });
+    expect(await core.packages.addResources(await core.users.identify('bob', [link.token]), bobsPackage.id, [closed])).toEqual([]);
+  });
+
   it('a failed publish publishes nothing and names the resource in the errors', async () => {
     const { core } = makeCore();
     const pkg = await packageDraft(core);

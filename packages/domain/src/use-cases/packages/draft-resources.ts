@@ -3,11 +3,13 @@
  * reported in `errors`; the others are applied.
  */
 import { notFound } from '../../errors.ts';
+import { liftedAt } from '../../model/embargo.ts';
 import { touchParent } from '../../model/record.ts';
 import type { DraftRecord, Identity, Parent } from '../../model/types.ts';
 import type { Repositories } from '../../ports.ts';
 import type { CoreDeps } from '../deps.ts';
-import { loadParent } from '../lookup.ts';
+import { canRead } from '../get-record.ts';
+import { levelFor, loadParent } from '../lookup.ts';
 import { projectAfterWrite } from '../project-search.ts';
 import { packageParent } from './package-target.ts';
 
@@ -31,10 +33,14 @@ async function inContext(tx: Repositories, packageParent: Parent, draft: DraftRe
   return (await tx.records.getParent(draft.parentId))?.managedBy === packageParent.id;
 }
 
-async function attachProblem(tx: Repositories, packageParent: Parent, id: string): Promise<string | null> {
+/** A published resource is attached as it is, by anyone who may read it: a package shows its resources to its readers. */
+async function attachProblem(tx: Repositories, identity: Identity, packageParent: Parent, id: string, now: string): Promise<string | null> {
   const draft = await tx.records.getDraft(id);
   const published = await tx.records.getPublished(id);
-  if (published?.kind === 'resource') return null;
+  if (published?.kind === 'resource') {
+    const readable = canRead(liftedAt(published, now), await levelFor(tx, identity, await loadParent(tx, published.parentId), now));
+    return readable ? null : `You may not read resource ${id}.`;
+  }
   if (draft?.kind === 'resource') return (await inContext(tx, packageParent, draft)) ? null : 'The draft resource is not in the package context; associate it first.';
   return `Resource ${id} does not exist.`;
 }
@@ -81,7 +87,7 @@ export function addDraftResources(deps: CoreDeps, identity: Identity, packageId:
     identity,
     packageId,
     ids,
-    (tx, _current, packageParent, id) => attachProblem(tx, packageParent, id),
+    (tx, _current, packageParent, id) => attachProblem(tx, identity, packageParent, id, deps.clock.now()),
     (current, id) => (current.includes(id) ? current : [...current, id]),
   );
 }
