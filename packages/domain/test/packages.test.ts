@@ -149,6 +149,23 @@ describe("a package's access links", () => {
   });
 });
 
+describe("a package's resource listings", () => {
+  it("list a draft resource to a preview-link holder as GET .../draft shows it, without people's e-mail addresses", async () => {
+    const { core } = makeCore();
+    const pkg = await packageDraft(core);
+    const creators = [{ person_or_org: { type: 'personal', given_name: 'Ada', family_name: 'Obi', email: 'ada.obi@example.org' } }];
+    const resource = await resourceDraft(core, alice, { ...validMetadata, creators });
+    await core.packages.associate(alice, pkg.id, [resource]);
+    await core.packages.addResources(alice, pkg.id, [resource]);
+    const reviewer = await core.users.identify('carol', [(await core.accessLinks.create(alice, 'package', pkg.id, { permission: 'preview' })).token]);
+    const emails = (page: { hits: { record: { metadata: Record<string, unknown> } }[] }) => JSON.stringify(page.hits.map((h) => h.record.metadata)).includes('ada.obi@example.org');
+    expect(emails(await core.packages.draftResources(reviewer, pkg.id, {}))).toBe(false);
+    expect(emails(await core.packages.contextResources(reviewer, pkg.parentId, {}))).toBe(false);
+    expect(JSON.stringify((await core.records.getDraft(reviewer, 'resource', resource)).record.metadata)).not.toContain('ada.obi@example.org');
+    expect(emails(await core.packages.draftResources(alice, pkg.id, {}))).toBe(true);
+  });
+});
+
 describe('draft resources and publish', () => {
   it('attaches context drafts and published resources, reporting the rest per item', async () => {
     const { core } = makeCore();

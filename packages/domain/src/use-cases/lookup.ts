@@ -51,10 +51,10 @@ export async function levelFor(repos: Repositories, identity: Identity, parent: 
 export function viewOf(record: AnyRecord, parent: Parent): RecordView {
   const shown = record.state === 'published' ? { ...record, metadata: withoutEmails(record.metadata) } : record;
   const issues = record.state === 'draft' ? mergeIssues([...record.issues, ...embargoIssues(record.access)]) : [];
-  return { record: shown, parent, versions: versionsInfo(record, parent), issues };
+  return { record: shown, parent, versions: versionsInfo(record, parent), issues, emailsShown: record.state === 'draft' };
 }
 
 /** A draft as a reader below `edit` (a preview link holder) sees it. */
 export function previewOf(view: RecordView): RecordView {
-  return { ...view, record: { ...view.record, metadata: withoutEmails(view.record.metadata) } };
+  return { ...view, record: { ...view.record, metadata: withoutEmails(view.record.metadata) }, emailsShown: false };
 }
