@@ -260,6 +260,25 @@ describe('draft resources and publish', () => {
     expect((await core.packages.addResources(alice, v3, [outside])).map((e) => e.record)).toEqual([outside]);
   });
 
+  it('dissociates a resource with every version of it the context holds, whichever version is named', async () => {
+    const { core, repos } = makeCore();
+    const pkg = await packageDraft(core);
+    const resource = await resourceDraft(core);
+    const other = await resourceDraft(core);
+    await core.packages.associate(alice, pkg.id, [resource, other]);
+    await core.packages.addResources(alice, pkg.id, [resource, other]);
+    await core.records.publish(alice, 'package', pkg.id);
+    const nextPackage = (await core.records.newVersion(alice, 'package', pkg.id)).record.id;
+    await core.packages.importResources(alice, nextPackage);
+    const nextResource = (await core.records.newVersion(alice, 'resource', resource)).record.id;
+    await core.packages.addResources(alice, nextPackage, [nextResource]);
+    await core.packages.dissociate(alice, pkg.id, [nextResource]);
+    expect((await repos.records.getParent(pkg.parentId))?.context).toEqual([other]);
+    expect((await core.records.getDraft(alice, 'package', nextPackage)).record.resources).toEqual([other]);
+    const resourceParent = (await repos.records.getPublished(resource))!.parentId;
+    expect((await repos.records.getParent(resourceParent))?.managedBy).toBeNull();
+  });
+
   it('deleting a resource draft removes it from the package draft', async () => {
     const { core } = makeCore();
     const pkg = await packageDraft(core);

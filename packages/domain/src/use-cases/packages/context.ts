@@ -82,17 +82,36 @@ async function requireDissociation(tx: Repositories, identity: Identity, parent:
   requireLevel(identity, level, 'edit');
 }
 
-/** Removes resources from the context and from the package's draft; ids not in the context are ignored. */
+/** The parent id of a record id, draft or published; null for an id that names nothing now. */
+async function parentIdOf(tx: Repositories, id: string): Promise<string | null> {
+  return ((await tx.records.getDraft(id)) ?? (await tx.records.getPublished(id)))?.parentId ?? null;
+}
+
+/**
+ * Removes resources from the context and from the package's drafts; ids not in the context are
+ * ignored. The package manages a resource, not one version of it: naming any version takes every
+ * version the context holds out with it, so none is left in a package that no longer manages it.
+ */
 export async function dissociate(deps: CoreDeps, identity: Identity, packageId: string, recordIds: string[]): Promise<void> {
   const touched = await deps.uow.run(async (tx) => {
     const now = deps.clock.now();
     const parent = await parentOfRecord(tx, 'package', packageId);
     await requireDissociation(tx, identity, parent, recordIds, now);
-    const leaving = recordIds.filter((id) => parent.context.includes(id));
+    const named = recordIds.filter((id) => parent.context.includes(id));
+    const leavingParents = new Set<string>();
+    for (const id of named) {
+      const parentId = await parentIdOf(tx, id);
+      if (parentId !== null) leavingParents.add(parentId);
+    }
+    const leaving = [...named];
+    for (const id of leavingParents.size > 0 ? parent.context : []) {
+      if (leaving.includes(id)) continue;
+      const parentId = await parentIdOf(tx, id);
+      if (parentId !== null && leavingParents.has(parentId)) leaving.push(id);
+    }
     const touchedIds = [parent.id];
-    for (const id of leaving) {
-      const record = (await tx.records.getDraft(id)) ?? (await tx.records.getPublished(id));
-      const rp = record ? await tx.records.getParent(record.parentId) : null;
+    for (const parentId of leavingParents) {
+      const rp = await tx.records.getParent(parentId);
       if (rp && rp.managedBy === parent.id) {
         await tx.records.saveParent(touchParent(rp, now, { managedBy: null }), rp.revisionId);
         touchedIds.push(rp.id);
