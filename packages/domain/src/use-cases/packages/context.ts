@@ -23,8 +23,11 @@ export async function associate(deps: CoreDeps, identity: Identity, packageId: s
     const parent = await packageParent(tx, identity, packageId, 'edit', now);
     const issues: FieldIssue[] = [];
     const resourceParents = [];
+    // A body may name up to hundreds of thousands of ids: repeats are found by a set, not by a scan per id.
+    const seen = new Set<string>();
     for (const [i, id] of recordIds.entries()) {
-      if (recordIds.indexOf(id) !== i) continue;
+      if (seen.has(id)) continue;
+      seen.add(id);
       const fail = (message: string) => issues.push({ field: `records.${i}.id`, messages: [message] });
       const draft = await tx.records.getDraft(id);
       if (!draft || draft.kind !== 'resource') {
