@@ -45,13 +45,14 @@ async function attachProblem(tx: Repositories, identity: Identity, packageParent
   return `Resource ${id} does not exist.`;
 }
 
+/** `apply` changes the attached set and says whether it did; a body may name hundreds of thousands of ids, so nothing here scans a list per id. */
 async function changeResources(
   deps: CoreDeps,
   identity: Identity,
   packageId: string,
   ids: string[],
-  change: (tx: Repositories, current: string[], packageParent: Parent, id: string) => Promise<string | null>,
-  apply: (current: string[], id: string) => string[],
+  change: (tx: Repositories, attached: ReadonlySet<string>, packageParent: Parent, id: string) => Promise<string | null>,
+  apply: (attached: Set<string>, id: string) => boolean,
 ): Promise<ItemError[]> {
   const { errors, parentId } = await deps.uow.run(async (tx) => {
     const draft = await packageDraft(tx, packageId);
@@ -59,19 +60,22 @@ async function changeResources(
     await packageParent(tx, identity, packageId, 'edit', now);
     const parent = await loadParent(tx, draft.parentId);
     const errors: ItemError[] = [];
-    let resources = draft.resources;
+    // A set keeps the order ids were attached in.
+    const attached = new Set(draft.resources);
+    let changed = false;
     for (const id of ids) {
-      const problem = await change(tx, resources, parent, id);
+      const problem = await change(tx, attached, parent, id);
       if (problem) errors.push({ record: id, message: problem });
-      else resources = apply(resources, id);
+      else if (apply(attached, id)) changed = true;
     }
-    if (resources !== draft.resources) {
-      await tx.records.saveDraft({ ...draft, resources, updated: now, revisionId: draft.revisionId + 1 }, draft.revisionId);
+    if (changed) {
+      await tx.records.saveDraft({ ...draft, resources: [...attached], updated: now, revisionId: draft.revisionId + 1 }, draft.revisionId);
       // A new version of a managed resource joins the context with its first attachment, so the
       // context lists it and dissociating it detaches it.
+      const inContext = new Set(parent.context);
       const joining: string[] = [];
       for (const id of new Set(ids)) {
-        if (resources.includes(id) && !parent.context.includes(id) && (await tx.records.getPublished(id)) === null) joining.push(id);
+        if (attached.has(id) && !inContext.has(id) && (await tx.records.getPublished(id)) === null) joining.push(id);
       }
       await tx.records.saveParent(touchParent(parent, now, joining.length > 0 ? { context: [...parent.context, ...joining] } : {}), parent.revisionId);
     }
@@ -87,8 +91,12 @@ export function addDraftResources(deps: CoreDeps, identity: Identity, packageId:
     identity,
     packageId,
     ids,
-    (tx, _current, packageParent, id) => attachProblem(tx, identity, packageParent, id, deps.clock.now()),
-    (current, id) => (current.includes(id) ? current : [...current, id]),
+    (tx, _attached, packageParent, id) => attachProblem(tx, identity, packageParent, id, deps.clock.now()),
+    (attached, id) => {
+      if (attached.has(id)) return false;
+      attached.add(id);
+      return true;
+    },
   );
 }
 
@@ -98,8 +106,8 @@ export function removeDraftResources(deps: CoreDeps, identity: Identity, package
     identity,
     packageId,
     ids,
-    async (_tx, current, _packageParent, id) => (current.includes(id) ? null : 'The resource is not attached to this package draft.'),
-    (current, id) => current.filter((r) => r !== id),
+    async (_tx, attached, _packageParent, id) => (attached.has(id) ? null : 'The resource is not attached to this package draft.'),
+    (attached, id) => attached.delete(id),
   );
 }
 
