@@ -100,17 +100,18 @@ export async function dissociate(deps: CoreDeps, identity: Identity, packageId: 
     const now = deps.clock.now();
     const parent = await parentOfRecord(tx, 'package', packageId);
     await requireDissociation(tx, identity, parent, recordIds, now);
-    const named = recordIds.filter((id) => parent.context.includes(id));
+    const inContext = new Set(parent.context);
+    const named = recordIds.filter((id) => inContext.has(id));
     const leavingParents = new Set<string>();
     for (const id of named) {
       const parentId = await parentIdOf(tx, id);
       if (parentId !== null) leavingParents.add(parentId);
     }
-    const leaving = [...named];
+    const leaving = new Set(named);
     for (const id of leavingParents.size > 0 ? parent.context : []) {
-      if (leaving.includes(id)) continue;
+      if (leaving.has(id)) continue;
       const parentId = await parentIdOf(tx, id);
-      if (parentId !== null && leavingParents.has(parentId)) leaving.push(id);
+      if (parentId !== null && leavingParents.has(parentId)) leaving.add(id);
     }
     const touchedIds = [parent.id];
     for (const parentId of leavingParents) {
@@ -121,12 +122,12 @@ export async function dissociate(deps: CoreDeps, identity: Identity, packageId: 
       }
     }
     for (const draft of await tx.records.listDrafts(parent.id)) {
-      const resources = draft.resources.filter((r) => !leaving.includes(r));
+      const resources = draft.resources.filter((r) => !leaving.has(r));
       if (resources.length !== draft.resources.length) {
         await tx.records.saveDraft({ ...draft, resources, updated: now, revisionId: draft.revisionId + 1 }, draft.revisionId);
       }
     }
-    await tx.records.saveParent(touchParent(parent, now, { context: parent.context.filter((r) => !leaving.includes(r)) }), parent.revisionId);
+    await tx.records.saveParent(touchParent(parent, now, { context: parent.context.filter((r) => !leaving.has(r)) }), parent.revisionId);
     return touchedIds;
   });
   await projectAfterWrite(deps, touched);

@@ -18,6 +18,12 @@ export interface ItemError {
   message: string;
 }
 
+/** The package's parent, and its context as a set: a body may name hundreds of thousands of ids. */
+interface Target {
+  parent: Parent;
+  context: ReadonlySet<string>;
+}
+
 async function packageDraft(tx: Repositories, id: string): Promise<DraftRecord> {
   const draft = await tx.records.getDraft(id);
   if (!draft || draft.kind !== 'package') throw notFound('draft.not_found', 'The package has no draft.');
@@ -28,20 +34,20 @@ async function packageDraft(tx: Repositories, id: string): Promise<DraftRecord> 
  * Whether a draft resource is in the package's context: associated itself, or a new version of a
  * resource the package manages (the context holds the resource, whichever version is being written).
  */
-async function inContext(tx: Repositories, packageParent: Parent, draft: DraftRecord): Promise<boolean> {
-  if (packageParent.context.includes(draft.id)) return true;
-  return (await tx.records.getParent(draft.parentId))?.managedBy === packageParent.id;
+async function inContext(tx: Repositories, target: Target, draft: DraftRecord): Promise<boolean> {
+  if (target.context.has(draft.id)) return true;
+  return (await tx.records.getParent(draft.parentId))?.managedBy === target.parent.id;
 }
 
 /** A published resource is attached as it is, by anyone who may read it: a package shows its resources to its readers. */
-async function attachProblem(tx: Repositories, identity: Identity, packageParent: Parent, id: string, now: string): Promise<string | null> {
+async function attachProblem(tx: Repositories, identity: Identity, target: Target, id: string, now: string): Promise<string | null> {
   const draft = await tx.records.getDraft(id);
   const published = await tx.records.getPublished(id);
   if (published?.kind === 'resource') {
     const readable = canRead(liftedAt(published, now), await levelFor(tx, identity, await loadParent(tx, published.parentId), now));
     return readable ? null : `You may not read resource ${id}.`;
   }
-  if (draft?.kind === 'resource') return (await inContext(tx, packageParent, draft)) ? null : 'The draft resource is not in the package context; associate it first.';
+  if (draft?.kind === 'resource') return (await inContext(tx, target, draft)) ? null : 'The draft resource is not in the package context; associate it first.';
   return `Resource ${id} does not exist.`;
 }
 
@@ -51,7 +57,7 @@ async function changeResources(
   identity: Identity,
   packageId: string,
   ids: string[],
-  change: (tx: Repositories, attached: ReadonlySet<string>, packageParent: Parent, id: string) => Promise<string | null>,
+  change: (tx: Repositories, attached: ReadonlySet<string>, target: Target, id: string) => Promise<string | null>,
   apply: (attached: Set<string>, id: string) => boolean,
 ): Promise<ItemError[]> {
   const { errors, parentId } = await deps.uow.run(async (tx) => {
@@ -62,9 +68,10 @@ async function changeResources(
     const errors: ItemError[] = [];
     // A set keeps the order ids were attached in.
     const attached = new Set(draft.resources);
+    const target: Target = { parent, context: new Set(parent.context) };
     let changed = false;
     for (const id of ids) {
-      const problem = await change(tx, attached, parent, id);
+      const problem = await change(tx, attached, target, id);
       if (problem) errors.push({ record: id, message: problem });
       else if (apply(attached, id)) changed = true;
     }
@@ -72,10 +79,9 @@ async function changeResources(
       await tx.records.saveDraft({ ...draft, resources: [...attached], updated: now, revisionId: draft.revisionId + 1 }, draft.revisionId);
       // A new version of a managed resource joins the context with its first attachment, so the
       // context lists it and dissociating it detaches it.
-      const inContext = new Set(parent.context);
       const joining: string[] = [];
       for (const id of new Set(ids)) {
-        if (attached.has(id) && !inContext.has(id) && (await tx.records.getPublished(id)) === null) joining.push(id);
+        if (attached.has(id) && !target.context.has(id) && (await tx.records.getPublished(id)) === null) joining.push(id);
       }
       await tx.records.saveParent(touchParent(parent, now, joining.length > 0 ? { context: [...parent.context, ...joining] } : {}), parent.revisionId);
     }
@@ -91,7 +97,7 @@ export function addDraftResources(deps: CoreDeps, identity: Identity, packageId:
     identity,
     packageId,
     ids,
-    (tx, _attached, packageParent, id) => attachProblem(tx, identity, packageParent, id, deps.clock.now()),
+    (tx, _attached, target, id) => attachProblem(tx, identity, target, id, deps.clock.now()),
     (attached, id) => {
       if (attached.has(id)) return false;
       attached.add(id);
@@ -106,7 +112,7 @@ export function removeDraftResources(deps: CoreDeps, identity: Identity, package
     identity,
     packageId,
     ids,
-    async (_tx, attached, _packageParent, id) => (attached.has(id) ? null : 'The resource is not attached to this package draft.'),
+    async (_tx, attached, _target, id) => (attached.has(id) ? null : 'The resource is not attached to this package draft.'),
     (attached, id) => attached.delete(id),
   );
 }
