@@ -21,6 +21,7 @@ export { anonymousReadStamp, ownerDraftReadStamp, representationTag } from './mo
 export { DEPENDENCIES, type Dependency, type Readiness } from './use-cases/operations/check-readiness.ts';
 export type { FileProblem, IndexProblem, VerifyOptions, VerifyProgress, VerifyReport } from './use-cases/operations/verify-store.ts';
 export { METADATA_LIMITS } from './model/metadata/limits.ts';
+export { MAX_PACKAGE_RESOURCES } from './model/package-limits.ts';
 export type { VocabularyListing, VocabularyListingInput } from './use-cases/search-vocabulary.ts';
 export { MAX_VOCABULARY_TAG_LENGTH, MAX_VOCABULARY_TAGS } from './use-cases/search-vocabulary.ts';
 export type { VocabularyFilter, VocabularyPage, VocabularyPageQuery } from './vocabularies/vocabulary-listing.ts';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DomainError } from '../src/index.ts';
+import { DomainError, MAX_PACKAGE_RESOURCES } from '../src/index.ts';
 import { anon, as, makeCore, validMetadata } from './make-core.ts';
 
 const alice = as('alice');
@@ -163,6 +163,34 @@ describe("a package's resource listings", () => {
     expect(emails(await core.packages.contextResources(reviewer, pkg.parentId, {}))).toBe(false);
     expect(JSON.stringify((await core.records.getDraft(reviewer, 'resource', resource)).record.metadata)).not.toContain('ada.obi@example.org');
     expect(emails(await core.packages.draftResources(alice, pkg.id, {}))).toBe(true);
+  });
+});
+
+describe('how many resources a package may hold', () => {
+  const tooMany = Array.from({ length: MAX_PACKAGE_RESOURCES + 1 }, (_, i) => `zz${String(i).padStart(3, '0')}-zzzzz`);
+  const refusal = (field: string) => ({
+    kind: 'invalid',
+    details: [{ field, messages: [expect.stringContaining(`A package holds at most ${MAX_PACKAGE_RESOURCES} resources`)] }],
+  });
+
+  it('refuses a body naming more resources than a package may hold, before reading any, and changes nothing', async () => {
+    const { core } = makeCore();
+    const pkg = await packageDraft(core);
+    const mine = await resourceDraft(core);
+    await core.packages.associate(alice, pkg.id, [mine]);
+    await expect(core.packages.associate(alice, pkg.id, tooMany)).rejects.toMatchObject(refusal('records'));
+    await expect(core.packages.addResources(alice, pkg.id, tooMany)).rejects.toMatchObject(refusal('resources'));
+    await expect(core.packages.removeResources(alice, pkg.id, tooMany)).rejects.toMatchObject(refusal('resources'));
+    await expect(core.packages.dissociate(alice, pkg.id, [mine, ...tooMany])).rejects.toMatchObject({ kind: 'invalid' });
+    expect((await core.records.getDraft(alice, 'package', pkg.id)).parent.context).toEqual([mine]);
+  });
+
+  it('counts the same id named many times once', async () => {
+    const { core } = makeCore();
+    const pkg = await packageDraft(core);
+    const mine = await resourceDraft(core);
+    await core.packages.associate(alice, pkg.id, Array.from({ length: MAX_PACKAGE_RESOURCES + 1 }, () => mine));
+    expect((await core.records.getDraft(alice, 'package', pkg.id)).parent.context).toEqual([mine]);
   });
 });
 

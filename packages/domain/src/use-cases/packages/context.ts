@@ -3,6 +3,7 @@
  */
 import { forbidden, invalid, type FieldIssue } from '../../errors.ts';
 import { atLeast, requireLevel } from '../../model/access.ts';
+import { requirePackageSize } from '../../model/package-limits.ts';
 import { touchParent } from '../../model/record.ts';
 import type { Identity, Parent } from '../../model/types.ts';
 import type { Repositories } from '../../ports.ts';
@@ -21,6 +22,7 @@ export async function associate(deps: CoreDeps, identity: Identity, packageId: s
   const touched = await deps.uow.run(async (tx) => {
     const now = deps.clock.now();
     const parent = await packageParent(tx, identity, packageId, 'edit', now);
+    requirePackageSize('records', recordIds, new Set([...parent.context, ...recordIds]).size);
     const issues: FieldIssue[] = [];
     const resourceParents = [];
     // A body may name up to hundreds of thousands of ids: repeats are found by a set, not by a scan per id.
@@ -99,6 +101,7 @@ export async function dissociate(deps: CoreDeps, identity: Identity, packageId: 
   const touched = await deps.uow.run(async (tx) => {
     const now = deps.clock.now();
     const parent = await parentOfRecord(tx, 'package', packageId);
+    requirePackageSize('records', recordIds);
     await requireDissociation(tx, identity, parent, recordIds, now);
     const inContext = new Set(parent.context);
     const named = recordIds.filter((id) => inContext.has(id));

@@ -4,6 +4,7 @@
  */
 import { notFound } from '../../errors.ts';
 import { liftedAt } from '../../model/embargo.ts';
+import { requirePackageSize } from '../../model/package-limits.ts';
 import { touchParent } from '../../model/record.ts';
 import type { DraftRecord, Identity, Parent } from '../../model/types.ts';
 import type { Repositories } from '../../ports.ts';
@@ -64,6 +65,7 @@ async function changeResources(
     const draft = await packageDraft(tx, packageId);
     const now = deps.clock.now();
     await packageParent(tx, identity, packageId, 'edit', now);
+    requirePackageSize('resources', ids);
     const parent = await loadParent(tx, draft.parentId);
     const errors: ItemError[] = [];
     // A set keeps the order ids were attached in.
@@ -76,6 +78,7 @@ async function changeResources(
       else if (apply(attached, id)) changed = true;
     }
     if (changed) {
+      requirePackageSize('resources', ids, attached.size);
       await tx.records.saveDraft({ ...draft, resources: [...attached], updated: now, revisionId: draft.revisionId + 1 }, draft.revisionId);
       // A new version of a managed resource joins the context with its first attachment, so the
       // context lists it and dissociating it detaches it.
