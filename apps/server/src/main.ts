@@ -15,6 +15,7 @@ import { eachUtcDay } from './ops/each-utc-day.ts';
 import { createLogger } from './ops/logger.ts';
 import { createMetrics, type RecordCounts } from './ops/metrics.ts';
 import { httpServerOptions } from './server-options.ts';
+import { answerClientErrors } from './client-errors.ts';
 import { defaultTotalBound, guardConnections } from './connection-guard.ts';
 
 /** Start-up problems are the operator's to fix: one line that says what, not a stack trace. */
@@ -115,6 +116,7 @@ const fastPath = createFastPath(core, { logger: logger.isLevelEnabled('info') ? 
 // The fast path only reads; the app's handlers write, and shutdown waits for them.
 const handlers = handlersInFlight(getRequestListener(app.fetch, { hostname: config.host }));
 const server = createServer(httpServerOptions(), fastPath.listener(handlers.listener));
+answerClientErrors(server);
 guardConnections(server, { perClient: config.maxConnectionsPerClient, total: config.maxConnections === undefined ? defaultTotalBound() : config.maxConnections }, metrics.observeRefusedConnection);
 server.listen(config.port, config.host, () => {
   const info = server.address() as AddressInfo;

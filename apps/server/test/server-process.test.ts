@@ -103,6 +103,34 @@ describe('server start-up', () => {
     }
   });
 
+  it("answers what Node's HTTP parser refuses in JSON, as every other refusal: a URL past the header size 431, bytes that are not HTTP 400", async () => {
+    const port = await freePort();
+    const server = await startServer({ ...process.env, KRS_DATA_DIR: dataDir, KRS_BASE_URL: '', PORT: String(port) });
+    /** Writes `raw` on a connection of its own and reads until the server closes it. */
+    const exchange = (raw: string) =>
+      new Promise<string>((ok, fail) => {
+        const socket = connect({ port, host: '127.0.0.1' });
+        let text = '';
+        socket.on('data', (c: Buffer) => (text += c.toString()));
+        socket.on('close', () => ok(text));
+        socket.on('error', fail);
+        socket.write(raw);
+      });
+    try {
+      const long = await exchange(`GET /api/search?q=${'a'.repeat(100_000)} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n`);
+      expect(long.slice(0, 12)).toBe('HTTP/1.1 431');
+      expect(long).toMatch(/\r\ncontent-type: application\/json\r\n/i);
+      expect(JSON.parse(long.slice(long.indexOf('\r\n\r\n') + 4))).toEqual({ status: 431, message: expect.stringContaining('shorter URL') });
+      const garbage = await exchange('HELLO THERE\r\n\r\n');
+      expect(garbage.slice(0, 12)).toBe('HTTP/1.1 400');
+      expect(JSON.parse(garbage.slice(garbage.indexOf('\r\n\r\n') + 4))).toEqual({ status: 400, message: 'The request is not valid HTTP/1.1.' });
+      // The server goes on answering.
+      expect((await fetch(`http://127.0.0.1:${port}/healthz`)).status).toBe(200);
+    } finally {
+      await server.stop();
+    }
+  });
+
   it('refuses request bodies past the memory bound at once, in JSON: 429 to the address holding its share, 503 to others while the server is full; takes them again once a body is done', async () => {
     const port = await freePort();
     const server = await startServer({ ...process.env, KRS_DATA_DIR: dataDir, KRS_BASE_URL: '', PORT: String(port), KRS_MAX_BODY_MEMORY: '1', KRS_MAX_BODY_MEMORY_PER_CLIENT: '1' });
