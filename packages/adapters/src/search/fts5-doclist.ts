@@ -30,6 +30,11 @@
 export interface Fts5Store {
   /** A `%_data` record by id. */
   block(id: number): Uint8Array | undefined;
+  /**
+   * A segment's tombstone page: `%_data`'s record `((segid + 2^16) << 37) + page`, an id past
+   * 2^53, which a JavaScript number cannot say exactly, so the caller's SQL computes it.
+   */
+  tombstone(segid: number, page: number): Uint8Array | undefined;
   /** `SELECT pgno FROM %_idx WHERE segid = ? AND term <= ? ORDER BY term DESC LIMIT 1`. */
   seek(segid: number, key: Uint8Array): number | undefined;
   /** `SELECT pgno FROM %_idx WHERE segid = ? AND term >= ? AND term < ? ORDER BY term`: the leaves whose first term lies between. */
@@ -283,35 +288,177 @@ export function fts5CodedCluster(scratch: Fts5Scratch, parts: number[], cluster:
 /**
  * The segments holding pages, newest first (level 0 before level 1, in a level the last listed
  * first), as (segid, first page, last page) one after the other, from the structure record.
+ * `tombstones`, when given, receives each of those segments' count of tombstone pages, in the
+ * same order: a contentless-delete table (`doc_field`) writes a V2 structure record, whose
+ * segments carry them, and marks a deleted row there rather than by an entry without positions.
+ * Without it, a V2 record throws: the decoders of the text columns read no tombstones.
  */
-export function fts5Segments(store: Fts5Store): number[] {
+export function fts5Segments(store: Fts5Store, tombstones: number[] | null = null): number[] {
   const structure = store.block(10);
   if (structure === undefined) return [];
-  if (structure.length >= 8 && structure[4] === 0xff && structure[5] === 0 && structure[6] === 0 && structure[7] === 1) throw new Error('fts5: a V2 structure record');
+  const v2 = structure.length >= 8 && structure[4] === 0xff && structure[5] === 0 && structure[6] === 0 && structure[7] === 1;
+  if (v2 && tombstones === null) throw new Error('fts5: a V2 structure record');
   const values = [0, 0];
-  let at = fts5VarintAt(structure, 4, values);
+  let at = fts5VarintAt(structure, v2 ? 8 : 4, values);
   const levels = values[0] as number;
   at = fts5VarintAt(structure, at, values);
   at = fts5VarintAt(structure, at, values);
   const newestFirst: number[] = [];
+  // Per segment: segid, first page, last page, and in a V2 record its lower and upper origin,
+  // its tombstone pages, its tombstone entries and its entries.
+  const fields = v2 ? 8 : 3;
   for (let level = 0; level < levels; level++) {
     at = fts5VarintAt(structure, at, values);
     at = fts5VarintAt(structure, at, values);
     const count = values[0] as number;
     const segments: number[] = [];
     for (let i = 0; i < count; i++) {
-      for (let field = 0; field < 3; field++) {
+      for (let field = 0; field < fields; field++) {
         at = fts5VarintAt(structure, at, values);
         segments.push(values[0] as number);
       }
     }
     for (let i = count - 1; i >= 0; i--) {
       // A segment whose pages a merge has all taken has none left (page numbers 0).
-      if (segments[3 * i + 1] === 0) continue;
-      newestFirst.push(segments[3 * i] as number, segments[3 * i + 1] as number, segments[3 * i + 2] as number);
+      if (segments[fields * i + 1] === 0) continue;
+      newestFirst.push(segments[fields * i] as number, segments[fields * i + 1] as number, segments[fields * i + 2] as number);
+      if (tombstones !== null) tombstones.push(v2 ? (segments[fields * i + 5] as number) : 0);
     }
   }
   return newestFirst;
+}
+
+/**
+ * Whether the tombstone hash of a segment (`pages` pages, read by `page`) holds the rowid: the
+ * row's entry in that segment stands for a deleted row (fts5IndexTombstoneQuery in SQLite's
+ * fts5_index.c). The rowid's page is `rowid % pages`; on it, after an 8-byte header (key size 4
+ * or 8, a flag for rowid 0), slots of big-endian keys probed from `(rowid / pages) % slots` on
+ * until an empty one.
+ */
+export function fts5Tombstoned(page: Uint8Array, pages: number, rowid: number): boolean {
+  if (rowid === 0) return page[1] !== 0;
+  const size = page[0] === 4 ? 4 : 8;
+  const slots = page.length > 16 ? Math.floor((page.length - 8) / size) : 1;
+  let slot = Math.floor(rowid / pages) % slots;
+  for (let probes = 0; probes <= slots; probes++) {
+    const at = 8 + slot * size;
+    if (at + size > page.length) throw new Error('fts5: a tombstone slot past its page');
+    let key = 0;
+    for (let b = 0; b < size; b++) key = key * 256 + (page[at + b] as number);
+    if (key === 0) return false;
+    if (key === rowid) return true;
+    slot = (slot + 1) % slots;
+  }
+  return false;
+}
+
+/**
+ * Whether the segment's tombstones (`pages` of them) hold the rowid, its page read when first
+ * needed and kept in `loaded`.
+ */
+export function fts5Buried(store: Fts5Store, segid: number, pages: number, rowid: number, loaded: (Uint8Array | undefined)[]): boolean {
+  const p = rowid % pages;
+  let page = loaded[p];
+  if (page === undefined) {
+    page = store.tombstone(segid, p);
+    if (page === undefined || page.length < 8) throw new Error('fts5: a tombstone page missing');
+    loaded[p] = page;
+  }
+  return fts5Tombstoned(page, pages, rowid);
+}
+
+/**
+ * The rows of a contentless-delete table holding the term (`0` and its bytes) anywhere, in
+ * rowid order: what `SELECT rowid FROM t WHERE t MATCH '"term"'` lists. Each segment's entries
+ * are decoded without their positions (`fts5RowEntries`), a row's entry taken from the newest
+ * segment holding it, and dropped when that segment's tombstones hold it. `allocate` gives the
+ * array to fill. Handing a million rowids from SQL to JavaScript (joined in a text and parsed)
+ * cost a reader thread about ten times the decoding.
+ */
+export function fts5Rows(store: Fts5Store, key: Uint8Array, scratch: Fts5Scratch, allocate: (count: number) => Int32Array): Int32Array {
+  const tombstones: number[] = [];
+  const segments = fts5Segments(store, tombstones);
+  const parts: number[] = [];
+  const range = [0, 0, 0, 0];
+  for (let s = 0; s < segments.length; s += 3) {
+    const length = fts5Doclist(store, segments[s] as number, segments[s + 1] as number, segments[s + 2] as number, key, scratch);
+    if (length < 0) continue;
+    const codes = range[0] as number;
+    const silent = range[1] as number;
+    fts5RowEntries(store, segments[s] as number, tombstones[s / 3] as number, scratch, length, range);
+    if ((range[0] as number) > codes || (range[1] as number) > silent) parts.push(codes, range[0] as number, silent, range[1] as number, range[2] as number, range[3] as number);
+  }
+  // One code per row (`rowid * 4 + 2`), merged as a word's codes are; then the rowids.
+  const rows = fts5CodedMerged(scratch, parts, allocate);
+  for (let i = 0; i < rows.length; i++) rows[i] = (rows[i] as number) >> 2;
+  return rows;
+}
+
+/**
+ * `fts5CodedEntries` for `fts5Rows`: one code (`rowid * 4 + 2`) per entry of a live row, the
+ * positions skipped; the rowid of an entry without positions, or held by the segment's
+ * tombstones (`pages` of them, read when first needed), set apart as silent.
+ */
+export function fts5RowEntries(store: Fts5Store, segid: number, pages: number, scratch: Fts5Scratch, length: number, range: number[]): void {
+  const bytes = scratch.bytes;
+  const absolute = scratch.absolute;
+  const values = [0, 0];
+  const loaded: (Uint8Array | undefined)[] = [];
+  let coded = scratch.coded;
+  let silent = scratch.silent;
+  let c = range[0] as number;
+  let q = range[1] as number;
+  let next = 0;
+  let rowid = 0;
+  let at = 0;
+  while (at < length) {
+    const entryAt = at;
+    let value = bytes[at] as number;
+    if (value < 0x80) at++;
+    else {
+      at = fts5VarintAt(bytes, at, values);
+      value = values[0] as number;
+    }
+    if (entryAt === 0) {
+      rowid = value;
+      range[2] = rowid;
+    } else if (next < absolute.length && absolute[next] === entryAt) {
+      rowid = value;
+      next++;
+    } else rowid += value;
+    if (next < absolute.length && (absolute[next] as number) < at) throw new Error('fts5: a page whose first rowid is inside an entry');
+    // Codes are rowids times four in 32 bits.
+    if (rowid >= 2 ** 29) throw new Error('fts5: a rowid too large for a code');
+    let size = bytes[at] as number;
+    if (size < 0x80) at++;
+    else {
+      at = fts5VarintAt(bytes, at, values);
+      size = values[0] as number;
+    }
+    at += Math.floor(size / 2);
+    if (at > length) throw new Error('fts5: a position list past its doclist');
+    if (size < 2 || (pages > 0 && fts5Buried(store, segid, pages, rowid, loaded))) {
+      if (q >= silent.length) {
+        const grown = new Int32Array(silent.length * 2);
+        grown.set(silent);
+        silent = grown;
+        scratch.silent = grown;
+      }
+      silent[q++] = rowid;
+      continue;
+    }
+    if (c >= coded.length) {
+      const grown = new Int32Array(coded.length * 2);
+      grown.set(coded.subarray(0, c));
+      coded = grown;
+      scratch.coded = grown;
+    }
+    coded[c++] = rowid * 4 + 2;
+  }
+  if (next !== absolute.length) throw new Error('fts5: a page whose first rowid was not reached');
+  range[0] = c;
+  range[1] = q;
+  range[3] = rowid;
 }
 
 /** Reads the varint at `at` into `out[0]` and returns where the next one starts. */
@@ -588,7 +735,8 @@ export function fts5PhraseScratch(): Fts5PhraseScratch {
  * outside the text columns (a path token), where the caller keeps FTS5's `bm25()`.
  */
 export function fts5Phrases(store: Fts5Store, phrases: readonly (readonly string[])[], doclist: Fts5Scratch, scratch: Fts5PhraseScratch, allocate: (count: number) => Int32Array): Int32Array {
-  const segments = fts5Segments(store);
+  const tombstones: number[] = [];
+  const segments = fts5Segments(store, tombstones);
   const slot = new Map<string, number>();
   // Each phrase's documents as triples from `rows`: a one-word phrase is its word's entries
   // (rowid, positions' start and end), a longer one its own (rowid, title, text occurrences).
@@ -602,7 +750,7 @@ export function fts5Phrases(store: Fts5Store, phrases: readonly (readonly string
         index = slot.size;
         slot.set(word, index);
         if (scratch.words.length <= index) scratch.words.push({ bytes: new Uint8Array(1 << 12), live: new Int32Array(1 << 12), count: 0 });
-        fts5WordSpans(store, segments, word, doclist, scratch.words[index] as Fts5WordSpans);
+        fts5WordSpans(store, segments, tombstones, word, doclist, scratch.words[index] as Fts5WordSpans);
       }
       indexes.push(index);
     }
@@ -680,12 +828,33 @@ export function fts5Phrases(store: Fts5Store, phrases: readonly (readonly string
 }
 
 /**
+ * The rows of a contentless-delete table matching an AND of phrases (each its words, as the
+ * table's tokenizer wrote them), in rowid order: one word's from `fts5Rows`, any other AND's
+ * from `fts5Phrases` (the rows of its first phrase's codes, each once; every row listed holds
+ * every phrase). The table's one column is the decoder's column 0.
+ */
+export function fts5FieldRows(store: Fts5Store, phrases: readonly (readonly string[])[], doclist: Fts5Scratch, scratch: Fts5PhraseScratch, allocate: (count: number) => Int32Array): Int32Array {
+  if (phrases.length === 1 && phrases[0]?.length === 1) return fts5Rows(store, new TextEncoder().encode(`0${phrases[0][0] as string}`), doclist, allocate);
+  const packed = fts5Phrases(store, phrases, doclist, scratch, (count) => new Int32Array(count));
+  const k = packed[0] as number;
+  const from = 1 + 2 * k;
+  const to = from + (packed[1 + k] as number);
+  let count = 0;
+  for (let i = from; i < to; i++) if (i === from || (packed[i] as number) >> 2 !== (packed[i - 1] as number) >> 2) count++;
+  const rows = allocate(count);
+  let n = 0;
+  for (let i = from; i < to; i++) if (i === from || (packed[i] as number) >> 2 !== (packed[i - 1] as number) >> 2) rows[n++] = (packed[i] as number) >> 2;
+  return rows;
+}
+
+/**
  * A word's live entries, without their positions: each segment's doclist copied after the
  * others into `spans.bytes`, its entries decoded as (rowid, start, end of its positions), and the
  * segments merged newest first as fts5-doclist.ts merges them (a rowid's entry is the newest
- * segment's; one without positions there is a deleted row).
+ * segment's; one without positions there, or held by that segment's tombstones, each segment's
+ * count of pages in `tombstones`, is a deleted row).
  */
-export function fts5WordSpans(store: Fts5Store, segments: number[], word: string, doclist: Fts5Scratch, spans: Fts5WordSpans): void {
+export function fts5WordSpans(store: Fts5Store, segments: number[], tombstones: number[], word: string, doclist: Fts5Scratch, spans: Fts5WordSpans): void {
   const key = new TextEncoder().encode(`0${word}`);
   const bounds: number[] = [];
   let used = 0;
@@ -701,6 +870,7 @@ export function fts5WordSpans(store: Fts5Store, segments: number[], word: string
     spans.bytes.set(doclist.bytes.subarray(0, length), base);
     const start = used;
     used = fts5SpanEntries(doclist, spans.bytes, base, length, used);
+    if ((tombstones[s / 3] ?? 0) > 0) fts5SpansBuried(store, segments[s] as number, tombstones[s / 3] as number, doclist.entries, start, used);
     base += length;
     if (used > start) bounds.push(start, used);
   }
@@ -771,6 +941,18 @@ export function fts5SpanEntries(doclist: Fts5Scratch, bytes: Uint8Array, base: n
   }
   if (next !== absolute.length) throw new Error('fts5: a page whose first rowid was not reached');
   return out;
+}
+
+/**
+ * Marks deleted (`-1` for the positions' start) the entries in `entries[from, to)` (rowid, start,
+ * end) that the segment's tombstones (`pages` of them) hold.
+ */
+export function fts5SpansBuried(store: Fts5Store, segid: number, pages: number, entries: Int32Array, from: number, to: number): void {
+  const loaded: (Uint8Array | undefined)[] = [];
+  for (let e = from; e < to; e += 3) {
+    if ((entries[e + 1] as number) < 0) continue;
+    if (fts5Buried(store, segid, pages, entries[e] as number, loaded)) entries[e + 1] = -1;
+  }
 }
 
 /**
