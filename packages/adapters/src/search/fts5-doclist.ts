@@ -19,8 +19,11 @@
  * whose size carries a delete flag, and whose varints are offsets + 2 in column 0 and, after a
  * 0x01 byte and a column number, in that column. A rowid in several segments is the newest
  * segment's: level 0 before level 1, and in a level the last segment listed first; an entry
- * without positions there marks the row deleted. Anything else (the V2 structure of
- * contentless-delete tables, a page missing) throws, and the caller reads the vocabulary instead.
+ * without positions there marks the row deleted. A contentless-delete table (`doc_field`) marks
+ * a deleted row in its segment's tombstone hash instead, listed in a V2 structure record: read
+ * by `fts5Rows` and `fts5Phrases` (its rows only), refused by the text columns' decoders.
+ * Anything else (a page missing) throws, and the caller reads the vocabulary or asks FTS5
+ * instead.
  *
  * These functions also run as source text on the reader threads (sqlite-reader.ts): they call
  * nothing but each other and the language's own, and define no named function inside.
