@@ -745,18 +745,7 @@ export function fts5Phrases(store: Fts5Store, phrases: readonly (readonly string
   // (rowid, positions' start and end), a longer one its own (rowid, title, text occurrences).
   const lists: { rows: Int32Array; count: number; word: number }[] = [];
   for (let p = 0; p < phrases.length; p++) {
-    const words = phrases[p] as readonly string[];
-    const indexes: number[] = [];
-    for (const word of words) {
-      let index = slot.get(word);
-      if (index === undefined) {
-        index = slot.size;
-        slot.set(word, index);
-        if (scratch.words.length <= index) scratch.words.push({ bytes: new Uint8Array(1 << 12), live: new Int32Array(1 << 12), count: 0 });
-        fts5WordSpans(store, segments, tombstones, word, doclist, scratch.words[index] as Fts5WordSpans);
-      }
-      indexes.push(index);
-    }
+    const indexes = fts5PhraseWords(store, segments, tombstones, phrases[p] as readonly string[], doclist, scratch, slot);
     if (indexes.length === 1) {
       const spans = scratch.words[indexes[0] as number] as Fts5WordSpans;
       lists.push({ rows: spans.live, count: spans.count, word: indexes[0] as number });
@@ -837,7 +826,20 @@ export function fts5Phrases(store: Fts5Store, phrases: readonly (readonly string
  * every phrase). The table's one column is the decoder's column 0.
  */
 export function fts5FieldRows(store: Fts5Store, phrases: readonly (readonly string[])[], doclist: Fts5Scratch, scratch: Fts5PhraseScratch, allocate: (count: number) => Int32Array): Int32Array {
-  if (phrases.length === 1 && phrases[0]?.length === 1) return fts5Rows(store, new TextEncoder().encode(`0${phrases[0][0] as string}`), doclist, allocate);
+  const only = phrases.length === 1 ? (phrases[0] as readonly string[]) : null;
+  if (only !== null && only.length === 1) return fts5Rows(store, new TextEncoder().encode(`0${only[0] as string}`), doclist, allocate);
+  if (only !== null) {
+    // One phrase: its documents as the phrase's walk lists them, without the codes an AND's scoring needs.
+    const tombstones: number[] = [];
+    const segments = fts5Segments(store, tombstones);
+    const indexes = fts5PhraseWords(store, segments, tombstones, only, doclist, scratch, new Map());
+    if (scratch.phrases.length === 0) scratch.phrases.push(new Int32Array(1 << 12));
+    const documents = fts5PhraseDocuments(scratch, indexes, 0);
+    const listed = scratch.phrases[0] as Int32Array;
+    const rows = allocate(documents);
+    for (let d = 0; d < documents; d++) rows[d] = listed[3 * d] as number;
+    return rows;
+  }
   const packed = fts5Phrases(store, phrases, doclist, scratch, (count) => new Int32Array(count));
   const k = packed[0] as number;
   const from = 1 + 2 * k;
@@ -848,6 +850,33 @@ export function fts5FieldRows(store: Fts5Store, phrases: readonly (readonly stri
   let n = 0;
   for (let i = from; i < to; i++) if (i === from || (packed[i] as number) >> 2 !== (packed[i - 1] as number) >> 2) rows[n++] = (packed[i] as number) >> 2;
   return rows;
+}
+
+/**
+ * The places in `scratch.words` of a phrase's words, each word's live entries read there once
+ * (`fts5WordSpans`) and found again through `slot` by the phrases after it.
+ */
+export function fts5PhraseWords(
+  store: Fts5Store,
+  segments: number[],
+  tombstones: number[],
+  words: readonly string[],
+  doclist: Fts5Scratch,
+  scratch: Fts5PhraseScratch,
+  slot: Map<string, number>,
+): number[] {
+  const indexes: number[] = [];
+  for (const word of words) {
+    let index = slot.get(word);
+    if (index === undefined) {
+      index = slot.size;
+      slot.set(word, index);
+      if (scratch.words.length <= index) scratch.words.push({ bytes: new Uint8Array(1 << 12), live: new Int32Array(1 << 12), count: 0 });
+      fts5WordSpans(store, segments, tombstones, word, doclist, scratch.words[index] as Fts5WordSpans);
+    }
+    indexes.push(index);
+  }
+  return indexes;
 }
 
 /**
@@ -1041,6 +1070,10 @@ export function fts5PhraseDocuments(scratch: Fts5PhraseScratch, indexes: number[
   const lists = indexes.map((index) => scratch.words[index] as Fts5WordSpans);
   const rows = lists.map((spans) => spans.live);
   const counts = lists.map((spans) => spans.count);
+  // Each later word's place in its positions, from one document to the next: made anew for
+  // each of the 300 000 documents holding both words of `"sea ice"` at a million, it was a
+  // good part of the walk.
+  const cursor = new Int32Array(k);
   for (;;) {
     const target = fts5NextCommon(rows, counts, at);
     if (target < 0) break;
@@ -1052,7 +1085,7 @@ export function fts5PhraseDocuments(scratch: Fts5PhraseScratch, indexes: number[
     }
     // Each place of the first word, where every later word stands as many places after it.
     const first = scratch.positions[0] as Int32Array;
-    const cursor = new Int32Array(k);
+    cursor.fill(0);
     let title = 0;
     let text = 0;
     for (let f = 0; f < (placed[0] as number); f++) {

@@ -53,6 +53,7 @@ import {
   fts5Rows,
   fts5SpansBuried,
   fts5FieldRows,
+  fts5PhraseWords,
   type Fts5Store,
 } from './fts5-doclist.ts';
 
@@ -178,6 +179,7 @@ ${fts5RowEntries}
 ${fts5Rows}
 ${fts5SpansBuried}
 ${fts5FieldRows}
+${fts5PhraseWords}
 // bag-distance.ts's.
 ${withinBagDistance}
 // range-values.ts's.
