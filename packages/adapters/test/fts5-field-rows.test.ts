@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { Sqlite as Database } from '../src/sql/sqlite-driver.ts';
 import { fts5PhraseScratch, fts5Phrases, fts5Rows, fts5Scratch, fts5Segments, type Fts5Store } from '../src/search/fts5-doclist.ts';
-import { createInlineReader, createThreadReader } from '../src/search/sqlite-reader.ts';
+import { createInlineReader, createThreadReader, fts5TableStore } from '../src/search/sqlite-reader.ts';
 import type { Db } from './fts5-corpus.ts';
 
 const WORDS = ['ice', 'sea', 'river', 'delta', 'z', ...Array.from({ length: 40 }, (_, i) => `w${i}`)];
@@ -46,19 +46,7 @@ function fieldCorpus(db: Db, documents: number, seed: number, setup: string[]) {
   })();
 }
 
-function fieldStore(db: Db): Fts5Store {
-  const data = db.prepare('SELECT block FROM doc_field_data WHERE id = ?').pluck();
-  const tombstone = db.prepare('SELECT block FROM doc_field_data WHERE id = ((? + 65536) << 37) | ?').pluck();
-  const idx = db.prepare('SELECT pgno FROM doc_field_idx WHERE segid = ? AND term <= ? ORDER BY term DESC LIMIT 1').pluck();
-  const leaves = db.prepare('SELECT pgno FROM doc_field_idx WHERE segid = ? AND term >= ? AND term < ? ORDER BY term').pluck();
-  const bytes = (key: Uint8Array) => Buffer.from(key.buffer, key.byteOffset, key.byteLength);
-  return {
-    block: (id) => data.get(id) as Uint8Array | undefined,
-    tombstone: (segid, page) => tombstone.get(segid, page) as Uint8Array | undefined,
-    seek: (segid, key) => idx.get(segid, bytes(key)) as number | undefined,
-    leaves: (segid, low, high) => leaves.all(segid, bytes(low), bytes(high)) as number[],
-  };
-}
+const fieldStore = (db: Db): Fts5Store => fts5TableStore(db, 'doc_field');
 
 const decoded = (db: Db, word: string) => Array.from(fts5Rows(fieldStore(db), new TextEncoder().encode(`0${word}`), fts5Scratch(), (n) => new Int32Array(n)));
 const matched = (db: Db, expression: string) => db.prepare('SELECT rowid FROM doc_field WHERE doc_field MATCH ? ORDER BY rowid').pluck().all(expression) as number[];

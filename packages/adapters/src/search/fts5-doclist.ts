@@ -89,9 +89,11 @@ export function fts5Occurrences(store: Fts5Store, term: string, scratch: Fts5Scr
 /**
  * The term's (`0` and its bytes) codes and silent rowids in each of the segments holding it,
  * decoded into `scratch.coded` and `scratch.silent`: for each such segment, newest first, six
- * numbers, the ends of its codes and of its silent rowids, then its first and last rowid.
+ * numbers, the ends of its codes and of its silent rowids, then its first and last rowid. With
+ * `tombstones` (each segment's count of tombstone pages, a contentless-delete table's), one code
+ * per live row instead, its tombstones read (see `fts5CodedEntries`).
  */
-export function fts5CodedParts(store: Fts5Store, segments: number[], key: Uint8Array, scratch: Fts5Scratch): number[] {
+export function fts5CodedParts(store: Fts5Store, segments: number[], key: Uint8Array, scratch: Fts5Scratch, tombstones: number[] | null = null): number[] {
   const parts: number[] = [];
   const range = [0, 0, 0, 0];
   for (let s = 0; s < segments.length; s += 3) {
@@ -99,7 +101,7 @@ export function fts5CodedParts(store: Fts5Store, segments: number[], key: Uint8A
     if (length < 0) continue;
     const codes = range[0] as number;
     const silent = range[1] as number;
-    fts5CodedEntries(scratch, length, range);
+    fts5CodedEntries(scratch, length, range, tombstones === null ? null : { store, segid: segments[s] as number, pages: tombstones[s / 3] as number });
     if ((range[0] as number) > codes || (range[1] as number) > silent) parts.push(codes, range[0] as number, silent, range[1] as number, range[2] as number, range[3] as number);
   }
   return parts;
@@ -111,11 +113,16 @@ export function fts5CodedParts(store: Fts5Store, segments: number[], key: Uint8A
  * from `range[1]`; sets `range` to their ends, then to the first and last rowid of the entries.
  * One pass: decoding entries, then the winning ones, then their codes cost a word in 548 446 of
  * a million documents three passes over its entries.
+ *
+ * With `buried` (a contentless-delete table's segment: its id and count of tombstone pages),
+ * an entry its tombstones hold gives none either, and each live entry gives one code,
+ * `rowid * 4 + 2`, its positions skipped (`fts5Rows`).
  */
-export function fts5CodedEntries(scratch: Fts5Scratch, length: number, range: number[]): void {
+export function fts5CodedEntries(scratch: Fts5Scratch, length: number, range: number[], buried: { store: Fts5Store; segid: number; pages: number } | null = null): void {
   const bytes = scratch.bytes;
   const absolute = scratch.absolute;
   const values = [0, 0];
+  const loaded: (Uint8Array | undefined)[] = [];
   let coded = scratch.coded;
   let silent = scratch.silent;
   let c = range[0] as number;
@@ -140,6 +147,8 @@ export function fts5CodedEntries(scratch: Fts5Scratch, length: number, range: nu
     } else rowid += value;
     // A page's first rowid is where an entry starts, or the pages were misread.
     if (next < absolute.length && (absolute[next] as number) < at) throw new Error('fts5: a page whose first rowid is inside an entry');
+    // Codes are rowids times four in 32 bits.
+    if (rowid >= 2 ** 29) throw new Error('fts5: a rowid too large for a code');
     let size = bytes[at] as number;
     if (size < 0x80) at++;
     else {
@@ -151,6 +160,10 @@ export function fts5CodedEntries(scratch: Fts5Scratch, length: number, range: nu
     let column = 0;
     let title = 0;
     let text = 0;
+    if (buried !== null) {
+      at = end;
+      if (size >= 2 && !(buried.pages > 0 && fts5Buried(buried.store, buried.segid, buried.pages, rowid, loaded))) title = 1;
+    }
     while (at < end) {
       const byte = bytes[at] as number;
       if (byte < 0x80) {
@@ -373,7 +386,7 @@ export function fts5Buried(store: Fts5Store, segid: number, pages: number, rowid
 /**
  * The rows of a contentless-delete table holding the term (`0` and its bytes) anywhere, in
  * rowid order: what `SELECT rowid FROM t WHERE t MATCH '"term"'` lists. Each segment's entries
- * are decoded without their positions (`fts5RowEntries`), a row's entry taken from the newest
+ * are decoded without their positions (`fts5CodedEntries`), a row's entry taken from the newest
  * segment holding it, and dropped when that segment's tombstones hold it. `allocate` gives the
  * array to fill. Handing a million rowids from SQL to JavaScript (joined in a text and parsed)
  * cost a reader thread about ten times the decoding.
@@ -381,87 +394,10 @@ export function fts5Buried(store: Fts5Store, segid: number, pages: number, rowid
 export function fts5Rows(store: Fts5Store, key: Uint8Array, scratch: Fts5Scratch, allocate: (count: number) => Int32Array): Int32Array {
   const tombstones: number[] = [];
   const segments = fts5Segments(store, tombstones);
-  const parts: number[] = [];
-  const range = [0, 0, 0, 0];
-  for (let s = 0; s < segments.length; s += 3) {
-    const length = fts5Doclist(store, segments[s] as number, segments[s + 1] as number, segments[s + 2] as number, key, scratch);
-    if (length < 0) continue;
-    const codes = range[0] as number;
-    const silent = range[1] as number;
-    fts5RowEntries(store, segments[s] as number, tombstones[s / 3] as number, scratch, length, range);
-    if ((range[0] as number) > codes || (range[1] as number) > silent) parts.push(codes, range[0] as number, silent, range[1] as number, range[2] as number, range[3] as number);
-  }
   // One code per row (`rowid * 4 + 2`), merged as a word's codes are; then the rowids.
-  const rows = fts5CodedMerged(scratch, parts, allocate);
+  const rows = fts5CodedMerged(scratch, fts5CodedParts(store, segments, key, scratch, tombstones), allocate);
   for (let i = 0; i < rows.length; i++) rows[i] = (rows[i] as number) >> 2;
   return rows;
-}
-
-/**
- * `fts5CodedEntries` for `fts5Rows`: one code (`rowid * 4 + 2`) per entry of a live row, the
- * positions skipped; the rowid of an entry without positions, or held by the segment's
- * tombstones (`pages` of them, read when first needed), set apart as silent.
- */
-export function fts5RowEntries(store: Fts5Store, segid: number, pages: number, scratch: Fts5Scratch, length: number, range: number[]): void {
-  const bytes = scratch.bytes;
-  const absolute = scratch.absolute;
-  const values = [0, 0];
-  const loaded: (Uint8Array | undefined)[] = [];
-  let coded = scratch.coded;
-  let silent = scratch.silent;
-  let c = range[0] as number;
-  let q = range[1] as number;
-  let next = 0;
-  let rowid = 0;
-  let at = 0;
-  while (at < length) {
-    const entryAt = at;
-    let value = bytes[at] as number;
-    if (value < 0x80) at++;
-    else {
-      at = fts5VarintAt(bytes, at, values);
-      value = values[0] as number;
-    }
-    if (entryAt === 0) {
-      rowid = value;
-      range[2] = rowid;
-    } else if (next < absolute.length && absolute[next] === entryAt) {
-      rowid = value;
-      next++;
-    } else rowid += value;
-    if (next < absolute.length && (absolute[next] as number) < at) throw new Error('fts5: a page whose first rowid is inside an entry');
-    // Codes are rowids times four in 32 bits.
-    if (rowid >= 2 ** 29) throw new Error('fts5: a rowid too large for a code');
-    let size = bytes[at] as number;
-    if (size < 0x80) at++;
-    else {
-      at = fts5VarintAt(bytes, at, values);
-      size = values[0] as number;
-    }
-    at += Math.floor(size / 2);
-    if (at > length) throw new Error('fts5: a position list past its doclist');
-    if (size < 2 || (pages > 0 && fts5Buried(store, segid, pages, rowid, loaded))) {
-      if (q >= silent.length) {
-        const grown = new Int32Array(silent.length * 2);
-        grown.set(silent);
-        silent = grown;
-        scratch.silent = grown;
-      }
-      silent[q++] = rowid;
-      continue;
-    }
-    if (c >= coded.length) {
-      const grown = new Int32Array(coded.length * 2);
-      grown.set(coded.subarray(0, c));
-      coded = grown;
-      scratch.coded = grown;
-    }
-    coded[c++] = rowid * 4 + 2;
-  }
-  if (next !== absolute.length) throw new Error('fts5: a page whose first rowid was not reached');
-  range[0] = c;
-  range[1] = q;
-  range[3] = rowid;
 }
 
 /** Reads the varint at `at` into `out[0]` and returns where the next one starts. */

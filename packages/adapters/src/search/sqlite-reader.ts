@@ -49,7 +49,6 @@ import {
   fts5WordLives,
   fts5Tombstoned,
   fts5Buried,
-  fts5RowEntries,
   fts5Rows,
   fts5SpansBuried,
   fts5FieldRows,
@@ -175,7 +174,6 @@ ${fts5NearestWords}
 ${fts5WordOfKey}
 ${fts5Tombstoned}
 ${fts5Buried}
-${fts5RowEntries}
 ${fts5Rows}
 ${fts5SpansBuried}
 ${fts5FieldRows}
@@ -439,23 +437,26 @@ export function createThreadReader(filename: string, threads = 2): SqliteReader 
   };
 }
 
+/** The segments of the FTS5 table `fts` read through a connection on this thread (the reader threads' source text has its own). */
+export function fts5TableStore(db: Database, fts: string): Fts5Store {
+  const data = db.prepare(`SELECT block FROM "${fts}_data" WHERE id = ?`).pluck();
+  const tombstone = db.prepare(`SELECT block FROM "${fts}_data" WHERE id = ((? + 65536) << 37) | ?`).pluck();
+  const idx = db.prepare(`SELECT pgno FROM "${fts}_idx" WHERE segid = ? AND term <= ? ORDER BY term DESC LIMIT 1`).pluck();
+  const leaves = db.prepare(`SELECT pgno FROM "${fts}_idx" WHERE segid = ? AND term >= ? AND term < ? ORDER BY term`).pluck();
+  const bytes = (key: Uint8Array) => Buffer.from(key.buffer, key.byteOffset, key.byteLength);
+  return {
+    block: (id) => data.get(id) as Uint8Array | undefined,
+    tombstone: (segid, page) => tombstone.get(segid, page) as Uint8Array | undefined,
+    seek: (segid, key) => idx.get(segid, bytes(key)) as number | undefined,
+    leaves: (segid, low, high) => leaves.all(segid, bytes(low), bytes(high)) as number[],
+  };
+}
+
 export function createInlineReader(db: Database): SqliteReader {
   db.function(ROW_SIZE_FUNCTION, { deterministic: true }, (sz) => documentLength(sz as Uint8Array));
   const scratch = fts5Scratch();
   const phraseScratch = fts5PhraseScratch();
-  const storeOf = (fts: string): Fts5Store => {
-    const data = db.prepare(`SELECT block FROM "${fts}_data" WHERE id = ?`).pluck();
-    const tombstone = db.prepare(`SELECT block FROM "${fts}_data" WHERE id = ((? + 65536) << 37) | ?`).pluck();
-    const idx = db.prepare(`SELECT pgno FROM "${fts}_idx" WHERE segid = ? AND term <= ? ORDER BY term DESC LIMIT 1`).pluck();
-    const leaves = db.prepare(`SELECT pgno FROM "${fts}_idx" WHERE segid = ? AND term >= ? AND term < ? ORDER BY term`).pluck();
-    const bytes = (key: Uint8Array) => Buffer.from(key.buffer, key.byteOffset, key.byteLength);
-    return {
-      block: (id) => data.get(id) as Uint8Array | undefined,
-      tombstone: (segid, page) => tombstone.get(segid, page) as Uint8Array | undefined,
-      seek: (segid, key) => idx.get(segid, bytes(key)) as number | undefined,
-      leaves: (segid, low, high) => leaves.all(segid, bytes(low), bytes(high)) as number[],
-    };
-  };
+  const storeOf = (fts: string): Fts5Store => fts5TableStore(db, fts);
   const occurrences = (fts: string, word: string, fallback: string): Int32Array => {
     const store = storeOf(fts);
     try {

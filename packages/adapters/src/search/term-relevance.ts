@@ -274,7 +274,9 @@ export function* phrasesRelevanceSteps(
 ): Steps<Relevance> {
   const [first] = phrases;
   if (first === undefined) return { rowids: new Int32Array(0), scoreOf: scratch.scores(0) };
-  if (phrases.length === 1) return yield* onePhraseSteps(first.codes, idfOf, lengths, avgdl, scratch);
+  // One phrase's codes are listed by document; were they not, the loop below scores them.
+  const one = phrases.length === 1 ? yield* onePhraseSteps(first.codes, idfOf, lengths, avgdl, scratch) : null;
+  if (one !== null) return one;
   const scoreOf = scratch.scores(lastDocument(first.codes) + 1);
   for (const { codes, documents } of phrases) {
     const idf = idfOf(documents);
