@@ -1,6 +1,7 @@
 /** An FTS5 table as the index keeps it, written the way that spreads a word over many segments, for the decoders' tests. */
 import { Sqlite as Database } from '../src/sql/sqlite-driver.ts';
 import type { Fts5Store } from '../src/search/fts5-doclist.ts';
+import { fts5TableStore } from '../src/search/sqlite-reader.ts';
 
 export type Db = InstanceType<typeof Database>;
 
@@ -44,14 +45,5 @@ export function corpus(db: Db, documents: number, seed: number, setup: string[],
   })();
 }
 
-export function store(db: Db): Fts5Store {
-  const data = db.prepare('SELECT block FROM doc_fts_data WHERE id = ?').pluck();
-  const idx = db.prepare('SELECT pgno FROM doc_fts_idx WHERE segid = ? AND term <= ? ORDER BY term DESC LIMIT 1').pluck();
-  const leaves = db.prepare('SELECT pgno FROM doc_fts_idx WHERE segid = ? AND term >= ? AND term < ? ORDER BY term').pluck();
-  return {
-    block: (id) => data.get(id) as Uint8Array | undefined,
-    seek: (segid, key) => idx.get(segid, Buffer.from(key.buffer, key.byteOffset, key.byteLength)) as number | undefined,
-    leaves: (segid, low, high) => leaves.all(segid, Buffer.from(low.buffer, low.byteOffset, low.byteLength), Buffer.from(high.buffer, high.byteOffset, high.byteLength)) as number[],
-  };
-}
-
+/** The table's segments, read as the index reads them on the calling thread. */
+export const store = (db: Db): Fts5Store => fts5TableStore(db, 'doc_fts');

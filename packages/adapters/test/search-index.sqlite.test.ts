@@ -365,7 +365,7 @@ describe('sqlite search index file', () => {
     again.close();
   }, 30_000);
 
-  it("orders a field word's, prefix's and fuzzy word's hits as FTS5's bm25 does the word's in the text, after updates and removals", async () => {
+  it("orders a field word's, prefix's, fuzzy word's, phrase's and words' hits as FTS5's bm25 does the same in the text, after updates and removals", async () => {
     const file = dbFile();
     const index = createSqliteSearchIndex(file);
     const words = ['river', 'rivers', 'rover', 'delta', 'sea'];
@@ -380,19 +380,24 @@ describe('sqlite search index file', () => {
     await index.remove(Array.from({ length: 8 }, (_, i) => `published:f${String(i * 9 + 2).padStart(3, '0')}`));
     const db = new Database(file, { readonly: true });
     // Only documents whose description (plain words and spaces here) holds a word like the field's.
+    // `described`: one pattern, or two the description must both meet, split by `|`.
     const bm25Order = (expression: string, described: string) =>
       db
         .prepare(
-          "SELECT d.id FROM doc_fts f JOIN doc d ON d.rowid = f.rowid JOIN doc_body b ON b.rowid = f.rowid WHERE doc_fts MATCH ? AND ' ' || (b.doc ->> '$.body.metadata.description') || ' ' LIKE ? ORDER BY bm25(doc_fts, 2.0, 1.0, 0.0), d.created DESC, d.id",
+          "SELECT d.id FROM doc_fts f JOIN doc d ON d.rowid = f.rowid JOIN doc_body b ON b.rowid = f.rowid WHERE doc_fts MATCH ? AND ' ' || (b.doc ->> '$.body.metadata.description') || ' ' LIKE ? AND ' ' || (b.doc ->> '$.body.metadata.description') || ' ' LIKE ? ORDER BY bm25(doc_fts, 2.0, 1.0, 0.0), d.created DESC, d.id",
         )
         .pluck()
-        .all(expression, described) as string[];
+        .all(expression, ...[described.split('|')[0], described.split('|')[1] ?? described.split('|')[0]]) as string[];
     const vocabulary = db.prepare("SELECT DISTINCT term FROM doc_vocab WHERE term >= 'r' AND term < 's' AND col IN ('title', 'text')").pluck().all() as string[];
     const request = (q: string): SearchRequest => ({ filter: { kinds: ['resource'], viewerId: null }, q, bbox: null, sort: 'bestmatch', page: 1, size: 200, aggregations: [] });
     for (const [q, expression, described] of [
       ['metadata.description:river', '{title text} : "river"', '% river %'],
       ['metadata.description:riv*', '{title text} : "riv" *', '% riv%'],
       ['metadata.description:rivr~', `{title text} : (${fuzzyExpansions('rivr', vocabulary).map((w) => `"${w}"`).join(' OR ')})`, '% river %'],
+      // A phrase, and words of one field each wanted, scored from their occurrences in the text.
+      ['metadata.description:"river delta"', '{title text} : "river delta"', '% river delta %'],
+      ['metadata.description:river-delta', '{title text} : ("river" AND "delta")', '% river %|% delta %'],
+      ['metadata.description:river AND metadata.description:sea', '{title text} : ("river" AND "sea")', '% river %|% sea %'],
     ] as const) {
       const expected = bm25Order(expression, described);
       expect(expected.length).toBeGreaterThan(20);

@@ -108,6 +108,14 @@ describe('bm25 of single-word phrases', () => {
     expect(Array.from(shuffled.scoreOf)).toEqual(Array.from(inOrder.scoreOf));
     // Title and text occurrences of one document count together: 2 and 9 score above 5.
     expect(shuffled.scoreOf[2]).toBeGreaterThan(shuffled.scoreOf[5] ?? 0);
+    // In order but for the last one: seen only once the others were scored as in order.
+    const lateCodes = [...Array.from({ length: 70_000 }, (_, i) => (i + 10) * 4 + 1), 5 * 4 + 2];
+    const longLengths = new Int32Array(70_010).fill(6);
+    const late = relevance([Int32Array.from(lateCodes)], idf, longLengths, 6);
+    const sorted = relevance([Int32Array.from(lateCodes).sort()], idf, longLengths, 6);
+    expect(Array.from(late.rowids)).toEqual(Array.from(sorted.rowids));
+    expect(Array.from(late.scoreOf)).toEqual(Array.from(sorted.scoreOf));
+    expect(late.rowids.length).toBe(70_001);
   });
 
   it("scores a document whose occurrences straddle a step's end as one read in one piece", () => {

@@ -148,6 +148,32 @@ export const fieldMatch = (node: QueryNode, ctx: FieldContext): string | null =>
 /** The whole query as one FTS5 expression over `doc_field`, or null (see `ftsBoolean`). */
 export const fieldExpression = (node: QueryNode, ctx: FieldContext): string | null => ftsBoolean(node, (leaf) => fieldMatch(leaf, ctx));
 
+/**
+ * The tokens of a query of field leaves that is an AND of phrases in `doc_field` (each phrase its
+ * tokens; a word is a phrase of one), which its segments can answer without FTS5's match
+ * (`fts5FieldRows`): words and phrases, each on a field that names one path (its own, with none
+ * below, or one below it and none of its own), under AND. Null for any other shape: prefixes,
+ * fuzzy words, OR, NOT, a field of several paths, a leaf of no words.
+ */
+export function fieldPhrases(node: QueryNode, ctx: FieldContext): string[][] | null {
+  if (node.type === 'and') {
+    const phrases: string[][] = [];
+    for (const child of node.children) {
+      const of = fieldPhrases(child, ctx);
+      if (of === null) return null;
+      phrases.push(...of);
+    }
+    return phrases.length === 0 ? null : phrases;
+  }
+  if (!isFieldLeaf(node) || (node.type === 'term' && node.match !== 'exact')) return null;
+  const paths = ctx.fields?.get(node.field);
+  const words = tokenize(node.value);
+  if (paths === undefined || words.length === 0) return null;
+  const id = paths.own !== null && paths.below.length === 0 ? paths.own : paths.own === null && paths.below.length === 1 ? (paths.below[0] as number) : null;
+  if (id === null) return null;
+  return node.type === 'phrase' ? [words.map((w) => fieldToken(id, w))] : words.map((w) => [fieldToken(id, w)]);
+}
+
 /** Rows a `doc_field` expression matches, as SQL over `doc`. */
 export const inFields = (expression: string) => ({ where: 'doc.rowid IN (SELECT rowid FROM doc_field WHERE doc_field MATCH ?)', params: [expression] });
 

@@ -19,8 +19,11 @@
  * whose size carries a delete flag, and whose varints are offsets + 2 in column 0 and, after a
  * 0x01 byte and a column number, in that column. A rowid in several segments is the newest
  * segment's: level 0 before level 1, and in a level the last segment listed first; an entry
- * without positions there marks the row deleted. Anything else (the V2 structure of
- * contentless-delete tables, a page missing) throws, and the caller reads the vocabulary instead.
+ * without positions there marks the row deleted. A contentless-delete table (`doc_field`) marks
+ * a deleted row in its segment's tombstone hash instead, listed in a V2 structure record: read
+ * by `fts5Rows` and `fts5Phrases` (its rows only), refused by the text columns' decoders.
+ * Anything else (a page missing) throws, and the caller reads the vocabulary or asks FTS5
+ * instead.
  *
  * These functions also run as source text on the reader threads (sqlite-reader.ts): they call
  * nothing but each other and the language's own, and define no named function inside.
@@ -30,6 +33,11 @@
 export interface Fts5Store {
   /** A `%_data` record by id. */
   block(id: number): Uint8Array | undefined;
+  /**
+   * A segment's tombstone page: `%_data`'s record `((segid + 2^16) << 37) + page`, an id past
+   * 2^53, which a JavaScript number cannot say exactly, so the caller's SQL computes it.
+   */
+  tombstone(segid: number, page: number): Uint8Array | undefined;
   /** `SELECT pgno FROM %_idx WHERE segid = ? AND term <= ? ORDER BY term DESC LIMIT 1`. */
   seek(segid: number, key: Uint8Array): number | undefined;
   /** `SELECT pgno FROM %_idx WHERE segid = ? AND term >= ? AND term < ? ORDER BY term`: the leaves whose first term lies between. */
@@ -81,9 +89,11 @@ export function fts5Occurrences(store: Fts5Store, term: string, scratch: Fts5Scr
 /**
  * The term's (`0` and its bytes) codes and silent rowids in each of the segments holding it,
  * decoded into `scratch.coded` and `scratch.silent`: for each such segment, newest first, six
- * numbers, the ends of its codes and of its silent rowids, then its first and last rowid.
+ * numbers, the ends of its codes and of its silent rowids, then its first and last rowid. With
+ * `tombstones` (each segment's count of tombstone pages, a contentless-delete table's), one code
+ * per live row instead, its tombstones read (see `fts5CodedEntries`).
  */
-export function fts5CodedParts(store: Fts5Store, segments: number[], key: Uint8Array, scratch: Fts5Scratch): number[] {
+export function fts5CodedParts(store: Fts5Store, segments: number[], key: Uint8Array, scratch: Fts5Scratch, tombstones: number[] | null = null): number[] {
   const parts: number[] = [];
   const range = [0, 0, 0, 0];
   for (let s = 0; s < segments.length; s += 3) {
@@ -91,7 +101,7 @@ export function fts5CodedParts(store: Fts5Store, segments: number[], key: Uint8A
     if (length < 0) continue;
     const codes = range[0] as number;
     const silent = range[1] as number;
-    fts5CodedEntries(scratch, length, range);
+    fts5CodedEntries(scratch, length, range, tombstones === null ? null : { store, segid: segments[s] as number, pages: tombstones[s / 3] as number });
     if ((range[0] as number) > codes || (range[1] as number) > silent) parts.push(codes, range[0] as number, silent, range[1] as number, range[2] as number, range[3] as number);
   }
   return parts;
@@ -103,11 +113,16 @@ export function fts5CodedParts(store: Fts5Store, segments: number[], key: Uint8A
  * from `range[1]`; sets `range` to their ends, then to the first and last rowid of the entries.
  * One pass: decoding entries, then the winning ones, then their codes cost a word in 548 446 of
  * a million documents three passes over its entries.
+ *
+ * With `buried` (a contentless-delete table's segment: its id and count of tombstone pages),
+ * an entry its tombstones hold gives none either, and each live entry gives one code,
+ * `rowid * 4 + 2`, its positions skipped (`fts5Rows`).
  */
-export function fts5CodedEntries(scratch: Fts5Scratch, length: number, range: number[]): void {
+export function fts5CodedEntries(scratch: Fts5Scratch, length: number, range: number[], buried: { store: Fts5Store; segid: number; pages: number } | null = null): void {
   const bytes = scratch.bytes;
   const absolute = scratch.absolute;
   const values = [0, 0];
+  const loaded: (Uint8Array | undefined)[] = [];
   let coded = scratch.coded;
   let silent = scratch.silent;
   let c = range[0] as number;
@@ -132,6 +147,8 @@ export function fts5CodedEntries(scratch: Fts5Scratch, length: number, range: nu
     } else rowid += value;
     // A page's first rowid is where an entry starts, or the pages were misread.
     if (next < absolute.length && (absolute[next] as number) < at) throw new Error('fts5: a page whose first rowid is inside an entry');
+    // Codes are rowids times four in 32 bits.
+    if (rowid >= 2 ** 29) throw new Error('fts5: a rowid too large for a code');
     let size = bytes[at] as number;
     if (size < 0x80) at++;
     else {
@@ -143,6 +160,10 @@ export function fts5CodedEntries(scratch: Fts5Scratch, length: number, range: nu
     let column = 0;
     let title = 0;
     let text = 0;
+    if (buried !== null) {
+      at = end;
+      if (size >= 2 && !(buried.pages > 0 && fts5Buried(buried.store, buried.segid, buried.pages, rowid, loaded))) title = 1;
+    }
     while (at < end) {
       const byte = bytes[at] as number;
       if (byte < 0x80) {
@@ -283,35 +304,100 @@ export function fts5CodedCluster(scratch: Fts5Scratch, parts: number[], cluster:
 /**
  * The segments holding pages, newest first (level 0 before level 1, in a level the last listed
  * first), as (segid, first page, last page) one after the other, from the structure record.
+ * `tombstones`, when given, receives each of those segments' count of tombstone pages, in the
+ * same order: a contentless-delete table (`doc_field`) writes a V2 structure record, whose
+ * segments carry them, and marks a deleted row there rather than by an entry without positions.
+ * Without it, a V2 record throws: the decoders of the text columns read no tombstones.
  */
-export function fts5Segments(store: Fts5Store): number[] {
+export function fts5Segments(store: Fts5Store, tombstones: number[] | null = null): number[] {
   const structure = store.block(10);
   if (structure === undefined) return [];
-  if (structure.length >= 8 && structure[4] === 0xff && structure[5] === 0 && structure[6] === 0 && structure[7] === 1) throw new Error('fts5: a V2 structure record');
+  const v2 = structure.length >= 8 && structure[4] === 0xff && structure[5] === 0 && structure[6] === 0 && structure[7] === 1;
+  if (v2 && tombstones === null) throw new Error('fts5: a V2 structure record');
   const values = [0, 0];
-  let at = fts5VarintAt(structure, 4, values);
+  let at = fts5VarintAt(structure, v2 ? 8 : 4, values);
   const levels = values[0] as number;
   at = fts5VarintAt(structure, at, values);
   at = fts5VarintAt(structure, at, values);
   const newestFirst: number[] = [];
+  // Per segment: segid, first page, last page, and in a V2 record its lower and upper origin,
+  // its tombstone pages, its tombstone entries and its entries.
+  const fields = v2 ? 8 : 3;
   for (let level = 0; level < levels; level++) {
     at = fts5VarintAt(structure, at, values);
     at = fts5VarintAt(structure, at, values);
     const count = values[0] as number;
     const segments: number[] = [];
     for (let i = 0; i < count; i++) {
-      for (let field = 0; field < 3; field++) {
+      for (let field = 0; field < fields; field++) {
         at = fts5VarintAt(structure, at, values);
         segments.push(values[0] as number);
       }
     }
     for (let i = count - 1; i >= 0; i--) {
       // A segment whose pages a merge has all taken has none left (page numbers 0).
-      if (segments[3 * i + 1] === 0) continue;
-      newestFirst.push(segments[3 * i] as number, segments[3 * i + 1] as number, segments[3 * i + 2] as number);
+      if (segments[fields * i + 1] === 0) continue;
+      newestFirst.push(segments[fields * i] as number, segments[fields * i + 1] as number, segments[fields * i + 2] as number);
+      if (tombstones !== null) tombstones.push(v2 ? (segments[fields * i + 5] as number) : 0);
     }
   }
   return newestFirst;
+}
+
+/**
+ * Whether the tombstone hash of a segment (`pages` pages, read by `page`) holds the rowid: the
+ * row's entry in that segment stands for a deleted row (fts5IndexTombstoneQuery in SQLite's
+ * fts5_index.c). The rowid's page is `rowid % pages`; on it, after an 8-byte header (key size 4
+ * or 8, a flag for rowid 0), slots of big-endian keys probed from `(rowid / pages) % slots` on
+ * until an empty one.
+ */
+export function fts5Tombstoned(page: Uint8Array, pages: number, rowid: number): boolean {
+  if (rowid === 0) return page[1] !== 0;
+  const size = page[0] === 4 ? 4 : 8;
+  const slots = page.length > 16 ? Math.floor((page.length - 8) / size) : 1;
+  let slot = Math.floor(rowid / pages) % slots;
+  for (let probes = 0; probes <= slots; probes++) {
+    const at = 8 + slot * size;
+    if (at + size > page.length) throw new Error('fts5: a tombstone slot past its page');
+    let key = 0;
+    for (let b = 0; b < size; b++) key = key * 256 + (page[at + b] as number);
+    if (key === 0) return false;
+    if (key === rowid) return true;
+    slot = (slot + 1) % slots;
+  }
+  return false;
+}
+
+/**
+ * Whether the segment's tombstones (`pages` of them) hold the rowid, its page read when first
+ * needed and kept in `loaded`.
+ */
+export function fts5Buried(store: Fts5Store, segid: number, pages: number, rowid: number, loaded: (Uint8Array | undefined)[]): boolean {
+  const p = rowid % pages;
+  let page = loaded[p];
+  if (page === undefined) {
+    page = store.tombstone(segid, p);
+    if (page === undefined || page.length < 8) throw new Error('fts5: a tombstone page missing');
+    loaded[p] = page;
+  }
+  return fts5Tombstoned(page, pages, rowid);
+}
+
+/**
+ * The rows of a contentless-delete table holding the term (`0` and its bytes) anywhere, in
+ * rowid order: what `SELECT rowid FROM t WHERE t MATCH '"term"'` lists. Each segment's entries
+ * are decoded without their positions (`fts5CodedEntries`), a row's entry taken from the newest
+ * segment holding it, and dropped when that segment's tombstones hold it. `allocate` gives the
+ * array to fill. Handing a million rowids from SQL to JavaScript (joined in a text and parsed)
+ * cost a reader thread about ten times the decoding.
+ */
+export function fts5Rows(store: Fts5Store, key: Uint8Array, scratch: Fts5Scratch, allocate: (count: number) => Int32Array): Int32Array {
+  const tombstones: number[] = [];
+  const segments = fts5Segments(store, tombstones);
+  // One code per row (`rowid * 4 + 2`), merged as a word's codes are; then the rowids.
+  const rows = fts5CodedMerged(scratch, fts5CodedParts(store, segments, key, scratch, tombstones), allocate);
+  for (let i = 0; i < rows.length; i++) rows[i] = (rows[i] as number) >> 2;
+  return rows;
 }
 
 /** Reads the varint at `at` into `out[0]` and returns where the next one starts. */
@@ -588,24 +674,14 @@ export function fts5PhraseScratch(): Fts5PhraseScratch {
  * outside the text columns (a path token), where the caller keeps FTS5's `bm25()`.
  */
 export function fts5Phrases(store: Fts5Store, phrases: readonly (readonly string[])[], doclist: Fts5Scratch, scratch: Fts5PhraseScratch, allocate: (count: number) => Int32Array): Int32Array {
-  const segments = fts5Segments(store);
+  const tombstones: number[] = [];
+  const segments = fts5Segments(store, tombstones);
   const slot = new Map<string, number>();
   // Each phrase's documents as triples from `rows`: a one-word phrase is its word's entries
   // (rowid, positions' start and end), a longer one its own (rowid, title, text occurrences).
   const lists: { rows: Int32Array; count: number; word: number }[] = [];
   for (let p = 0; p < phrases.length; p++) {
-    const words = phrases[p] as readonly string[];
-    const indexes: number[] = [];
-    for (const word of words) {
-      let index = slot.get(word);
-      if (index === undefined) {
-        index = slot.size;
-        slot.set(word, index);
-        if (scratch.words.length <= index) scratch.words.push({ bytes: new Uint8Array(1 << 12), live: new Int32Array(1 << 12), count: 0 });
-        fts5WordSpans(store, segments, word, doclist, scratch.words[index] as Fts5WordSpans);
-      }
-      indexes.push(index);
-    }
+    const indexes = fts5PhraseWords(store, segments, tombstones, phrases[p] as readonly string[], doclist, scratch, slot);
     if (indexes.length === 1) {
       const spans = scratch.words[indexes[0] as number] as Fts5WordSpans;
       lists.push({ rows: spans.live, count: spans.count, word: indexes[0] as number });
@@ -680,12 +756,73 @@ export function fts5Phrases(store: Fts5Store, phrases: readonly (readonly string
 }
 
 /**
+ * The rows of a contentless-delete table matching an AND of phrases (each its words, as the
+ * table's tokenizer wrote them), in rowid order: one word's from `fts5Rows`, any other AND's
+ * from `fts5Phrases` (the rows of its first phrase's codes, each once; every row listed holds
+ * every phrase). The table's one column is the decoder's column 0.
+ */
+export function fts5FieldRows(store: Fts5Store, phrases: readonly (readonly string[])[], doclist: Fts5Scratch, scratch: Fts5PhraseScratch, allocate: (count: number) => Int32Array): Int32Array {
+  const only = phrases.length === 1 ? (phrases[0] as readonly string[]) : null;
+  if (only !== null && only.length === 1) return fts5Rows(store, new TextEncoder().encode(`0${only[0] as string}`), doclist, allocate);
+  if (only !== null) {
+    // One phrase: its documents as the phrase's walk lists them, without the codes an AND's scoring needs.
+    const tombstones: number[] = [];
+    const segments = fts5Segments(store, tombstones);
+    const indexes = fts5PhraseWords(store, segments, tombstones, only, doclist, scratch, new Map());
+    if (scratch.phrases.length === 0) scratch.phrases.push(new Int32Array(1 << 12));
+    const documents = fts5PhraseDocuments(scratch, indexes, 0);
+    const listed = scratch.phrases[0] as Int32Array;
+    const rows = allocate(documents);
+    for (let d = 0; d < documents; d++) rows[d] = listed[3 * d] as number;
+    return rows;
+  }
+  const packed = fts5Phrases(store, phrases, doclist, scratch, (count) => new Int32Array(count));
+  const k = packed[0] as number;
+  const from = 1 + 2 * k;
+  const to = from + (packed[1 + k] as number);
+  let count = 0;
+  for (let i = from; i < to; i++) if (i === from || (packed[i] as number) >> 2 !== (packed[i - 1] as number) >> 2) count++;
+  const rows = allocate(count);
+  let n = 0;
+  for (let i = from; i < to; i++) if (i === from || (packed[i] as number) >> 2 !== (packed[i - 1] as number) >> 2) rows[n++] = (packed[i] as number) >> 2;
+  return rows;
+}
+
+/**
+ * The places in `scratch.words` of a phrase's words, each word's live entries read there once
+ * (`fts5WordSpans`) and found again through `slot` by the phrases after it.
+ */
+export function fts5PhraseWords(
+  store: Fts5Store,
+  segments: number[],
+  tombstones: number[],
+  words: readonly string[],
+  doclist: Fts5Scratch,
+  scratch: Fts5PhraseScratch,
+  slot: Map<string, number>,
+): number[] {
+  const indexes: number[] = [];
+  for (const word of words) {
+    let index = slot.get(word);
+    if (index === undefined) {
+      index = slot.size;
+      slot.set(word, index);
+      if (scratch.words.length <= index) scratch.words.push({ bytes: new Uint8Array(1 << 12), live: new Int32Array(1 << 12), count: 0 });
+      fts5WordSpans(store, segments, tombstones, word, doclist, scratch.words[index] as Fts5WordSpans);
+    }
+    indexes.push(index);
+  }
+  return indexes;
+}
+
+/**
  * A word's live entries, without their positions: each segment's doclist copied after the
  * others into `spans.bytes`, its entries decoded as (rowid, start, end of its positions), and the
  * segments merged newest first as fts5-doclist.ts merges them (a rowid's entry is the newest
- * segment's; one without positions there is a deleted row).
+ * segment's; one without positions there, or held by that segment's tombstones, each segment's
+ * count of pages in `tombstones`, is a deleted row).
  */
-export function fts5WordSpans(store: Fts5Store, segments: number[], word: string, doclist: Fts5Scratch, spans: Fts5WordSpans): void {
+export function fts5WordSpans(store: Fts5Store, segments: number[], tombstones: number[], word: string, doclist: Fts5Scratch, spans: Fts5WordSpans): void {
   const key = new TextEncoder().encode(`0${word}`);
   const bounds: number[] = [];
   let used = 0;
@@ -701,6 +838,7 @@ export function fts5WordSpans(store: Fts5Store, segments: number[], word: string
     spans.bytes.set(doclist.bytes.subarray(0, length), base);
     const start = used;
     used = fts5SpanEntries(doclist, spans.bytes, base, length, used);
+    if ((tombstones[s / 3] ?? 0) > 0) fts5SpansBuried(store, segments[s] as number, tombstones[s / 3] as number, doclist.entries, start, used);
     base += length;
     if (used > start) bounds.push(start, used);
   }
@@ -771,6 +909,18 @@ export function fts5SpanEntries(doclist: Fts5Scratch, bytes: Uint8Array, base: n
   }
   if (next !== absolute.length) throw new Error('fts5: a page whose first rowid was not reached');
   return out;
+}
+
+/**
+ * Marks deleted (`-1` for the positions' start) the entries in `entries[from, to)` (rowid, start,
+ * end) that the segment's tombstones (`pages` of them) hold.
+ */
+export function fts5SpansBuried(store: Fts5Store, segid: number, pages: number, entries: Int32Array, from: number, to: number): void {
+  const loaded: (Uint8Array | undefined)[] = [];
+  for (let e = from; e < to; e += 3) {
+    if ((entries[e + 1] as number) < 0) continue;
+    if (fts5Buried(store, segid, pages, entries[e] as number, loaded)) entries[e + 1] = -1;
+  }
 }
 
 /**
@@ -856,6 +1006,10 @@ export function fts5PhraseDocuments(scratch: Fts5PhraseScratch, indexes: number[
   const lists = indexes.map((index) => scratch.words[index] as Fts5WordSpans);
   const rows = lists.map((spans) => spans.live);
   const counts = lists.map((spans) => spans.count);
+  // Each later word's place in its positions, from one document to the next: made anew for
+  // each of the 300 000 documents holding both words of `"sea ice"` at a million, it was a
+  // good part of the walk.
+  const cursor = new Int32Array(k);
   for (;;) {
     const target = fts5NextCommon(rows, counts, at);
     if (target < 0) break;
@@ -867,7 +1021,7 @@ export function fts5PhraseDocuments(scratch: Fts5PhraseScratch, indexes: number[
     }
     // Each place of the first word, where every later word stands as many places after it.
     const first = scratch.positions[0] as Int32Array;
-    const cursor = new Int32Array(k);
+    cursor.fill(0);
     let title = 0;
     let text = 0;
     for (let f = 0; f < (placed[0] as number); f++) {

@@ -47,6 +47,12 @@ import {
   fts5NearestWords,
   fts5WordOfKey,
   fts5WordLives,
+  fts5Tombstoned,
+  fts5Buried,
+  fts5Rows,
+  fts5SpansBuried,
+  fts5FieldRows,
+  fts5PhraseWords,
   type Fts5Store,
 } from './fts5-doclist.ts';
 
@@ -76,6 +82,12 @@ export interface SqliteReader {
    */
   phrases(fts: string, phrases: readonly (readonly string[])[]): Promise<Int32Array>;
   /**
+   * The rows of the contentless-delete table `fts` (`doc_field`) matching an AND of phrases, in
+   * rowid order, decoded from its segments and tombstones (`fts5FieldRows`); rejects when they
+   * cannot be.
+   */
+  fieldRows(fts: string, phrases: readonly (readonly string[])[]): Promise<Int32Array>;
+  /**
    * The `most` words of `fts`'s vocabulary in `[from, to)` nearest `word` in order, of those at
    * least `shortest` bytes and at most `longest` characters long, read from its segments'
    * leaves (`fts5NearestWords`): how many (`read`), and those that may lie within `distance`
@@ -104,7 +116,7 @@ export interface NearestWords {
 
 interface Request {
   id: number;
-  kind: 'rowids' | 'rows' | 'pairs' | 'ranges' | 'occurrences' | 'phrases' | 'words' | 'recycle' | 'close';
+  kind: 'rowids' | 'rows' | 'pairs' | 'ranges' | 'occurrences' | 'phrases' | 'fieldRows' | 'words' | 'recycle' | 'close';
   sql: string;
   params: readonly Param[];
 }
@@ -160,6 +172,12 @@ ${fts5LeafTerms}
 ${fts5WordLives}
 ${fts5NearestWords}
 ${fts5WordOfKey}
+${fts5Tombstoned}
+${fts5Buried}
+${fts5Rows}
+${fts5SpansBuried}
+${fts5FieldRows}
+${fts5PhraseWords}
 // bag-distance.ts's.
 ${withinBagDistance}
 // range-values.ts's.
@@ -216,10 +234,11 @@ function storeOf(fts) {
   let store = stores.get(fts);
   if (store === undefined) {
     const data = db.prepare('SELECT block FROM "' + fts + '_data" WHERE id = ?').pluck();
+    const tombstone = db.prepare('SELECT block FROM "' + fts + '_data" WHERE id = ((? + 65536) << 37) | ?').pluck();
     const idx = db.prepare('SELECT pgno FROM "' + fts + '_idx" WHERE segid = ? AND term <= ? ORDER BY term DESC LIMIT 1').pluck();
     const leaves = db.prepare('SELECT pgno FROM "' + fts + '_idx" WHERE segid = ? AND term >= ? AND term < ? ORDER BY term').pluck();
     const bytes = (key) => Buffer.from(key.buffer, key.byteOffset, key.byteLength);
-    store = { block: (id) => data.get(id), seek: (segid, key) => idx.get(segid, bytes(key)), leaves: (segid, low, high) => leaves.all(segid, bytes(low), bytes(high)) };
+    store = { block: (id) => data.get(id), tombstone: (segid, page) => tombstone.get(segid, page), seek: (segid, key) => idx.get(segid, bytes(key)), leaves: (segid, low, high) => leaves.all(segid, bytes(low), bytes(high)) };
     stores.set(fts, store);
   }
   return store;
@@ -250,6 +269,17 @@ function phrases(fts, json) {
   }
   return read(JSON.parse(json));
 }
+const fieldReads = new Map();
+/** A contentless-delete table's rows matching an AND of phrases (as JSON), in one read transaction; throws if they cannot be decoded. */
+function fieldRows(fts, json) {
+  let read = fieldReads.get(fts);
+  if (read === undefined) {
+    const store = storeOf(fts);
+    read = db.transaction((list) => fts5FieldRows(store, list, doclistScratch, phraseScratch, (count) => (count === 0 ? new Int32Array(0) : int32s(count))));
+    fieldReads.set(fts, read);
+  }
+  return read(JSON.parse(json));
+}
 const wordReads = new Map();
 /** How many nearest words of a slice (as JSON) the table's leaves give, and those near the word, in one read transaction, joined by spaces; throws if they cannot be read. */
 function nearestWords(fts, json) {
@@ -275,8 +305,15 @@ parentPort.on('message', ({ id, kind, sql, params, buffer }) => {
   }
   if (openError !== null) return parentPort.postMessage({ id, error: openError });
   try {
-    if (kind === 'rowids' || kind === 'occurrences' || kind === 'phrases') {
-      const out = kind === 'rowids' ? parseRowids(statement(kind, sql).get(...params)) : kind === 'phrases' ? phrases(params[0], params[1]) : occurrences(params[0], params[1], sql);
+    if (kind === 'rowids' || kind === 'occurrences' || kind === 'phrases' || kind === 'fieldRows') {
+      const out =
+        kind === 'rowids'
+          ? parseRowids(statement(kind, sql).get(...params))
+          : kind === 'phrases'
+            ? phrases(params[0], params[1])
+            : kind === 'fieldRows'
+              ? fieldRows(params[0], params[1])
+              : occurrences(params[0], params[1], sql);
       return parentPort.postMessage({ id, result: out }, out.length === 0 ? [] : [out.buffer]);
     }
     if (kind === 'pairs') {
@@ -375,6 +412,7 @@ export function createThreadReader(filename: string, threads = 2): SqliteReader 
     ranges: (sql, params) => ask('ranges', sql, params) as Promise<RangeColumns>,
     occurrences: (fts, word, fallback) => ask('occurrences', fallback, [fts, word]) as Promise<Int32Array>,
     phrases: (fts, phrases) => ask('phrases', '', [fts, JSON.stringify(phrases)]) as Promise<Int32Array>,
+    fieldRows: (fts, phrases) => ask('fieldRows', '', [fts, JSON.stringify(phrases)]) as Promise<Int32Array>,
     nearestWords: async (fts, slice) => {
       const [read, ...near] = ((await ask('words', '', [fts, JSON.stringify(slice)])) as string).split(' ');
       return { read: Number(read), near };
@@ -399,21 +437,26 @@ export function createThreadReader(filename: string, threads = 2): SqliteReader 
   };
 }
 
+/** The segments of the FTS5 table `fts` read through a connection on this thread (the reader threads' source text has its own). */
+export function fts5TableStore(db: Database, fts: string): Fts5Store {
+  const data = db.prepare(`SELECT block FROM "${fts}_data" WHERE id = ?`).pluck();
+  const tombstone = db.prepare(`SELECT block FROM "${fts}_data" WHERE id = ((? + 65536) << 37) | ?`).pluck();
+  const idx = db.prepare(`SELECT pgno FROM "${fts}_idx" WHERE segid = ? AND term <= ? ORDER BY term DESC LIMIT 1`).pluck();
+  const leaves = db.prepare(`SELECT pgno FROM "${fts}_idx" WHERE segid = ? AND term >= ? AND term < ? ORDER BY term`).pluck();
+  const bytes = (key: Uint8Array) => Buffer.from(key.buffer, key.byteOffset, key.byteLength);
+  return {
+    block: (id) => data.get(id) as Uint8Array | undefined,
+    tombstone: (segid, page) => tombstone.get(segid, page) as Uint8Array | undefined,
+    seek: (segid, key) => idx.get(segid, bytes(key)) as number | undefined,
+    leaves: (segid, low, high) => leaves.all(segid, bytes(low), bytes(high)) as number[],
+  };
+}
+
 export function createInlineReader(db: Database): SqliteReader {
   db.function(ROW_SIZE_FUNCTION, { deterministic: true }, (sz) => documentLength(sz as Uint8Array));
   const scratch = fts5Scratch();
   const phraseScratch = fts5PhraseScratch();
-  const storeOf = (fts: string): Fts5Store => {
-    const data = db.prepare(`SELECT block FROM "${fts}_data" WHERE id = ?`).pluck();
-    const idx = db.prepare(`SELECT pgno FROM "${fts}_idx" WHERE segid = ? AND term <= ? ORDER BY term DESC LIMIT 1`).pluck();
-    const leaves = db.prepare(`SELECT pgno FROM "${fts}_idx" WHERE segid = ? AND term >= ? AND term < ? ORDER BY term`).pluck();
-    const bytes = (key: Uint8Array) => Buffer.from(key.buffer, key.byteOffset, key.byteLength);
-    return {
-      block: (id) => data.get(id) as Uint8Array | undefined,
-      seek: (segid, key) => idx.get(segid, bytes(key)) as number | undefined,
-      leaves: (segid, low, high) => leaves.all(segid, bytes(low), bytes(high)) as number[],
-    };
-  };
+  const storeOf = (fts: string): Fts5Store => fts5TableStore(db, fts);
   const occurrences = (fts: string, word: string, fallback: string): Int32Array => {
     const store = storeOf(fts);
     try {
@@ -434,6 +477,10 @@ export function createInlineReader(db: Database): SqliteReader {
     ranges: async (sql, params) => rangeColumns(db.prepare(sql).raw().iterate(...params) as Iterable<unknown[]>),
     occurrences: async (fts, word, fallback) => occurrences(fts, word, fallback),
     phrases: async (fts, list) => phrases(fts, list),
+    fieldRows: async (fts, list) => {
+      const store = storeOf(fts);
+      return db.transaction(() => fts5FieldRows(store, list, scratch, phraseScratch, (count) => new Int32Array(count)))();
+    },
     nearestWords: async (fts, s) => {
       const store = storeOf(fts);
       const nearest = db.transaction(() => fts5NearestWords(store, s.from, s.to, s.word, s.shortest, s.longest, s.most, scratch))();
