@@ -23,6 +23,8 @@ import { sql } from 'kysely';
 import type { SearchDocument, SearchIndex, SearchRequest } from '@krs/domain';
 import { createMiniSearchIndex, createPgDb, type DbHandle, createPostgresSearchIndex, createPostgresSearchSchema, createSqliteSearchIndex } from '../src/index.ts';
 import { startPostgres } from '../test/embedded-postgres-server.ts';
+import Database from 'better-sqlite3';
+import { LAYOUT as SQLITE_LAYOUT } from '../src/search/sqlite-search-index.ts';
 import { generateDocs } from './search-corpus.ts';
 
 const base: SearchRequest = {
@@ -303,6 +305,7 @@ async function main(n: number, engines: string[]) {
   const dir = mkdtempSync(join(tmpdir(), 'krs-search-bench-'));
   console.log(`search benchmark: ${n} published records, Node ${process.version}`);
   const keptSqlite = process.env['KRS_BENCH_SQLITE_DIR'];
+  if (keptSqlite !== undefined) dropOlderLayout(join(keptSqlite, `search-${n}.sqlite`));
   for (const engine of engines) {
     // A kept index is queried without the documents: a million of them held in this process's
     // heap (2.8 GiB) made the queries pay for its garbage collections.
@@ -353,6 +356,17 @@ async function main(n: number, engines: string[]) {
     }
   }
   rmSync(dir, { recursive: true, force: true });
+}
+
+/** A kept index written by an older layout is removed, to be built again: the engine refuses to open it. */
+function dropOlderLayout(file: string): void {
+  if (!existsSync(file)) return;
+  const db = new Database(file, { readonly: true });
+  const layout = db.pragma('user_version', { simple: true });
+  db.close();
+  if (layout === SQLITE_LAYOUT) return;
+  console.log(`kept index ${file} has layout ${String(layout)}, not ${SQLITE_LAYOUT}: built again`);
+  for (const suffix of ['', '-wal', '-shm']) rmSync(`${file}${suffix}`, { force: true });
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {

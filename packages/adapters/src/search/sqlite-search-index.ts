@@ -63,7 +63,7 @@ import { hasRange, intersectRows, queryRows } from './query-rows.ts';
  * Bumped when the file's tables change; a file of another layout is refused, and the caller
  * starts it afresh (the index is a projection of the database).
  */
-const LAYOUT = 5;
+export const LAYOUT = 5;
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS doc (
