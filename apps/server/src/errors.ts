@@ -62,6 +62,27 @@ function outOfSpace(err: unknown, depth = 0): boolean {
   return (typeof code === 'string' && OUT_OF_SPACE_CODES.has(code)) || outOfSpace(cause, depth + 1);
 }
 
+const STORE_UNAVAILABLE_MESSAGE = 'The server cannot reach its database or file storage right now. Try again later.';
+
+/**
+ * Codes for a store that did not answer: Node's network errors (PostgreSQL or S3 stopped,
+ * restarting, unreachable), and PostgreSQL's connection exceptions (class 08), shutdowns (57P01-03)
+ * and `too_many_connections` (53300).
+ */
+const UNREACHABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN', 'EPIPE', '57P01', '57P02', '57P03', '53300']);
+/** node-postgres says these without a code when a connection dies under a query or cannot be had in time. */
+const PG_CONNECTION_LOST = /^(Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error)/;
+
+/** Whether `err`, or an error it wraps, says the database or the object store did not answer (S3: a 5xx of its own). */
+function storeUnavailable(err: unknown, depth = 0): boolean {
+  if (typeof err !== 'object' || err === null || depth > 4) return false;
+  const { code, message, cause, $metadata } = err as { code?: unknown; message?: unknown; cause?: unknown; $metadata?: { httpStatusCode?: unknown } };
+  if (typeof code === 'string' && (UNREACHABLE_CODES.has(code) || code.startsWith('08'))) return true;
+  if (typeof message === 'string' && PG_CONNECTION_LOST.test(message)) return true;
+  if (typeof $metadata?.httpStatusCode === 'number' && $metadata.httpStatusCode >= 500) return true;
+  return storeUnavailable(cause, depth + 1);
+}
+
 /**
  * `revision.mismatch` from a `conflict` is a concurrent writer winning between our read and our
  * write. A client that sent `If-Match` asked for exactly that check, so it gets 412; a client that
@@ -97,6 +118,9 @@ export function toHttpError(err: unknown, request: ErrorContext = { hasIfMatch: 
   // The operator's to fix, not the client's: the write was rolled back (a blob's temp file is
   // removed), and the same request passes once there is room again.
   if (outOfSpace(err)) return { status: 507, body: { status: 507, message: OUT_OF_SPACE_MESSAGE }, headers: {} };
+  // The operator's too: PostgreSQL or S3 went away. The node needs no restart; the same request
+  // passes once the store answers again (/readyz says which one is failing meanwhile).
+  if (storeUnavailable(err)) return { status: 503, body: { status: 503, message: STORE_UNAVAILABLE_MESSAGE }, headers: { 'Retry-After': '5' } };
   // Logged with its stack by the request log, as a JSON line with the request id.
   return { status: 500, body: { status: 500, message: INTERNAL_ERROR_MESSAGE }, headers: {} };
 }
