@@ -3,7 +3,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { krsOutcome, serverDir } from './real-server.ts';
+import { spawn } from 'node:child_process';
+import { compiledEnv, krsArgs, krsOutcome, outcome, serverDir } from './real-server.ts';
 
 const fixtures = resolve(serverDir, '../../packages/domain/test/fixtures/vocabularies');
 const dataDir = mkdtempSync(join(tmpdir(), 'krs-cli-'));
@@ -71,5 +72,16 @@ describe('krs command line', { timeout: 180_000 }, () => {
     expect(wrong.stdout).toBe('');
     expect(JSON.parse((await krs('vocabularies', 'list', 'licenses', '--json')).stdout)).toEqual([]);
     expect((await krs('vocabularies', 'import', 'licenses', 'no/such/file.csv')).stderr).toContain('no such file: no/such/file.csv');
+  });
+
+  it('ends quietly with its own status when its reader stops reading (krs vocabularies list ... | head -1)', async () => {
+    await krs('vocabularies', 'import', 'target_audiences', join(fixtures, 'custom/target_audience.yaml'));
+    const [command, argv] = krsArgs('vocabularies', 'list', 'target_audiences');
+    const child = spawn(command, argv, { cwd: serverDir, env: compiledEnv({ ...process.env, KRS_DATA_DIR: dataDir, INIT_CWD: serverDir }) });
+    // The reader is gone before the command has written a line: every write it makes fails.
+    child.stdout.destroy();
+    const run = await outcome(child);
+    expect(run.stderr).not.toContain('EPIPE');
+    expect(run.code).toBe(0);
   });
 });
