@@ -59,6 +59,14 @@ describe('toHttpError', () => {
     expect(toHttpError(full('EACCES')).status).toBe(500);
   });
 
+  it("answers 507 when the object store says it is full or over its quota, not 503 for its 5xx", () => {
+    const s3 = (name: string, httpStatusCode: number) => Object.assign(new Error(name), { name, $metadata: { httpStatusCode } });
+    for (const err of [s3('XMinioStorageFull', 507), s3('QuotaExceeded', 403), s3('InsufficientStorage', 507), s3('SomethingElse', 507)]) {
+      expect(toHttpError(err).status).toBe(507);
+    }
+    expect(toHttpError(s3('AccessDenied', 403)).status).toBe(500);
+  });
+
   it('answers 503 with Retry-After when PostgreSQL or S3 does not answer, wrapped or not; other failures stay 500', () => {
     const coded = (code: string, message = 'failed') => Object.assign(new Error(message), { code });
     const unavailable = [

@@ -54,12 +54,16 @@ const OUT_OF_SPACE_MESSAGE = 'The server has no room left to store this; nothing
 
 /** Codes for a full disk or quota: Node's file system, SQLite, PostgreSQL (`disk_full`). */
 const OUT_OF_SPACE_CODES = new Set(['ENOSPC', 'EDQUOT', 'SQLITE_FULL', '53100']);
+/** An S3-compatible store's own words for it (the AWS SDK names its error after the code): MinIO's full drives, Ceph's and others' quotas. */
+const S3_OUT_OF_SPACE = new Set(['XMinioStorageFull', 'QuotaExceeded', 'InsufficientStorage']);
 
 /** Whether `err`, or an error it wraps, says the disk or quota is full. */
 function outOfSpace(err: unknown, depth = 0): boolean {
   if (typeof err !== 'object' || err === null || depth > 4) return false;
-  const { code, cause } = err as { code?: unknown; cause?: unknown };
-  return (typeof code === 'string' && OUT_OF_SPACE_CODES.has(code)) || outOfSpace(cause, depth + 1);
+  const { code, name, cause, $metadata } = err as { code?: unknown; name?: unknown; cause?: unknown; $metadata?: { httpStatusCode?: unknown } };
+  if (typeof code === 'string' && OUT_OF_SPACE_CODES.has(code)) return true;
+  if ((typeof name === 'string' && S3_OUT_OF_SPACE.has(name)) || $metadata?.httpStatusCode === 507) return true;
+  return outOfSpace(cause, depth + 1);
 }
 
 const STORE_UNAVAILABLE_MESSAGE = 'The server cannot reach its database or file storage right now. Try again later.';
