@@ -78,6 +78,7 @@ describe('toHttpError', () => {
       coded('53300', 'sorry, too many clients already'),
       new Error('Connection terminated unexpectedly'),
       new Error('timeout exceeded when trying to connect'),
+      new Error('Connection terminated due to connection timeout'),
       Object.assign(new Error('Service Unavailable'), { name: 'ServiceUnavailable', $metadata: { httpStatusCode: 503 } }),
       new Error('query failed', { cause: coded('ECONNREFUSED') }),
     ];
