@@ -169,6 +169,11 @@ export function createPgDb(url: string, options: Pick<DbOptions, 'onQuery'> & { 
   });
   // An idle connection the server dropped must not take the process down with it.
   pool.on('error', () => {});
+  // Nor one dropped while lent out (PostgreSQL restarted, failed over, stopped under load): its
+  // client emits 'error', which pg-pool hears only while the client is idle, and unheard it was
+  // an uncaught exception that ended the node. The work on it fails by itself (a 503), and the
+  // pool drops the client when it comes back.
+  pool.on('connect', (client) => client.on('error', () => {}));
   const onQuery = options.onQuery;
   const db = new Kysely<Database>({
     dialect: new PostgresDialect({ pool }),
