@@ -39,6 +39,36 @@ export const HOSTILE_QUERIES: [name: string, q: string][] = [
   ['special characters', '"(['.repeat(300)],
 ];
 
+/** The costly ones of HOSTILE_QUERIES: each costs the engine tens of milliseconds to seconds at 100k records. */
+const COSTLY = new Set(['32 fuzzy terms', '26 one-letter prefixes', '_exists_ on all', 'ranges', 'NOT a common word', 'field query (evaluator)']);
+
+/**
+ * A crowd of costly searches: `connections` at once, each sending them one after another until
+ * `stopAt` (performance.now()). Answers by status.
+ */
+export async function searchCrowd(base: string, connections: number, stopAt: number): Promise<Record<string, number>> {
+  const costly = HOSTILE_QUERIES.filter(([name]) => COSTLY.has(name));
+  const statuses: Record<string, number> = {};
+  const one = async (k: number) => {
+    for (let i = k; performance.now() < stopAt; i++) {
+      const [, q] = costly[i % costly.length] as [string, string];
+      let status = 0;
+      try {
+        const res = await fetch(searchUrl(base, q));
+        status = res.status;
+        await res.arrayBuffer();
+      } catch {
+        // No answer: counted as 0.
+      }
+      statuses[status] = (statuses[status] ?? 0) + 1;
+      // A refusal (429) says to wait a second; the crowd keeps its connections busy at once instead.
+      if (status === 0) await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  };
+  await Promise.all(Array.from({ length: connections }, (_, k) => one(k)));
+  return statuses;
+}
+
 /** The largest draft body the limits accept (docs/limits.md): stored, so its whole cost is paid. */
 export const largestLegalBody = (): string => JSON.stringify({ metadata: largestLegalMetadata(), files: { enabled: false } });
 

@@ -10,6 +10,9 @@
  * installed: a Node client in this process would share its event loop with the hostile client,
  * whose sending and reading delay the GETs' timing as much as the server does. Without wrk they
  * come from that Node client (`load.ts`), and the heading says so.
+ * Then a crowd: 64 connections of costly searches from the bench's address, and a search from
+ * another address (127.0.0.2) beside them, against the same search alone (searches take turns
+ * between addresses: src/search-gate.ts).
  * Per phase: the server's event-loop delay (p99 and max, measured inside the server by
  * `loop-delay.ts`), the cheap GETs' p99, the hostile calls' answers, and the server's peak RSS
  * over its RSS before the phase. Targets: max loop delay < 50 ms, cheap GET p99 at most twice
@@ -20,6 +23,7 @@ import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { request } from 'node:http';
 import { createInterface } from 'node:readline';
 import { pathToFileURL } from 'node:url';
 import { load } from './load.ts';
@@ -28,7 +32,7 @@ import { seedPublished } from './seed.ts';
 import { serverDir, start, statusKiB, stop, tsx } from './server-process.ts';
 import type { PartResult, SummaryRow } from './summary-table.ts';
 import { runQueueWaitMs } from './cpu.ts';
-import { HOSTILE_QUERIES, hostileClient, largestLegalBody, oversizedBody, searchUrl, type HostileCall, type HostileClientConfig } from './hostile-client.ts';
+import { HOSTILE_QUERIES, hostileClient, largestLegalBody, oversizedBody, searchCrowd, searchUrl, type HostileCall, type HostileClientConfig } from './hostile-client.ts';
 import { hasWrk, placement, pinToServerCores, wrk } from './wrk.ts';
 
 /** What each phase reports of the cheap GETs, from either generator. */
@@ -69,6 +73,56 @@ async function clientProcess(config: HostileClientConfig): Promise<{ go: () => P
     },
   };
 }
+
+/** Connections of the crowd of costly searches, all from the bench's address. */
+const CROWD_CONNECTIONS = 64;
+/** Where the searcher beside the crowd sends from: another client address than everything else (127.0.0.1). */
+const OTHER_ADDRESS = '127.0.0.2';
+
+/** One anonymous search for `q` from `localAddress`, its answer's status and time (ms). */
+function searchFrom(base: string, q: string, localAddress: string): Promise<{ status: number; ms: number }> {
+  return new Promise((ok, fail) => {
+    const t = performance.now();
+    const req = request(searchUrl(base, q), { localAddress }, (res) => {
+      res.resume();
+      res.on('end', () => ok({ status: res.statusCode ?? 0, ms: performance.now() - t }));
+    });
+    req.on('error', fail);
+    req.end();
+  });
+}
+
+/** Times of `q=flood` from another address: alone, then beside a crowd of costly searches from the bench's own. */
+async function searchBesideCrowd(base: string, seconds: number): Promise<Crowd> {
+  const alone: number[] = [];
+  for (let i = 0; i < 10; i++) alone.push((await searchFrom(base, 'flood', OTHER_ADDRESS)).ms);
+  const stopAt = performance.now() + seconds * 1000;
+  const crowd = searchCrowd(base, CROWD_CONNECTIONS, stopAt);
+  // The crowd's searches fill the engine first.
+  await new Promise((resolve) => setTimeout(resolve, 2000));
+  const beside: number[] = [];
+  const statuses: Record<string, number> = {};
+  while (beside.length < 3 || (beside.length < 20 && performance.now() < stopAt)) {
+    const { status, ms } = await searchFrom(base, 'flood', OTHER_ADDRESS);
+    statuses[status] = (statuses[status] ?? 0) + 1;
+    beside.push(ms);
+  }
+  return { alone, beside, statuses, crowd: await crowd };
+}
+
+interface Crowd {
+  /** Each search's time, ms. */
+  alone: number[];
+  beside: number[];
+  /** The searcher's answers beside the crowd, and the crowd's own, by status. */
+  statuses: Record<string, number>;
+  crowd: Record<string, number>;
+}
+
+const percentile = (values: number[], p: number) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? Number.NaN;
+};
 
 const LOOP_MAX_TARGET_MS = 50;
 /** The cheap GETs' p99 beside the hostile calls, against their p99 when quiet. */
@@ -210,6 +264,8 @@ export async function hostileBench(records: number, engine = 'sqlite', seconds =
         for (let i = 0; i < 3; i++) await (await fetch(searchUrl(base, q))).arrayBuffer();
         alone.push([name, (await loopFigures(pid, loopFile)).max, (performance.now() - t) / 3]);
       }
+      // The crowd: many connections of costly searches from one address, and a search from another beside them.
+      const crowd = await searchBesideCrowd(base, seconds);
       const quiet = phases[0]?.get.p99 ?? Number.NaN;
       const lines = [
         `hostile mix: ${stack === null ? engine : 'PostgreSQL + S3 (one node)'}, ${records} published records (stored${stack === null ? '' : ' and indexed'} in ${seedSeconds.toFixed(0)} s), ${seconds} s per phase; cheap GET = GET /api/records/{id} on 2 connections from ${native ? 'wrk' : 'a Node client in the bench process (wrk is not installed; Debian: apt-get install wrk)'}; placement ${APART ? 'apart: the server on the servers\' cores, the hostile client at nice 19 beside the generator' : 'shared: the server and the hostile client on any core, the generator on its own'} (BENCH_HOSTILE_PLACEMENT)`,
@@ -230,7 +286,23 @@ export async function hostileBench(records: number, engine = 'sqlite', seconds =
       }
       lines.push('', 'each hostile query alone (3 calls): longest event-loop block, mean answer time');
       for (const [name, max, mean] of alone) lines.push(`  ${name.padEnd(34)} loop max ${max.toFixed(1).padStart(7)} ms  answer ${mean.toFixed(0).padStart(5)} ms`);
-      return { text: lines.join('\n'), rows: phaseRows(phases, engine) };
+      const statusText = (statuses: Record<string, number>) => Object.entries(statuses).map(([status, n]) => `${n}x ${status}`).join(', ');
+      lines.push(
+        '',
+        `a search (q=flood) from another address, alone and beside ${CROWD_CONNECTIONS} connections of costly searches from one address (KRS_SEARCHES_PER_CLIENT ${process.env['KRS_SEARCHES_PER_CLIENT'] ?? 'unset: 4'}):`,
+        `  alone          p50 ${percentile(crowd.alone, 50).toFixed(1)} ms  max ${Math.max(...crowd.alone).toFixed(1)} ms (${crowd.alone.length} searches)`,
+        `  beside crowd   p50 ${percentile(crowd.beside, 50).toFixed(1)} ms  p95 ${percentile(crowd.beside, 95).toFixed(1)} ms  max ${Math.max(...crowd.beside).toFixed(1)} ms (${crowd.beside.length} searches: ${statusText(crowd.statuses)}); the crowd's answers: ${statusText(crowd.crowd)}`,
+      );
+      const crowdRow: SummaryRow = {
+        part: `hostile, ${engine}`,
+        scenario: `another address's search beside ${CROWD_CONNECTIONS} connections of costly searches: p95`,
+        krs: `${percentile(crowd.beside, 95).toFixed(1)} ms`,
+        plain: `${percentile(crowd.alone, 95).toFixed(1)} ms alone`,
+        ratio: `${(percentile(crowd.beside, 95) / percentile(crowd.alone, 95)).toFixed(1)}x`,
+        target: '-',
+        met: null,
+      };
+      return { text: lines.join('\n'), rows: [...phaseRows(phases, engine), crowdRow] };
     } finally {
       await stop(server.child);
     }

@@ -9,6 +9,7 @@ import { authenticate } from './auth.ts';
 import { optionsAndCors } from './cross-origin.ts';
 import { errorResponse, methodNotAllowedResponse, notFoundResponse } from './errors.ts';
 import { createBodyBudget, type BodyBudget } from './body-budget.ts';
+import { searchTurns, type SearchGate } from './search-gate.ts';
 import { jsonBodyWithin } from './json-body.ts';
 import { answerScopes } from './answer-memory.ts';
 import { createLinks } from './links.ts';
@@ -31,6 +32,9 @@ import { oaiRoutes, type OaiOptions } from './routes/oai.ts';
 import { crawlerRoutes, type CrawlerOptions } from './routes/crawlers.ts';
 import { notFoundPage, pageRoutes, wantsHtml } from './pages/routes.tsx';
 
+/** The routes that search the index: listings, the combined search, the search page. */
+const SEARCH_PATHS = ['/api/records', '/api/packages', '/api/search', '/api/user/records', '/api/user/packages', '/search'];
+
 /** The record GETs that also answer the export formats. */
 const RECORD_GET = /^\/api\/(records|packages)\/[^/]+$/;
 
@@ -46,6 +50,8 @@ export interface AppConfig {
   downloadBufferBytes?(length: number): number;
   /** A download whose client takes nothing for this long is dropped; default 60 s. */
   downloadIdleTimeoutMs?: number;
+  /** The turns searches take between client addresses (search-gate.ts); without it, none. */
+  searchGate?: SearchGate;
   /** Request log, metrics and probe settings; without them probes still answer. */
   ops?: OpsOptions;
   oai?: OaiOptions;
@@ -70,6 +76,7 @@ export function createApp(core: Core, config: AppConfig) {
   const budget = config.bodyBudget ?? createBodyBudget({ total: null, perClient: null });
   const readJson = jsonBodyWithin(budget);
   app.use(answerScopes(budget));
+  if (config.searchGate) app.on('GET', SEARCH_PATHS, searchTurns(config.searchGate));
   app.use('/api/*', async (c, next) => {
     // File content streams raw bytes both ways; every other body is JSON, and an Accept we
     // cannot serve is refused before any work is done.

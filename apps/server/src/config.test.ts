@@ -17,6 +17,7 @@ describe('readConfig', () => {
       maxConnectionsPerClient: 1000,
       maxBodyMemory: 96 * 1024 ** 2,
       maxBodyMemoryPerClient: 48 * 1024 ** 2,
+      searchesPerClient: 4,
       searchEngine: 'sqlite',
       oaiHost: 'localhost',
       logLevel: 'info',
@@ -40,6 +41,7 @@ describe('readConfig', () => {
       KRS_MAX_CONNECTIONS: '4000',
       KRS_MAX_BODY_MEMORY: '512',
       KRS_MAX_BODY_MEMORY_PER_CLIENT: '64',
+      KRS_SEARCHES_PER_CLIENT: '2',
       KRS_SEARCH_ENGINE: 'minisearch',
       KRS_LOG_LEVEL: 'warn',
       KRS_METRICS_TOKEN: 's3cret',
@@ -57,6 +59,7 @@ describe('readConfig', () => {
       maxConnections: 4000,
       maxBodyMemory: 512 * 1024 ** 2,
       maxBodyMemoryPerClient: 64 * 1024 ** 2,
+      searchesPerClient: 2,
       searchEngine: 'minisearch',
       oaiHost: 'krs.example.org',
       logLevel: 'warn',
@@ -103,9 +106,10 @@ describe('readConfig', () => {
     expect(() => readConfig({ KRS_MAX_CONNECTIONS: '-1' })).toThrow(/KRS_MAX_CONNECTIONS must be a whole number/);
   });
 
-  it('turns a connection or body memory bound off with 0, as behind a proxy where every client has its address', () => {
+  it('turns a connection, body memory or searches bound off with 0, as behind a proxy where every client has its address', () => {
     expect(readConfig({ KRS_MAX_CONNECTIONS_PER_CLIENT: '0', KRS_MAX_CONNECTIONS: '0' })).toMatchObject({ maxConnectionsPerClient: null, maxConnections: null });
     expect(readConfig({ KRS_MAX_BODY_MEMORY_PER_CLIENT: '0', KRS_MAX_BODY_MEMORY: '0' })).toMatchObject({ maxBodyMemoryPerClient: null, maxBodyMemory: null });
+    expect(readConfig({ KRS_SEARCHES_PER_CLIENT: '0' }).searchesPerClient).toBeNull();
   });
 
   it('keeps files in the data dir unless KRS_STORAGE names an S3 bucket and optional prefix', () => {

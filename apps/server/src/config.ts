@@ -25,6 +25,8 @@ export interface ServerConfig {
   maxBodyMemory: number | null;
   /** `KRS_MAX_BODY_MEMORY_PER_CLIENT` (MiB): what one address's bodies may hold at once (429 past it); null, no bound. */
   maxBodyMemoryPerClient: number | null;
+  /** `KRS_SEARCHES_PER_CLIENT`: searches one address runs at once, the others waiting their turn (search-gate.ts); null, no bound. */
+  searchesPerClient: number | null;
   searchEngine: SearchEngine;
   /** The base URL's host name without the port, as OAI-PMH identifiers require (`oai:<host>:<id>`). */
   oaiHost: string;
@@ -70,6 +72,8 @@ function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min: nu
 const DEFAULT_BODY_MEMORY_MIB = 96;
 /** One JSON body at the limit and some small ones: one address cannot keep every other's writes out. */
 const DEFAULT_BODY_MEMORY_PER_CLIENT_MIB = 48;
+/** Two a reader thread of the SQLite engine, which runs two: one address keeps both busy, and no more. */
+const DEFAULT_SEARCHES_PER_CLIENT = 4;
 
 /** 0 turns the bound off. */
 const mebibytes = (mib: number): number | null => (mib === 0 ? null : mib * 1024 * 1024);
@@ -161,6 +165,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): ServerConfig {
     ...(env['KRS_MAX_CONNECTIONS'] ? { maxConnections: integer(env, 'KRS_MAX_CONNECTIONS', 0, 0) || null } : {}),
     maxBodyMemory: mebibytes(integer(env, 'KRS_MAX_BODY_MEMORY', DEFAULT_BODY_MEMORY_MIB, 0)),
     maxBodyMemoryPerClient: mebibytes(integer(env, 'KRS_MAX_BODY_MEMORY_PER_CLIENT', DEFAULT_BODY_MEMORY_PER_CLIENT_MIB, 0)),
+    searchesPerClient: integer(env, 'KRS_SEARCHES_PER_CLIENT', DEFAULT_SEARCHES_PER_CLIENT, 0) || null,
     searchEngine: searchEngine(env['KRS_SEARCH_ENGINE']),
     oaiHost: parsed.hostname,
     ...doiPrefix(env['KRS_DOI_PREFIX']),

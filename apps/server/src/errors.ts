@@ -8,6 +8,8 @@ import { HTTPException } from 'hono/http-exception';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { isDomainError, type ErrorKind, type FieldIssue } from '@krs/domain';
 import { BodyBudgetExceeded } from './body-budget.ts';
+import { CONTENT_CODING_CODE } from './content-coding.ts';
+import { SearchesWaiting } from './search-gate.ts';
 
 /** Work the server does one at a time is under way for another request: the client waits and asks again. */
 export class Busy extends Error {
@@ -103,7 +105,7 @@ export function toHttpError(err: unknown, request: ErrorContext = { hasIfMatch: 
   if (isDomainError(err)) {
     const status = statusOf(err.kind, err.code, request);
     // RFC 9110: a 401 must say which scheme would be accepted.
-    const headers: Record<string, string> = status === 401 ? { 'WWW-Authenticate': 'Bearer' } : {};
+    const headers: Record<string, string> = status === 401 ? { 'WWW-Authenticate': 'Bearer' } : err.code === CONTENT_CODING_CODE ? { 'Accept-Encoding': 'identity' } : {};
     const body: ErrorBody = { status, message: err.message };
     if (err.details && err.details.length > 0) body.errors = err.details;
     return { status, body, headers };
@@ -113,6 +115,7 @@ export function toHttpError(err: unknown, request: ErrorContext = { hasIfMatch: 
     const status = err.reason === 'per_client' ? 429 : 503;
     return { status, body: { status, message: err.message }, headers: { 'Retry-After': '1' } };
   }
+  if (err instanceof SearchesWaiting) return { status: 429, body: { status: 429, message: err.message }, headers: { 'Retry-After': '1' } };
   if (err instanceof Busy) return { status: 503, body: { status: 503, message: err.message }, headers: { 'Retry-After': String(err.retryAfterSeconds) } };
   // Hono's own middleware (validator, body limit) throws these; keep their status, in our body shape.
   if (err instanceof HTTPException && err.status >= 400 && err.status < 500) {

@@ -8,6 +8,7 @@ import type { Readable } from 'node:stream';
 import type { Context, MiddlewareHandler, Next } from 'hono';
 import { DomainError, largeValueSlices, METADATA_LIMITS, nextIteration, parseJsonInTurns } from '@krs/domain';
 import type { BodyBudget, BodyHold } from './body-budget.ts';
+import { requireIdentityCoding } from './content-coding.ts';
 import { JsonShapeScanner, type ShapeProblem } from './json-shape.ts';
 import { incomingOf, remoteAddressOf } from './routes/request.ts';
 
@@ -72,6 +73,7 @@ async function readJsonBody(c: Context, next: Next, hold: BodyHold | null): Prom
   if (method !== 'POST' && method !== 'PUT' && method !== 'PATCH' && method !== 'DELETE') return next();
   if (read.has(c.req)) return next();
   read.add(c.req);
+  requireIdentityCoding(c.req.header('content-encoding'));
   const length = c.req.header('content-length');
   if (length !== undefined && Number(length) > MAX_JSON_BYTES) throw tooLarge();
   // A declared length is taken whole before a byte is read, so a body the budget cannot hold is

@@ -1,9 +1,10 @@
 /**
- * A listing hit's JSON text, kept per revision: a hit's text is made of its version (or draft)
- * and its parent alone (serializeRecord reads nothing else, and no clock), and every write to
- * either bumps a revision, so text kept under both revisions is the text serializeRecord would
- * give again. Listings still read every hit's rows afresh; what is kept is only the work of
- * turning them into text. Bounded by size, least recently used out.
+ * A listing hit's JSON text, kept per revision: a hit's text is made of its version (or draft),
+ * its parent and whether the reader sees e-mail addresses alone (serializeRecord reads nothing
+ * else, and no clock), and every write to either bumps a revision, so text kept under both
+ * revisions and the same reading is the text serializeRecord would give again. Listings still
+ * read every hit's rows afresh; what is kept is only the work of turning them into text. Bounded
+ * by size, least recently used out.
  */
 import type { RecordView } from '@krs/domain';
 import type { Links } from './links.ts';
@@ -15,7 +16,8 @@ export function keptHitTexts(links: Links, maxChars: number) {
   const texts = sizeBoundedCache<string>(maxChars, (text) => text.length, maxChars / 16);
   return (view: RecordView, ui: boolean): string => {
     const { record, parent } = view;
-    const key = `${record.kind}:${record.state}:${record.id}:${record.revisionId}.${parent.id}:${parent.revisionId}:${ui ? 'ui' : ''}`;
+    // A draft's text differs by reader: with e-mail addresses for its editors, without for a preview.
+    const key = `${record.kind}:${record.state}:${record.id}:${record.revisionId}.${parent.id}:${parent.revisionId}:${ui ? 'ui' : ''}:${view.emailsShown ? 'emails' : ''}`;
     return texts.through(key, () => JSON.stringify(serializeRecord(view, links, ui)));
   };
 }

@@ -117,6 +117,13 @@ export function createLinks(baseUrl: string) {
   return { record, file, files, accessLink, page, pageLinks, contextResources, landing: html, export: exportLink, iiif, oai, sitemap, vocabularyEntry };
 }
 
+/**
+ * A link a page opened with an access-link token hands on: the reader follows it with the same
+ * rights (the versions, the latest version, the package's resources and context), or it answers 401.
+ */
+export const withLinkToken = (href: string, token: string | undefined): string =>
+  token === undefined ? href : `${href}${href.includes('?') ? '&' : '?'}token=${enc(token)}`;
+
 export interface PageLinks {
   self: string;
   prev?: string;

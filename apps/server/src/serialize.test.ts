@@ -71,6 +71,7 @@ const view = (record: DraftRecord | PublishedRecord, over: Partial<RecordView> =
   parent: parent({ kind: record.kind }),
   versions: { index: record.versionIndex, isLatest: record.state === 'published', isLatestDraft: true },
   issues: [],
+  emailsShown: record.state === 'draft',
   ...over,
 });
 

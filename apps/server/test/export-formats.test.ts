@@ -148,7 +148,10 @@ describe('export formats', () => {
     const csl = (await call('GET', `/records/${id}/export/csl`)).json;
     expect(csl).toMatchObject({ id, type: 'dataset', title: full.title, publisher: 'Polar Data Centre', issued: { 'date-parts': [[2024, 6, 1]] } });
     expect(csl.author).toEqual([{ family: 'Obi', given: 'Ada' }, { literal: 'European Space Agency' }]);
-    const bib = parseBibtex((await call('GET', `/records/${id}/export/bibtex`)).text);
+    const bibtex = (await call('GET', `/records/${id}/export/bibtex`)).text;
+    // BibTeX's month macro, as reference managers and biber read it (not `{jun 1}`).
+    expect(bibtex).toMatch(/^\s*month = jun,$/m);
+    const bib = parseBibtex(bibtex);
     expect(bib.errors).toEqual([]);
     expect(bib.entries).toHaveLength(1);
     expect(bib.entries[0]?.fields).toMatchObject({

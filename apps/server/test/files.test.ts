@@ -1,3 +1,4 @@
+import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { createBodyBudget } from '../src/body-budget.ts';
 import { makeApp, metadata } from './make-app.ts';
@@ -26,6 +27,21 @@ describe('files over HTTP', () => {
     const list = await call('GET', `/api/records/${id}/draft/files`, { token: alice });
     expect(list.json.entries).toHaveLength(1);
     expect(list.json.links.self).toBe(`http://krs.test/api/records/${id}/draft/files`);
+  });
+
+  it('refuses an upload under a content coding with 415, keeping the entry pending and empty', async () => {
+    const { call, alice, id } = await draftWithFile();
+    await call('POST', `/api/records/${id}/draft/files`, { token: alice, json: [{ key: 'data.csv' }] });
+    const gzipped = await call('PUT', `/api/records/${id}/draft/files/data.csv/content`, {
+      token: alice,
+      body: gzipSync('a,b\n1,2\n'),
+      headers: { 'content-type': 'application/octet-stream', 'content-encoding': 'gzip' },
+    });
+    expect(gzipped.status).toBe(415);
+    expect(gzipped.headers.get('accept-encoding')).toBe('identity');
+    const entry = await call('GET', `/api/records/${id}/draft/files/data.csv`, { token: alice });
+    expect(entry.json.status).toBe('pending');
+    expect(entry.json.size).toBeUndefined();
   });
 
   it('serves downloads with the spec headers, ranges and conditional requests', async () => {

@@ -33,7 +33,7 @@ export async function makeApp(
   const conforms = conformance((await (await app.request('/api/openapi.json')).json()) as OpenApiDocument);
   const alice = (await core.users.createToken('alice@example.org')).token;
   const bob = (await core.users.createToken('bob@example.org')).token;
-  type Init = { token?: string; json?: unknown; body?: string; headers?: Record<string, string> };
+  type Init = { token?: string; json?: unknown; body?: string | Uint8Array; headers?: Record<string, string> };
   const call = async (method: string, path: string, init: Init = {}) => {
     const headers: Record<string, string> = { ...(init.headers ?? {}) };
     if (init.token) headers['authorization'] = `Bearer ${init.token}`;

@@ -40,6 +40,23 @@ describe('packages over HTTP', () => {
     expect(published.json.pids).toMatchObject({ doi: { identifier: `10.5072/${pkg.id}` }, oai: { provider: 'oai' } });
   });
 
+  it("lists a package's draft resources to its reviewer without people's e-mail addresses, though its owner listed them with them first", async () => {
+    const { call, alice } = await makeApp();
+    const pkg = (await call('POST', '/api/packages', { token: alice, json: { metadata: pkgMetadata, files: { enabled: false } } })).json;
+    const creators = [{ person_or_org: { type: 'personal', given_name: 'Ada', family_name: 'Obi', email: 'ada.obi@example.org' } }];
+    const resource = (await call('POST', '/api/records', { token: alice, json: { metadata: { ...metadata, creators }, files: { enabled: false } } })).json.id;
+    await call('POST', `/api/packages/${pkg.id}/context/actions/associate`, { token: alice, json: { records: [{ id: resource }] } });
+    await call('POST', `/api/packages/${pkg.id}/draft/resources`, { token: alice, json: { resources: [{ id: resource }] } });
+    const path = `/api/packages/${pkg.id}/draft/resources`;
+    const own = await call('GET', path, { token: alice });
+    expect(own.text).toContain('ada.obi@example.org');
+    const link = await call('POST', `/api/packages/${pkg.id}/access/links`, { token: alice, json: { permission: 'preview' } });
+    const reviewed = await call('GET', `${path}?token=${encodeURIComponent(link.json.token)}`);
+    expect(reviewed.json.hits.hits.map((h: { id: string }) => h.id)).toEqual([resource]);
+    expect(reviewed.text).not.toContain('ada.obi@example.org');
+    expect((await call('GET', `${pkg.links.context_resources.replace('http://krs.test', '')}?token=${encodeURIComponent(link.json.token)}`)).text).not.toContain('ada.obi@example.org');
+  });
+
   it("lets anonymous readers of a public package follow its context links, showing them only what they may read", async () => {
     const { call, alice } = await makeApp();
     const pkg = (await call('POST', '/api/packages', { token: alice, json: { metadata: pkgMetadata, files: { enabled: false } } })).json;

@@ -221,6 +221,37 @@ describe('pages behind the *_html links', () => {
     expect((await page(`/packages/no-such-id/context`, alice)).status).toBe(404);
   });
 
+  it("lets a browser opened on a restricted package's link follow every link of its pages, its resources and context included", async () => {
+    const { page, call, alice } = await setUp();
+    const closed = { record: 'restricted', files: 'restricted' };
+    const pkg = await call('POST', '/api/packages', { token: alice, json: { metadata: { ...metadata, title: 'Closed package' }, files: { enabled: false }, access: closed } });
+    const resource = await call('POST', '/api/records', { token: alice, json: { metadata: { ...metadata, title: 'Closed resource' }, files: { enabled: false }, access: closed } });
+    await call('POST', `/api/packages/${pkg.json.id}/context/actions/associate`, { token: alice, json: { records: [{ id: resource.json.id }] } });
+    await call('POST', `/api/packages/${pkg.json.id}/draft/resources`, { token: alice, json: { resources: [{ id: resource.json.id }] } });
+    expect((await call('POST', `/api/packages/${pkg.json.id}/draft/actions/publish`, { token: alice })).status).toBe(202);
+    const v2 = await call('POST', `/api/packages/${pkg.json.id}/versions`, { token: alice });
+    await call('PUT', `/api/packages/${v2.json.id}/draft`, { token: alice, json: { metadata: { ...metadata, title: 'Closed package, again' }, files: { enabled: false }, access: closed } });
+    expect((await call('POST', `/api/packages/${v2.json.id}/draft/actions/publish`, { token: alice })).status).toBe(202);
+    const link = await call('POST', `/api/packages/${pkg.json.id}/access/links`, { token: alice, json: { permission: 'view' } });
+    const token = encodeURIComponent(link.json.token);
+    const hrefs = (text: string) => [...text.matchAll(/<a href="(http:\/\/krs\.test[^"]*)"/g)].map((m) => (m[1] as string).replaceAll('&amp;', '&'));
+    // The first version's page: a newer version exists, its resource, its context, its versions.
+    const landing = await page(`/packages/${pkg.json.id}?token=${token}`);
+    expect(landing.status).toBe(200);
+    const followed = hrefs(landing.text);
+    expect(followed).toContain(`http://krs.test/records/${resource.json.id}?token=${token}`);
+    expect(followed).toContain(`http://krs.test/packages/${pkg.json.id}/context?token=${token}`);
+    const context = await page(`/packages/${pkg.json.id}/context?token=${token}`);
+    expect(context.text).toContain('Closed resource');
+    for (const href of [...followed, ...hrefs(context.text)]) {
+      const res = await page(new URL(href).pathname + new URL(href).search);
+      expect([200, 302], href).toContain(res.status);
+    }
+    // Without the link, the same pages stay closed.
+    expect((await page(`/packages/${pkg.json.id}/context`)).status).toBe(401);
+    expect((await page(`/records/${resource.json.id}`)).status).toBe(401);
+  });
+
   it('shows the first 100 items of each long list and counts the rest, in the page and its JSON-LD; the exports keep every one', async () => {
     const { page, publishRecord, call } = await setUp();
     const rec = await publishRecord({

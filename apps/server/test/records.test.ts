@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { gzipSync } from 'node:zlib';
 import { makeApp, metadata } from './make-app.ts';
 
 describe('resource drafts over HTTP', () => {
@@ -14,6 +15,18 @@ describe('resource drafts over HTTP', () => {
     expect(res.json.id).toMatch(/^[0-9a-z]{5}-[0-9a-z]{5}$/);
     expect(res.json.metadata.creators[0].person_or_org.name).toBe('Obi, Ada');
     expect(res.headers.get('etag')).toBe('"1"');
+  });
+
+  it('refuses a JSON body under a content coding with 415 and Accept-Encoding: identity, and stores nothing', async () => {
+    const { call, alice } = await makeApp();
+    const body = gzipSync(JSON.stringify({ metadata }));
+    const gzipped = await call('POST', '/api/records', { token: alice, body, headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' } });
+    expect(gzipped.status).toBe(415);
+    expect(gzipped.headers.get('accept-encoding')).toBe('identity');
+    expect(gzipped.json.message).toMatch(/uncompressed/);
+    expect((await call('GET', '/api/user/records', { token: alice })).json.hits.total).toBe(0);
+    const identity = await call('POST', '/api/records', { token: alice, json: { metadata }, headers: { 'content-encoding': 'Identity' } });
+    expect(identity.status).toBe(201);
   });
 
   it('answers client mistakes with JSON errors and the right status', async () => {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createSqliteSearchIndex } from '@krs/adapters';
 import { createInMemorySearchIndex } from '@krs/domain/testing';
+import { createSearchGate } from '../src/search-gate.ts';
 import { makeApp, metadata } from './make-app.ts';
 
 /** `(((urban OR x0) AND x1) OR x2) ...`, one group per level. */
@@ -100,5 +101,31 @@ describe('a listing page too large to read', () => {
       expect(smaller.status, path).toBe(200);
       expect(smaller.json.hits.hits).toHaveLength(4);
     }
+  });
+});
+
+describe('searches taking turns over HTTP', () => {
+  it('holds a search while its address has its searches running, refuses it past its waiting ones with 429, and answers it once a place is free', async () => {
+    const gate = createSearchGate({ perClient: 1, total: 4, maxWaiting: 1 });
+    const { call } = await makeApp({}, createInMemorySearchIndex(), { searchGate: gate });
+    // A search of this address (app.request has none: every request is the same client) in progress.
+    const running = await gate.enter(undefined);
+    let answered = false;
+    const waiting = call('GET', '/api/search?q=flood').then((res) => {
+      answered = true;
+      return res;
+    });
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(answered).toBe(false);
+    expect(gate.counts()).toEqual({ running: 1, waiting: 1 });
+    const refused = await call('GET', '/api/records?q=flood');
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get('retry-after')).toBe('1');
+    expect(refused.json.message).toMatch(/searches waiting/);
+    // Reading a record by id is not a search: it never waits.
+    expect((await call('GET', '/api/records/zzzzz-zzzzz')).status).toBe(404);
+    running?.();
+    expect((await waiting).status).toBe(200);
+    expect(gate.counts()).toEqual({ running: 0, waiting: 0 });
   });
 });

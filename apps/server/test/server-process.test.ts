@@ -167,6 +167,9 @@ describe('server start-up', () => {
       const metrics = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
       expect(metrics).toMatch(/^krs_http_bodies_refused_total\{reason="per_client"\} 1$/m);
       expect(metrics).toMatch(/^krs_http_bodies_refused_total\{reason="total"\} 1$/m);
+      // The searches' turns are counted too (search-gate.ts): none running or waiting now.
+      expect(metrics).toMatch(/^krs_searches\{state="waiting"\} 0$/m);
+      expect(metrics).toMatch(/^krs_http_searches_refused_total 0$/m);
     } finally {
       holding.socket.destroy();
       await server.stop();

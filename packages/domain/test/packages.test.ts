@@ -122,6 +122,50 @@ describe('who may associate and take resources back', () => {
   });
 });
 
+describe("a package's access links", () => {
+  it('grant on the resources the package manages what they grant on the package, until a resource leaves it', async () => {
+    const { core } = makeCore();
+    const pkg = await packageDraft(core);
+    const resource = (await core.records.createDraft(alice, 'resource', { metadata: validMetadata, files: { enabled: false }, access: { record: 'restricted', files: 'restricted' } })).record.id;
+    await core.packages.associate(alice, pkg.id, [resource]);
+    await core.packages.addResources(alice, pkg.id, [resource]);
+    const holder = async (permission: 'view' | 'preview' | 'edit') => core.users.identify('carol', [(await core.accessLinks.create(alice, 'package', pkg.id, { permission })).token]);
+    const viewer = await holder('view');
+    const reviewer = await holder('preview');
+    const editor = await holder('edit');
+    // The package's reviewer sees the draft resources the package would publish.
+    expect((await core.records.getDraft(reviewer, 'resource', resource)).record.id).toBe(resource);
+    expect((await core.packages.draftResources(reviewer, pkg.id, {})).hits.map((h) => h.record.id)).toEqual([resource]);
+    await expect(core.records.updateDraft(reviewer, 'resource', resource, { metadata: validMetadata })).rejects.toMatchObject({ kind: 'forbidden' });
+    await expect(core.records.getDraft(viewer, 'resource', resource)).rejects.toMatchObject({ kind: 'forbidden' });
+    // The package's editor may edit them, as publishing the package publishes them; never manage their links.
+    await core.records.updateDraft(editor, 'resource', resource, { metadata: { ...validMetadata, title: 'Edited through the package link' } });
+    await expect(core.accessLinks.list(editor, 'resource', resource)).rejects.toMatchObject({ kind: 'forbidden' });
+    await core.records.publish(alice, 'package', pkg.id);
+    // Published and restricted: the package's view link reads it.
+    expect((await core.records.get(viewer, 'resource', resource)).record.metadata['title']).toBe('Edited through the package link');
+    await core.packages.dissociate(alice, pkg.id, [resource]);
+    await expect(core.records.get(viewer, 'resource', resource)).rejects.toMatchObject({ kind: 'forbidden' });
+  });
+});
+
+describe("a package's resource listings", () => {
+  it("list a draft resource to a preview-link holder as GET .../draft shows it, without people's e-mail addresses", async () => {
+    const { core } = makeCore();
+    const pkg = await packageDraft(core);
+    const creators = [{ person_or_org: { type: 'personal', given_name: 'Ada', family_name: 'Obi', email: 'ada.obi@example.org' } }];
+    const resource = await resourceDraft(core, alice, { ...validMetadata, creators });
+    await core.packages.associate(alice, pkg.id, [resource]);
+    await core.packages.addResources(alice, pkg.id, [resource]);
+    const reviewer = await core.users.identify('carol', [(await core.accessLinks.create(alice, 'package', pkg.id, { permission: 'preview' })).token]);
+    const emails = (page: { hits: { record: { metadata: Record<string, unknown> } }[] }) => JSON.stringify(page.hits.map((h) => h.record.metadata)).includes('ada.obi@example.org');
+    expect(emails(await core.packages.draftResources(reviewer, pkg.id, {}))).toBe(false);
+    expect(emails(await core.packages.contextResources(reviewer, pkg.parentId, {}))).toBe(false);
+    expect(JSON.stringify((await core.records.getDraft(reviewer, 'resource', resource)).record.metadata)).not.toContain('ada.obi@example.org');
+    expect(emails(await core.packages.draftResources(alice, pkg.id, {}))).toBe(true);
+  });
+});
+
 describe('draft resources and publish', () => {
   it('attaches context drafts and published resources, reporting the rest per item', async () => {
     const { core } = makeCore();
@@ -135,6 +179,19 @@ describe('draft resources and publish', () => {
     expect((await core.records.getDraft(alice, 'package', pkg.id)).record.resources).toEqual([inContext, published]);
     const removed = await core.packages.removeResources(alice, pkg.id, [published, 'nope0-nope0']);
     expect(removed.map((e) => e.record)).toEqual(['nope0-nope0']);
+  });
+
+  it("refuses to attach a published resource the caller may not read, reporting it per item", async () => {
+    const { core } = makeCore();
+    const bobsPackage = (await core.records.createDraft(bob, 'package', { metadata: packageMetadata, files: { enabled: false } })).record;
+    const closed = (await core.records.createDraft(alice, 'resource', { metadata: validMetadata, files: { enabled: false }, access: { record: 'restricted', files: 'restricted' } })).record.id;
+    await core.records.publish(alice, 'resource', closed);
+    const open = await publishedResource(core);
+    expect(await core.packages.addResources(bob, bobsPackage.id, [closed, open])).toEqual([{ record: closed, message: `You may not read resource ${closed}.` }]);
+    expect((await core.records.getDraft(bob, 'package', bobsPackage.id)).record.resources).toEqual([open]);
+    // With a view link to it, bob may.
+    const link = await core.accessLinks.create(alice, 'resource', closed, { permission: 'view' });
+    expect(await core.packages.addResources(await core.users.identify('bob', [link.token]), bobsPackage.id, [closed])).toEqual([]);
   });
 
   it('a failed publish publishes nothing and names the resource in the errors', async () => {
@@ -179,6 +236,47 @@ describe('draft resources and publish', () => {
     expect(v2.record.resources).toEqual([]);
     await core.packages.importResources(alice, v2.record.id);
     expect((await core.records.getDraft(alice, 'package', v2.record.id)).record.resources).toEqual([published]);
+  });
+
+  it("attaches a new version of a resource the package manages without another association, and publishes it with the package's next version", async () => {
+    const { core, repos } = makeCore();
+    const pkg = await packageDraft(core);
+    const resource = await resourceDraft(core);
+    await core.packages.associate(alice, pkg.id, [resource]);
+    await core.packages.addResources(alice, pkg.id, [resource]);
+    await core.records.publish(alice, 'package', pkg.id);
+    const nextPackage = (await core.records.newVersion(alice, 'package', pkg.id)).record.id;
+    await core.records.updateDraft(alice, 'package', nextPackage, { metadata: packageMetadata, files: { enabled: false } });
+    const nextResource = (await core.records.newVersion(alice, 'resource', resource)).record.id;
+    await core.records.updateDraft(alice, 'resource', nextResource, { metadata: validMetadata, files: { enabled: false } });
+    expect(await core.packages.addResources(alice, nextPackage, [nextResource])).toEqual([]);
+    expect((await repos.records.getParent(pkg.parentId))?.context).toEqual([resource, nextResource]);
+    await core.records.publish(alice, 'package', nextPackage);
+    expect((await core.records.get(anon, 'resource', nextResource)).versions).toMatchObject({ index: 2, isLatest: true });
+    expect((await core.packages.publishedResources(anon, nextPackage, {})).hits.map((h) => h.record.id)).toEqual([nextResource]);
+    // A draft of a resource the package does not manage still needs its owner's association.
+    const outside = await resourceDraft(core);
+    const v3 = (await core.records.newVersion(alice, 'package', nextPackage)).record.id;
+    expect((await core.packages.addResources(alice, v3, [outside])).map((e) => e.record)).toEqual([outside]);
+  });
+
+  it('dissociates a resource with every version of it the context holds, whichever version is named', async () => {
+    const { core, repos } = makeCore();
+    const pkg = await packageDraft(core);
+    const resource = await resourceDraft(core);
+    const other = await resourceDraft(core);
+    await core.packages.associate(alice, pkg.id, [resource, other]);
+    await core.packages.addResources(alice, pkg.id, [resource, other]);
+    await core.records.publish(alice, 'package', pkg.id);
+    const nextPackage = (await core.records.newVersion(alice, 'package', pkg.id)).record.id;
+    await core.packages.importResources(alice, nextPackage);
+    const nextResource = (await core.records.newVersion(alice, 'resource', resource)).record.id;
+    await core.packages.addResources(alice, nextPackage, [nextResource]);
+    await core.packages.dissociate(alice, pkg.id, [nextResource]);
+    expect((await repos.records.getParent(pkg.parentId))?.context).toEqual([other]);
+    expect((await core.records.getDraft(alice, 'package', nextPackage)).record.resources).toEqual([other]);
+    const resourceParent = (await repos.records.getPublished(resource))!.parentId;
+    expect((await repos.records.getParent(resourceParent))?.managedBy).toBeNull();
   });
 
   it('deleting a resource draft removes it from the package draft', async () => {

@@ -29,9 +29,15 @@ const { parentPort, workerData } = require('node:worker_threads');
 const { Cite } = require(workerData.modules.core);
 require(workerData.modules.csl);
 require(workerData.modules.bibtex);
+// BibTeX's month is one of its twelve macros (\`month = sep\`). citation-js writes \`{sep 1}\` for a
+// full date and \`{9}\` for a year and month: BibTeX prints either as it stands and biber refuses both.
+const MONTHS = ['jan', 'feb', 'mar', 'apr', 'may', 'jun', 'jul', 'aug', 'sep', 'oct', 'nov', 'dec'];
+const monthMacro = (text) =>
+  text.replace(/^(\\s*month = )\\{(?:([a-z]{3})(?: \\d{1,2})?|(1[0-2]|[1-9]))\\},$/m, (line, head, name, number) =>
+    name !== undefined && !MONTHS.includes(name) ? line : head + (name ?? MONTHS[Number(number) - 1]) + ',');
 const run = (job) =>
   job.kind === 'bibtex'
-    ? new Cite([job.item]).format('bibtex', { format: 'text' })
+    ? monthMacro(new Cite([job.item]).format('bibtex', { format: 'text' }))
     : new Cite([job.item]).format('bibliography', { format: job.format, template: job.style, lang: job.locale }).trim();
 parentPort.on('message', (job) => {
   try {

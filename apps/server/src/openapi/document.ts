@@ -150,9 +150,9 @@ const ERROR_TEXT: Record<ErrorStatus, string> = {
   409: 'Conflicts with the current state (a concurrent change, an existing key, a state that does not allow it).',
   412: '`If-Match` (or a download precondition) does not match the current revision.',
   413: 'The body is too large (JSON over 10 MiB, a file over the size limit).',
-  415: 'The body is not `application/json`.',
+  415: 'The body is not `application/json`, or it comes under a content coding (`Content-Encoding`; the answer says `Accept-Encoding: identity`).',
   416: 'The range cannot be satisfied; `Content-Range: bytes */<size>` gives the size.',
-  429: "The caller's address holds its share of the memory request bodies, downloads and answers of large records may use; `Retry-After` says when to try again.",
+  429: "The caller's address holds its share of the memory request bodies, downloads and answers of large records may use, or (a search or listing) has as many searches waiting for their turn as it may (64); `Retry-After` says when to try again.",
   500: 'An unexpected failure; logged with the request id.',
   503: 'The server holds all the memory request bodies, downloads and answers of large records may use, or cannot reach its database or file storage; `Retry-After` says when to try again.',
   507: 'The server has no room left to store the write (its disk or quota is full); nothing of it was kept.',
@@ -344,7 +344,7 @@ const DESCRIPTION = `Knowledge Records Service: Knowledge Resources (\`/api/reco
 
 **OPTIONS and other origins.** Every path answers \`OPTIONS\` with 204 and \`Allow\`. The API answers any origin (\`Access-Control-Allow-Origin: *\`, no credentials: nothing authenticates by cookie), answers preflights for the methods of the path and the \`Authorization\`, \`Content-Type\`, conditional and \`Range\` headers, and lets scripts read \`ETag\`, \`Last-Modified\`, \`Link\`, \`Location\`, \`Content-Range\` and the other headers it sends.
 
-**Errors.** Every JSON error is \`{status, message, errors?: [{field, messages}]}\`. A path that exists under other methods answers 405 with \`Allow\`. JSON request bodies must be \`application/json\` (415), at most 10 MiB (413). A write, upload, download, record or listing is answered 429 (its address) or 503 (the server) with \`Retry-After\` while request bodies, downloads and answers hold all the memory they may.`;
+**Errors.** Every JSON error is \`{status, message, errors?: [{field, messages}]}\`. A path that exists under other methods answers 405 with \`Allow\`. JSON request bodies must be \`application/json\`, sent without a content coding (415), at most 10 MiB (413). A write, upload, download, record or listing is answered 429 (its address) or 503 (the server) with \`Retry-After\` while request bodies, downloads and answers hold all the memory they may. Searches and listings take turns between client addresses (a few at once from each); an address with 64 waiting is answered 429.`;
 
 /** The whole document; built once when the app is made. */
 export function buildDocument(options: DocumentOptions): OpenApiDocument {

@@ -28,6 +28,10 @@ export interface Metrics {
   observeRefusedBody(reason: 'per_client' | 'total'): void;
   /** Reports the budget's bytes held at each scrape. */
   trackBodyMemory(held: () => number): void;
+  /** A search refused for its address having as many waiting as it may (search-gate.ts). */
+  observeRefusedSearch(): void;
+  /** Reports the searches running and waiting for their turn at each scrape. */
+  trackSearches(counts: () => { running: number; waiting: number }): void;
   /** For the database driver's query hook. */
   observeQuery(statement: string, seconds: number): void;
   instrumentSearch(index: SearchIndex): SearchIndex;
@@ -83,6 +87,23 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
     registers: [registry],
     collect() {
       this.set(bodyBytesHeld());
+    },
+  });
+  const refusedSearches = new Counter({
+    name: 'krs_http_searches_refused_total',
+    help: 'Searches answered 429: their client address had as many searches waiting for their turn as it may.',
+    registers: [registry],
+  });
+  let searchCounts = () => ({ running: 0, waiting: 0 });
+  new Gauge({
+    name: 'krs_searches',
+    help: 'Searches running and waiting for their turn (searches take turns between client addresses), by state.',
+    labelNames: ['state'],
+    registers: [registry],
+    collect() {
+      const { running, waiting } = searchCounts();
+      this.set({ state: 'running' }, running);
+      this.set({ state: 'waiting' }, waiting);
     },
   });
   const uploaded = new Counter({ name: 'krs_upload_bytes_total', help: 'File content bytes stored.', registers: [registry] });
@@ -177,6 +198,12 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
     },
     trackBodyMemory(held) {
       bodyBytesHeld = held;
+    },
+    observeRefusedSearch() {
+      refusedSearches.inc();
+    },
+    trackSearches(counts) {
+      searchCounts = counts;
     },
     observeQuery(statement, seconds) {
       const kind = statement.trimStart().slice(0, 8).split(/\s/, 1)[0]?.toLowerCase() ?? '';

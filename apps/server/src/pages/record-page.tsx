@@ -2,7 +2,7 @@
 import { accessStatus, type AccessStatus, type FileEntry, type RecordView } from '@krs/domain';
 import { CITATION_STYLES, type CitationStyle } from '../exports/citation.ts';
 import { EXPORT_FORMATS } from '../exports/formats.ts';
-import type { Links } from '../links.ts';
+import { withLinkToken as withToken, type Links } from '../links.ts';
 import { bytes, Layout } from './layout.tsx';
 import { RecordMeta } from './record-meta.tsx';
 import { firstPeople, label, list, obj, places, str, type Place } from '../metadata-view.ts';
@@ -49,8 +49,6 @@ export function firstValues(items: unknown[], n: number, valueOf: (item: unknown
 /** What a reader can get of the record and its files, as InvenioRDM's access status says it. */
 const ACCESS_BADGES: Record<AccessStatus, string> = { open: 'Open access', restricted: 'Restricted', embargoed: 'Embargoed', 'metadata-only': 'Metadata-only' };
 
-const withToken = (href: string, token: string | undefined) => (token === undefined ? href : `${href}?token=${encodeURIComponent(token)}`);
-
 export function RecordPage(props: RecordPageProps) {
   const { view, links } = props;
   const r = view.record;
@@ -85,7 +83,7 @@ export function RecordPage(props: RecordPageProps) {
       ) : null}
       {!draft && !view.versions.isLatest ? (
         <p class="notice" role="status">
-          A newer version exists. <a href={`${links.landing(r.kind, r.id)}/latest`}>Go to the latest version</a>
+          A newer version exists. <a href={withToken(`${links.landing(r.kind, r.id)}/latest`, props.token)}>Go to the latest version</a>
         </p>
       ) : null}
       <article class="layout">
@@ -142,14 +140,14 @@ export function RecordPage(props: RecordPageProps) {
                 <ul>
                   {props.resources.map((res) => (
                     <li>
-                      <a href={res.href}>{res.title}</a>
+                      <a href={withToken(res.href, props.token)}>{res.title}</a>
                       {res.type ? <span class="meta"> · {res.type}</span> : null}
                     </li>
                   ))}
                 </ul>
               )}
               <p>
-                <a href={`${links.landing('package', r.id)}/context`}>Every resource of this package, across its versions</a>
+                <a href={withToken(`${links.landing('package', r.id)}/context`, props.token)}>Every resource of this package, across its versions</a>
               </p>
             </section>
           ) : null}
@@ -209,7 +207,7 @@ export function RecordPage(props: RecordPageProps) {
               {!draft && view.versions.isLatest ? ', the latest' : ''}.
             </p>
             <p>
-              <a href={links.record(r.kind, r.id, r.parentId, r.state)['versions']}>All versions (JSON)</a>
+              <a href={withToken(links.record(r.kind, r.id, r.parentId, r.state)['versions'] as string, props.token)}>All versions (JSON)</a>
             </p>
           </section>
           {props.citation ? <Citation {...props.citation} action={links.landing(r.kind, r.id)} token={props.token} /> : null}

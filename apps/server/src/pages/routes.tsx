@@ -174,7 +174,11 @@ export function pageRoutes(core: Core, exporter: Exporter, respond: Responder) {
       const view = await publishedOrDraft(c, 'package', c.req.param('id'));
       const page = await core.packages.contextResources(identityOf(c), view.parent.id, listingFrom(c, { sort: 'newest' }));
       const title = str((view.record.metadata as Record<string, unknown>)['title']) ?? '(untitled)';
-      return html(c, <SearchPage page={{ ...page, aggregations: {} }} links={links} query={pairs(c)} path={c.req.path} heading={`Resources of the package “${title}”, across its versions`} />);
+      const t = token(c);
+      return html(
+        c,
+        <SearchPage page={{ ...page, aggregations: {} }} links={links} query={pairs(c)} path={c.req.path} heading={`Resources of the package “${title}”, across its versions`} {...(t ? { token: t } : {})} />,
+      );
     });
   app.onError(pageErrorResponse);
   return app;

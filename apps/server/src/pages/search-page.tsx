@@ -4,7 +4,7 @@
  */
 import type { RecordView, SearchPage as Page } from '@krs/domain';
 import { textStart } from '../html-text.ts';
-import type { Links } from '../links.ts';
+import { withLinkToken, type Links } from '../links.ts';
 import { Layout } from './layout.tsx';
 import { PICKER_H, PICKER_W } from './world-map.tsx';
 import { eachPerson, label, str } from '../metadata-view.ts';
@@ -16,6 +16,8 @@ export interface SearchPageProps {
   query: [string, string][];
   path: string;
   heading: string;
+  /** The access-link token the page was opened with (a package's context): its links and its form keep it. */
+  token?: string;
 }
 
 const SORTS: [string, string][] = [
@@ -42,7 +44,7 @@ function hrefWith(path: string, query: [string, string][], changes: Record<strin
 const CREATORS_SHOWN = 5;
 const TEXT_SHOWN = 300;
 
-function Hit(props: { view: RecordView; links: Links }) {
+function Hit(props: { view: RecordView; links: Links; token: string | undefined }) {
   const r = props.view.record;
   const m = r.metadata as Record<string, unknown>;
   // A hit names five creators and shows a line of the description, of records that may hold thousands and 100,000 characters.
@@ -62,7 +64,7 @@ function Hit(props: { view: RecordView; links: Links }) {
         {r.state === 'draft' ? <span>Draft</span> : null}
       </p>
       <h2>
-        <a href={props.links.record(r.kind, r.id, r.parentId, r.state)['self_html']}>{str(m['title']) ?? '(untitled)'}</a>
+        <a href={withLinkToken(props.links.record(r.kind, r.id, r.parentId, r.state)['self_html'] as string, props.token)}>{str(m['title']) ?? '(untitled)'}</a>
       </h2>
       <p class="meta">
         {creators.slice(0, CREATORS_SHOWN).join('; ')}
@@ -125,6 +127,7 @@ export function SearchPage(props: SearchPageProps) {
               </option>
             ))}
           </select>{' '}
+          {props.token !== undefined ? <input type="hidden" name="token" value={props.token} /> : null}
           <button type="submit">Search</button>
         </p>
       </form>
@@ -139,15 +142,15 @@ export function SearchPage(props: SearchPageProps) {
           </p>
           <ol class="hits">
             {page.hits.map((v) => (
-              <Hit view={v} links={props.links} />
+              <Hit view={v} links={props.links} token={props.token} />
             ))}
           </ol>
           <nav class="paging" aria-label="Pages">
-            {page.page > 1 ? <a href={hrefWith(path, query, { page: String(page.page - 1) })}>Previous page</a> : null}
+            {page.page > 1 ? <a href={withLinkToken(hrefWith(path, query, { page: String(page.page - 1) }), props.token)}>Previous page</a> : null}
             <span>
               Page {page.page} of {lastPage}
             </span>
-            {page.page < lastPage ? <a href={hrefWith(path, query, { page: String(page.page + 1) })}>Next page</a> : null}
+            {page.page < lastPage ? <a href={withLinkToken(hrefWith(path, query, { page: String(page.page + 1) }), props.token)}>Next page</a> : null}
           </nav>
         </section>
         <aside aria-label="Filters">

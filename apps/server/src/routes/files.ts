@@ -3,6 +3,7 @@ import { Hono, type Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import { DomainError, wellFormed, type Core, type RecordKind } from '@krs/domain';
 import { negotiate } from '../accept.ts';
+import { requireIdentityCoding } from '../content-coding.ts';
 import { noteReadStamp } from '../fast-path/read-stamps.ts';
 import { planDownload } from '../download.ts';
 import type { BodyBudget } from '../body-budget.ts';
@@ -48,6 +49,7 @@ export function fileRoutes(core: Core, kind: RecordKind, links: Links, options: 
       json(c, serializeFiles(await core.files.importFromPrevious(identityOf(c), kind, c.req.param('id')), links), 201),
     )
     .put('/:id/draft/files/:key/content', async (c) => {
+      requireIdentityCoding(c.req.header('content-encoding'));
       const hold = options.budget.hold(remoteAddressOf(c));
       try {
         const length = contentLength(c);

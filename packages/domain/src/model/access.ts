@@ -19,17 +19,28 @@ export const higher = (a: AccessLevel | null, b: AccessLevel | null): AccessLeve
 export const isLinkActive = (link: AccessLink, now: string): boolean =>
   link.expiresAt === null || Date.parse(link.expiresAt) > Date.parse(now);
 
-/**
- * The level the identity holds on this parent by ownership or by presented link tokens.
- * `managerOwnerId` is the owner of the package whose context holds this resource, who may edit it.
- */
-export function levelOn(identity: Identity, parent: Parent, now: string, managerOwnerId: string | null = null): AccessLevel | null {
+/** The highest level the identity's presented link tokens grant on this parent. */
+function linkLevel(identity: Identity, parent: Parent, now: string): AccessLevel | null {
   let level: AccessLevel | null = null;
-  if (identity.userId !== null && identity.userId === parent.ownerId) return 'owner';
-  if (identity.userId !== null && managerOwnerId !== null && identity.userId === managerOwnerId) level = 'edit';
   for (const linkId of identity.linkIds) {
     const link = parent.accessLinks.find((l) => l.id === linkId);
     if (link && isLinkActive(link, now)) level = higher(level, link.permission);
+  }
+  return level;
+}
+
+/**
+ * The level the identity holds on this parent by ownership or by presented link tokens.
+ * `manager` is the parent of the package whose context holds this resource: the resource is part
+ * of the package, so the package's owner may edit it, and a link to the package grants on it what
+ * it grants on the package (a reviewer with the package's preview link sees its draft resources).
+ */
+export function levelOn(identity: Identity, parent: Parent, now: string, manager: Parent | null = null): AccessLevel | null {
+  if (identity.userId !== null && identity.userId === parent.ownerId) return 'owner';
+  let level = linkLevel(identity, parent, now);
+  if (manager !== null) {
+    if (identity.userId !== null && identity.userId === manager.ownerId) level = higher(level, 'edit');
+    level = higher(level, linkLevel(identity, manager, now));
   }
   return level;
 }

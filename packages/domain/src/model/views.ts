@@ -19,6 +19,8 @@ export interface RecordView {
   versions: VersionsInfo;
   /** Draft validation problems (top-level `errors` in the API); empty for published records. */
   issues: FieldIssue[];
+  /** Whether people's e-mail addresses are left in `record.metadata`: only in a draft shown to those who may edit it. */
+  emailsShown: boolean;
 }
 
 export interface FilesView {

@@ -33,24 +33,28 @@ export async function parentOfRecord(repos: Repositories, kind: RecordKind, id: 
   return loadParent(repos, record.parentId);
 }
 
+/** The parent of the package whose context holds this resource, if any. */
+async function managerOf(repos: Repositories, parent: Parent): Promise<Parent | null> {
+  return parent.managedBy === null ? null : await repos.records.getParent(parent.managedBy);
+}
+
 /** Owner of the package whose context holds this resource; that owner may edit it. */
 export async function managerOwnerOf(repos: Repositories, parent: Parent): Promise<string | null> {
-  if (parent.managedBy === null) return null;
-  return (await repos.records.getParent(parent.managedBy))?.ownerId ?? null;
+  return (await managerOf(repos, parent))?.ownerId ?? null;
 }
 
 export async function levelFor(repos: Repositories, identity: Identity, parent: Parent, now: string): Promise<AccessLevel | null> {
-  return levelOn(identity, parent, now, await managerOwnerOf(repos, parent));
+  return levelOn(identity, parent, now, await managerOf(repos, parent));
 }
 
 /** Published versions are shown to anyone who may read them: without people's e-mail addresses. A draft's view lists what stops it from publishing: its stored metadata issues and its embargo's. */
 export function viewOf(record: AnyRecord, parent: Parent): RecordView {
   const shown = record.state === 'published' ? { ...record, metadata: withoutEmails(record.metadata) } : record;
   const issues = record.state === 'draft' ? mergeIssues([...record.issues, ...embargoIssues(record.access)]) : [];
-  return { record: shown, parent, versions: versionsInfo(record, parent), issues };
+  return { record: shown, parent, versions: versionsInfo(record, parent), issues, emailsShown: record.state === 'draft' };
 }
 
 /** A draft as a reader below `edit` (a preview link holder) sees it. */
 export function previewOf(view: RecordView): RecordView {
-  return { ...view, record: { ...view.record, metadata: withoutEmails(view.record.metadata) } };
+  return { ...view, record: { ...view.record, metadata: withoutEmails(view.record.metadata) }, emailsShown: false };
 }

@@ -23,8 +23,11 @@ export async function associate(deps: CoreDeps, identity: Identity, packageId: s
     const parent = await packageParent(tx, identity, packageId, 'edit', now);
     const issues: FieldIssue[] = [];
     const resourceParents = [];
+    // A body may name up to hundreds of thousands of ids: repeats are found by a set, not by a scan per id.
+    const seen = new Set<string>();
     for (const [i, id] of recordIds.entries()) {
-      if (recordIds.indexOf(id) !== i) continue;
+      if (seen.has(id)) continue;
+      seen.add(id);
       const fail = (message: string) => issues.push({ field: `records.${i}.id`, messages: [message] });
       const draft = await tx.records.getDraft(id);
       if (!draft || draft.kind !== 'resource') {
@@ -82,29 +85,49 @@ async function requireDissociation(tx: Repositories, identity: Identity, parent:
   requireLevel(identity, level, 'edit');
 }
 
-/** Removes resources from the context and from the package's draft; ids not in the context are ignored. */
+/** The parent id of a record id, draft or published; null for an id that names nothing now. */
+async function parentIdOf(tx: Repositories, id: string): Promise<string | null> {
+  return ((await tx.records.getDraft(id)) ?? (await tx.records.getPublished(id)))?.parentId ?? null;
+}
+
+/**
+ * Removes resources from the context and from the package's drafts; ids not in the context are
+ * ignored. The package manages a resource, not one version of it: naming any version takes every
+ * version the context holds out with it, so none is left in a package that no longer manages it.
+ */
 export async function dissociate(deps: CoreDeps, identity: Identity, packageId: string, recordIds: string[]): Promise<void> {
   const touched = await deps.uow.run(async (tx) => {
     const now = deps.clock.now();
     const parent = await parentOfRecord(tx, 'package', packageId);
     await requireDissociation(tx, identity, parent, recordIds, now);
-    const leaving = recordIds.filter((id) => parent.context.includes(id));
+    const inContext = new Set(parent.context);
+    const named = recordIds.filter((id) => inContext.has(id));
+    const leavingParents = new Set<string>();
+    for (const id of named) {
+      const parentId = await parentIdOf(tx, id);
+      if (parentId !== null) leavingParents.add(parentId);
+    }
+    const leaving = new Set(named);
+    for (const id of leavingParents.size > 0 ? parent.context : []) {
+      if (leaving.has(id)) continue;
+      const parentId = await parentIdOf(tx, id);
+      if (parentId !== null && leavingParents.has(parentId)) leaving.add(id);
+    }
     const touchedIds = [parent.id];
-    for (const id of leaving) {
-      const record = (await tx.records.getDraft(id)) ?? (await tx.records.getPublished(id));
-      const rp = record ? await tx.records.getParent(record.parentId) : null;
+    for (const parentId of leavingParents) {
+      const rp = await tx.records.getParent(parentId);
       if (rp && rp.managedBy === parent.id) {
         await tx.records.saveParent(touchParent(rp, now, { managedBy: null }), rp.revisionId);
         touchedIds.push(rp.id);
       }
     }
     for (const draft of await tx.records.listDrafts(parent.id)) {
-      const resources = draft.resources.filter((r) => !leaving.includes(r));
+      const resources = draft.resources.filter((r) => !leaving.has(r));
       if (resources.length !== draft.resources.length) {
         await tx.records.saveDraft({ ...draft, resources, updated: now, revisionId: draft.revisionId + 1 }, draft.revisionId);
       }
     }
-    await tx.records.saveParent(touchParent(parent, now, { context: parent.context.filter((r) => !leaving.includes(r)) }), parent.revisionId);
+    await tx.records.saveParent(touchParent(parent, now, { context: parent.context.filter((r) => !leaving.has(r)) }), parent.revisionId);
     return touchedIds;
   });
   await projectAfterWrite(deps, touched);

@@ -9,7 +9,7 @@ import type { AnyRecord, Identity } from '../../model/types.ts';
 import type { RecordView, SearchPage } from '../../model/views.ts';
 import type { CoreDeps } from '../deps.ts';
 import { resolvePaging, resolveSort, type ListingInput } from '../listing-params.ts';
-import { levelFor, loadParent, loadPublished, viewOf } from '../lookup.ts';
+import { levelFor, loadParent, loadPublished, previewOf, viewOf } from '../lookup.ts';
 import { afterProjections } from '../project-search.ts';
 import { packageParent } from './package-target.ts';
 
@@ -42,8 +42,10 @@ async function listResources(deps: CoreDeps, identity: Identity, ids: string[], 
     if (!record || record.kind !== 'resource') continue;
     const parent = await loadParent(deps.repos, record.parentId);
     const readable = record.state === 'published' && record.access.record === 'public';
-    if (!readable && !atLeast(await levelFor(deps.repos, identity, parent, now), record.state === 'draft' ? 'preview' : 'view')) continue;
-    views.push(viewOf(record, parent));
+    const level = readable ? null : await levelFor(deps.repos, identity, parent, now);
+    if (!readable && !atLeast(level, record.state === 'draft' ? 'preview' : 'view')) continue;
+    // A draft is listed as GET .../draft shows it: without e-mail addresses below edit.
+    views.push(record.state === 'draft' && !atLeast(level, 'edit') ? previewOf(viewOf(record, parent)) : viewOf(record, parent));
   }
   const order: Record<string, (a: RecordView, b: RecordView) => number> = {
     newest: (a, b) => b.record.created.localeCompare(a.record.created),

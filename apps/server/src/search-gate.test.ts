@@ -1,0 +1,119 @@
+import { describe, expect, it } from 'vitest';
+import { createSearchGate, SearchesWaiting } from './search-gate.ts';
+
+/** Enters and notes, in `order`, the label of each search once it may run. */
+function entering(gate: ReturnType<typeof createSearchGate>, order: string[]) {
+  return (address: string, label: string, abandoned?: Promise<void>) =>
+    gate.enter(address, abandoned).then((release) => {
+      if (release !== null) order.push(label);
+      return release;
+    });
+}
+
+const settle = () => new Promise((resolve) => setImmediate(resolve));
+
+describe('searches taking turns between client addresses', () => {
+  it('runs another address at once while one address waits on its own bound', async () => {
+    const gate = createSearchGate({ perClient: 2, total: 10, maxWaiting: 100 });
+    const order: string[] = [];
+    const enter = entering(gate, order);
+    const a = [enter('10.0.0.1', 'a1'), enter('10.0.0.1', 'a2'), enter('10.0.0.1', 'a3'), enter('10.0.0.1', 'a4')];
+    const b = enter('10.0.0.2', 'b1');
+    await settle();
+    expect(order).toEqual(['a1', 'a2', 'b1']);
+    expect(gate.counts()).toEqual({ running: 3, waiting: 2 });
+    (await a[0])?.();
+    await settle();
+    expect(order).toEqual(['a1', 'a2', 'b1', 'a3']);
+    (await b)?.();
+    (await a[1])?.();
+    (await a[2])?.();
+    await settle();
+    expect(order).toEqual(['a1', 'a2', 'b1', 'a3', 'a4']);
+    (await a[3])?.();
+    expect(gate.counts()).toEqual({ running: 0, waiting: 0 });
+  });
+
+  it("gives each freed place to the next address in turn: one address's many searches delay another's by one place", async () => {
+    const gate = createSearchGate({ perClient: 4, total: 2, maxWaiting: 100 });
+    const order: string[] = [];
+    const enter = entering(gate, order);
+    const a = Array.from({ length: 20 }, (_, i) => enter('10.0.0.1', `a${i}`));
+    await settle();
+    const b = enter('10.0.0.2', 'b');
+    await settle();
+    expect(order).toEqual(['a0', 'a1']);
+    // a2 was waiting before b: it takes the first place freed, and b the next.
+    (await a[0])?.();
+    await settle();
+    (await a[1])?.();
+    await settle();
+    expect(order).toEqual(['a0', 'a1', 'a2', 'b']);
+    (await b)?.();
+    for (const search of a.slice(2)) {
+      await settle();
+      (await search)?.();
+    }
+    expect(order).toHaveLength(21);
+    expect(gate.counts()).toEqual({ running: 0, waiting: 0 });
+  });
+
+  it('refuses an address past its waiting searches, and only that address', async () => {
+    let refused = 0;
+    const gate = createSearchGate({ perClient: 1, total: 10, maxWaiting: 2 }, () => refused++);
+    const running = await gate.enter('10.0.0.1');
+    const waiting = [gate.enter('10.0.0.1'), gate.enter('10.0.0.1')];
+    await expect(gate.enter('10.0.0.1')).rejects.toBeInstanceOf(SearchesWaiting);
+    expect(refused).toBe(1);
+    // The same /64 is the same client; another is not.
+    await expect(gate.enter('2001:db8::1')).resolves.toBeTypeOf('function');
+    running?.();
+    (await waiting[0])?.();
+    (await waiting[1])?.();
+    expect(gate.counts()).toEqual({ running: 1, waiting: 0 });
+  });
+
+  it('takes a search whose client has gone out of the queue, and gives its place to the next', async () => {
+    const gate = createSearchGate({ perClient: 1, total: 1, maxWaiting: 10 });
+    const order: string[] = [];
+    const enter = entering(gate, order);
+    const first = await enter('10.0.0.1', 'first');
+    let leave = () => {};
+    const gone = new Promise<void>((resolve) => (leave = resolve));
+    const abandoned = enter('10.0.0.2', 'abandoned', gone);
+    const next = enter('10.0.0.3', 'next');
+    leave();
+    await expect(abandoned).resolves.toBeNull();
+    expect(gate.counts()).toEqual({ running: 1, waiting: 1 });
+    first?.();
+    await settle();
+    expect(order).toEqual(['first', 'next']);
+    (await next)?.();
+    expect(gate.counts()).toEqual({ running: 0, waiting: 0 });
+  });
+
+  it('without the per-address bound, runs searches in the order they came and refuses none', async () => {
+    const gate = createSearchGate({ perClient: null, total: 1, maxWaiting: 1 });
+    const order: string[] = [];
+    const enter = entering(gate, order);
+    const searches = [enter('10.0.0.1', 'a'), enter('10.0.0.2', 'b'), enter('10.0.0.1', 'c'), enter('10.0.0.3', 'd')];
+    for (const search of searches) {
+      await settle();
+      (await search)?.();
+    }
+    expect(order).toEqual(['a', 'b', 'c', 'd']);
+  });
+
+  it('gives a place back once, however often its release is called', async () => {
+    const gate = createSearchGate({ perClient: 1, total: 1, maxWaiting: 10 });
+    const release = await gate.enter('10.0.0.1');
+    const second = gate.enter('10.0.0.2');
+    const third = gate.enter('10.0.0.3');
+    release?.();
+    release?.();
+    await settle();
+    expect(gate.counts()).toEqual({ running: 1, waiting: 1 });
+    (await second)?.();
+    (await third)?.();
+  });
+});

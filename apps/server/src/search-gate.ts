@@ -1,0 +1,168 @@
+/**
+ * Searches take turns between client addresses. A search may cost its engine hundreds of
+ * milliseconds (a prefix of one letter, a fuzzy word, a range over every record), and the
+ * engines answer the steps of every search in progress in the order they are asked: one client
+ * sending such searches on a few hundred connections at once made everyone else's search wait
+ * behind all of them. Now each address runs at most `perClient` searches at once, and at most
+ * `total` run in all; the others wait, and each freed place goes to the next address in turn,
+ * so a client's search waits for the searches of at most `perClient` places of each other
+ * client, however many it sends. An address with `maxWaiting` searches waiting is refused more
+ * (429, `Retry-After`). Behind a proxy every client has the proxy's address: `perClient` null
+ * turns the per-address bounds off, and the searches then take turns in the order they came.
+ */
+import type { MiddlewareHandler } from 'hono';
+import { clientKey } from './connection-guard.ts';
+import { outgoingOf, remoteAddressOf } from './routes/request.ts';
+
+/**
+ * Searches running at once in all: enough for the engines' own parallelism (two reader threads,
+ * a pool of PostgreSQL connections) with a few on the event loop between their steps.
+ */
+export const SEARCHES_AT_ONCE = 16;
+/** Searches one address may have waiting: a browser or a harvester has a few; a client with more sends them faster than they run. */
+export const SEARCHES_WAITING_PER_CLIENT = 64;
+
+export interface SearchGateBounds {
+  /** Searches in progress at once from one client address (IPv6: one /64); null, no bound. */
+  perClient: number | null;
+  /** Searches in progress at once in all. */
+  total: number;
+  /** Searches one address may have waiting; past it, refused (with `perClient` null, no bound: connections bound them). */
+  maxWaiting: number;
+}
+
+/** Thrown when an address already has as many searches waiting as it may; errors.ts answers 429. */
+export class SearchesWaiting extends Error {
+  constructor(readonly maxWaiting: number) {
+    super(`This address has ${maxWaiting} searches waiting for their turn already; wait for some to finish and try again.`);
+    this.name = 'SearchesWaiting';
+  }
+}
+
+export interface SearchGate {
+  /**
+   * Resolves once the search may run, to the function that gives its place back (call it once,
+   * when the answer is done); `abandoned` rejects nothing but takes a waiting search out of the
+   * queue (its client has gone) and resolves to null.
+   */
+  enter(address: string | undefined, abandoned?: Promise<void>): Promise<(() => void) | null>;
+  /** Searches running and waiting now. */
+  counts(): { running: number; waiting: number };
+}
+
+interface Client {
+  running: number;
+  waiting: Waiter[];
+}
+
+interface Waiter {
+  admit: (release: (() => void) | null) => void;
+}
+
+export function createSearchGate(bounds: SearchGateBounds, onRefused: () => void = () => undefined): SearchGate {
+  const clients = new Map<string, Client>();
+  /** Addresses with searches waiting, in the order their turn comes; each once. */
+  const turns: string[] = [];
+  let running = 0;
+  let waiting = 0;
+
+  const mayRun = (client: Client) => running < bounds.total && (bounds.perClient === null || client.running < bounds.perClient);
+
+  const placeFor = (key: string, client: Client): (() => void) => {
+    running++;
+    client.running++;
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      running--;
+      client.running--;
+      forgetIfIdle(key, client);
+      admitNext();
+    };
+  };
+
+  const forgetIfIdle = (key: string, client: Client) => {
+    if (client.running === 0 && client.waiting.length === 0) clients.delete(key);
+  };
+
+  /** Gives free places to the waiting searches, one address after another. */
+  const admitNext = () => {
+    // Each address is looked at once per pass: one whose own bound holds it keeps its turn.
+    for (let looked = turns.length; looked > 0 && running < bounds.total && turns.length > 0; looked--) {
+      const key = turns.shift() as string;
+      const client = clients.get(key);
+      if (client === undefined || client.waiting.length === 0) continue;
+      if (mayRun(client)) {
+        const waiter = client.waiting.shift() as Waiter;
+        waiting--;
+        waiter.admit(placeFor(key, client));
+      }
+      if (client.waiting.length > 0) turns.push(key);
+    }
+  };
+
+  return {
+    counts: () => ({ running, waiting }),
+    enter(address, abandoned) {
+      const key = bounds.perClient === null ? '' : clientKey(address);
+      let client = clients.get(key);
+      if (client === undefined) {
+        client = { running: 0, waiting: [] };
+        clients.set(key, client);
+      }
+      // Nobody waiting before it: no one's turn is taken.
+      if (client.waiting.length === 0 && turns.length === 0 && mayRun(client)) return Promise.resolve(placeFor(key, client));
+      if (bounds.perClient !== null && client.waiting.length >= bounds.maxWaiting) {
+        forgetIfIdle(key, client);
+        onRefused();
+        return Promise.reject(new SearchesWaiting(bounds.maxWaiting));
+      }
+      const queued = client;
+      return new Promise((resolve) => {
+        let settled = false;
+        const waiter: Waiter = {
+          admit: (release) => {
+            settled = true;
+            resolve(release);
+          },
+        };
+        queued.waiting.push(waiter);
+        waiting++;
+        if (queued.waiting.length === 1) turns.push(key);
+        void abandoned?.then(() => {
+          if (settled) return;
+          const at = queued.waiting.indexOf(waiter);
+          if (at < 0) return;
+          queued.waiting.splice(at, 1);
+          waiting--;
+          const turn = turns.indexOf(key);
+          if (queued.waiting.length === 0 && turn >= 0) turns.splice(turn, 1);
+          forgetIfIdle(key, queued);
+          waiter.admit(null);
+        });
+        // A place may be free already (others were waiting only on their own bound).
+        admitNext();
+      });
+    },
+  };
+}
+
+/**
+ * The gate around a search route's handler: the place is taken before the search and given back
+ * once the answer is sent (or its connection is gone); a client that goes while its search waits
+ * takes it out of the queue.
+ */
+export function searchTurns(gate: SearchGate): MiddlewareHandler {
+  return async (c, next) => {
+    const outgoing = outgoingOf(c);
+    const gone = outgoing === undefined ? undefined : new Promise<void>((resolve) => outgoing.once('close', () => resolve()));
+    const release = await gate.enter(remoteAddressOf(c), gone);
+    if (release === null) return c.body(null, 400);
+    try {
+      return await next();
+    } finally {
+      release();
+    }
+  };
+}
