@@ -70,4 +70,11 @@ export async function runCli(argv: string[]): Promise<number> {
   }
 }
 
+// A reader that stops early (`krs vocabularies list subjects | head`) closes the pipe: what is
+// left to print goes nowhere, without a stack trace, and the command still ends with its own
+// status (`krs verify | head` exits 1 on a problem found after the lines head took).
+process.stdout.on('error', (e: NodeJS.ErrnoException) => {
+  if (e.code !== 'EPIPE' && e.code !== 'ERR_STREAM_DESTROYED') throw e;
+});
+
 process.exitCode = await runCli(process.argv.slice(2));

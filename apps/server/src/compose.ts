@@ -85,14 +85,33 @@ export async function openStorage(config: Pick<ServerConfig, 'storage' | 'dataDi
   return { storage: s3.storage, filesRoot: null, writeBufferBytes: s3.writeBufferBytes, readBufferBytes: s3.readBufferBytes, close: s3.close };
 }
 
+/** A PostgreSQL URL fit for a message or a log line: the password left out. */
+export function withoutPassword(url: string): string {
+  try {
+    const parsed = new URL(url);
+    parsed.password = '';
+    return parsed.toString();
+  } catch {
+    return 'the URL in KRS_DATABASE_URL';
+  }
+}
+
 export async function compose(config: ServerConfig, options: ComposeOptions = {}): Promise<Composed> {
   const metrics = options.metrics ?? null;
   mkdirSync(config.dataDir, { recursive: true });
   // First: a storage that fails its check leaves no database or index open behind it.
   const blobs = await openStorage(config);
   const onQuery = metrics ? { onQuery: (text: string, seconds: number) => metrics.observeQuery(text, seconds) } : {};
-  const handle = config.databaseUrl ? createPgDb(config.databaseUrl, onQuery) : createDb(join(config.dataDir, 'krs.sqlite'), onQuery);
-  await migrateToLatest(handle.db);
+  let handle: DbHandle | undefined;
+  try {
+    handle = config.databaseUrl ? createPgDb(config.databaseUrl, onQuery) : createDb(join(config.dataDir, 'krs.sqlite'), onQuery);
+    await migrateToLatest(handle.db);
+  } catch (e) {
+    await handle?.close().catch(() => undefined);
+    blobs.close();
+    const where = config.databaseUrl ? `PostgreSQL at ${withoutPassword(config.databaseUrl)}` : `the database in the data dir ${config.dataDir}`;
+    throw new Error(`${where} is not usable: ${e instanceof Error ? e.message || e.name : String(e)}`);
+  }
   const pgSearch = config.databaseUrl ? await openPostgresSearch(handle.db) : null;
   const search = pgSearch ?? openEmbeddedSearch(config.searchEngine, config.dataDir);
   const searchIndex = metrics ? metrics.instrumentSearch(search.index) : search.index;

@@ -59,6 +59,36 @@ describe('toHttpError', () => {
     expect(toHttpError(full('EACCES')).status).toBe(500);
   });
 
+  it("answers 507 when the object store says it is full or over its quota, not 503 for its 5xx", () => {
+    const s3 = (name: string, httpStatusCode: number) => Object.assign(new Error(name), { name, $metadata: { httpStatusCode } });
+    for (const err of [s3('XMinioStorageFull', 507), s3('QuotaExceeded', 403), s3('InsufficientStorage', 507), s3('SomethingElse', 507)]) {
+      expect(toHttpError(err).status).toBe(507);
+    }
+    expect(toHttpError(s3('AccessDenied', 403)).status).toBe(500);
+  });
+
+  it('answers 503 with Retry-After when PostgreSQL or S3 does not answer, wrapped or not; other failures stay 500', () => {
+    const coded = (code: string, message = 'failed') => Object.assign(new Error(message), { code });
+    const unavailable = [
+      coded('ECONNREFUSED', 'connect ECONNREFUSED 127.0.0.1:5432'),
+      coded('ECONNRESET'),
+      coded('ETIMEDOUT'),
+      coded('57P01', 'terminating connection due to administrator command'),
+      coded('08006', 'connection failure'),
+      coded('53300', 'sorry, too many clients already'),
+      new Error('Connection terminated unexpectedly'),
+      new Error('timeout exceeded when trying to connect'),
+      new Error('Connection terminated due to connection timeout'),
+      Object.assign(new Error('Service Unavailable'), { name: 'ServiceUnavailable', $metadata: { httpStatusCode: 503 } }),
+      new Error('query failed', { cause: coded('ECONNREFUSED') }),
+    ];
+    for (const err of unavailable) {
+      expect(toHttpError(err)).toEqual({ status: 503, body: { status: 503, message: expect.stringContaining('cannot reach its database or file storage') }, headers: { 'Retry-After': '5' } });
+    }
+    expect(toHttpError(coded('23505', 'duplicate key value')).status).toBe(500);
+    expect(toHttpError(Object.assign(new Error('Access Denied'), { $metadata: { httpStatusCode: 403 } })).status).toBe(500);
+  });
+
   it('hides unknown errors behind a 500', () => {
     const boom = new Error('secret detail');
     expect(toHttpError(boom)).toEqual({ status: 500, body: { status: 500, message: 'Internal server error.' }, headers: {} });

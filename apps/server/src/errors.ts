@@ -56,12 +56,37 @@ const OUT_OF_SPACE_MESSAGE = 'The server has no room left to store this; nothing
 
 /** Codes for a full disk or quota: Node's file system, SQLite, PostgreSQL (`disk_full`). */
 const OUT_OF_SPACE_CODES = new Set(['ENOSPC', 'EDQUOT', 'SQLITE_FULL', '53100']);
+/** An S3-compatible store's own words for it (the AWS SDK names its error after the code): MinIO's full drives, Ceph's and others' quotas. */
+const S3_OUT_OF_SPACE = new Set(['XMinioStorageFull', 'QuotaExceeded', 'InsufficientStorage']);
 
 /** Whether `err`, or an error it wraps, says the disk or quota is full. */
 function outOfSpace(err: unknown, depth = 0): boolean {
   if (typeof err !== 'object' || err === null || depth > 4) return false;
-  const { code, cause } = err as { code?: unknown; cause?: unknown };
-  return (typeof code === 'string' && OUT_OF_SPACE_CODES.has(code)) || outOfSpace(cause, depth + 1);
+  const { code, name, cause, $metadata } = err as { code?: unknown; name?: unknown; cause?: unknown; $metadata?: { httpStatusCode?: unknown } };
+  if (typeof code === 'string' && OUT_OF_SPACE_CODES.has(code)) return true;
+  if ((typeof name === 'string' && S3_OUT_OF_SPACE.has(name)) || $metadata?.httpStatusCode === 507) return true;
+  return outOfSpace(cause, depth + 1);
+}
+
+const STORE_UNAVAILABLE_MESSAGE = 'The server cannot reach its database or file storage right now. Try again later.';
+
+/**
+ * Codes for a store that did not answer: Node's network errors (PostgreSQL or S3 stopped,
+ * restarting, unreachable), and PostgreSQL's connection exceptions (class 08), shutdowns (57P01-03)
+ * and `too_many_connections` (53300).
+ */
+const UNREACHABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN', 'EPIPE', '57P01', '57P02', '57P03', '53300']);
+/** node-postgres says these without a code when a connection dies under a query or cannot be had in time. */
+const PG_CONNECTION_LOST = /^(Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error)/;
+
+/** Whether `err`, or an error it wraps, says the database or the object store did not answer (S3: a 5xx of its own). */
+function storeUnavailable(err: unknown, depth = 0): boolean {
+  if (typeof err !== 'object' || err === null || depth > 4) return false;
+  const { code, message, cause, $metadata } = err as { code?: unknown; message?: unknown; cause?: unknown; $metadata?: { httpStatusCode?: unknown } };
+  if (typeof code === 'string' && (UNREACHABLE_CODES.has(code) || code.startsWith('08'))) return true;
+  if (typeof message === 'string' && PG_CONNECTION_LOST.test(message)) return true;
+  if (typeof $metadata?.httpStatusCode === 'number' && $metadata.httpStatusCode >= 500) return true;
+  return storeUnavailable(cause, depth + 1);
 }
 
 /**
@@ -100,6 +125,9 @@ export function toHttpError(err: unknown, request: ErrorContext = { hasIfMatch: 
   // The operator's to fix, not the client's: the write was rolled back (a blob's temp file is
   // removed), and the same request passes once there is room again.
   if (outOfSpace(err)) return { status: 507, body: { status: 507, message: OUT_OF_SPACE_MESSAGE }, headers: {} };
+  // The operator's too: PostgreSQL or S3 went away. The node needs no restart; the same request
+  // passes once the store answers again (/readyz says which one is failing meanwhile).
+  if (storeUnavailable(err)) return { status: 503, body: { status: 503, message: STORE_UNAVAILABLE_MESSAGE }, headers: { 'Retry-After': '5' } };
   // Logged with its stack by the request log, as a JSON line with the request id.
   return { status: 500, body: { status: 500, message: INTERNAL_ERROR_MESSAGE }, headers: {} };
 }

@@ -49,7 +49,7 @@ const started = Date.now();
 let countRecords: () => Promise<RecordCounts> = async () => [];
 const metrics = createMetrics({ countRecords: () => countRecords() });
 const composed = await compose(config, { metrics, cacheSmallBlobs: true }).catch((e: unknown) =>
-  stop(`cannot open the data dir ${config.dataDir}: ${e instanceof Error ? e.message : String(e)}`, 1),
+  stop(`cannot start: ${e instanceof Error ? e.message : String(e)}`, 1),
 );
 countRecords = composed.countRecords;
 const { core, close } = composed;

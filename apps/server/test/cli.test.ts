@@ -1,9 +1,10 @@
 /** The `krs` command as a person or a script runs it: a real process on a temp data dir. */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { krsOutcome, serverDir } from './real-server.ts';
+import { spawn } from 'node:child_process';
+import { compiledEnv, krsArgs, krsOutcome, outcome, serverDir } from './real-server.ts';
 
 const fixtures = resolve(serverDir, '../../packages/domain/test/fixtures/vocabularies');
 const dataDir = mkdtempSync(join(tmpdir(), 'krs-cli-'));
@@ -71,5 +72,35 @@ describe('krs command line', { timeout: 180_000 }, () => {
     expect(wrong.stdout).toBe('');
     expect(JSON.parse((await krs('vocabularies', 'list', 'licenses', '--json')).stdout)).toEqual([]);
     expect((await krs('vocabularies', 'import', 'licenses', 'no/such/file.csv')).stderr).toContain('no such file: no/such/file.csv');
+  });
+
+  it('ends quietly with its own status when its reader stops reading (krs vocabularies list ... | head -1)', async () => {
+    await krs('vocabularies', 'import', 'target_audiences', join(fixtures, 'custom/target_audience.yaml'));
+    const [command, argv] = krsArgs('vocabularies', 'list', 'target_audiences');
+    const child = spawn(command, argv, { cwd: serverDir, env: compiledEnv({ ...process.env, KRS_DATA_DIR: dataDir, INIT_CWD: serverDir }) });
+    // The reader is gone before the command has written a line: every write it makes fails.
+    child.stdout.destroy();
+    const run = await outcome(child);
+    expect(run.stderr).not.toContain('EPIPE');
+    expect(run.code).toBe(0);
+  });
+
+  it('refuses backup and restore with KRS_DATABASE_URL set, exiting 2 before touching either store', async () => {
+    // A restore there filled the data dir's SQLite file, which a node on PostgreSQL never reads,
+    // then rebuilt and verified PostgreSQL's records and said OK.
+    const target = mkdtempSync(join(tmpdir(), 'krs-cli-restore-'));
+    try {
+      const env = { ...process.env, KRS_DATA_DIR: target, INIT_CWD: serverDir, KRS_DATABASE_URL: 'postgres://krs@127.0.0.1:1/krs' };
+      const restored = await krsOutcome(env, 'restore', join(target, 'no-such-backup'));
+      expect(restored.code).toBe(2);
+      expect(restored.stderr).toContain('with KRS_DATABASE_URL=postgres://... restore PostgreSQL with its own tools');
+      const backedUp = await krsOutcome(env, 'backup', join(target, 'backup'));
+      expect(backedUp.code).toBe(2);
+      expect(backedUp.stderr).toContain('back up PostgreSQL with its own tools');
+      expect(readdirSync(target)).toEqual([]);
+      expect(existsSync(join(target, 'krs.sqlite'))).toBe(false);
+    } finally {
+      rmSync(target, { recursive: true, force: true });
+    }
   });
 });

@@ -79,4 +79,13 @@ describe('krs copy', () => {
     expect((failed as { code: number }).code).toBe(2);
     expect((failed as { stderr: string }).stderr).toContain('--to must be a PostgreSQL URL');
   });
+
+  it('refuses a data dir that holds no store, before it touches the target', async () => {
+    // Copying the empty store a wrong KRS_DATA_DIR would make deletes what the target holds.
+    const dataDir = mkdtempSync(join(tmpdir(), 'krs-copy-none-'));
+    cleanup.push(() => rmSync(dataDir, { recursive: true, force: true }));
+    const failed = await run({ ...process.env, KRS_DATA_DIR: dataDir, INIT_CWD: serverDir }, 'copy', '--to', 'postgres://krs@127.0.0.1:1/krs').catch((e: { code: number; stderr: string }) => e);
+    expect((failed as { code: number }).code).toBe(2);
+    expect((failed as { stderr: string }).stderr).toContain(`${join(dataDir, 'krs.sqlite')} does not exist`);
+  });
 });

@@ -2,10 +2,11 @@
  * Two server processes on one PostgreSQL (KRS_DATABASE_URL) and one S3 endpoint (KRS_STORAGE),
  * as two nodes behind a load balancer: a token made with the krs command works on both, what one
  * writes the other serves and finds in search at once, concurrent publishes of one draft across
- * both publish it once, and a node killed mid-upload leaves the other serving and nothing
- * half-written visible.
+ * both publish it once, a node killed mid-upload leaves the other serving and nothing
+ * half-written visible, and a node that loses PostgreSQL answers 503 until it is back.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
+import { connect, createServer, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -22,6 +23,7 @@ interface Node {
 }
 const nodes: Node[] = [];
 let token = '';
+let shared: NodeJS.ProcessEnv = {};
 let s3: TestS3 | null = null;
 const dirs: string[] = [];
 
@@ -36,7 +38,7 @@ async function startNode(shared: NodeJS.ProcessEnv): Promise<Node> {
 
 beforeAll(async () => {
   s3 = await startTestS3('krs-nodes');
-  const shared = {
+  shared = {
     ...s3.env,
     KRS_DATABASE_URL: await freshDatabase(),
     KRS_STORAGE: `s3://${s3.bucket}/site`,
@@ -181,5 +183,57 @@ describe('two nodes on one PostgreSQL and one S3', () => {
     expect((await call(b, 'POST', `/api/records/${other.json.id}/draft/actions/publish`)).status).toBe(202);
     expect((await call(b, 'GET', '/api/records?q=drought')).json.hits.total).toBe(1);
     expect((await call(b, 'GET', '/readyz')).status).toBe(200);
+  });
+
+  it('answers 503 with Retry-After, not 500, while its PostgreSQL is gone, and serves again once it is back, without a restart', async () => {
+    // The node reaches PostgreSQL through a proxy the test can cut, as a database restart or a
+    // network failure would: open connections reset, new ones refused.
+    const upstream = new URL(String(shared['KRS_DATABASE_URL']));
+    const sockets = new Set<Socket>();
+    const proxy = (port: number) =>
+      new Promise<Server>((ok) => {
+        const server = createServer((client) => {
+          const db = connect(Number(upstream.port), upstream.hostname);
+          for (const s of [client, db]) {
+            sockets.add(s);
+            s.on('error', () => undefined).on('close', () => sockets.delete(s));
+          }
+          client.pipe(db).pipe(client);
+        });
+        server.listen(port, '127.0.0.1', () => ok(server));
+      });
+    // Refuses new connections, and resets the open ones (close waits for them to end).
+    const closeProxy = (server: Server) => {
+      const closed = new Promise((r) => server.close(r));
+      for (const s of sockets) s.destroy();
+      return closed;
+    };
+    const port = await freePort();
+    let cut = await proxy(port);
+    const through = new URL(upstream);
+    through.port = String(port);
+    const node = await startNode({ ...shared, KRS_DATABASE_URL: through.toString() });
+    nodes.push(node);
+    const id = (await call(node, 'POST', '/api/records', { metadata, files: { enabled: false } })).json.id as string;
+    expect((await call(node, 'POST', `/api/records/${id}/draft/actions/publish`)).status).toBe(202);
+
+    await closeProxy(cut);
+    for (const [method, path, body] of [['GET', `/api/records/${id}`], ['GET', '/api/records?q=flood'], ['POST', '/api/records', { metadata }]] as const) {
+      const res = await fetch(`${node.base}${path}`, { method, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, ...(body ? { body: JSON.stringify(body) } : {}) });
+      expect(res.status).toBe(503);
+      expect(res.headers.get('retry-after')).toBe('5');
+      expect(await res.json()).toEqual({ status: 503, message: expect.stringContaining('cannot reach its database') });
+    }
+    expect((await call(node, 'GET', '/readyz')).json.failing).toContain('database');
+
+    cut = await proxy(port);
+    try {
+      expect((await call(node, 'GET', `/api/records/${id}`)).status).toBe(200);
+      expect((await call(node, 'POST', '/api/records', { metadata })).status).toBe(201);
+      expect((await call(node, 'GET', '/readyz')).status).toBe(200);
+    } finally {
+      await node.server.stop();
+      await closeProxy(cut);
+    }
   });
 });

@@ -1,6 +1,6 @@
 /** Start-up manners of the server process: operator mistakes are one line, never a stack trace. */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { connect, createServer, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -69,6 +69,26 @@ describe('server start-up', () => {
     const run = await start({ PORT: 'abc' });
     expect(run.code).toBe(2);
     expect(run.stderr).toBe('krs: PORT must be a whole number from 0 to 65535, got "abc".\n');
+  });
+
+  it('says in one line that PostgreSQL cannot be reached, naming it without its password, and exits 1', async () => {
+    // A port nobody listens on: refused at once.
+    const port = await freePort();
+    const run = await start({ KRS_DATABASE_URL: `postgres://krs:s3cret-password@127.0.0.1:${port}/krs` });
+    expect(run.code).toBe(1);
+    expect(run.stderr).toBe(`krs: cannot start: PostgreSQL at postgres://krs@127.0.0.1:${port}/krs is not usable: connect ECONNREFUSED 127.0.0.1:${port}\n`);
+  });
+
+  it('says in one line that the data dir holds something that is not its database, and exits 1', async () => {
+    const broken = mkdtempSync(join(tmpdir(), 'krs-start-broken-'));
+    try {
+      writeFileSync(join(broken, 'krs.sqlite'), 'not a database, but long enough to be read as one: '.repeat(20));
+      const run = await start({ KRS_DATA_DIR: broken });
+      expect(run.code).toBe(1);
+      expect(run.stderr).toBe(`krs: cannot start: the database in the data dir ${broken} is not usable: file is not a database\n`);
+    } finally {
+      rmSync(broken, { recursive: true, force: true });
+    }
   });
 
   it('answers a client holding too many connections 429 in JSON, serves it again once it closes one, and counts the refusal', async () => {

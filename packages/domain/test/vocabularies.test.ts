@@ -93,6 +93,15 @@ describe('vocabulary files given for the wrong type', () => {
   });
 });
 
+describe('importing a file that names an id twice', () => {
+  it('keeps the later entry and counts the id once, as the listing does', async () => {
+    const { core } = makeCore();
+    const file = '- id: a\n  title: {en: First}\n- id: b\n  title: {en: B}\n- id: a\n  title: {en: Second}\n';
+    expect(await core.vocabularies.importFile('target_audiences', file, 'yaml')).toBe(2);
+    expect((await core.vocabularies.list('target_audiences')).map((e) => [e.id, e.title['en']])).toEqual([['a', 'Second'], ['b', 'B']]);
+  });
+});
+
 describe('listing and removing vocabulary entries', () => {
   it('lists imported entries and removes ids no published record uses', async () => {
     const { core } = makeCore();

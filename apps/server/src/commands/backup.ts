@@ -49,6 +49,9 @@ export async function backupCommand(composed: Composed, args: BackupArgs): Promi
 
 /** Restores, rebuilds the search index, then verifies what was restored. */
 export async function restoreCommand(config: ServerConfig, args: BackupArgs): Promise<number> {
+  // Else the SQLite file would be restored beside a server that never reads it, and the rebuild and
+  // the verify after it would run on PostgreSQL's records and say OK.
+  if (config.databaseUrl) throw new ConfigError('krs restore fills the embedded SQLite store in the data dir; with KRS_DATABASE_URL=postgres://... restore PostgreSQL with its own tools, or unset it to restore this backup (docs/operations.md)');
   if (config.storage.kind !== 'fs') throw new ConfigError('krs restore puts blobs into the data dir; with KRS_STORAGE=s3://... unset it to restore (docs/storage.md)');
   const progress = showProgress('restoring');
   const manifest = await restoreBackup(args.dir, config.dataDir, { link: args.flag, onProgress: progress.onProgress });
@@ -85,6 +88,8 @@ SQLite's online backup, then every file blob it references (hard-linked; --copy 
 The search index is rebuilt on restore. Exit status 1 when referenced blobs were missing.`,
   async run(args) {
     const parsed = parseOrUsage(args, '--copy');
+    // Refused before anything opens PostgreSQL, as restore is.
+    if (readConfig().databaseUrl) throw new ConfigError('krs backup copies the embedded SQLite store; with KRS_DATABASE_URL=postgres://... back up PostgreSQL with its own tools (pg_dump or base backups) (docs/operations.md)');
     return withService((composed) => backupCommand(composed, parsed));
   },
 };

@@ -154,7 +154,7 @@ const ERROR_TEXT: Record<ErrorStatus, string> = {
   416: 'The range cannot be satisfied; `Content-Range: bytes */<size>` gives the size.',
   429: "The caller's address holds its share of the memory request bodies, downloads and answers of large records may use, or (a search or listing) has as many searches waiting for their turn as it may (64); `Retry-After` says when to try again.",
   500: 'An unexpected failure; logged with the request id.',
-  503: 'The server holds all the memory request bodies, downloads and answers of large records may use; `Retry-After` says when to try again.',
+  503: 'The server holds all the memory request bodies, downloads and answers of large records may use, or cannot reach its database or file storage; `Retry-After` says when to try again.',
   507: 'The server has no room left to store the write (its disk or quota is full); nothing of it was kept.',
 };
 

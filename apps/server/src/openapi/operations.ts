@@ -84,9 +84,10 @@ export interface Operation {
 /** Named request schemas: emitted once under components.schemas and referenced. */
 export const REQUEST_SCHEMAS = { DraftBody: draftBody, FileKeys: fileKeysBody, AccessLinkBody: accessLinkBody, RecordsBody: recordsBody, ResourcesBody: resourcesBody } as const;
 
-const READ = [401, 403, 404, 406, 500] as const;
-/** 429 and 503: what a record or a page of records holds is taken from the same memory bound as bodies (docs/operations.md, "Answers"). */
-const ANSWER_READ = [...READ, 429, 503] as const;
+/** 503: the database or the file storage does not answer. */
+const READ = [401, 403, 404, 406, 500, 503] as const;
+/** 429 (and 503): what a record or a page of records holds is taken from the same memory bound as bodies (docs/operations.md, "Answers"). */
+const ANSWER_READ = [...READ, 429] as const;
 const QUERY_READ = [400, ...ANSWER_READ] as const;
 /** 429 and 503: the body memory bound (docs/operations.md, "Request bodies"); 507: the disk is full. */
 const WRITE = [400, 401, 403, 404, 406, 409, 413, 415, 429, 500, 503, 507] as const;

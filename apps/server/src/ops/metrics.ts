@@ -14,6 +14,8 @@ export interface MetricsOptions {
   countRecords?: () => Promise<RecordCounts>;
   /** How long a record count is reused. */
   countCacheMs?: number;
+  /** How long a scrape waits for a record count before it leaves the count out. */
+  countTimeoutMs?: number;
   now?: () => number;
 }
 
@@ -40,6 +42,15 @@ export interface Metrics {
 
 const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
 const STATEMENTS = new Set(['select', 'insert', 'update', 'delete', 'with', 'begin', 'commit', 'rollback', 'pragma']);
+
+/** `work`'s value, or a rejection once `ms` have passed without one. */
+function withinMs<T>(work: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
+  });
+  return Promise.race([work, late]).finally(() => clearTimeout(timer));
+}
 
 export function createMetrics(options: MetricsOptions = {}): Metrics {
   const registry = new Registry();
@@ -121,8 +132,15 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
       labelNames: ['kind', 'state'],
       registers: [registry],
       async collect() {
-        if (counted === null || now() - counted.at > (options.countCacheMs ?? 10_000)) counted = { at: now(), value: await countRecords() };
         this.reset();
+        if (counted === null || now() - counted.at > (options.countCacheMs ?? 10_000)) {
+          // The database away (or slower than a scrape may wait) must not take every other
+          // metric with it, the 503s that show the outage among them: the series is left out
+          // until a count succeeds again.
+          const value = await withinMs(countRecords(), options.countTimeoutMs ?? 2_000).catch(() => null);
+          if (value === null) return;
+          counted = { at: now(), value };
+        }
         for (const c of counted.value) this.set({ kind: c.kind, state: c.state }, c.count);
       },
     });

@@ -3,9 +3,10 @@
  * to many), resumable and verified. Rows go in key order, in batches, each batch upserted: a copy
  * cut short is run again and goes on, and a run after writes on the source (a live copy, then a
  * last run with the server stopped) brings changed rows up to date. Rows deleted on the source
- * since an earlier run stay on the target and make verification fail: copy into an empty
- * database for an exact copy. Verification reads both sides again and compares row counts and a
- * digest of every row's content.
+ * since an earlier run (a draft published or discarded, its file entries) are deleted on the
+ * target too: left there, a published record would show the draft it had at the earlier run as an
+ * open edit. So the target is the source's copy and nothing else. Verification reads both sides
+ * again and compares row counts and a digest of every row's content.
  */
 import { createHash } from 'node:crypto';
 import { sql, type Kysely } from 'kysely';
@@ -62,7 +63,29 @@ async function countOf(db: Kysely<Database>, table: TableName): Promise<number> 
   return Number(row.n);
 }
 
-export async function copyDatabase(from: Kysely<Database>, to: Kysely<Database>, onProgress?: (p: CopyProgress) => void): Promise<void> {
+/** A page of keys as a VALUES list, `(k1, k2), ...`, which both SQLite and PostgreSQL compare row values with. */
+function keyValues(table: TableName, rows: Row[]) {
+  const key = TABLES[table] as string[];
+  return sql.join(rows.map((row) => sql`(${sql.join(key.map((k) => row[k]))})`));
+}
+
+/** Deletes, on `to`, each row whose key `from` no longer has; returns how many. Children before parents (api_token before user). */
+async function pruneTable(from: Kysely<Database>, to: Kysely<Database>, table: TableName): Promise<number> {
+  const key = sql.join((TABLES[table] as string[]).map((k) => sql.ref(k)));
+  let removed = 0;
+  for await (const rows of rowsOf(to, table)) {
+    const kept = (await sql<Row>`select ${key} from ${sql.table(table)} where (${key}) in (values ${keyValues(table, rows)})`.execute(from)).rows;
+    const keep = new Set(kept.map((row) => JSON.stringify((TABLES[table] as string[]).map((k) => row[k]))));
+    const gone = rows.filter((row) => !keep.has(JSON.stringify((TABLES[table] as string[]).map((k) => row[k]))));
+    if (gone.length === 0) continue;
+    await sql`delete from ${sql.table(table)} where (${key}) in (values ${keyValues(table, gone)})`.execute(to);
+    removed += gone.length;
+  }
+  return removed;
+}
+
+/** Copies every table; returns, per table, how many rows it deleted on the target for being gone from the source. */
+export async function copyDatabase(from: Kysely<Database>, to: Kysely<Database>, onProgress?: (p: CopyProgress) => void): Promise<Record<string, number>> {
   for (const table of ORDER) {
     const total = await countOf(from, table);
     let copied = 0;
@@ -79,6 +102,12 @@ export async function copyDatabase(from: Kysely<Database>, to: Kysely<Database>,
       onProgress?.({ table, copied, total });
     }
   }
+  const removed: Record<string, number> = {};
+  for (const table of [...ORDER].reverse()) {
+    const n = await pruneTable(from, to, table);
+    if (n > 0) removed[table] = n;
+  }
+  return removed;
 }
 
 /**

@@ -152,14 +152,28 @@ export function createDb(filename: string, options: DbOptions = {}): DbHandle {
  * A pool of connections to PostgreSQL (`postgres://user:password@host:port/database`). Commits
  * are durable by the server's own fsync before it answers; nothing here waits for more.
  */
-export function createPgDb(url: string, options: Pick<DbOptions, 'onQuery'> & { maxConnections?: number } = {}): DbHandle {
+export function createPgDb(url: string, options: Pick<DbOptions, 'onQuery'> & { maxConnections?: number; connectTimeoutMs?: number } = {}): DbHandle {
   // Connections kept five minutes idle, not pg's ten seconds: a new connection's first search cost
   // 60-120 ms on 200 documents and about half a second at 100k (the caches a fresh backend fills),
   // which a quiet node paid again after every pause of ten seconds. Idle connections do not keep a
-  // finished command's process alive.
-  const pool = new pg.Pool({ connectionString: url, max: options.maxConnections ?? 10, idleTimeoutMillis: 5 * 60_000, allowExitOnIdle: true });
+  // finished command's process alive. A connection not had within ten seconds (a server that
+  // stalls or a host that drops packets; or every connection held by queries that wait on one)
+  // fails the query, which the server answers 503, instead of holding its request for as long as
+  // the stall lasts or the system's connect timeout (two minutes on Linux).
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: options.maxConnections ?? 10,
+    idleTimeoutMillis: 5 * 60_000,
+    connectionTimeoutMillis: options.connectTimeoutMs ?? 10_000,
+    allowExitOnIdle: true,
+  });
   // An idle connection the server dropped must not take the process down with it.
   pool.on('error', () => {});
+  // Nor one dropped while lent out (PostgreSQL restarted, failed over, stopped under load): its
+  // client emits 'error', which pg-pool hears only while the client is idle, and unheard it was
+  // an uncaught exception that ended the node. The work on it fails by itself (a 503), and the
+  // pool drops the client when it comes back.
+  pool.on('connect', (client) => client.on('error', () => {}));
   const onQuery = options.onQuery;
   const db = new Kysely<Database>({
     dialect: new PostgresDialect({ pool }),

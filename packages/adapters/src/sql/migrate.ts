@@ -31,5 +31,7 @@ export function createMigrator<T>(db: Kysely<T>): Migrator {
 export async function migrateToLatest<T>(db: Kysely<T>): Promise<void> {
   const { error, results } = await createMigrator(db).migrateToLatest();
   const failed = results?.find((r) => r.status === 'Error');
-  if (error || failed) throw new Error(`Migration ${failed?.migrationName ?? ''} failed: ${String(error)}`);
+  if (failed) throw new Error(`migration ${failed.migrationName} failed: ${error instanceof Error ? error.message : String(error)}`);
+  // Before any migration ran: the database could not be reached or read (refused, wrong password, no such database).
+  if (error) throw error instanceof Error ? error : new Error(String(error));
 }

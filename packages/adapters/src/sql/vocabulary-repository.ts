@@ -47,7 +47,10 @@ export function createSqlVocabularyRepository(db: Kysely<Database>, reader?: Row
     return (await reader.rows(compiled.sql, compiled.parameters as readonly (string | number)[])).map((row) => row[0] as T);
   }
 
-  async function upsertAll(handle: Kysely<Database>, entries: readonly VocabularyEntry[]): Promise<void> {
+  async function upsertAll(handle: Kysely<Database>, given: readonly VocabularyEntry[]): Promise<void> {
+    // PostgreSQL refuses an ON CONFLICT statement that meets one key twice ("cannot affect row a
+    // second time"), and real files repeat ids: the later entry wins, as SQLite's row-by-row upsert has it.
+    const entries = [...new Map(given.map((e) => [`${e.type}\u0000${e.id}`, e])).values()];
     for (let i = 0; i < entries.length; i += UPSERT_CHUNK) {
       await handle
         .insertInto('vocabulary')

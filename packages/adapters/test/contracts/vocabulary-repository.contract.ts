@@ -36,6 +36,13 @@ export function vocabularyRepositoryContract(name: string, make: MakeRepositorie
       expect((await v.get('languages', ['a'])).size).toBe(0);
     });
 
+    it('takes an id given twice in one batch, the later entry winning (GEO\'s target_audience.yaml repeats two)', async () => {
+      const v = await vocabularies();
+      await v.upsert([vocabularyEntry('target_audiences', 'a', { title: { en: 'First' } }), vocabularyEntry('target_audiences', 'b'), vocabularyEntry('target_audiences', 'a', { title: { en: 'Second' } })]);
+      expect(await v.count('target_audiences')).toBe(2);
+      expect((await v.get('target_audiences', ['a'])).get('a')?.title).toEqual({ en: 'Second' });
+    });
+
     it('lists one type by id and removes ids of that type only', async () => {
       const v = await vocabularies();
       await v.upsert([vocabularyEntry('subjects', 'b'), vocabularyEntry('subjects', 'a'), vocabularyEntry('subjects', 'C'), vocabularyEntry('roles', 'a')]);

@@ -7,7 +7,10 @@ import type { CoreDeps } from './deps.ts';
 export type ImportProgress = (done: number, total: number) => void;
 
 /** Loads entries in chunks; re-importing the same file changes nothing (upsert by type and id). */
-export async function importVocabulary(deps: CoreDeps, type: VocabularyType, entries: VocabularyEntry[], onProgress?: ImportProgress): Promise<number> {
+export async function importVocabulary(deps: CoreDeps, type: VocabularyType, given: VocabularyEntry[], onProgress?: ImportProgress): Promise<number> {
+  // A file may name an id twice (GEO's target_audience.yaml names two): the later entry wins, as
+  // a second import would have it, and the count says how many entries the type gained or changed.
+  const entries = [...new Map(given.map((e) => [e.id, e])).values()];
   const chunk = 1000;
   let written = 0;
   for (let i = 0; i < entries.length; i += chunk) {
