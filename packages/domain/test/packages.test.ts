@@ -166,6 +166,21 @@ describe("a package's resource listings", () => {
   });
 });
 
+describe("a package's resource listings", () => {
+  it('narrow by bbox as every listing does, and refuse a malformed one', async () => {
+    const { core } = makeCore();
+    const pkg = await packageDraft(core);
+    const at = (lon: number, lat: number) => ({ ...validMetadata, locations: { features: [{ geometry: { type: 'Point', coordinates: [lon, lat] } }] } });
+    const delta = await resourceDraft(core, alice, at(6, 5));
+    const alps = await resourceDraft(core, alice, at(10, 46));
+    await core.packages.associate(alice, pkg.id, [delta, alps]);
+    await core.packages.addResources(alice, pkg.id, [delta, alps]);
+    expect((await core.packages.draftResources(alice, pkg.id, { bbox: '0,10,10,0' })).hits.map((h) => h.record.id)).toEqual([delta]);
+    expect((await core.packages.draftResources(alice, pkg.id, {})).total).toBe(2);
+    await expect(core.packages.draftResources(alice, pkg.id, { bbox: 'north of here' })).rejects.toMatchObject({ kind: 'invalid' });
+  });
+});
+
 describe('how many resources a package may hold', () => {
   const tooMany = Array.from({ length: MAX_PACKAGE_RESOURCES + 1 }, (_, i) => `zz${String(i).padStart(3, '0')}-zzzzz`);
   const refusal = (field: string) => ({

@@ -1,6 +1,7 @@
 /**
  * Package-resource listings: a package draft's attached resources, a published package's
- * resources, and a context. `q` narrows through the index; hits come from the repositories.
+ * resources, and a context. `q` and `bbox` narrow through the index, as on every other listing;
+ * hits come from the repositories.
  */
 import { notFound } from '../../errors.ts';
 import { atLeast, requireLevel } from '../../model/access.ts';
@@ -11,6 +12,7 @@ import type { CoreDeps } from '../deps.ts';
 import { resolvePaging, resolveSort, type ListingInput } from '../listing-params.ts';
 import { levelFor, loadParent, loadPublished, previewOf, viewOf } from '../lookup.ts';
 import { afterProjections } from '../project-search.ts';
+import { parseBBox } from '../../search/index.ts';
 import { packageParent } from './package-target.ts';
 
 type Pick = 'draft-first' | 'published';
@@ -20,13 +22,15 @@ async function listResources(deps: CoreDeps, identity: Identity, ids: string[], 
   const q = input.q?.trim() ? input.q : null;
   const sort = resolveSort('search', input.sort, q);
   const now = deps.clock.now();
+  // A malformed box is a 400 here as on the search endpoints, not a box silently ignored.
+  const bbox = input.bbox ? parseBBox(input.bbox) : null;
   let matching: Set<string> | null = null;
-  if (q !== null && ids.length > 0) {
+  if ((q !== null || bbox !== null) && ids.length > 0) {
     await afterProjections(deps.search);
     const result = await deps.search.search({
       filter: { kinds: ['resource'], ids, viewerId: identity.userId },
       q,
-      bbox: null,
+      bbox,
       sort: 'bestmatch',
       page: 1,
       size: ids.length * 2,
