@@ -5,7 +5,7 @@ import { getRequestListener } from '@hono/node-server';
 import { isDomainError } from '@krs/domain';
 import { createApp } from './app.ts';
 import { createBodyBudget } from './body-budget.ts';
-import { createSearchGate, SEARCHES_AT_ONCE, SEARCHES_WAITING_PER_CLIENT } from './search-gate.ts';
+import { COSTLY_SEARCH_MS, createSearchGate, SEARCHES_AT_ONCE, SEARCHES_WAITING_PER_CLIENT } from './search-gate.ts';
 import { warmCitations } from './exports/citation.ts';
 import { createFastPath } from './fast-path/listener.ts';
 import { handlersInFlight } from './handlers-in-flight.ts';
@@ -98,7 +98,7 @@ lifecycle.info(
 let stopping = false;
 const bodyBudget = createBodyBudget({ total: config.maxBodyMemory, perClient: config.maxBodyMemoryPerClient }, metrics.observeRefusedBody);
 metrics.trackBodyMemory(bodyBudget.held);
-const searchGate = createSearchGate({ perClient: config.searchesPerClient, total: SEARCHES_AT_ONCE, maxWaiting: SEARCHES_WAITING_PER_CLIENT }, metrics.observeRefusedSearch);
+const searchGate = createSearchGate({ perClient: config.searchesPerClient, total: SEARCHES_AT_ONCE, maxWaiting: SEARCHES_WAITING_PER_CLIENT, costlyMs: COSTLY_SEARCH_MS }, metrics.observeRefusedSearch);
 metrics.trackSearches(searchGate.counts);
 const app = createApp(core, {
   baseUrl: config.baseUrl,

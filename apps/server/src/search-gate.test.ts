@@ -14,7 +14,7 @@ const settle = () => new Promise((resolve) => setImmediate(resolve));
 
 describe('searches taking turns between client addresses', () => {
   it('runs another address at once while one address waits on its own bound', async () => {
-    const gate = createSearchGate({ perClient: 2, total: 10, maxWaiting: 100 });
+    const gate = createSearchGate({ perClient: 2, total: 10, maxWaiting: 100, costlyMs: null });
     const order: string[] = [];
     const enter = entering(gate, order);
     const a = [enter('10.0.0.1', 'a1'), enter('10.0.0.1', 'a2'), enter('10.0.0.1', 'a3'), enter('10.0.0.1', 'a4')];
@@ -35,7 +35,7 @@ describe('searches taking turns between client addresses', () => {
   });
 
   it("gives each freed place to the next address in turn: one address's many searches delay another's by one place", async () => {
-    const gate = createSearchGate({ perClient: 4, total: 2, maxWaiting: 100 });
+    const gate = createSearchGate({ perClient: 4, total: 2, maxWaiting: 100, costlyMs: null });
     const order: string[] = [];
     const enter = entering(gate, order);
     const a = Array.from({ length: 20 }, (_, i) => enter('10.0.0.1', `a${i}`));
@@ -60,7 +60,7 @@ describe('searches taking turns between client addresses', () => {
 
   it('refuses an address past its waiting searches, and only that address', async () => {
     let refused = 0;
-    const gate = createSearchGate({ perClient: 1, total: 10, maxWaiting: 2 }, () => refused++);
+    const gate = createSearchGate({ perClient: 1, total: 10, maxWaiting: 2, costlyMs: null }, () => refused++);
     const running = await gate.enter('10.0.0.1');
     const waiting = [gate.enter('10.0.0.1'), gate.enter('10.0.0.1')];
     await expect(gate.enter('10.0.0.1')).rejects.toBeInstanceOf(SearchesWaiting);
@@ -74,7 +74,7 @@ describe('searches taking turns between client addresses', () => {
   });
 
   it('takes a search whose client has gone out of the queue, and gives its place to the next', async () => {
-    const gate = createSearchGate({ perClient: 1, total: 1, maxWaiting: 10 });
+    const gate = createSearchGate({ perClient: 1, total: 1, maxWaiting: 10, costlyMs: null });
     const order: string[] = [];
     const enter = entering(gate, order);
     const first = await enter('10.0.0.1', 'first');
@@ -93,7 +93,7 @@ describe('searches taking turns between client addresses', () => {
   });
 
   it('without the per-address bound, runs searches in the order they came and refuses none', async () => {
-    const gate = createSearchGate({ perClient: null, total: 1, maxWaiting: 1 });
+    const gate = createSearchGate({ perClient: null, total: 1, maxWaiting: 1, costlyMs: null });
     const order: string[] = [];
     const enter = entering(gate, order);
     const searches = [enter('10.0.0.1', 'a'), enter('10.0.0.2', 'b'), enter('10.0.0.1', 'c'), enter('10.0.0.3', 'd')];
@@ -104,8 +104,43 @@ describe('searches taking turns between client addresses', () => {
     expect(order).toEqual(['a', 'b', 'c', 'd']);
   });
 
+  it('runs an address whose searches have lately been costly one at a time, and gives it its bound back once they are cheap', async () => {
+    let clock = 0;
+    const gate = createSearchGate({ perClient: 3, total: 10, maxWaiting: 100, costlyMs: 200 }, () => undefined, () => clock);
+    const order: string[] = [];
+    const enter = entering(gate, order);
+    // Cheap searches: three at once.
+    const cheap = [enter('10.0.0.1', 'c1'), enter('10.0.0.1', 'c2'), enter('10.0.0.1', 'c3')];
+    await settle();
+    expect(gate.counts()).toEqual({ running: 3, waiting: 0 });
+    clock += 10;
+    for (const search of cheap) (await search)?.();
+    // One costly search (a second) makes its average costly: the next ones run one at a time.
+    const costly = await enter('10.0.0.1', 'costly');
+    clock += 1000;
+    costly?.();
+    const next = [enter('10.0.0.1', 'n1'), enter('10.0.0.1', 'n2')];
+    await settle();
+    expect(gate.counts()).toEqual({ running: 1, waiting: 1 });
+    // Another address keeps its own bound.
+    const other = [enter('10.0.0.2', 'o1'), enter('10.0.0.2', 'o2')];
+    await settle();
+    expect(gate.counts()).toEqual({ running: 3, waiting: 1 });
+    for (const search of other) (await search)?.();
+    // Cheap again, the average falls under the bound after a few searches, and the bound is back.
+    for (const search of next) {
+      await settle();
+      (await search)?.();
+    }
+    for (let i = 0; i < 8; i++) (await enter('10.0.0.1', `again${i}`))?.();
+    const after = [enter('10.0.0.1', 'a1'), enter('10.0.0.1', 'a2')];
+    await settle();
+    expect(gate.counts()).toEqual({ running: 2, waiting: 0 });
+    for (const search of after) (await search)?.();
+  });
+
   it('gives a place back once, however often its release is called', async () => {
-    const gate = createSearchGate({ perClient: 1, total: 1, maxWaiting: 10 });
+    const gate = createSearchGate({ perClient: 1, total: 1, maxWaiting: 10, costlyMs: null });
     const release = await gate.enter('10.0.0.1');
     const second = gate.enter('10.0.0.2');
     const third = gate.enter('10.0.0.3');

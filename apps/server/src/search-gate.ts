@@ -6,9 +6,12 @@
  * behind all of them. Now each address runs at most `perClient` searches at once, and at most
  * `total` run in all; the others wait, and each freed place goes to the next address in turn,
  * so a client's search waits for the searches of at most `perClient` places of each other
- * client, however many it sends. An address with `maxWaiting` searches waiting is refused more
- * (429, `Retry-After`). Behind a proxy every client has the proxy's address: `perClient` null
- * turns the per-address bounds off, and the searches then take turns in the order they came.
+ * client, however many it sends. An address whose searches have lately taken longer than
+ * `costlyMs` each (on average) runs one at a time: its costly steps then hold at most one of the
+ * engine's threads, and the others' searches find one free. An address with `maxWaiting` searches
+ * waiting is refused more (429, `Retry-After`). Behind a proxy every client has the proxy's
+ * address: `perClient` null turns the per-address bounds off, and the searches then take turns in
+ * the order they came.
  */
 import type { MiddlewareHandler } from 'hono';
 import { clientKey } from './connection-guard.ts';
@@ -21,6 +24,12 @@ import { outgoingOf, remoteAddressOf } from './routes/request.ts';
 export const SEARCHES_AT_ONCE = 16;
 /** Searches one address may have waiting: a browser or a harvester has a few; a client with more sends them faster than they run. */
 export const SEARCHES_WAITING_PER_CLIENT = 64;
+/** A search taking longer than this is costly: the cheap ones take a few milliseconds to tens at 100k records, the costly hundreds. */
+export const COSTLY_SEARCH_MS = 200;
+/** Addresses whose searches' recent cost is remembered, the least recently seen forgotten first. */
+const REMEMBERED_CLIENTS = 10_000;
+/** Weight of a search's time in its address's running average. */
+const RECENT_WEIGHT = 0.3;
 
 export interface SearchGateBounds {
   /** Searches in progress at once from one client address (IPv6: one /64); null, no bound. */
@@ -29,6 +38,8 @@ export interface SearchGateBounds {
   total: number;
   /** Searches one address may have waiting; past it, refused (with `perClient` null, no bound: connections bound them). */
   maxWaiting: number;
+  /** An address whose searches lately took longer than this on average runs one at a time; null, never. */
+  costlyMs: number | null;
 }
 
 /** Thrown when an address already has as many searches waiting as it may; errors.ts answers 429. */
@@ -59,24 +70,42 @@ interface Waiter {
   admit: (release: (() => void) | null) => void;
 }
 
-export function createSearchGate(bounds: SearchGateBounds, onRefused: () => void = () => undefined): SearchGate {
+export function createSearchGate(bounds: SearchGateBounds, onRefused: () => void = () => undefined, now: () => number = () => performance.now()): SearchGate {
   const clients = new Map<string, Client>();
+  /** Each address's running average of its searches' times (ms), least recently seen first. */
+  const recent = new Map<string, number>();
   /** Addresses with searches waiting, in the order their turn comes; each once. */
   const turns: string[] = [];
   let running = 0;
   let waiting = 0;
 
-  const mayRun = (client: Client) => running < bounds.total && (bounds.perClient === null || client.running < bounds.perClient);
+  const ownBound = (key: string): number | null => {
+    if (bounds.perClient === null) return null;
+    return bounds.costlyMs !== null && (recent.get(key) ?? 0) > bounds.costlyMs ? 1 : bounds.perClient;
+  };
+  const mayRun = (key: string, client: Client) => {
+    const own = ownBound(key);
+    return running < bounds.total && (own === null || client.running < own);
+  };
+
+  const remember = (key: string, ms: number) => {
+    const before = recent.get(key);
+    recent.delete(key);
+    recent.set(key, before === undefined ? ms : before + RECENT_WEIGHT * (ms - before));
+    if (recent.size > REMEMBERED_CLIENTS) recent.delete(recent.keys().next().value as string);
+  };
 
   const placeFor = (key: string, client: Client): (() => void) => {
     running++;
     client.running++;
+    const started = now();
     let released = false;
     return () => {
       if (released) return;
       released = true;
       running--;
       client.running--;
+      if (bounds.costlyMs !== null && bounds.perClient !== null) remember(key, now() - started);
       forgetIfIdle(key, client);
       admitNext();
     };
@@ -93,7 +122,7 @@ export function createSearchGate(bounds: SearchGateBounds, onRefused: () => void
       const key = turns.shift() as string;
       const client = clients.get(key);
       if (client === undefined || client.waiting.length === 0) continue;
-      if (mayRun(client)) {
+      if (mayRun(key, client)) {
         const waiter = client.waiting.shift() as Waiter;
         waiting--;
         waiter.admit(placeFor(key, client));
@@ -112,7 +141,7 @@ export function createSearchGate(bounds: SearchGateBounds, onRefused: () => void
         clients.set(key, client);
       }
       // Nobody waiting before it: no one's turn is taken.
-      if (client.waiting.length === 0 && turns.length === 0 && mayRun(client)) return Promise.resolve(placeFor(key, client));
+      if (client.waiting.length === 0 && turns.length === 0 && mayRun(key, client)) return Promise.resolve(placeFor(key, client));
       if (bounds.perClient !== null && client.waiting.length >= bounds.maxWaiting) {
         forgetIfIdle(key, client);
         onRefused();

@@ -106,7 +106,7 @@ describe('a listing page too large to read', () => {
 
 describe('searches taking turns over HTTP', () => {
   it('holds a search while its address has its searches running, refuses it past its waiting ones with 429, and answers it once a place is free', async () => {
-    const gate = createSearchGate({ perClient: 1, total: 4, maxWaiting: 1 });
+    const gate = createSearchGate({ perClient: 1, total: 4, maxWaiting: 1, costlyMs: null });
     const { call } = await makeApp({}, createInMemorySearchIndex(), { searchGate: gate });
     // A search of this address (app.request has none: every request is the same client) in progress.
     const running = await gate.enter(undefined);
