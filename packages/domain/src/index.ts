@@ -19,6 +19,7 @@ export { wellFormed } from './model/files.ts';
 export { accessStatus, type AccessStatus } from './model/access-status.ts';
 export { anonymousReadStamp, ownerDraftReadStamp, representationTag } from './model/read-stamp.ts';
 export { DEPENDENCIES, type Dependency, type Readiness } from './use-cases/operations/check-readiness.ts';
+export { withinMs } from './use-cases/operations/within-ms.ts';
 export type { FileProblem, IndexProblem, VerifyOptions, VerifyProgress, VerifyReport } from './use-cases/operations/verify-store.ts';
 export { METADATA_LIMITS } from './model/metadata/limits.ts';
 export { MAX_PACKAGE_RESOURCES } from './model/package-limits.ts';

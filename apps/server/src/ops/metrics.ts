@@ -4,7 +4,7 @@
  * scraper or a probe cannot load the database more than once per interval.
  */
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
-import type { FileStorage, SearchIndex } from '@krs/domain';
+import { withinMs, type FileStorage, type SearchIndex } from '@krs/domain';
 import type { RequestObserver } from './request-log.ts';
 
 /** Records per kind and state, as the database counts them. */
@@ -42,15 +42,6 @@ export interface Metrics {
 
 const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
 const STATEMENTS = new Set(['select', 'insert', 'update', 'delete', 'with', 'begin', 'commit', 'rollback', 'pragma']);
-
-/** `work`'s value, or a rejection once `ms` have passed without one. */
-function withinMs<T>(work: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
-  });
-  return Promise.race([work, late]).finally(() => clearTimeout(timer));
-}
 
 export function createMetrics(options: MetricsOptions = {}): Metrics {
   const registry = new Registry();

@@ -13,6 +13,7 @@ import { citationStyle, DEFAULT_LOCALE } from '../exports/citation.ts';
 import type { Exporter } from '../exports/exporter.ts';
 import { identityOf, orIfNotFound, type Env } from '../routes/request.ts';
 import { listingQuery, toListingInput } from '../routes/schemas.ts';
+import { withLinkToken } from '../links.ts';
 import { label, places, str } from '../metadata-view.ts';
 import { MessagePage } from './message-page.tsx';
 import { ITEMS_SHOWN, RecordPage, type RecordPageProps } from './record-page.tsx';
@@ -109,8 +110,7 @@ export function pageRoutes(core: Core, exporter: Exporter, respond: Responder) {
 
   async function latest(c: Context<Env>, kind: RecordKind) {
     const view = await core.records.latest(identityOf(c), kind, c.req.param('id') as string, answerOf(c));
-    const t = token(c);
-    return c.redirect(`${links.landing(kind, view.record.id)}${t ? `?token=${encodeURIComponent(t)}` : ''}`, 302);
+    return c.redirect(withLinkToken(links.landing(kind, view.record.id), token(c)), 302);
   }
 
   /** The published version `id`, else the draft `id` (which asks for more than reading the published one). */

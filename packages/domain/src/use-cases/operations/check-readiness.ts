@@ -1,4 +1,5 @@
 import type { CoreDeps } from '../deps.ts';
+import { withinMs } from './within-ms.ts';
 
 export const DEPENDENCIES = ['database', 'storage', 'search'] as const;
 export type Dependency = (typeof DEPENDENCIES)[number];
@@ -24,20 +25,10 @@ export async function checkReadiness(deps: CoreDeps, timeoutMs: number): Promise
   return { ready: outcomes.every((o) => o === null), checks };
 }
 
-async function withTimeout(probe: () => Promise<void>, timeoutMs: number): Promise<string | null> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const expired = new Promise<string>((resolve) => {
-    timer = setTimeout(() => resolve(`no answer within ${timeoutMs} ms`), timeoutMs);
-  });
-  try {
-    return await Promise.race([
-      probe().then(
-        () => null,
-        (e: unknown) => (e instanceof Error ? e.message : String(e)),
-      ),
-      expired,
-    ]);
-  } finally {
-    clearTimeout(timer);
-  }
+/** Null when the probe answers in time, else what went wrong. */
+function withTimeout(probe: () => Promise<void>, timeoutMs: number): Promise<string | null> {
+  return withinMs(probe(), timeoutMs).then(
+    () => null,
+    (e: unknown) => (e instanceof Error ? e.message : String(e)),
+  );
 }
