@@ -59,14 +59,29 @@ const OUT_OF_SPACE_CODES = new Set(['ENOSPC', 'EDQUOT', 'SQLITE_FULL', '53100'])
 /** An S3-compatible store's own words for it (the AWS SDK names its error after the code): MinIO's full drives, Ceph's and others' quotas. */
 const S3_OUT_OF_SPACE = new Set(['XMinioStorageFull', 'QuotaExceeded', 'InsufficientStorage']);
 
-/** Whether `err`, or an error it wraps, says the disk or quota is full. */
-function outOfSpace(err: unknown, depth = 0): boolean {
-  if (typeof err !== 'object' || err === null || depth > 4) return false;
-  const { code, name, cause, $metadata } = err as { code?: unknown; name?: unknown; cause?: unknown; $metadata?: { httpStatusCode?: unknown } };
-  if (typeof code === 'string' && OUT_OF_SPACE_CODES.has(code)) return true;
-  if ((typeof name === 'string' && S3_OUT_OF_SPACE.has(name)) || $metadata?.httpStatusCode === 507) return true;
-  return outOfSpace(cause, depth + 1);
+/** What a store's error may say of itself: Node's and the drivers' `code`, the AWS SDK's `name` and HTTP status. */
+interface StoreError {
+  code?: unknown;
+  name?: unknown;
+  message?: unknown;
+  $metadata?: { httpStatusCode?: unknown };
 }
+
+/** Whether `err`, or an error it wraps (a few `cause`s deep), `says` so. */
+function saysSo(err: unknown, says: (e: StoreError) => boolean): boolean {
+  for (let e = err, depth = 0; typeof e === 'object' && e !== null && depth <= 4; e = (e as { cause?: unknown }).cause, depth++) {
+    if (says(e as StoreError)) return true;
+  }
+  return false;
+}
+
+/** Whether the error says the disk or quota is full. */
+const outOfSpace = (err: unknown): boolean =>
+  saysSo(
+    err,
+    ({ code, name, $metadata }) =>
+      (typeof code === 'string' && OUT_OF_SPACE_CODES.has(code)) || (typeof name === 'string' && S3_OUT_OF_SPACE.has(name)) || $metadata?.httpStatusCode === 507,
+  );
 
 const STORE_UNAVAILABLE_MESSAGE = 'The server cannot reach its database or file storage right now. Try again later.';
 
@@ -79,15 +94,15 @@ const UNREACHABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'E
 /** node-postgres says these without a code when a connection dies under a query or cannot be had in time. */
 const PG_CONNECTION_LOST = /^(Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error)/;
 
-/** Whether `err`, or an error it wraps, says the database or the object store did not answer (S3: a 5xx of its own). */
-function storeUnavailable(err: unknown, depth = 0): boolean {
-  if (typeof err !== 'object' || err === null || depth > 4) return false;
-  const { code, message, cause, $metadata } = err as { code?: unknown; message?: unknown; cause?: unknown; $metadata?: { httpStatusCode?: unknown } };
-  if (typeof code === 'string' && (UNREACHABLE_CODES.has(code) || code.startsWith('08'))) return true;
-  if (typeof message === 'string' && PG_CONNECTION_LOST.test(message)) return true;
-  if (typeof $metadata?.httpStatusCode === 'number' && $metadata.httpStatusCode >= 500) return true;
-  return storeUnavailable(cause, depth + 1);
-}
+/** Whether the error says the database or the object store did not answer (S3: a 5xx of its own). */
+const storeUnavailable = (err: unknown): boolean =>
+  saysSo(
+    err,
+    ({ code, message, $metadata }) =>
+      (typeof code === 'string' && (UNREACHABLE_CODES.has(code) || code.startsWith('08'))) ||
+      (typeof message === 'string' && PG_CONNECTION_LOST.test(message)) ||
+      (typeof $metadata?.httpStatusCode === 'number' && $metadata.httpStatusCode >= 500),
+  );
 
 /**
  * `revision.mismatch` from a `conflict` is a concurrent writer winning between our read and our
