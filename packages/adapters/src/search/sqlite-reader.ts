@@ -178,6 +178,7 @@ ${fts5Rows}
 ${fts5SpansBuried}
 ${fts5FieldRows}
 ${fts5PhraseWords}
+${fts5TableStore}
 // bag-distance.ts's.
 ${withinBagDistance}
 // range-values.ts's.
@@ -233,12 +234,7 @@ const stores = new Map();
 function storeOf(fts) {
   let store = stores.get(fts);
   if (store === undefined) {
-    const data = db.prepare('SELECT block FROM "' + fts + '_data" WHERE id = ?').pluck();
-    const tombstone = db.prepare('SELECT block FROM "' + fts + '_data" WHERE id = ((? + 65536) << 37) | ?').pluck();
-    const idx = db.prepare('SELECT pgno FROM "' + fts + '_idx" WHERE segid = ? AND term <= ? ORDER BY term DESC LIMIT 1').pluck();
-    const leaves = db.prepare('SELECT pgno FROM "' + fts + '_idx" WHERE segid = ? AND term >= ? AND term < ? ORDER BY term').pluck();
-    const bytes = (key) => Buffer.from(key.buffer, key.byteOffset, key.byteLength);
-    store = { block: (id) => data.get(id), tombstone: (segid, page) => tombstone.get(segid, page), seek: (segid, key) => idx.get(segid, bytes(key)), leaves: (segid, low, high) => leaves.all(segid, bytes(low), bytes(high)) };
+    store = fts5TableStore(db, fts);
     stores.set(fts, store);
   }
   return store;
@@ -437,7 +433,7 @@ export function createThreadReader(filename: string, threads = 2): SqliteReader 
   };
 }
 
-/** The segments of the FTS5 table `fts` read through a connection on this thread (the reader threads' source text has its own). */
+/** The segments of the FTS5 table `fts` read through `db`, a connection on the calling thread (the reader threads take it as source text). */
 export function fts5TableStore(db: Database, fts: string): Fts5Store {
   const data = db.prepare(`SELECT block FROM "${fts}_data" WHERE id = ?`).pluck();
   const tombstone = db.prepare(`SELECT block FROM "${fts}_data" WHERE id = ((? + 65536) << 37) | ?`).pluck();
@@ -456,7 +452,15 @@ export function createInlineReader(db: Database): SqliteReader {
   db.function(ROW_SIZE_FUNCTION, { deterministic: true }, (sz) => documentLength(sz as Uint8Array));
   const scratch = fts5Scratch();
   const phraseScratch = fts5PhraseScratch();
-  const storeOf = (fts: string): Fts5Store => fts5TableStore(db, fts);
+  const stores = new Map<string, Fts5Store>();
+  const storeOf = (fts: string): Fts5Store => {
+    let store = stores.get(fts);
+    if (store === undefined) {
+      store = fts5TableStore(db, fts);
+      stores.set(fts, store);
+    }
+    return store;
+  };
   const occurrences = (fts: string, word: string, fallback: string): Int32Array => {
     const store = storeOf(fts);
     try {
