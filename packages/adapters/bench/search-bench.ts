@@ -36,7 +36,7 @@ const base: SearchRequest = {
   size: 10,
   aggregations: ['resource_type', 'access_status', 'record_type'],
 };
-export const QUERIES: [string, Partial<SearchRequest>][] = [
+const QUERIES: [string, Partial<SearchRequest>][] = [
   ['one term', { q: 'glacier' }],
   ['common term', { q: 'sentinel' }],
   ['common (a fifth)', { q: 'mapping' }],

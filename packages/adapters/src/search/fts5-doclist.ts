@@ -666,20 +666,19 @@ export function fts5PhraseScratch(): Fts5PhraseScratch {
   return { words: [], positions: [], phrases: [], out: new Int32Array(1 << 12) };
 }
 
-/**
- * For the phrases (each its words, as FTS5's tokenizer wrote them) of an AND: an array of
- * `[k, documents of each phrase (k), codes of each phrase (k), the codes one phrase after the
- * other]`, `allocate` giving it. Every document listed holds every phrase; the codes of each
- * phrase are in rowid order. Throws when a word's segments cannot be decoded, or a word is found
- * outside the text columns (a path token), where the caller keeps FTS5's `bm25()`.
- */
-export function fts5Phrases(store: Fts5Store, phrases: readonly (readonly string[])[], doclist: Fts5Scratch, scratch: Fts5PhraseScratch, allocate: (count: number) => Int32Array): Int32Array {
+/** One phrase's documents as triples from `rows`: a one-word phrase its word's entries (rowid, positions' start and end, `word` its place in `scratch.words`), a longer one its own (rowid, title, text occurrences; `word` -1). */
+interface PhraseList {
+  rows: Int32Array;
+  count: number;
+  word: number;
+}
+
+/** Each phrase's documents (see PhraseList), read from the table's live segments. */
+export function fts5PhraseLists(store: Fts5Store, phrases: readonly (readonly string[])[], doclist: Fts5Scratch, scratch: Fts5PhraseScratch): PhraseList[] {
   const tombstones: number[] = [];
   const segments = fts5Segments(store, tombstones);
   const slot = new Map<string, number>();
-  // Each phrase's documents as triples from `rows`: a one-word phrase is its word's entries
-  // (rowid, positions' start and end), a longer one its own (rowid, title, text occurrences).
-  const lists: { rows: Int32Array; count: number; word: number }[] = [];
+  const lists: PhraseList[] = [];
   for (let p = 0; p < phrases.length; p++) {
     const indexes = fts5PhraseWords(store, segments, tombstones, phrases[p] as readonly string[], doclist, scratch, slot);
     if (indexes.length === 1) {
@@ -691,6 +690,18 @@ export function fts5Phrases(store: Fts5Store, phrases: readonly (readonly string
       lists.push({ rows: scratch.phrases[p] as Int32Array, count, word: -1 });
     }
   }
+  return lists;
+}
+
+/**
+ * For the phrases (each its words, as FTS5's tokenizer wrote them) of an AND: an array of
+ * `[k, documents of each phrase (k), codes of each phrase (k), the codes one phrase after the
+ * other]`, `allocate` giving it. Every document listed holds every phrase; the codes of each
+ * phrase are in rowid order. Throws when a word's segments cannot be decoded, or a word is found
+ * outside the text columns (a path token), where the caller keeps FTS5's `bm25()`.
+ */
+export function fts5Phrases(store: Fts5Store, phrases: readonly (readonly string[])[], doclist: Fts5Scratch, scratch: Fts5PhraseScratch, allocate: (count: number) => Int32Array): Int32Array {
+  const lists = fts5PhraseLists(store, phrases, doclist, scratch);
   // The documents holding every phrase, each phrase's codes for them.
   const k = lists.length;
   const header = 1 + 2 * k;
@@ -712,7 +723,7 @@ export function fts5Phrases(store: Fts5Store, phrases: readonly (readonly string
     if (target < 0) break;
     // Room for the most codes one document may add to each phrase's part.
     for (let p = 0; p < k; p++) {
-      const list = lists[p] as { rows: Int32Array; count: number; word: number };
+      const list = lists[p] as PhraseList;
       const j = at[p] as number;
       let title = list.rows[3 * j + 1] as number;
       let text = list.rows[3 * j + 2] as number;
@@ -758,34 +769,26 @@ export function fts5Phrases(store: Fts5Store, phrases: readonly (readonly string
 /**
  * The rows of a contentless-delete table matching an AND of phrases (each its words, as the
  * table's tokenizer wrote them), in rowid order: one word's from `fts5Rows`, any other AND's
- * from `fts5Phrases` (the rows of its first phrase's codes, each once; every row listed holds
- * every phrase). The table's one column is the decoder's column 0.
+ * from its phrases' lists (`fts5PhraseLists`), walked together. The table's one column is the
+ * decoder's column 0.
  */
 export function fts5FieldRows(store: Fts5Store, phrases: readonly (readonly string[])[], doclist: Fts5Scratch, scratch: Fts5PhraseScratch, allocate: (count: number) => Int32Array): Int32Array {
   const only = phrases.length === 1 ? (phrases[0] as readonly string[]) : null;
   if (only !== null && only.length === 1) return fts5Rows(store, new TextEncoder().encode(`0${only[0] as string}`), doclist, allocate);
-  if (only !== null) {
-    // One phrase: its documents as the phrase's walk lists them, without the codes an AND's scoring needs.
-    const tombstones: number[] = [];
-    const segments = fts5Segments(store, tombstones);
-    const indexes = fts5PhraseWords(store, segments, tombstones, only, doclist, scratch, new Map());
-    if (scratch.phrases.length === 0) scratch.phrases.push(new Int32Array(1 << 12));
-    const documents = fts5PhraseDocuments(scratch, indexes, 0);
-    const listed = scratch.phrases[0] as Int32Array;
-    const rows = allocate(documents);
-    for (let d = 0; d < documents; d++) rows[d] = listed[3 * d] as number;
-    return rows;
-  }
-  const packed = fts5Phrases(store, phrases, doclist, scratch, (count) => new Int32Array(count));
-  const k = packed[0] as number;
-  const from = 1 + 2 * k;
-  const to = from + (packed[1 + k] as number);
-  let count = 0;
-  for (let i = from; i < to; i++) if (i === from || (packed[i] as number) >> 2 !== (packed[i - 1] as number) >> 2) count++;
-  const rows = allocate(count);
+  // The rows every phrase's list holds, walked together; no codes, which only scoring needs.
+  const lists = fts5PhraseLists(store, phrases, doclist, scratch);
+  const rows = lists.map((list) => list.rows);
+  const counts = lists.map((list) => list.count);
+  const at = new Int32Array(lists.length);
+  const found = new Int32Array(Math.min(...counts));
   let n = 0;
-  for (let i = from; i < to; i++) if (i === from || (packed[i] as number) >> 2 !== (packed[i - 1] as number) >> 2) rows[n++] = (packed[i] as number) >> 2;
-  return rows;
+  for (let target = fts5NextCommon(rows, counts, at); target >= 0; target = fts5NextCommon(rows, counts, at)) {
+    found[n++] = target;
+    for (let p = 0; p < at.length; p++) at[p] = (at[p] as number) + 1;
+  }
+  const out = allocate(n);
+  out.set(found.subarray(0, n));
+  return out;
 }
 
 /**

@@ -35,6 +35,7 @@ import {
   fts5Page,
   fts5PhraseDocuments,
   fts5Phrases,
+  fts5PhraseLists,
   fts5PhraseScratch,
   fts5Scratch,
   fts5Seek,
@@ -178,6 +179,7 @@ ${fts5Rows}
 ${fts5SpansBuried}
 ${fts5FieldRows}
 ${fts5PhraseWords}
+${fts5PhraseLists}
 ${fts5TableStore}
 // bag-distance.ts's.
 ${withinBagDistance}
