@@ -421,8 +421,9 @@ export class TextIndex extends MiniSearchInSteps {
   }
 
   /**
-   * The derived words of a query word from its fuzzy walk's words and its prefix's, each read at
-   * once when not given.
+   * The derived words of a query word from its fuzzy walk's words (none when not given: callers
+   * walk again at once themselves when the tree changed under their walk) and its prefix's (read
+   * at once when not given).
    */
   private derived(word: string, match: WordMatch, fuzzy: FuzzyFound | null, prefixWords: Iterable<[string, TermData]> | null): Derived[] {
     const out: Derived[] = [];
