@@ -180,7 +180,6 @@ ${fts5SpansBuried}
 ${fts5FieldRows}
 ${fts5PhraseWords}
 ${fts5PhraseLists}
-${fts5TableStore}
 // bag-distance.ts's.
 ${withinBagDistance}
 // range-values.ts's.
@@ -236,7 +235,12 @@ const stores = new Map();
 function storeOf(fts) {
   let store = stores.get(fts);
   if (store === undefined) {
-    store = fts5TableStore(db, fts);
+    const data = db.prepare('SELECT block FROM "' + fts + '_data" WHERE id = ?').pluck();
+    const tombstone = db.prepare('SELECT block FROM "' + fts + '_data" WHERE id = ((? + 65536) << 37) | ?').pluck();
+    const idx = db.prepare('SELECT pgno FROM "' + fts + '_idx" WHERE segid = ? AND term <= ? ORDER BY term DESC LIMIT 1').pluck();
+    const leaves = db.prepare('SELECT pgno FROM "' + fts + '_idx" WHERE segid = ? AND term >= ? AND term < ? ORDER BY term').pluck();
+    const bytes = (key) => Buffer.from(key.buffer, key.byteOffset, key.byteLength);
+    store = { block: (id) => data.get(id), tombstone: (segid, page) => tombstone.get(segid, page), seek: (segid, key) => idx.get(segid, bytes(key)), leaves: (segid, low, high) => leaves.all(segid, bytes(low), bytes(high)) };
     stores.set(fts, store);
   }
   return store;
@@ -435,7 +439,11 @@ export function createThreadReader(filename: string, threads = 2): SqliteReader 
   };
 }
 
-/** The segments of the FTS5 table `fts` read through `db`, a connection on the calling thread (the reader threads take it as source text). */
+/**
+ * The segments of the FTS5 table `fts` read through `db`, a connection on the calling thread. The
+ * reader threads' source text has its own: functions embedded there must hold no inner named
+ * functions (the tsx loader wraps those in a helper the threads do not have).
+ */
 export function fts5TableStore(db: Database, fts: string): Fts5Store {
   const data = db.prepare(`SELECT block FROM "${fts}_data" WHERE id = ?`).pluck();
   const tombstone = db.prepare(`SELECT block FROM "${fts}_data" WHERE id = ((? + 65536) << 37) | ?`).pluck();
