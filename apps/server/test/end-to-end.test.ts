@@ -162,4 +162,22 @@ describe('end to end over real HTTP', () => {
     server = await startServer(env);
     expect(ids((await http('GET', '/api/search?q=flood&sort=newest', null)).json)).toEqual(ids(before));
   });
+
+  it('refuses a token revoked with the krs command at once, and keeps the user\'s others', async () => {
+    const kept = await cli('tokens', 'create', '--user', 'rev@example.org', '--name', 'laptop');
+    const lost = await cli('tokens', 'create', '--user', 'rev@example.org', '--name', 'ci');
+    expect((await http('GET', '/api/user/records', lost)).status).toBe(200);
+    const listed = JSON.parse(await cli('tokens', 'list', '--user', 'rev@example.org', '--json'));
+    expect(listed.tokens.map((t: { name: string }) => t.name)).toEqual(['laptop', 'ci']);
+    expect(JSON.stringify(listed)).not.toContain(lost);
+
+    const revoked = JSON.parse(await cli('tokens', 'revoke', '--user', 'rev@example.org', '--name', 'ci', '--json'));
+    expect(revoked.revoked).toEqual([listed.tokens[1]]);
+    const refused = await http('GET', '/api/user/records', lost);
+    expect(refused.status).toBe(401);
+    expect((await http('GET', '/api/user/records', kept)).status).toBe(200);
+    // None left of that name: nothing revoked, no error.
+    expect(await cli('tokens', 'revoke', '--user', 'rev@example.org', '--name', 'ci')).toBe('');
+    await expect(cli('tokens', 'revoke', '--user', 'rev@example.org')).rejects.toThrow();
+  });
 });

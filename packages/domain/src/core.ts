@@ -32,7 +32,7 @@ import { publishDraft } from './use-cases/publish-draft.ts';
 import { reserveDoi } from './use-cases/reserve-doi.ts';
 import { listingReadStamp, searchRecords, searchUserRecords } from './use-cases/search-records.ts';
 import { updateDraft } from './use-cases/update-draft.ts';
-import { authenticate, createToken, createUser } from './use-cases/users.ts';
+import { authenticate, createToken, createUser, listTokens, revokeTokens, type TokenChoice } from './use-cases/users.ts';
 import * as packages from './use-cases/packages/index.ts';
 import { checkReadiness } from './use-cases/operations/check-readiness.ts';
 import { verifyStore, type VerifyOptions } from './use-cases/operations/verify-store.ts';
@@ -99,6 +99,8 @@ export function createCore(deps: CoreDeps) {
     users: {
       create: (email: string) => createUser(deps, email),
       createToken: (email: string, name?: string) => createToken(deps, email, name),
+      listTokens: (email: string) => listTokens(deps, email),
+      revokeTokens: (email: string, choice: TokenChoice) => revokeTokens(deps, email, choice),
       authenticate: (token: string) => authenticate(deps, token),
       /** The identity of a request: its user (from `authenticate`) and the links whose genuine tokens it presents. */
       identify: async (userId: string | null, presentedLinkTokens: readonly string[]): Promise<Identity> => ({

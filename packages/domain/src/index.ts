@@ -14,7 +14,7 @@ export type { ProjectionReport, ReindexProgress, SearchHealth, SkippedRecord } f
 /** For a store that writes search documents in the same transaction as the records (PostgreSQL). */
 export { projectParents } from './use-cases/project-search.ts';
 export type { GarbageReport } from './use-cases/files/collect-garbage.ts';
-export { sha256Hex } from './use-cases/users.ts';
+export { sha256Hex, type TokenChoice, type TokenSummary } from './use-cases/users.ts';
 export { wellFormed } from './model/files.ts';
 export { accessStatus, type AccessStatus } from './model/access-status.ts';
 export { anonymousReadStamp, ownerDraftReadStamp, representationTag } from './model/read-stamp.ts';

@@ -179,6 +179,10 @@ export interface UserRepository {
   getById(id: string): Promise<User | null>;
   addToken(token: ApiToken): Promise<void>;
   findTokenByHash(hash: string): Promise<ApiToken | null>;
+  /** The user's tokens, oldest first (by creation, then id). */
+  listTokens(userId: string): Promise<ApiToken[]>;
+  /** Deletes these tokens of the user (by id); ids of other users' tokens and unknown ids are skipped. Returns how many were deleted. */
+  removeTokens(userId: string, ids: readonly string[]): Promise<number>;
 }
 
 /** Imported vocabulary entries; the domain layers its shipped defaults under these. */

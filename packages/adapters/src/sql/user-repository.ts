@@ -34,5 +34,14 @@ export function createSqlUserRepository(db: Kysely<Database>): UserRepository {
           : (await db.executeQuery<ApiTokenTable>({ ...tokenQuery, parameters: [hash] })).rows[0];
       return row ? rowToToken(row) : null;
     },
+    async listTokens(userId) {
+      const rows = await db.selectFrom('api_token').selectAll().where('user_id', '=', userId).orderBy('created').orderBy('id').execute();
+      return rows.map(rowToToken);
+    },
+    async removeTokens(userId, ids) {
+      if (ids.length === 0) return 0;
+      const result = await db.deleteFrom('api_token').where('user_id', '=', userId).where('id', 'in', [...ids]).executeTakeFirst();
+      return Number(result.numDeletedRows);
+    },
   };
 }

@@ -219,6 +219,20 @@ function repositoriesOver(read: () => State, write: Writer, changeStamp: () => s
           s.tokens.set(token.hash, copy(token));
         }),
       findTokenByHash: async (hash) => copyOrNull(read().tokens.get(hash)),
+      listTokens: async (userId) =>
+        [...read().tokens.values()]
+          .filter((t) => t.userId === userId)
+          .sort((a, b) => (a.created === b.created ? (a.id < b.id ? -1 : a.id > b.id ? 1 : 0) : a.created < b.created ? -1 : 1))
+          .map(copy),
+      removeTokens: (userId, ids) =>
+        write((s) => {
+          const wanted = new Set(ids);
+          let removed = 0;
+          for (const [hash, t] of s.tokens) {
+            if (t.userId === userId && wanted.has(t.id) && s.tokens.delete(hash)) removed++;
+          }
+          return removed;
+        }),
     },
     vocabularies: {
       async get(type, ids) {
