@@ -5,6 +5,7 @@
  * prints `ready`, starts on a line from stdin, prints its calls as JSON when done), so it can be
  * given a lower priority than the generator measuring the cheap GETs beside it.
  */
+import { Agent, request } from 'node:http';
 import { createInterface } from 'node:readline';
 import { pathToFileURL } from 'node:url';
 import { largestLegalMetadata } from '@krs/domain/testing';
@@ -42,30 +43,40 @@ export const HOSTILE_QUERIES: [name: string, q: string][] = [
 /** The costly ones of HOSTILE_QUERIES: each costs the engine tens of milliseconds to seconds at 100k records. */
 const COSTLY = new Set(['32 fuzzy terms', '26 one-letter prefixes', '_exists_ on all', 'ranges', 'NOT a common word', 'field query (evaluator)']);
 
+/** GET `url` from `localAddress` on `agent`'s kept connections: the answer's status, 0 for none. */
+function statusOf(url: string, localAddress: string, agent: Agent): Promise<number> {
+  return new Promise((resolve) => {
+    const req = request(url, { agent, localAddress }, (res) => {
+      res.resume();
+      res.on('end', () => resolve(res.statusCode ?? 0));
+      res.on('error', () => resolve(0));
+    });
+    req.on('error', () => resolve(0));
+    req.end();
+  });
+}
+
 /**
- * A crowd of costly searches: `connections` at once, each sending them one after another until
- * `stopAt` (performance.now()). Answers by status.
+ * A crowd of costly searches: `connections` at once, spread over the client `addresses` (as many
+ * machines would send them), each sending them one after another until `stopAt`
+ * (performance.now()). Answers by status.
  */
-export async function searchCrowd(base: string, connections: number, stopAt: number): Promise<Record<string, number>> {
+export async function searchCrowd(base: string, connections: number, stopAt: number, addresses: string[]): Promise<Record<string, number>> {
   const costly = HOSTILE_QUERIES.filter(([name]) => COSTLY.has(name));
   const statuses: Record<string, number> = {};
+  const agent = new Agent({ keepAlive: true, maxSockets: connections });
   const one = async (k: number) => {
+    const address = addresses[k % addresses.length] as string;
     for (let i = k; performance.now() < stopAt; i++) {
       const [, q] = costly[i % costly.length] as [string, string];
-      let status = 0;
-      try {
-        const res = await fetch(searchUrl(base, q));
-        status = res.status;
-        await res.arrayBuffer();
-      } catch {
-        // No answer: counted as 0.
-      }
+      const status = await statusOf(searchUrl(base, q), address, agent);
       statuses[status] = (statuses[status] ?? 0) + 1;
       // A refusal (429) says to wait a second; the crowd keeps its connections busy at once instead.
       if (status === 0) await new Promise((resolve) => setTimeout(resolve, 100));
     }
   };
   await Promise.all(Array.from({ length: connections }, (_, k) => one(k)));
+  agent.destroy();
   return statuses;
 }
 

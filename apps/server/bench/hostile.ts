@@ -10,9 +10,9 @@
  * installed: a Node client in this process would share its event loop with the hostile client,
  * whose sending and reading delay the GETs' timing as much as the server does. Without wrk they
  * come from that Node client (`load.ts`), and the heading says so.
- * Then a crowd: 64 connections of costly searches from the bench's address, and a search from
+ * Then a crowd: 64 connections of costly searches from four addresses, and a search from
  * another address (127.0.0.2) beside them, against the same search alone (searches take turns
- * between addresses: src/search-gate.ts).
+ * between addresses, and costly addresses together run one at a time: src/search-gate.ts).
  * Per phase: the server's event-loop delay (p99 and max, measured inside the server by
  * `loop-delay.ts`), the cheap GETs' p99, the hostile calls' answers, and the server's peak RSS
  * over its RSS before the phase. Targets: max loop delay < 50 ms, cheap GET p99 at most twice
@@ -74,9 +74,11 @@ async function clientProcess(config: HostileClientConfig): Promise<{ go: () => P
   };
 }
 
-/** Connections of the crowd of costly searches, all from the bench's address. */
+/** Connections of the crowd of costly searches. */
 const CROWD_CONNECTIONS = 64;
-/** Where the searcher beside the crowd sends from: another client address than everything else (127.0.0.1). */
+/** The crowd's client addresses: the bench's own and three more, 16 connections each, as several machines would send them. */
+const CROWD_ADDRESSES = ['127.0.0.1', '127.0.0.3', '127.0.0.4', '127.0.0.5'];
+/** Where the searcher beside the crowd sends from: another client address than everything else. */
 const OTHER_ADDRESS = '127.0.0.2';
 
 /** One anonymous search for `q` from `localAddress`, its answer's status and time (ms). */
@@ -92,12 +94,12 @@ function searchFrom(base: string, q: string, localAddress: string): Promise<{ st
   });
 }
 
-/** Times of `q=flood` from another address: alone, then beside a crowd of costly searches from the bench's own. */
+/** Times of `q=flood` from another address: alone, then beside a crowd of costly searches from four others. */
 async function searchBesideCrowd(base: string, seconds: number): Promise<Crowd> {
   const alone: number[] = [];
   for (let i = 0; i < 10; i++) alone.push((await searchFrom(base, 'flood', OTHER_ADDRESS)).ms);
   const stopAt = performance.now() + seconds * 1000;
-  const crowd = searchCrowd(base, CROWD_CONNECTIONS, stopAt);
+  const crowd = searchCrowd(base, CROWD_CONNECTIONS, stopAt, CROWD_ADDRESSES);
   // The crowd's searches fill the engine first.
   await new Promise((resolve) => setTimeout(resolve, 2000));
   const beside: number[] = [];
@@ -264,7 +266,7 @@ export async function hostileBench(records: number, engine = 'sqlite', seconds =
         for (let i = 0; i < 3; i++) await (await fetch(searchUrl(base, q))).arrayBuffer();
         alone.push([name, (await loopFigures(pid, loopFile)).max, (performance.now() - t) / 3]);
       }
-      // The crowd: many connections of costly searches from one address, and a search from another beside them.
+      // The crowd: many connections of costly searches from four addresses, and a search from another beside them.
       const crowd = await searchBesideCrowd(base, seconds);
       const quiet = phases[0]?.get.p99 ?? Number.NaN;
       const lines = [
@@ -289,13 +291,13 @@ export async function hostileBench(records: number, engine = 'sqlite', seconds =
       const statusText = (statuses: Record<string, number>) => Object.entries(statuses).map(([status, n]) => `${n}x ${status}`).join(', ');
       lines.push(
         '',
-        `a search (q=flood) from another address, alone and beside ${CROWD_CONNECTIONS} connections of costly searches from one address (KRS_SEARCHES_PER_CLIENT ${process.env['KRS_SEARCHES_PER_CLIENT'] ?? 'unset: 4'}):`,
+        `a search (q=flood) from another address, alone and beside ${CROWD_CONNECTIONS} connections of costly searches from ${CROWD_ADDRESSES.length} addresses (KRS_SEARCHES_PER_CLIENT ${process.env['KRS_SEARCHES_PER_CLIENT'] ?? 'unset: 4'}):`,
         `  alone          p50 ${percentile(crowd.alone, 50).toFixed(1)} ms  max ${Math.max(...crowd.alone).toFixed(1)} ms (${crowd.alone.length} searches)`,
         `  beside crowd   p50 ${percentile(crowd.beside, 50).toFixed(1)} ms  p95 ${percentile(crowd.beside, 95).toFixed(1)} ms  max ${Math.max(...crowd.beside).toFixed(1)} ms (${crowd.beside.length} searches: ${statusText(crowd.statuses)}); the crowd's answers: ${statusText(crowd.crowd)}`,
       );
       const crowdRow: SummaryRow = {
         part: `hostile, ${engine}`,
-        scenario: `another address's search beside ${CROWD_CONNECTIONS} connections of costly searches: p95`,
+        scenario: `another address's search beside ${CROWD_CONNECTIONS} connections of costly searches from ${CROWD_ADDRESSES.length} addresses: p95`,
         krs: `${percentile(crowd.beside, 95).toFixed(1)} ms`,
         plain: `${percentile(crowd.alone, 95).toFixed(1)} ms alone`,
         ratio: `${(percentile(crowd.beside, 95) / percentile(crowd.alone, 95)).toFixed(1)}x`,

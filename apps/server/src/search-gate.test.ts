@@ -109,6 +109,15 @@ describe('searches taking turns between client addresses', () => {
     const gate = createSearchGate({ perClient: 3, total: 10, maxWaiting: 100, costlyMs: 200 }, () => undefined, () => clock);
     const order: string[] = [];
     const enter = entering(gate, order);
+    // A new address runs one search until its first has ended, cheap here.
+    const first = [enter('10.0.0.1', 'first'), enter('10.0.0.1', 'second')];
+    await settle();
+    expect(gate.counts()).toEqual({ running: 1, waiting: 1 });
+    clock += 10;
+    for (const search of first) {
+      await settle();
+      (await search)?.();
+    }
     // Cheap searches: three at once.
     const cheap = [enter('10.0.0.1', 'c1'), enter('10.0.0.1', 'c2'), enter('10.0.0.1', 'c3')];
     await settle();
@@ -122,7 +131,8 @@ describe('searches taking turns between client addresses', () => {
     const next = [enter('10.0.0.1', 'n1'), enter('10.0.0.1', 'n2')];
     await settle();
     expect(gate.counts()).toEqual({ running: 1, waiting: 1 });
-    // Another address keeps its own bound.
+    // Another address, known cheap, keeps its own bound.
+    (await enter('10.0.0.2', 'o0'))?.();
     const other = [enter('10.0.0.2', 'o1'), enter('10.0.0.2', 'o2')];
     await settle();
     expect(gate.counts()).toEqual({ running: 3, waiting: 1 });
@@ -137,6 +147,36 @@ describe('searches taking turns between client addresses', () => {
     await settle();
     expect(gate.counts()).toEqual({ running: 2, waiting: 0 });
     for (const search of after) (await search)?.();
+  });
+
+  it('runs the searches of all costly addresses together one at a time, beside the cheap ones of others', async () => {
+    let clock = 0;
+    const gate = createSearchGate({ perClient: 3, total: 10, maxWaiting: 100, costlyMs: 200 }, () => undefined, () => clock);
+    const order: string[] = [];
+    const enter = entering(gate, order);
+    // Two addresses each send one costly search: both run (their cost is not known yet).
+    const first = [await enter('10.0.0.1', 'a0'), await enter('10.0.0.2', 'b0')];
+    clock += 1000;
+    for (const release of first) release?.();
+    // Now both are costly: between them, one search at a time.
+    const costly = [enter('10.0.0.1', 'a1'), enter('10.0.0.2', 'b1'), enter('10.0.0.1', 'a2'), enter('10.0.0.2', 'b2')];
+    await settle();
+    expect(gate.counts()).toEqual({ running: 1, waiting: 3 });
+    // A third address's searches, cheap, run at once up to its own bound.
+    (await enter('10.0.0.3', 'c0'))?.();
+    const cheap = [enter('10.0.0.3', 'c1'), enter('10.0.0.3', 'c2')];
+    await settle();
+    expect(gate.counts()).toEqual({ running: 3, waiting: 3 });
+    for (const search of cheap) (await search)?.();
+    // The costly addresses take their turns one after the other.
+    for (const search of costly) {
+      await settle();
+      expect(gate.counts().running).toBe(1);
+      clock += 1000;
+      (await search)?.();
+    }
+    expect(order).toEqual(['a0', 'b0', 'a1', 'c0', 'c1', 'c2', 'b1', 'a2', 'b2']);
+    expect(gate.counts()).toEqual({ running: 0, waiting: 0 });
   });
 
   it('gives a place back once, however often its release is called', async () => {

@@ -7,8 +7,10 @@
  * `total` run in all; the others wait, and each freed place goes to the next address in turn,
  * so a client's search waits for the searches of at most `perClient` places of each other
  * client, however many it sends. An address whose searches have lately taken longer than
- * `costlyMs` each (on average) runs one at a time: its costly steps then hold at most one of the
- * engine's threads, and the others' searches find one free. An address with `maxWaiting` searches
+ * `costlyMs` each (on average) runs one at a time, and all such addresses together run at most
+ * `costlyAtOnce`: their costly steps then hold at most that many of the engine's threads, however
+ * many addresses send them, and the others' searches find one free. An address not seen lately
+ * runs one search until it has ended and its cost is known. An address with `maxWaiting` searches
  * waiting is refused more (429, `Retry-After`). Behind a proxy every client has the proxy's
  * address: `perClient` null turns the per-address bounds off, and the searches then take turns in
  * the order they came.
@@ -26,6 +28,11 @@ export const SEARCHES_AT_ONCE = 16;
 export const SEARCHES_WAITING_PER_CLIENT = 64;
 /** A search taking longer than this is costly: the cheap ones take a few milliseconds to tens at 100k records, the costly hundreds. */
 export const COSTLY_SEARCH_MS = 200;
+/**
+ * Searches of costly addresses running at once in all: the SQLite engine answers on two reader
+ * threads, and one of them stays free for everyone else's searches.
+ */
+export const COSTLY_SEARCHES_AT_ONCE = 1;
 /** Addresses whose searches' recent cost is remembered, the least recently seen forgotten first. */
 const REMEMBERED_CLIENTS = 10_000;
 /** Weight of a search's time in its address's running average. */
@@ -40,6 +47,8 @@ export interface SearchGateBounds {
   maxWaiting: number;
   /** An address whose searches lately took longer than this on average runs one at a time; null, never. */
   costlyMs: number | null;
+  /** Searches of such addresses running at once in all (default 1). */
+  costlyAtOnce?: number;
 }
 
 /** Thrown when an address already has as many searches waiting as it may; errors.ts answers 429. */
@@ -75,17 +84,21 @@ export function createSearchGate(bounds: SearchGateBounds, onRefused: () => void
   /** Each address's running average of its searches' times (ms), least recently seen first. */
   const recent = new Map<string, number>();
   /** Addresses with searches waiting, in the order their turn comes; each once. */
-  const turns: string[] = [];
+  let turns: string[] = [];
+  const costlyAtOnce = bounds.costlyAtOnce ?? COSTLY_SEARCHES_AT_ONCE;
   let running = 0;
+  let runningCostly = 0;
   let waiting = 0;
 
-  const ownBound = (key: string): number | null => {
-    if (bounds.perClient === null) return null;
-    return bounds.costlyMs !== null && (recent.get(key) ?? 0) > bounds.costlyMs ? 1 : bounds.perClient;
-  };
+  const isCostly = (key: string) => bounds.perClient !== null && bounds.costlyMs !== null && (recent.get(key) ?? 0) > bounds.costlyMs;
   const mayRun = (key: string, client: Client) => {
-    const own = ownBound(key);
-    return running < bounds.total && (own === null || client.running < own);
+    if (running >= bounds.total) return false;
+    if (bounds.perClient === null) return true;
+    if (isCostly(key)) return client.running < 1 && runningCostly < costlyAtOnce;
+    // An address not seen lately runs one search until one has ended and its cost is known: a
+    // crowd of new addresses starts with one search each, not `perClient`.
+    if (bounds.costlyMs !== null && !recent.has(key)) return client.running < 1;
+    return client.running < bounds.perClient;
   };
 
   const remember = (key: string, ms: number) => {
@@ -96,7 +109,9 @@ export function createSearchGate(bounds: SearchGateBounds, onRefused: () => void
   };
 
   const placeFor = (key: string, client: Client): (() => void) => {
+    const costly = isCostly(key);
     running++;
+    if (costly) runningCostly++;
     client.running++;
     const started = now();
     let released = false;
@@ -104,6 +119,7 @@ export function createSearchGate(bounds: SearchGateBounds, onRefused: () => void
       if (released) return;
       released = true;
       running--;
+      if (costly) runningCostly--;
       client.running--;
       if (bounds.costlyMs !== null && bounds.perClient !== null) remember(key, now() - started);
       forgetIfIdle(key, client);
@@ -115,20 +131,28 @@ export function createSearchGate(bounds: SearchGateBounds, onRefused: () => void
     if (client.running === 0 && client.waiting.length === 0) clients.delete(key);
   };
 
-  /** Gives free places to the waiting searches, one address after another. */
+  /**
+   * Gives free places to the waiting searches, one address after another. An address held by its
+   * own bound (or by the costly addresses' bound) keeps its place in the turns; one given a place
+   * goes behind the others.
+   */
   const admitNext = () => {
-    // Each address is looked at once per pass: one whose own bound holds it keeps its turn.
-    for (let looked = turns.length; looked > 0 && running < bounds.total && turns.length > 0; looked--) {
-      const key = turns.shift() as string;
+    if (turns.length === 0 || running >= bounds.total) return;
+    const held: string[] = [];
+    const served: string[] = [];
+    for (const key of turns) {
       const client = clients.get(key);
       if (client === undefined || client.waiting.length === 0) continue;
-      if (mayRun(key, client)) {
-        const waiter = client.waiting.shift() as Waiter;
-        waiting--;
-        waiter.admit(placeFor(key, client));
+      if (!mayRun(key, client)) {
+        held.push(key);
+        continue;
       }
-      if (client.waiting.length > 0) turns.push(key);
+      const waiter = client.waiting.shift() as Waiter;
+      waiting--;
+      waiter.admit(placeFor(key, client));
+      if (client.waiting.length > 0) served.push(key);
     }
+    turns = [...held, ...served];
   };
 
   return {
