@@ -10,6 +10,8 @@ import { optionsAndCors } from './cross-origin.ts';
 import { errorResponse, methodNotAllowedResponse, notFoundResponse } from './errors.ts';
 import { createBodyBudget, type BodyBudget } from './body-budget.ts';
 import { searchTurns, type SearchGate } from './search-gate.ts';
+import type { TrustedProxies } from './client-address.ts';
+import { forwardedClients } from './forwarded-clients.ts';
 import { jsonBodyWithin } from './json-body.ts';
 import { answerScopes } from './answer-memory.ts';
 import { createLinks } from './links.ts';
@@ -52,6 +54,8 @@ export interface AppConfig {
   downloadIdleTimeoutMs?: number;
   /** The turns searches take between client addresses (search-gate.ts); without it, none. */
   searchGate?: SearchGate;
+  /** Reverse proxies whose `X-Forwarded-For` names the client (client-address.ts); without them, none. */
+  trustedProxies?: TrustedProxies;
   /** Request log, metrics and probe settings; without them probes still answer. */
   ops?: OpsOptions;
   oai?: OaiOptions;
@@ -64,6 +68,7 @@ export function createApp(core: Core, config: AppConfig) {
   const respond = createResponder(exporter, async (c, view) => (await core.files.shown(identityOf(c), view.record.kind, view.record.id)).entries, config.downloadIdleTimeoutMs ?? 60_000);
   const app = new Hono<Env>();
   const ops = config.ops ?? {};
+  if (config.trustedProxies) app.use(forwardedClients(config.trustedProxies));
   // Request lines are `info`, failed requests' `error`: at `warn` and `error` only the failures are logged.
   const requestLogger = ops.logger ?? null;
   if (requestLogger || ops.metrics) app.use(requestLog(requestLogger, ops.metrics?.observeRequest ?? null));

@@ -18,6 +18,7 @@ describe('readConfig', () => {
       maxBodyMemory: 96 * 1024 ** 2,
       maxBodyMemoryPerClient: 48 * 1024 ** 2,
       searchesPerClient: 4,
+      trustedProxies: [],
       searchEngine: 'sqlite',
       oaiHost: 'localhost',
       logLevel: 'info',
@@ -42,6 +43,7 @@ describe('readConfig', () => {
       KRS_MAX_BODY_MEMORY: '512',
       KRS_MAX_BODY_MEMORY_PER_CLIENT: '64',
       KRS_SEARCHES_PER_CLIENT: '2',
+      KRS_TRUSTED_PROXIES: '10.0.0.0/8, 192.0.2.7,,2001:db8::/32',
       KRS_SEARCH_ENGINE: 'minisearch',
       KRS_LOG_LEVEL: 'warn',
       KRS_METRICS_TOKEN: 's3cret',
@@ -60,6 +62,7 @@ describe('readConfig', () => {
       maxBodyMemory: 512 * 1024 ** 2,
       maxBodyMemoryPerClient: 64 * 1024 ** 2,
       searchesPerClient: 2,
+      trustedProxies: ['10.0.0.0/8', '192.0.2.7', '2001:db8::/32'],
       searchEngine: 'minisearch',
       oaiHost: 'krs.example.org',
       logLevel: 'warn',
@@ -110,6 +113,11 @@ describe('readConfig', () => {
     expect(readConfig({ KRS_MAX_CONNECTIONS_PER_CLIENT: '0', KRS_MAX_CONNECTIONS: '0' })).toMatchObject({ maxConnectionsPerClient: null, maxConnections: null });
     expect(readConfig({ KRS_MAX_BODY_MEMORY_PER_CLIENT: '0', KRS_MAX_BODY_MEMORY: '0' })).toMatchObject({ maxBodyMemoryPerClient: null, maxBodyMemory: null });
     expect(readConfig({ KRS_SEARCHES_PER_CLIENT: '0' }).searchesPerClient).toBeNull();
+  });
+
+  it('refuses a trusted proxy that is neither an address nor a CIDR block, naming it', () => {
+    expect(() => readConfig({ KRS_TRUSTED_PROXIES: '10.0.0.1, balancer.internal' })).toThrow(/KRS_TRUSTED_PROXIES .*"balancer\.internal"/);
+    expect(() => readConfig({ KRS_TRUSTED_PROXIES: '10.0.0.0/33' })).toThrow(/KRS_TRUSTED_PROXIES/);
   });
 
   it('keeps files in the data dir unless KRS_STORAGE names an S3 bucket and optional prefix', () => {

@@ -1,5 +1,6 @@
 /** Settings from the environment (API-DECISIONS "Running it"); a bad value stops start-up with a clear message. */
 import { resolve } from 'node:path';
+import { trustedProxies } from './client-address.ts';
 import { LOG_LEVELS, type LogLevel } from './ops/logger.ts';
 
 /** A setting the operator got wrong: start-up stops with its message on one line (exit 2). */
@@ -27,6 +28,12 @@ export interface ServerConfig {
   maxBodyMemoryPerClient: number | null;
   /** `KRS_SEARCHES_PER_CLIENT`: searches one address runs at once, the others waiting their turn (search-gate.ts); null, no bound. */
   searchesPerClient: number | null;
+  /**
+   * `KRS_TRUSTED_PROXIES`: addresses and CIDR blocks of the reverse proxies in front of the node,
+   * comma-separated; requests through them are counted under the client `X-Forwarded-For` names
+   * (client-address.ts). Empty: every request under its connection's address.
+   */
+  trustedProxies: string[];
   searchEngine: SearchEngine;
   /** The base URL's host name without the port, as OAI-PMH identifiers require (`oai:<host>:<id>`). */
   oaiHost: string;
@@ -53,6 +60,16 @@ export type StorageConfig =
 
 export const SEARCH_ENGINES = ['sqlite', 'minisearch'] as const;
 export type SearchEngine = (typeof SEARCH_ENGINES)[number];
+
+function proxies(raw: string | undefined): string[] {
+  const entries = (raw ?? '').split(',').map((entry) => entry.trim()).filter((entry) => entry !== '');
+  try {
+    trustedProxies(entries);
+  } catch (e) {
+    throw new ConfigError(`KRS_TRUSTED_PROXIES must be IP addresses or CIDR blocks separated by commas: ${(e as Error).message}.`);
+  }
+  return entries;
+}
 
 function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max = Number.MAX_SAFE_INTEGER): number {
   const raw = env[name];
@@ -166,6 +183,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): ServerConfig {
     maxBodyMemory: mebibytes(integer(env, 'KRS_MAX_BODY_MEMORY', DEFAULT_BODY_MEMORY_MIB, 0)),
     maxBodyMemoryPerClient: mebibytes(integer(env, 'KRS_MAX_BODY_MEMORY_PER_CLIENT', DEFAULT_BODY_MEMORY_PER_CLIENT_MIB, 0)),
     searchesPerClient: integer(env, 'KRS_SEARCHES_PER_CLIENT', DEFAULT_SEARCHES_PER_CLIENT, 0) || null,
+    trustedProxies: proxies(env['KRS_TRUSTED_PROXIES']),
     searchEngine: searchEngine(env['KRS_SEARCH_ENGINE']),
     oaiHost: parsed.hostname,
     ...doiPrefix(env['KRS_DOI_PREFIX']),

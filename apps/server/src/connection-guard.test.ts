@@ -103,6 +103,21 @@ describe('guardConnections', () => {
     expect(handled()).toBe(1);
   });
 
+  it('holds a trusted reverse proxy to no bound per address, only to the bound on all', async () => {
+    const { port, refusals, handled } = await start({ perClient: 1, total: 4, exempt: (address) => address === '127.0.0.1' });
+    await idle(port);
+    await idle(port);
+    const served = await exchange(port);
+    for (let i = 0; i < 100 && !served.text().includes('served'); i++) await new Promise((r) => setTimeout(r, 20));
+    expect(served.text()).toMatch(/^HTTP\/1\.1 200 OK/);
+    expect(handled()).toBe(1);
+    await idle(port);
+    const refused = await exchange(port);
+    await refused.closed;
+    expect(refused.text()).toMatch(/^HTTP\/1\.1 503 /);
+    expect(refusals).toEqual(['total']);
+  });
+
   it('answers 503 past the bound on all connections', async () => {
     const { port, refusals } = await start({ perClient: null, total: 3 });
     for (let i = 0; i < 3; i++) await idle(port);

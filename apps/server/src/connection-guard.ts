@@ -16,6 +16,8 @@ export interface ConnectionBounds {
   perClient: number | null;
   /** Most connections open at once in all; null, no bound. */
   total: number | null;
+  /** Addresses the per-client bound does not apply to: reverse proxies, whose connections carry many clients. */
+  exempt?: (address: string) => boolean;
 }
 
 export type RefusalReason = 'per_client' | 'total';
@@ -75,7 +77,8 @@ export function guardConnections(server: Server, bounds: ConnectionBounds, onRef
     }
     const key = clientKey(socket.remoteAddress);
     const held = byClient.get(key) ?? 0;
-    if (bounds.perClient !== null && held >= bounds.perClient) {
+    const exempt = bounds.exempt !== undefined && socket.remoteAddress !== undefined && bounds.exempt(socket.remoteAddress);
+    if (bounds.perClient !== null && held >= bounds.perClient && !exempt) {
       onRefused('per_client');
       return refuse(socket, 429, `Too many connections open from this address (at most ${bounds.perClient}); close some and try again.`);
     }

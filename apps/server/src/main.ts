@@ -17,6 +17,7 @@ import { createMetrics, type RecordCounts } from './ops/metrics.ts';
 import { httpServerOptions } from './server-options.ts';
 import { answerClientErrors } from './client-errors.ts';
 import { defaultTotalBound, guardConnections } from './connection-guard.ts';
+import { trustedProxies } from './client-address.ts';
 
 /** Start-up problems are the operator's to fix: one line that says what, not a stack trace. */
 function stop(message: string, code: number): never {
@@ -100,10 +101,12 @@ const bodyBudget = createBodyBudget({ total: config.maxBodyMemory, perClient: co
 metrics.trackBodyMemory(bodyBudget.held);
 const searchGate = createSearchGate({ perClient: config.searchesPerClient, total: SEARCHES_AT_ONCE, maxWaiting: SEARCHES_WAITING_PER_CLIENT, costlyMs: COSTLY_SEARCH_MS }, metrics.observeRefusedSearch);
 metrics.trackSearches(searchGate.counts);
+const proxies = config.trustedProxies.length > 0 ? trustedProxies(config.trustedProxies) : null;
 const app = createApp(core, {
   baseUrl: config.baseUrl,
   bodyBudget,
   searchGate,
+  ...(proxies === null ? {} : { trustedProxies: proxies }),
   uploadBufferBytes: composed.uploadBufferBytes,
   uploadIdleTimeoutMs: config.uploadIdleTimeoutSeconds * 1000,
   downloadBufferBytes: composed.downloadBufferBytes,
@@ -117,7 +120,11 @@ const fastPath = createFastPath(core, { logger: logger.isLevelEnabled('info') ? 
 const handlers = handlersInFlight(getRequestListener(app.fetch, { hostname: config.host }));
 const server = createServer(httpServerOptions(), fastPath.listener(handlers.listener));
 answerClientErrors(server);
-guardConnections(server, { perClient: config.maxConnectionsPerClient, total: config.maxConnections === undefined ? defaultTotalBound() : config.maxConnections }, metrics.observeRefusedConnection);
+guardConnections(
+  server,
+  { perClient: config.maxConnectionsPerClient, total: config.maxConnections === undefined ? defaultTotalBound() : config.maxConnections, ...(proxies === null ? {} : { exempt: proxies }) },
+  metrics.observeRefusedConnection,
+);
 server.listen(config.port, config.host, () => {
   const info = server.address() as AddressInfo;
   lifecycle.info(

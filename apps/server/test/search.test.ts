@@ -1,6 +1,10 @@
+import { createServer, request, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { getRequestListener } from '@hono/node-server';
 import { describe, expect, it } from 'vitest';
 import { createSqliteSearchIndex } from '@krs/adapters';
 import { createInMemorySearchIndex } from '@krs/domain/testing';
+import { trustedProxies } from '../src/client-address.ts';
 import { createSearchGate } from '../src/search-gate.ts';
 import { makeApp, metadata } from './make-app.ts';
 
@@ -127,5 +131,50 @@ describe('searches taking turns over HTTP', () => {
     running?.();
     expect((await waiting).status).toBe(200);
     expect(gate.counts()).toEqual({ running: 0, waiting: 0 });
+  });
+
+  it('counts searches through a trusted reverse proxy under the client X-Forwarded-For names, and ignores the header from anyone else', async () => {
+    const served: Server[] = [];
+    const serve = async (trusted: boolean) => {
+      const gate = createSearchGate({ perClient: 1, total: 4, maxWaiting: 1, costlyMs: null });
+      const { app } = await makeApp({}, createInMemorySearchIndex(), { searchGate: gate, ...(trusted ? { trustedProxies: trustedProxies(['127.0.0.1']) } : {}) });
+      const server = createServer(getRequestListener(app.fetch));
+      served.push(server);
+      await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
+      const { port } = server.address() as AddressInfo;
+      const search = (forwardedFor: string) =>
+        new Promise<number>((ok, fail) => {
+          const req = request({ port, host: '127.0.0.1', path: '/api/search?q=flood', headers: { 'x-forwarded-for': forwardedFor } }, (res) => {
+            res.resume();
+            res.on('end', () => ok(res.statusCode ?? 0));
+          });
+          req.on('error', fail);
+          req.end();
+        });
+      return { gate, search };
+    };
+    try {
+      // Behind the proxy: one client's searches wait and are refused past its bound; another's run.
+      const proxied = await serve(true);
+      const held = await proxied.gate.enter('203.0.113.9');
+      const waiting = proxied.search('203.0.113.9');
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(proxied.gate.counts()).toEqual({ running: 1, waiting: 1 });
+      expect(await proxied.search('198.51.100.1, 203.0.113.9')).toBe(429);
+      expect(await proxied.search('198.51.100.1')).toBe(200);
+      held?.();
+      expect(await waiting).toBe(200);
+
+      // Not trusted: the header names no one, and the connection's address is the client.
+      const direct = await serve(false);
+      const peer = await direct.gate.enter('127.0.0.1');
+      const queued = direct.search('203.0.113.9');
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(await direct.search('198.51.100.1')).toBe(429);
+      peer?.();
+      expect(await queued).toBe(200);
+    } finally {
+      await Promise.all(served.map((server) => new Promise((ok) => server.close(ok))));
+    }
   });
 });

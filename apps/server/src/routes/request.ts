@@ -12,6 +12,8 @@ export type Env = {
     identity: Identity;
     /** Set where the app bounds what answers hold (answer-memory.ts). */
     answer?: AnswerScope;
+    /** The client behind a trusted proxy (client-address.ts); unset, the connection's peer. */
+    clientAddress?: string;
   };
 };
 
@@ -80,9 +82,12 @@ export function socketOf(c: Context): Socket | undefined {
   return (incomingOf(c) as (Readable & { socket?: Socket }) | undefined)?.socket;
 }
 
-/** The client's address where the request came over a socket; undefined through `app.request`. */
+/**
+ * The client's address: the one behind a trusted proxy (client-address.ts), else the
+ * connection's peer; undefined through `app.request`.
+ */
 export function remoteAddressOf(c: Context): string | undefined {
-  return socketOf(c)?.remoteAddress;
+  return (c as Context<Env>).get('clientAddress') ?? socketOf(c)?.remoteAddress;
 }
 
 /** What `first` reads, or, when it finds nothing (`not_found`), what `otherwise` reads; other refusals stand. */
