@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createSearchGate, SearchesWaiting } from './search-gate.ts';
+import { costlyQuery, createSearchGate, SearchesWaiting } from './search-gate.ts';
 
 /** Enters and notes, in `order`, the label of each search once it may run. */
 function entering(gate: ReturnType<typeof createSearchGate>, order: string[]) {
@@ -177,6 +177,37 @@ describe('searches taking turns between client addresses', () => {
     }
     expect(order).toEqual(['a0', 'b0', 'a1', 'c0', 'c1', 'c2', 'b1', 'a2', 'b2']);
     expect(gate.counts()).toEqual({ running: 0, waiting: 0 });
+  });
+
+  it('runs searches of a costly shape with the costly addresses\' ones, whatever their address, beside plain ones', async () => {
+    const gate = createSearchGate({ perClient: 3, total: 10, maxWaiting: 100, costlyMs: 200 });
+    const order: string[] = [];
+    const enter = (address: string, label: string, costly: boolean) =>
+      gate.enter(address, undefined, costly).then((release) => {
+        order.push(label);
+        return release;
+      });
+    // Three addresses never seen before, each with a fuzzy search: one runs, two wait.
+    const fuzzy = [enter('10.0.0.1', 'f1', true), enter('10.0.0.2', 'f2', true), enter('10.0.0.3', 'f3', true)];
+    await settle();
+    expect(gate.counts()).toEqual({ running: 1, waiting: 2 });
+    // A plain search from a fourth address runs at once.
+    (await enter('10.0.0.4', 'plain', false))?.();
+    for (const search of fuzzy) {
+      await settle();
+      expect(gate.counts().running).toBe(1);
+      (await search)?.();
+    }
+    expect(order).toEqual(['f1', 'plain', 'f2', 'f3']);
+  });
+
+  it('reads a costly shape from the query text, and none from no query', () => {
+    expect(costlyQuery('glacier~')).toBe(true);
+    expect(costlyQuery('a* OR b*')).toBe(true);
+    expect(costlyQuery('-data')).toBe(true);
+    expect(costlyQuery('flood mapping')).toBe(false);
+    expect(costlyQuery('')).toBe(false);
+    expect(costlyQuery(undefined)).toBe(false);
   });
 
   it('gives a place back once, however often its release is called', async () => {

@@ -9,13 +9,17 @@
  * client, however many it sends. An address whose searches have lately taken longer than
  * `costlyMs` each (on average) runs one at a time, and all such addresses together run at most
  * `costlyAtOnce`: their costly steps then hold at most that many of the engine's threads, however
- * many addresses send them, and the others' searches find one free. An address not seen lately
- * runs one search until it has ended and its cost is known. An address with `maxWaiting` searches
+ * many addresses send them, and the others' searches find one free. A search whose query has a
+ * costly shape (a fuzzy word, a short prefix, `_exists_`, a range, negation alone: the domain's
+ * `costlyShape`) counts among them too, whatever its address: many addresses never seen before
+ * cannot fill the engine with them. An address not seen lately runs one search until it has
+ * ended and its cost is known. An address with `maxWaiting` searches
  * waiting is refused more (429, `Retry-After`). Behind a proxy every client has the proxy's
  * address: `perClient` null turns the per-address bounds off, and the searches then take turns in
  * the order they came.
  */
 import type { MiddlewareHandler } from 'hono';
+import { costlyShape, parseQuery } from '@krs/domain/search';
 import { clientKey } from './connection-guard.ts';
 import { outgoingOf, remoteAddressOf } from './routes/request.ts';
 
@@ -63,9 +67,10 @@ export interface SearchGate {
   /**
    * Resolves once the search may run, to the function that gives its place back (call it once,
    * when the answer is done); `abandoned` rejects nothing but takes a waiting search out of the
-   * queue (its client has gone) and resolves to null.
+   * queue (its client has gone) and resolves to null. A `costly` search (by its query's shape)
+   * runs among the costly addresses' searches, whatever its own address.
    */
-  enter(address: string | undefined, abandoned?: Promise<void>): Promise<(() => void) | null>;
+  enter(address: string | undefined, abandoned?: Promise<void>, costly?: boolean): Promise<(() => void) | null>;
   /** Searches running and waiting now. */
   counts(): { running: number; waiting: number };
 }
@@ -77,6 +82,7 @@ interface Client {
 
 interface Waiter {
   admit: (release: (() => void) | null) => void;
+  costly: boolean;
 }
 
 export function createSearchGate(bounds: SearchGateBounds, onRefused: () => void = () => undefined, now: () => number = () => performance.now()): SearchGate {
@@ -91,8 +97,9 @@ export function createSearchGate(bounds: SearchGateBounds, onRefused: () => void
   let waiting = 0;
 
   const isCostly = (key: string) => bounds.perClient !== null && bounds.costlyMs !== null && (recent.get(key) ?? 0) > bounds.costlyMs;
-  const mayRun = (key: string, client: Client) => {
+  const mayRun = (key: string, client: Client, costlyQuery: boolean) => {
     if (running >= bounds.total) return false;
+    if (costlyQuery && runningCostly >= costlyAtOnce) return false;
     if (bounds.perClient === null) return true;
     if (isCostly(key)) return client.running < 1 && runningCostly < costlyAtOnce;
     // An address not seen lately runs one search until one has ended and its cost is known: a
@@ -108,8 +115,8 @@ export function createSearchGate(bounds: SearchGateBounds, onRefused: () => void
     if (recent.size > REMEMBERED_CLIENTS) recent.delete(recent.keys().next().value as string);
   };
 
-  const placeFor = (key: string, client: Client): (() => void) => {
-    const costly = isCostly(key);
+  const placeFor = (key: string, client: Client, costlyQuery: boolean): (() => void) => {
+    const costly = costlyQuery || isCostly(key);
     running++;
     if (costly) runningCostly++;
     client.running++;
@@ -143,13 +150,15 @@ export function createSearchGate(bounds: SearchGateBounds, onRefused: () => void
     for (const key of turns) {
       const client = clients.get(key);
       if (client === undefined || client.waiting.length === 0) continue;
-      if (!mayRun(key, client)) {
+      // The first that may run: a plain search need not wait behind one of a costly shape.
+      const at = client.waiting.findIndex((w) => mayRun(key, client, w.costly));
+      if (at < 0) {
         held.push(key);
         continue;
       }
-      const waiter = client.waiting.shift() as Waiter;
+      const next = client.waiting.splice(at, 1)[0] as Waiter;
       waiting--;
-      waiter.admit(placeFor(key, client));
+      next.admit(placeFor(key, client, next.costly));
       if (client.waiting.length > 0) served.push(key);
     }
     turns = [...held, ...served];
@@ -157,7 +166,7 @@ export function createSearchGate(bounds: SearchGateBounds, onRefused: () => void
 
   return {
     counts: () => ({ running, waiting }),
-    enter(address, abandoned) {
+    enter(address, abandoned, costly = false) {
       const key = bounds.perClient === null ? '' : clientKey(address);
       let client = clients.get(key);
       if (client === undefined) {
@@ -165,7 +174,7 @@ export function createSearchGate(bounds: SearchGateBounds, onRefused: () => void
         clients.set(key, client);
       }
       // Nobody waiting before it: no one's turn is taken.
-      if (client.waiting.length === 0 && turns.length === 0 && mayRun(key, client)) return Promise.resolve(placeFor(key, client));
+      if (client.waiting.length === 0 && turns.length === 0 && mayRun(key, client, costly)) return Promise.resolve(placeFor(key, client, costly));
       if (bounds.perClient !== null && client.waiting.length >= bounds.maxWaiting) {
         forgetIfIdle(key, client);
         onRefused();
@@ -179,6 +188,7 @@ export function createSearchGate(bounds: SearchGateBounds, onRefused: () => void
             settled = true;
             resolve(release);
           },
+          costly,
         };
         queued.waiting.push(waiter);
         waiting++;
@@ -201,6 +211,11 @@ export function createSearchGate(bounds: SearchGateBounds, onRefused: () => void
   };
 }
 
+/** Whether the query text `q` has a costly shape; none, or one over the parser's bounds (read as plain words), has not. */
+export function costlyQuery(q: string | undefined): boolean {
+  return q !== undefined && q.trim() !== '' && costlyShape(parseQuery(q));
+}
+
 /**
  * The gate around a search route's handler: the place is taken before the search and given back
  * once the answer is sent (or its connection is gone); a client that goes while its search waits
@@ -210,7 +225,7 @@ export function searchTurns(gate: SearchGate): MiddlewareHandler {
   return async (c, next) => {
     const outgoing = outgoingOf(c);
     const gone = outgoing === undefined ? undefined : new Promise<void>((resolve) => outgoing.once('close', () => resolve()));
-    const release = await gate.enter(remoteAddressOf(c), gone);
+    const release = await gate.enter(remoteAddressOf(c), gone, costlyQuery(c.req.query('q')));
     if (release === null) return c.body(null, 400);
     try {
       return await next();

@@ -133,6 +133,23 @@ describe('searches taking turns over HTTP', () => {
     expect(gate.counts()).toEqual({ running: 0, waiting: 0 });
   });
 
+  it('holds a search of a costly shape while another runs, and lets plain searches by', async () => {
+    const gate = createSearchGate({ perClient: 4, total: 8, maxWaiting: 8, costlyMs: null });
+    const { call } = await makeApp({}, createInMemorySearchIndex(), { searchGate: gate });
+    const running = await gate.enter('203.0.113.1', undefined, true);
+    let answered = false;
+    const fuzzy = call('GET', '/api/search?q=glacier~').then((res) => {
+      answered = true;
+      return res;
+    });
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(answered).toBe(false);
+    expect((await call('GET', '/api/search?q=glacier')).status).toBe(200);
+    expect((await call('GET', '/api/records?q=flood%20mapping')).status).toBe(200);
+    running?.();
+    expect((await fuzzy).status).toBe(200);
+  });
+
   it('counts searches through a trusted reverse proxy under the client X-Forwarded-For names, and ignores the header from anyone else', async () => {
     const served: Server[] = [];
     const serve = async (trusted: boolean) => {

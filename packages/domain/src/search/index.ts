@@ -1,5 +1,6 @@
 export { queryLeaves, type QueryNode } from './query-ast.ts';
 export { parseQuery, parseQueryCounting, QUERY_LIMITS } from './parse-query.ts';
+export { costlyShape } from './query-cost.ts';
 export {
   fieldPaths,
   fieldValues,
