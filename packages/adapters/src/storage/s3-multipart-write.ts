@@ -49,6 +49,9 @@ async function checksumOfParts(client: S3Client): Promise<{ ChecksumAlgorithm?: 
   return (await client.config.requestChecksumCalculation()) === 'WHEN_SUPPORTED' ? { ChecksumAlgorithm: 'CRC32' } : {};
 }
 
+/** The SDK's name for its timeouts (and S3ReadStalled's). */
+const isTimeout = (e: unknown): boolean => typeof e === 'object' && e !== null && (e as { name?: unknown }).name === 'TimeoutError';
+
 export async function writeS3Object(client: S3Client, target: { Bucket: string; Key: string }, body: AsyncIterable<Uint8Array>, options: MultipartOptions): Promise<void> {
   const partSize = partSizeFor(options);
   const pool: Buffer[] = [];
@@ -108,7 +111,11 @@ export async function writeS3Object(client: S3Client, target: { Bucket: string; 
     // The body's own failure (a limit, a cut connection) or S3's: the parts sent so far go, best
     // effort; what stays behind is swept with the other incomplete uploads.
     await Promise.allSettled(inFlight);
-    if (uploadId !== null) await client.send(new AbortMultipartUploadCommand({ ...target, UploadId: uploadId })).catch(() => undefined);
+    if (uploadId !== null) {
+      const abort = client.send(new AbortMultipartUploadCommand({ ...target, UploadId: uploadId })).catch(() => undefined);
+      // A bucket that did not answer would hold the failure as long again: the abort goes on alone.
+      if (!isTimeout(e)) await abort;
+    }
     throw e;
   }
 }

@@ -1,0 +1,81 @@
+/**
+ * Bounds on every call to S3, so that a bucket that stalls (a server stopped, a host that drops
+ * packets) fails the call instead of holding it for as long as the stall lasts, while a large
+ * upload or download that keeps moving bytes is never cut for its length.
+ *
+ * The SDK's timers (@smithy/node-http-handler 4.x): `connectionTimeout` bounds the TCP connect;
+ * `socketTimeout` is an idle timeout (no byte either way for that long: Node's `socket.setTimeout`);
+ * `requestTimeout` (an error only with `throwOnRequestTimeout`) runs from the request's start until
+ * its answer's headers. Calls that send a body (a part, a small PUT) and the other commands use the
+ * idle timeout. A download may not: its socket rests whenever the download's own client reads
+ * slowly (the server reads S3 only as fast as its client takes the bytes), which an idle timer
+ * cannot tell from a stall. So GetObject has a client of its own whose bound runs until its
+ * headers, and its body is bounded only while the reader waits for a chunk (`idleBoundedBody`).
+ *
+ * Retries: the SDK's standard mode retries 5xx answers, throttling, connection resets and these
+ * timeouts, with backoff from 0.1 s. Two attempts in all, not the SDK's three: a stalled bucket
+ * then fails a call after at most about twice its bound (connect + idle), not three times.
+ */
+import type { S3ClientConfig } from '@aws-sdk/client-s3';
+
+export interface S3Timeouts {
+  /** A TCP connection to the endpoint not made within it fails the attempt. */
+  connectMs: number;
+  /** No byte sent or answered for this long (a download: no chunk while one is asked for) fails the attempt. */
+  idleMs: number;
+}
+
+export const DEFAULT_S3_TIMEOUTS: S3Timeouts = { connectMs: 5_000, idleMs: 10_000 };
+
+/** Attempts per call, the first included. */
+export const S3_MAX_ATTEMPTS = 2;
+
+/** The options of the client for every command but GetObject. */
+export function boundedClientConfig(timeouts: S3Timeouts): S3ClientConfig {
+  return { maxAttempts: S3_MAX_ATTEMPTS, requestHandler: { connectionTimeout: timeouts.connectMs, socketTimeout: timeouts.idleMs } };
+}
+
+/** The options of GetObject's client: bounded until the answer's headers, its body by `idleBoundedBody`. */
+export function boundedReadClientConfig(timeouts: S3Timeouts): S3ClientConfig {
+  return { maxAttempts: S3_MAX_ATTEMPTS, requestHandler: { connectionTimeout: timeouts.connectMs, requestTimeout: timeouts.idleMs, throwOnRequestTimeout: true } };
+}
+
+/** A download's body that sent no chunk within the idle time while one was asked for. Named as the SDK names its timeouts. */
+export class S3ReadStalled extends Error {
+  override name = 'TimeoutError';
+  readonly code = 'ETIMEDOUT';
+  constructor(idleMs: number) {
+    super(`S3 sent no bytes of a download for ${idleMs} ms.`);
+  }
+}
+
+/**
+ * `body`, failed with S3ReadStalled when a chunk asked for does not come within `idleMs`. The
+ * time its reader takes between asks is not counted. Nothing is read ahead.
+ */
+export function idleBoundedBody(body: ReadableStream<Uint8Array>, idleMs: number): ReadableStream<Uint8Array> {
+  const reader = body.getReader();
+  return new ReadableStream<Uint8Array>(
+    {
+      async pull(controller) {
+        let timer: NodeJS.Timeout | undefined;
+        const stalled = new Promise<never>((_, reject) => {
+          timer = setTimeout(() => reject(new S3ReadStalled(idleMs)), idleMs);
+        });
+        try {
+          const { done, value } = await Promise.race([reader.read(), stalled]);
+          if (done) controller.close();
+          else controller.enqueue(value);
+        } catch (e) {
+          // Cancelling destroys the response and its socket.
+          reader.cancel(e).catch(() => undefined);
+          controller.error(e);
+        } finally {
+          clearTimeout(timer);
+        }
+      },
+      cancel: (reason) => reader.cancel(reason),
+    },
+    { highWaterMark: 0 },
+  );
+}
