@@ -8,14 +8,14 @@ import { S3Client } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FileStorage } from '@krs/domain';
 import { createS3FileStorage } from '../src/storage/s3-file-storage.ts';
-import { boundedClientConfig, boundedReadClientConfig, S3_MAX_ATTEMPTS, type S3Timeouts } from '../src/storage/s3-timeouts.ts';
+import { answeredRetries, boundedClientConfig, boundedReadClientConfig, S3_MAX_ATTEMPTS, type S3Timeouts } from '../src/storage/s3-timeouts.ts';
 import { testS3Region } from './external-s3.ts';
 import { startFreezableProxy, type FreezableProxy } from './freezable-proxy.ts';
 import { startTestS3, type TestS3 } from './s3rver-fixture.ts';
 
 const timeouts: S3Timeouts = { connectMs: 300, idleMs: 300 };
-/** Each attempt's bound and the SDK's backoff between them, with room for a loaded machine. */
-const BOUND_MS = S3_MAX_ATTEMPTS * (timeouts.connectMs + timeouts.idleMs) + 1_500;
+/** One attempt's bounds (a call that timed out is not tried again), with room for a loaded machine. */
+const BOUND_MS = timeouts.connectMs + timeouts.idleMs + 1_500;
 
 let s3: TestS3;
 let proxy: FreezableProxy;
@@ -126,5 +126,29 @@ describe('an S3 bucket that stalls', () => {
       if (n < 3) await new Promise((r) => setTimeout(r, 3 * timeouts.idleMs));
     }
     expect(md5(Buffer.concat(got))).toBe(md5(all));
+  });
+});
+
+describe('retries of S3 calls', () => {
+  const retries = answeredRetries();
+  type ErrorInfo = Parameters<typeof retries.refreshRetryTokenForRetry>[1];
+  const failed = (errorType: ErrorInfo['errorType'], name: string): ErrorInfo => ({ errorType, error: Object.assign(new Error(name), { name, $metadata: {}, cause: undefined }) });
+
+  it('tries again what S3 answered with a server error, throttling or a reset, up to the attempts', async () => {
+    for (const info of [failed('SERVER_ERROR', 'InternalError'), failed('THROTTLING', 'SlowDown'), failed('TRANSIENT', 'ECONNRESET')]) {
+      let token = await retries.acquireInitialRetryToken('');
+      for (let attempt = 1; attempt < S3_MAX_ATTEMPTS; attempt++) {
+        token = await retries.refreshRetryTokenForRetry(token, info);
+        expect(token.getRetryCount()).toBe(attempt);
+        expect(token.getRetryDelay()).toBeLessThanOrEqual(2_000);
+      }
+      await expect(retries.refreshRetryTokenForRetry(token, info)).rejects.toThrow();
+    }
+  });
+
+  it('never tries again a call that timed out, nor one S3 refused', async () => {
+    const first = await retries.acquireInitialRetryToken('');
+    await expect(retries.refreshRetryTokenForRetry(first, failed('TRANSIENT', 'TimeoutError'))).rejects.toThrow();
+    await expect(retries.refreshRetryTokenForRetry(first, failed('CLIENT_ERROR', 'AccessDenied'))).rejects.toThrow();
   });
 });

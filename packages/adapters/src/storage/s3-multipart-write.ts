@@ -21,6 +21,7 @@ import {
 } from '@aws-sdk/client-s3';
 
 import { MAX_PARTS, MIN_PART_SIZE } from './s3-parts.ts';
+import { isTimeout } from './s3-timeouts.ts';
 
 export { MIN_PART_SIZE };
 
@@ -48,9 +49,6 @@ export function partSizeFor(options: MultipartOptions): number {
 async function checksumOfParts(client: S3Client): Promise<{ ChecksumAlgorithm?: ChecksumAlgorithm }> {
   return (await client.config.requestChecksumCalculation()) === 'WHEN_SUPPORTED' ? { ChecksumAlgorithm: 'CRC32' } : {};
 }
-
-/** The SDK's name for its timeouts (and S3ReadStalled's). */
-const isTimeout = (e: unknown): boolean => typeof e === 'object' && e !== null && (e as { name?: unknown }).name === 'TimeoutError';
 
 export async function writeS3Object(client: S3Client, target: { Bucket: string; Key: string }, body: AsyncIterable<Uint8Array>, options: MultipartOptions): Promise<void> {
   const partSize = partSizeFor(options);

@@ -13,8 +13,10 @@
  * headers, and its body is bounded only while the reader waits for a chunk (`idleBoundedBody`).
  *
  * Retries: the SDK's standard mode retries 5xx answers, throttling, connection resets and these
- * timeouts, with backoff from 0.1 s. Two attempts in all, not the SDK's three: a stalled bucket
- * then fails a call after at most about twice its bound (connect + idle), not three times.
+ * timeouts, three attempts in all: a stalled bucket held a call three times its bound, and an
+ * upload twice that (its write, then the cleanup's delete). `answeredRetries` keeps the retries
+ * of what S3 answered (a 503 SlowDown, a 500, a reset keep-alive connection) and never retries a
+ * call that timed out: a bucket silent for the whole bound is not waited for again.
  */
 import type { S3ClientConfig } from '@aws-sdk/client-s3';
 
@@ -27,17 +29,41 @@ export interface S3Timeouts {
 
 export const DEFAULT_S3_TIMEOUTS: S3Timeouts = { connectMs: 5_000, idleMs: 10_000 };
 
-/** Attempts per call, the first included. */
-export const S3_MAX_ATTEMPTS = 2;
+/** Attempts per call S3 answered with a failure worth another try, the first included (the SDK's default). */
+export const S3_MAX_ATTEMPTS = 3;
+
+type RetryStrategyV2 = Extract<NonNullable<S3ClientConfig['retryStrategy']>, { acquireInitialRetryToken: unknown }>;
+type RetryToken = Awaited<ReturnType<RetryStrategyV2['acquireInitialRetryToken']>>;
+
+/** The SDK's name for its timeouts (and S3ReadStalled's). */
+export const isTimeout = (e: unknown): boolean => typeof e === 'object' && e !== null && (e as { name?: unknown }).name === 'TimeoutError';
+
+/**
+ * The SDK's standard retries (5xx, throttling, transient network errors; up to S3_MAX_ATTEMPTS,
+ * full-jitter backoff from 0.1 s, at most 2 s here), less the timeouts.
+ */
+export function answeredRetries(): RetryStrategyV2 {
+  const token = (count: number, delay: number): RetryToken => ({ getRetryCount: () => count, getRetryDelay: () => delay });
+  return {
+    acquireInitialRetryToken: async () => token(0, 0),
+    async refreshRetryTokenForRetry(previous, info) {
+      const count = previous.getRetryCount() + 1;
+      // Throwing here makes the SDK throw the call's own error.
+      if (count >= S3_MAX_ATTEMPTS || info.errorType === 'CLIENT_ERROR' || isTimeout(info.error)) throw new Error('not retried');
+      return token(count, Math.random() * Math.min(2_000, 100 * 2 ** count));
+    },
+    recordSuccess: () => undefined,
+  };
+}
 
 /** The options of the client for every command but GetObject. */
 export function boundedClientConfig(timeouts: S3Timeouts): S3ClientConfig {
-  return { maxAttempts: S3_MAX_ATTEMPTS, requestHandler: { connectionTimeout: timeouts.connectMs, socketTimeout: timeouts.idleMs } };
+  return { retryStrategy: answeredRetries(), requestHandler: { connectionTimeout: timeouts.connectMs, socketTimeout: timeouts.idleMs } };
 }
 
 /** The options of GetObject's client: bounded until the answer's headers, its body by `idleBoundedBody`. */
 export function boundedReadClientConfig(timeouts: S3Timeouts): S3ClientConfig {
-  return { maxAttempts: S3_MAX_ATTEMPTS, requestHandler: { connectionTimeout: timeouts.connectMs, requestTimeout: timeouts.idleMs, throwOnRequestTimeout: true } };
+  return { retryStrategy: answeredRetries(), requestHandler: { connectionTimeout: timeouts.connectMs, requestTimeout: timeouts.idleMs, throwOnRequestTimeout: true } };
 }
 
 /** A download's body that sent no chunk within the idle time while one was asked for. Named as the SDK names its timeouts. */
