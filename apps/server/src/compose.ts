@@ -13,6 +13,7 @@ import {
   fsReadBufferBytes,
   fsWriteBufferBytes,
   createPgDb,
+  createPostgresSearchSchema,
   openS3FileStorage,
   withSmallBlobCache,
   createNanoidIds,
@@ -103,7 +104,11 @@ export function withoutPassword(url: string): string {
   }
 }
 
-/** PostgreSQL migrated to the latest schema; the migrations on a pool of their own when statements are bounded. */
+/**
+ * PostgreSQL migrated to the latest schema. With statements bounded, the migrations and the
+ * search tables' schema (which may build an index over every document, or wait for another
+ * node's change of it) go first on a pool of their own, unbounded.
+ */
 async function migratedPgDb(url: string, timeouts: StoreTimeouts, onQuery: DbOptions, bounded: boolean): Promise<DbHandle> {
   const { pgConnectMs, pgStatementMs, pgQueryMs } = timeouts;
   const connect = { ...onQuery, connectTimeoutMs: pgConnectMs };
@@ -111,6 +116,7 @@ async function migratedPgDb(url: string, timeouts: StoreTimeouts, onQuery: DbOpt
     const migrating = createPgDb(url, connect);
     try {
       await migrateToLatest(migrating.db);
+      await createPostgresSearchSchema(migrating.db);
     } finally {
       await migrating.close();
     }
