@@ -3,12 +3,13 @@
  * storage fails within its bounds and serves again once the bucket answers, while a download its
  * reader takes slowly is never cut.
  */
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { S3Client } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FileStorage } from '@krs/domain';
 import { createS3FileStorage } from '../src/storage/s3-file-storage.ts';
 import { answeredRetries, boundedClientConfig, boundedReadClientConfig, S3_MAX_ATTEMPTS, type S3Timeouts } from '../src/storage/s3-timeouts.ts';
+import { chunksOf } from './contracts/file-storage.contract.ts';
 import { testS3Region } from './external-s3.ts';
 import { startFreezableProxy, type FreezableProxy } from './freezable-proxy.ts';
 import { startTestS3, type TestS3 } from './s3rver-fixture.ts';
@@ -44,14 +45,7 @@ function storageBehindProxy(): FileStorage {
   return createS3FileStorage(client, { bucket: s3.bucket, prefix: `stalled-${++runs}`, reads: { client: readClient, idleMs: timeouts.idleMs } });
 }
 
-function bytes(length: number): Uint8Array {
-  const out = new Uint8Array(length);
-  for (let i = 0; i < length; i++) out[i] = (i * 31 + (i >> 12)) & 0xff;
-  return out;
-}
-async function* chunksOf(all: Uint8Array, size: number) {
-  for (let at = 0; at < all.byteLength; at += size) yield all.subarray(at, at + size);
-}
+const bytes = (length: number) => new Uint8Array(randomBytes(length));
 const md5 = (b: Uint8Array) => createHash('md5').update(b).digest('hex');
 const sixMiB = 6 * 1024 * 1024 + 3;
 
