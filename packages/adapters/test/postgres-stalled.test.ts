@@ -8,7 +8,7 @@ import { sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createPgDb, type DbHandle } from '../src/index.ts';
 import { startFreezableProxy, throughProxy, type FreezableProxy } from './freezable-proxy.ts';
-import { freshDatabase, usePostgresServer } from './postgres-fixture.ts';
+import { freshDatabase, sessionSettings, usePostgresServer } from './postgres-fixture.ts';
 
 usePostgresServer();
 
@@ -95,7 +95,6 @@ describe('statements PostgreSQL stops itself', () => {
 
   it('leaves statements unbounded when no bound is given (the operator commands)', async () => {
     const { handle } = await behindProxy({});
-    const { rows } = await sql<{ s: string }>`select current_setting('statement_timeout') as s`.execute(handle.db);
-    expect(rows[0]?.s).toBe('0');
+    expect(await sessionSettings(handle.db, ['statement_timeout', 'idle_in_transaction_session_timeout'])).toEqual(['0', '0']);
   });
 });
