@@ -6,11 +6,11 @@
  *
  * node-postgres' own `query_timeout` was not used: it fails the query but leaves the statement
  * running on the connection, and Kysely gives the connection back to the pool as healthy; the
- * next statement lent it queues behind the unanswered one (and, had the answer come, would be
- * handed rows of a query that gave up). Here the connection is destroyed when its statement
- * times out, every later statement on it fails at once (a transaction's rollback included), and
- * the pool drops it when it is released. PostgreSQL rolls back a transaction whose connection
- * went before its COMMIT was read.
+ * next statement lent it queues behind the unanswered one and fails in turn (a `select 1` after
+ * a `pg_sleep(3)` cut at 0.5 s failed 0.5 s later too). Here the connection is destroyed when its
+ * statement times out, every later statement on it fails at once (a transaction's rollback
+ * included), and the pool drops it when it is released. PostgreSQL rolls back a transaction
+ * whose connection went before its COMMIT was read.
  */
 import type pg from 'pg';
 import type { PostgresPool, PostgresPoolClient, PostgresQueryResult } from 'kysely';
