@@ -13,6 +13,7 @@ import {
   fsReadBufferBytes,
   fsWriteBufferBytes,
   createPgDb,
+  createPostgresSearchSchema,
   openS3FileStorage,
   withSmallBlobCache,
   createNanoidIds,
@@ -23,8 +24,9 @@ import {
   migrateToLatest,
   readOrCreateSecretKey,
   type DbHandle,
+  type DbOptions,
 } from '@krs/adapters';
-import type { ServerConfig } from './config.ts';
+import type { ServerConfig, StoreTimeouts } from './config.ts';
 import type { Metrics, RecordCounts } from './ops/metrics.ts';
 import { openEmbeddedSearch, openPostgresSearch } from './search-engine.ts';
 
@@ -57,6 +59,11 @@ export interface ComposeOptions {
    * commands, whose reads (`krs verify`) must see what is on disk now.
    */
   cacheSmallBlobs?: boolean;
+  /**
+   * Bounds each PostgreSQL statement by the config's timeouts: for serving. The operator's
+   * commands (reindex, copy, verify) and the migrations run unbounded, as long as their work takes.
+   */
+  boundStatements?: boolean;
 }
 
 export interface OpenedStorage {
@@ -67,13 +74,14 @@ export interface OpenedStorage {
   close(): void;
 }
 
-export async function openStorage(config: Pick<ServerConfig, 'storage' | 'dataDir'>): Promise<OpenedStorage> {
+export async function openStorage(config: Pick<ServerConfig, 'storage' | 'dataDir' | 'storeTimeouts'>): Promise<OpenedStorage> {
   if (config.storage.kind === 'fs') {
     const filesRoot = join(config.dataDir, 'files');
     return { storage: createFsFileStorage(filesRoot), filesRoot, writeBufferBytes: fsWriteBufferBytes, readBufferBytes: fsReadBufferBytes, close: () => undefined };
   }
   const { bucket, prefix, forcePathStyle } = config.storage;
-  const s3 = await openS3FileStorage({ bucket, prefix, forcePathStyle });
+  const { s3ConnectMs, s3IdleMs } = config.storeTimeouts;
+  const s3 = await openS3FileStorage({ bucket, prefix, forcePathStyle, timeouts: { connectMs: s3ConnectMs, idleMs: s3IdleMs } });
   // A wrong bucket, endpoint, region or credential stops start-up here, not at the first upload.
   try {
     await s3.storage.check();
@@ -96,6 +104,28 @@ export function withoutPassword(url: string): string {
   }
 }
 
+/**
+ * PostgreSQL migrated to the latest schema. With statements bounded, the migrations and the
+ * search tables' schema (which may build an index over every document, or wait for another
+ * node's change of it) go first on a pool of their own, unbounded.
+ */
+async function migratedPgDb(url: string, timeouts: StoreTimeouts, onQuery: DbOptions, bounded: boolean): Promise<DbHandle> {
+  const { pgConnectMs, pgStatementMs, pgQueryMs } = timeouts;
+  const connect = { ...onQuery, connectTimeoutMs: pgConnectMs };
+  if (bounded) {
+    const migrating = createPgDb(url, connect);
+    try {
+      await migrateToLatest(migrating.db);
+      await createPostgresSearchSchema(migrating.db);
+    } finally {
+      await migrating.close();
+    }
+  }
+  const handle = createPgDb(url, bounded ? { ...connect, statementTimeoutMs: pgStatementMs, queryTimeoutMs: pgQueryMs } : connect);
+  if (!bounded) await migrateToLatest(handle.db);
+  return handle;
+}
+
 export async function compose(config: ServerConfig, options: ComposeOptions = {}): Promise<Composed> {
   const metrics = options.metrics ?? null;
   mkdirSync(config.dataDir, { recursive: true });
@@ -104,8 +134,8 @@ export async function compose(config: ServerConfig, options: ComposeOptions = {}
   const onQuery = metrics ? { onQuery: (text: string, seconds: number) => metrics.observeQuery(text, seconds) } : {};
   let handle: DbHandle | undefined;
   try {
-    handle = config.databaseUrl ? createPgDb(config.databaseUrl, onQuery) : createDb(join(config.dataDir, 'krs.sqlite'), onQuery);
-    await migrateToLatest(handle.db);
+    handle = config.databaseUrl ? await migratedPgDb(config.databaseUrl, config.storeTimeouts, onQuery, options.boundStatements ?? false) : createDb(join(config.dataDir, 'krs.sqlite'), onQuery);
+    if (!config.databaseUrl) await migrateToLatest(handle.db);
   } catch (e) {
     await handle?.close().catch(() => undefined);
     blobs.close();

@@ -24,6 +24,7 @@ describe('readConfig', () => {
       logLevel: 'info',
       metricsToken: null,
       storage: { kind: 'fs' },
+      storeTimeouts: { pgConnectMs: 10_000, pgStatementMs: 20_000, pgQueryMs: 25_000, s3ConnectMs: 5_000, s3IdleMs: 10_000 },
     });
   });
 
@@ -47,6 +48,11 @@ describe('readConfig', () => {
       KRS_SEARCH_ENGINE: 'minisearch',
       KRS_LOG_LEVEL: 'warn',
       KRS_METRICS_TOKEN: 's3cret',
+      KRS_PG_CONNECT_TIMEOUT: '3',
+      KRS_PG_STATEMENT_TIMEOUT: '60',
+      KRS_PG_QUERY_TIMEOUT: '90',
+      KRS_S3_CONNECT_TIMEOUT: '2',
+      KRS_S3_IDLE_TIMEOUT: '30',
     });
     expect(config).toEqual({
       port: 4000,
@@ -68,7 +74,18 @@ describe('readConfig', () => {
       logLevel: 'warn',
       metricsToken: 's3cret',
       storage: { kind: 'fs' },
+      storeTimeouts: { pgConnectMs: 3_000, pgStatementMs: 60_000, pgQueryMs: 90_000, s3ConnectMs: 2_000, s3IdleMs: 30_000 },
     });
+  });
+
+  it('bounds PostgreSQL statements and S3 calls, the client waiting 5 s past PostgreSQL\'s own bound unless told; 0 turns a statement bound off', () => {
+    expect(readConfig({ KRS_PG_STATEMENT_TIMEOUT: '45' }).storeTimeouts).toMatchObject({ pgStatementMs: 45_000, pgQueryMs: 50_000 });
+    expect(readConfig({ KRS_PG_STATEMENT_TIMEOUT: '0', KRS_PG_QUERY_TIMEOUT: '0' }).storeTimeouts).toMatchObject({ pgStatementMs: null, pgQueryMs: null });
+    expect(readConfig({ KRS_PG_STATEMENT_TIMEOUT: '0' }).storeTimeouts).toMatchObject({ pgStatementMs: null, pgQueryMs: 25_000 });
+    for (const name of ['KRS_PG_CONNECT_TIMEOUT', 'KRS_S3_CONNECT_TIMEOUT', 'KRS_S3_IDLE_TIMEOUT']) {
+      expect(() => readConfig({ [name]: '0' })).toThrow(new RegExp(`${name} must be a whole number from 1 to 3600`));
+    }
+    expect(() => readConfig({ KRS_PG_QUERY_TIMEOUT: '2.5' })).toThrow(/KRS_PG_QUERY_TIMEOUT/);
   });
 
   it('takes a DOI prefix for reserve_doi, and refuses what is not one', () => {

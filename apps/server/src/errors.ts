@@ -87,19 +87,25 @@ const STORE_UNAVAILABLE_MESSAGE = 'The server cannot reach its database or file 
 
 /**
  * Codes for a store that did not answer: Node's network errors (PostgreSQL or S3 stopped,
- * restarting, unreachable), and PostgreSQL's connection exceptions (class 08), shutdowns (57P01-03)
- * and `too_many_connections` (53300).
+ * restarting, unreachable; a PostgreSQL statement past the client's bound), and PostgreSQL's
+ * connection exceptions (class 08), shutdowns (57P01-03), `too_many_connections` (53300), a
+ * statement it cancelled past `statement_timeout` (57014) and a session it ended past
+ * `idle_in_transaction_session_timeout` (25P03).
  */
-const UNREACHABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN', 'EPIPE', '57P01', '57P02', '57P03', '53300']);
+const UNREACHABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN', 'EPIPE', '57P01', '57P02', '57P03', '53300', '57014', '25P03']);
 /** node-postgres says these without a code when a connection dies under a query or cannot be had in time. */
 const PG_CONNECTION_LOST = /^(Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error)/;
 
-/** Whether the error says the database or the object store did not answer (S3: a 5xx of its own). */
+/**
+ * Whether the error says the database or the object store did not answer (S3: a 5xx of its own,
+ * or the AWS SDK's `TimeoutError`, which carries no code when a connect or idle bound ran out).
+ */
 const storeUnavailable = (err: unknown): boolean =>
   saysSo(
     err,
-    ({ code, message, $metadata }) =>
+    ({ code, name, message, $metadata }) =>
       (typeof code === 'string' && (UNREACHABLE_CODES.has(code) || code.startsWith('08'))) ||
+      name === 'TimeoutError' ||
       (typeof message === 'string' && PG_CONNECTION_LOST.test(message)) ||
       (typeof $metadata?.httpStatusCode === 'number' && $metadata.httpStatusCode >= 500),
   );

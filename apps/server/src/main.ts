@@ -49,7 +49,7 @@ const started = Date.now();
 // The database is opened with the metrics' query hook, so the record count is bound afterwards.
 let countRecords: () => Promise<RecordCounts> = async () => [];
 const metrics = createMetrics({ countRecords: () => countRecords() });
-const composed = await compose(config, { metrics, cacheSmallBlobs: true }).catch((e: unknown) =>
+const composed = await compose(config, { metrics, cacheSmallBlobs: true, boundStatements: true }).catch((e: unknown) =>
   stop(`cannot start: ${e instanceof Error ? e.message : String(e)}`, 1),
 );
 countRecords = composed.countRecords;

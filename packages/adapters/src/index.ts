@@ -1,4 +1,4 @@
-export { createDb, createPgDb, type DbHandle, type DbOptions } from './sql/create-db.ts';
+export { createDb, createPgDb, type DbHandle, type DbOptions, type PgBounds } from './sql/create-db.ts';
 export type { Database } from './sql/database.ts';
 export { createMigrator, migrateToLatest } from './sql/migrate.ts';
 export { createSqlRecordRepository } from './sql/record-repository.ts';
@@ -10,6 +10,7 @@ export { createSqlUnitOfWork } from './sql/unit-of-work.ts';
 export { createFsFileStorage, fsReadBufferBytes, fsWriteBufferBytes } from './fs-file-storage.ts';
 export { openS3FileStorage } from './storage/open-s3-file-storage.ts';
 export type { S3FileStorageOptions } from './storage/s3-file-storage.ts';
+export type { S3Timeouts } from './storage/s3-timeouts.ts';
 export { withSmallBlobCache, type SmallBlobCacheOptions } from './small-blob-cache.ts';
 export { sizeBoundedCache, type SizeBoundedCache } from './size-bounded-cache.ts';
 export { nextIteration } from './next-turn.ts';

@@ -2,6 +2,7 @@
  * A real PostgreSQL 17 for the tests: one server per test file that calls `usePostgresServer()`,
  * started before its tests and stopped when they end, and a fresh database per fixture.
  */
+import { sql, type QueryExecutorProvider } from 'kysely';
 import { afterAll, beforeAll } from 'vitest';
 import { createPgDb, createSqlUnitOfWork, migrateToLatest } from '../src/index.ts';
 import { runStatement, startPostgres, type PostgresServer } from './embedded-postgres-server.ts';
@@ -90,3 +91,10 @@ export async function openPostgres(url?: string) {
   await migrateToLatest(handle.db);
   return { ...createSqlUnitOfWork(handle.db), db: handle.db, close: handle.close, url };
 }
+
+/** The values of PostgreSQL settings (`statement_timeout`, ...) on a connection of `db`, as `current_setting` shows them. */
+export async function sessionSettings(db: QueryExecutorProvider, names: readonly string[]): Promise<string[]> {
+  const rows = await Promise.all(names.map((name) => sql<{ value: string }>`select current_setting(${name}) as value`.execute(db)));
+  return rows.map((r) => r.rows[0]?.value ?? '');
+}
+

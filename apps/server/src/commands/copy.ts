@@ -42,7 +42,7 @@ export async function copyCommand(args: CopyArgs): Promise<number> {
   const source = createDb(sqlite);
   const target = createPgDb(args.to);
   const from = await openStorage(config);
-  const to = args.storage === undefined ? null : await openStorage({ dataDir: config.dataDir, storage: storage({ ...process.env, KRS_STORAGE: args.storage }) });
+  const to = args.storage === undefined ? null : await openStorage({ dataDir: config.dataDir, storage: storage({ ...process.env, KRS_STORAGE: args.storage }), storeTimeouts: config.storeTimeouts });
   try {
     await migrateToLatest(source.db);
     await migrateToLatest(target.db);

@@ -4,6 +4,7 @@ import { Sqlite as SQLite } from './sqlite-driver.ts';
 import { Kysely, PostgresDialect, SqliteDialect, type LogEvent } from 'kysely';
 import pg from 'pg';
 import type { Database } from './database.ts';
+import { boundedPgPool } from './bounded-pg-pool.ts';
 import { withStatementCache } from './statement-cache.ts';
 import { walSyncer } from './wal-syncer.ts';
 
@@ -148,11 +149,29 @@ export function createDb(filename: string, options: DbOptions = {}): DbHandle {
   };
 }
 
+/** How long PostgreSQL work may take; each unset (or null) is unbounded. */
+export interface PgBounds {
+  /** A new connection not had within it fails the query (pg's `connectionTimeoutMillis`); default 10 s. */
+  connectTimeoutMs?: number;
+  /**
+   * PostgreSQL's own `statement_timeout` and `idle_in_transaction_session_timeout`: the server
+   * stops a statement that runs longer (a runaway search), or ends a session whose transaction
+   * waited on its client that long, and rolls its transaction back; the connection stays usable.
+   */
+  statementTimeoutMs?: number | null;
+  /**
+   * The client's bound on each statement's answer (bounded-pg-pool.ts), for a server that stalls
+   * and can stop nothing itself: the connection is closed and dropped. Set above
+   * `statementTimeoutMs`, so that a statement PostgreSQL still answers is cut by PostgreSQL.
+   */
+  queryTimeoutMs?: number | null;
+}
+
 /**
  * A pool of connections to PostgreSQL (`postgres://user:password@host:port/database`). Commits
  * are durable by the server's own fsync before it answers; nothing here waits for more.
  */
-export function createPgDb(url: string, options: Pick<DbOptions, 'onQuery'> & { maxConnections?: number; connectTimeoutMs?: number } = {}): DbHandle {
+export function createPgDb(url: string, options: Pick<DbOptions, 'onQuery'> & PgBounds & { maxConnections?: number } = {}): DbHandle {
   // Connections kept five minutes idle, not pg's ten seconds: a new connection's first search cost
   // 60-120 ms on 200 documents and about half a second at 100k (the caches a fresh backend fills),
   // which a quiet node paid again after every pause of ten seconds. Idle connections do not keep a
@@ -160,13 +179,16 @@ export function createPgDb(url: string, options: Pick<DbOptions, 'onQuery'> & { 
   // stalls or a host that drops packets; or every connection held by queries that wait on one)
   // fails the query, which the server answers 503, instead of holding its request for as long as
   // the stall lasts or the system's connect timeout (two minutes on Linux).
+  const statementTimeout = options.statementTimeoutMs ?? null;
   const pool = new pg.Pool({
     connectionString: url,
     max: options.maxConnections ?? 10,
     idleTimeoutMillis: 5 * 60_000,
     connectionTimeoutMillis: options.connectTimeoutMs ?? 10_000,
     allowExitOnIdle: true,
+    ...(statementTimeout === null ? {} : { statement_timeout: statementTimeout, idle_in_transaction_session_timeout: statementTimeout }),
   });
+  const bounded = boundedPgPool(pool, options.queryTimeoutMs ?? null);
   // An idle connection the server dropped must not take the process down with it.
   pool.on('error', () => {});
   // Nor one dropped while lent out (PostgreSQL restarted, failed over, stopped under load): its
@@ -176,13 +198,13 @@ export function createPgDb(url: string, options: Pick<DbOptions, 'onQuery'> & { 
   pool.on('connect', (client) => client.on('error', () => {}));
   const onQuery = options.onQuery;
   const db = new Kysely<Database>({
-    dialect: new PostgresDialect({ pool }),
+    dialect: new PostgresDialect({ pool: bounded }),
     ...(onQuery ? { log: (event: LogEvent) => onQuery(event.query.sql, event.queryDurationMillis / 1000) } : {}),
   });
   // On the pool, not through Kysely: its queue and compilation cost as much as this read.
   changeStamps.set(db, async () => {
     const started = onQuery ? performance.now() : 0;
-    const { rows } = await pool.query<{ snapshot: string }>(SNAPSHOT);
+    const { rows } = await bounded.query<{ snapshot: string }>(SNAPSHOT);
     onQuery?.(SNAPSHOT, (performance.now() - started) / 1000);
     return rows[0]?.snapshot ?? null;
   });

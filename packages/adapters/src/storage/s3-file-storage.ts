@@ -26,6 +26,7 @@ import { DomainError, notFound, type FileStorage } from '@krs/domain';
 import { assertSafeBlobId, isSafeBlobId } from './blob-id.ts';
 import { MIN_PART_SIZE, writeS3Object } from './s3-multipart-write.ts';
 import { DEFAULT_QUEUE_SIZE } from './s3-parts.ts';
+import { idleBoundedBody } from './s3-timeouts.ts';
 
 export interface S3FileStorageOptions {
   bucket: string;
@@ -38,6 +39,11 @@ export interface S3FileStorageOptions {
   partSize?: number;
   /** Parts uploaded at once per write. */
   queueSize?: number;
+  /**
+   * GetObject's own client and the bound on its body's chunks (s3-timeouts.ts: a download's socket
+   * rests while its reader does); unset, `client` and no bound.
+   */
+  reads?: { client: S3Client; idleMs: number };
 }
 
 const missing = () => notFound('blob.not_found', 'Stored file content is missing.');
@@ -64,6 +70,7 @@ export function createS3FileStorage(client: S3Client, options: S3FileStorageOpti
   const blobsPrefix = `${prefix}blobs/`;
   const partSize = Math.max(options.partSize ?? MIN_PART_SIZE, MIN_PART_SIZE);
   const queueSize = options.queueSize ?? DEFAULT_QUEUE_SIZE;
+  const reads = options.reads ?? null;
   const keyOf = (blobId: string) => {
     assertSafeBlobId(blobId);
     return blobsPrefix + blobId;
@@ -88,8 +95,10 @@ export function createS3FileStorage(client: S3Client, options: S3FileStorageOpti
     }
     const Range = start === 0 && end === undefined ? undefined : `bytes=${start}-${end ?? ''}`;
     try {
-      const answer = await client.send(new GetObjectCommand({ Bucket: bucket, Key, Range }));
-      return answer.Body ? (answer.Body.transformToWebStream() as ReadableStream<Uint8Array>) : emptyStream();
+      const answer = await (reads?.client ?? client).send(new GetObjectCommand({ Bucket: bucket, Key, Range }));
+      if (!answer.Body) return emptyStream();
+      const body = answer.Body.transformToWebStream() as ReadableStream<Uint8Array>;
+      return reads === null ? body : idleBoundedBody(body, reads.idleMs);
     } catch (e) {
       if (isMissingKey(e)) throw missing();
       if (isUnsatisfiableRange(e)) return emptyStream();

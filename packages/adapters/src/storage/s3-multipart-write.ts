@@ -21,6 +21,7 @@ import {
 } from '@aws-sdk/client-s3';
 
 import { MAX_PARTS, MIN_PART_SIZE } from './s3-parts.ts';
+import { isTimeout } from './s3-timeouts.ts';
 
 export { MIN_PART_SIZE };
 
@@ -108,7 +109,11 @@ export async function writeS3Object(client: S3Client, target: { Bucket: string; 
     // The body's own failure (a limit, a cut connection) or S3's: the parts sent so far go, best
     // effort; what stays behind is swept with the other incomplete uploads.
     await Promise.allSettled(inFlight);
-    if (uploadId !== null) await client.send(new AbortMultipartUploadCommand({ ...target, UploadId: uploadId })).catch(() => undefined);
+    if (uploadId !== null) {
+      const abort = client.send(new AbortMultipartUploadCommand({ ...target, UploadId: uploadId })).catch(() => undefined);
+      // A bucket that did not answer would hold the failure as long again: the abort goes on alone.
+      if (!isTimeout(e)) await abort;
+    }
     throw e;
   }
 }

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import type { FileStorage } from '@krs/domain';
 
-async function* chunksOf(bytes: Uint8Array, size: number): AsyncIterable<Uint8Array> {
+export async function* chunksOf(bytes: Uint8Array, size: number): AsyncIterable<Uint8Array> {
   for (let at = 0; at < bytes.byteLength; at += size) yield bytes.subarray(at, at + size);
 }
 const textChunks = (...parts: string[]) => (async function* () {
