@@ -265,7 +265,7 @@ describe('export formats', () => {
     expect(refused.json.message).toContain('application/vnd.datacite.datacite+xml');
   });
 
-  it('names a package\'s resources as the parts of its collection, in DataCite JSON, XML and OAI-PMH', async () => {
+  it('names a package\'s resources as the parts of its collection, in DataCite JSON, XML and OAI-PMH, and in JSON-LD', async () => {
     const { call, alice } = await makeApp();
     const resources: string[] = [];
     for (const title of ['Training samples', 'Deforestation maps']) {
@@ -281,8 +281,10 @@ describe('export formats', () => {
     for (const id of resources) expect(xml).toContain(`<relatedIdentifier relatedIdentifierType="URL" relationType="HasPart">http://krs.test/records/${id}</relatedIdentifier>`);
     const oai = (await call('GET', `/oai2d?verb=GetRecord&metadataPrefix=oai_datacite&identifier=oai:krs.test:${pkg}`)).text;
     expect(oai.match(/relationType="HasPart"/g)).toHaveLength(2);
+    expect((await call('GET', `/packages/${pkg}/export/json-ld`)).json.hasPart).toEqual(resources.map((id) => ({ '@type': 'CreativeWork', url: `http://krs.test/records/${id}` })));
     // A resource has no parts.
     expect((await call('GET', `/records/${resources[0]}/export/datacite-json`)).json.relatedIdentifiers).toBeUndefined();
+    expect((await call('GET', `/records/${resources[0]}/export/json-ld`)).json.hasPart).toBeUndefined();
   });
 
   it('keeps restricted records out of exports as the record GET does', async () => {
