@@ -22,7 +22,8 @@ const common = {
 };
 
 /** What a package repository's definition holds: metadata as the loader sends it, files, whether to reserve a DOI. */
-const repository = {
+type Element = { metadata: unknown; files: Record<string, string>; include_doi: boolean };
+const repository: { knowledge_package: Element; resources: Element[] } = {
   knowledge_package: {
     metadata: { access: { record: 'public', files: 'public' }, files: { enabled: true, order: [] }, metadata: { ...common, title: 'Mapping deforestation with data cubes', publisher: 'GEO Knowledge Hub', resource_type: { id: 'knowledge' } } },
     files: { 'overview.pdf': '%PDF-1.4 overview' },
@@ -44,7 +45,7 @@ describe("GEO's package loader", () => {
       return res;
     };
 
-    const load = async (element: { metadata: unknown; files: Record<string, string>; include_doi: boolean }, create: string) => {
+    const load = async (element: Element, create: string) => {
       const created = await follow('POST', `${BASE}${create}`, { json: element.metadata });
       expect(created.status).toBe(201);
       const started = await follow('POST', created.json.links.files, { json: Object.keys(element.files).map((key) => ({ key })) });
