@@ -265,6 +265,28 @@ describe('export formats', () => {
     expect(refused.json.message).toContain('application/vnd.datacite.datacite+xml');
   });
 
+  it('names a package\'s resources as the parts of its collection, in DataCite JSON, XML and OAI-PMH, and in JSON-LD', async () => {
+    const { call, alice } = await makeApp();
+    const resources: string[] = [];
+    for (const title of ['Training samples', 'Deforestation maps']) {
+      resources.push((await call('POST', '/api/records', { token: alice, json: { metadata: { ...metadata, title }, files: { enabled: false } } })).json.id);
+    }
+    const pkg = (await call('POST', '/api/packages', { token: alice, json: { metadata: { ...metadata, title: 'Detecting deforestation' }, files: { enabled: false } } })).json.id;
+    await call('POST', `/api/packages/${pkg}/context/actions/associate`, { token: alice, json: { records: resources.map((id) => ({ id })) } });
+    await call('POST', `/api/packages/${pkg}/draft/resources`, { token: alice, json: { resources: resources.map((id) => ({ id })) } });
+    expect((await call('POST', `/api/packages/${pkg}/draft/actions/publish`, { token: alice })).status).toBe(202);
+    const parts = resources.map((id) => ({ relatedIdentifier: `http://krs.test/records/${id}`, relatedIdentifierType: 'URL', relationType: 'HasPart' }));
+    expect((await call('GET', `/packages/${pkg}/export/datacite-json`)).json.relatedIdentifiers).toEqual(parts);
+    const xml = (await call('GET', `/packages/${pkg}/export/datacite-xml`)).text;
+    for (const id of resources) expect(xml).toContain(`<relatedIdentifier relatedIdentifierType="URL" relationType="HasPart">http://krs.test/records/${id}</relatedIdentifier>`);
+    const oai = (await call('GET', `/oai2d?verb=GetRecord&metadataPrefix=oai_datacite&identifier=oai:krs.test:${pkg}`)).text;
+    expect(oai.match(/relationType="HasPart"/g)).toHaveLength(2);
+    expect((await call('GET', `/packages/${pkg}/export/json-ld`)).json.hasPart).toEqual(resources.map((id) => ({ '@type': 'CreativeWork', url: `http://krs.test/records/${id}` })));
+    // A resource has no parts.
+    expect((await call('GET', `/records/${resources[0]}/export/datacite-json`)).json.relatedIdentifiers).toBeUndefined();
+    expect((await call('GET', `/records/${resources[0]}/export/json-ld`)).json.hasPart).toBeUndefined();
+  });
+
   it('keeps restricted records out of exports as the record GET does', async () => {
     const { call, alice, bob } = await makeApp();
     const draft = await call('POST', '/api/records', { token: alice, json: { metadata, access: { record: 'restricted', files: 'restricted' }, files: { enabled: false } } });

@@ -96,6 +96,15 @@ describe('files over HTTP', () => {
     expect(res.json).toEqual({ status: 403, message: 'Files are not enabled.' });
   });
 
+  it('answers an empty list of uploads on a metadata-only draft 201 with no entries, as loaders that start every record\'s uploads expect', async () => {
+    const { call, alice } = await makeApp();
+    const id = (await call('POST', '/api/records', { token: alice, json: { metadata, files: { enabled: false } } })).json.id;
+    const res = await call('POST', `/api/records/${id}/draft/files`, { token: alice, json: [] });
+    expect(res.status).toBe(201);
+    expect(res.json).toMatchObject({ enabled: false, entries: [] });
+    expect((await call('POST', `/api/records/${id}/draft/actions/publish`, { token: alice })).status).toBe(202);
+  });
+
   it('refuses an upload while others hold the memory uploads may use (503, Retry-After), and takes it once they are done', async () => {
     const budget = createBodyBudget({ total: 1000, perClient: null });
     const { app, call, alice } = await makeApp({}, undefined, { bodyBudget: budget, uploadBufferBytes: (length) => Math.min(length ?? 800, 800) });

@@ -43,6 +43,17 @@ describe('pages behind the *_html links', () => {
     expect(res.text).toMatch(/<main id="main">/);
   });
 
+  it('names a related work by the title GEO gives it, beside its identifier, and by its identifier alone without one', async () => {
+    const { page, publishRecord } = await setUp();
+    const related_identifiers = [
+      { identifier: 'https://example.org/sits-book', scheme: 'url', relation_type: { id: 'issupplementedby' }, title: 'sits package documentation', description: 'How to smooth classifications.' },
+      { identifier: '10.1234/abc', scheme: 'doi', relation_type: { id: 'cites' } },
+    ];
+    const rec = await publishRecord({ related_identifiers });
+    const text = (await page(`/records/${rec.id}`)).text;
+    expect(text).toContain('Is supplemented by: sits package documentation (https://example.org/sits-book); Cites: 10.1234/abc');
+  });
+
   it('tells reference managers, Google Scholar and link previews what the record is, in the head of its landing page only', async () => {
     const { page, publishRecord, call, alice } = await setUp();
     const creators = [

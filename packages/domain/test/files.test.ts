@@ -116,6 +116,17 @@ describe('metadata-only records', () => {
     await core.records.publish(alice, 'resource', id);
   });
 
+  it('answers an empty list of uploads with the empty listing, and any key with forbidden, then publishes metadata-only', async () => {
+    const { core } = makeCore();
+    const { record } = await core.records.createDraft(alice, 'resource', { metadata: validMetadata, files: { enabled: false } });
+    const listed = await core.files.start(alice, 'resource', record.id, []);
+    expect(listed.entries).toEqual([]);
+    expect(listed.options.enabled).toBe(false);
+    expect(await failureOf(core.files.start(alice, 'resource', record.id, ['a.csv']))).toMatchObject({ kind: 'forbidden', message: 'Files are not enabled.' });
+    expect(await failureOf(core.files.start(anon, 'resource', record.id, []))).toMatchObject({ kind: 'unauthenticated' });
+    await core.records.publish(alice, 'resource', record.id);
+  });
+
   it('refuses to publish a metadata-only draft that still holds files (saved before the rule)', async () => {
     const { core, repos } = makeCore();
     const id = await draftWithFile(core, 'data.csv', 'a,b', false);

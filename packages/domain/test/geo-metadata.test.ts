@@ -84,4 +84,16 @@ describe('draft errors', () => {
     const read = await core.records.getDraft(alice, 'resource', draft.record.id);
     expect(read.issues.map((i) => i.field)).toEqual(['metadata.title', 'metadata.publication_date', 'metadata.creators']);
   });
+
+  it('names the entry an unknown GEO vocabulary id was taken for in the singular', async () => {
+    const { core } = makeCore();
+    const metadata = { engagement_priorities: [{ id: 'sdg-goal-15' }], target_audiences: [{ id: 'tu-policy-makers' }], geo_work_programme_activity: { id: 'geo-activities-de-africa' } };
+    const draft = await core.records.createDraft(alice, 'resource', { metadata });
+    const messages = draft.issues.flatMap((i) => i.messages).filter((m) => m.startsWith('Unknown'));
+    expect(messages.sort()).toEqual([
+      'Unknown engagement priority id "sdg-goal-15".',
+      'Unknown geo work programme activity id "geo-activities-de-africa".',
+      'Unknown target audience id "tu-policy-makers".',
+    ]);
+  });
 });

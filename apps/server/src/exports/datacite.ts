@@ -103,6 +103,13 @@ function relatedIdentifier(x: unknown): Json[] {
   return type === null || relation === null || identifier === null ? [] : [{ relatedIdentifier: identifier, relatedIdentifierType: type, relationType: relation }];
 }
 
+/**
+ * A package is a DataCite Collection: its parts are the resources attached to this version, each
+ * by its landing page, as `relationship.resources` lists them in the API.
+ */
+const partsOf = (view: RecordView, links: Links): Json[] =>
+  view.record.kind === 'package' ? view.record.resources.map((id) => ({ relatedIdentifier: links.landing('resource', id), relatedIdentifierType: 'URL', relationType: 'HasPart' })) : [];
+
 /** DataCite's JSON (the REST API's `attributes`), from a published or draft record. */
 export function toDataCite(view: RecordView, links: Links, made: DataCiteLists = {}): Json {
   const r = view.record;
@@ -128,7 +135,7 @@ export function toDataCite(view: RecordView, links: Links, made: DataCiteLists =
     const date = str(obj(d)?.['date']);
     if (date !== null) dates.push({ date, dateType: dateType(idOf(obj(d)?.['type'])) ?? 'Other', ...(str(obj(d)?.['description']) ? { dateInformation: str(obj(d)?.['description']) } : {}) });
   }
-  const related = made.relatedIdentifiers ?? list(m['related_identifiers']).flatMap(relatedIdentifier);
+  const related = [...(made.relatedIdentifiers ?? list(m['related_identifiers']).flatMap(relatedIdentifier)), ...partsOf(view, links)];
   const rightsList = list(m['rights']).flatMap((x) => {
     const o = obj(x);
     const rights = label(o);

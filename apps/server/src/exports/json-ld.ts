@@ -85,6 +85,8 @@ export function toJsonLd(view: RecordView, links: Links, files: FileEntry[] = []
     return geo === null && p.name === null ? [] : [{ '@type': 'Place', ...(p.name ? { name: p.name } : {}), ...(geo ? { geo } : {}) }];
   });
   if (coverage.length > 0) doc['spatialCoverage'] = coverage;
+  // A package's resources are its parts, as its DataCite export names them.
+  if (r.kind === 'package' && r.resources.length > 0) doc['hasPart'] = r.resources.slice(0, maxItems).map((id) => ({ '@type': 'CreativeWork', url: links.landing('resource', id) }));
   const committed = files.filter((f) => f.status === 'completed' && f.blob !== null);
   if (committed.length > 0) {
     doc['distribution'] = committed.slice(0, 100).map((f) => ({

@@ -243,7 +243,7 @@ function recordOperations(kind: 'resource' | 'package'): Operation[] {
       method: 'post',
       path: `${base}/{id}/draft/files`,
       summary: `Start uploads to a ${noun} draft`,
-      description: 'Step one of three: name the files (a single `{key}` object is taken as a one-item list). Each entry starts `pending`.',
+      description: 'Step one of three: name the files (a single `{key}` object is taken as a one-item list). Each entry starts `pending`. An empty list changes nothing and is answered with the listing, on a metadata-only draft too.',
       tags: [files],
       access: 'user-or-link',
       request: { kind: 'json', schema: fileKeysBody, name: 'FileKeys', required: true },

@@ -273,7 +273,9 @@ function MoreDetails(props: { m: Record<string, unknown>; contributors: string[]
       firstOf(m['related_identifiers'], (x) => {
         const id = str(obj(x)?.['identifier']);
         const relation = label(obj(x)?.['relation_type']);
-        return id === null ? null : `${relation ? `${relation}: ` : ''}${id}`;
+        // GEO's related identifiers may carry a title: a reader knows the work by it, not by its URL.
+        const title = str(obj(x)?.['title']);
+        return id === null ? null : `${relation ? `${relation}: ` : ''}${title ? `${title} (${id})` : id}`;
       }),
     ],
     ['Funding', firstOf(m['funding'], (f) => [label(obj(f)?.['funder']), str(obj(obj(f)?.['award'])?.['title']) ?? label(obj(f)?.['award'])].filter((x): x is string => x !== null).join(', ') || null)],

@@ -28,6 +28,8 @@ aside section { background: var(--bg-soft); border: 1px solid var(--line); borde
 aside h2 { margin-top: 0; font-size: 1rem; }
 table { border-collapse: collapse; width: 100%; }
 th, td { text-align: left; padding: .4rem .5rem; border-bottom: 1px solid var(--line); vertical-align: top; }
+/* main's overflow-wrap lets a table squeeze its labels to one letter wide beside a long value. */
+th { overflow-wrap: normal; }
 code { font-size: .85rem; word-break: break-all; }
 ul.plain { list-style: none; padding: 0; margin: 0; }
 ul.plain li { margin: .25rem 0; }

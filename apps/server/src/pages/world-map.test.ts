@@ -4,8 +4,8 @@ import type { Place } from '../metadata-view.ts';
 import { mapShapes, WorldMap } from './world-map.tsx';
 
 /** A circle of `n` positions around a place, clockwise as d3 winds an outer ring (GeoJSON winds it the other way). */
-const ring = (lon: number, lat: number, n: number) => {
-  const points = Array.from({ length: n - 1 }, (_, k) => [lon + Math.cos((2 * Math.PI * k) / (n - 1)), lat - Math.sin((2 * Math.PI * k) / (n - 1))]);
+const ring = (lon: number, lat: number, n: number, radius = 1) => {
+  const points = Array.from({ length: n - 1 }, (_, k) => [lon + radius * Math.cos((2 * Math.PI * k) / (n - 1)), lat - radius * Math.sin((2 * Math.PI * k) / (n - 1))]);
   return [...points, points[0] as number[]];
 };
 
@@ -41,9 +41,9 @@ describe('the landing page map', () => {
   });
 
   it('draws a polygon wound as GeoJSON winds it (outer ring counter-clockwise) as its own area, holes as holes, not the rest of the world', async () => {
-    const clockwise = ring(6, 5, 40);
+    const clockwise = ring(6, 5, 40, 10);
     const counter = [...clockwise].reverse();
-    const hole = ring(6, 5, 12).map(([x, y]) => [6 + ((x as number) - 6) / 3, 5 + ((y as number) - 5) / 3]).reverse();
+    const hole = ring(6, 5, 12, 10).map(([x, y]) => [6 + ((x as number) - 6) / 3, 5 + ((y as number) - 5) / 3]).reverse();
     const shapes = await mapShapes(
       [
         { name: 'd3 winding', geometry: { type: 'Polygon', coordinates: [clockwise] } },
@@ -54,11 +54,33 @@ describe('the landing page map', () => {
       async () => undefined,
     );
     const outlines = shapes.map((s) => (s !== null && 'outline' in s ? s.outline : ''));
-    // Two degrees across on a 720-pixel map of 360 degrees: about 4 pixels, not the map's 720.
-    for (const d of outlines) expect(extent(d).width).toBeLessThan(10);
+    // Twenty degrees across on a 720-pixel map of 360 degrees: about 40 pixels, not the map's 720.
+    for (const d of outlines) expect(extent(d).width).toBeLessThan(50);
     expect(outlines[1]).toBe(outlines[0]);
     // The hole is a second ring of the same path.
     expect(outlines[2]?.match(/M/g)).toHaveLength(2);
+  });
+
+  it('draws a study area smaller than the dot as the dot at its centre, where an outline would be under a pixel', async () => {
+    // About 20 km across, as GEO packages give their study areas, wound as GeoJSON winds it.
+    const studyArea = [[-62.19, -10.73], [-62.01, -10.73], [-62.01, -10.55], [-62.19, -10.55], [-62.19, -10.73]];
+    const shapes = await mapShapes(
+      [
+        { name: 'study area', geometry: { type: 'Polygon', coordinates: [studyArea] } },
+        { name: 'a short line', geometry: { type: 'LineString', coordinates: [[10, 50], [10.5, 50.2]] } },
+        { name: 'a country', geometry: { type: 'Polygon', coordinates: [ring(-62, -10, 40, 10).reverse()] } },
+      ],
+      async () => undefined,
+    );
+    const projection = geoEquirectangular().fitSize([720, 360], { type: 'Sphere' });
+    const [x, y] = projection([-62.1, -10.64]) as [number, number];
+    const dot = shapes[0] !== null && shapes[0] !== undefined && 'dot' in shapes[0] ? shapes[0].dot : [NaN, NaN];
+    expect(dot[0]).toBeCloseTo(x, 1);
+    expect(dot[1]).toBeCloseTo(y, 1);
+    expect(shapes[1]).toMatchObject({ dot: [expect.any(Number), expect.any(Number)] });
+    expect(shapes[2]).toMatchObject({ outline: expect.stringMatching(/^M/) });
+    const svg = String(WorldMap({ shapes }));
+    expect(svg.match(/<circle [^>]*r="9"/g)).toHaveLength(2);
   });
 
   it('draws nothing for a record without located places', () => {

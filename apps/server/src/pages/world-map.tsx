@@ -67,7 +67,7 @@ export function baseMap(): BaseMap {
   return base;
 }
 
-/** A located place as drawn: a dot for a point, an outline otherwise; null when it projects to nothing. */
+/** A located place as drawn: a dot for a point or a shape smaller than the dot, an outline otherwise; null when it projects to nothing. */
 export type MapShape = { dot: [number, number] } | { outline: string } | null;
 
 type Rings = number[][][];
@@ -97,13 +97,26 @@ function windingForD3(g: Geometry): Geometry {
   return g;
 }
 
+/** The dot's radius, in map pixels. */
+const DOT_RADIUS = 9;
+
+/**
+ * A point is a dot; so is a shape no wider and no taller than the dot: a study area of a few
+ * kilometres is under a pixel of the map, and drawn as itself it was not to be seen at all.
+ */
 function shapeOf(geometry: NonNullable<Place['geometry']>): MapShape {
   const g = geometry as unknown as Geometry;
   if (g.type === 'Point') {
     const at = projection(g.coordinates as [number, number]);
     return at ? { dot: [at[0], at[1]] } : null;
   }
-  const d = path.pointRadius(9)(windingForD3(g) as GeoPermissibleObjects);
+  const shape = windingForD3(g) as GeoPermissibleObjects;
+  const [[x0, y0], [x1, y1]] = path.bounds(shape);
+  if (x1 - x0 <= 2 * DOT_RADIUS && y1 - y0 <= 2 * DOT_RADIUS) {
+    const [x, y] = path.centroid(shape);
+    return Number.isFinite(x) && Number.isFinite(y) ? { dot: [x, y] } : null;
+  }
+  const d = path.pointRadius(DOT_RADIUS)(shape);
   return d ? { outline: d } : null;
 }
 
@@ -145,7 +158,7 @@ export function WorldMap(props: { shapes: MapShape[] }) {
         <image href={baseMap().path} width={W} height={H} />
         {shapes.map((s) => {
           if (s === null) return null;
-          if ('dot' in s) return <circle cx={s.dot[0]} cy={s.dot[1]} r="9" fill="#c0392b" stroke="#fff" stroke-width="3" />;
+          if ('dot' in s) return <circle cx={s.dot[0]} cy={s.dot[1]} r={DOT_RADIUS} fill="#c0392b" stroke="#fff" stroke-width="3" />;
           return <path d={s.outline} fill="#c0392b" fill-opacity="0.35" stroke="#c0392b" stroke-width="2.5" />;
         })}
       </svg>

@@ -5,13 +5,19 @@ import type { FilesView } from '../../model/views.ts';
 import type { CoreDeps } from '../deps.ts';
 import { draftFileTarget } from './file-target.ts';
 
-/** Registers pending entries for the keys; all of them or none. */
+/**
+ * Registers pending entries for the keys; all of them or none. An empty list changes nothing, so
+ * it is answered with the listing even where files are disabled or locked, as InvenioRDM does:
+ * GEO's package loader starts the uploads of every record it loads, those without files too.
+ */
 export async function startUploads(deps: CoreDeps, identity: Identity, kind: RecordKind, id: string, keys: string[]): Promise<FilesView> {
   return deps.uow.run(async (tx) => {
     const now = deps.clock.now();
     const { record, owner } = await draftFileTarget(tx, identity, kind, id, 'edit', now);
-    assertFilesEnabled(record);
-    assertFilesUnlocked(record);
+    if (keys.length > 0) {
+      assertFilesEnabled(record);
+      assertFilesUnlocked(record);
+    }
     const existing = await tx.files.list(owner);
     const taken = new Set(existing.map((e) => e.key));
     const issues: FieldIssue[] = [];
