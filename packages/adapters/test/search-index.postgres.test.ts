@@ -803,7 +803,7 @@ describe('search index (PostgreSQL): fields decided in SQL', () => {
     }
   });
 
-  it('counts and ranks a listing of one field word or two-word field phrase, and one without text, as every match does, through writes that change what is listed', { timeout: 180_000 }, async () => {
+  it('counts and ranks a listing of one field word, two-word field phrase or field prefix one word stands for, and one without text, as every match does, through writes that change what is listed', { timeout: 180_000 }, async () => {
     const { handle, index } = await open();
     try {
       let seed = 23;
@@ -831,6 +831,8 @@ describe('search index (PostgreSQL): fields decided in SQL', () => {
       const queries = [
         'metadata.description:sea', 'metadata.description:"sea ice"', 'metadata.description:"ice sea"', 'metadata.description:absent',
         'metadata.creators.person_or_org.name:kumar', 'metadata.creators.person_or_org.name:"kumar smith"', 'metadata.creators.person_or_org.name:"tanaka"',
+        // Prefixes and fuzzy words one word stands for (answered as that word), and some several words do.
+        'metadata.creators.person_or_org.name:kum*', 'metadata.description:dro*', 'metadata.creators.person_or_org.name:kumr~', 'metadata.description:s*',
         '',
       ];
       const known = await ids();

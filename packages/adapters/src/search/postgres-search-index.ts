@@ -346,14 +346,16 @@ export function createPostgresSearchIndex<T>(handle: Kysely<T>): SearchIndex & {
       // Ranges and fields with parts the vector decides: in SQL too, the ranges from their ordered
       // index, the fields from their vector.
       const paths = exact === null && request.bbox === null ? await fieldPathsOf(handle, query) : new Map();
-      const composed = exact === null && request.bbox === null ? composedQuery(query, fuzzy, (n) => fieldTsquery(n, paths, fuzzy)) : null;
+      // A listing's field prefix or fuzzy word standing for one word is that word's field term.
+      const fielded = exact === null && request.bbox === null && keptFilter(request) ? await asOneFieldWord(handle, query, fuzzy) : query;
+      const composed = exact === null && request.bbox === null ? composedQuery(fielded, fuzzy, (n) => fieldTsquery(n, paths, fuzzy)) : null;
       if (
         composed !== null &&
         !undecided &&
         !((composed.text || composed.fields) && (await someUndecided(handle, request, query, composed.phrases, composed.fields)))
       ) {
-        const rank = request.sort === 'bestmatch' ? await rankOf(handle, rankOperands(query, fuzzy)) : null;
-        return inSql(handle, request, composed.match, rank, keptField(query, paths, fuzzy, composed.match), composed.text || composed.fields);
+        const rank = request.sort === 'bestmatch' ? await rankOf(handle, rankOperands(fielded, fuzzy)) : null;
+        return inSql(handle, request, composed.match, rank, keptField(fielded, paths, fuzzy, composed.match), composed.text || composed.fields);
       }
       const words = requiredWords(query);
       const where: RawBuilder<unknown>[] = [filterSql(request)];
@@ -692,16 +694,36 @@ async function holdsPath(db: Db, path: string): Promise<RawBuilder<boolean> | nu
  * either way; several: see postgres-kept-words.ts) without visiting each of its matches.
  */
 async function wordsOf(db: Db, query: QueryNode, fuzzy: FuzzyExpansions): Promise<SingleLexeme | string[] | null> {
-  if (query.type !== 'term' || query.match === 'exact' || query.field !== null) return null;
+  if (query.type !== 'term' || query.field !== null) return null;
+  const words = await standsFor(db, query, fuzzy);
+  const [only] = words ?? [];
+  if (words?.length === 1 && only !== undefined) return singleLexeme({ type: 'term', field: null, value: only, match: 'exact' });
+  return words !== null && words.length > 1 && words.length <= MAX_KEPT_WORDS ? words : null;
+}
+
+/**
+ * The words of the vocabulary a prefix or fuzzy term of one word stands for (up to
+ * MAX_KEPT_WORDS + 1 of a prefix's), or null for another query. Every word any document holds is
+ * in the vocabulary: a term standing for one word matches what that word does.
+ */
+async function standsFor(db: Db, query: QueryNode, fuzzy: FuzzyExpansions): Promise<string[] | null> {
+  if (query.type !== 'term' || query.match === 'exact') return null;
   const [word, ...more] = tokenize(query.value);
   if (word === undefined || more.length > 0) return null;
-  const words =
-    query.match === 'fuzzy'
-      ? [...(fuzzy.get(word) ?? [])]
-      : (await sql<{ word: string }>`select word from search_vocab where word >= ${word} and word < ${word} || chr(1114111) limit ${MAX_KEPT_WORDS + 1}`.execute(db)).rows.map((r) => r.word);
-  const [only] = words;
-  if (words.length === 1 && only !== undefined) return singleLexeme({ type: 'term', field: null, value: only, match: 'exact' });
-  return words.length > 1 && words.length <= MAX_KEPT_WORDS ? words : null;
+  return query.match === 'fuzzy'
+    ? [...(fuzzy.get(word) ?? [])]
+    : (await sql<{ word: string }>`select word from search_vocab where word >= ${word} and word < ${word} || chr(1114111) limit ${MAX_KEPT_WORDS + 1}`.execute(db)).rows.map((r) => r.word);
+}
+
+/**
+ * A field's prefix or fuzzy term standing for one word (`standsFor`) as that word's term, which
+ * the kept counts answer (`keptField`); else the query as it is.
+ */
+async function asOneFieldWord(db: Db, query: QueryNode, fuzzy: FuzzyExpansions): Promise<QueryNode> {
+  if (query.type !== 'term' || query.field === null || query.match === 'exact') return query;
+  const words = await standsFor(db, query, fuzzy);
+  const [only] = words ?? [];
+  return words?.length === 1 && only !== undefined ? { ...query, value: only, match: 'exact' } : query;
 }
 
 /** Vocabulary rows read per query for all its fuzzy words together, as in the SQLite engine. */
