@@ -803,6 +803,69 @@ describe('search index (PostgreSQL): fields decided in SQL', () => {
     }
   });
 
+  it('counts and ranks a listing of one field word, two-word field phrase or field prefix one word stands for, and one without text, as every match does, through writes that change what is listed', { timeout: 180_000 }, async () => {
+    const { handle, index } = await open();
+    try {
+      let seed = 23;
+      const next = (n: number) => ((seed = (seed * 48271) % 2147483647), seed % n);
+      const vocabulary = ['glacier', 'ice', 'sea', 'drought', 'survey', 'river'];
+      const words = (n: number) => Array.from({ length: n }, () => vocabulary[next(vocabulary.length)]).join(' ');
+      const names = ['Smith', 'Doe', 'Kumar', 'Tanaka'];
+      const make = (i: number, round: number): SearchDocument => {
+        const id = `d${String(i).padStart(3, '0')}`;
+        // Titles holding the field's word or phrase in many documents (whose own field may lack it), and in few.
+        const title = i % 3 === 0 ? `Sea ice ${words(next(3))}` : words(1 + next(3));
+        const creators = Array.from({ length: next(3) }, () => ({ person_or_org: { name: `${names[next(names.length)]} ${names[next(names.length)]}` } }));
+        // Now and then more repeated words than the row keeps: ranked from the vector.
+        const repeated = i % 40 === 0 ? ` ${Array.from({ length: 80 }, (_, k) => `r${k} r${k}`).join(' ')}` : '';
+        const base = doc(id, { title, description: `${words(next(14))}${repeated}`, creators });
+        return { ...base, key: `${round}:${id}`, ...listingFields(next, next(6) === 0), readers: next(3) === 0 ? ['o', 'p'] : ['o'] };
+      };
+      await writeThroughChanges(index, make, {
+        count: 240,
+        rewrite: [90, 2],
+        remove: Array.from({ length: 30 }, (_, i) => `0:d${String(i * 7).padStart(3, '0')}`),
+        oneAtATime: [30, 3],
+      });
+      const ids = async () => (await sql<{ id: string }>`select distinct id from search_doc`.execute(handle.db)).rows.map((r) => r.id);
+      const queries = [
+        'metadata.description:sea', 'metadata.description:"sea ice"', 'metadata.description:"ice sea"', 'metadata.description:absent',
+        'metadata.creators.person_or_org.name:kumar', 'metadata.creators.person_or_org.name:"kumar smith"', 'metadata.creators.person_or_org.name:"tanaka"',
+        // Prefixes and fuzzy words one word stands for (answered as that word), and some several words do.
+        'metadata.creators.person_or_org.name:kum*', 'metadata.description:dro*', 'metadata.creators.person_or_org.name:kumr~', 'metadata.description:s*',
+        '',
+      ];
+      const known = await ids();
+      let found = 0;
+      for (const q of queries) found += await expectEveryMatchAnswers(index, known, LISTING_VARIANTS.map((over) => ({ ...listingRequest(q), ...over })));
+      expect(found).toBeGreaterThan(0);
+      // A public document without a vector (past a vector's size) is listed without text all the same, counted from its row.
+      await index.upsert([doc('huge', { title: 'Huge inventory', description: Array.from({ length: 100_000 }, (_, i) => `distinctword${i}`).join(' ') })]);
+      const withHuge = await ids();
+      const listed = await expectEveryMatchAnswers(index, withHuge, LISTING_VARIANTS.map((over) => ({ ...listingRequest(''), ...over })));
+      expect((await index.search(listingRequest(''))).total).toBe((await index.search({ ...listingRequest(''), filter: { ...listingRequest('').filter, ids: known } })).total + 1);
+      expect(listed).toBeGreaterThan(0);
+      await index.clear();
+      expect((await index.search(listingRequest(''))).total).toBe(0);
+    } finally {
+      await handle.close();
+    }
+  });
+
+  it('empties an index written before field words were counted, so every record is projected again with its counts and repeated words', async () => {
+    const { handle, index } = await open();
+    try {
+      await index.upsert([doc('kept', { title: 'Glacier', description: 'Sea ice' })]);
+      await sql`update search_meta set layout = 15`.execute(handle.db);
+      await createPostgresSearchSchema(handle.db);
+      expect((await index.search(listingRequest(''))).total).toBe(0);
+      await index.upsert([doc('kept', { title: 'Glacier', description: 'Sea ice' })]);
+      expect((await index.search(listingRequest('metadata.description:"sea ice"'))).total).toBe(1);
+    } finally {
+      await handle.close();
+    }
+  });
+
   it('empties an index written before fields had a vector, so every record is projected again with it', async () => {
     const { handle, index } = await open();
     try {

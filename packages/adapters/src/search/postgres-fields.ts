@@ -19,13 +19,43 @@
 import { sql, type Kysely } from 'kysely';
 import { tokenize, type QueryNode } from '@krs/domain/search';
 import { fieldLeaf, isFieldLeaf, namedFields, type FieldPaths, type FieldSyntax } from './field-query.ts';
-import type { FieldWords } from './postgres-text.ts';
+import { pairLexeme, type FieldWords } from './postgres-text.ts';
 
 /** What a tsvector may hold (see postgres-text.ts): the vector is left out past it, and the document goes to the evaluator. */
 const MAX_VECTOR_BYTES = 900 * 1024;
 const MAX_LEXEME_BYTES = 2047;
 
 export const fieldLexeme = (pathId: number, word: string): string => `${pathId} ${word}`;
+
+/**
+ * The lexeme of a two-word phrase within path n, `n` and the words' pair (`pairLexeme`): exact in
+ * the GIN index, as a word is, where `'n a' <-> 'n b'` read each candidate's vector to check the
+ * positions; and counted by the writes as a word is. Null for another number of words, or a pair
+ * longer than a lexeme (no document whose field words are kept holds it).
+ */
+export function fieldPair(pathId: number, words: readonly string[]): string | null {
+  const [a, b] = words;
+  if (words.length !== 2 || a === undefined || b === undefined) return null;
+  const lexeme = fieldLexeme(pathId, pairLexeme(a, b));
+  return Buffer.byteLength(lexeme) <= MAX_LEXEME_BYTES ? lexeme : null;
+}
+
+/**
+ * The one lexeme of `field_words` a query of one field leaf asks for, when there is one: a word
+ * or two-word phrase of a field holding no paths below it; null otherwise.
+ */
+export function singleFieldLexeme(node: QueryNode, paths: ReadonlyMap<string, FieldPaths>): string | null {
+  if (node.type !== 'phrase' && !(node.type === 'term' && node.match === 'exact')) return null;
+  if (!isFieldLeaf(node)) return null;
+  const found = paths.get(node.field);
+  if (found === undefined || found.own === null || found.below.length > 0) return null;
+  const words = tokenize(node.value);
+  if (words.length === 1 && node.type === 'term') {
+    const lexeme = fieldLexeme(found.own, words[0] as string);
+    return Buffer.byteLength(lexeme) <= MAX_LEXEME_BYTES ? lexeme : null;
+  }
+  return node.type === 'phrase' ? (words.length === 1 ? fieldLexeme(found.own, words[0] as string) : fieldPair(found.own, words)) : null;
+}
 
 /** A lexeme in tsvector or tsquery text; words are letters and digits, quoted all the same. */
 const quoted = (lexeme: string) => `'${lexeme.replace(/['\\]/g, (c) => `\\${c}`)}'`;
@@ -87,7 +117,10 @@ const NOTHING = quoted('0');
 const TSQUERY: FieldSyntax = {
   word: (id, word) => quoted(fieldLexeme(id, word)),
   prefix: (id, word) => `${quoted(fieldLexeme(id, word))}:*`,
-  phrase: (id, words) => words.map((w) => quoted(fieldLexeme(id, w))).join(' <-> '),
+  phrase: (id, words) => {
+    const pair = fieldPair(id, words);
+    return pair !== null ? quoted(pair) : words.map((w) => quoted(fieldLexeme(id, w))).join(' <-> ');
+  },
   mark: (id) => quoted(String(id)),
   and: ' & ',
   or: ' | ',

@@ -20,7 +20,8 @@ import { decideCandidates } from './decide-candidates.ts';
 import { evaluateInSlices } from './evaluate-in-slices.ts';
 import { expandInSlices } from './expand-in-slices.ts';
 import { fuzzyWords } from './fts-query.ts';
-import { fieldPathsOf, fieldTsquery, fieldVector } from './postgres-fields.ts';
+import { fieldPathsOf, fieldTsquery, fieldVector, singleFieldLexeme } from './postgres-fields.ts';
+import type { FieldPaths } from './field-query.ts';
 import { keptWords, keptWordsAnswer, MAX_KEPT_WORDS } from './postgres-kept-words.ts';
 import { LISTING_AGGREGATES, listingColumns } from './postgres-listing-columns.ts';
 import { composedQuery, listedRangeDocuments, RANGE_SCHEMA, requiredRanges, writeRanges } from './postgres-ranges.ts';
@@ -41,7 +42,8 @@ const WORD_COUNT = 'word_count integer';
  * What the write path keeps for the documents anyone may find in a public listing (published,
  * latest, public: `COUNTED`), so that a query of one word asked with that visibility is counted,
  * and its best matches found, without visiting each of its matches:
- * - `search_count`: how many such documents hold each lexeme (words and `$path`s), by the facet
+ * - `search_count`: how many such documents hold each lexeme (words, `$path`s, the field words of
+ *   `field_words` but not its marks, and EVERY_LISTED, which all hold), by the facet
  *   columns (with the label, whose least over the matches a facet reports) and by whether the
  *   word is in the title. The rows are deltas summed when read: a write only inserts, so two
  *   writers of documents sharing a word (all share their paths' lexemes) never wait for each
@@ -56,7 +58,13 @@ const WORD_COUNT = 'word_count integer';
  */
 const COUNTED = `state = 'published' and is_latest and is_public and words is not null`;
 
-const KEPT_COLUMNS = 'key, kind, resource_type, resource_type_label, access_status, word_count, created, id, words, title_words';
+const KEPT_COLUMNS = 'key, kind, resource_type, resource_type_label, access_status, word_count, created, id, words, title_words, field_words';
+
+/**
+ * The lexeme of `search_count` every counted document holds, which no word, path or field word
+ * can be (each is at least one character): the counts of a listing without query text.
+ */
+const EVERY_LISTED = '';
 
 /** The statements keeping both for the changed rows `changed` (a select of KEPT_COLUMNS and `sign`, -1 for a row gone, 1 for a row come). */
 const keptStatements = (changed: string) => `
@@ -67,7 +75,9 @@ const keptStatements = (changed: string) => `
       FROM (${changed}) d, unnest(tsvector_to_array(d.title_words)) l WHERE d.sign > 0;
     WITH delta AS (
       SELECT w.l AS lexeme, t.l IS NOT NULL AS in_title, d.kind, d.resource_type, d.resource_type_label, d.access_status, sum(d.sign)::integer AS n
-      FROM (${changed}) d CROSS JOIN LATERAL unnest(tsvector_to_array(d.words)) w(l)
+      FROM (${changed}) d CROSS JOIN LATERAL (SELECT unnest(tsvector_to_array(d.words))
+          UNION ALL SELECT f FROM unnest(tsvector_to_array(d.field_words)) f WHERE strpos(f, ' ') > 0
+          UNION ALL SELECT '${EVERY_LISTED}') w(l)
         LEFT JOIN LATERAL unnest(tsvector_to_array(d.title_words)) t(l) ON t.l = w.l
       GROUP BY 1, 2, 3, 4, 5, 6 HAVING sum(d.sign) <> 0
     ), added AS (
@@ -121,7 +131,7 @@ const SCHEMA = [
     is_public boolean NOT NULL, readers text[] NOT NULL, created text NOT NULL, updated text NOT NULL,
     resource_type text, resource_type_label text, access_status text NOT NULL,
     words tsvector, positions_exact boolean NOT NULL DEFAULT false, ${WORD_COUNT}, path_bits bit varying,
-    title_words tsvector, field_words tsvector, doc text NOT NULL)`,
+    title_words tsvector, repeats tsvector, field_words tsvector, doc text NOT NULL)`,
   'CREATE INDEX IF NOT EXISTS search_doc_words ON search_doc USING gin (words)',
   'CREATE INDEX IF NOT EXISTS search_doc_fields ON search_doc USING gin (field_words)',
   // The few documents SQL cannot decide every query on, found at once.
@@ -185,13 +195,14 @@ const SCHEMA = [
  * shrunk to `toast_tuple_target`, largest value first: the document (compressed), then the vector
  * (not compressed: pglz does not shrink a tsvector, and each read would pay for trying). 512 bytes
  * is above what the other columns take, so they stay in the row; `title_words`, which bounds
- * every match's score, stays in it whatever the row's size (MAIN).
+ * every match's score, stays in it whatever the row's size (MAIN), as does `repeats`, which makes one word's score exact.
  */
 const STORAGE = [
   'ALTER TABLE search_doc SET (toast_tuple_target = 512)',
   'ALTER TABLE search_doc ALTER COLUMN words SET STORAGE EXTERNAL',
   'ALTER TABLE search_doc ALTER COLUMN field_words SET STORAGE EXTERNAL',
   'ALTER TABLE search_doc ALTER COLUMN title_words SET STORAGE MAIN',
+  'ALTER TABLE search_doc ALTER COLUMN repeats SET STORAGE MAIN',
 ];
 
 /**
@@ -205,9 +216,11 @@ const STORAGE = [
  * of the range fields (postgres-ranges.ts); 14 the title's weight on the words `metadata.title:`
  * reads (its members' only where it holds no value of its own), a range field's own values only,
  * and `field_words`, the words of each field path (postgres-fields.ts); 15 the listing columns on
- * `search_range`'s rows, and a row without a value for each range field a listed document lacks.
+ * `search_range`'s rows, and a row without a value for each range field a listed document lacks;
+ * 16 the field words' and every listed document's counts in `search_count`, two-word pairs in
+ * `field_words`, and `repeats`.
  */
-const LAYOUT = 15;
+const LAYOUT = 16;
 
 /** Creates the index's tables and indexes where they are missing; nodes starting at once take turns. */
 export async function createPostgresSearchSchema<T>(handle: Kysely<T>): Promise<void> {
@@ -333,14 +346,16 @@ export function createPostgresSearchIndex<T>(handle: Kysely<T>): SearchIndex & {
       // Ranges and fields with parts the vector decides: in SQL too, the ranges from their ordered
       // index, the fields from their vector.
       const paths = exact === null && request.bbox === null ? await fieldPathsOf(handle, query) : new Map();
-      const composed = exact === null && request.bbox === null ? composedQuery(query, fuzzy, (n) => fieldTsquery(n, paths, fuzzy)) : null;
+      // A listing's field prefix or fuzzy word standing for one word is that word's field term.
+      const fielded = exact === null && request.bbox === null && keptFilter(request) ? await asOneFieldWord(handle, query, fuzzy) : query;
+      const composed = exact === null && request.bbox === null ? composedQuery(fielded, fuzzy, (n) => fieldTsquery(n, paths, fuzzy)) : null;
       if (
         composed !== null &&
         !undecided &&
         !((composed.text || composed.fields) && (await someUndecided(handle, request, query, composed.phrases, composed.fields)))
       ) {
-        const rank = request.sort === 'bestmatch' ? await rankOf(handle, rankOperands(query, fuzzy)) : null;
-        return inSql(handle, request, composed.match, rank, null, composed.text || composed.fields);
+        const rank = request.sort === 'bestmatch' ? await rankOf(handle, rankOperands(fielded, fuzzy)) : null;
+        return inSql(handle, request, composed.match, rank, keptField(fielded, paths, fuzzy, composed.match), composed.text || composed.fields);
       }
       const words = requiredWords(query);
       const where: RawBuilder<unknown>[] = [filterSql(request)];
@@ -589,17 +604,17 @@ async function upsertBatch(db: Db, docs: readonly SearchDocument[]): Promise<voi
       ${doc.resourceType?.id ?? null}, ${doc.resourceType?.label ?? null}, ${doc.accessStatus},
       ${words === null ? null : sql`${words.vector}::tsvector`}, ${words?.positionsExact ?? false}, ${words?.lexemes ?? null}::integer,
       ${words === null ? null : sql`${pathBits(words.paths, pathIds)}::bit varying`}, ${words === null ? null : sql`${words.titleWords}::tsvector`},
-      ${fieldWords === null ? null : sql`${fieldWords}::tsvector`}, ${texts[i]})`;
+      ${words?.repeats == null ? null : sql`${words.repeats}::tsvector`}, ${fieldWords === null ? null : sql`${fieldWords}::tsvector`}, ${texts[i]})`;
   });
   await sql`insert into search_doc (key, id, kind, state, parent_id, owner_id, version_index, is_latest, in_user_listing, is_user_latest,
-      is_public, readers, created, updated, resource_type, resource_type_label, access_status, words, positions_exact, word_count, path_bits, title_words, field_words, doc)
+      is_public, readers, created, updated, resource_type, resource_type_label, access_status, words, positions_exact, word_count, path_bits, title_words, repeats, field_words, doc)
     values ${sql.join(rows)}
     on conflict (key) do update set id = excluded.id, kind = excluded.kind, state = excluded.state, parent_id = excluded.parent_id,
       owner_id = excluded.owner_id, version_index = excluded.version_index, is_latest = excluded.is_latest,
       in_user_listing = excluded.in_user_listing, is_user_latest = excluded.is_user_latest, is_public = excluded.is_public,
       readers = excluded.readers, created = excluded.created, updated = excluded.updated, resource_type = excluded.resource_type,
       resource_type_label = excluded.resource_type_label, access_status = excluded.access_status, words = excluded.words,
-      positions_exact = excluded.positions_exact, word_count = excluded.word_count, path_bits = excluded.path_bits, title_words = excluded.title_words, field_words = excluded.field_words, doc = excluded.doc`.execute(db);
+      positions_exact = excluded.positions_exact, word_count = excluded.word_count, path_bits = excluded.path_bits, title_words = excluded.title_words, repeats = excluded.repeats, field_words = excluded.field_words, doc = excluded.doc`.execute(db);
   // Sorted, so two transactions adding the same words take their locks in the same order.
   if (vocabulary.size > 0) await sql`insert into search_vocab (word) select unnest(${[...vocabulary].sort(byCodeUnits)}::text[]) on conflict do nothing`.execute(db);
   await sql`delete from search_box where key = any(${docs.map((d) => d.key)}::text[])`.execute(db);
@@ -679,16 +694,36 @@ async function holdsPath(db: Db, path: string): Promise<RawBuilder<boolean> | nu
  * either way; several: see postgres-kept-words.ts) without visiting each of its matches.
  */
 async function wordsOf(db: Db, query: QueryNode, fuzzy: FuzzyExpansions): Promise<SingleLexeme | string[] | null> {
-  if (query.type !== 'term' || query.match === 'exact' || query.field !== null) return null;
+  if (query.type !== 'term' || query.field !== null) return null;
+  const words = await standsFor(db, query, fuzzy);
+  const [only] = words ?? [];
+  if (words?.length === 1 && only !== undefined) return singleLexeme({ type: 'term', field: null, value: only, match: 'exact' });
+  return words !== null && words.length > 1 && words.length <= MAX_KEPT_WORDS ? words : null;
+}
+
+/**
+ * The words of the vocabulary a prefix or fuzzy term of one word stands for (up to
+ * MAX_KEPT_WORDS + 1 of a prefix's), or null for another query. Every word any document holds is
+ * in the vocabulary: a term standing for one word matches what that word does.
+ */
+async function standsFor(db: Db, query: QueryNode, fuzzy: FuzzyExpansions): Promise<string[] | null> {
+  if (query.type !== 'term' || query.match === 'exact') return null;
   const [word, ...more] = tokenize(query.value);
   if (word === undefined || more.length > 0) return null;
-  const words =
-    query.match === 'fuzzy'
-      ? [...(fuzzy.get(word) ?? [])]
-      : (await sql<{ word: string }>`select word from search_vocab where word >= ${word} and word < ${word} || chr(1114111) limit ${MAX_KEPT_WORDS + 1}`.execute(db)).rows.map((r) => r.word);
-  const [only] = words;
-  if (words.length === 1 && only !== undefined) return singleLexeme({ type: 'term', field: null, value: only, match: 'exact' });
-  return words.length > 1 && words.length <= MAX_KEPT_WORDS ? words : null;
+  return query.match === 'fuzzy'
+    ? [...(fuzzy.get(word) ?? [])]
+    : (await sql<{ word: string }>`select word from search_vocab where word >= ${word} and word < ${word} || chr(1114111) limit ${MAX_KEPT_WORDS + 1}`.execute(db)).rows.map((r) => r.word);
+}
+
+/**
+ * A field's prefix or fuzzy term standing for one word (`standsFor`) as that word's term, which
+ * the kept counts answer (`keptField`); else the query as it is.
+ */
+async function asOneFieldWord(db: Db, query: QueryNode, fuzzy: FuzzyExpansions): Promise<QueryNode> {
+  if (query.type !== 'term' || query.field === null || query.match === 'exact') return query;
+  const words = await standsFor(db, query, fuzzy);
+  const [only] = words ?? [];
+  return words?.length === 1 && only !== undefined ? { ...query, value: only, match: 'exact' } : query;
 }
 
 /** Vocabulary rows read per query for all its fuzzy words together, as in the SQLite engine. */
@@ -799,6 +834,29 @@ function passesFacets(group: FacetGroup, request: SearchRequest): boolean {
 
 type PageRow = { id: string; kind: SearchDocument['kind']; state: SearchDocument['state'] };
 
+/**
+ * Whether a rank is of one lexeme (a word, or a pair; not a prefix, which may stand for several),
+ * which every match holds when the query is that lexeme: its score is then exact from the row
+ * (`rowScoreSql`).
+ */
+const oneWordRank = (rank: Rank): boolean => {
+  const [operand, ...more] = rank.bound?.operands ?? [];
+  return operand !== undefined && more.length === 0 && operand.lexemes === 1 && !operand.text.endsWith(':*');
+};
+
+/**
+ * `scoreSql` of a one-lexeme rank on a match holding the lexeme, from its row rather than its
+ * vector (out of the row, a read of a few pages each): the lexeme's part of the rank is
+ * `title_words`' when it is a title word, `repeats`' when it is held at several positions, and
+ * otherwise the part of one position without weight, the same for every lexeme. The same float4
+ * `ts_rank` computes, divided the same way: the same scores and ties. A document whose `repeats`
+ * was too long to keep is scored from its vector.
+ */
+const rowScoreSql = (query: string) => sql`(case when repeats is null then ts_rank(words, ${query}::tsquery, 0)
+  when title_words @@ ${query}::tsquery then ts_rank(title_words, ${query}::tsquery, 0)
+  when repeats @@ ${query}::tsquery then ts_rank(repeats, ${query}::tsquery, 0)
+  else ts_rank('x:1'::tsvector, 'x'::tsquery, 0) end) / sqrt(1 + word_count / 50.0)`;
+
 /** The relevance of a match: its words' weights (title A, others D), damped by its length as the domain's score is. */
 const scoreSql = (query: string) => sql`ts_rank(words, ${query}::tsquery, 0) / sqrt(1 + word_count / 50.0)`;
 
@@ -892,6 +950,17 @@ function ownKeys(request: SearchRequest): RawBuilder<unknown> | null {
 }
 
 /**
+ * The documents a kept filter (`keptFilter`) keeps that the kept counts leave out (not `COUNTED`):
+ * a signed-in reader's own (`ownSql`), and public ones without a vector (past its size), which
+ * `search_doc_inexact` finds. Neither is the other.
+ */
+function uncountedSql(request: SearchRequest): RawBuilder<boolean> {
+  const vectorless = sql<boolean>`(words is null or not positions_exact or field_words is null) and words is null and is_public and ${filterSql(request)}`;
+  const own = ownSql(request, sql<boolean>`true`);
+  return own === null ? vectorless : sql<boolean>`((${own}) or (${vectorless}))`;
+}
+
+/**
  * The groups of a one-lexeme query's matches, as the counting statement makes them, from the
  * counts the writes keep (`search_count`): a few rows per facet group whatever the matches. A
  * signed-in reader's own matches (`own`) are grouped from their rows and added to them, group by
@@ -910,6 +979,21 @@ function keptCountsSql(request: SearchRequest, single: SingleLexeme, grouped: re
 }
 
 /**
+ * A query of one lexeme, counted from `search_count`. `ranked`, for a field query: the lexeme of
+ * the main vector its page ranks by (a word, or a pair for a two-word phrase), whose kept title
+ * scores give the page among the documents `within` keeps.
+ */
+type KeptLexeme = SingleLexeme & { ranked?: { lexeme: string; within: RawBuilder<boolean> } };
+
+/** A field query of one lexeme of `field_words` (`singleFieldLexeme`) as the counts and title scores the writes keep answer it, or null. */
+function keptField(query: QueryNode, paths: ReadonlyMap<string, FieldPaths>, fuzzy: FuzzyExpansions, within: RawBuilder<boolean>): KeptLexeme | null {
+  const lexeme = singleFieldLexeme(query, paths);
+  const [operand, ...more] = rankOperands(query, fuzzy);
+  if (lexeme === null || operand === undefined || operand.prefix || more.length > 0) return null;
+  return { lexeme, titleOnly: false, ranked: { lexeme: operand.word, within } };
+}
+
+/**
  * The least score a title match must have for no match outside the title to reach it: a match
  * whose title lacks the word scores under 0.1 (`rankOf`), damped further by its length.
  */
@@ -923,12 +1007,15 @@ const TITLE_FIRST = 0.1001;
  * title might reach the page (fewer title matches than the page's end, or the last one scored
  * under TITLE_FIRST), unless only the title is asked.
  */
-async function titleFirstPage(db: Db, request: SearchRequest, single: SingleLexeme, rank: Rank, own: RawBuilder<boolean> | null): Promise<PageRow[] | null> {
+async function titleFirstPage(db: Db, request: SearchRequest, single: KeptLexeme, rank: Rank, own: RawBuilder<boolean> | null): Promise<PageRow[] | null> {
   const start = (request.page - 1) * request.size;
   const end = request.page * request.size;
   const order = sql.raw('score desc, created COLLATE "C" desc, id COLLATE "C" asc, key COLLATE "C" asc');
-  const titled = sql`select id, kind, score, created, key from search_title
-    where lexeme = ${single.lexeme} and kind = any(${[...request.filter.kinds]}::text[]) and ${facetSql(request)} order by ${order} limit ${end}`;
+  // A field query's: each entry in order, kept if its document matches (its field vector read), until the page is full.
+  const within = single.ranked === undefined ? sql`` : sql`and exists (select 1 from search_doc d where d.key = t.key and ${single.ranked.within})`;
+  const titled = sql`select id, kind, score, created, key from search_title t
+    where lexeme = ${single.ranked?.lexeme ?? single.lexeme} and kind = any(${[...request.filter.kinds]}::text[]) and ${facetSql(request)} ${within}
+    order by ${order} limit ${end}`;
   const rows = (
     await (own === null
       ? titled
@@ -961,7 +1048,7 @@ async function inSql(
   request: SearchRequest,
   match: RawBuilder<boolean> | null,
   rank: Rank | null,
-  single: SingleLexeme | null = null,
+  single: KeptLexeme | null = null,
   vector = match !== null,
   several: { words: readonly string[]; operands: number } | null = null,
 ): Promise<SearchResult> {
@@ -987,7 +1074,8 @@ async function inSql(
   // A signed-in reader's own matches; and their own documents, whose title matches (a subset of
   // those matches) the page finds without their vectors.
   const own = kept !== null && match !== null ? ownSql(request, match) : null;
-  const ownDocuments = kept !== null ? ownSql(request, sql<boolean>`true`) : null;
+  // (A field query's title matches are not all matches: its own matches are.)
+  const ownDocuments = kept !== null && match !== null ? ownSql(request, kept.ranked === undefined ? sql<boolean>`true` : match) : null;
   const bounded = async (handle: Db) => {
     const one = rank !== null && rank.bound !== null ? (await boundedSql(request, where, { ...rank, bound: rank.bound }, grouped, labelled).execute(handle)).rows[0] : null;
     return { counts: one?.counts ?? [], page: one?.page ?? [] };
@@ -1010,11 +1098,21 @@ async function inSql(
       // The title scores did not decide the page: ranked from every match, as without them.
       return { counts: answer.counts, page: ranked && rank.bound !== null ? (await bounded(handle)).page : (await page.execute(handle)).rows };
     }
+    if (match === null && keptFilter(request)) {
+      const counts = keptCountsSql(request, { lexeme: EVERY_LISTED, titleOnly: false }, grouped, labelled, uncountedSql(request));
+      return { counts: (await counts.execute(handle)).rows, page: (await page.execute(handle)).rows };
+    }
     if (kept !== null) {
       const titled = request.sort === 'bestmatch' && rank !== null ? await titleFirstPage(handle, request, kept, rank, ownDocuments) : null;
       if (request.sort !== 'bestmatch' || rank === null || titled !== null) {
         return { counts: (await keptCountsSql(request, kept, grouped, labelled, own).execute(handle)).rows, page: titled ?? (await page.execute(handle)).rows };
       }
+    }
+    // The title scores did not decide the page of one lexeme: each match scored from its row.
+    if (request.sort === 'bestmatch' && rank !== null && kept !== null && oneWordRank(rank)) {
+      const ranked = sql<PageRow>`select id, kind, state, ${rowScoreSql(rank.query)} as score from search_doc where ${where} and ${facetSql(request)}
+        order by ${sql.raw(BY_SCORE)} limit ${request.size} offset ${(request.page - 1) * request.size}`;
+      return { counts: (await keptCountsSql(request, kept, grouped, labelled, own).execute(handle)).rows, page: (await ranked.execute(handle)).rows };
     }
     if (request.sort === 'bestmatch' && rank !== null && rank.bound !== null) return bounded(handle);
     return { counts: (await counts.execute(handle)).rows, page: (await page.execute(handle)).rows };

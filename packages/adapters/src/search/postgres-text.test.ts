@@ -17,13 +17,22 @@ describe('PostgreSQL text: documents', () => {
       lexemes: 8,
       // The title's words and pairs with all their positions, the description's too.
       titleWords: "'glacier':2A,5 'muller':3A ' glacier muller':3A",
-      // Each path's words at the vector's positions, for the field vector.
+      // The other words held twice or more, with their positions: with the title's, what makes a one-word rank exact.
+      repeats: "'ice':6,10",
+      // Each path's words and pairs at the vector's positions, for the field vector.
       fields: [
-        ['metadata.title', new Map([['glacier', [2]], ['muller', [3]]]), false],
-        ['metadata.description', new Map([['glacier', [5]], ['ice', [6]]]), false],
+        ['metadata.title', new Map([['glacier', [2]], ['muller', [3]], [' glacier muller', [3]]]), false],
+        ['metadata.description', new Map([['glacier', [5]], ['ice', [6]], [' glacier ice', [6]]]), false],
         ['metadata.subjects', new Map([['sea', [8]], ['ice', [10]]]), false],
       ],
     });
+  });
+
+  it('keeps the words and pairs held twice or more outside the title, none past 512 characters', () => {
+    expect(documentWords({ metadata: { title: 'Ice', description: 'sea ice sea ice glacier sea' } })?.repeats).toBe("'sea':4,6,9 ' sea ice':5,7");
+    expect(documentWords({ metadata: { title: 'Ice', description: 'sea glacier' } })?.repeats).toBe('');
+    const many = Array.from({ length: 80 }, (_, k) => `word${k} word${k}`).join(' ');
+    expect(documentWords({ metadata: { title: 'Ice', description: many } })?.repeats).toBeNull();
   });
 
   it('keeps every word but drops phrase positions past the limits', () => {

@@ -40,8 +40,15 @@ export interface DocumentWords {
    */
   titleWords: string;
   /**
-   * Each path holding values: its words with the positions the vector gives them, and whether the
-   * path also has members with values (see postgres-fields.ts). Null when `positionsExact` is not.
+   * tsvector input text of the other words and pairs the vector holds at two positions or more,
+   * with those positions: with `titleWords`, every lexeme whose part of a rank is not the one of a
+   * single untitled position, so a one-lexeme rank is exact from the row (see the engine's
+   * `rowScoreSql`). Null past REPEATS_LENGTH characters: such a document's rank is read from its vector.
+   */
+  repeats: string | null;
+  /**
+   * Each path holding values: its words and word pairs (`pairLexeme`) with the positions the vector
+   * gives them, and whether the path also has members with values (see postgres-fields.ts). Null when `positionsExact` is not.
    */
   fields: FieldWords[] | null;
 }
@@ -53,7 +60,7 @@ export interface DocumentWords {
 const titlePaths = (flat: FlatDoc): ((path: string) => boolean) =>
   flat.has('metadata.title') ? (path) => path === 'metadata.title' : (path) => path.startsWith('metadata.title.');
 
-/** A path's words at their positions in the vector, and whether it also has members holding values. */
+/** A path's words and word pairs at their positions in the vector, and whether it also has members holding values. */
 export type FieldWords = [path: string, words: Map<string, number[]>, mixed: boolean];
 
 /** The vector of a document body, or null when even its distinct words pass the tsvector's size. */
@@ -126,6 +133,10 @@ function* documentWordsSteps(flat: FlatDoc): Steps<DocumentWords | null> {
           if (pairList === undefined) pairs.set(pair, (pairList = []));
           if (pairList.length < MAX_POSITIONS_PER_LEXEME && Buffer.byteLength(pair) <= MAX_LEXEME_BYTES) pairList.push(at);
           else positionsExact = false;
+          // The path's own pair too: a two-word phrase within a field is one lexeme of `field_words`.
+          const ownPair = own.get(pair);
+          if (ownPair === undefined) own.set(pair, [position]);
+          else ownPair.push(position);
         }
         previous = word;
       }
@@ -149,7 +160,9 @@ function* documentWordsSteps(flat: FlatDoc): Steps<DocumentWords | null> {
   if (bytes <= MAX_VECTOR_BYTES) {
     const vector = [vectorText(positions), vectorText(pairs), vectorText(pathLexemes)].filter((part) => part !== '').join(' ');
     const titleWords = [vectorText(titled(positions)), vectorText(titled(pairs))].filter((part) => part !== '').join(' ');
-    return { vector, positionsExact, words, paths: pathNames, lexemes, titleWords, fields: positionsExact ? fields : null };
+    const allRepeats = [vectorText(repeated(positions)), vectorText(repeated(pairs))].filter((part) => part !== '').join(' ');
+    const repeats = allRepeats.length <= REPEATS_LENGTH ? allRepeats : null;
+    return { vector, positionsExact, words, paths: pathNames, lexemes, titleWords, repeats, fields: positionsExact ? fields : null };
   }
   // Too large with every position: the words alone, title words keeping theirs for their weight,
   // and no pairs (a phrase that may match such a document goes to the evaluator).
@@ -161,7 +174,7 @@ function* documentWordsSteps(flat: FlatDoc): Steps<DocumentWords | null> {
     lexemeBytes += Buffer.byteLength(word) + 8 + 2 * titled.length;
   }
   return lexemeBytes <= MAX_VECTOR_BYTES
-    ? { vector: `${vectorText(titleOnly)} ${vectorText(pathLexemes)}`.trim(), positionsExact: false, words, paths: pathNames, lexemes, titleWords: vectorText(titled(titleOnly)), fields: null }
+    ? { vector: `${vectorText(titleOnly)} ${vectorText(pathLexemes)}`.trim(), positionsExact: false, words, paths: pathNames, lexemes, titleWords: vectorText(titled(titleOnly)), repeats: '', fields: null }
     : null;
 }
 
@@ -172,6 +185,15 @@ function* documentWordsSteps(flat: FlatDoc): Steps<DocumentWords | null> {
  * which no word (letters and digits) holds, so no word, prefix or path lexeme is one.
  */
 export const pairLexeme = (a: string, b: string): string => ` ${a} ${b}`;
+
+/**
+ * The longest `repeats` kept, in characters: it is in the row, which every counting pass reads; a
+ * typical record's is a few dozen.
+ */
+const REPEATS_LENGTH = 512;
+
+/** The words without a title position held at two positions or more, with those positions. */
+const repeated = (positions: Map<string, string[]>) => new Map([...positions].filter(([, list]) => list.length > 1 && !list.some((p) => p.endsWith('A'))));
 
 /** The words with a title position, with all their positions. */
 const titled = (positions: Map<string, string[]>) => new Map([...positions].filter(([, list]) => list.some((p) => p.endsWith('A'))));
