@@ -5,30 +5,18 @@
  * alone (everything but a few). Servers let such searches run a few at a time beside the others
  * (apps/server/src/search-gate.ts); the shape says nothing of their answer.
  */
-import type { QueryNode } from './query-ast.ts';
+import { queryLeaves, type QueryNode } from './query-ast.ts';
 
 /** A prefix shorter than this stands for a large share of the index's words. */
 const SHORT_PREFIX = 3;
 
 export function costlyShape(node: QueryNode): boolean {
-  return negationOnly(node) || wideLeaf(node);
+  return negationOnly(node) || queryLeaves(node).some(wideLeaf);
 }
 
-function wideLeaf(node: QueryNode): boolean {
-  switch (node.type) {
-    case 'and':
-    case 'or':
-      return node.children.some(wideLeaf);
-    case 'not':
-      return wideLeaf(node.child);
-    case 'term':
-      return node.match === 'fuzzy' || (node.match === 'prefix' && [...node.value].length < SHORT_PREFIX);
-    case 'exists':
-    case 'range':
-      return true;
-    default:
-      return false;
-  }
+function wideLeaf(leaf: QueryNode): boolean {
+  if (leaf.type === 'term') return leaf.match === 'fuzzy' || (leaf.match === 'prefix' && [...leaf.value].length < SHORT_PREFIX);
+  return leaf.type === 'exists' || leaf.type === 'range';
 }
 
 /** Matches documents for what they lack: NOT alone, an AND of NOTs, or an OR with such a branch. */
