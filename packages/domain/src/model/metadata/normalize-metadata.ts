@@ -253,13 +253,13 @@ function prune(value: unknown, dropped: WeakSet<object>): unknown {
   return value;
 }
 
+/** A vocabulary's name for one of its entries: `engagement_priorities` -> `engagement priority`. */
+const singularOf = (type: VocabularyType): string => type.replace(/_/g, ' ').replace(/ies$/, 'y').replace(/s$/, '');
+
 /**
  * Throws a DomainError (400) when the input is past a limit; otherwise returns what can be stored
  * and the draft issues (not yet capped: the caller adds publish requirements first).
  */
-/** A vocabulary's name for one of its entries: `engagement_priorities` -> `engagement priority`. */
-const singularOf = (type: VocabularyType): string => type.replace(/_/g, ' ').replace(/ies$/, 'y').replace(/s$/, '');
-
 export async function normalizeMetadata(input: unknown, kind: RecordKind, vocab: VocabularyLookup): Promise<{ metadata: Metadata; issues: FieldIssue[] }> {
   // Walked in slices: the walk over the largest legal metadata, rarely run and so not yet
   // optimised, took 5-20 ms in one go. The offender's path is only spelled out for a refusal.
