@@ -67,6 +67,11 @@ describe('the pages in a browser', { timeout: 180_000 }, () => {
     await api('POST', `/api/records/${rec.id}/draft/files`, [{ key: 'readme.txt' }]);
     await api('PUT', `/api/records/${rec.id}/draft/files/readme.txt/content`, 'Flood extent, Niger delta.', { 'content-type': 'application/octet-stream' });
     await api('POST', `/api/records/${rec.id}/draft/files/readme.txt/commit`);
+    // A Sentinel-2 band's name, as GEO's data cubes have them: long, with no space to break at.
+    const band = 'S2A_MSIL2A_20200722T140051_N0214_R067_T20LKP_20200722T162024_cube_B02_10m.tif';
+    await api('POST', `/api/records/${rec.id}/draft/files`, [{ key: band }]);
+    await api('PUT', `/api/records/${rec.id}/draft/files/${band}/content`, 'x'.repeat(40 * 1024), { 'content-type': 'application/octet-stream' });
+    await api('POST', `/api/records/${rec.id}/draft/files/${band}/commit`);
     const published = await api('POST', `/api/records/${rec.id}/draft/actions/publish`);
     const other = await api('POST', '/api/records', { metadata: metadata('Drought index for the Sahel', { resource_type: { id: 'publication' } }), files: { enabled: false } });
     await api('POST', `/api/records/${other.id}/draft/actions/publish`);
@@ -116,6 +121,13 @@ describe('the pages in a browser', { timeout: 180_000 }, () => {
     expect(await page.locator('h1').textContent()).toBe('Flood extent maps for the Niger delta');
     expect(await page.locator('svg[role=img]').count()).toBe(1);
     await shot(page, '4-record');
+    // Each file's size on one line beside the long name.
+    const sizeLines = await page.evaluate(`[...document.querySelectorAll('td.size')].map((td) => {
+      const range = document.createRange();
+      range.selectNodeContents(td);
+      return td.textContent + ': ' + range.getClientRects().length;
+    })`);
+    expect(sizeLines.sort()).toEqual(['26 B: 1', '40 KiB: 1']);
     const href = await page.locator('a:has-text("readme.txt")').getAttribute('href');
     const downloaded = await page.request.get(href ?? '');
     expect(downloaded.status()).toBe(200);

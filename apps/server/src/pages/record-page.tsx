@@ -176,7 +176,7 @@ export function RecordPage(props: RecordPageProps) {
                           {f.key}
                         </a>
                       </td>
-                      <td>{bytes(f.blob?.size ?? 0)}</td>
+                      <td class="size">{bytes(f.blob?.size ?? 0)}</td>
                       <td>
                         <code>{f.blob?.md5}</code>
                       </td>

@@ -30,6 +30,8 @@ table { border-collapse: collapse; width: 100%; }
 th, td { text-align: left; padding: .4rem .5rem; border-bottom: 1px solid var(--line); vertical-align: top; }
 /* main's overflow-wrap lets a table squeeze its labels to one letter wide beside a long value. */
 th { overflow-wrap: normal; }
+/* A file's size stays on one line beside a long file name ("40 KiB", not "40" over "KiB"). */
+td.size { white-space: nowrap; }
 code { font-size: .85rem; word-break: break-all; }
 ul.plain { list-style: none; padding: 0; margin: 0; }
 ul.plain li { margin: .25rem 0; }
