@@ -124,3 +124,19 @@ export function extentOf(geometry: Json | null): Extent | null {
   }
   return { box: { west, south, east, north } };
 }
+
+/**
+ * Where a reader's browser can open an identifier: a URL as it is (http and https only: never a
+ * `javascript:` link), a DOI at doi.org, a Handle at hdl.handle.net; null for other schemes
+ * (ISBN, PubMed ids...), which pages show as text.
+ */
+export function identifierUrl(identifier: string, scheme: string | null): string | null {
+  const id = identifier.trim();
+  const kind = scheme?.toLowerCase() ?? null;
+  const at =
+    kind === 'url' ? id : kind === 'doi' ? `https://doi.org/${id.replace(/^(doi:|https?:\/\/(dx\.)?doi\.org\/)/i, '')}` : kind === 'handle' ? `https://hdl.handle.net/${id.replace(/^hdl:/i, '')}` : null;
+  if (at === null || !URL.canParse(at)) return null;
+  const protocol = new URL(at).protocol;
+  return protocol === 'https:' || protocol === 'http:' ? at : null;
+}
+

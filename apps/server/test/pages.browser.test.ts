@@ -122,11 +122,11 @@ describe('the pages in a browser', { timeout: 180_000 }, () => {
     expect(await page.locator('svg[role=img]').count()).toBe(1);
     await shot(page, '4-record');
     // Each file's size on one line beside the long name.
-    const sizeLines = await page.evaluate(`[...document.querySelectorAll('td.size')].map((td) => {
+    const sizeLines = (await page.evaluate(`[...document.querySelectorAll('td.size')].map((td) => {
       const range = document.createRange();
       range.selectNodeContents(td);
       return td.textContent + ': ' + range.getClientRects().length;
-    })`);
+    })`)) as string[];
     expect(sizeLines.sort()).toEqual(['26 B: 1', '40 KiB: 1']);
     const href = await page.locator('a:has-text("readme.txt")').getAttribute('href');
     const downloaded = await page.request.get(href ?? '');

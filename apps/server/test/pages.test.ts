@@ -51,7 +51,20 @@ describe('pages behind the *_html links', () => {
     ];
     const rec = await publishRecord({ related_identifiers });
     const text = (await page(`/records/${rec.id}`)).text;
-    expect(text).toContain('Is supplemented by: sits package documentation (https://example.org/sits-book); Cites: 10.1234/abc');
+    expect(text).toContain('Is supplemented by: <a href="https://example.org/sits-book">sits package documentation (https://example.org/sits-book)</a>; Cites: <a href="https://doi.org/10.1234/abc">10.1234/abc</a>');
+  });
+
+  it('links a related work only where its identifier opens in a browser', async () => {
+    const { page, publishRecord } = await setUp();
+    const related_identifiers = [
+      { identifier: 'javascript:alert(1)', scheme: 'url', relation_type: { id: 'cites' } },
+      { identifier: '978-3-16-148410-0', scheme: 'isbn', relation_type: { id: 'cites' } },
+      { identifier: 'hdl:20.500.12345/678', scheme: 'handle', relation_type: { id: 'cites' } },
+    ];
+    const rec = await publishRecord({ related_identifiers });
+    const text = (await page(`/records/${rec.id}`)).text;
+    expect(text).toContain('Cites: javascript:alert(1); Cites: 978-3-16-148410-0; Cites: <a href="https://hdl.handle.net/20.500.12345/678">hdl:20.500.12345/678</a>');
+    expect(text).not.toContain('href="javascript:');
   });
 
   it('tells reference managers, Google Scholar and link previews what the record is, in the head of its landing page only', async () => {
@@ -276,7 +289,7 @@ describe('pages behind the *_html links', () => {
     expect(text).not.toContain('Given100 Family100');
     expect(text).toContain('and 20 more (every creator is in the exports)');
     expect(text).toContain('subject 99; and 50 more</td>');
-    expect(text).toMatch(/example\.org\/99; and 30 more<\/td>/);
+    expect(text).toContain('References: <a href="https://example.org/99">https://example.org/99</a>; and 30 more</td>');
     expect(text).toContain('<li>Place 99</li><li>and 5 more</li>');
     // Every location is still on the map.
     expect(text).toContain('aria-label="World map showing 105 locations"');

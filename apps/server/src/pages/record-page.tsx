@@ -5,7 +5,7 @@ import { EXPORT_FORMATS } from '../exports/formats.ts';
 import { withLinkToken as withToken, type Links } from '../links.ts';
 import { bytes, Layout } from './layout.tsx';
 import { RecordMeta } from './record-meta.tsx';
-import { firstPeople, label, list, obj, places, str, type Place } from '../metadata-view.ts';
+import { firstPeople, identifierUrl, label, list, obj, places, str, type Place } from '../metadata-view.ts';
 import type { HtmlEscapedString } from 'hono/utils/html';
 
 export interface RecordPageProps {
@@ -36,8 +36,8 @@ export const PEOPLE_SHOWN = 100;
 export const ITEMS_SHOWN = 100;
 
 /** What a page shows of a list: the values of its first items, up to `n`, and how many items are left. */
-export function firstValues(items: unknown[], n: number, valueOf: (item: unknown) => string | null): string[] {
-  const values: string[] = [];
+export function firstValues<T>(items: unknown[], n: number, valueOf: (item: unknown) => T | null): (T | string)[] {
+  const values: (T | string)[] = [];
   let i = 0;
   for (; i < items.length && values.length < n; i++) {
     const value = valueOf(items[i]);
@@ -258,11 +258,14 @@ function Citation(props: { style: CitationStyle; html: string; action: string; t
   );
 }
 
+/** A value of the details: text, or text after a prefix that links where its identifier opens. */
+type Shown = string | { before: string; text: string; href: string | null };
+
 /** Subjects, rights, related identifiers, languages, funding and GEO's own fields, when present. */
 function MoreDetails(props: { m: Record<string, unknown>; contributors: string[] }) {
   const { m } = props;
-  const firstOf = (v: unknown, valueOf: (item: unknown) => string | null) => firstValues(list(v), ITEMS_SHOWN, valueOf);
-  const rows: [string, string[]][] = [
+  const firstOf = (v: unknown, valueOf: (item: unknown) => Shown | null) => firstValues<Shown>(list(v), ITEMS_SHOWN, valueOf);
+  const rows: [string, Shown[]][] = [
     ['Contributors', props.contributors],
     ['Subjects', firstOf(m['subjects'], (s) => str(obj(s)?.['subject']) ?? label(s))],
     ['Keywords', firstOf(m['keywords'], str)],
@@ -272,10 +275,11 @@ function MoreDetails(props: { m: Record<string, unknown>; contributors: string[]
       'Related identifiers',
       firstOf(m['related_identifiers'], (x) => {
         const id = str(obj(x)?.['identifier']);
+        if (id === null) return null;
         const relation = label(obj(x)?.['relation_type']);
         // GEO's related identifiers may carry a title: a reader knows the work by it, not by its URL.
         const title = str(obj(x)?.['title']);
-        return id === null ? null : `${relation ? `${relation}: ` : ''}${title ? `${title} (${id})` : id}`;
+        return { before: relation ? `${relation}: ` : '', text: title ? `${title} (${id})` : id, href: identifierUrl(id, str(obj(x)?.['scheme'])) };
       }),
     ],
     ['Funding', firstOf(m['funding'], (f) => [label(obj(f)?.['funder']), str(obj(obj(f)?.['award'])?.['title']) ?? label(obj(f)?.['award'])].filter((x): x is string => x !== null).join(', ') || null)],
@@ -293,7 +297,19 @@ function MoreDetails(props: { m: Record<string, unknown>; contributors: string[]
           {shown.map(([name, values]) => (
             <tr>
               <th scope="row">{name}</th>
-              <td>{values.join('; ')}</td>
+              <td>
+                {values.map((value, i) => (
+                  <>
+                    {i > 0 ? '; ' : ''}
+                    {typeof value === 'string' ? value : value.href === null ? `${value.before}${value.text}` : (
+                      <>
+                        {value.before}
+                        <a href={value.href}>{value.text}</a>
+                      </>
+                    )}
+                  </>
+                ))}
+              </td>
             </tr>
           ))}
         </tbody>
