@@ -519,12 +519,7 @@ async function listedAnswer(
   documents: RawBuilder<unknown>,
   decide: (handle: Db, undecided: string[]) => Promise<string[]> = async () => [],
 ): Promise<SearchResult> {
-  const filtered = (Object.entries(request.filter.facets ?? {}) as [FacetName, readonly string[]][]).filter(([, values]) => values.length > 0).map(([facet]) => facet);
-  const grouped = [...new Set<FacetName>([...request.aggregations, ...filtered])];
-  const labelled = request.aggregations.includes('resource_type');
-  const facets = grouped.map((facet) => sql`${sql.ref(FACET_COLUMN[facet])} as ${sql.ref(facet)}`);
-  const start = (request.page - 1) * request.size;
-  const order = sql.raw(ORDER[request.sort === 'bestmatch' ? 'newest' : request.sort]);
+  const { grouped, labelled, facets, start, order } = listingShape(request);
   const answerWith = async (handle: Db, edge: readonly string[]) =>
     (
       await sql<{ counts: FacetGroup[]; page: PageRow[]; across: string[] }>`with g as materialized (
@@ -562,18 +557,26 @@ async function inListingTransaction<R>(db: Db, run: (handle: Db) => Promise<R>):
   });
 }
 
+/** What a listing's counting and paging statement groups by, and its page's place and order. */
+function listingShape(request: SearchRequest) {
+  const filtered = (Object.entries(request.filter.facets ?? {}) as [FacetName, readonly string[]][]).filter(([, values]) => values.length > 0).map(([facet]) => facet);
+  const grouped = [...new Set<FacetName>([...request.aggregations, ...filtered])];
+  return {
+    grouped,
+    labelled: request.aggregations.includes('resource_type'),
+    facets: grouped.map((facet) => sql`${sql.ref(FACET_COLUMN[facet])} as ${sql.ref(facet)}`),
+    start: (request.page - 1) * request.size,
+    order: sql.raw(ORDER[request.sort === 'bestmatch' ? 'newest' : request.sort]),
+  };
+}
+
 /**
  * A listing's range from its buckets (postgres-range-buckets.ts): the whole buckets' kept counts
  * plus the documents read from their rows, grouped as the counting statement groups; the page the
  * first of each whole bucket's first `end` rows and of those documents. No match is undecided.
  */
 async function bucketedAnswer(db: Db, request: SearchRequest, range: BucketedRange): Promise<SearchResult> {
-  const filtered = (Object.entries(request.filter.facets ?? {}) as [FacetName, readonly string[]][]).filter(([, values]) => values.length > 0).map(([facet]) => facet);
-  const grouped = [...new Set<FacetName>([...request.aggregations, ...filtered])];
-  const labelled = request.aggregations.includes('resource_type');
-  const facets = grouped.map((facet) => sql`${sql.ref(FACET_COLUMN[facet])} as ${sql.ref(facet)}`);
-  const start = (request.page - 1) * request.size;
-  const order = sql.raw(ORDER[request.sort === 'bestmatch' ? 'newest' : request.sort]);
+  const { grouped, labelled, facets, start, order } = listingShape(request);
   const statement = sql<{ counts: FacetGroup[]; page: PageRow[] }>`with g as materialized (${range.documents}),
     counts as (
       select ${sql.join([...facets, labelled ? sql`min(resource_type_label) as label` : sql`null as label`, sql`sum(n) as n`])} from (
