@@ -731,8 +731,11 @@ describe('search index (PostgreSQL): ranges decided in SQL', () => {
         'NOT metadata.publication_date:[2020 TO 2021]', 'NOT metadata.publication_date:{2020 TO 2021-06}', '-metadata.publication_date:[2021-03 TO *]',
         'NOT metadata.publication_date:[* TO 2020-02-14}', 'NOT metadata.publication_date:[* TO *]', 'NOT metadata.dates.date:[2020 TO 2020]',
         'NOT metadata.dates.date:[2019-06 TO 2021-06]', 'NOT created:[2026 TO *]', 'NOT versions.index:[2 TO 5]', 'NOT versions.index:{* TO 3}',
+        // Both bounds cutting one month, months whole, a bound cutting a month under NOT.
+        'metadata.publication_date:[2020-03-05 TO 2020-03-20]', 'NOT metadata.publication_date:[2020-03-05 TO 2020-03-20]',
+        'metadata.publication_date:[2020-03 TO 2021-02]', 'NOT metadata.publication_date:{2020-03 TO 2021-02-11]', 'metadata.dates.date:{2019-11-30 TO *]',
         // Ranges of no value: bounds the wrong way round.
-        'metadata.publication_date:[2021 TO 2020]', 'NOT metadata.publication_date:[2021 TO 2020]', 'NOT metadata.dates.date:{2020-06 TO 2020-06}',
+        'NOT metadata.publication_date:{2020-03-05 TO 2020-03-05}', 'metadata.publication_date:[2021 TO 2020]', 'NOT metadata.publication_date:[2021 TO 2020]', 'NOT metadata.dates.date:{2020-06 TO 2020-06}',
       ];
       let found = 0;
       for (const q of queries) found += await expectEveryMatchAnswers(index, ids, LISTING_VARIANTS.map((over) => ({ ...listingRequest(q), ...over })));
@@ -752,6 +755,20 @@ describe('search index (PostgreSQL): ranges decided in SQL', () => {
       expect((await index.search(find('glacier'))).total).toBe(0);
       await index.upsert([doc('kept', { title: 'Glacier', publication_date: '2020' })]);
       expect((await index.search(find('glacier AND metadata.publication_date:[2020 TO 2020]'))).total).toBe(1);
+    } finally {
+      await handle.close();
+    }
+  });
+  it('empties an index written before the range rows were counted by bucket, so every record is projected again with its counts', async () => {
+    const { handle, index } = await open();
+    try {
+      await index.upsert([doc('kept', { title: 'Glacier', publication_date: '2020-05-01' })]);
+      await sql`update search_meta set layout = 16`.execute(handle.db);
+      await createPostgresSearchSchema(handle.db);
+      expect((await index.search(find('glacier'))).total).toBe(0);
+      await index.upsert([doc('kept', { title: 'Glacier', publication_date: '2020-05-01' })]);
+      const listing = { ...find('metadata.publication_date:[2020 TO *]'), filter: LISTING_FILTERS[0] as SearchRequest['filter'] };
+      expect((await index.search(listing)).hits.map((h) => h.id)).toEqual(['kept']);
     } finally {
       await handle.close();
     }

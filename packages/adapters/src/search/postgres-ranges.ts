@@ -66,7 +66,7 @@ const codeUnits = (text: string): Buffer => Buffer.from(text, 'utf16le').swap16(
  * raised by one, the 0xff bytes after it dropped), or null when there is none: every string
  * is then at most one that starts with it.
  */
-function successor(bytes: Buffer): Buffer | null {
+export function successor(bytes: Buffer): Buffer | null {
   let end = bytes.length;
   while (end > 0 && bytes[end - 1] === 0xff) end--;
   if (end === 0) return null;
@@ -120,7 +120,7 @@ export async function writeRanges(db: Kysely<object>, docs: readonly SearchDocum
  * lower bound) and the least above it (`above`, null when none is), or null when no value can lie
  * in it (above every string starting with an exclusive lower bound there is none).
  */
-function dateBounds(node: Range): { least: Buffer | null; above: Buffer | null } | null {
+export function dateBounds(node: Range): { least: Buffer | null; above: Buffer | null } | null {
   // At least the bound on its precision: at least the bound; above it: at least its successor.
   const least = node.min === null ? null : node.includeMin ? codeUnits(node.min) : successor(codeUnits(node.min));
   if (node.min !== null && least === null) return null;
@@ -174,17 +174,26 @@ function rangeConditions(node: Range, r = 'r'): RawBuilder<boolean>[] | null {
  * them is inside, looked up by key. A numeric range's outside is read from all of its field's
  * rows (a version index is seldom asked for, never under NOT in the clients known).
  */
-export function listedRangeDocuments(node: QueryNode, kinds: readonly string[], own: RawBuilder<unknown> | null): RawBuilder<unknown> | null {
+export function listedRangeDocuments(
+  node: QueryNode,
+  kinds: readonly string[],
+  own: RawBuilder<unknown> | null,
+  which: 'every' | 'shared' = 'every',
+): RawBuilder<unknown> | null {
   const range = node.type === 'not' ? node.child : node;
   if (range.type !== 'range') return null;
   const inside = rangeConditions(range);
   if (inside === null) return null;
   const listing = sql`${own === null ? sql`r.listed` : sql`(r.listed or r.key in (${own}))`} and r.kind = any(${[...kinds]}::text[])`;
+  // `shared`: only what the kept bucket counts leave out (postgres-range-buckets.ts): the documents
+  // holding several values, and a reader's own, found by key rather than in the range's entries.
+  const soleListing =
+    which === 'every' ? listing : own === null ? null : sql`r.key = any(array(${own})) and r.kind = any(${[...kinds]}::text[])`;
   /** The matches among the rows the conditions keep (`sole`: each an index range of its own), one row each. */
   const documents = (sole: readonly RawBuilder<unknown>[], others: RawBuilder<unknown>) =>
     sql.join(
       [
-        ...sole.map((where) => sql`select ${listingColumns('r')}, true as decided from search_range r where ${where} and ${listing} and r.sole`),
+        ...(soleListing === null ? [] : sole.map((where) => sql`select ${listingColumns('r')}, true as decided from search_range r where ${where} and ${soleListing} and r.sole`)),
         sql`select r.key collate "C", ${LISTING_AGGREGATES}, true from search_range r where ${others} and ${listing} and not r.sole group by r.key collate "C"`,
       ],
       sql` union all `,

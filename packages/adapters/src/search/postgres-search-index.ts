@@ -24,6 +24,7 @@ import { fieldPathsOf, fieldTsquery, fieldVector, singleFieldLexeme } from './po
 import type { FieldPaths } from './field-query.ts';
 import { keptWords, keptWordsAnswer, MAX_KEPT_WORDS } from './postgres-kept-words.ts';
 import { LISTING_AGGREGATES, listingColumns } from './postgres-listing-columns.ts';
+import { bucketedRange, RANGE_BUCKET_SCHEMA, type BucketedRange } from './postgres-range-buckets.ts';
 import { composedQuery, listedRangeDocuments, RANGE_SCHEMA, requiredRanges, writeRanges } from './postgres-ranges.ts';
 import { documentWords, documentWordsInTurns, exactQuery, type DocumentWords, rankOperands, rankText, requiredWords, singleLexeme, type FuzzyExpansions, type RankOperand, type SingleLexeme } from './postgres-text.ts';
 
@@ -165,6 +166,7 @@ const SCHEMA = [
     INCLUDE (key, whole, listed, kind, resource_type, resource_type_label, access_status, created, updated, version_index, id)`,
   'CREATE INDEX IF NOT EXISTS search_box_key ON search_box (key)',
   ...RANGE_SCHEMA,
+  ...RANGE_BUCKET_SCHEMA,
   // Every word ever indexed (never pruned: a word no document holds any more expands a fuzzy term to nothing).
   'CREATE TABLE IF NOT EXISTS search_vocab (word text COLLATE "C" PRIMARY KEY)',
   // See `KEPT_FUNCTION`.
@@ -218,9 +220,10 @@ const STORAGE = [
  * and `field_words`, the words of each field path (postgres-fields.ts); 15 the listing columns on
  * `search_range`'s rows, and a row without a value for each range field a listed document lacks;
  * 16 the field words' and every listed document's counts in `search_count`, two-word pairs in
- * `field_words`, and `repeats`.
+ * `field_words`, and `repeats`; 17 the range rows' counts per bucket (`search_range_count`) and
+ * their page index (postgres-range-buckets.ts).
  */
-const LAYOUT = 16;
+const LAYOUT = 17;
 
 /** Creates the index's tables and indexes where they are missing; nodes starting at once take turns. */
 export async function createPostgresSearchSchema<T>(handle: Kysely<T>): Promise<void> {
@@ -232,6 +235,7 @@ export async function createPostgresSearchSchema<T>(handle: Kysely<T>): Promise<
     const layout = (await sql<{ layout: number }>`select layout from search_meta`.execute(trx)).rows[0]?.layout ?? (existed ? 1 : LAYOUT);
     if (layout !== LAYOUT) {
       await sql`drop table if exists search_box`.execute(trx);
+      await sql`drop table if exists search_range_count`.execute(trx);
       await sql`drop table if exists search_range`.execute(trx);
       await sql`drop table if exists search_body`.execute(trx);
       await sql`drop table if exists search_doc`.execute(trx);
@@ -321,7 +325,10 @@ export function createPostgresSearchIndex<T>(handle: Kysely<T>): SearchIndex & {
       if (query.type === 'all' && request.bbox !== null) {
         return keptFilter(request) ? listedInBox(handle, request, request.bbox) : inSql(handle, request, await inBox(handle, request, request.bbox), null);
       }
-      // A listing's range, or NOT range, from the range rows' listing columns alone.
+      // A listing's date range, or NOT range, from the kept counts of its buckets and their first rows.
+      const bucketed = request.bbox === null && keptFilter(request) ? bucketedRange(query, request.filter.kinds, ownKeys(request)) : null;
+      if (bucketed !== null) return bucketedAnswer(handle, request, bucketed);
+      // Any other listing's range, or NOT range, from the range rows' listing columns alone.
       const listedRange = request.bbox === null && keptFilter(request) ? listedRangeDocuments(query, request.filter.kinds, ownKeys(request)) : null;
       if (listedRange !== null) return listedAnswer(handle, request, listedRange);
       const fuzzy = await expandFuzzy(handle, query);
@@ -403,7 +410,7 @@ export function createPostgresSearchIndex<T>(handle: Kysely<T>): SearchIndex & {
      * for each document) and `glacier OR` a range in 12-17 s, against 20-50 ms once analyzed.
      */
     async analyze() {
-      await sql`analyze search_doc, search_range, search_box, search_path, search_vocab, search_count, search_title`.execute(db);
+      await sql`analyze search_doc, search_range, search_range_count, search_box, search_path, search_vocab, search_count, search_title`.execute(db);
     },
   };
 }
@@ -512,12 +519,7 @@ async function listedAnswer(
   documents: RawBuilder<unknown>,
   decide: (handle: Db, undecided: string[]) => Promise<string[]> = async () => [],
 ): Promise<SearchResult> {
-  const filtered = (Object.entries(request.filter.facets ?? {}) as [FacetName, readonly string[]][]).filter(([, values]) => values.length > 0).map(([facet]) => facet);
-  const grouped = [...new Set<FacetName>([...request.aggregations, ...filtered])];
-  const labelled = request.aggregations.includes('resource_type');
-  const facets = grouped.map((facet) => sql`${sql.ref(FACET_COLUMN[facet])} as ${sql.ref(facet)}`);
-  const start = (request.page - 1) * request.size;
-  const order = sql.raw(ORDER[request.sort === 'bestmatch' ? 'newest' : request.sort]);
+  const { grouped, labelled, facets, start, order } = listingShape(request);
   const answerWith = async (handle: Db, edge: readonly string[]) =>
     (
       await sql<{ counts: FacetGroup[]; page: PageRow[]; across: string[] }>`with g as materialized (
@@ -538,13 +540,58 @@ async function listedAnswer(
     const edge = await decide(handle, first.across);
     return edge.length === 0 ? first : answerWith(handle, edge);
   };
-  const answer = db.isTransaction
-    ? await run(db)
-    : await db.transaction().execute(async (trx) => {
-        // 16 MB: the documents of a range's 38,000 matches at 100k spilled to a temporary file at 4.
-        await sql`select set_config('max_parallel_workers_per_gather', '0', true), set_config('work_mem', '16MB', true)`.execute(trx);
-        return run(trx);
-      });
+  const answer = await inListingTransaction(db, run);
+  return resultOf(request, answer.counts, answer.page);
+}
+
+/**
+ * Runs a listing's statements in a transaction of its own (or the caller's) without parallel
+ * workers, whose start cost more than the few ms they would share, and in 16 MB of working memory
+ * (the documents of a range's 38,000 matches at 100k spilled to a temporary file at 4).
+ */
+async function inListingTransaction<R>(db: Db, run: (handle: Db) => Promise<R>): Promise<R> {
+  if (db.isTransaction) return run(db);
+  return db.transaction().execute(async (trx) => {
+    await sql`select set_config('max_parallel_workers_per_gather', '0', true), set_config('work_mem', '16MB', true)`.execute(trx);
+    return run(trx);
+  });
+}
+
+/** What a listing's counting and paging statement groups by, and its page's place and order. */
+function listingShape(request: SearchRequest) {
+  const filtered = (Object.entries(request.filter.facets ?? {}) as [FacetName, readonly string[]][]).filter(([, values]) => values.length > 0).map(([facet]) => facet);
+  const grouped = [...new Set<FacetName>([...request.aggregations, ...filtered])];
+  return {
+    grouped,
+    labelled: request.aggregations.includes('resource_type'),
+    facets: grouped.map((facet) => sql`${sql.ref(FACET_COLUMN[facet])} as ${sql.ref(facet)}`),
+    start: (request.page - 1) * request.size,
+    order: sql.raw(ORDER[request.sort === 'bestmatch' ? 'newest' : request.sort]),
+  };
+}
+
+/**
+ * A listing's range from its buckets (postgres-range-buckets.ts): the whole buckets' kept counts
+ * plus the documents read from their rows, grouped as the counting statement groups; the page the
+ * first of each whole bucket's first `end` rows and of those documents. No match is undecided.
+ */
+async function bucketedAnswer(db: Db, request: SearchRequest, range: BucketedRange): Promise<SearchResult> {
+  const { grouped, labelled, facets, start, order } = listingShape(request);
+  const statement = sql<{ counts: FacetGroup[]; page: PageRow[] }>`with g as materialized (${range.documents}),
+    counts as (
+      select ${sql.join([...facets, labelled ? sql`min(resource_type_label) as label` : sql`null as label`, sql`sum(n) as n`])} from (
+        ${range.counted}
+        union all select kind, resource_type, resource_type_label, access_status, count(*) from g group by kind, resource_type, resource_type_label, access_status) c
+      ${grouped.length === 0 ? sql`` : sql`group by ${sql.join(grouped.map((facet) => sql.ref(FACET_COLUMN[facet])))}`}
+    ), page as (
+      select key, id, kind, created, updated, version_index from (
+        ${range.pages(order, facetSql(request), start + request.size)}
+        union all select key, id, kind, created, updated, version_index, resource_type, access_status from g where ${facetSql(request)}) m
+      order by ${order} limit ${request.size} offset ${start}
+    )
+    select (select coalesce(json_agg(c order by c.label), '[]') from counts c) as counts,
+      (select coalesce(json_agg(json_build_object('id', id, 'kind', kind, 'state', 'published') order by ${order}), '[]') from page) as page`;
+  const answer = await inListingTransaction(db, async (handle) => (await statement.execute(handle)).rows[0] ?? { counts: [], page: [] });
   return resultOf(request, answer.counts, answer.page);
 }
 
