@@ -298,3 +298,11 @@ describe('GET /api/docs', () => {
     expect(doc.status).toBe(200);
   });
 });
+
+describe('answers to requests from outside clients match the document', () => {
+  it('describes the document itself as the JSON object it is', async () => {
+    const { call } = await makeApp();
+    const res = await call('GET', '/api/openapi.json');
+    expect([res.status, res.json.openapi]).toEqual([200, '3.1.0']);
+  });
+});

@@ -266,7 +266,8 @@ function successContent(body: Body, nameOf: Map<ZodType, string>): Record<string
       return { 'text/xml': { schema: { type: 'string' } } };
     case 'text':
     case 'asset':
-      return { [body.mediaType]: { schema: { type: 'string' } } };
+      // This document itself is served as an asset: a JSON object, not a string.
+      return { [body.mediaType]: { schema: /[/+]json$/.test(body.mediaType) ? { type: 'object' } : { type: 'string' } } };
     case 'empty':
       return undefined;
   }
