@@ -305,4 +305,12 @@ describe('answers to requests from outside clients match the document', () => {
     const res = await call('GET', '/api/openapi.json');
     expect([res.status, res.json.openapi]).toEqual([200, '3.1.0']);
   });
+
+  it('answers a malformed If-Match on deleting a draft with a documented 400, and keeps the draft', async () => {
+    const { call, alice } = await makeApp();
+    const draft = await call('POST', '/api/records', { token: alice, json: { metadata } });
+    const refused = await call('DELETE', `/api/records/${draft.json.id as string}/draft`, { token: alice, headers: { 'if-match': 'garbage' } });
+    expect([refused.status, refused.json.message]).toEqual([400, 'If-Match must be a revision id or a list of entity tags.']);
+    expect((await call('GET', `/api/records/${draft.json.id as string}/draft`, { token: alice })).status).toBe(200);
+  });
 });

@@ -177,7 +177,7 @@ function recordOperations(kind: 'resource' | 'package'): Operation[] {
       access: 'user-or-link',
       ifMatch: true,
       responses: [empty()],
-      errors: [...READ, 409, 412],
+      errors: [400, ...READ, 409, 412],
     },
     {
       method: 'post',
