@@ -313,4 +313,15 @@ describe('answers to requests from outside clients match the document', () => {
     expect([refused.status, refused.json.message]).toEqual([400, 'If-Match must be a revision id or a list of entity tags.']);
     expect((await call('GET', `/api/records/${draft.json.id as string}/draft`, { token: alice })).status).toBe(200);
   });
+
+  it('documents 401 wherever a bearer token is read, as a refused token is answered on robots.txt and the sitemap too', async () => {
+    const { call, raw } = await appWithDocument();
+    const doc = raw as unknown as OpenApiDocument;
+    const readsToken = (op: { security?: object[] }) => (op.security ?? []).some((s) => 'bearerAuth' in s);
+    const missing = Object.entries(doc.paths).flatMap(([path, item]) =>
+      METHODS.filter((m) => item[m] && readsToken(item[m] as { security?: object[] }) && !('401' in (item[m]?.responses ?? {}))).map((m) => `${m} ${path}`),
+    );
+    expect(missing).toEqual([]);
+    for (const path of ['/robots.txt', '/sitemap.xml']) expect((await call('GET', path, { token: 'not-a-token' })).status, path).toBe(401);
+  });
 });

@@ -502,7 +502,7 @@ const crawlerOperations: Operation[] = [
     tags: ['Pages'],
     access: 'optional',
     responses: [{ status: 200, description: 'The rules (RFC 9309).', body: { kind: 'text', mediaType: 'text/plain' } }],
-    errors: [500],
+    errors: [401, 500],
   },
   {
     method: 'get',
@@ -514,7 +514,7 @@ const crawlerOperations: Operation[] = [
     access: 'optional',
     params: [{ name: 'after', description: 'A part of the sitemap: the pages among the versions after this position, as the index gives it.' }],
     responses: [{ status: 200, description: 'A `urlset`, or a `sitemapindex`.', body: { kind: 'text', mediaType: 'application/xml' } }],
-    errors: [400, 500, 503],
+    errors: [400, 401, 500, 503],
   },
 ];
 
