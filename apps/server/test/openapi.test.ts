@@ -324,4 +324,13 @@ describe('answers to requests from outside clients match the document', () => {
     expect(missing).toEqual([]);
     for (const path of ['/robots.txt', '/sitemap.xml']) expect((await call('GET', path, { token: 'not-a-token' })).status, path).toBe(401);
   });
+
+  it('documents a draft\'s page refused without credentials as the HTML page it is, and a refused token\'s as JSON', async () => {
+    const { call, alice } = await makeApp();
+    const draft = await call('POST', '/api/records', { token: alice, json: { metadata } });
+    const anonymous = await call('GET', `/uploads/${draft.json.id as string}`, { headers: { accept: 'text/html' } });
+    expect([anonymous.status, anonymous.headers.get('content-type')]).toEqual([401, 'text/html; charset=utf-8']);
+    const refused = await call('GET', `/uploads/${draft.json.id as string}`, { token: 'not-a-token', headers: { accept: 'text/html' } });
+    expect([refused.status, refused.headers.get('content-type')]).toEqual([401, 'application/json']);
+  });
 });
