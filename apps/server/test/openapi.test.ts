@@ -333,4 +333,14 @@ describe('answers to requests from outside clients match the document', () => {
     const refused = await call('GET', `/uploads/${draft.json.id as string}`, { token: 'not-a-token', headers: { accept: 'text/html' } });
     expect([refused.status, refused.headers.get('content-type')]).toEqual([401, 'application/json']);
   });
+
+  it('documents the 304 the latest version answers to the ETag it carries', async () => {
+    const { call, alice } = await makeApp();
+    const draft = await call('POST', '/api/records', { token: alice, json: { metadata, files: { enabled: false } } });
+    await call('POST', `/api/records/${draft.json.id as string}/draft/actions/publish`, { token: alice });
+    const latest = await call('GET', `/api/records/${draft.json.id as string}/versions/latest`);
+    const etag = latest.headers.get('etag') ?? '';
+    const again = await call('GET', `/api/records/${draft.json.id as string}/versions/latest`, { headers: { 'if-none-match': etag } });
+    expect([again.status, again.headers.get('etag'), again.text]).toEqual([304, etag, '']);
+  });
 });

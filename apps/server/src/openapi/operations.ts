@@ -86,6 +86,8 @@ export const REQUEST_SCHEMAS = { DraftBody: draftBody, FileKeys: fileKeysBody, A
 
 /** 503: the database or the file storage does not answer. */
 const READ = [401, 403, 404, 406, 500, 503] as const;
+/** Every GET of a published version answers 304 to the ETag it carries (respond.ts). */
+const RECORD_NOT_MODIFIED: Success = { status: 304, description: '`If-None-Match` names the current ETag: the answer is unchanged.', body: { kind: 'empty' }, headers: ['ETag'] };
 /** 429 (and 503): what a record or a page of records holds is taken from the same memory bound as bodies (docs/operations.md, "Answers"). */
 const ANSWER_READ = [...READ, 429] as const;
 const QUERY_READ = [400, ...ANSWER_READ] as const;
@@ -214,7 +216,7 @@ function recordOperations(kind: 'resource' | 'package'): Operation[] {
       params: CITATION_PARAMS,
       responses: [
         recordAnswer(200, 'The published record.', { published: true, exports: true }),
-        { status: 304, description: '`If-None-Match` names the current ETag: the answer is unchanged.', body: { kind: 'empty' }, headers: ['ETag'] },
+        RECORD_NOT_MODIFIED,
       ],
       errors: QUERY_READ,
     },
@@ -235,7 +237,7 @@ function recordOperations(kind: 'resource' | 'package'): Operation[] {
       summary: `Read the latest version of a ${noun}`,
       tags: [tag],
       access: 'optional',
-      responses: [recordAnswer(200, 'The latest published version.', { published: true })],
+      responses: [recordAnswer(200, 'The latest published version.', { published: true }), RECORD_NOT_MODIFIED],
       errors: ANSWER_READ,
     },
     { method: 'get', path: `${base}/{id}/draft/files`, summary: `List a ${noun} draft's files`, tags: [files], access: 'user-or-link', responses: [json(200, 'The draft files.', fileList)], errors: READ },
