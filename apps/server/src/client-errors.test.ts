@@ -1,12 +1,44 @@
-import { describe, expect, it } from 'vitest';
-import { clientErrorAnswer } from './client-errors.ts';
+import { createServer, type Server } from 'node:http';
+import { connect, type AddressInfo } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { answerClientErrors } from './client-errors.ts';
 
-const parserError = (code: string) => Object.assign(new Error(code), { code });
+let server: Server | null = null;
+afterEach(() => new Promise<void>((done) => (server ? server.close(() => done()) : done())));
 
-describe("the answer to what Node's HTTP parser refuses", () => {
-  it('keeps the status Node gives: 431 past the header size, 408 for headers still arriving, 400 for the rest', () => {
-    expect(clientErrorAnswer(parserError('HPE_HEADER_OVERFLOW')).status).toBe(431);
-    expect(clientErrorAnswer(parserError('ERR_HTTP_REQUEST_TIMEOUT'))).toMatchObject({ status: 408, message: "The request's headers did not arrive within 60 s." });
-    expect(clientErrorAnswer(parserError('HPE_INVALID_METHOD'))).toMatchObject({ status: 400, reason: 'Bad Request' });
+/** A server answering every request after `delayMs`, as a handler awaiting its store does. */
+async function listening(delayMs: number): Promise<number> {
+  server = createServer((_req, res) => setTimeout(() => res.end('{"ok":true}'), delayMs));
+  answerClientErrors(server);
+  await new Promise<void>((ok) => server?.listen(0, '127.0.0.1', ok));
+  return (server.address() as AddressInfo).port;
+}
+
+/** Writes `raw` on a connection of its own and reads until the server closes it. */
+const exchange = (port: number, raw: string) =>
+  new Promise<string>((ok, fail) => {
+    const socket = connect({ port, host: '127.0.0.1' });
+    let text = '';
+    socket.on('data', (c: Buffer) => (text += c.toString()));
+    socket.on('close', () => ok(text));
+    socket.on('error', fail);
+    socket.write(raw);
+  });
+
+describe('answerClientErrors', () => {
+  it('answers a request followed on its connection by bytes that are not HTTP, then closes the connection', async () => {
+    // A DELETE whose body was sent without Content-Length: the body parses as a second request.
+    const port = await listening(30);
+    const text = await exchange(port, 'DELETE /x HTTP/1.1\r\nHost: x\r\n\r\n{"resources":[]}');
+    expect(text.slice(0, 15)).toBe('HTTP/1.1 200 OK');
+    expect(text).toMatch(/\r\nconnection: close\r\n/i);
+    expect(text.endsWith('{"ok":true}')).toBe(true);
+  });
+
+  it('answers bytes that are not HTTP alone 400 in JSON', async () => {
+    const port = await listening(0);
+    const text = await exchange(port, 'HELLO THERE\r\n\r\n');
+    expect(text.slice(0, 12)).toBe('HTTP/1.1 400');
+    expect(JSON.parse(text.slice(text.indexOf('\r\n\r\n') + 4))).toEqual({ status: 400, message: 'The request is not valid HTTP/1.1.' });
   });
 });
