@@ -4,7 +4,7 @@
  * the JSON error shape every other refusal has, with the status Node would give, and the
  * connection closed. Node's own answer had the status alone, with an empty body.
  */
-import type { Server } from 'node:http';
+import type { Server, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { HEADERS_TIMEOUT_MS } from './server-options.ts';
 
@@ -24,10 +24,26 @@ export function clientErrorAnswer(err: ParserError): { status: number; reason: s
 }
 
 export function answerClientErrors(server: Server): void {
+  const closingAfter = new WeakSet<Duplex>();
   server.on('clientError', (err: ParserError, socket: Duplex) => {
     // A connection the client has closed, or one already answered, has nobody to read an answer.
-    if (err.code === 'ECONNRESET' || !socket.writable || (socket as Duplex & { _httpMessage?: unknown })._httpMessage) {
+    if (err.code === 'ECONNRESET' || !socket.writable) {
       socket.destroy();
+      return;
+    }
+    // Bytes that are not HTTP behind a request still being answered (a body sent without
+    // Content-Length reads as a second request): that request is answered, then the connection
+    // closed; destroying it at once lost the answer.
+    const pending = (socket as Duplex & { _httpMessage?: ServerResponse | null })._httpMessage;
+    if (pending) {
+      if (!closingAfter.has(socket)) {
+        closingAfter.add(socket);
+        if (!pending.headersSent) pending.shouldKeepAlive = false;
+        pending.once('finish', () => socket.end());
+        pending.once('close', () => {
+          if (!pending.writableFinished) socket.destroy();
+        });
+      }
       return;
     }
     const { status, reason, message } = clientErrorAnswer(err);

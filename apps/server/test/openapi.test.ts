@@ -298,3 +298,49 @@ describe('GET /api/docs', () => {
     expect(doc.status).toBe(200);
   });
 });
+
+describe('answers to requests from outside clients match the document', () => {
+  it('describes the document itself as the JSON object it is', async () => {
+    const { call } = await makeApp();
+    const res = await call('GET', '/api/openapi.json');
+    expect([res.status, res.json.openapi]).toEqual([200, '3.1.0']);
+  });
+
+  it('answers a malformed If-Match on deleting a draft with a documented 400, and keeps the draft', async () => {
+    const { call, alice } = await makeApp();
+    const draft = await call('POST', '/api/records', { token: alice, json: { metadata } });
+    const refused = await call('DELETE', `/api/records/${draft.json.id as string}/draft`, { token: alice, headers: { 'if-match': 'garbage' } });
+    expect([refused.status, refused.json.message]).toEqual([400, 'If-Match must be a revision id or a list of entity tags.']);
+    expect((await call('GET', `/api/records/${draft.json.id as string}/draft`, { token: alice })).status).toBe(200);
+  });
+
+  it('documents 401 wherever a bearer token is read, as a refused token is answered on robots.txt and the sitemap too', async () => {
+    const { call, raw } = await appWithDocument();
+    const doc = raw as unknown as OpenApiDocument;
+    const readsToken = (op: { security?: object[] }) => (op.security ?? []).some((s) => 'bearerAuth' in s);
+    const missing = Object.entries(doc.paths).flatMap(([path, item]) =>
+      METHODS.filter((m) => item[m] && readsToken(item[m] as { security?: object[] }) && !('401' in (item[m]?.responses ?? {}))).map((m) => `${m} ${path}`),
+    );
+    expect(missing).toEqual([]);
+    for (const path of ['/robots.txt', '/sitemap.xml']) expect((await call('GET', path, { token: 'not-a-token' })).status, path).toBe(401);
+  });
+
+  it('documents a draft\'s page refused without credentials as the HTML page it is, and a refused token\'s as JSON', async () => {
+    const { call, alice } = await makeApp();
+    const draft = await call('POST', '/api/records', { token: alice, json: { metadata } });
+    const anonymous = await call('GET', `/uploads/${draft.json.id as string}`, { headers: { accept: 'text/html' } });
+    expect([anonymous.status, anonymous.headers.get('content-type')]).toEqual([401, 'text/html; charset=utf-8']);
+    const refused = await call('GET', `/uploads/${draft.json.id as string}`, { token: 'not-a-token', headers: { accept: 'text/html' } });
+    expect([refused.status, refused.headers.get('content-type')]).toEqual([401, 'application/json']);
+  });
+
+  it('documents the 304 the latest version answers to the ETag it carries', async () => {
+    const { call, alice } = await makeApp();
+    const draft = await call('POST', '/api/records', { token: alice, json: { metadata, files: { enabled: false } } });
+    await call('POST', `/api/records/${draft.json.id as string}/draft/actions/publish`, { token: alice });
+    const latest = await call('GET', `/api/records/${draft.json.id as string}/versions/latest`);
+    const etag = latest.headers.get('etag') ?? '';
+    const again = await call('GET', `/api/records/${draft.json.id as string}/versions/latest`, { headers: { 'if-none-match': etag } });
+    expect([again.status, again.headers.get('etag'), again.text]).toEqual([304, etag, '']);
+  });
+});

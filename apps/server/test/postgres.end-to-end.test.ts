@@ -147,6 +147,23 @@ describe('two nodes on one PostgreSQL and one S3', () => {
     expect((await call(b, 'GET', `/api/records/${id}/versions`)).json.hits.total).toBe(1);
   });
 
+  it('answers names holding a NUL character (%00), which PostgreSQL cannot look up, as naming nothing, never 500', async () => {
+    const [a] = nodes as [Node, Node];
+    const published = (await call(a, 'POST', '/api/records', { metadata, files: { enabled: false } })).json.id as string;
+    await call(a, 'POST', `/api/records/${published}/draft/actions/publish`);
+    const paths = ['/api/records/%00', '/api/records/a%00b/draft', `/api/records/${published}/files/%00`, `/api/records/${published}/access/links/%00`, '/api/packages/context/%00/resources', '/api/vocabularies/licenses/%00', '/api/iiif/record:%00/manifest'];
+    for (const path of paths) {
+      const answer = await call(a, 'GET', path);
+      expect([path, answer.status, answer.json?.status]).toEqual([path, 404, 404]);
+    }
+    expect((await call(a, 'GET', '/records/%00')).status).toBe(404);
+    const oai = await call(a, 'GET', `/oai2d?verb=GetRecord&metadataPrefix=oai_dc&identifier=oai:127.0.0.1:${published}%00`);
+    expect([oai.status, /<error code="idDoesNotExist">/.test(oai.text)]).toEqual([200, true]);
+    // A vocabulary entry named with one is unknown, as any other unknown entry is.
+    const draft = await call(a, 'POST', '/api/records', { metadata: { ...metadata, languages: [{ id: 'en\u0000g' }] } });
+    expect(draft.status).toBe(201);
+  });
+
   it('keeps B serving, and nothing half-written visible, when A is killed in the middle of an upload', async () => {
     const [a, b] = nodes as [Node, Node];
     const id = (await call(a, 'POST', '/api/records', { metadata })).json.id as string;

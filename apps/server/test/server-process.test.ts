@@ -5,6 +5,7 @@ import { connect, createServer, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { rawExchange } from './raw-exchange.ts';
 import { freePort, outcome, spawnServer, startServer } from './real-server.ts';
 
 const serverDir = resolve(import.meta.dirname, '..');
@@ -126,16 +127,7 @@ describe('server start-up', () => {
   it("answers what Node's HTTP parser refuses in JSON, as every other refusal: a URL past the header size 431, bytes that are not HTTP 400", async () => {
     const port = await freePort();
     const server = await startServer({ ...process.env, KRS_DATA_DIR: dataDir, KRS_BASE_URL: '', PORT: String(port) });
-    /** Writes `raw` on a connection of its own and reads until the server closes it. */
-    const exchange = (raw: string) =>
-      new Promise<string>((ok, fail) => {
-        const socket = connect({ port, host: '127.0.0.1' });
-        let text = '';
-        socket.on('data', (c: Buffer) => (text += c.toString()));
-        socket.on('close', () => ok(text));
-        socket.on('error', fail);
-        socket.write(raw);
-      });
+    const exchange = (raw: string) => rawExchange(port, raw);
     try {
       const long = await exchange(`GET /api/search?q=${'a'.repeat(100_000)} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n`);
       expect(long.slice(0, 12)).toBe('HTTP/1.1 431');

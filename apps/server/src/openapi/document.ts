@@ -173,8 +173,8 @@ const HEADERS: Record<string, string> = {
 
 const headerKey = (name: string) => name.replace(/[^A-Za-z0-9]/g, '');
 
-/** Page routes refuse with an HTML page, except a bad bearer token, refused before any page is made. */
-const isPageError = (op: Operation, status: ErrorStatus) => op.htmlErrors === true && status !== 401;
+/** Page routes refuse with an HTML page; their 401 is a page too, or JSON for a bad bearer token, refused before any page is made. */
+const isPageError = (op: Operation) => op.htmlErrors === true;
 
 /** `pageStatuses`: the statuses some page route refuses with, which get an HTML variant. */
 function components(schemas: Record<string, JsonSchema>, pageStatuses: ReadonlySet<ErrorStatus>): OpenApiDocument['components'] {
@@ -185,7 +185,15 @@ function components(schemas: Record<string, JsonSchema>, pageStatuses: ReadonlyS
       ...(status === 401 ? { headers: { 'WWW-Authenticate': { $ref: '#/components/headers/WWWAuthenticate' } } } : {}),
       content: { 'application/json': { schema: ref('Error') } },
     };
-    if (pageStatuses.has(status)) responses[`Page${status}`] = { description: `${ERROR_TEXT[status]} As an HTML page.`, content: { 'text/html': { schema: { type: 'string' } } } };
+    if (status === 401 && pageStatuses.has(status)) {
+      responses['Page401'] = {
+        description: `${ERROR_TEXT[status]} As an HTML page asking to sign in or for a link; in JSON when a bearer token was refused.`,
+        headers: { 'WWW-Authenticate': { $ref: '#/components/headers/WWWAuthenticate' } },
+        content: { 'text/html': { schema: { type: 'string' } }, 'application/json': { schema: ref('Error') } },
+      };
+    } else if (pageStatuses.has(status)) {
+      responses[`Page${status}`] = { description: `${ERROR_TEXT[status]} As an HTML page.`, content: { 'text/html': { schema: { type: 'string' } } } };
+    }
   }
   const headers: OpenApiDocument['components']['headers'] = {};
   for (const [name, description] of Object.entries(HEADERS)) headers[headerKey(name)] = { description, schema: { type: 'string' } };
@@ -266,7 +274,8 @@ function successContent(body: Body, nameOf: Map<ZodType, string>): Record<string
       return { 'text/xml': { schema: { type: 'string' } } };
     case 'text':
     case 'asset':
-      return { [body.mediaType]: { schema: { type: 'string' } } };
+      // This document itself is served as an asset: a JSON object, not a string.
+      return { [body.mediaType]: { schema: /[/+]json$/.test(body.mediaType) ? { type: 'object' } : { type: 'string' } } };
     case 'empty':
       return undefined;
   }
@@ -300,7 +309,7 @@ function operationObject(op: Operation, nameOf: Map<ZodType, string>): Operation
     responses[String(success.status)] = { description: success.description, ...(headers ? { headers } : {}), ...(content ? { content } : {}) };
   }
   for (const status of op.errors) {
-    responses[String(status)] = { $ref: `#/components/responses/${isPageError(op, status) ? 'Page' : 'Error'}${status}` };
+    responses[String(status)] = { $ref: `#/components/responses/${isPageError(op) ? 'Page' : 'Error'}${status}` };
   }
 
   let requestBody: OperationObject['requestBody'];
@@ -353,7 +362,7 @@ export function buildDocument(options: DocumentOptions): OpenApiDocument {
   const tags: string[] = [];
   const pageStatuses = new Set<ErrorStatus>();
   for (const op of operationTable(options)) {
-    for (const status of op.errors) if (isPageError(op, status)) pageStatuses.add(status);
+    for (const status of op.errors) if (isPageError(op)) pageStatuses.add(status);
     const item = (paths[op.path] ??= {});
     if (item[op.method]) throw new Error(`The route table lists ${op.method.toUpperCase()} ${op.path} twice.`);
     item[op.method] = operationObject(op, nameOf);

@@ -86,6 +86,8 @@ export const REQUEST_SCHEMAS = { DraftBody: draftBody, FileKeys: fileKeysBody, A
 
 /** 503: the database or the file storage does not answer. */
 const READ = [401, 403, 404, 406, 500, 503] as const;
+/** Every GET of a published version answers 304 to the ETag it carries (respond.ts). */
+const RECORD_NOT_MODIFIED: Success = { status: 304, description: '`If-None-Match` names the current ETag: the answer is unchanged.', body: { kind: 'empty' }, headers: ['ETag'] };
 /** 429 (and 503): what a record or a page of records holds is taken from the same memory bound as bodies (docs/operations.md, "Answers"). */
 const ANSWER_READ = [...READ, 429] as const;
 const QUERY_READ = [400, ...ANSWER_READ] as const;
@@ -177,7 +179,7 @@ function recordOperations(kind: 'resource' | 'package'): Operation[] {
       access: 'user-or-link',
       ifMatch: true,
       responses: [empty()],
-      errors: [...READ, 409, 412],
+      errors: [400, ...READ, 409, 412],
     },
     {
       method: 'post',
@@ -214,7 +216,7 @@ function recordOperations(kind: 'resource' | 'package'): Operation[] {
       params: CITATION_PARAMS,
       responses: [
         recordAnswer(200, 'The published record.', { published: true, exports: true }),
-        { status: 304, description: '`If-None-Match` names the current ETag: the answer is unchanged.', body: { kind: 'empty' }, headers: ['ETag'] },
+        RECORD_NOT_MODIFIED,
       ],
       errors: QUERY_READ,
     },
@@ -235,7 +237,7 @@ function recordOperations(kind: 'resource' | 'package'): Operation[] {
       summary: `Read the latest version of a ${noun}`,
       tags: [tag],
       access: 'optional',
-      responses: [recordAnswer(200, 'The latest published version.', { published: true })],
+      responses: [recordAnswer(200, 'The latest published version.', { published: true }), RECORD_NOT_MODIFIED],
       errors: ANSWER_READ,
     },
     { method: 'get', path: `${base}/{id}/draft/files`, summary: `List a ${noun} draft's files`, tags: [files], access: 'user-or-link', responses: [json(200, 'The draft files.', fileList)], errors: READ },
@@ -502,7 +504,7 @@ const crawlerOperations: Operation[] = [
     tags: ['Pages'],
     access: 'optional',
     responses: [{ status: 200, description: 'The rules (RFC 9309).', body: { kind: 'text', mediaType: 'text/plain' } }],
-    errors: [500],
+    errors: [401, 500],
   },
   {
     method: 'get',
@@ -514,7 +516,7 @@ const crawlerOperations: Operation[] = [
     access: 'optional',
     params: [{ name: 'after', description: 'A part of the sitemap: the pages among the versions after this position, as the index gives it.' }],
     responses: [{ status: 200, description: 'A `urlset`, or a `sitemapindex`.', body: { kind: 'text', mediaType: 'application/xml' } }],
-    errors: [400, 500, 503],
+    errors: [400, 401, 500, 503],
   },
 ];
 

@@ -96,6 +96,8 @@ export function oaiRoutes(core: Core, links: Links, responder: Responder, option
   const idOf = (identifier: string) => {
     const prefix = `oai:${host}:`;
     if (!identifier.startsWith(prefix) || identifier.length === prefix.length) throw new OaiError('idDoesNotExist', `"${identifier.slice(0, 200)}" is not an identifier of this repository.`);
+    // No id holds U+0000; PostgreSQL would refuse to look one up (a 404 instead of OAI's error).
+    if (identifier.includes('\u0000')) throw new OaiError('idDoesNotExist', 'No record has an identifier holding a NUL character (U+0000).');
     return identifier.slice(prefix.length);
   };
 

@@ -5,6 +5,7 @@ import { Kysely, PostgresDialect, SqliteDialect, type LogEvent } from 'kysely';
 import pg from 'pg';
 import type { Database } from './database.ts';
 import { boundedPgPool } from './bounded-pg-pool.ts';
+import { nulFreePgPool } from './nul-free-pg-pool.ts';
 import { withStatementCache } from './statement-cache.ts';
 import { walSyncer } from './wal-syncer.ts';
 
@@ -188,7 +189,7 @@ export function createPgDb(url: string, options: Pick<DbOptions, 'onQuery'> & Pg
     allowExitOnIdle: true,
     ...(statementTimeout === null ? {} : { statement_timeout: statementTimeout, idle_in_transaction_session_timeout: statementTimeout }),
   });
-  const bounded = boundedPgPool(pool, options.queryTimeoutMs ?? null);
+  const bounded = nulFreePgPool(boundedPgPool(pool, options.queryTimeoutMs ?? null));
   // An idle connection the server dropped must not take the process down with it.
   pool.on('error', () => {});
   // Nor one dropped while lent out (PostgreSQL restarted, failed over, stopped under load): its

@@ -67,8 +67,10 @@ export function createSqlVocabularyRepository(db: Kysely<Database>, reader?: Row
   }
 
   return {
-    async get(type, ids) {
+    async get(type, asked) {
       const found = new Map<string, VocabularyEntry>();
+      // No entry's id holds U+0000, and PostgreSQL cannot be asked for one (nul-free-pg-pool.ts).
+      const ids = asked.filter((id) => !id.includes('\u0000'));
       if (ids.length === 1) {
         const row = await oneEntry.first(db, { type, id: ids[0] as string });
         const entry = row === undefined ? undefined : rowToVocabulary(row);
