@@ -86,6 +86,10 @@ describe('readConfig', () => {
       expect(() => readConfig({ [name]: '0' })).toThrow(new RegExp(`${name} must be a whole number from 1 to 3600`));
     }
     expect(() => readConfig({ KRS_PG_QUERY_TIMEOUT: '2.5' })).toThrow(/KRS_PG_QUERY_TIMEOUT/);
+    // The node's wait must outlast PostgreSQL's own bound, which cancels a statement and keeps its connection.
+    expect(() => readConfig({ KRS_PG_STATEMENT_TIMEOUT: '30', KRS_PG_QUERY_TIMEOUT: '30' })).toThrow('KRS_PG_QUERY_TIMEOUT (30 s) must be above KRS_PG_STATEMENT_TIMEOUT (30 s), or 0.');
+    expect(() => readConfig({ KRS_PG_QUERY_TIMEOUT: '10' })).toThrow(/must be above KRS_PG_STATEMENT_TIMEOUT \(20 s\)/);
+    expect(readConfig({ KRS_PG_STATEMENT_TIMEOUT: '30', KRS_PG_QUERY_TIMEOUT: '0' }).storeTimeouts).toMatchObject({ pgStatementMs: 30_000, pgQueryMs: null });
   });
 
   it('takes a DOI prefix for reserve_doi, and refuses what is not one', () => {

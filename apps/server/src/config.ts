@@ -183,10 +183,16 @@ function storeTimeouts(env: NodeJS.ProcessEnv): StoreTimeouts {
   const seconds = (name: string, fallback: number, min: number) => integer(env, name, fallback, min, 3600);
   const orNone = (s: number) => (s === 0 ? null : s * 1000);
   const statement = seconds('KRS_PG_STATEMENT_TIMEOUT', DEFAULT_PG_STATEMENT_SECONDS, 0);
+  const answer = seconds('KRS_PG_QUERY_TIMEOUT', (statement || DEFAULT_PG_STATEMENT_SECONDS) + PG_ANSWER_MARGIN_SECONDS, 0);
+  // At or under PostgreSQL's own bound, the node would cut (and close the connection of) every
+  // statement PostgreSQL was about to cancel itself, keeping its connection.
+  if (statement !== 0 && answer !== 0 && answer <= statement) {
+    throw new ConfigError(`KRS_PG_QUERY_TIMEOUT (${answer} s) must be above KRS_PG_STATEMENT_TIMEOUT (${statement} s), or 0.`);
+  }
   return {
     pgConnectMs: seconds('KRS_PG_CONNECT_TIMEOUT', 10, 1) * 1000,
     pgStatementMs: orNone(statement),
-    pgQueryMs: orNone(seconds('KRS_PG_QUERY_TIMEOUT', (statement || DEFAULT_PG_STATEMENT_SECONDS) + PG_ANSWER_MARGIN_SECONDS, 0)),
+    pgQueryMs: orNone(answer),
     s3ConnectMs: seconds('KRS_S3_CONNECT_TIMEOUT', 5, 1) * 1000,
     s3IdleMs: seconds('KRS_S3_IDLE_TIMEOUT', 10, 1) * 1000,
   };
