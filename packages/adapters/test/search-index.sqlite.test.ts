@@ -476,6 +476,52 @@ describe('sqlite search reader threads', () => {
       db.close();
     }
   });
+  /** A read of `n` generated rows: its time grows with `n` (1M: about half a second). */
+  const counting = (reader: ReturnType<typeof createThreadReader>, n: number) =>
+    reader.rows('WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < ?) SELECT count(*) FROM c', [n]);
+  /** The order in which the promises settled, by label. */
+  const settledOrder = async (asked: [string, Promise<unknown>][]) => {
+    const order: string[] = [];
+    await Promise.all(asked.map(([label, p]) => p.then(() => order.push(label))));
+    return order;
+  };
+
+  it('answers a quick query beside the two long steps of a costly search before either ends', async () => {
+    const file = dbFile();
+    new Database(file).close();
+    const reader = createThreadReader(file);
+    try {
+      await Promise.all([counting(reader, 1), counting(reader, 1), counting(reader, 1)]);
+      const order = await settledOrder([
+        ['long', counting(reader, 2_000_000)],
+        ['long', counting(reader, 2_000_000)],
+        ['quick', counting(reader, 10)],
+      ]);
+      expect(order).toEqual(['quick', 'long', 'long']);
+    } finally {
+      await reader.close();
+    }
+  });
+
+  it('sends a query, when every thread is busy, to the thread whose query started last, not behind a long one', async () => {
+    const file = dbFile();
+    new Database(file).close();
+    const reader = createThreadReader(file, 2);
+    try {
+      await Promise.all([counting(reader, 1), counting(reader, 1)]);
+      const long = counting(reader, 3_000_000);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      const short = counting(reader, 100_000);
+      const order = await settledOrder([
+        ['long', long],
+        ['short', short],
+        ['next', counting(reader, 10)],
+      ]);
+      expect(order).toEqual(['short', 'next', 'long']);
+    } finally {
+      await reader.close();
+    }
+  });
 });
 
 describe('sqlite ranges from the values held in memory', () => {

@@ -13,6 +13,7 @@ import { Worker } from 'node:worker_threads';
 import { SQLITE_MODULE_PATH } from '../sql/sqlite-driver.ts';
 import { LOWER_PRIORITY } from './worker-priority.ts';
 import { threadsEnded } from './threads-ended.ts';
+import { leastLoaded, SEARCH_READER_THREADS, type ThreadLoad } from './reader-threads.ts';
 import { withinBagDistance } from './bag-distance.ts';
 import { rangeColumns, type RangeColumns } from './range-values.ts';
 import type { Param } from './fts-query.ts';
@@ -348,12 +349,12 @@ parentPort.on('message', ({ id, kind, sql, params, buffer }) => {
 `;
 
 /**
- * Reader threads share the queries, each to the thread with the fewest waiting: a search that
+ * Reader threads share the queries (see reader-threads.ts for which takes each): a search that
  * ranks sends its match and its bm25 read at once, and on two threads they run side by side
  * (at 1M documents, 20 and 50 ms one after the other). Each thread holds its own connection and
  * page cache.
  */
-export function createThreadReader(filename: string, threads = 2): SqliteReader {
+export function createThreadReader(filename: string, threads = SEARCH_READER_THREADS): SqliteReader {
   const pending = new Map<number, { ok: (v: Result) => void; fail: (e: Error) => void }>();
   let next = 0;
   let failure: Error | null = null;
@@ -368,13 +369,12 @@ export function createThreadReader(filename: string, threads = 2): SqliteReader 
    * faults), which happened to one of the two whenever both answered a query's words.
    */
   const origin = new WeakMap<ArrayBufferLike, Thread>();
-  interface Thread {
+  interface Thread extends ThreadLoad {
     worker: Worker;
-    waiting: number;
   }
   const spawnThread = (): Thread => {
     const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { filename, module: SQLITE_MODULE_PATH } });
-    const thread: Thread = { worker, waiting: 0 };
+    const thread: Thread = { worker, waiting: 0, busySince: -Infinity };
     // An idle reader never keeps the process alive.
     worker.unref();
     worker.on('message', (reply: Reply) => {
@@ -394,16 +394,21 @@ export function createThreadReader(filename: string, threads = 2): SqliteReader 
   const pool = Array.from({ length: Math.max(1, threads) }, spawnThread);
   const ask = (kind: Request['kind'], sql: string, params: readonly Param[]) => {
     if (failure !== null) return Promise.reject(failure);
-    const thread = pool.reduce((a, b) => (b.waiting < a.waiting ? b : a));
+    const thread = leastLoaded(pool);
     return new Promise<Result>((ok, fail) => {
       const id = next++;
       pending.set(id, { ok, fail });
       // Referenced while it has work, so the answer is awaited even at shutdown.
-      if (++thread.waiting === 1) thread.worker.ref();
+      if (++thread.waiting === 1) {
+        thread.worker.ref();
+        thread.busySince = performance.now();
+      }
       thread.worker.postMessage({ id, kind, sql, params } satisfies Request);
     }).finally(() => {
+      // A thread answers in the order it was asked: the next query starts now.
+      thread.busySince = --thread.waiting === 0 ? -Infinity : performance.now();
       // Once closed (failure set), the thread stays referenced until it ends (see threadsEnded).
-      if (--thread.waiting === 0 && failure === null) thread.worker.unref();
+      if (thread.waiting === 0 && failure === null) thread.worker.unref();
     });
   };
   return {
@@ -423,7 +428,7 @@ export function createThreadReader(filename: string, threads = 2): SqliteReader 
       // An empty answer has no buffer of its own; a buffer already handed on cannot be sent.
       const { buffer } = rowids;
       if (failure !== null || !(buffer instanceof ArrayBuffer) || buffer.byteLength === 0) return;
-      const thread = origin.get(buffer) ?? pool.reduce((a, b) => (b.waiting < a.waiting ? b : a));
+      const thread = origin.get(buffer) ?? leastLoaded(pool);
       thread.worker.postMessage({ id: -1, kind: 'recycle', sql: '', params: [], buffer }, [buffer]);
     },
     // Asked, never terminated: a thread stopped inside better-sqlite3's native code (opening the
