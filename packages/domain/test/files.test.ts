@@ -301,6 +301,30 @@ describe('gc and uploads in flight', () => {
     expect((await core.files.list(alice, 'resource', id, 'draft')).entries).toMatchObject([{ key: 'late.csv', blob: null }]);
   });
 
+  it('an upload the store failed is answered without waiting for the store again to delete its bytes', async () => {
+    const { core, storage, repos } = makeCore();
+    const id = await pendingDraft(core, 'frozen.csv');
+    const stalled = new Error('the bucket did not answer');
+    storage.write = async () => {
+      throw stalled;
+    };
+    let answerDelete = () => {};
+    const deleting = new Promise<void>((resolve) => (answerDelete = resolve));
+    const deleted: string[] = [];
+    storage.delete = async (blobId) => {
+      await deleting;
+      deleted.push(blobId);
+    };
+    // The delete has not answered yet: the upload's failure is the write's, at once.
+    await expect(core.files.upload(alice, 'resource', id, 'frozen.csv', bytes('x,y'), 3)).rejects.toBe(stalled);
+    expect(deleted).toEqual([]);
+    expect((await repos.blobUploads.list()).size).toBe(1);
+    // Once the store answers, the bytes go and so does the upload's record.
+    answerDelete();
+    await expect.poll(async () => (await repos.blobUploads.list()).size).toBe(0);
+    expect(deleted).toHaveLength(1);
+  });
+
   it('a failed upload ends its record and keeps no bytes', async () => {
     const { core, storage, repos } = makeCore();
     const id = await pendingDraft(core, 'short.csv');

@@ -89,8 +89,16 @@ export async function uploadContent(
     });
   } catch (e) {
     // Never committed, so nothing points at the new bytes (a failed write stored none).
-    await deps.storage.delete(blobId);
-    await endAbandonedUpload(deps, blobId);
+    const cleanedUp = deps.storage.delete(blobId).then(
+      () => endAbandonedUpload(deps, blobId),
+      // The upload's record stays: gc deletes the bytes once it is older than the grace period.
+      () => undefined,
+    );
+    // A failure the rules gave (too large, too short, the draft changed) leaves the store
+    // answering: the bytes are gone before the client hears. Any other is the store's own (a
+    // bucket or database that did not answer), and a delete would wait for it as long again
+    // (a frozen bucket held the upload's 503 for twice its bound): the client hears now.
+    if (e instanceof DomainError) await cleanedUp;
     throw e;
   }
   if (saved.replaced !== null) await deps.storage.delete(saved.replaced);
