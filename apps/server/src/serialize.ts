@@ -98,6 +98,12 @@ export function serializeRecord(view: RecordView, links: Links, withUi: boolean)
   } else {
     out['is_published'] = !isDraft;
     out['expires_at'] = spaced(isDraft ? record.expiresAt : record.publishedAt);
+    // As GEO's resources say it: the package's parent manages the resource, and this version of it holds it.
+    const shown = view.holder?.shown;
+    if (shown) {
+      (out['parent'] as Json)['relationship'] = { managed_by: { id: shown.parentId } };
+      out['relationship'] = { packages: [{ id: shown.id }] };
+    }
   }
   if (view.issues.length > 0) out['errors'] = view.issues;
   if (withUi) out['ui'] = ui(view);

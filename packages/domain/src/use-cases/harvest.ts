@@ -13,6 +13,8 @@ import type { AnswerMemory, UpdateOrderQuery, UpdateStep } from '../ports.ts';
 import { weighRecord } from './weigh-page.ts';
 import type { CoreDeps } from './deps.ts';
 import { viewOf } from './lookup.ts';
+import { holderOf } from './packages/holder.ts';
+import type { PackageHolder } from '../model/views.ts';
 import { resourceTypeOf } from '../model/search-document.ts';
 
 /** Where a walk stands: the last version handed out. */
@@ -120,14 +122,29 @@ async function publicAt(deps: CoreDeps, records: readonly PublishedRecord[], now
   return { current, parents };
 }
 
-/** Harvest items of these versions. */
+/**
+ * Harvest items of these versions. A managed resource names its package as anonymous readers see
+ * it; the resources of one package share that lookup.
+ */
 async function itemsOf(deps: CoreDeps, records: PublishedRecord[], now: string): Promise<HarvestItem[]> {
   const { current, parents } = await publicAt(deps, records, now);
-  return current.map((record) => {
+  const holders = new Map<string, PackageHolder | null>();
+  const items: HarvestItem[] = [];
+  for (const record of current) {
     const parent = record.access.record === 'public' ? parents.get(record.parentId) : undefined;
-    return { id: record.id, kind: record.kind, updated: record.updated, sets: setsOf(record), view: parent === undefined ? null : viewOf(record, parent) };
-  });
+    let view: RecordView | null = null;
+    if (parent !== undefined) {
+      const managedBy = parent.managedBy;
+      let holder = managedBy === null ? null : holders.get(managedBy);
+      if (holder === undefined && managedBy !== null) holders.set(managedBy, (holder = await holderOf(deps.repos, ANONYMOUS, parent, now)));
+      view = { ...viewOf(record, parent), holder: holder ?? null };
+    }
+    items.push({ id: record.id, kind: record.kind, updated: record.updated, sets: setsOf(record), view });
+  }
+  return items;
 }
+
+const ANONYMOUS = { userId: null, linkIds: [] };
 
 export async function harvest(deps: CoreDeps, query: HarvestQuery): Promise<HarvestPage> {
   const matching: PublishedRecord[] = [];
