@@ -98,7 +98,8 @@ export function serializeRecord(view: RecordView, links: Links, withUi: boolean)
   } else {
     out['is_published'] = !isDraft;
     out['expires_at'] = spaced(isDraft ? record.expiresAt : record.publishedAt);
-    // As GEO's resources say it: the package's parent manages the resource, and this version of it holds it.
+    // As GEO's resources say it: the package's parent manages the resource (`parent.relationship`),
+    // and `relationship.packages` names the package's version the reader may read.
     const shown = view.holder?.shown;
     if (shown) {
       (out['parent'] as Json)['relationship'] = { managed_by: { id: shown.parentId } };
