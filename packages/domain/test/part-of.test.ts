@@ -89,6 +89,21 @@ describe('the package a resource is part of', () => {
   });
 });
 
+describe('harvesters', () => {
+  it('get each managed resource with its package as anonymous readers see it', async () => {
+    const { core } = makeCore();
+    const open = await packageWithResource(core);
+    await core.records.publish(alice, 'package', open.pkg.id);
+    const closed = await packageWithResource(core, restricted);
+    await core.records.publish(alice, 'package', closed.pkg.id);
+    const page = await core.harvest.list({ limit: 50 });
+    const shown = new Map(page.items.map((i) => [i.id, i.view?.holder?.shown?.id ?? null]));
+    expect(shown.get(open.resource)).toBe(open.pkg.id);
+    expect(shown.get(closed.resource)).toBeNull();
+    expect((await core.harvest.get(open.resource))?.view?.holder?.shown?.title).toBe(packageMetadata.title);
+  });
+});
+
 describe("read stamps of a resource a package manages", () => {
   it('change when the package is published, versioned or edited and when the resource leaves it, and match what the view was read at', async () => {
     const { core } = makeCore();

@@ -58,8 +58,9 @@ export function ownerDraftReadStamp(identity: Identity, view: { record: AnyRecor
  * its parent (see above): its tag is the pair of revisions, so it changes when the version's own
  * row does and when the parent's does, as when a newer version is published and this one stops
  * being the latest, or an access link or owner changes; a managed resource's also when its
- * package's parent does, and it tells apart readers shown the package from readers who are not. A draft's tag is its own revision, which
- * is what `If-Match` names for the writes that take it (`revisionMatches`).
+ * package's parent does, and it tells apart readers shown the package from readers who are not.
+ * A draft's tag is its own revision, which is what `If-Match` names for the writes that take it
+ * (`revisionMatches`).
  */
 export function representationTag(view: { record: AnyRecord; parent: Parent; holder?: PackageHolder | null }): string {
   const { record, parent, holder } = view;

@@ -7,14 +7,13 @@
  */
 import { liftedAt } from '../model/embargo.ts';
 import { pause } from '../model/metadata/normalizer.ts';
-import type { Parent, PublishedRecord, RecordKind } from '../model/types.ts';
-import type { RecordView } from '../model/views.ts';
+import { anonymous, type Parent, type PublishedRecord, type RecordKind } from '../model/types.ts';
+import type { PackageHolder, RecordView } from '../model/views.ts';
 import type { AnswerMemory, UpdateOrderQuery, UpdateStep } from '../ports.ts';
 import { weighRecord } from './weigh-page.ts';
 import type { CoreDeps } from './deps.ts';
 import { viewOf } from './lookup.ts';
 import { holderOf } from './packages/holder.ts';
-import type { PackageHolder } from '../model/views.ts';
 import { resourceTypeOf } from '../model/search-document.ts';
 
 /** Where a walk stands: the last version handed out. */
@@ -128,23 +127,21 @@ async function publicAt(deps: CoreDeps, records: readonly PublishedRecord[], now
  */
 async function itemsOf(deps: CoreDeps, records: PublishedRecord[], now: string): Promise<HarvestItem[]> {
   const { current, parents } = await publicAt(deps, records, now);
-  const holders = new Map<string, PackageHolder | null>();
-  const items: HarvestItem[] = [];
-  for (const record of current) {
-    const parent = record.access.record === 'public' ? parents.get(record.parentId) : undefined;
-    let view: RecordView | null = null;
-    if (parent !== undefined) {
-      const managedBy = parent.managedBy;
-      let holder = managedBy === null ? null : holders.get(managedBy);
-      if (holder === undefined && managedBy !== null) holders.set(managedBy, (holder = await holderOf(deps.repos, ANONYMOUS, parent, now)));
-      view = { ...viewOf(record, parent), holder: holder ?? null };
-    }
-    items.push({ id: record.id, kind: record.kind, updated: record.updated, sets: setsOf(record), view });
-  }
-  return items;
+  const holders = new Map<string, Promise<PackageHolder | null>>();
+  const holderFor = (parent: Parent): Promise<PackageHolder | null> | null => {
+    if (parent.managedBy === null) return null;
+    let holder = holders.get(parent.managedBy);
+    if (holder === undefined) holders.set(parent.managedBy, (holder = holderOf(deps.repos, anonymous, parent, now)));
+    return holder;
+  };
+  return Promise.all(
+    current.map(async (record) => {
+      const parent = record.access.record === 'public' ? parents.get(record.parentId) : undefined;
+      const view = parent === undefined ? null : { ...viewOf(record, parent), holder: await holderFor(parent) };
+      return { id: record.id, kind: record.kind, updated: record.updated, sets: setsOf(record), view };
+    }),
+  );
 }
-
-const ANONYMOUS = { userId: null, linkIds: [] };
 
 export async function harvest(deps: CoreDeps, query: HarvestQuery): Promise<HarvestPage> {
   const matching: PublishedRecord[] = [];
