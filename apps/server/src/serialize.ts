@@ -98,6 +98,13 @@ export function serializeRecord(view: RecordView, links: Links, withUi: boolean)
   } else {
     out['is_published'] = !isDraft;
     out['expires_at'] = spaced(isDraft ? record.expiresAt : record.publishedAt);
+    // As GEO's resources say it: the package's parent manages the resource (`parent.relationship`),
+    // and `relationship.packages` names the package's version the reader may read.
+    const shown = view.holder?.shown;
+    if (shown) {
+      (out['parent'] as Json)['relationship'] = { managed_by: { id: shown.parentId } };
+      out['relationship'] = { packages: [{ id: shown.id }] };
+    }
   }
   if (view.issues.length > 0) out['errors'] = view.issues;
   if (withUi) out['ui'] = ui(view);

@@ -282,9 +282,98 @@ describe('export formats', () => {
     const oai = (await call('GET', `/oai2d?verb=GetRecord&metadataPrefix=oai_datacite&identifier=oai:krs.test:${pkg}`)).text;
     expect(oai.match(/relationType="HasPart"/g)).toHaveLength(2);
     expect((await call('GET', `/packages/${pkg}/export/json-ld`)).json.hasPart).toEqual(resources.map((id) => ({ '@type': 'CreativeWork', url: `http://krs.test/records/${id}` })));
-    // A resource has no parts.
-    expect((await call('GET', `/records/${resources[0]}/export/datacite-json`)).json.relatedIdentifiers).toBeUndefined();
+    // A resource has no parts: it is one.
+    expect((await call('GET', `/records/${resources[0]}/export/datacite-json`)).json.relatedIdentifiers).toEqual([{ relatedIdentifier: `http://krs.test/packages/${pkg}`, relatedIdentifierType: 'URL', relationType: 'IsPartOf' }]);
     expect((await call('GET', `/records/${resources[0]}/export/json-ld`)).json.hasPart).toBeUndefined();
+  });
+
+  it('names the package holding a resource, as far as the reader may see it, in its record JSON, DataCite JSON, XML and OAI-PMH, JSON-LD and landing page', async () => {
+    const { call, alice } = await makeApp({ doiPrefix: '10.5555' });
+    const resource = (await call('POST', '/api/records', { token: alice, json: { metadata: { ...metadata, title: 'Training samples' }, files: { enabled: false } } })).json.id;
+    const created = (await call('POST', '/api/packages', { token: alice, json: { metadata: { ...metadata, title: 'Detecting deforestation' }, files: { enabled: false } } })).json;
+    const pkg = created.id;
+    await call('POST', `/api/packages/${pkg}/context/actions/associate`, { token: alice, json: { records: [{ id: resource }] } });
+    await call('POST', `/api/packages/${pkg}/draft/resources`, { token: alice, json: { resources: [{ id: resource }] } });
+    // Published on its own while the package is still a draft: nothing of the package shows.
+    expect((await call('POST', `/api/records/${resource}/draft/actions/publish`, { token: alice })).status).toBe(202);
+    for (const token of [undefined, alice]) {
+      const json = (await call('GET', `/api/records/${resource}`, { ...(token ? { token } : {}) })).json;
+      expect(json.relationship).toBeUndefined();
+      expect(json.parent.relationship).toBeUndefined();
+      expect(JSON.stringify(json)).not.toContain(created.parent.id);
+      expect((await call('GET', `/records/${resource}`, { ...(token ? { token } : {}) })).text).not.toContain('Detecting deforestation');
+    }
+    expect((await call('GET', `/records/${resource}/export/datacite-json`)).json.relatedIdentifiers).toBeUndefined();
+
+    // Published without a DOI: named by its landing page.
+    expect((await call('POST', `/api/packages/${pkg}/draft/actions/publish`, { token: alice })).status).toBe(202);
+    const json = (await call('GET', `/api/records/${resource}`)).json;
+    expect(json.parent.relationship).toEqual({ managed_by: { id: created.parent.id } });
+    expect(json.relationship).toEqual({ packages: [{ id: pkg }] });
+    const byUrl = { relatedIdentifier: `http://krs.test/packages/${pkg}`, relatedIdentifierType: 'URL', relationType: 'IsPartOf' };
+    expect((await call('GET', `/records/${resource}/export/datacite-json`)).json.relatedIdentifiers).toEqual([byUrl]);
+    expect((await call('GET', `/records/${resource}/export/json-ld`)).json.isPartOf).toEqual({ '@type': 'CreativeWork', url: `http://krs.test/packages/${pkg}`, name: 'Detecting deforestation' });
+    const page = (await call('GET', `/records/${resource}`)).text;
+    expect(page).toContain(`Part of <a href="http://krs.test/packages/${pkg}">Detecting deforestation</a>`);
+    expect(page).toContain('"isPartOf"');
+
+    // A new version with a DOI, retitled: every answer kept for the resource names it at once.
+    const next = (await call('POST', `/api/packages/${pkg}/versions`, { token: alice })).json.id;
+    await call('PUT', `/api/packages/${next}/draft`, { token: alice, json: { metadata: { ...metadata, title: 'Detecting deforestation, second edition' }, files: { enabled: false } } });
+    await call('POST', `/api/packages/${next}/draft/pids/doi`, { token: alice });
+    expect((await call('POST', `/api/packages/${next}/draft/actions/publish`, { token: alice })).status).toBe(202);
+    const byDoi = { relatedIdentifier: `10.5555/${next}`, relatedIdentifierType: 'DOI', relationType: 'IsPartOf' };
+    expect((await call('GET', `/records/${resource}/export/datacite-json`)).json.relatedIdentifiers).toEqual([byDoi]);
+    expect((await call('GET', `/records/${resource}/export/datacite-xml`)).text).toContain(`<relatedIdentifier relatedIdentifierType="DOI" relationType="IsPartOf">10.5555/${next}</relatedIdentifier>`);
+    const oai = (await call('GET', `/oai2d?verb=GetRecord&metadataPrefix=oai_datacite&identifier=oai:krs.test:${resource}`)).text;
+    expect(oai).toContain(`<relatedIdentifier relatedIdentifierType="DOI" relationType="IsPartOf">10.5555/${next}</relatedIdentifier>`);
+    expect((await call('GET', `/records/${resource}/export/json-ld`)).json.isPartOf).toEqual({
+      '@type': 'CreativeWork',
+      '@id': `https://doi.org/10.5555/${next}`,
+      url: `http://krs.test/packages/${next}`,
+      name: 'Detecting deforestation, second edition',
+    });
+    expect((await call('GET', `/api/records/${resource}`)).json.relationship).toEqual({ packages: [{ id: next }] });
+    expect((await call('GET', `/records/${resource}`)).text).toContain(`Part of <a href="http://krs.test/packages/${next}">Detecting deforestation, second edition</a>`);
+
+    // Taken out of the package: it names none.
+    await call('POST', `/api/packages/${pkg}/context/actions/dissociate`, { token: alice, json: { records: [{ id: resource }] } });
+    expect((await call('GET', `/api/records/${resource}`)).json.relationship).toBeUndefined();
+    expect((await call('GET', `/records/${resource}/export/datacite-json`)).json.relatedIdentifiers).toBeUndefined();
+    expect((await call('GET', `/records/${resource}/export/json-ld`)).json.isPartOf).toBeUndefined();
+    expect((await call('GET', `/records/${resource}`)).text).not.toContain('Part of');
+  });
+
+  it('shows a restricted package holding a public resource to those who may read it, and nothing of it to anyone else, in every answer', async () => {
+    const { call, alice, bob } = await makeApp();
+    const resource = (await call('POST', '/api/records', { token: alice, json: { metadata: { ...metadata, title: 'Training samples' }, files: { enabled: false } } })).json.id;
+    const created = (await call('POST', '/api/packages', { token: alice, json: { metadata: { ...metadata, title: 'Closed package' }, access: { record: 'restricted', files: 'restricted' }, files: { enabled: false } } })).json;
+    const pkg = created.id;
+    await call('POST', `/api/packages/${pkg}/context/actions/associate`, { token: alice, json: { records: [{ id: resource }] } });
+    await call('POST', `/api/packages/${pkg}/draft/resources`, { token: alice, json: { resources: [{ id: resource }] } });
+    expect((await call('POST', `/api/packages/${pkg}/draft/actions/publish`, { token: alice })).status).toBe(202);
+    for (const token of [undefined, bob]) {
+      const init = token ? { token } : {};
+      const answers = [
+        (await call('GET', `/api/records/${resource}`, init)).text,
+        (await call('GET', `/records/${resource}`, init)).text,
+        (await call('GET', `/records/${resource}/export/datacite-json`, init)).text,
+        (await call('GET', `/records/${resource}/export/json-ld`, init)).text,
+      ];
+      for (const text of answers) {
+        expect(text).not.toContain('Closed package');
+        expect(text).not.toContain(pkg);
+        expect(text).not.toContain(created.parent.id);
+      }
+    }
+    expect((await call('GET', `/api/records/${resource}`, { token: alice })).json.relationship).toEqual({ packages: [{ id: pkg }] });
+    expect((await call('GET', `/records/${resource}`, { token: alice })).text).toContain('Closed package');
+    // The owner's export is not the one kept for anonymous readers, nor the other way round.
+    expect((await call('GET', `/records/${resource}/export/datacite-json`, { token: alice })).json.relatedIdentifiers).toHaveLength(1);
+    expect((await call('GET', `/records/${resource}/export/datacite-json`)).json.relatedIdentifiers).toBeUndefined();
+    // Nor does a 304 hand an anonymous reader's tag to the owner.
+    const anonymousTag = (await call('GET', `/api/records/${resource}`)).headers.get('etag') as string;
+    expect((await call('GET', `/api/records/${resource}`, { token: alice, headers: { 'if-none-match': anonymousTag } })).status).toBe(200);
   });
 
   it('keeps restricted records out of exports as the record GET does', async () => {

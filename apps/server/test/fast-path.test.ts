@@ -179,6 +179,45 @@ describe('the fast path', () => {
     expect((await compare(`/api/records/${embargoed}`)).answer).toContain('"embargoed"');
   });
 
+  it("never answers a resource's JSON or landing page with a stale package after the package is published, versioned, edited or left", async () => {
+    const { compare, core, call, alice } = await setUp();
+    const packageMetadata = { title: 'Flood resilience package', publication_date: '2025', creators: metadata.creators };
+    const pkg = (await call('POST', '/api/packages', { token: alice, json: { metadata: packageMetadata, files: { enabled: false } } })).json;
+    const id = (await call('POST', '/api/records', { token: alice, json: { metadata, files: { enabled: false } } })).json.id;
+    await call('POST', `/api/packages/${pkg.id}/context/actions/associate`, { token: alice, json: { records: [{ id }] } });
+    await call('POST', `/api/packages/${pkg.id}/draft/resources`, { token: alice, json: { resources: [{ id }] } });
+    expect((await call('POST', `/api/records/${id}/draft/actions/publish`, { token: alice })).status).toBe(202);
+    const owner = { userId: (await core.records.get({ userId: null, linkIds: [] }, 'resource', id)).parent.ownerId, linkIds: [] };
+    const both = async () => [await compare(`/api/records/${id}`), await compare(`/records/${id}`)];
+    for (const got of await both()) expect(got).toMatchObject({ status: 200, fast: true });
+    expect((await both()).map((g) => g.answer.includes('Flood resilience package'))).toEqual([false, false]);
+
+    await core.records.publish(owner, 'package', pkg.id);
+    for (const got of await both()) {
+      expect(got).toMatchObject({ status: 200, fast: true });
+      expect(got.answer).toContain(pkg.id);
+    }
+    expect((await both())[1]?.answer).toContain('Flood resilience package');
+
+    const next = (await core.records.newVersion(owner, 'package', pkg.id)).record.id;
+    await core.records.updateDraft(owner, 'package', next, { metadata: { ...packageMetadata, title: 'Second edition' }, files: { enabled: false } });
+    await core.records.publish(owner, 'package', next);
+    for (const got of await both()) expect(got.answer).toContain(next);
+    expect((await both())[1]?.answer).toContain('Second edition');
+
+    await core.records.edit(owner, 'package', next);
+    await core.records.updateDraft(owner, 'package', next, { metadata: { ...packageMetadata, title: 'Second edition, corrected' }, files: { enabled: false } });
+    await core.records.publish(owner, 'package', next);
+    expect((await both())[1]?.answer).toContain('Second edition, corrected');
+
+    await core.packages.dissociate(owner, pkg.id, [id]);
+    for (const got of await both()) {
+      expect(got).toMatchObject({ status: 200, fast: true });
+      expect(got.answer).not.toContain(next);
+      expect(got.answer).not.toContain('Part of');
+    }
+  });
+
   it('never answers from a kept answer after an edit, a new version, an access link or an access change', async () => {
     const { publish, compare, core } = await setUp();
     const id = await publish();

@@ -152,6 +152,17 @@ describe('the pages in a browser', { timeout: 180_000 }, () => {
     await page.waitForURL(new RegExp(`/records/${rec.id}$`));
     await page.goto(pkgDone.links.self_html);
     await shot(page, '5-package');
+    // A reader landing on a resource the package manages finds the package and gets there; a
+    // published resource only attached to the package is no part of its context, and says nothing.
+    await page.goto(`${base}/records/${inContext.id}`);
+    expect(await page.locator('p.part-of').textContent()).toBe('Part of Flood response package (Knowledge Package)');
+    await shot(page, '5a-part-of');
+    await page.click('p.part-of a');
+    await page.waitForURL(new RegExp(`/packages/${pkg.id}$`));
+    expect(await page.locator('h1').textContent()).toBe('Flood response package');
+    await page.goto(published.links.self_html);
+    expect(await page.locator('p.part-of').count()).toBe(0);
+    await page.goto(pkgDone.links.self_html);
     // The context page of a public package is for anyone: its public resources.
     await page.click('a:has-text("Every resource of this package")');
     expect(await page.locator('h1').textContent()).toContain('Resources of the package “Flood response package”');

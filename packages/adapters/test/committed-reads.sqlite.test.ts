@@ -15,7 +15,7 @@ describe('the revisions of a published version on SQLite', () => {
     try {
       await repos.records.saveParent(parent('p1'), null);
       await repos.records.savePublished(published('r1', 'p1'), null);
-      expect(await repos.records.getPublishedRevisions('r1')).toEqual({ kind: 'resource', revisionId: 1, parentRevisionId: 1 });
+      expect(await repos.records.getPublishedRevisions('r1')).toEqual({ kind: 'resource', revisionId: 1, parentRevisionId: 1, managerRevisionId: null });
 
       let commit = () => {};
       let written = () => {};
@@ -31,8 +31,8 @@ describe('the revisions of a published version on SQLite', () => {
       const during = await repos.records.getPublishedRevisions('r1');
       commit();
       await unit;
-      expect(during).toEqual({ kind: 'resource', revisionId: 1, parentRevisionId: 1 });
-      expect(await repos.records.getPublishedRevisions('r1')).toEqual({ kind: 'resource', revisionId: 2, parentRevisionId: 2 });
+      expect(during).toEqual({ kind: 'resource', revisionId: 1, parentRevisionId: 1, managerRevisionId: null });
+      expect(await repos.records.getPublishedRevisions('r1')).toEqual({ kind: 'resource', revisionId: 2, parentRevisionId: 2, managerRevisionId: null });
     } finally {
       await close();
     }

@@ -38,9 +38,11 @@ describe('sqlite database', () => {
     try {
       await createMigrator(handle.db).migrateTo('0002-file-blob-index');
       const link = { id: 'l1', permission: 'view', createdAt: 'c', expiresAt: null, createdBy: 'u1' };
-      const { repos } = createSqlUnitOfWork(handle.db);
-      await repos.records.saveParent({ ...parent('p1'), accessLinks: [{ ...link, token: 'stored-secret' } as typeof link & { token: string }] } as ReturnType<typeof parent>, null);
+      const old = { ...parent('p1'), accessLinks: [{ ...link, token: 'stored-secret' }] };
+      // Written as that release wrote it: its parent table has none of the columns added since.
+      await sql`insert into parent (id, kind, updated, revision_id, data) values (${old.id}, ${old.kind}, ${old.updated}, ${old.revisionId}, ${JSON.stringify(old)})`.execute(handle.db);
       await migrateToLatest(handle.db);
+      const { repos } = createSqlUnitOfWork(handle.db);
       const row = await handle.db.selectFrom('parent').select('data').where('id', '=', 'p1').executeTakeFirstOrThrow();
       expect(row.data).not.toContain('stored-secret');
       expect((await repos.records.getParent('p1'))?.accessLinks).toEqual([link]);
@@ -116,6 +118,32 @@ describe('sqlite database', () => {
       const edited = { ...(old[2] as (typeof old)[number]), revisionId: 2, updated: '2026-07-01T00:00:00.000Z', access: restricted };
       await handle.db.updateTable('record').set({ data: JSON.stringify(edited), revision_id: 2 }).where('id', '=', 'v3').execute();
       expect((await repos.records.listVersionHeads('p1'))[0]).toEqual({ id: 'v3', versionIndex: 3, created: edited.created, updated: edited.updated, access: restricted });
+    } finally {
+      await handle.close();
+    }
+  });
+
+  it('gives the resource parents stored before managed_by was kept the package parent their data names, so their stamps join it', async () => {
+    const handle = createDb(join(tempDir(), 'managed-by.sqlite'));
+    try {
+      await createMigrator(handle.db).migrateTo('0009-record-version-head');
+      const stored = [parent('pp', { kind: 'package', revisionId: 3 }), parent('rp', { managedBy: 'pp' }), parent('free')];
+      for (const p of stored) {
+        await sql`insert into parent (id, kind, updated, revision_id, data) values (${p.id}, ${p.kind}, ${p.updated}, ${p.revisionId}, ${JSON.stringify(p)})`.execute(handle.db);
+      }
+      await sql`insert into parent (id, kind, updated, revision_id, data) values ('damaged', 'resource', '2026-01-01', 1, '{not json')`.execute(handle.db);
+      const v = published('r1', 'rp');
+      await sql`insert into record (id, parent_id, kind, version_index, revision_id, data) values (${v.id}, ${v.parentId}, ${v.kind}, ${v.versionIndex}, ${v.revisionId}, ${JSON.stringify(v)})`.execute(handle.db);
+      await migrateToLatest(handle.db);
+      const rows = await handle.db.selectFrom('parent').select(['id', 'managed_by']).orderBy('id').execute();
+      expect(rows).toEqual([
+        { id: 'damaged', managed_by: null },
+        { id: 'free', managed_by: null },
+        { id: 'pp', managed_by: null },
+        { id: 'rp', managed_by: 'pp' },
+      ]);
+      const { repos } = createSqlUnitOfWork(handle.db);
+      expect(await repos.records.getPublishedRevisions('r1')).toEqual({ kind: 'resource', revisionId: 1, parentRevisionId: 1, managerRevisionId: 3 });
     } finally {
       await handle.close();
     }

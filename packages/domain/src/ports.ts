@@ -94,6 +94,8 @@ export interface PublishedRevisions {
   kind: RecordKind;
   revisionId: number;
   parentRevisionId: number;
+  /** For a resource a package manages, the revision of that package's parent; else null. */
+  managerRevisionId: number | null;
 }
 
 /** A place in the walk of published versions by `updated`, then id: the last version passed. */

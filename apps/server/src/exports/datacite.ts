@@ -105,10 +105,15 @@ function relatedIdentifier(x: unknown): Json[] {
 
 /**
  * A package is a DataCite Collection: its parts are the resources attached to this version, each
- * by its landing page, as `relationship.resources` lists them in the API.
+ * by its landing page, as `relationship.resources` lists them in the API. A resource is part of
+ * the package holding it, named by its DOI when it has one, else by its landing page.
  */
-const partsOf = (view: RecordView, links: Links): Json[] =>
-  view.record.kind === 'package' ? view.record.resources.map((id) => ({ relatedIdentifier: links.landing('resource', id), relatedIdentifierType: 'URL', relationType: 'HasPart' })) : [];
+function partsOf(view: RecordView, links: Links): Json[] {
+  if (view.record.kind === 'package') return view.record.resources.map((id) => ({ relatedIdentifier: links.landing('resource', id), relatedIdentifierType: 'URL', relationType: 'HasPart' }));
+  const whole = view.holder?.shown;
+  if (!whole) return [];
+  return [whole.doi ? { relatedIdentifier: whole.doi, relatedIdentifierType: 'DOI', relationType: 'IsPartOf' } : { relatedIdentifier: links.landing('package', whole.id), relatedIdentifierType: 'URL', relationType: 'IsPartOf' }];
+}
 
 /** DataCite's JSON (the REST API's `attributes`), from a published or draft record. */
 export function toDataCite(view: RecordView, links: Links, made: DataCiteLists = {}): Json {

@@ -2,7 +2,8 @@
  * The record exports of one app, bound to its links. Answers that cost more than a record GET
  * (a formatted citation is milliseconds of citeproc, a large record's export far more; the
  * Signposting header is built on every published GET) are kept per record revision: a
- * revision's metadata and files never change.
+ * revision's metadata and files never change (nor, for a resource, the package it names, while
+ * that package's parent keeps its revision).
  */
 import { type FileEntry, largeValueSlices, type RecordView } from '@krs/domain';
 import type { Links } from '../links.ts';
@@ -21,7 +22,10 @@ export function createExporter(links: Links) {
   const citations = lru(4 * 1024 * 1024);
   // An export of the largest record a client may store takes 100-300 ms to build: once per revision.
   const rendered = lru(32 * 1024 * 1024);
-  const revision = (view: RecordView) => `${view.record.kind}\u0000${view.record.id}\u0000${view.record.state}\u0000${view.record.revisionId}`;
+  // A managed resource's exports also name its package as the reader may see it: that package's
+  // parent's revision (bumped by every write to a version of it) and the version shown.
+  const holder = (view: RecordView) => (view.holder ? `\u0000${view.holder.revisionId}\u0000${view.holder.shown?.id ?? ''}` : '');
+  const revision = (view: RecordView) => `${view.record.kind}\u0000${view.record.id}\u0000${view.record.state}\u0000${view.record.revisionId}${holder(view)}`;
   return {
     links,
     /** The Signposting `Link` header; with `files` (landing pages) it lists them as items. A published version's files never change. */

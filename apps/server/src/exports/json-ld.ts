@@ -87,6 +87,9 @@ export function toJsonLd(view: RecordView, links: Links, files: FileEntry[] = []
   if (coverage.length > 0) doc['spatialCoverage'] = coverage;
   // A package's resources are its parts, as its DataCite export names them.
   if (r.kind === 'package' && r.resources.length > 0) doc['hasPart'] = r.resources.slice(0, maxItems).map((id) => ({ '@type': 'CreativeWork', url: links.landing('resource', id) }));
+  // And a resource is part of the package holding it, as far as the reader may see that package.
+  const whole = view.holder?.shown;
+  if (whole) doc['isPartOf'] = { '@type': 'CreativeWork', ...(whole.doi ? { '@id': `https://doi.org/${whole.doi}` } : {}), url: links.landing('package', whole.id), name: whole.title };
   const committed = files.filter((f) => f.status === 'completed' && f.blob !== null);
   if (committed.length > 0) {
     doc['distribution'] = committed.slice(0, 100).map((f) => ({

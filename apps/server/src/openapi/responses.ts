@@ -38,6 +38,10 @@ export const record = z
       id: z.string(),
       access: z.looseObject({ owned_by: z.array(z.object({ user: z.string() })), links: z.array(z.object({ id: z.string() })) }),
       type: z.enum(['resource', 'package']),
+      relationship: z
+        .object({ managed_by: z.object({ id: z.string() }) })
+        .optional()
+        .meta({ description: "A published resource read on its own: the parent of the package holding it, when the caller may read a published version of that package." }),
     }),
     pids: z.record(z.string(), z.unknown()),
     versions: z.object({ index: z.number().int(), is_latest: z.boolean(), is_latest_draft: z.boolean() }),
@@ -46,7 +50,14 @@ export const record = z
     is_draft: z.boolean().optional().meta({ description: 'Packages only.' }),
     status: z.enum(['draft', 'new_version_draft', 'published']).optional().meta({ description: 'Packages only.' }),
     custom_fields: z.record(z.string(), z.unknown()).optional().meta({ description: 'Packages only.' }),
-    relationship: z.object({ resources: z.array(z.object({ id: z.string() })) }).optional().meta({ description: 'Packages only.' }),
+    relationship: z
+      .union([
+        z.object({ resources: z.array(z.object({ id: z.string() })) }).meta({ description: 'Packages: the resources attached to this version.' }),
+        z
+          .object({ packages: z.array(z.object({ id: z.string() })) })
+          .meta({ description: "A published resource read on its own: the package holding it, as its latest version the caller may read." }),
+      ])
+      .optional(),
     expires_at: z.string().optional(),
     errors: z.array(fieldIssue).optional().meta({ description: 'Metadata problems that block publication (drafts).' }),
     ui: z.record(z.string(), z.unknown()).optional().meta({ description: 'Only with a UI media type in `Accept`.' }),

@@ -63,6 +63,8 @@ export function RecordPage(props: RecordPageProps) {
   const doi = str(obj(r.pids['doi'])?.['identifier']);
   const embargo = r.access.embargo;
   const committed = props.files.filter((f) => f.status === 'completed' && f.blob !== null);
+  // Readers who land on a resource (from a search engine, a DOI) find the package it belongs to, if they may read it.
+  const partOf = view.holder?.shown;
   const jsonHref = withToken(links.record(r.kind, r.id, r.parentId, r.state)['self'] as string, props.token);
   return (
     <Layout
@@ -95,6 +97,12 @@ export function RecordPage(props: RecordPageProps) {
             <span>Version {view.versions.index}</span>
           </p>
           <h1>{title}</h1>
+          {partOf ? (
+            <p class="part-of">
+              Part of <a href={links.landing('package', partOf.id)}>{partOf.title || '(untitled)'}</a>
+              <span class="meta"> (Knowledge Package)</span>
+            </p>
+          ) : null}
           {creators.total > 0 ? (
             <ul class="plain creators" aria-label="Creators">
               {creators.shown.map((p) => (

@@ -10,6 +10,8 @@ export interface ParentTable {
   updated: string;
   revision_id: number;
   data: string;
+  /** `data.managedBy`: the package parent whose context holds this resource (migration 0010). */
+  managed_by: string | null;
 }
 
 export interface DraftTable {

@@ -8,6 +8,7 @@ import * as blobUpload from './migrations/0006-blob-upload.ts';
 import * as vocabularyListing from './migrations/0007-vocabulary-listing.ts';
 import * as vocabularyTags from './migrations/0008-vocabulary-tags.ts';
 import * as recordVersionHead from './migrations/0009-record-version-head.ts';
+import * as parentManagedBy from './migrations/0010-parent-managed-by.ts';
 
 /** Listed statically: append-only, never renamed. */
 const migrations: Record<string, Migration> = {
@@ -20,6 +21,7 @@ const migrations: Record<string, Migration> = {
   '0007-vocabulary-listing': vocabularyListing,
   '0008-vocabulary-tags': vocabularyTags,
   '0009-record-version-head': recordVersionHead,
+  '0010-parent-managed-by': parentManagedBy,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

@@ -97,6 +97,7 @@ interface RevisionsRow {
   kind: string;
   revision_id: number;
   parent_revision_id: number;
+  manager_revision_id: number | null;
 }
 
 /** Each save changes exactly one row or, by the checks in its statement, none. */
@@ -106,7 +107,7 @@ function expectOneRow(result: QueryResult<unknown>): void {
 
 // The statements every create, update and publish runs, compiled once (compiled-once.ts).
 type Expected = { expected: number };
-const PARENT_COLUMNS = ['id', 'kind', 'updated', 'revision_id', 'data'] as const;
+const PARENT_COLUMNS = ['id', 'kind', 'updated', 'revision_id', 'data', 'managed_by'] as const;
 const DRAFT_COLUMNS = ['id', 'parent_id', 'kind', 'revision_id', 'data'] as const;
 const RECORD_COLUMNS = ['id', 'parent_id', 'kind', 'version_index', 'revision_id', 'data', 'head'] as const;
 const insertParent = compiledOnce<ParentTable, never>(PARENT_COLUMNS, (db, row) =>
@@ -132,13 +133,18 @@ const dataById = (table: 'draft' | 'record' | 'parent', lock: boolean) =>
     const q = db.selectFrom(table as 'draft').select('data').where('id', '=', id);
     return lock ? q.forUpdate() : q;
   });
-/** A version's (or a draft's) revision and its parent's, by primary key: run on every anonymous record GET and every owner's draft GET. */
+/**
+ * A version's (or a draft's) revision, its parent's and, for a managed resource, its package
+ * parent's, by primary keys: run on every anonymous record GET and every owner's draft GET. An
+ * unmanaged resource's null `managed_by` joins nothing.
+ */
 const revisionsBy = (table: 'record' | 'draft') =>
   compiledOnce<{ id: string }, RevisionsRow>(['id'], (db, { id }) =>
     db
       .selectFrom(table)
       .innerJoin('parent', 'parent.id', `${table}.parent_id`)
-      .select([`${table}.kind`, `${table}.revision_id`, 'parent.revision_id as parent_revision_id'])
+      .leftJoin('parent as manager', 'manager.id', 'parent.managed_by')
+      .select([`${table}.kind`, `${table}.revision_id`, 'parent.revision_id as parent_revision_id', 'manager.revision_id as manager_revision_id'])
       .where(`${table}.id`, '=', id),
   );
 const revisionsById = { record: revisionsBy('record'), draft: revisionsBy('draft') } as const;
@@ -173,7 +179,14 @@ export function createSqlRecordRepository(db: Kysely<Database>, options: { lockR
   };
   const revisionsOf = (row: RevisionsRow | undefined) =>
     // The kind column holds what recordToRow or draftToRow wrote from a typed record.
-    row === undefined ? null : { kind: row.kind as RecordKind, revisionId: Number(row.revision_id), parentRevisionId: Number(row.parent_revision_id) };
+    row === undefined
+      ? null
+      : {
+          kind: row.kind as RecordKind,
+          revisionId: Number(row.revision_id),
+          parentRevisionId: Number(row.parent_revision_id),
+          managerRevisionId: row.manager_revision_id === null ? null : Number(row.manager_revision_id),
+        };
   const storedSizes = async (state: 'draft' | 'published', ids: readonly string[]): Promise<Map<string, number>> => {
     const one = ids.length === 1 ? await sizeById[state].first(db, { id: ids[0] as string }) : undefined;
     const rows =

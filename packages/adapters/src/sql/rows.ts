@@ -39,7 +39,7 @@ export async function largeRowInTurns<T>(row: { data: string }): Promise<T> {
 const recordText = (r: DraftRecord | PublishedRecord): string | Promise<string> =>
   jsonText(r, isLarge(r.metadata));
 
-export const parentToRow = (p: Parent): ParentTable => ({ id: p.id, kind: p.kind, updated: p.updated, revision_id: p.revisionId, data: JSON.stringify(p) });
+export const parentToRow = (p: Parent): ParentTable => ({ id: p.id, kind: p.kind, updated: p.updated, revision_id: p.revisionId, data: JSON.stringify(p), managed_by: p.managedBy });
 export const rowToParent = (row: Pick<ParentTable, 'data'>): Parent => parse<Parent>(row.data);
 
 const draftRow = (d: DraftRecord, data: string): DraftTable => ({ id: d.id, parent_id: d.parentId, kind: d.kind, revision_id: d.revisionId, data });

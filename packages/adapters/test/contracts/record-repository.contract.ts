@@ -64,13 +64,13 @@ export function recordRepositoryContract(name: string, make: MakeRepositories): 
       expect(await r.getPublishedRevisions('r1')).toBeNull();
       await r.saveParent(parent('p1', { kind: 'package' }), null);
       await r.saveDraft(draft('d1', 'p1'), null);
-      expect(await r.getPublishedRevisions('r1')).toEqual({ kind: 'package', revisionId: 1, parentRevisionId: 1 });
+      expect(await r.getPublishedRevisions('r1')).toEqual({ kind: 'package', revisionId: 1, parentRevisionId: 1, managerRevisionId: null });
       // A draft of the same id is not the published version.
       expect(await r.getPublishedRevisions('d1')).toBeNull();
       await r.savePublished(published('r1', 'p1', { kind: 'package', revisionId: 2 }), 1);
-      expect(await r.getPublishedRevisions('r1')).toEqual({ kind: 'package', revisionId: 2, parentRevisionId: 1 });
+      expect(await r.getPublishedRevisions('r1')).toEqual({ kind: 'package', revisionId: 2, parentRevisionId: 1, managerRevisionId: null });
       await r.saveParent(parent('p1', { kind: 'package', revisionId: 2 }), 1);
-      expect(await r.getPublishedRevisions('r1')).toEqual({ kind: 'package', revisionId: 2, parentRevisionId: 2 });
+      expect(await r.getPublishedRevisions('r1')).toEqual({ kind: 'package', revisionId: 2, parentRevisionId: 2, managerRevisionId: null });
     });
 
     it('reads the revisions of a draft and its parent, which every save of either changes', async () => {
@@ -81,15 +81,32 @@ export function recordRepositoryContract(name: string, make: MakeRepositories): 
       expect(await r.getDraftRevisions('d1')).toBeNull();
       await r.saveParent(parent('p1', { kind: 'package' }), null);
       await r.savePublished(published('r1', 'p1', { kind: 'package' }), null);
-      expect(await r.getDraftRevisions('d1')).toEqual({ kind: 'package', revisionId: 1, parentRevisionId: 1 });
+      expect(await r.getDraftRevisions('d1')).toEqual({ kind: 'package', revisionId: 1, parentRevisionId: 1, managerRevisionId: null });
       // A published version of the same id is not the draft.
       expect(await r.getDraftRevisions('r1')).toBeNull();
       await r.saveDraft(draft('d1', 'p1', { kind: 'package', revisionId: 2 }), 1);
-      expect(await r.getDraftRevisions('d1')).toEqual({ kind: 'package', revisionId: 2, parentRevisionId: 1 });
+      expect(await r.getDraftRevisions('d1')).toEqual({ kind: 'package', revisionId: 2, parentRevisionId: 1, managerRevisionId: null });
       await r.saveParent(parent('p1', { kind: 'package', revisionId: 2 }), 1);
-      expect(await r.getDraftRevisions('d1')).toEqual({ kind: 'package', revisionId: 2, parentRevisionId: 2 });
+      expect(await r.getDraftRevisions('d1')).toEqual({ kind: 'package', revisionId: 2, parentRevisionId: 2, managerRevisionId: null });
       await r.deleteDraft('d1');
       expect(await r.getDraftRevisions('d1')).toBeNull();
+    });
+
+    it('reads with the revisions of a managed resource the revision of the package parent holding it, which every save of that parent changes', async () => {
+      const r = await records();
+      await r.saveParent(parent('rp', { managedBy: 'pp' }), null);
+      await r.savePublished(published('r1', 'rp'), null);
+      await r.saveDraft(draft('d1', 'rp'), null);
+      // A package parent not (or no longer) stored is no revision to read.
+      expect(await r.getPublishedRevisions('r1')).toEqual({ kind: 'resource', revisionId: 1, parentRevisionId: 1, managerRevisionId: null });
+      await r.saveParent(parent('pp', { kind: 'package', context: ['r1'] }), null);
+      expect(await r.getPublishedRevisions('r1')).toEqual({ kind: 'resource', revisionId: 1, parentRevisionId: 1, managerRevisionId: 1 });
+      expect(await r.getDraftRevisions('d1')).toEqual({ kind: 'resource', revisionId: 1, parentRevisionId: 1, managerRevisionId: 1 });
+      await r.saveParent(parent('pp', { kind: 'package', context: ['r1'], revisionId: 2 }), 1);
+      expect(await r.getPublishedRevisions('r1')).toEqual({ kind: 'resource', revisionId: 1, parentRevisionId: 1, managerRevisionId: 2 });
+      // Dissociated: the package's writes no longer concern it.
+      await r.saveParent(parent('rp', { managedBy: null, revisionId: 2 }), 1);
+      expect(await r.getPublishedRevisions('r1')).toEqual({ kind: 'resource', revisionId: 1, parentRevisionId: 2, managerRevisionId: null });
     });
 
     it('keeps a draft and a published version of the same id apart', async () => {

@@ -21,6 +21,35 @@ export interface RecordView {
   issues: FieldIssue[];
   /** Whether people's e-mail addresses are left in `record.metadata`: only in a draft shown to those who may edit it. */
   emailsShown: boolean;
+  /**
+   * A published resource read on its own (GET, landing page, harvest): the package whose context
+   * holds it. Null for a resource no package manages and for packages; undefined where it was not
+   * looked up (listings, drafts), which then show no "part of" and keep no answer that needs one.
+   */
+  holder?: PackageHolder | null;
+}
+
+/** What a reader may see of the package whose context holds a resource: its latest version they may read. */
+export interface PartOf {
+  /** The package's parent, whose context holds the resource (`parent.relationship.managed_by`). */
+  parentId: string;
+  /** That version's id. */
+  id: string;
+  title: string;
+  doi: string | null;
+}
+
+/** The package holding a resource, as one reader sees it. */
+export interface PackageHolder {
+  /**
+   * The revision of the package's parent. Every write to any of its versions bumps it (publish,
+   * edit, new version, embargo lifted), so a resource's kept answers are stamped with it too.
+   */
+  revisionId: number;
+  /** A version of the package is under an embargo, which reads as lifted from its day on, without a write. */
+  lapses: boolean;
+  /** Null when the reader may read no published version: a draft-only package, or a restricted one. Nothing of it is shown then. */
+  shown: PartOf | null;
 }
 
 export interface FilesView {

@@ -68,6 +68,8 @@ function repositoriesOver(read: () => State, write: Writer, changeStamp: () => s
     [...read().published.values()]
       .filter((r) => after === undefined || r.updated > after.updated || (r.updated === after.updated && byCodeUnits(r.id, after.id) > 0))
       .sort((a, b) => byCodeUnits(a.updated, b.updated) || byCodeUnits(a.id, b.id));
+  const managerRevisionOf = (parent: Parent): number | null =>
+    parent.managedBy === null ? null : (read().parents.get(parent.managedBy)?.revisionId ?? null);
   return {
     records: {
       getDraft: async (id) => copyOrNull(read().drafts.get(id)),
@@ -75,12 +77,12 @@ function repositoriesOver(read: () => State, write: Writer, changeStamp: () => s
       getPublishedRevisions: async (id) => {
         const record = read().published.get(id);
         const parent = record && read().parents.get(record.parentId);
-        return record && parent ? { kind: record.kind, revisionId: record.revisionId, parentRevisionId: parent.revisionId } : null;
+        return record && parent ? { kind: record.kind, revisionId: record.revisionId, parentRevisionId: parent.revisionId, managerRevisionId: managerRevisionOf(parent) } : null;
       },
       getDraftRevisions: async (id) => {
         const draft = read().drafts.get(id);
         const parent = draft && read().parents.get(draft.parentId);
-        return draft && parent ? { kind: draft.kind, revisionId: draft.revisionId, parentRevisionId: parent.revisionId } : null;
+        return draft && parent ? { kind: draft.kind, revisionId: draft.revisionId, parentRevisionId: parent.revisionId, managerRevisionId: managerRevisionOf(parent) } : null;
       },
       saveDraft: (draft, expected) =>
         write((s) => {

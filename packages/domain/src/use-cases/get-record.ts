@@ -5,19 +5,24 @@ import { readStampOf } from '../model/read-stamp.ts';
 import type { RecordView } from '../model/views.ts';
 import type { CoreDeps } from './deps.ts';
 import { levelFor, loadParent, loadPublished, viewOf } from './lookup.ts';
+import { holderOf } from './packages/holder.ts';
 import { weighRecord } from './weigh-page.ts';
 import type { AnswerMemory } from '../ports.ts';
 
 export const canRead = (record: Pick<PublishedRecord, 'access'>, level: AccessLevel | null): boolean =>
   record.access.record === 'public' || atLeast(level, 'view');
 
-/** Public records are open to anyone; restricted ones to owners and link holders. A lapsed embargo reads as lifted. */
+/**
+ * Public records are open to anyone; restricted ones to owners and link holders. A lapsed embargo
+ * reads as lifted. A resource names the package holding it as far as the reader may see it.
+ */
 export async function getRecord(deps: CoreDeps, identity: Identity, kind: RecordKind, id: string, memory?: AnswerMemory): Promise<RecordView> {
   await weighRecord(deps, 'published', id, memory);
-  const record = liftedAt(await loadPublished(deps.repos, kind, id), deps.clock.now());
+  const now = deps.clock.now();
+  const record = liftedAt(await loadPublished(deps.repos, kind, id), now);
   const parent = await loadParent(deps.repos, record.parentId);
-  if (record.access.record !== 'public') requireLevel(identity, await levelFor(deps.repos, identity, parent, deps.clock.now()), 'view');
-  return viewOf(record, parent);
+  if (record.access.record !== 'public') requireLevel(identity, await levelFor(deps.repos, identity, parent, now), 'view');
+  return { ...viewOf(record, parent), holder: await holderOf(deps.repos, identity, parent, now) };
 }
 
 /**

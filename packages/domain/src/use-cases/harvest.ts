@@ -7,12 +7,13 @@
  */
 import { liftedAt } from '../model/embargo.ts';
 import { pause } from '../model/metadata/normalizer.ts';
-import type { Parent, PublishedRecord, RecordKind } from '../model/types.ts';
-import type { RecordView } from '../model/views.ts';
+import { anonymous, type Parent, type PublishedRecord, type RecordKind } from '../model/types.ts';
+import type { PackageHolder, RecordView } from '../model/views.ts';
 import type { AnswerMemory, UpdateOrderQuery, UpdateStep } from '../ports.ts';
 import { weighRecord } from './weigh-page.ts';
 import type { CoreDeps } from './deps.ts';
 import { viewOf } from './lookup.ts';
+import { holderOf } from './packages/holder.ts';
 import { resourceTypeOf } from '../model/search-document.ts';
 
 /** Where a walk stands: the last version handed out. */
@@ -120,13 +121,26 @@ async function publicAt(deps: CoreDeps, records: readonly PublishedRecord[], now
   return { current, parents };
 }
 
-/** Harvest items of these versions. */
+/**
+ * Harvest items of these versions. A managed resource names its package as anonymous readers see
+ * it; the resources of one package share that lookup.
+ */
 async function itemsOf(deps: CoreDeps, records: PublishedRecord[], now: string): Promise<HarvestItem[]> {
   const { current, parents } = await publicAt(deps, records, now);
-  return current.map((record) => {
-    const parent = record.access.record === 'public' ? parents.get(record.parentId) : undefined;
-    return { id: record.id, kind: record.kind, updated: record.updated, sets: setsOf(record), view: parent === undefined ? null : viewOf(record, parent) };
-  });
+  const holders = new Map<string, Promise<PackageHolder | null>>();
+  const holderFor = (parent: Parent): Promise<PackageHolder | null> | null => {
+    if (parent.managedBy === null) return null;
+    let holder = holders.get(parent.managedBy);
+    if (holder === undefined) holders.set(parent.managedBy, (holder = holderOf(deps.repos, anonymous, parent, now)));
+    return holder;
+  };
+  return Promise.all(
+    current.map(async (record) => {
+      const parent = record.access.record === 'public' ? parents.get(record.parentId) : undefined;
+      const view = parent === undefined ? null : { ...viewOf(record, parent), holder: await holderFor(parent) };
+      return { id: record.id, kind: record.kind, updated: record.updated, sets: setsOf(record), view };
+    }),
+  );
 }
 
 export async function harvest(deps: CoreDeps, query: HarvestQuery): Promise<HarvestPage> {

@@ -39,7 +39,18 @@ export async function getFile(deps: CoreDeps, identity: Identity, kind: RecordKi
   const t = await target(deps, identity, kind, id, side);
   const entry = await findEntry(deps.repos.files, t.owner, key);
   if (!entry || !visible(entry, side)) throw fileNotFound(key);
-  return { kind, recordId: id, state: side, bucketId: t.record.bucketId, entry, readStamp: side === 'published' ? anonymousReadStamp(t) : null };
+  return { kind, recordId: id, state: side, bucketId: t.record.bucketId, entry, readStamp: side === 'published' ? await fileReadStamp(deps, t) : null };
+}
+
+/**
+ * A file's answer is stamped as its version's (the fast path checks both against one read): for
+ * a resource a package manages, with that package's parent's revision, though the file's answer
+ * does not depend on the package; that one read is made for managed resources alone.
+ */
+async function fileReadStamp(deps: CoreDeps, t: FileTarget): Promise<string | null> {
+  const { managedBy } = t.parent;
+  const manager = managedBy === null ? null : await deps.repos.records.getParent(managedBy);
+  return anonymousReadStamp({ ...t, holder: manager === null ? null : { revisionId: manager.revisionId, lapses: false } });
 }
 
 /** Published versions show committed files only: older data may hold pending entries published before that was refused. */
