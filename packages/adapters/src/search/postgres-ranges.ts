@@ -23,7 +23,8 @@ import { flatten, NUMERIC_RANGE_FIELDS, RANGE_FIELDS, rangeValues, type QueryNod
 import type { SearchDocument } from '@krs/domain';
 import { isFieldLeaf } from './field-query.ts';
 import { LISTING_AGGREGATES, listingColumns } from './postgres-listing-columns.ts';
-import { exactQuery, type FuzzyExpansions } from './postgres-text.ts';
+import { BUCKET_BYTES, bucketLexeme, codeUnits, isBucketedField } from './postgres-range-lexemes.ts';
+import { exactQuery, lexeme, type FuzzyExpansions } from './postgres-text.ts';
 
 type Range = Extract<QueryNode, { type: 'range' }>;
 
@@ -57,9 +58,6 @@ export const RANGE_SCHEMA = [
 const NUMBER = /^-?\d+(\.\d+)?$/;
 
 const isRangeField = (field: string) => (RANGE_FIELDS as readonly string[]).includes(field);
-
-/** A text as its UTF-16 code units, big-endian: bytewise, JavaScript's order of strings. */
-const codeUnits = (text: string): Buffer => Buffer.from(text, 'utf16le').swap16();
 
 /**
  * The least byte string above every string starting with `bytes` (the last byte below 0xff
@@ -251,6 +249,79 @@ function partOf(node: QueryNode): Part {
   }
 }
 
+/** A date range folded into the words beside it: its buckets' lexemes, and whether a bound cuts one of them. */
+export interface FoldedRange {
+  lexemes: readonly string[];
+  cut: boolean;
+}
+
+/** The ranges folded into the words beside them (`foldableRanges`), each with its buckets. */
+export type FoldedRanges = ReadonlyMap<QueryNode, FoldedRange>;
+
+/**
+ * The buckets a folded range ORs at most: a tsquery of a few hundred lexemes is still one look in
+ * the GIN index; a range over centuries of monthly dates is probed row by row as before.
+ */
+const MAX_FOLDED_BUCKETS = 256;
+
+/**
+ * The date ranges of `node` that `composedQuery` may fold into words beside them: those ANDed
+ * with a part the vector decides, where no OR or NOT is between them and the top.
+ */
+export function foldableRanges(node: QueryNode): Range[] {
+  if (node.type === 'range' || node.type !== 'and') return [];
+  const ranges = node.children.filter((c): c is Range => c.type === 'range' && isBucketedField(c.field));
+  const withWords = node.children.some((c) => partOf(c) === 'words');
+  return [...(withWords ? ranges : []), ...node.children.flatMap((c) => (c.type === 'and' ? foldableRanges(c) : []))];
+}
+
+/**
+ * Each range's buckets holding a value in it, read from the value index one bucket at a time (a
+ * descent each: the first value from the next bucket's least value on), so a bucket of thousands
+ * of values costs what one of one value does. A range with no such bucket, or more than
+ * MAX_FOLDED_BUCKETS, is left out (not folded).
+ */
+export async function foldedRanges(db: Kysely<object>, ranges: readonly Range[]): Promise<FoldedRanges> {
+  const folded = new Map<QueryNode, FoldedRange>();
+  for (const range of ranges) {
+    const bounds = dateBounds(range);
+    if (bounds === null) continue;
+    const { least, above } = bounds;
+    const within = (r: string) =>
+      sql.join(
+        [
+          sql`${sql.ref(`${r}.field`)} = ${range.field}`,
+          sql`${sql.ref(`${r}.value`)} is not null`,
+          ...(above === null ? [] : [sql`${sql.ref(`${r}.value`)} < ${above}`]),
+        ],
+        sql` and `,
+      );
+    // The least value of the bucket after `b`: above every value starting with it (a full bucket),
+    // or above it alone (a shorter value is a bucket of its own).
+    const rows = (
+      await sql<{ bucket: Buffer }>`with recursive b(bucket) as (
+          (select substring(r.value from 1 for ${BUCKET_BYTES}::int) from search_range r where ${within('r')} ${least === null ? sql`` : sql`and r.value >= ${least}`}
+            order by r.value limit 1)
+          union all
+          select (select substring(r.value from 1 for ${BUCKET_BYTES}::int) from search_range r where ${within('r')} and r.value >= n.next order by r.value limit 1)
+          from b cross join lateral (select rtrim(b.bucket, '\\xff'::bytea) as t) t
+            cross join lateral (select case when length(b.bucket) < ${BUCKET_BYTES}::int then b.bucket || '\\x00'::bytea when length(t.t) = 0 then null
+              else set_byte(t.t, length(t.t) - 1, get_byte(t.t, length(t.t) - 1) + 1) end as next) n
+          where b.bucket is not null
+        )
+        select bucket from b where bucket is not null limit ${MAX_FOLDED_BUCKETS + 1}`.execute(db)
+    ).rows;
+    if (rows.length === 0 || rows.length > MAX_FOLDED_BUCKETS) continue;
+    // The buckets a bound longer than a bucket cuts: their values are not all in the range.
+    const cut = [least, above].filter((b): b is Buffer => b !== null && b.length > BUCKET_BYTES).map((b) => b.subarray(0, BUCKET_BYTES));
+    folded.set(range, {
+      lexemes: rows.map((r) => bucketLexeme(range.field, r.bucket)),
+      cut: rows.some((r) => cut.some((c) => c.equals(r.bucket))),
+    });
+  }
+  return folded;
+}
+
 export interface ComposedQuery {
   /** The query as an SQL condition on a row of search_doc. */
   match: RawBuilder<boolean>;
@@ -273,11 +344,14 @@ export type FieldQuery = (node: QueryNode) => string | null;
  * one tsquery: one look in the GIN index rather than one per part.
  *
  * The parts ANDed at the top are conditions on the row (`words @@`, `field_words @@`, a range's
- * rows, joined). A composed part under an OR or a NOT is a set of keys (`keysOf`) joined to the
+ * rows, joined). A date range ANDed with a part the vector decides, with its buckets read first
+ * (`foldedRanges`), is ANDed into that part's tsquery instead, as the OR of its buckets' lexemes
+ * (postgres-range-lexemes.ts): the GIN index then finds the matches of both at once, exactly when
+ * no bound cuts a bucket holding one (else each candidate's range rows decide as before). A composed part under an OR or a NOT is a set of keys (`keysOf`) joined to the
  * rows: as a condition, `words @@` there was tested on every row the filter keeps, each vector
  * read from out of the row, where the GIN index finds the word's keys alone.
  */
-export function composedQuery(node: QueryNode, fuzzy: FuzzyExpansions, fieldQuery: FieldQuery): ComposedQuery | null {
+export function composedQuery(node: QueryNode, fuzzy: FuzzyExpansions, fieldQuery: FieldQuery, buckets: FoldedRanges = new Map()): ComposedQuery | null {
   if (partOf(node) === 'words') return null;
   let text = false;
   let phrases = false;
@@ -338,7 +412,22 @@ export function composedQuery(node: QueryNode, fuzzy: FuzzyExpansions, fieldQuer
     }
     if (n.type === 'or') return joined(keysOf(n));
     if (n.type !== 'and') return null;
-    const parts = grouped(n).map(walk);
+    const children = grouped(n);
+    // The words part and the date ranges beside it as one tsquery (see postgres-range-lexemes.ts);
+    // a range a bound cuts a bucket of is then decided on its rows, among those candidates only.
+    const plain = children.find((c) => partOf(c) === 'words');
+    const folded = plain === undefined ? [] : children.filter((c): c is Range => c.type === 'range' && buckets.has(c));
+    let together: RawBuilder<boolean>[] = [];
+    if (plain !== undefined && folded.length > 0) {
+      const found = exactQuery(plain, fuzzy);
+      if (found === null) return null;
+      text = true;
+      phrases ||= found.phrases;
+      const ranges = folded.map((r) => buckets.get(r) as FoldedRange);
+      const tsquery = [found.match, ...ranges.map((r) => r.lexemes.map(lexeme).join(' | '))].map((p) => `(${p})`).join(' & ');
+      together = [sql<boolean>`words @@ ${tsquery}::tsquery`, ...folded.filter((_, i) => ranges[i]?.cut).map(rangeMatch)];
+    }
+    const parts = [...together, ...children.filter((c) => !(together.length > 0 && (c === plain || folded.includes(c as Range)))).map(walk)];
     if (parts.some((p) => p === null)) return null;
     return sql<boolean>`(${sql.join(parts as RawBuilder<boolean>[], sql` and `)})`;
   };

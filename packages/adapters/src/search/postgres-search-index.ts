@@ -25,7 +25,7 @@ import type { FieldPaths } from './field-query.ts';
 import { keptWords, keptWordsAnswer, MAX_KEPT_WORDS } from './postgres-kept-words.ts';
 import { LISTING_AGGREGATES, listingColumns } from './postgres-listing-columns.ts';
 import { bucketedRange, RANGE_BUCKET_SCHEMA, type BucketedRange } from './postgres-range-buckets.ts';
-import { composedQuery, listedRangeDocuments, RANGE_SCHEMA, requiredRanges, writeRanges } from './postgres-ranges.ts';
+import { composedQuery, foldableRanges, foldedRanges, listedRangeDocuments, RANGE_SCHEMA, requiredRanges, writeRanges } from './postgres-ranges.ts';
 import { documentWords, documentWordsInTurns, exactQuery, type DocumentWords, rankOperands, rankText, requiredWords, singleLexeme, type FuzzyExpansions, type RankOperand, type SingleLexeme } from './postgres-text.ts';
 
 /** Any Kysely handle: the index's tables are outside the records' typed schema, and written in SQL. */
@@ -221,9 +221,10 @@ const STORAGE = [
  * `search_range`'s rows, and a row without a value for each range field a listed document lacks;
  * 16 the field words' and every listed document's counts in `search_count`, two-word pairs in
  * `field_words`, and `repeats`; 17 the range rows' counts per bucket (`search_range_count`) and
- * their page index (postgres-range-buckets.ts).
+ * their page index (postgres-range-buckets.ts); 18 the buckets of the date range values as
+ * lexemes of `words` (postgres-range-lexemes.ts).
  */
-const LAYOUT = 17;
+const LAYOUT = 18;
 
 /** Creates the index's tables and indexes where they are missing; nodes starting at once take turns. */
 export async function createPostgresSearchSchema<T>(handle: Kysely<T>): Promise<void> {
@@ -355,7 +356,9 @@ export function createPostgresSearchIndex<T>(handle: Kysely<T>): SearchIndex & {
       const paths = exact === null && request.bbox === null ? await fieldPathsOf(handle, query) : new Map();
       // A listing's field prefix or fuzzy word standing for one word is that word's field term.
       const fielded = exact === null && request.bbox === null && keptFilter(request) ? await asOneFieldWord(handle, query, fuzzy) : query;
-      const composed = exact === null && request.bbox === null ? composedQuery(fielded, fuzzy, (n) => fieldTsquery(n, paths, fuzzy)) : null;
+      // Date ranges beside words, as the buckets the words' tsquery is ANDed with.
+      const folded = exact === null && request.bbox === null ? await foldedRanges(handle, foldableRanges(fielded)) : new Map();
+      const composed = exact === null && request.bbox === null ? composedQuery(fielded, fuzzy, (n) => fieldTsquery(n, paths, fuzzy), folded) : null;
       if (
         composed !== null &&
         !undecided &&
