@@ -71,7 +71,7 @@ const EVERY_LISTED = '';
 const keptStatements = (changed: string) => `
     DELETE FROM search_title WHERE key IN (SELECT key FROM (${changed}) d WHERE sign < 0);
     INSERT INTO search_title (lexeme, score, created, id, key, kind, resource_type, access_status)
-      SELECT l, ts_rank(d.title_words, ('''' || replace(replace(l, '\\', '\\\\'), '''', '\\''') || '''')::tsquery, 0) / sqrt(1 + d.word_count / 50.0),
+      SELECT l, ts_rank(d.title_words, ('''' || replace(replace(l, '\\', '\\\\'), '''', '\\''') || '''')::tsquery, 0) / sqrt(1 + d.word_count / 50.0::float8),
         d.created, d.id, d.key, d.kind, d.resource_type, d.access_status
       FROM (${changed}) d, unnest(tsvector_to_array(d.title_words)) l WHERE d.sign > 0;
     WITH delta AS (
@@ -905,10 +905,15 @@ const oneWordRank = (rank: Rank): boolean => {
 const rowScoreSql = (query: string) => sql`(case when repeats is null then ts_rank(words, ${query}::tsquery, 0)
   when title_words @@ ${query}::tsquery then ts_rank(title_words, ${query}::tsquery, 0)
   when repeats @@ ${query}::tsquery then ts_rank(repeats, ${query}::tsquery, 0)
-  else ts_rank('x:1'::tsvector, 'x'::tsquery, 0) end) / sqrt(1 + word_count / 50.0)`;
+  else ts_rank('x:1'::tsvector, 'x'::tsquery, 0) end) / sqrt(1 + word_count / 50.0::float8)`;
 
-/** The relevance of a match: its words' weights (title A, others D), damped by its length as the domain's score is. */
-const scoreSql = (query: string) => sql`ts_rank(words, ${query}::tsquery, 0) / sqrt(1 + word_count / 50.0)`;
+/**
+ * The relevance of a match: its words' weights (title A, others D), damped by its length as the
+ * domain's score is. The damping in float8, as JavaScript computes it (`1 + n / 50` rounded, then
+ * its root), wherever the engine scores (the kept title scores too): in numeric, the root alone
+ * cost about 0.5 us a row, 8 of the 34 ms of CPU ranking a creator's 14 738 matches at 100k.
+ */
+const scoreSql = (query: string) => sql`ts_rank(words, ${query}::tsquery, 0) / sqrt(1 + word_count / 50.0::float8)`;
 
 /** The page of the matches `where` keeps, in the request's order, every match scored (a bounded rank: `boundedSql`). */
 function pageSql(request: SearchRequest, where: RawBuilder<unknown>, rank: Rank | null): RawBuilder<PageRow> {
@@ -1069,7 +1074,7 @@ async function titleFirstPage(db: Db, request: SearchRequest, single: KeptLexeme
   const rows = (
     await (own === null
       ? titled
-      : sql`select id, kind, score from ((${titled}) union all (select id, kind, ts_rank(title_words, ${rank.query}::tsquery, 0) / sqrt(1 + word_count / 50.0) as score,
+      : sql`select id, kind, score from ((${titled}) union all (select id, kind, ts_rank(title_words, ${rank.query}::tsquery, 0) / sqrt(1 + word_count / 50.0::float8) as score,
           created, key from search_doc where ${own} and title_words @@ ${rank.query}::tsquery and ${facetSql(request)} order by ${order} limit ${end})) m
           order by ${order} limit ${end}`
     ).execute(db)
