@@ -254,11 +254,12 @@ export type FoldedRanges = ReadonlyMap<QueryNode, readonly string[]>;
 
 /**
  * The buckets a folded range ORs at most. The GIN index checks each candidate of the words
- * against every lexeme of the OR: at 100k, `glacier` and 31 months cost 17 ms more than `glacier`
- * alone (the word's 9 246 candidates), though the rows read halved. A longer range is probed row
- * by row as before.
+ * against every lexeme of the OR, so a fold costs about the words' candidates times its months:
+ * at 100k, PostgreSQL CPU a call against the range rows' probe, `glacier` (9 246 matches) and 12
+ * months 22 -> 11-13 ms, 31 months 34-41 either way, 48 months 47-49 -> 67; `sentinel` (54 817)
+ * and 24 months 95-115 -> 69-76, 48 months 141-150 -> 165. A longer range is probed row by row.
  */
-const MAX_FOLDED_BUCKETS = 48;
+const MAX_FOLDED_BUCKETS = 24;
 
 /**
  * The date ranges of `node` that `composedQuery` may fold into words beside them: those ANDed
