@@ -23,7 +23,7 @@ import { flatten, NUMERIC_RANGE_FIELDS, RANGE_FIELDS, rangeValues, type QueryNod
 import type { SearchDocument } from '@krs/domain';
 import { isFieldLeaf } from './field-query.ts';
 import { LISTING_AGGREGATES, listingColumns } from './postgres-listing-columns.ts';
-import { BUCKET_BYTES, bucketLexeme, codeUnits, isBucketedField } from './postgres-range-lexemes.ts';
+import { BUCKET_BYTES, codeUnits, isBucketedField, prefixLexeme, YEAR_BYTES } from './postgres-range-lexemes.ts';
 import { exactQuery, lexeme, type FuzzyExpansions } from './postgres-text.ts';
 
 type Range = Extract<QueryNode, { type: 'range' }>;
@@ -253,11 +253,12 @@ function partOf(node: QueryNode): Part {
 export type FoldedRanges = ReadonlyMap<QueryNode, readonly string[]>;
 
 /**
- * The buckets a folded range ORs at most. The GIN index checks each candidate of the words
- * against every lexeme of the OR, so a fold costs about the words' candidates times its months:
- * at 100k, PostgreSQL CPU a call against the range rows' probe, `glacier` (9 246 matches) and 12
- * months 22 -> 11-13 ms, 31 months 34-41 either way, 48 months 47-49 -> 67; `sentinel` (54 817)
- * and 24 months 95-115 -> 69-76, 48 months 141-150 -> 165. A longer range is probed row by row.
+ * The lexemes a folded range ORs at most. The GIN index checks each candidate of the words
+ * against every lexeme of the OR, so a fold costs about the words' candidates times its lexemes:
+ * at 100k, with months alone, PostgreSQL CPU a call against the range rows' probe, `glacier`
+ * (9 246 matches) and 12 months 22 -> 11-13 ms, 31 months 34-41 either way, 48 months 47-49 -> 67.
+ * Whole years are one lexeme each, so a range of years and months folds in a few; a range of
+ * more lexemes is probed row by row.
  */
 const MAX_FOLDED_BUCKETS = 24;
 
@@ -273,12 +274,35 @@ export function foldableRanges(node: QueryNode): Range[] {
 }
 
 /**
- * Each range's buckets holding a value in it, read from the value index one bucket at a time (a
- * descent each: the first value from the next bucket's least value on), so a bucket of thousands
- * of values costs what one of one value does. A range with no such bucket, or more than
- * MAX_FOLDED_BUCKETS, or a bucket a bound cuts (not all its values in the range), is left out
- * (not folded): its range rows decide, as before (folded and then checked on its rows, a range
- * cost more than either).
+ * The prefixes of `bytes` bytes (a year's or a month's code units) of the field's values from
+ * `least` (inclusive) to `above` (exclusive), in order, up to `limit`: read from the value index
+ * one prefix at a time (a descent each: the first value from the next prefix's least value on),
+ * so a prefix of thousands of values costs what one of one value does.
+ */
+async function prefixesIn(db: Kysely<object>, field: string, least: Buffer | null, above: Buffer | null, bytes: number, limit: number): Promise<Buffer[]> {
+  const within = sql.join([sql`r.field = ${field}`, sql`r.value is not null`, ...(above === null ? [] : [sql`r.value < ${above}`])], sql` and `);
+  // The least value of the prefix after `b`: above every value starting with it (a full prefix),
+  // or above it alone (a shorter value is a prefix of its own).
+  const rows = await sql<{ bucket: Buffer }>`with recursive b(bucket) as (
+      (select substring(r.value from 1 for ${bytes}::int) from search_range r where ${within} ${least === null ? sql`` : sql`and r.value >= ${least}`}
+        order by r.value limit 1)
+      union all
+      select (select substring(r.value from 1 for ${bytes}::int) from search_range r where ${within} and r.value >= n.next order by r.value limit 1)
+      from b cross join lateral (select rtrim(b.bucket, '\\xff'::bytea) as t) t
+        cross join lateral (select case when length(b.bucket) < ${bytes}::int then b.bucket || '\\x00'::bytea when length(t.t) = 0 then null
+          else set_byte(t.t, length(t.t) - 1, get_byte(t.t, length(t.t) - 1) + 1) end as next) n
+      where b.bucket is not null
+    )
+    select bucket from b where bucket is not null limit ${limit}`.execute(db);
+  return rows.rows.map((r) => r.bucket);
+}
+
+/**
+ * Each range's years and months holding a value in it, as few lexemes as cover it: a year wholly
+ * in the range as its year's lexeme, the months of a year a bound cuts as theirs (read from the
+ * value index, `prefixesIn`). A range with no value, a month a bound cuts (not all its values in
+ * the range), or more than MAX_FOLDED_BUCKETS lexemes is left out (not folded): its range rows
+ * decide, as before (folded and then checked on its rows, a range cost more than either).
  */
 export async function foldedRanges(db: Kysely<object>, ranges: readonly Range[]): Promise<FoldedRanges> {
   const folded = new Map<QueryNode, readonly string[]>();
@@ -286,34 +310,29 @@ export async function foldedRanges(db: Kysely<object>, ranges: readonly Range[])
     const bounds = dateBounds(range);
     if (bounds === null) continue;
     const { least, above } = bounds;
-    const within = (r: string) =>
-      sql.join(
-        [
-          sql`${sql.ref(`${r}.field`)} = ${range.field}`,
-          sql`${sql.ref(`${r}.value`)} is not null`,
-          ...(above === null ? [] : [sql`${sql.ref(`${r}.value`)} < ${above}`]),
-        ],
-        sql` and `,
-      );
-    // The least value of the bucket after `b`: above every value starting with it (a full bucket),
-    // or above it alone (a shorter value is a bucket of its own).
-    const rows = (
-      await sql<{ bucket: Buffer }>`with recursive b(bucket) as (
-          (select substring(r.value from 1 for ${BUCKET_BYTES}::int) from search_range r where ${within('r')} ${least === null ? sql`` : sql`and r.value >= ${least}`}
-            order by r.value limit 1)
-          union all
-          select (select substring(r.value from 1 for ${BUCKET_BYTES}::int) from search_range r where ${within('r')} and r.value >= n.next order by r.value limit 1)
-          from b cross join lateral (select rtrim(b.bucket, '\\xff'::bytea) as t) t
-            cross join lateral (select case when length(b.bucket) < ${BUCKET_BYTES}::int then b.bucket || '\\x00'::bytea when length(t.t) = 0 then null
-              else set_byte(t.t, length(t.t) - 1, get_byte(t.t, length(t.t) - 1) + 1) end as next) n
-          where b.bucket is not null
-        )
-        select bucket from b where bucket is not null limit ${MAX_FOLDED_BUCKETS + 1}`.execute(db)
-    ).rows;
-    // The buckets a bound longer than a bucket cuts: their values are not all in the range.
-    const cut = [least, above].filter((b): b is Buffer => b !== null && b.length > BUCKET_BYTES).map((b) => b.subarray(0, BUCKET_BYTES));
-    if (rows.length === 0 || rows.length > MAX_FOLDED_BUCKETS || rows.some((r) => cut.some((c) => c.equals(r.bucket)))) continue;
-    folded.set(range, rows.map((r) => bucketLexeme(range.field, r.bucket)));
+    // Whether every value of a prefix of `bytes` bytes is in the range: the prefix is, and no bound
+    // longer than it starts with it (a shorter prefix is one value, found in the range).
+    const whole = (prefix: Buffer, bytes: number) =>
+      (least === null || Buffer.compare(prefix, least) >= 0) &&
+      (above === null || Buffer.compare(prefix, above) < 0) &&
+      ![least, above].some((b) => b !== null && b.length > bytes && b.subarray(0, bytes).equals(prefix));
+    const years = await prefixesIn(db, range.field, least, above, YEAR_BYTES, MAX_FOLDED_BUCKETS + 1);
+    const lexemes: string[] = [];
+    let foldable = years.length > 0 && years.length <= MAX_FOLDED_BUCKETS;
+    for (const year of foldable ? years : []) {
+      if (whole(year, YEAR_BYTES)) {
+        lexemes.push(prefixLexeme(range.field, year, 'year'));
+        continue;
+      }
+      const end = successor(year);
+      const from = least === null || Buffer.compare(least, year) < 0 ? year : least;
+      const to = end === null ? above : above === null || Buffer.compare(end, above) < 0 ? end : above;
+      const months = await prefixesIn(db, range.field, from, to, BUCKET_BYTES, MAX_FOLDED_BUCKETS + 1);
+      if (months.some((month) => !whole(month, BUCKET_BYTES))) foldable = false;
+      lexemes.push(...months.map((month) => prefixLexeme(range.field, month, 'month')));
+      if (!foldable || lexemes.length > MAX_FOLDED_BUCKETS) break;
+    }
+    if (foldable && lexemes.length > 0 && lexemes.length <= MAX_FOLDED_BUCKETS) folded.set(range, lexemes);
   }
   return folded;
 }
