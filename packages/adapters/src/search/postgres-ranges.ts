@@ -249,7 +249,7 @@ function partOf(node: QueryNode): Part {
   }
 }
 
-/** The ranges folded into the words beside them (`foldableRanges`), each with its buckets' lexemes. */
+/** The ranges folded into the words beside them (`foldableRanges`), each with its years' and months' lexemes. */
 export type FoldedRanges = ReadonlyMap<QueryNode, readonly string[]>;
 
 /**
@@ -260,14 +260,14 @@ export type FoldedRanges = ReadonlyMap<QueryNode, readonly string[]>;
  * Whole years are one lexeme each, so a range of years and months folds in a few; a range of
  * more lexemes is probed row by row.
  */
-const MAX_FOLDED_BUCKETS = 24;
+const MAX_FOLDED_LEXEMES = 24;
 
 /**
  * The date ranges of `node` that `composedQuery` may fold into words beside them: those ANDed
  * with a part the vector decides, where no OR or NOT is between them and the top.
  */
 export function foldableRanges(node: QueryNode): Range[] {
-  if (node.type === 'range' || node.type !== 'and') return [];
+  if (node.type !== 'and') return [];
   const ranges = node.children.filter((c): c is Range => c.type === 'range' && isBucketedField(c.field));
   const withWords = node.children.some((c) => partOf(c) === 'words');
   return [...(withWords ? ranges : []), ...node.children.flatMap((c) => (c.type === 'and' ? foldableRanges(c) : []))];
@@ -301,7 +301,7 @@ async function prefixesIn(db: Kysely<object>, field: string, least: Buffer | nul
  * Each range's years and months holding a value in it, as few lexemes as cover it: a year wholly
  * in the range as its year's lexeme, the months of a year a bound cuts as theirs (read from the
  * value index, `prefixesIn`). A range with no value, a month a bound cuts (not all its values in
- * the range), or more than MAX_FOLDED_BUCKETS lexemes is left out (not folded): its range rows
+ * the range), or more than MAX_FOLDED_LEXEMES lexemes is left out (not folded): its range rows
  * decide, as before (folded and then checked on its rows, a range cost more than either).
  */
 export async function foldedRanges(db: Kysely<object>, ranges: readonly Range[]): Promise<FoldedRanges> {
@@ -316,9 +316,9 @@ export async function foldedRanges(db: Kysely<object>, ranges: readonly Range[])
       (least === null || Buffer.compare(prefix, least) >= 0) &&
       (above === null || Buffer.compare(prefix, above) < 0) &&
       ![least, above].some((b) => b !== null && b.length > bytes && b.subarray(0, bytes).equals(prefix));
-    const years = await prefixesIn(db, range.field, least, above, YEAR_BYTES, MAX_FOLDED_BUCKETS + 1);
+    const years = await prefixesIn(db, range.field, least, above, YEAR_BYTES, MAX_FOLDED_LEXEMES + 1);
     const lexemes: string[] = [];
-    let foldable = years.length > 0 && years.length <= MAX_FOLDED_BUCKETS;
+    let foldable = years.length > 0 && years.length <= MAX_FOLDED_LEXEMES;
     for (const year of foldable ? years : []) {
       if (whole(year, YEAR_BYTES)) {
         lexemes.push(prefixLexeme(range.field, year, 'year'));
@@ -327,12 +327,12 @@ export async function foldedRanges(db: Kysely<object>, ranges: readonly Range[])
       const end = successor(year);
       const from = least === null || Buffer.compare(least, year) < 0 ? year : least;
       const to = end === null ? above : above === null || Buffer.compare(end, above) < 0 ? end : above;
-      const months = await prefixesIn(db, range.field, from, to, BUCKET_BYTES, MAX_FOLDED_BUCKETS + 1);
+      const months = await prefixesIn(db, range.field, from, to, BUCKET_BYTES, MAX_FOLDED_LEXEMES + 1);
       if (months.some((month) => !whole(month, BUCKET_BYTES))) foldable = false;
       lexemes.push(...months.map((month) => prefixLexeme(range.field, month, 'month')));
-      if (!foldable || lexemes.length > MAX_FOLDED_BUCKETS) break;
+      if (!foldable || lexemes.length > MAX_FOLDED_LEXEMES) break;
     }
-    if (foldable && lexemes.length > 0 && lexemes.length <= MAX_FOLDED_BUCKETS) folded.set(range, lexemes);
+    if (foldable && lexemes.length > 0 && lexemes.length <= MAX_FOLDED_LEXEMES) folded.set(range, lexemes);
   }
   return folded;
 }
@@ -359,15 +359,15 @@ export type FieldQuery = (node: QueryNode) => string | null;
  * one tsquery: one look in the GIN index rather than one per part.
  *
  * The parts ANDed at the top are conditions on the row (`words @@`, `field_words @@`, a range's
- * rows, joined). A date range ANDed with a part the vector decides, with its buckets read first
- * (`foldedRanges`), is ANDed into that part's tsquery instead, as the OR of its buckets' lexemes
- * (postgres-range-lexemes.ts): the GIN index then finds the matches of both at once, exactly.
+ * rows, joined). A date range ANDed with a part the vector decides, with its years and months
+ * read first (`foldedRanges`, `folds`), is ANDed into that part's tsquery instead, as the OR of
+ * their lexemes (postgres-range-lexemes.ts): the GIN index then finds the matches of both at once.
  *
  * A composed part under an OR or a NOT is a set of keys (`keysOf`) joined to the rows: as a
  * condition, `words @@` there was tested on every row the filter keeps, each vector read from out
  * of the row, where the GIN index finds the word's keys alone.
  */
-export function composedQuery(node: QueryNode, fuzzy: FuzzyExpansions, fieldQuery: FieldQuery, buckets: FoldedRanges = new Map()): ComposedQuery | null {
+export function composedQuery(node: QueryNode, fuzzy: FuzzyExpansions, fieldQuery: FieldQuery, folds: FoldedRanges = new Map()): ComposedQuery | null {
   if (partOf(node) === 'words') return null;
   let text = false;
   let phrases = false;
@@ -431,14 +431,14 @@ export function composedQuery(node: QueryNode, fuzzy: FuzzyExpansions, fieldQuer
     const children = grouped(n);
     // The words part and the date ranges beside it as one tsquery (see postgres-range-lexemes.ts).
     const plain = children.find((c) => partOf(c) === 'words');
-    const folded = plain === undefined ? [] : children.filter((c): c is Range => c.type === 'range' && buckets.has(c));
+    const folded = plain === undefined ? [] : children.filter((c): c is Range => c.type === 'range' && folds.has(c));
     let together: RawBuilder<boolean>[] = [];
     if (plain !== undefined && folded.length > 0) {
       const found = exactQuery(plain, fuzzy);
       if (found === null) return null;
       text = true;
       phrases ||= found.phrases;
-      const lexemes = folded.map((r) => buckets.get(r) ?? []);
+      const lexemes = folded.map((r) => folds.get(r) ?? []);
       const tsquery = [found.match, ...lexemes.map((l) => l.map(lexeme).join(' | '))].map((p) => `(${p})`).join(' & ');
       together = [sql<boolean>`words @@ ${tsquery}::tsquery`];
     }

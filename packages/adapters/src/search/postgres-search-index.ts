@@ -356,7 +356,7 @@ export function createPostgresSearchIndex<T>(handle: Kysely<T>): SearchIndex & {
       const paths = exact === null && request.bbox === null ? await fieldPathsOf(handle, query) : new Map();
       // A listing's field prefix or fuzzy word standing for one word is that word's field term.
       const fielded = exact === null && request.bbox === null && keptFilter(request) ? await asOneFieldWord(handle, query, fuzzy) : query;
-      // Date ranges beside words, as the buckets the words' tsquery is ANDed with.
+      // Date ranges beside words, as the years and months the words' tsquery is ANDed with.
       const folded = exact === null && request.bbox === null ? await foldedRanges(handle, foldableRanges(fielded)) : new Map();
       const composed = exact === null && request.bbox === null ? composedQuery(fielded, fuzzy, (n) => fieldTsquery(n, paths, fuzzy), folded) : null;
       if (
