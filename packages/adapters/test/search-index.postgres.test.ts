@@ -180,7 +180,7 @@ describe('search index (PostgreSQL): text decided in SQL', () => {
     const { handle, index } = await open();
     try {
       // Past 16,383 positions: the phrase is at the end, where no position is kept.
-      const long = doc('long', { title: 'Long report', description: `${'filler '.repeat(17_000)}sea ice` });
+      const long = doc('long', { title: 'Long report', description: `${'filler '.repeat(17_000)}sea ice`, publication_date: '2021-03-04' });
       // Past a tsvector's size: no vector at all.
       const huge = doc('huge', { title: 'Huge glacier inventory', description: Array.from({ length: 100_000 }, (_, i) => `distinctword${i}`).join(' ') });
       await index.upsert([long, huge, doc('small', { title: 'Glacier', description: 'sea ice' })]);
@@ -188,6 +188,9 @@ describe('search index (PostgreSQL): text decided in SQL', () => {
       expect((await index.search(find('glacier'))).hits.map((h) => h.id).sort()).toEqual(['huge', 'small']);
       expect((await index.search(find('metadata.title:inventory'))).hits.map((h) => h.id)).toEqual(['huge']);
       expect((await index.search(find('distinctword99999'))).total).toBe(1);
+      // Positions cut, the date's bucket kept: a word and a range together decided in SQL.
+      expect((await index.search(find('report AND metadata.publication_date:[2021-03 TO 2021-03]'))).hits.map((h) => h.id)).toEqual(['long']);
+      expect((await index.search(find('filler AND metadata.publication_date:[2021-03-05 TO *]'))).total).toBe(0);
       // Neither has a field vector: a field query that may match them is the evaluator's.
       expect((await index.search(find('metadata.description:"sea ice"'))).hits.map((h) => h.id).sort()).toEqual(['long', 'small']);
       expect((await index.search(find('metadata.description:distinctword5 OR metadata.description:ice'))).hits.map((h) => h.id).sort()).toEqual(['huge', 'long', 'small']);
@@ -759,6 +762,20 @@ describe('search index (PostgreSQL): ranges decided in SQL', () => {
       await handle.close();
     }
   });
+  it('empties an index written before the date ranges\' buckets were in the vector, so a word and a range together find every record projected again', async () => {
+    const { handle, index } = await open();
+    try {
+      await index.upsert([doc('kept', { title: 'Glacier', publication_date: '2020-05-01' })]);
+      await sql`update search_meta set layout = 17`.execute(handle.db);
+      await createPostgresSearchSchema(handle.db);
+      expect((await index.search(find('glacier'))).total).toBe(0);
+      await index.upsert([doc('kept', { title: 'Glacier', publication_date: '2020-05-01' })]);
+      expect((await index.search(find('glacier AND metadata.publication_date:[2020-05 TO *]'))).hits.map((h) => h.id)).toEqual(['kept']);
+    } finally {
+      await handle.close();
+    }
+  });
+
   it('empties an index written before the range rows were counted by bucket, so every record is projected again with its counts', async () => {
     const { handle, index } = await open();
     try {

@@ -67,7 +67,7 @@ export async function keptWords(db: Db, words: readonly string[], kinds: readonl
 const lexeme = (w: string) => `'${w.replace(/['\\]/g, (c) => `\\${c}`)}'`;
 
 /** A document's score from `vector`, as the engine ranks (the same expression, so the same float). */
-const scoreOf = (vector: RawBuilder<unknown>, query: string) => sql`ts_rank(${vector}, ${query}::tsquery, 0) / sqrt(1 + word_count / 50.0)`;
+const scoreOf = (vector: RawBuilder<unknown>, query: string) => sql`ts_rank(${vector}, ${query}::tsquery, 0) / sqrt(1 + word_count / 50.0::float8)`;
 
 /** How many of `words` a vector holds: its lexemes less those left once they are deleted (one pass, in C). */
 const holding = (vector: RawBuilder<unknown>, words: readonly string[]) => sql`(length(${vector}) - length(ts_delete(${vector}, ${[...words]}::text[])))`;

@@ -21,11 +21,8 @@
 import { sql, type RawBuilder } from 'kysely';
 import { NUMERIC_RANGE_FIELDS, type QueryNode } from '@krs/domain/search';
 import { listingColumns } from './postgres-listing-columns.ts';
+import { BUCKET_BYTES } from './postgres-range-lexemes.ts';
 import { dateBounds, listedRangeDocuments, successor } from './postgres-ranges.ts';
-
-/** Code units of a bucket: a month of an ISO date. */
-const BUCKET_UNITS = 7;
-const BUCKET_BYTES = BUCKET_UNITS * 2;
 
 /** Groups of one bucket's counts past which a write folds them into one (see FOLD_AT of the words' counts). */
 const FOLD_AT = 8;

@@ -23,7 +23,8 @@ import { flatten, NUMERIC_RANGE_FIELDS, RANGE_FIELDS, rangeValues, type QueryNod
 import type { SearchDocument } from '@krs/domain';
 import { isFieldLeaf } from './field-query.ts';
 import { LISTING_AGGREGATES, listingColumns } from './postgres-listing-columns.ts';
-import { exactQuery, type FuzzyExpansions } from './postgres-text.ts';
+import { BUCKET_BYTES, codeUnits, isBucketedField, prefixLexeme, YEAR_BYTES } from './postgres-range-lexemes.ts';
+import { exactQuery, lexeme, type FuzzyExpansions } from './postgres-text.ts';
 
 type Range = Extract<QueryNode, { type: 'range' }>;
 
@@ -57,9 +58,6 @@ export const RANGE_SCHEMA = [
 const NUMBER = /^-?\d+(\.\d+)?$/;
 
 const isRangeField = (field: string) => (RANGE_FIELDS as readonly string[]).includes(field);
-
-/** A text as its UTF-16 code units, big-endian: bytewise, JavaScript's order of strings. */
-const codeUnits = (text: string): Buffer => Buffer.from(text, 'utf16le').swap16();
 
 /**
  * The least byte string above every string starting with `bytes` (the last byte below 0xff
@@ -251,6 +249,94 @@ function partOf(node: QueryNode): Part {
   }
 }
 
+/** The ranges folded into the words beside them (`foldableRanges`), each with its years' and months' lexemes. */
+export type FoldedRanges = ReadonlyMap<QueryNode, readonly string[]>;
+
+/**
+ * The lexemes a folded range ORs at most. The GIN index checks each candidate of the words
+ * against every lexeme of the OR, so a fold costs about the words' candidates times its lexemes:
+ * at 100k, with months alone, PostgreSQL CPU a call against the range rows' probe, `glacier`
+ * (9 246 matches) and 12 months 22 -> 11-13 ms, 31 months 34-41 either way, 48 months 47-49 -> 67.
+ * Whole years are one lexeme each, so a range of years and months folds in a few; a range of
+ * more lexemes is probed row by row.
+ */
+const MAX_FOLDED_LEXEMES = 24;
+
+/**
+ * The date ranges of `node` that `composedQuery` may fold into words beside them: those ANDed
+ * with a part the vector decides, where no OR or NOT is between them and the top.
+ */
+export function foldableRanges(node: QueryNode): Range[] {
+  if (node.type !== 'and') return [];
+  const ranges = node.children.filter((c): c is Range => c.type === 'range' && isBucketedField(c.field));
+  const withWords = node.children.some((c) => partOf(c) === 'words');
+  return [...(withWords ? ranges : []), ...node.children.flatMap((c) => (c.type === 'and' ? foldableRanges(c) : []))];
+}
+
+/**
+ * The prefixes of `bytes` bytes (a year's or a month's code units) of the field's values from
+ * `least` (inclusive) to `above` (exclusive), in order, up to `limit`: read from the value index
+ * one prefix at a time (a descent each: the first value from the next prefix's least value on),
+ * so a prefix of thousands of values costs what one of one value does.
+ */
+async function prefixesIn(db: Kysely<object>, field: string, least: Buffer | null, above: Buffer | null, bytes: number, limit: number): Promise<Buffer[]> {
+  const within = sql.join([sql`r.field = ${field}`, sql`r.value is not null`, ...(above === null ? [] : [sql`r.value < ${above}`])], sql` and `);
+  // The least value of the prefix after `b`: above every value starting with it (a full prefix),
+  // or above it alone (a shorter value is a prefix of its own).
+  const rows = await sql<{ bucket: Buffer }>`with recursive b(bucket) as (
+      (select substring(r.value from 1 for ${bytes}::int) from search_range r where ${within} ${least === null ? sql`` : sql`and r.value >= ${least}`}
+        order by r.value limit 1)
+      union all
+      select (select substring(r.value from 1 for ${bytes}::int) from search_range r where ${within} and r.value >= n.next order by r.value limit 1)
+      from b cross join lateral (select rtrim(b.bucket, '\\xff'::bytea) as t) t
+        cross join lateral (select case when length(b.bucket) < ${bytes}::int then b.bucket || '\\x00'::bytea when length(t.t) = 0 then null
+          else set_byte(t.t, length(t.t) - 1, get_byte(t.t, length(t.t) - 1) + 1) end as next) n
+      where b.bucket is not null
+    )
+    select bucket from b where bucket is not null limit ${limit}`.execute(db);
+  return rows.rows.map((r) => r.bucket);
+}
+
+/**
+ * Each range's years and months holding a value in it, as few lexemes as cover it: a year wholly
+ * in the range as its year's lexeme, the months of a year a bound cuts as theirs (read from the
+ * value index, `prefixesIn`). A range with no value, a month a bound cuts (not all its values in
+ * the range), or more than MAX_FOLDED_LEXEMES lexemes is left out (not folded): its range rows
+ * decide, as before (folded and then checked on its rows, a range cost more than either).
+ */
+export async function foldedRanges(db: Kysely<object>, ranges: readonly Range[]): Promise<FoldedRanges> {
+  const folded = new Map<QueryNode, readonly string[]>();
+  for (const range of ranges) {
+    const bounds = dateBounds(range);
+    if (bounds === null) continue;
+    const { least, above } = bounds;
+    // Whether every value of a prefix of `bytes` bytes is in the range: the prefix is, and no bound
+    // longer than it starts with it (a shorter prefix is one value, found in the range).
+    const whole = (prefix: Buffer, bytes: number) =>
+      (least === null || Buffer.compare(prefix, least) >= 0) &&
+      (above === null || Buffer.compare(prefix, above) < 0) &&
+      ![least, above].some((b) => b !== null && b.length > bytes && b.subarray(0, bytes).equals(prefix));
+    const years = await prefixesIn(db, range.field, least, above, YEAR_BYTES, MAX_FOLDED_LEXEMES + 1);
+    const lexemes: string[] = [];
+    let foldable = years.length > 0 && years.length <= MAX_FOLDED_LEXEMES;
+    for (const year of foldable ? years : []) {
+      if (whole(year, YEAR_BYTES)) {
+        lexemes.push(prefixLexeme(range.field, year, 'year'));
+        continue;
+      }
+      const end = successor(year);
+      const from = least === null || Buffer.compare(least, year) < 0 ? year : least;
+      const to = end === null ? above : above === null || Buffer.compare(end, above) < 0 ? end : above;
+      const months = await prefixesIn(db, range.field, from, to, BUCKET_BYTES, MAX_FOLDED_LEXEMES + 1);
+      if (months.some((month) => !whole(month, BUCKET_BYTES))) foldable = false;
+      lexemes.push(...months.map((month) => prefixLexeme(range.field, month, 'month')));
+      if (!foldable || lexemes.length > MAX_FOLDED_LEXEMES) break;
+    }
+    if (foldable && lexemes.length > 0 && lexemes.length <= MAX_FOLDED_LEXEMES) folded.set(range, lexemes);
+  }
+  return folded;
+}
+
 export interface ComposedQuery {
   /** The query as an SQL condition on a row of search_doc. */
   match: RawBuilder<boolean>;
@@ -273,11 +359,15 @@ export type FieldQuery = (node: QueryNode) => string | null;
  * one tsquery: one look in the GIN index rather than one per part.
  *
  * The parts ANDed at the top are conditions on the row (`words @@`, `field_words @@`, a range's
- * rows, joined). A composed part under an OR or a NOT is a set of keys (`keysOf`) joined to the
- * rows: as a condition, `words @@` there was tested on every row the filter keeps, each vector
- * read from out of the row, where the GIN index finds the word's keys alone.
+ * rows, joined). A date range ANDed with a part the vector decides, with its years and months
+ * read first (`foldedRanges`, `folds`), is ANDed into that part's tsquery instead, as the OR of
+ * their lexemes (postgres-range-lexemes.ts): the GIN index then finds the matches of both at once.
+ *
+ * A composed part under an OR or a NOT is a set of keys (`keysOf`) joined to the rows: as a
+ * condition, `words @@` there was tested on every row the filter keeps, each vector read from out
+ * of the row, where the GIN index finds the word's keys alone.
  */
-export function composedQuery(node: QueryNode, fuzzy: FuzzyExpansions, fieldQuery: FieldQuery): ComposedQuery | null {
+export function composedQuery(node: QueryNode, fuzzy: FuzzyExpansions, fieldQuery: FieldQuery, folds: FoldedRanges = new Map()): ComposedQuery | null {
   if (partOf(node) === 'words') return null;
   let text = false;
   let phrases = false;
@@ -338,7 +428,21 @@ export function composedQuery(node: QueryNode, fuzzy: FuzzyExpansions, fieldQuer
     }
     if (n.type === 'or') return joined(keysOf(n));
     if (n.type !== 'and') return null;
-    const parts = grouped(n).map(walk);
+    const children = grouped(n);
+    // The words part and the date ranges beside it as one tsquery (see postgres-range-lexemes.ts).
+    const plain = children.find((c) => partOf(c) === 'words');
+    const folded = plain === undefined ? [] : children.filter((c): c is Range => c.type === 'range' && folds.has(c));
+    let together: RawBuilder<boolean>[] = [];
+    if (plain !== undefined && folded.length > 0) {
+      const found = exactQuery(plain, fuzzy);
+      if (found === null) return null;
+      text = true;
+      phrases ||= found.phrases;
+      const lexemes = folded.map((r) => folds.get(r) ?? []);
+      const tsquery = [found.match, ...lexemes.map((l) => l.map(lexeme).join(' | '))].map((p) => `(${p})`).join(' & ');
+      together = [sql<boolean>`words @@ ${tsquery}::tsquery`];
+    }
+    const parts = [...together, ...children.filter((c) => !(together.length > 0 && (c === plain || folded.includes(c as Range)))).map(walk)];
     if (parts.some((p) => p === null)) return null;
     return sql<boolean>`(${sql.join(parts as RawBuilder<boolean>[], sql` and `)})`;
   };

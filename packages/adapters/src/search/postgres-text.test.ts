@@ -28,6 +28,20 @@ describe('PostgreSQL text: documents', () => {
     });
   });
 
+  it('holds each year and month of the date range fields\' values once, as lexemes no word or prefix can be, and no version index', () => {
+    const hex = (text: string) => Buffer.from(text, 'utf16le').swap16().toString('hex');
+    const words = documentWords({ created: '2021-03-04T10:00:00Z', metadata: { title: 'Ice', publication_date: '2020', dates: [{ date: '2020-05-01' }, { date: '2020-05-30' }] }, versions: { index: 3 } });
+    const buckets = (words?.vector.match(/'#[^']*'/g) ?? []).sort();
+    expect(buckets).toEqual(
+      [
+        `'#m created ${hex('2021-03')}'`, `'#m metadata.dates.date ${hex('2020-05')}'`, `'#m metadata.publication_date ${hex('2020')}'`,
+        `'#y created ${hex('2021')}'`, `'#y metadata.dates.date ${hex('2020')}'`, `'#y metadata.publication_date ${hex('2020')}'`,
+      ].sort(),
+    );
+    // Outside what ranking damps by: its words and paths only.
+    expect(words?.lexemes).toBe((words?.words.length ?? 0) + (words?.paths.length ?? 0));
+  });
+
   it('keeps the words and pairs held twice or more outside the title, none past 512 characters', () => {
     expect(documentWords({ metadata: { title: 'Ice', description: 'sea ice sea ice glacier sea' } })?.repeats).toBe("'sea':4,6,9 ' sea ice':5,7");
     expect(documentWords({ metadata: { title: 'Ice', description: 'sea glacier' } })?.repeats).toBe('');

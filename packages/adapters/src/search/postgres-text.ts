@@ -5,10 +5,13 @@
  * vector, terms, prefixes, title fields, phrases, `_exists_` (each field path with a value is a
  * lexeme of its own, `$` and the path, which no word can be), fuzzy terms (expanded from the
  * vocabulary of indexed words) and AND/OR/NOT mean in PostgreSQL exactly what the domain's
- * evaluator makes them mean, so such queries are answered in SQL alone.
+ * evaluator makes them mean, so such queries are answered in SQL alone. The vector also holds the
+ * buckets of the document's date range values (postgres-range-lexemes.ts), which ranges beside
+ * words are narrowed by.
  */
 import { turnWhenDue, type Slicing } from '@krs/domain';
 import { fieldPaths, flatten, flattenInTurns, runSteps, tokenize, type FlatDoc, type QueryNode, type Steps } from '@krs/domain/search';
+import { rangeLexemes } from './postgres-range-lexemes.ts';
 
 /** A tsvector holds at most 1 MiB, lexemes of at most 2047 bytes, positions up to 16383, 256 per lexeme. */
 const MAX_VECTOR_BYTES = 900 * 1024;
@@ -155,10 +158,12 @@ function* documentWordsSteps(flat: FlatDoc): Steps<DocumentWords | null> {
   }
   for (const [word, list] of positions) bytes += Buffer.byteLength(word) + 8 + 2 * list.length;
   for (const [pair, list] of pairs) bytes += Buffer.byteLength(pair) + 8 + 2 * list.length;
+  const buckets = new Map(rangeLexemes(flat).map((name): [string, string[]] => [name, []]));
+  for (const name of buckets.keys()) bytes += Buffer.byteLength(name) + 8;
   const lexemes = words.length + pathNames.length;
   yield;
   if (bytes <= MAX_VECTOR_BYTES) {
-    const vector = [vectorText(positions), vectorText(pairs), vectorText(pathLexemes)].filter((part) => part !== '').join(' ');
+    const vector = [vectorText(positions), vectorText(pairs), vectorText(pathLexemes), vectorText(buckets)].filter((part) => part !== '').join(' ');
     const titleWords = [vectorText(titled(positions)), vectorText(titled(pairs))].filter((part) => part !== '').join(' ');
     const allRepeats = [vectorText(repeated(positions)), vectorText(repeated(pairs))].filter((part) => part !== '').join(' ');
     const repeats = allRepeats.length <= REPEATS_LENGTH ? allRepeats : null;
@@ -166,7 +171,7 @@ function* documentWordsSteps(flat: FlatDoc): Steps<DocumentWords | null> {
   }
   // Too large with every position: the words alone, title words keeping theirs for their weight,
   // and no pairs (a phrase that may match such a document goes to the evaluator).
-  let lexemeBytes = [...pathLexemes.keys()].reduce((sum, name) => sum + Buffer.byteLength(name) + 8, 0);
+  let lexemeBytes = [...pathLexemes.keys(), ...buckets.keys()].reduce((sum, name) => sum + Buffer.byteLength(name) + 8, 0);
   const titleOnly = new Map<string, string[]>();
   for (const [word, list] of positions) {
     const titled = list.filter((p) => p.endsWith('A'));
@@ -174,7 +179,7 @@ function* documentWordsSteps(flat: FlatDoc): Steps<DocumentWords | null> {
     lexemeBytes += Buffer.byteLength(word) + 8 + 2 * titled.length;
   }
   return lexemeBytes <= MAX_VECTOR_BYTES
-    ? { vector: `${vectorText(titleOnly)} ${vectorText(pathLexemes)}`.trim(), positionsExact: false, words, paths: pathNames, lexemes, titleWords: vectorText(titled(titleOnly)), repeats: '', fields: null }
+    ? { vector: [vectorText(titleOnly), vectorText(pathLexemes), vectorText(buckets)].filter((part) => part !== '').join(' '), positionsExact: false, words, paths: pathNames, lexemes, titleWords: vectorText(titled(titleOnly)), repeats: '', fields: null }
     : null;
 }
 
@@ -211,7 +216,7 @@ function vectorText(positions: Map<string, string[]>): string {
 const fits = (w: string) => Buffer.byteLength(w) <= MAX_LEXEME_BYTES;
 
 /** A lexeme in tsvector or tsquery text: the domain's words are letters and digits only, quoted all the same. */
-const lexeme = (w: string) => `'${w.replace(/['\\]/g, (c) => `\\${c}`)}'`;
+export const lexeme = (w: string) => `'${w.replace(/['\\]/g, (c) => `\\${c}`)}'`;
 
 /** Fields a query can name that the vector answers: all words, or the title's (weight A). */
 const weightOf = (field: string | null): '' | 'A' | null => (field === null ? '' : field === 'metadata.title' ? 'A' : null);

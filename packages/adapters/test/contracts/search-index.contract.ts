@@ -375,6 +375,17 @@ export function searchIndexContract(name: string, make: () => Promise<SearchInde
           'NOT versions.index:[2 TO 5]', 'NOT (created:[2021 TO *] OR river)', 'surv* AND NOT metadata.dates.date:[* TO 2020]', 'glaceir~ AND versions.index:[1 TO 3]',
           '"glacier survey" OR versions.index:{5 TO *]', '_exists_:metadata.dates AND NOT metadata.dates.date:[2020 TO 2021]',
           '(metadata.title:glacier OR metadata.publication_date:[2020-06 TO 2020-06]) AND NOT (versions.index:[3 TO *] AND flood)',
+          // Words and date ranges ANDed: whole months, months a bound cuts, values of their own
+          // month (`2020`, `abc`), several values, several ranges, none in the range.
+          'glacier AND metadata.publication_date:[2020-06 TO *]', 'glacier AND metadata.publication_date:[2020-06-15 TO 2021-12-31]',
+          'glacier AND metadata.publication_date:[2020-06-30T TO 2021-12-30]', 'glacier AND metadata.publication_date:{2020-06-30 TO 2021-12-31}',
+          // A month a bound cuts holding matches of the words on both sides of the bound.
+          'glacier AND metadata.publication_date:[* TO 2020-06-15]', '(glacier OR flood) AND metadata.publication_date:[2020-06-20 TO 2021]',
+          'survey AND metadata.dates.date:[2020 TO 2021-01]', 'survey AND metadata.dates.date:{2019-12-31 TO 2020-06-15}', 'survey AND metadata.dates.date:{2019-12-31 TO 2021-01]',
+          'glacier AND created:[2021 TO *] AND metadata.publication_date:[* TO 2020-06-30]', 'NOT river AND metadata.publication_date:[2020 TO 2021]',
+          '"glacier survey" AND metadata.publication_date:{2020 TO *]', 'river AND metadata.publication_date:[abc TO abd]', 'survey AND metadata.publication_date:[2020 TO 2020]',
+          'glacier AND metadata.publication_date:[2050 TO *]', 'glacier AND updated:[2021-01-01T00:00:00.000Z TO 2022-02-02]', 'surv* AND metadata.dates.date:[2020-13 TO 2020-13]',
+          '(glacier OR flood) AND metadata.publication_date:[2020-06 TO 2021] AND NOT versions.index:[3 TO *]', 'metadata.title:glacier AND metadata.dates.date:[2010 TO 2030-01-01]',
         ];
         const compare = async (label: string) => {
           for (const text of queries) {
