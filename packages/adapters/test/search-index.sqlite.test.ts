@@ -417,7 +417,7 @@ describe('sqlite search index file', () => {
       Array.from({ length: 300 }, (_, i) =>
         searchDocument(`s${String(i).padStart(3, '0')}`, some(i, 1 + (i % 4)), {
           created: `2026-02-${String(1 + (i % 28)).padStart(2, '0')}T00:00:00.000Z`,
-          resourceType: i % 3 === 0 ? 'dataset' : 'image',
+          resourceType: i % 3 === 0 ? { id: 'dataset', label: 'Dataset' } : { id: 'image', label: 'Image' },
           body: { id: `s${i}`, metadata: { title: some(i, 1 + (i % 4)), description: some(i * 11, 1 + (i % 7)) } },
         }),
       ),
