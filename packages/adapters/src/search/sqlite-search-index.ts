@@ -763,12 +763,8 @@ export function createSqliteSearchIndex(filename: string): SqliteSearchIndex {
   interface QueryPlan {
     /** Rows the query allows, or null for every row. */
     rows: Int32Array | null;
-    /**
-     * bm25 of every row, computed here (term-relevance.ts), by rowid; higher is better. A promise
-     * when it is computed while the hits are selected (the rows are known before the scores);
-     * null when it could not be, and `rank` orders the hits instead.
-     */
-    scoreOf?: Float64Array | Promise<Float64Array | null>;
+    /** bm25 of every row, computed here (term-relevance.ts), by rowid; higher is better. */
+    scoreOf?: Float64Array;
     /** Orders bestmatch when SQLite can rank. */
     rank: AsyncRanker | null;
     /** Set when only the domain's evaluator can decide the query: it then reads each candidate's body. */
@@ -819,29 +815,26 @@ export function createSqliteSearchIndex(filename: string): SqliteSearchIndex {
       // 207 ms at 1M); FTS5 matches anything else, and anything those cannot be decoded from.
       const tokens = fieldPhrases(node, ctx);
       const matched = tokens === null ? rowids(fieldMatchSql, [fielded]) : reader.fieldRows('doc_field', tokens).catch(() => rowids(fieldMatchSql, [fielded]));
-      // Awaited below, or never when a prefix's words cannot be read first.
+      // Awaited below, or never when the scoring fails first.
       matched.catch(() => undefined);
       const text = unfielded(node);
       const words = ranked > 0 ? singleWordPhrases(text, ctx) : null;
       const prefix = ranked > 0 && words === null ? singlePrefix(text) : null;
       const started = prefix === null ? null : await wordsStartingWith(prefix);
       const phrases = words !== null ? words.map((word) => [word]) : started !== null && started.length > 0 ? [started] : null;
-      // The scores are awaited once the hits are selected: the selection and the scoring's reads
-      // run side by side (`metadata.description:the` at 1M: the selection's 20 ms of the main thread
-      // while a reader thread decodes the text's two million occurrences of `the`).
       if (phrases !== null) {
         // A hit without the words in the text columns (none, unless FTS5 splits a word otherwise than `tokenize`) scores 0.
-        const scoring = scoreWords(phrases, scratch).then((scored) => scored.scoreOf);
-        return { rows: await besideScoring(matched, scoring), scoreOf: scoring, rank: null, evaluate: null };
+        const scored = await scoreWords(phrases, scratch);
+        return { rows: await matched, scoreOf: scored.scoreOf, rank: null, evaluate: null };
       }
       // Phrases and several words are scored from their occurrences too, as when asked alone
-      // (`metadata.description:"sea ice"`: FTS5's `bm25()` read every row holding the phrase);
-      // FTS5's `bm25()` ranks them when their occurrences cannot be decoded.
+      // (`metadata.description:"sea ice"`: FTS5's `bm25()` read every row holding the phrase).
       const textual = ranked > 0 ? textPhrases(text) : null;
-      const scoring = textual === null ? null : scorePhrases(textual, scratch).then((scored) => scored?.scoreOf ?? null);
-      const rows = scoring === null ? await matched : await besideScoring(matched, scoring);
+      const scoredPhrases = textual === null ? null : await scorePhrases(textual, scratch);
+      if (scoredPhrases !== null) return { rows: await matched, scoreOf: scoredPhrases.scoreOf, rank: null, evaluate: null };
+      const rows = await matched;
       const rank = rankText(text, ctx);
-      return { rows, ...(scoring === null ? {} : { scoreOf: scoring }), rank: rank.length > 0 ? bm25Ranker(rank.map((r) => `(${r})`).join(' OR '), rows.length, null) : null, evaluate: null };
+      return { rows, rank: rank.length > 0 ? bm25Ranker(rank.map((r) => `(${r})`).join(' OR '), rows.length, null) : null, evaluate: null };
     }
     const sql = querySql(node, ctx);
     if (sql !== null) {
@@ -866,21 +859,6 @@ export function createSqliteSearchIndex(filename: string): SqliteSearchIndex {
       rank: null,
       evaluate: { node, matches: (doc) => matchesQuery(node, doc), score: positiveTerms(node).length > 0 ? (doc) => scoreQuery(node, doc) : null },
     };
-  }
-
-  /**
-   * The rows of a query whose scoring goes on after them; when the rows fail, the scoring is
-   * awaited first, since it writes into the search's scratch arrays.
-   */
-  async function besideScoring(rows: Promise<Int32Array>, scoring: Promise<unknown>): Promise<Int32Array> {
-    // Awaited by the search, or here when the rows fail.
-    scoring.catch(() => undefined);
-    try {
-      return await rows;
-    } catch (e) {
-      await scoring.catch(() => undefined);
-      throw e;
-    }
   }
 
   const highestRow = db.prepare('SELECT max(rowid) FROM doc').pluck();
@@ -1019,15 +997,6 @@ export function createSqliteSearchIndex(filename: string): SqliteSearchIndex {
 
   async function searchWith(request: SearchRequest, scratch: ScratchArrays): Promise<SearchResult> {
     const query = await plan(parseQuery(request.q ?? ''), request.sort === 'bestmatch' ? request.page * request.size : 0, scratch);
-    try {
-      return await answer(request, query, scratch);
-    } finally {
-      // A scoring still under way writes into the scratch arrays, given back after this.
-      if (query.scoreOf instanceof Promise) await query.scoreOf.catch(() => undefined);
-    }
-  }
-
-  async function answer(request: SearchRequest, query: QueryPlan, scratch: ScratchArrays): Promise<SearchResult> {
     const sets = filterRows(request);
     if (query.rows !== null) sets.push(query.rows);
     if (request.bbox !== null) sets.push(await inBox(request.bbox));
@@ -1040,7 +1009,7 @@ export function createSqliteSearchIndex(filename: string): SqliteSearchIndex {
     if (query.evaluate === null) {
       const selection = await table.inTurns(() => table.selectSteps(rows, request, scratch.hits(rows?.length ?? table.size)), pause);
       const k = request.page * request.size;
-      const scoreOf = (await query.scoreOf) ?? undefined;
+      const { scoreOf } = query;
       const newest = table.newest();
       const ranked =
         request.sort !== 'bestmatch'
