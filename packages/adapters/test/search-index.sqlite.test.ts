@@ -408,7 +408,7 @@ describe('sqlite search index file', () => {
     await index.close();
   });
 
-  it('answers field queries asked side by side, each scored while its hits are selected, as it answers them one at a time', async () => {
+  it('answers field queries of each scored shape asked side by side as it answers them one at a time', async () => {
     const file = dbFile();
     const index = createSqliteSearchIndex(file);
     const words = ['river', 'rivers', 'delta', 'sea', 'ice'];
