@@ -408,6 +408,29 @@ describe('sqlite search index file', () => {
     await index.close();
   });
 
+  it('answers field queries of each scored shape asked side by side as it answers them one at a time', async () => {
+    const file = dbFile();
+    const index = createSqliteSearchIndex(file);
+    const words = ['river', 'rivers', 'delta', 'sea', 'ice'];
+    const some = (i: number, n: number) => Array.from({ length: n }, (_, j) => words[(i * 3 + j + (i >> 3)) % words.length]).join(' ');
+    await index.upsert(
+      Array.from({ length: 300 }, (_, i) =>
+        searchDocument(`s${String(i).padStart(3, '0')}`, some(i, 1 + (i % 4)), {
+          created: `2026-02-${String(1 + (i % 28)).padStart(2, '0')}T00:00:00.000Z`,
+          resourceType: i % 3 === 0 ? { id: 'dataset', label: 'Dataset' } : { id: 'image', label: 'Image' },
+          body: { id: `s${i}`, metadata: { title: some(i, 1 + (i % 4)), description: some(i * 11, 1 + (i % 7)) } },
+        }),
+      ),
+    );
+    const request = (q: string, page: number): SearchRequest => ({ filter: { kinds: ['resource'], viewerId: null }, q, bbox: null, sort: 'bestmatch', page, size: 9, aggregations: ['resource_type'] });
+    const asked = ['metadata.description:river', 'metadata.description:riv*', 'metadata.description:"sea ice"', 'metadata.description:river AND metadata.description:delta', 'river', '"sea ice"'].flatMap((q) => [1, 3].map((page) => request(q, page)));
+    const alone = [];
+    for (const r of asked) alone.push(await index.search(r));
+    expect(alone.every((answer) => answer.hits.length > 0)).toBe(true);
+    expect(await Promise.all(asked.map((r) => index.search(r)))).toEqual(alone);
+    await index.close();
+  });
+
   it('decides field queries from the index alone, never from the stored bodies', async () => {
     const file = dbFile();
     const index = createSqliteSearchIndex(file);
