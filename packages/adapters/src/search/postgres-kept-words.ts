@@ -22,6 +22,7 @@
  * place among the candidates is above that, the page is theirs, ordered by their exact scores.
  */
 import { sql, type Kysely, type RawBuilder } from 'kysely';
+import { lexeme } from './postgres-text.ts';
 
 type Db = Kysely<object>;
 
@@ -62,9 +63,6 @@ export async function keptWords(db: Db, words: readonly string[], kinds: readonl
   const others = rows.reduce((s, r) => s + r.n, 0) - largest;
   return others <= largest && (rows.length <= MAX_VISITS || others <= FEW_OTHERS) ? { words: rows } : null;
 }
-
-/** tsquery text of one lexeme. */
-const lexeme = (w: string) => `'${w.replace(/['\\]/g, (c) => `\\${c}`)}'`;
 
 /** A document's score from `vector`, as the engine ranks (the same expression, so the same float). */
 const scoreOf = (vector: RawBuilder<unknown>, query: string) => sql`ts_rank(${vector}, ${query}::tsquery, 0) / sqrt(1 + word_count / 50.0::float8)`;
