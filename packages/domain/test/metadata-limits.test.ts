@@ -84,6 +84,19 @@ describe('metadata limits', () => {
     expect(await refusedFields({ creators })).toEqual(['metadata']);
   });
 
+  it('holds a large record (measured in slices) to the normalised size limit to the character', async () => {
+    // The largest legal record, its subjects lengthened by `extra` characters in all.
+    const lengthened = (extra: number) => {
+      const m = largestLegalMetadata();
+      m.subjects = m.subjects.map((s, i) => ({ subject: s.subject + 'x'.repeat(Math.floor(extra / m.subjects.length) + (i === 0 ? extra % m.subjects.length : 0)) }));
+      return m;
+    };
+    const gap = METADATA_LIMITS.maxSerialized - JSON.stringify((await normalizeMetadata(lengthened(0), 'resource', lookup())).metadata).length;
+    const atLimit = await normalizeMetadata(lengthened(gap), 'resource', lookup());
+    expect(JSON.stringify(atLimit.metadata).length).toBe(METADATA_LIMITS.maxSerialized);
+    expect(await refusedFields(lengthened(gap + 1))).toEqual(['metadata']);
+  });
+
   it('normalises the largest legal record, which takes several turns, as it normalises a small one', async () => {
     const big: Obj = { ...largestLegalMetadata(), publication_date: 'someday', colour: 'blue' };
     const small: Obj = { title: big['title'], resource_type: big['resource_type'], creators: big['creators'].slice(0, 2), publication_date: 'someday', colour: 'blue' };

@@ -14,7 +14,7 @@ import { assertNotTooDeep, limitExceeded, METADATA_LIMITS } from './limits.ts';
 import { isObj, keyInPath, Normalizer, pause, type Obj } from './normalizer.ts';
 import { LARGE_JSON_CHARS, markLarge, markLevels } from '../../turns/large-values.ts';
 import { nestsWithinInTurns } from '../../turns/nesting.ts';
-import { jsonText } from '../../turns/json-in-turns.ts';
+import { jsonLengthInTurns } from '../../turns/json-length.ts';
 import { largeValueSlices } from '../../turns/time-slices.ts';
 
 const TITLE_TYPES = ['alternative-title', 'subtitle', 'translated-title', 'other'];
@@ -295,11 +295,11 @@ export async function normalizeMetadata(input: unknown, kind: RecordKind, vocab:
       ref.drop();
     }
   }
-  // Encoding the largest legal record takes several milliseconds: it gets a turn of its own, and
-  // so does whatever the caller does next with it (storing it encodes it again).
+  // Measuring the largest legal record takes several milliseconds: it goes in slices after a
+  // turn of its own, and whatever the caller does next with it (storing it) gets one too.
   await n.pauseIfLarge();
   const metadata = (n.droppedCount > 0 ? prune(out, n.dropped) : out) as Metadata;
-  const size = (await jsonText(metadata, n.large())).length;
+  const size = n.large() ? await jsonLengthInTurns(metadata, largeValueSlices()) : JSON.stringify(metadata).length;
   if (size > METADATA_LIMITS.maxSerialized) {
     throw limitExceeded([{ field: 'metadata', messages: [`Larger than the maximum of ${METADATA_LIMITS.maxSerialized} characters once normalised (${size}).`] }]);
   }
