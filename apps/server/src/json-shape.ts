@@ -13,7 +13,9 @@
 interface Frame {
   array: boolean;
   index: number;
-  key: number[];
+  /** The member name being read or last read, its first KEY_BYTES bytes: `keyLength` of them. */
+  key: Uint8Array;
+  keyLength: number;
   expectingKey: boolean;
 }
 
@@ -27,7 +29,11 @@ export type ShapeProblem =
 const KEY_BYTES = 100;
 
 export class JsonShapeScanner {
-  /** Frames are reused: depth never passes `maxDepth + 1`, so nothing is allocated per container. */
+  /**
+   * Frames are reused and their keys are fixed buffers: depth never passes `maxDepth + 1`, so
+   * nothing is allocated per container or per member name (a key in a growing array was a few
+   * megabytes to collect for each large body).
+   */
   private readonly frames: Frame[] = [];
   private depth = 0;
   private inString = false;
@@ -47,7 +53,7 @@ export class JsonShapeScanner {
     /** Bytes of one string as sent, escapes included. */
     private readonly maxStringBytes: number = Number.POSITIVE_INFINITY,
   ) {
-    for (let i = 0; i <= maxDepth; i++) this.frames.push({ array: false, index: 0, key: [], expectingKey: false });
+    for (let i = 0; i <= maxDepth; i++) this.frames.push({ array: false, index: 0, key: new Uint8Array(KEY_BYTES), keyLength: 0, expectingKey: false });
   }
 
   /** Feeds the next chunk; stops reading at the first problem. */
@@ -74,8 +80,8 @@ export class JsonShapeScanner {
           break;
         }
         if (capturingKey) {
-          const key = frames[depth - 1]!.key;
-          if (key.length < KEY_BYTES) key.push(b);
+          const f = frames[depth - 1]!;
+          if (f.keyLength < KEY_BYTES) f.key[f.keyLength++] = b;
         }
         continue;
       }
@@ -84,7 +90,7 @@ export class JsonShapeScanner {
         stringBytes = 0;
         const top = depth > 0 ? frames[depth - 1]! : null;
         if (top && !top.array && top.expectingKey) {
-          top.key.length = 0;
+          top.keyLength = 0;
           capturingKey = true;
         }
       } else if (b === 0x7b || b === 0x5b) {
@@ -101,7 +107,7 @@ export class JsonShapeScanner {
         const f = frames[depth]!;
         f.array = b === 0x5b;
         f.index = 0;
-        f.key.length = 0;
+        f.keyLength = 0;
         f.expectingKey = b === 0x7b;
         depth++;
       } else if (b === 0x7d || b === 0x5d) {
@@ -133,7 +139,7 @@ export class JsonShapeScanner {
     // Each frame above the offender names where the next one sits.
     for (let i = 0; i < depth - 1; i++) {
       const f = this.frames[i]!;
-      parts.push(f.array ? String(f.index) : decoder.decode(new Uint8Array(f.key)));
+      parts.push(f.array ? String(f.index) : decoder.decode(f.key.subarray(0, f.keyLength)));
     }
     return parts.join('.');
   }
