@@ -276,6 +276,23 @@ describe('pages behind the *_html links', () => {
     expect((await page(`/records/${resource.json.id}`)).status).toBe(401);
   });
 
+  it("hands a restricted record's link token on to every link of its page, the head's export links included", async () => {
+    const { page, publishRecord, call, alice } = await setUp();
+    const closed = await publishRecord({ title: 'Closed record' }, { record: 'restricted', files: 'restricted' });
+    const link = await call('POST', `/api/records/${closed.id}/access/links`, { token: alice, json: { permission: 'view' } });
+    const landing = await page(`/records/${closed.id}?token=${encodeURIComponent(link.json.token)}`);
+    expect(landing.status).toBe(200);
+    const hrefs = [...landing.text.matchAll(/<(?:a|link)\b[^>]*\bhref="(http:\/\/krs\.test[^"]*)"/g)].map((m) => (m[1] as string).replaceAll('&amp;', '&'));
+    const exports = hrefs.filter((h) => h.includes('/export/'));
+    expect(exports.length).toBeGreaterThan(8);
+    for (const href of hrefs) {
+      // The canonical address names the record itself: it answers 401 without the token, as the record does.
+      if (href === `http://krs.test/records/${closed.id}`) continue;
+      const res = await page(new URL(href).pathname + new URL(href).search);
+      expect([200, 302], href).toContain(res.status);
+    }
+  });
+
   it('shows the first 100 items of each long list and counts the rest, in the page and its JSON-LD; the exports keep every one', async () => {
     const { page, publishRecord, call } = await setUp();
     const rec = await publishRecord({

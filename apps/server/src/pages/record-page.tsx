@@ -74,7 +74,7 @@ export function RecordPage(props: RecordPageProps) {
           <link rel="alternate" type="application/json" href={jsonHref} />
           {/* For dataset search engines; drafts are not for indexing. */}
           {props.jsonLd !== undefined ? <script type="application/ld+json" dangerouslySetInnerHTML={{ __html: props.jsonLd }} /> : <meta name="robots" content="noindex" />}
-          {draft ? null : <RecordMeta view={view} files={committed} links={links} />}
+          {draft ? null : <RecordMeta view={view} files={committed} links={links} token={props.token} />}
         </>
       }
     >
