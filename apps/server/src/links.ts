@@ -108,13 +108,20 @@ export function createLinks(baseUrl: string) {
   /** A vocabulary entry under the listing path it was read at (`vocabularies/resourcetypes`, or an alias like `subjects`). */
   const vocabularyEntry = (listing: string, id: string) => `${baseUrl}/api/${listing}/${enc(id)}`;
 
+  /**
+   * A page or asset of the site (`/search`, `/static/krs.css`), under the base URL. Pages link to
+   * each other this way, never path-only: behind a proxy that serves krs under a path prefix
+   * (`KRS_BASE_URL=https://example.org/krs`), `/search` would leave the prefix.
+   */
+  const site = (path: string) => `${baseUrl}${path}`;
+
   /** The OAI-PMH endpoint, at InvenioRDM's path. */
   const oai = `${baseUrl}/oai2d`;
 
   /** The sitemap (`routes/crawlers.ts`): the whole one, or a part starting after a position. */
   const sitemap = (after?: string) => `${baseUrl}/sitemap.xml${after === undefined ? '' : `?after=${enc(after)}`}`;
 
-  return { record, file, files, accessLink, page, pageLinks, contextResources, landing: html, export: exportLink, iiif, oai, sitemap, vocabularyEntry };
+  return { record, file, files, accessLink, page, pageLinks, contextResources, landing: html, site, export: exportLink, iiif, oai, sitemap, vocabularyEntry };
 }
 
 /**

@@ -69,6 +69,7 @@ export function RecordPage(props: RecordPageProps) {
   return (
     <Layout
       title={title}
+      links={links}
       head={
         <>
           <link rel="alternate" type="application/json" href={jsonHref} />
