@@ -293,6 +293,17 @@ describe('pages behind the *_html links', () => {
     }
   });
 
+  it("links a draft's preview page only where its owner finds something: no versions listing before the first publication", async () => {
+    const { page, call, alice } = await setUp();
+    const draft = await call('POST', '/api/records', { token: alice, json: { metadata: { ...metadata, title: 'Not out yet' } } });
+    const preview = await page(`/uploads/${draft.json.id}`, alice);
+    expect(preview.status).toBe(200);
+    const hrefs = [...preview.text.matchAll(/<(?:a|link)\b[^>]*\bhref="(http:\/\/krs\.test[^"]*)"/g)].map((m) => (m[1] as string).replaceAll('&amp;', '&'));
+    expect(hrefs).toContain(`http://krs.test/api/records/${draft.json.id}/draft`);
+    for (const href of hrefs) expect([200, 302], href).toContain((await page(new URL(href).pathname + new URL(href).search, alice)).status);
+    expect(preview.text).toContain('No version is published yet.');
+  });
+
   it('shows the first 100 items of each long list and counts the rest, in the page and its JSON-LD; the exports keep every one', async () => {
     const { page, publishRecord, call } = await setUp();
     const rec = await publishRecord({

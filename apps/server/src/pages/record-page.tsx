@@ -215,9 +215,14 @@ export function RecordPage(props: RecordPageProps) {
               This is version {view.versions.index}
               {!draft && view.versions.isLatest ? ', the latest' : ''}.
             </p>
-            <p>
-              <a href={withToken(links.record(r.kind, r.id, r.parentId, r.state)['versions'] as string, props.token)}>All versions (JSON)</a>
-            </p>
+            {/* The versions listing holds published versions only: a draft never published has none (404). */}
+            {view.parent.latestPublishedId !== null ? (
+              <p>
+                <a href={withToken(links.record(r.kind, r.id, r.parentId, r.state)['versions'] as string, props.token)}>All versions (JSON)</a>
+              </p>
+            ) : (
+              <p>No version is published yet.</p>
+            )}
           </section>
           {props.citation ? <Citation {...props.citation} action={links.landing(r.kind, r.id)} token={props.token} /> : null}
           <section aria-labelledby="h-export">
