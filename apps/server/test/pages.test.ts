@@ -293,15 +293,20 @@ describe('pages behind the *_html links', () => {
     }
   });
 
-  it("links a draft's preview page only where its owner finds something: no versions listing before the first publication", async () => {
-    const { page, call, alice } = await setUp();
+  it("links a draft's preview page only where its owner finds something: the published versions, none before the first publication", async () => {
+    const { page, call, publishRecord, alice } = await setUp();
     const draft = await call('POST', '/api/records', { token: alice, json: { metadata: { ...metadata, title: 'Not out yet' } } });
-    const preview = await page(`/uploads/${draft.json.id}`, alice);
-    expect(preview.status).toBe(200);
-    const hrefs = [...preview.text.matchAll(/<(?:a|link)\b[^>]*\bhref="(http:\/\/krs\.test[^"]*)"/g)].map((m) => (m[1] as string).replaceAll('&amp;', '&'));
-    expect(hrefs).toContain(`http://krs.test/api/records/${draft.json.id}/draft`);
-    for (const href of hrefs) expect([200, 302], href).toContain((await page(new URL(href).pathname + new URL(href).search, alice)).status);
-    expect(preview.text).toContain('No version is published yet.');
+    const published = await publishRecord({ title: 'Out' });
+    const next = await call('POST', `/api/records/${published.id}/versions`, { token: alice });
+    for (const id of [draft.json.id, next.json.id]) {
+      const preview = await page(`/uploads/${id}`, alice);
+      expect(preview.status).toBe(200);
+      const hrefs = [...preview.text.matchAll(/<(?:a|link)\b[^>]*\bhref="(http:\/\/krs\.test[^"]*)"/g)].map((m) => (m[1] as string).replaceAll('&amp;', '&'));
+      expect(hrefs).toContain(`http://krs.test/api/records/${id}/draft`);
+      for (const href of hrefs) expect([200, 302], href).toContain((await page(new URL(href).pathname + new URL(href).search, alice)).status);
+    }
+    expect((await page(`/uploads/${draft.json.id}`, alice)).text).toContain('No version is published yet.');
+    expect((await page(`/uploads/${next.json.id}`, alice)).text).toContain(`href="http://krs.test/api/records/${published.id}/versions"`);
   });
 
   it('shows the first 100 items of each long list and counts the rest, in the page and its JSON-LD; the exports keep every one', async () => {

@@ -65,6 +65,7 @@ export function RecordPage(props: RecordPageProps) {
   const committed = props.files.filter((f) => f.status === 'completed' && f.blob !== null);
   // Readers who land on a resource (from a search engine, a DOI) find the package it belongs to, if they may read it.
   const partOf = view.holder?.shown;
+  const versionsOf = draft ? view.parent.latestPublishedId : r.id;
   const jsonHref = withToken(links.record(r.kind, r.id, r.parentId, r.state)['self'] as string, props.token);
   return (
     <Layout
@@ -215,10 +216,10 @@ export function RecordPage(props: RecordPageProps) {
               This is version {view.versions.index}
               {!draft && view.versions.isLatest ? ', the latest' : ''}.
             </p>
-            {/* The versions listing holds published versions only: a draft never published has none (404). */}
-            {view.parent.latestPublishedId !== null ? (
+            {/* The versions listing answers for published ids only (as `GET /{id}` does): a draft's page links the latest's, a draft never published none. */}
+            {versionsOf !== null ? (
               <p>
-                <a href={withToken(links.record(r.kind, r.id, r.parentId, r.state)['versions'] as string, props.token)}>All versions (JSON)</a>
+                <a href={withToken(links.record(r.kind, versionsOf, r.parentId, 'published')['versions'] as string, props.token)}>All versions (JSON)</a>
               </p>
             ) : (
               <p>No version is published yet.</p>
