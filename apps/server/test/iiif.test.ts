@@ -85,6 +85,10 @@ describe('IIIF documents behind self_iiif_manifest and self_iiif_sequence', () =
       const own = await get(canvas['@id']);
       expect(own.status).toBe(200);
       expect(own.json.images[0].resource['@id']).toBe(image!.resource['@id']);
+      // And the annotation that paints it, at its own.
+      const annotation = await get((image as unknown as { '@id': string })['@id']);
+      expect(annotation.status).toBe(200);
+      expect(annotation.json).toMatchObject({ '@type': 'oa:Annotation', on: canvas['@id'], resource: image!.resource });
     }
 
     // JSON unless JSON-LD is asked for (IIIF Presentation 2.1, 6.1); anything else is a 406.

@@ -9,6 +9,7 @@ const sequenceFields = { '@id': z.string(), '@type': z.literal('sc:Sequence'), l
 const context = z.literal('http://iiif.io/api/presentation/2/context.json');
 
 export const iiifCanvas = z.looseObject({ '@context': context, ...canvasFields }).meta({ description: 'A IIIF Presentation 2.1 canvas painted with one image file.' });
+export const iiifAnnotation = annotation.extend({ '@context': context }).meta({ description: 'A IIIF Presentation 2.1 annotation painting one image file on its canvas.' });
 export const iiifSequence = z.looseObject({ '@context': context, ...sequenceFields }).meta({ description: 'A IIIF Presentation 2.1 sequence: one canvas per image, in display order.' });
 export const iiifManifest = z
   .looseObject({
@@ -57,6 +58,16 @@ export const iiifOperations: Operation[] = [
     tags: ['IIIF'],
     access: 'optional',
     responses: [{ status: 200, description: 'The canvas.', body: { kind: 'json', schema: iiifCanvas } }],
+    errors: ERRORS,
+  },
+  {
+    method: 'get',
+    path: '/api/iiif/{identifier}/annotation/{key}',
+    summary: 'The IIIF annotation painting one image file on its canvas',
+    description: `${IDENTIFIER} The annotation's \`@id\` in the canvas, served as the canvas is.`,
+    tags: ['IIIF'],
+    access: 'optional',
+    responses: [{ status: 200, description: 'The annotation.', body: { kind: 'json', schema: iiifAnnotation } }],
     errors: ERRORS,
   },
 ];

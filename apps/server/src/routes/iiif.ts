@@ -7,7 +7,7 @@ import { Hono, type Context } from 'hono';
 import { DomainError, type Core, type RecordKind } from '@krs/domain';
 import { answerOf } from '../answer-memory.ts';
 import { negotiate } from '../accept.ts';
-import { IIIF_CONTEXT, iiifCanvas, iiifManifest, iiifSequence, imagesOf, type IiifPlace } from '../exports/iiif.ts';
+import { IIIF_CONTEXT, iiifAnnotation, iiifCanvas, iiifManifest, iiifSequence, imagesOf, type IiifPlace } from '../exports/iiif.ts';
 import type { Links } from '../links.ts';
 import { identityOf, orIfNotFound, type Env } from './request.ts';
 
@@ -56,5 +56,11 @@ export function iiifRoutes(core: Core, links: Links) {
       const image = images.find((i) => i.key === c.req.param('key'));
       if (!image) throw new DomainError('not_found', 'iiif.canvas', 'This record has no image of that name.');
       return answer(c, iiifCanvas(place, image));
+    })
+    .get('/:identifier/annotation/:key', async (c) => {
+      const { place, images } = await resolve(c);
+      const image = images.find((i) => i.key === c.req.param('key'));
+      if (!image) throw new DomainError('not_found', 'iiif.annotation', 'This record has no image of that name.');
+      return answer(c, iiifAnnotation(place, image));
     });
 }
