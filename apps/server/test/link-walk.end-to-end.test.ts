@@ -64,6 +64,9 @@ interface Found {
   type?: string;
 }
 
+/** A 1x1 PNG: its width and height are read at commit, so it becomes a IIIF canvas. */
+const PNG = Uint8Array.from(Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==', 'base64'));
+
 /** Links the API names for a write: they must exist (GET answers 405), not be followed. */
 const ACTIONS = new Set(['publish', 'commit', 'files_import', 'resources_import', 'context_associate', 'context_dissociate', 'reserve_doi']);
 /**
@@ -138,7 +141,7 @@ async function follow(url: string, reader: Reader, addToken: boolean) {
 }
 
 /** Walks from the reader's starts; returns what went wrong, one line per link. */
-async function walk(reader: Reader, settled: { neverPublished: string[]; newVersionDrafts: string[] }): Promise<{ problems: string[]; followed: number }> {
+async function walk(reader: Reader, settled: { neverPublished: string[]; newVersionDrafts: string[]; filesClosed: string[] }): Promise<{ problems: string[]; followed: number }> {
   const problems: string[] = [];
   const seen = new Set<string>();
   const queue: Found[] = reader.starts.map((s) => ({ name: 'start', url: `${base}${s}`, kind: 'json', from: 'start' }));
@@ -168,6 +171,8 @@ async function walk(reader: Reader, settled: { neverPublished: string[]; newVers
     const res = await follow(link.url, reader, link.kind !== 'html');
     const of = (ids: string[]) => ids.some((id) => link.url.includes(`/${id}/`) || link.url.endsWith(`/${id}`));
     const afterPublication = (AFTER_PUBLICATION.has(link.name) && of(settled.neverPublished)) || (NEW_VERSION_DRAFT.has(link.name) && of(settled.newVersionDrafts));
+    // A public record's restricted files: its `files` link refuses those who may not read them.
+    const filesRefused = link.name === 'files' && reader.name !== 'owner' && of(settled.filesClosed);
     const allowed =
       action ? [405]
       // The edit action's link (POST): GET reads the edit draft if there is one.
@@ -176,6 +181,7 @@ async function walk(reader: Reader, settled: { neverPublished: string[]; newVers
       // Drafts are published directly: no review request to read (InvenioRDM answers 404 alike).
       : link.name === 'review' ? [404]
       : afterPublication ? [404]
+      : filesRefused ? [401, 403]
       : [200, 206];
     if (!allowed.includes(res.status)) problems.push(`${where}: ${res.status}, wanted ${allowed.join(' or ')}`);
     if (res.status !== 200) continue;
@@ -215,10 +221,10 @@ describe('every link krs returns, for every reader', () => {
     });
     const draft = async (collection: 'records' | 'packages', title: string, files: boolean, access?: unknown): Promise<string> =>
       (await call('POST', `/api/${collection}`, { metadata: metadata(title), files: { enabled: files }, ...(access ? { access } : {}) })).id;
-    const upload = async (id: string, key: string, text: string) => {
-      await call('POST', `/api/records/${id}/draft/files`, [{ key }]);
-      await call('PUT', `/api/records/${id}/draft/files/${encodeURIComponent(key)}/content`, new TextEncoder().encode(text), { 'content-type': 'application/octet-stream' });
-      await call('POST', `/api/records/${id}/draft/files/${encodeURIComponent(key)}/commit`);
+    const upload = async (id: string, key: string, content: string | Uint8Array, collection: 'records' | 'packages' = 'records') => {
+      await call('POST', `/api/${collection}/${id}/draft/files`, [{ key }]);
+      await call('PUT', `/api/${collection}/${id}/draft/files/${encodeURIComponent(key)}/content`, typeof content === 'string' ? new TextEncoder().encode(content) : content, { 'content-type': 'application/octet-stream' });
+      await call('POST', `/api/${collection}/${id}/draft/files/${encodeURIComponent(key)}/commit`);
     };
     const publish = (collection: 'records' | 'packages', id: string) => call('POST', `/api/${collection}/${id}/draft/actions/publish`);
     const closed = { record: 'restricted', files: 'restricted' };
@@ -241,7 +247,12 @@ describe('every link krs returns, for every reader', () => {
     const attached = await draft('records', 'Attached to the package draft', false);
     await call('POST', `/api/packages/${packageDraft}/context/actions/associate`, { records: [{ id: attached }] });
     await call('POST', `/api/packages/${packageDraft}/draft/resources`, { resources: [{ id: attached }, { id: metadataOnly }] });
-    const packagePublished = await draft('packages', 'Published package', false);
+    const filesClosed = await draft('records', 'Public, with restricted files', true, { record: 'public', files: 'restricted' });
+    await upload(filesClosed, 'closed.txt', 'closed');
+    await publish('records', filesClosed);
+    const packagePublished = await draft('packages', 'Published package', true);
+    // An image: the package's IIIF manifest gets a canvas, its annotation and the image's content.
+    await upload(packagePublished, 'figure 1.png', PNG, 'packages');
     const inContext = await draft('records', 'In the published package', true);
     await upload(inContext, 'data.csv', 'a,b\n1,2\n');
     await call('POST', `/api/packages/${packagePublished}/context/actions/associate`, { records: [{ id: inContext }] });
@@ -281,7 +292,7 @@ describe('every link krs returns, for every reader', () => {
     const problems: string[] = [];
     let followed = 0;
     for (const reader of readers) {
-      const walked = await walk(reader, { neverPublished: [neverPublished, restrictedDraft, attached, packageDraft], newVersionDrafts: [newVersion] });
+      const walked = await walk(reader, { neverPublished: [neverPublished, restrictedDraft, attached, packageDraft], newVersionDrafts: [newVersion], filesClosed: [filesClosed] });
       problems.push(...walked.problems);
       followed += walked.followed;
     }
