@@ -15,7 +15,7 @@ const CREATORS_NAMED = 10;
 
 /** Where a record's IIIF documents and its files' content live. */
 export interface IiifPlace {
-  /** `.../api/iiif/record:<id>` or `.../api/iiif/draft:record:<id>`. */
+  /** `.../api/iiif/<name>:<id>` (links.ts). */
   base: string;
   /** The record's landing (or preview) page. */
   page: string;

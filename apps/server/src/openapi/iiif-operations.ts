@@ -25,7 +25,7 @@ export const iiifManifest = z
   })
   .meta({ description: 'A IIIF Presentation 2.1 manifest of a record and its images.' });
 
-const IDENTIFIER = '`record:<id>` for a published version, `draft:record:<id>` for a draft (of a resource or a package).';
+const IDENTIFIER = '`package:<id>` or `record:<id>` for a published version, `package-draft:<id>` or `draft:<id>` for a draft, as the `self_iiif_*` links name them (either kind answers under any of them; `draft:record:<id>` too).';
 /** 429 and 503: the record read is taken from the answers' memory bound (docs/operations.md, "Answers"). */
 const ERRORS = [401, 403, 404, 406, 429, 500, 503] as const;
 
