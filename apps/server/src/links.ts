@@ -53,7 +53,8 @@ export function createLinks(baseUrl: string) {
     if (draft) {
       return {
         self: `${a}/draft`,
-        self_html: `${baseUrl}/packages/uploads/${enc(id)}`,
+        // The GEO Knowledge Hub's address of a package draft's page.
+        self_html: `${baseUrl}/uploads/packages/${enc(id)}`,
         ...shared,
         files: `${a}/draft/files`,
         files_import: `${a}/draft/actions/files-import`,

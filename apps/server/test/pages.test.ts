@@ -237,8 +237,10 @@ describe('pages behind the *_html links', () => {
     expect(ofNext.status).toBe(200);
     expect(ofNext.text).toContain('Draft in the context');
     expect((await page(nextContext)).status).toBe(401);
-    // So does a package never published.
+    // So does a package never published, whose page is where the GEO Knowledge Hub has it (and where it was before).
     const fresh = await call('POST', '/api/packages', { token: alice, json: { metadata: { ...metadata, title: 'Not yet out' }, files: { enabled: false } } });
+    expect(fresh.json.links['self_html']).toBe(`http://krs.test/uploads/packages/${fresh.json.id}`);
+    for (const path of [`/uploads/packages/${fresh.json.id}`, `/packages/uploads/${fresh.json.id}`]) expect((await page(path, alice)).text, path).toContain('Not yet out');
     const freshContext = await page(new URL(fresh.json.links['context_html']).pathname, alice);
     expect(freshContext.status).toBe(200);
     expect(freshContext.text).toContain('Resources of the package “Not yet out”');

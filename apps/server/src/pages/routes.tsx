@@ -163,6 +163,8 @@ export function pageRoutes(core: Core, exporter: Exporter, respond: Responder) {
       return html(c, <SearchPage page={page} links={links} query={pairs(c)} path="/search" heading={q ? `Search: ${q}` : 'Search'} />);
     })
     .get('/uploads/:id', (c) => landing(c, 'resource', 'draft'))
+    .get('/uploads/packages/:id', (c) => landing(c, 'package', 'draft'))
+    // Where package drafts' `self_html` pointed before 2026-11-27.
     .get('/packages/uploads/:id', (c) => landing(c, 'package', 'draft'))
     .get('/records/:id', (c) => landing(c, 'resource', 'published'))
     .get('/records/:id/latest', (c) => latest(c, 'resource'))
