@@ -111,6 +111,8 @@ function linksIn(text: string, type: string, from: string): Found[] {
       const typed = /\btype="([^"]*)"/.exec(attributes)?.[1];
       found.push({ name: `${tag}@href`, url, raw, kind: 'html', from, ...(tag === 'a' || tag === 'link' ? (typed ? { type: typed } : {}) : {}) });
     }
+    // The JSON-LD a landing page embeds for dataset search engines: its URLs (files' content among them) too.
+    for (const m of text.matchAll(/<script type="application\/ld\+json">([\s\S]*?)<\/script>/g)) found.push(...linksIn(m[1] as string, 'application/json', from));
   } else if (type.includes('xml')) {
     for (const m of text.matchAll(/https?:\/\/[^\s<>"']+/g)) if (m[0].startsWith(base)) found.push({ name: 'xml', url: m[0].replaceAll('&amp;', '&'), kind: 'xml', from });
   } else if (type.includes('text/plain')) {
@@ -188,8 +190,8 @@ async function walk(reader: Reader, settled: { neverPublished: string[]; newVers
     if (link.name.endsWith('_html') && !res.type.startsWith('text/html')) problems.push(`${where}: ${res.type}`);
     if (link.kind === 'json' && JSON_LINKS.has(link.name) && !res.type.includes('json')) problems.push(`${where}: ${res.type}`);
     if (link.type !== undefined && !res.type.startsWith(link.type)) problems.push(`${where}: ${res.type}, the link says ${link.type}`);
-    // Searches are walked one page deep: their facet links multiply without end.
-    const deep = new URL(res.at).pathname === searchPage && link.from !== 'start' && new URL(link.from).pathname === searchPage;
+    // A search page's links are followed from the reader's starts only: facets, sorts and pages multiply without end.
+    const deep = new URL(res.at).pathname === searchPage && link.from !== 'start';
     for (const next of linksIn(res.body, res.type, res.at)) if (!(deep && next.url.startsWith(`${base}/search`))) queue.push(next);
     for (const m of (res.link ?? '').matchAll(/<([^>]+)>/g)) queue.push({ name: 'Link', url: m[1] as string, kind: 'header', from: res.at });
   }
