@@ -73,7 +73,7 @@ export function createApp(core: Core, config: AppConfig) {
   const requestLogger = ops.logger ?? null;
   if (requestLogger || ops.metrics) app.use(requestLog(requestLogger, ops.metrics?.observeRequest ?? null));
   const allowedAt = allowedMethods(app);
-  const notFound = (c: Context<Env>) => (wantsHtml(c) ? notFoundPage(c) : notFoundResponse(c));
+  const notFound = (c: Context<Env>) => (wantsHtml(c) ? notFoundPage(c, links) : notFoundResponse(c));
   app.use(optionsAndCors(allowedAt, notFound));
   app.route('/', opsRoutes(core, ops));
   app.route('/', openapiRoutes({ baseUrl: config.baseUrl, metrics: Boolean(ops.metrics) }));

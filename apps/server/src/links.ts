@@ -7,14 +7,18 @@ import { RESULT_WINDOW, wellFormed, type RecordKind } from '@krs/domain';
 /** encodeURIComponent throws on a lone surrogate; a stored key or a query may hold one. */
 const enc = (text: string) => encodeURIComponent(wellFormed(text));
 const collection = (kind: RecordKind) => (kind === 'package' ? 'packages' : 'records');
+const IIIF_NAMES = { package: { published: 'package', draft: 'package-draft' }, resource: { published: 'record', draft: 'draft' } } as const;
 
 export function createLinks(baseUrl: string) {
   const api = (kind: RecordKind, id: string) => `${baseUrl}/api/${collection(kind)}/${enc(id)}`;
   const html = (kind: RecordKind, id: string) => `${baseUrl}/${collection(kind)}/${enc(id)}`;
   const contextResources = (parentId: string) => `${baseUrl}/api/packages/context/${enc(parentId)}/resources`;
 
-  /** IIIF Presentation resources of a version or draft, under InvenioRDM's `record:` and `draft:record:` names. */
-  const iiif = (id: string, state: 'draft' | 'published') => `${baseUrl}/api/iiif/${state === 'draft' ? 'draft:' : ''}record:${enc(id)}`;
+  /**
+   * IIIF Presentation resources of a version or draft, under the names the GEO Knowledge Hub gives
+   * packages (`package:<id>`, `package-draft:<id>`) and InvenioRDM records (`record:<id>`, `draft:<id>`).
+   */
+  const iiif = (kind: RecordKind, id: string, state: 'draft' | 'published') => `${baseUrl}/api/iiif/${IIIF_NAMES[kind][state]}:${enc(id)}`;
 
   function record(kind: RecordKind, id: string, parentId: string, state: 'draft' | 'published'): Record<string, string> {
     const a = api(kind, id);
@@ -36,8 +40,8 @@ export function createLinks(baseUrl: string) {
       return links;
     }
     const shared = {
-      self_iiif_manifest: `${iiif(id, state)}/manifest`,
-      self_iiif_sequence: `${iiif(id, state)}/sequence/default`,
+      self_iiif_manifest: `${iiif(kind, id, state)}/manifest`,
+      self_iiif_sequence: `${iiif(kind, id, state)}/sequence/default`,
       versions: `${a}/versions`,
       access_links: `${a}/access/links`,
       reserve_doi: `${a}/draft/pids/doi`,
@@ -49,7 +53,8 @@ export function createLinks(baseUrl: string) {
     if (draft) {
       return {
         self: `${a}/draft`,
-        self_html: `${baseUrl}/packages/uploads/${enc(id)}`,
+        // The GEO Knowledge Hub's address of a package draft's page.
+        self_html: `${baseUrl}/uploads/packages/${enc(id)}`,
         ...shared,
         files: `${a}/draft/files`,
         files_import: `${a}/draft/actions/files-import`,
@@ -108,13 +113,20 @@ export function createLinks(baseUrl: string) {
   /** A vocabulary entry under the listing path it was read at (`vocabularies/resourcetypes`, or an alias like `subjects`). */
   const vocabularyEntry = (listing: string, id: string) => `${baseUrl}/api/${listing}/${enc(id)}`;
 
+  /**
+   * A page or asset of the site (`/search`, `/static/krs.css`), under the base URL. Pages link to
+   * each other this way, never path-only: behind a proxy that serves krs under a path prefix
+   * (`KRS_BASE_URL=https://example.org/krs`), `/search` would leave the prefix.
+   */
+  const site = (path: string) => `${baseUrl}${path}`;
+
   /** The OAI-PMH endpoint, at InvenioRDM's path. */
   const oai = `${baseUrl}/oai2d`;
 
   /** The sitemap (`routes/crawlers.ts`): the whole one, or a part starting after a position. */
   const sitemap = (after?: string) => `${baseUrl}/sitemap.xml${after === undefined ? '' : `?after=${enc(after)}`}`;
 
-  return { record, file, files, accessLink, page, pageLinks, contextResources, landing: html, export: exportLink, iiif, oai, sitemap, vocabularyEntry };
+  return { record, file, files, accessLink, page, pageLinks, contextResources, landing: html, site, export: exportLink, iiif, oai, sitemap, vocabularyEntry };
 }
 
 /**

@@ -85,6 +85,10 @@ describe('IIIF documents behind self_iiif_manifest and self_iiif_sequence', () =
       const own = await get(canvas['@id']);
       expect(own.status).toBe(200);
       expect(own.json.images[0].resource['@id']).toBe(image!.resource['@id']);
+      // And the annotation that paints it, at its own.
+      const annotation = await get((image as unknown as { '@id': string })['@id']);
+      expect(annotation.status).toBe(200);
+      expect(annotation.json).toMatchObject({ '@type': 'oa:Annotation', on: canvas['@id'], resource: image!.resource });
     }
 
     // JSON unless JSON-LD is asked for (IIIF Presentation 2.1, 6.1); anything else is a 406.
@@ -107,7 +111,8 @@ describe('IIIF documents behind self_iiif_manifest and self_iiif_sequence', () =
     const { alice, bob, packageWithImages, get, call } = await setUp();
     const draft = await packageWithImages();
     const url = draft.links['self_iiif_manifest'] as string;
-    expect(url).toContain('/api/iiif/draft:record:');
+    // GEO Knowledge Hub's names for a package's IIIF documents.
+    expect(url).toBe(`http://krs.test/api/iiif/package-draft:${draft.id}/manifest`);
     const own = await get(url, alice);
     expect(own.status).toBe(200);
     expect(own.json.sequences[0].canvases).toHaveLength(2);
@@ -119,6 +124,7 @@ describe('IIIF documents behind self_iiif_manifest and self_iiif_sequence', () =
     const done = await call('POST', `/api/packages/${restricted.id}/draft/actions/publish`, { token: alice });
     expect(done.status).toBe(202);
     const published = done.json.links['self_iiif_manifest'] as string;
+    expect(published).toBe(`http://krs.test/api/iiif/package:${restricted.id}/manifest`);
     expect((await get(published, alice)).json.sequences[0].canvases).toHaveLength(2);
     expect((await get(published)).status).toBe(401);
   });
@@ -126,9 +132,13 @@ describe('IIIF documents behind self_iiif_manifest and self_iiif_sequence', () =
   it('answers a resource by the same names, a package without files with no canvas, and an unknown name with a JSON 404', async () => {
     const { call, alice, get } = await setUp();
     const resource = await call('POST', '/api/records', { token: alice, json: { metadata } });
-    const byName = await call('GET', `/api/iiif/draft:record:${resource.json.id}/manifest`, { token: alice });
-    expect(byName.status).toBe(200);
-    expect(byName.json.sequences[0].canvases).toEqual([]);
+    // InvenioRDM's names for a record's, and the name links gave before.
+    for (const name of ['draft', 'draft:record']) {
+      const byName = await call('GET', `/api/iiif/${name}:${resource.json.id}/manifest`, { token: alice });
+      expect(byName.status, name).toBe(200);
+      expect(byName.json['@id']).toBe(`http://krs.test/api/iiif/draft:${resource.json.id}/manifest`);
+      expect(byName.json.sequences[0].canvases).toEqual([]);
+    }
     const pkg = await call('POST', '/api/packages', { token: alice, json: { metadata, files: { enabled: false } } });
     const done = await call('POST', `/api/packages/${pkg.json.id}/draft/actions/publish`, { token: alice });
     const manifest = await get(done.json.links['self_iiif_manifest']);

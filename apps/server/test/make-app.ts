@@ -15,7 +15,7 @@ export const BASE = 'http://krs.test';
 export async function makeApp(
   settings: Partial<{ maxFileSize: number; maxFiles: number; doiPrefix: string; maxPageBytes: number }> = {},
   search: SearchIndex = createInMemorySearchIndex(),
-  config: Omit<AppConfig, 'baseUrl'> = {},
+  config: Omit<AppConfig, 'baseUrl'> & { baseUrl?: string } = {},
 ) {
   const { repos, uow } = createInMemoryRepositories();
   const clock = createFixedClock('2026-03-01T10:00:00.000Z');
@@ -28,7 +28,7 @@ export async function makeApp(
     ids: createSequentialIds(),
     settings: { maxFileSize: 1024, maxFiles: 5, oaiHost: 'krs.test', linkSecret: 'a test secret of some length', ...settings },
   });
-  const app = createApp(core, { ...config, baseUrl: BASE });
+  const app = createApp(core, { baseUrl: BASE, ...config });
   // Every answer a test gets through `call` is held to the OpenAPI document.
   const conforms = conformance((await (await app.request('/api/openapi.json')).json()) as OpenApiDocument);
   const alice = (await core.users.createToken('alice@example.org')).token;

@@ -123,11 +123,11 @@ describe('pages behind the *_html links', () => {
     const rec = await publishRecord({ locations: { features: [{ geometry: { type: 'Point', coordinates: [6.2, 4.8] }, place: 'Niger delta' }] } });
     const landing = await page(`/records/${rec.id}`);
     const href = /<svg[^>]*role="img"[^>]*>.*?<image href="([^"]+)"/s.exec(landing.text)?.[1];
-    expect(href).toMatch(/^\/static\/world-map-[0-9a-f]{16}\.svg$/);
+    expect(href).toMatch(/^http:\/\/krs\.test\/static\/world-map-[0-9a-f]{16}\.svg$/);
     // The location itself is drawn in the page; the coastlines are not.
     expect(landing.text).toMatch(/<circle cx="[\d.]+" cy="[\d.]+"/);
     expect(landing.text.length).toBeLessThan(20_000);
-    const map = await app.request(href as string);
+    const map = await app.request(new URL(href as string).pathname);
     expect(map.status).toBe(200);
     expect(map.headers.get('content-type')).toBe('image/svg+xml');
     expect(map.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
@@ -237,8 +237,10 @@ describe('pages behind the *_html links', () => {
     expect(ofNext.status).toBe(200);
     expect(ofNext.text).toContain('Draft in the context');
     expect((await page(nextContext)).status).toBe(401);
-    // So does a package never published.
+    // So does a package never published, whose page is where the GEO Knowledge Hub has it (and where it was before).
     const fresh = await call('POST', '/api/packages', { token: alice, json: { metadata: { ...metadata, title: 'Not yet out' }, files: { enabled: false } } });
+    expect(fresh.json.links['self_html']).toBe(`http://krs.test/uploads/packages/${fresh.json.id}`);
+    for (const path of [`/uploads/packages/${fresh.json.id}`, `/packages/uploads/${fresh.json.id}`]) expect((await page(path, alice)).text, path).toContain('Not yet out');
     const freshContext = await page(new URL(fresh.json.links['context_html']).pathname, alice);
     expect(freshContext.status).toBe(200);
     expect(freshContext.text).toContain('Resources of the package “Not yet out”');
@@ -274,6 +276,39 @@ describe('pages behind the *_html links', () => {
     // Without the link, the same pages stay closed.
     expect((await page(`/packages/${pkg.json.id}/context`)).status).toBe(401);
     expect((await page(`/records/${resource.json.id}`)).status).toBe(401);
+  });
+
+  it("hands a restricted record's link token on to every link of its page, the head's export links included", async () => {
+    const { page, publishRecord, call, alice } = await setUp();
+    const closed = await publishRecord({ title: 'Closed record' }, { record: 'restricted', files: 'restricted' });
+    const link = await call('POST', `/api/records/${closed.id}/access/links`, { token: alice, json: { permission: 'view' } });
+    const landing = await page(`/records/${closed.id}?token=${encodeURIComponent(link.json.token)}`);
+    expect(landing.status).toBe(200);
+    const hrefs = [...landing.text.matchAll(/<(?:a|link)\b[^>]*\bhref="(http:\/\/krs\.test[^"]*)"/g)].map((m) => (m[1] as string).replaceAll('&amp;', '&'));
+    const exports = hrefs.filter((h) => h.includes('/export/'));
+    expect(exports.length).toBeGreaterThan(8);
+    for (const href of hrefs) {
+      // The canonical address names the record itself: it answers 401 without the token, as the record does.
+      if (href === `http://krs.test/records/${closed.id}`) continue;
+      const res = await page(new URL(href).pathname + new URL(href).search);
+      expect([200, 302], href).toContain(res.status);
+    }
+  });
+
+  it("links a draft's preview page only where its owner finds something: the published versions, none before the first publication", async () => {
+    const { page, call, publishRecord, alice } = await setUp();
+    const draft = await call('POST', '/api/records', { token: alice, json: { metadata: { ...metadata, title: 'Not out yet' } } });
+    const published = await publishRecord({ title: 'Out' });
+    const next = await call('POST', `/api/records/${published.id}/versions`, { token: alice });
+    for (const id of [draft.json.id, next.json.id]) {
+      const preview = await page(`/uploads/${id}`, alice);
+      expect(preview.status).toBe(200);
+      const hrefs = [...preview.text.matchAll(/<(?:a|link)\b[^>]*\bhref="(http:\/\/krs\.test[^"]*)"/g)].map((m) => (m[1] as string).replaceAll('&amp;', '&'));
+      expect(hrefs).toContain(`http://krs.test/api/records/${id}/draft`);
+      for (const href of hrefs) expect([200, 302], href).toContain((await page(new URL(href).pathname + new URL(href).search, alice)).status);
+    }
+    expect((await page(`/uploads/${draft.json.id}`, alice)).text).toContain('No version is published yet.');
+    expect((await page(`/uploads/${next.json.id}`, alice)).text).toContain(`href="http://krs.test/api/records/${published.id}/versions"`);
   });
 
   it('shows the first 100 items of each long list and counts the rest, in the page and its JSON-LD; the exports keep every one', async () => {
@@ -324,7 +359,7 @@ describe('pages behind the *_html links', () => {
     expect(found.status).toBe(200);
     expect(found.text).toContain('Flood maps of the delta');
     expect(found.text).not.toContain('Drought index');
-    expect(found.text).toContain('href="/search?q=flood&amp;resource_type=dataset"');
+    expect(found.text).toContain('href="http://krs.test/search?q=flood&amp;resource_type=dataset"');
     const filtered = await page('/search?q=flood&resource_type=dataset');
     expect(filtered.text).toContain('aria-current="true"');
     const home = await page('/');
@@ -341,13 +376,13 @@ describe('pages behind the *_html links', () => {
     const { page, app } = await setUp();
     const first = await app.request('/search?q=flood&sort=newest&page=3&at.x=240&at.y=120');
     expect(first.status).toBe(303);
-    expect(first.headers.get('location')).toBe('/search?q=flood&sort=newest&corner=0%2C0');
+    expect(first.headers.get('location')).toBe('http://krs.test/search?q=flood&sort=newest&corner=0%2C0');
     const second = await app.request('/search?q=flood&sort=newest&corner=0%2C0&at.x=480&at.y=60');
-    expect(second.headers.get('location')).toBe('/search?q=flood&sort=newest&bbox=0%2C45%2C180%2C0');
+    expect(second.headers.get('location')).toBe('http://krs.test/search?q=flood&sort=newest&bbox=0%2C45%2C180%2C0');
     const drawn = await page('/search?q=flood&sort=newest&bbox=0%2C45%2C180%2C0');
     expect(drawn.status).toBe(200);
     expect(drawn.text).toContain('<details class="area-picker" open="">');
-    expect(drawn.text).toContain('src="/search/area.svg?bbox=0%2C45%2C180%2C0"');
+    expect(drawn.text).toContain('src="http://krs.test/search/area.svg?bbox=0%2C45%2C180%2C0"');
     // The picker's form carries the search along, so the next click keeps it.
     expect(drawn.text).toContain('<input type="hidden" name="q" value="flood"/>');
     const svg = await app.request('/search/area.svg?bbox=0,45,180,0&corner=10,10');
@@ -358,6 +393,32 @@ describe('pages behind the *_html links', () => {
     // A box across the antimeridian is drawn as its two halves.
     expect((await (await app.request('/search/area.svg?bbox=170,10,-170,-10')).text()).match(/fill-opacity/g)).toHaveLength(2);
     expect((await page('/search?at.x=abc&at.y=1')).status).toBe(400);
+  });
+
+  it('links every page, stylesheet, map, form and redirect under a base URL with a path prefix, never path-only', async () => {
+    // A proxy serves krs at http://krs.test/krs/ and hands it the paths without the prefix.
+    const base = 'http://krs.test/krs';
+    const { app, call, alice } = await makeApp({}, undefined, { baseUrl: base });
+    const located = { ...metadata, locations: { features: [{ geometry: { type: 'Point', coordinates: [6.2, 4.8] }, place: 'Niger delta' }] } };
+    const rec = await call('POST', '/api/records', { token: alice, json: { metadata: located, files: { enabled: false } } });
+    expect((await call('POST', `/api/records/${rec.json.id}/draft/actions/publish`, { token: alice })).status).toBe(202);
+    const pkg = await call('POST', '/api/packages', { token: alice, json: { metadata: { ...metadata, title: 'A package' }, files: { enabled: false } } });
+    const get = (path: string) => app.request(path, { headers: html });
+    const pages = ['/', '/search?q=urban', `/search?corner=0,0&bbox=0,45,180,0`, `/records/${rec.json.id}`, `/packages/${pkg.json.id}/context`, '/no/such/page'];
+    for (const path of pages) {
+      const text = await (await get(path)).text();
+      const refs = [...text.matchAll(/\b(?:href|src|action)="([^"#][^"]*)"/g)].map((m) => (m[1] as string).replaceAll('&amp;', '&'));
+      expect(refs.length, path).toBeGreaterThan(3);
+      for (const ref of refs) {
+        if (ref.startsWith('https://')) continue;
+        expect(ref.startsWith(`${base}/`), `${ref} on ${path}`).toBe(true);
+        const res = await get(ref.slice(base.length));
+        expect([200, 302], `${ref} on ${path}`).toContain(res.status);
+      }
+    }
+    const click = await get('/search?q=urban&at.x=240&at.y=120');
+    expect(click.status).toBe(303);
+    expect(click.headers.get('location')).toBe(`${base}/search?q=urban&corner=0%2C0`);
   });
 
   it('answers unknown pages with an HTML 404 for browsers, while API paths keep JSON errors; serves its stylesheet', async () => {

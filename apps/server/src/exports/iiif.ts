@@ -15,7 +15,7 @@ const CREATORS_NAMED = 10;
 
 /** Where a record's IIIF documents and its files' content live. */
 export interface IiifPlace {
-  /** `.../api/iiif/record:<id>` or `.../api/iiif/draft:record:<id>`. */
+  /** `.../api/iiif/<name>:<id>` (links.ts). */
   base: string;
   /** The record's landing (or preview) page. */
   page: string;
@@ -46,24 +46,28 @@ export function imagesOf(entries: FileEntry[], options: FilesOptions): IiifImage
 
 const canvasId = (place: IiifPlace, key: string) => `${place.base}/canvas/${encodeURIComponent(key)}`;
 
-export function iiifCanvas(place: IiifPlace, image: IiifImage) {
-  const id = canvasId(place, image.key);
+/** The annotation painting an image on its canvas; also served at its own id, as the canvas is. */
+export function iiifAnnotation(place: IiifPlace, image: IiifImage) {
   return {
     '@context': IIIF_CONTEXT,
-    '@id': id,
+    '@id': `${place.base}/annotation/${encodeURIComponent(image.key)}`,
+    '@type': 'oa:Annotation',
+    motivation: 'sc:painting',
+    resource: { '@id': place.content(image.key), '@type': 'dctypes:Image', format: image.mimetype, width: image.width, height: image.height },
+    on: canvasId(place, image.key),
+  };
+}
+
+export function iiifCanvas(place: IiifPlace, image: IiifImage) {
+  const { '@context': _, ...annotation } = iiifAnnotation(place, image);
+  return {
+    '@context': IIIF_CONTEXT,
+    '@id': canvasId(place, image.key),
     '@type': 'sc:Canvas',
     label: image.key,
     width: image.width,
     height: image.height,
-    images: [
-      {
-        '@id': `${place.base}/annotation/${encodeURIComponent(image.key)}`,
-        '@type': 'oa:Annotation',
-        motivation: 'sc:painting',
-        resource: { '@id': place.content(image.key), '@type': 'dctypes:Image', format: image.mimetype, width: image.width, height: image.height },
-        on: id,
-      },
-    ],
+    images: [annotation],
   };
 }
 

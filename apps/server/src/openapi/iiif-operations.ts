@@ -9,6 +9,7 @@ const sequenceFields = { '@id': z.string(), '@type': z.literal('sc:Sequence'), l
 const context = z.literal('http://iiif.io/api/presentation/2/context.json');
 
 export const iiifCanvas = z.looseObject({ '@context': context, ...canvasFields }).meta({ description: 'A IIIF Presentation 2.1 canvas painted with one image file.' });
+export const iiifAnnotation = annotation.extend({ '@context': context }).meta({ description: 'A IIIF Presentation 2.1 annotation painting one image file on its canvas.' });
 export const iiifSequence = z.looseObject({ '@context': context, ...sequenceFields }).meta({ description: 'A IIIF Presentation 2.1 sequence: one canvas per image, in display order.' });
 export const iiifManifest = z
   .looseObject({
@@ -24,7 +25,7 @@ export const iiifManifest = z
   })
   .meta({ description: 'A IIIF Presentation 2.1 manifest of a record and its images.' });
 
-const IDENTIFIER = '`record:<id>` for a published version, `draft:record:<id>` for a draft (of a resource or a package).';
+const IDENTIFIER = '`package:<id>` or `record:<id>` for a published version, `package-draft:<id>` or `draft:<id>` for a draft, as the `self_iiif_*` links name them (either kind answers under any of them; `draft:record:<id>` too).';
 /** 429 and 503: the record read is taken from the answers' memory bound (docs/operations.md, "Answers"). */
 const ERRORS = [401, 403, 404, 406, 429, 500, 503] as const;
 
@@ -57,6 +58,16 @@ export const iiifOperations: Operation[] = [
     tags: ['IIIF'],
     access: 'optional',
     responses: [{ status: 200, description: 'The canvas.', body: { kind: 'json', schema: iiifCanvas } }],
+    errors: ERRORS,
+  },
+  {
+    method: 'get',
+    path: '/api/iiif/{identifier}/annotation/{key}',
+    summary: 'The IIIF annotation painting one image file on its canvas',
+    description: `${IDENTIFIER} The annotation's \`@id\` in the canvas, served as the canvas is.`,
+    tags: ['IIIF'],
+    access: 'optional',
+    responses: [{ status: 200, description: 'The annotation.', body: { kind: 'json', schema: iiifAnnotation } }],
     errors: ERRORS,
   },
 ];

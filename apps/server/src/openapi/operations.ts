@@ -561,7 +561,8 @@ const pageOperations: Operation[] = [
   ...(
     [
       ['/uploads/{id}', 'Landing page of a resource draft', 'user-or-link'],
-      ['/packages/uploads/{id}', 'Landing page of a package draft', 'user-or-link'],
+      ['/uploads/packages/{id}', 'Landing page of a package draft', 'user-or-link'],
+      ['/packages/uploads/{id}', 'Landing page of a package draft, where its `self_html` pointed before', 'user-or-link'],
       ['/records/{id}', 'Landing page of a published resource', 'optional'],
       ['/packages/{id}', 'Landing page of a published package', 'optional'],
     ] as const

@@ -1,16 +1,18 @@
 /** The frame of every page: landmarks, a skip link, the site search, one stylesheet served by krs. */
 import type { Child } from 'hono/jsx';
+import type { Links } from '../links.ts';
 
 export const STYLESHEET_PATH = '/static/krs.css';
 
-export function Layout(props: { title: string; children: Child; head?: Child }) {
+export function Layout(props: { title: string; children: Child; head?: Child; links: Links }) {
+  const site = props.links.site;
   return (
     <html lang="en">
       <head>
         <meta charset="utf-8" />
         <meta name="viewport" content="width=device-width, initial-scale=1" />
         <title>{`${props.title} | Knowledge Records`}</title>
-        <link rel="stylesheet" href={STYLESHEET_PATH} />
+        <link rel="stylesheet" href={site(STYLESHEET_PATH)} />
         {props.head}
       </head>
       <body>
@@ -18,10 +20,10 @@ export function Layout(props: { title: string; children: Child; head?: Child }) 
           Skip to content
         </a>
         <header class="site">
-          <a class="brand" href="/">
+          <a class="brand" href={site('/')}>
             Knowledge Records
           </a>
-          <form role="search" action="/search" method="get">
+          <form role="search" action={site('/search')} method="get">
             <label for="site-q" class="visually-hidden">
               Search records
             </label>
@@ -32,8 +34,8 @@ export function Layout(props: { title: string; children: Child; head?: Child }) 
         <main id="main">{props.children}</main>
         <footer class="site">
           <p>
-            Knowledge Resources and Knowledge Packages about Earth Observation applications. <a href="/api/search">JSON API</a> ·{' '}
-            <a href="/oai2d?verb=Identify">OAI-PMH</a>
+            Knowledge Resources and Knowledge Packages about Earth Observation applications. <a href={site('/api/search')}>JSON API</a> ·{' '}
+            <a href={`${props.links.oai}?verb=Identify`}>OAI-PMH</a>
           </p>
         </footer>
       </body>

@@ -1,4 +1,5 @@
 /** Error pages (and other one-message pages), with the status the API would give. */
+import type { Links } from '../links.ts';
 import { Layout } from './layout.tsx';
 
 const TITLES: Record<number, string> = {
@@ -10,14 +11,14 @@ const TITLES: Record<number, string> = {
   500: 'Something went wrong on our side',
 };
 
-export function MessagePage(props: { status: number; message: string }) {
+export function MessagePage(props: { status: number; message: string; links: Links }) {
   const title = TITLES[props.status] ?? `Error ${props.status}`;
   return (
-    <Layout title={title}>
+    <Layout title={title} links={props.links}>
       <h1>{title}</h1>
       <p>{props.message}</p>
       <p>
-        <a href="/">Home</a> · <a href="/search">Search</a>
+        <a href={props.links.site('/')}>Home</a> · <a href={props.links.site('/search')}>Search</a>
       </p>
     </Layout>
   );

@@ -8,7 +8,7 @@
 import type { FileEntry, RecordView } from '@krs/domain';
 import { EXPORT_FORMATS } from '../exports/formats.ts';
 import { textOf } from '../html-text.ts';
-import type { Links } from '../links.ts';
+import { withLinkToken, type Links } from '../links.ts';
 import { label, list, obj, people, str } from '../metadata-view.ts';
 
 /** Authors named in `citation_author` tags, as the page lists them; the exports carry every one. */
@@ -32,7 +32,11 @@ export function scholarDate(edtf: string): string | null {
   return m ? [m[1], m[2], m[3]].filter((part) => part !== undefined).join('/') : null;
 }
 
-export function RecordMeta(props: { view: RecordView; files: FileEntry[]; links: Links }) {
+/**
+ * `token`: the access-link token the page was opened with. The export links hand it on, as the
+ * page's other links do, or their reader is refused; the canonical address stays the record's own.
+ */
+export function RecordMeta(props: { view: RecordView; files: FileEntry[]; links: Links; token?: string | undefined }) {
   const { view, links } = props;
   const r = view.record;
   const m = r.metadata as Record<string, unknown>;
@@ -76,7 +80,7 @@ export function RecordMeta(props: { view: RecordView; files: FileEntry[]; links:
       <meta name="twitter:card" content="summary" />
       {doi ? <link rel="cite-as" href={`https://doi.org/${doi}`} /> : null}
       {EXPORT_FORMATS.map((f) => (
-        <link rel="describedby" type={f.mediaType} href={links.export(r.kind, r.id, f.id)} />
+        <link rel="describedby" type={f.mediaType} href={withLinkToken(links.export(r.kind, r.id, f.id), props.token)} />
       ))}
     </>
   );

@@ -65,16 +65,18 @@ export function RecordPage(props: RecordPageProps) {
   const committed = props.files.filter((f) => f.status === 'completed' && f.blob !== null);
   // Readers who land on a resource (from a search engine, a DOI) find the package it belongs to, if they may read it.
   const partOf = view.holder?.shown;
+  const versionsOf = draft ? view.parent.latestPublishedId : r.id;
   const jsonHref = withToken(links.record(r.kind, r.id, r.parentId, r.state)['self'] as string, props.token);
   return (
     <Layout
       title={title}
+      links={links}
       head={
         <>
           <link rel="alternate" type="application/json" href={jsonHref} />
           {/* For dataset search engines; drafts are not for indexing. */}
           {props.jsonLd !== undefined ? <script type="application/ld+json" dangerouslySetInnerHTML={{ __html: props.jsonLd }} /> : <meta name="robots" content="noindex" />}
-          {draft ? null : <RecordMeta view={view} files={committed} links={links} />}
+          {draft ? null : <RecordMeta view={view} files={committed} links={links} token={props.token} />}
         </>
       }
     >
@@ -214,9 +216,14 @@ export function RecordPage(props: RecordPageProps) {
               This is version {view.versions.index}
               {!draft && view.versions.isLatest ? ', the latest' : ''}.
             </p>
-            <p>
-              <a href={withToken(links.record(r.kind, r.id, r.parentId, r.state)['versions'] as string, props.token)}>All versions (JSON)</a>
-            </p>
+            {/* The versions listing answers for published ids only (as `GET /{id}` does): a draft's page links the latest's, a draft never published none. */}
+            {versionsOf !== null ? (
+              <p>
+                <a href={withToken(links.record(r.kind, versionsOf, r.parentId, 'published')['versions'] as string, props.token)}>All versions (JSON)</a>
+              </p>
+            ) : (
+              <p>No version is published yet.</p>
+            )}
           </section>
           {props.citation ? <Citation {...props.citation} action={links.landing(r.kind, r.id)} token={props.token} /> : null}
           <section aria-labelledby="h-export">

@@ -13,7 +13,7 @@ import { citationStyle, DEFAULT_LOCALE } from '../exports/citation.ts';
 import type { Exporter } from '../exports/exporter.ts';
 import { identityOf, orIfNotFound, type Env } from '../routes/request.ts';
 import { listingQuery, toListingInput } from '../routes/schemas.ts';
-import { withLinkToken } from '../links.ts';
+import { withLinkToken, type Links } from '../links.ts';
 import { label, places, str } from '../metadata-view.ts';
 import { MessagePage } from './message-page.tsx';
 import { ITEMS_SHOWN, RecordPage, type RecordPageProps } from './record-page.tsx';
@@ -48,21 +48,21 @@ const html = (c: Context, body: { toString(): string }, status: 200 | 400 | 401 
 const listing = (over: Partial<ListingInput> = {}): ListingInput => ({ q: null, bbox: null, sort: null, facets: {}, ...over });
 
 /** A page for any error thrown while making a page; the status is the one the API gives. */
-export function pageErrorResponse(err: unknown, c: Context): Response {
+export const pageErrorResponse = (links: Links) => (err: unknown, c: Context): Response => {
   const e = toHttpError(err);
   const status = (e.status >= 500 ? 500 : e.status) as 400 | 401 | 403 | 404 | 406 | 500;
   const details = (e.body.errors ?? []).flatMap((d) => d.messages);
   const message = e.status >= 500 ? 'The server could not make this page. It has been logged; try again later.' : [e.body.message, ...details].join(' ');
-  const res = html(c, <MessagePage status={e.status} message={message} />, status);
+  const res = html(c, <MessagePage status={e.status} message={message} links={links} />, status);
   for (const [k, v] of Object.entries(e.headers)) res.headers.set(k, v);
   return res;
-}
+};
 
 /** Browsers asking for a path outside the API get pages, not JSON. */
 export const wantsHtml = (c: Context): boolean => !c.req.path.startsWith('/api/') && (c.req.header('accept') ?? '').includes('text/html');
 
-export function notFoundPage(c: Context): Response {
-  return html(c, <MessagePage status={404} message="There is no page at this address." />, 404);
+export function notFoundPage(c: Context, links: Links): Response {
+  return html(c, <MessagePage status={404} message="There is no page at this address." links={links} />, 404);
 }
 
 export function pageRoutes(core: Core, exporter: Exporter, respond: Responder) {
@@ -100,7 +100,7 @@ export function pageRoutes(core: Core, exporter: Exporter, respond: Responder) {
       // The page's JSON-LD and the page itself each take milliseconds for the largest records: a turn between them.
       await nextIteration();
     }
-    const map = await mapFigure(places((view.record.metadata as Record<string, unknown>)['locations']), nextIteration);
+    const map = await mapFigure(places((view.record.metadata as Record<string, unknown>)['locations']), links.site(baseMap().path), nextIteration);
     // Writing the map took a turn of its own: the page gets another.
     if (map.length > 0) await nextIteration();
     const page = `<!doctype html>${(<RecordPage view={view} files={files} filesClosed={shown.closed} links={links} map={map} {...published} {...(resources ? { resources } : {})} {...(token(c) ? { token: token(c) } : {})} />).toString()}`;
@@ -156,13 +156,15 @@ export function pageRoutes(core: Core, exporter: Exporter, respond: Responder) {
           corner === null
             ? [['corner', `${lon},${lat}`]]
             : [['bbox', `${Math.min(lon, corner[0])},${Math.max(lat, corner[1])},${Math.max(lon, corner[0])},${Math.min(lat, corner[1])}`]];
-        return c.redirect(`/search?${new URLSearchParams([...rest.filter(([k]) => k !== next[0]?.[0]), ...next]).toString()}`, 303);
+        return c.redirect(`${links.site('/search')}?${new URLSearchParams([...rest.filter(([k]) => k !== next[0]?.[0]), ...next]).toString()}`, 303);
       }
       const page = await core.records.search(identityOf(c), ['resource', 'package'], listingFrom(c));
       const q = c.req.query('q');
       return html(c, <SearchPage page={page} links={links} query={pairs(c)} path="/search" heading={q ? `Search: ${q}` : 'Search'} />);
     })
     .get('/uploads/:id', (c) => landing(c, 'resource', 'draft'))
+    .get('/uploads/packages/:id', (c) => landing(c, 'package', 'draft'))
+    // Where package drafts' `self_html` pointed before 2026-11-27.
     .get('/packages/uploads/:id', (c) => landing(c, 'package', 'draft'))
     .get('/records/:id', (c) => landing(c, 'resource', 'published'))
     .get('/records/:id/latest', (c) => latest(c, 'resource'))
@@ -180,7 +182,7 @@ export function pageRoutes(core: Core, exporter: Exporter, respond: Responder) {
         <SearchPage page={{ ...page, aggregations: {} }} links={links} query={pairs(c)} path={c.req.path} heading={`Resources of the package “${title}”, across its versions`} {...(t ? { token: t } : {})} />,
       );
     });
-  app.onError(pageErrorResponse);
+  app.onError(pageErrorResponse(links));
   return app;
 }
 

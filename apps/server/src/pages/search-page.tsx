@@ -14,6 +14,7 @@ export interface SearchPageProps {
   links: Links;
   /** The query as received, to rebuild links that change one thing. */
   query: [string, string][];
+  /** The page's path on the site (`/search`, a package's context), as its own links name it under the base URL. */
   path: string;
   heading: string;
   /** The access-link token the page was opened with (a package's context): its links and its form keep it. */
@@ -80,7 +81,8 @@ function Hit(props: { view: RecordView; links: Links; token: string | undefined 
  * Drawing the search's area without script: the map is an image button, whose clicks the
  * browser sends as `at.x`/`at.y`; the first click sets a corner, the second the opposite one.
  */
-function AreaPicker(props: { query: [string, string][] }) {
+function AreaPicker(props: { query: [string, string][]; links: Links }) {
+  const search = props.links.site('/search');
   const get = (k: string) => props.query.find(([a]) => a === k)?.[1];
   const corner = get('corner');
   const bbox = get('bbox');
@@ -92,15 +94,15 @@ function AreaPicker(props: { query: [string, string][] }) {
   return (
     <details class="area-picker" open={corner !== undefined || bbox !== undefined}>
       <summary>Draw the area on a map</summary>
-      <form action="/search" method="get">
+      <form action={search} method="get">
         {kept.map(([k, v]) => (
           <input type="hidden" name={k} value={v} />
         ))}
-        <input type="image" name="at" src={`/search/area.svg${image ? `?${image}` : ''}`} width={PICKER_W} height={PICKER_H} alt="World map: choose one corner of the area, then the opposite corner" />
+        <input type="image" name="at" src={`${props.links.site('/search/area.svg')}${image ? `?${image}` : ''}`} width={PICKER_W} height={PICKER_H} alt="World map: choose one corner of the area, then the opposite corner" />
       </form>
       <p class="meta" role="status">
         {corner ? `First corner at ${corner}: now choose the opposite corner.` : 'Choose one corner of the area, then the opposite corner.'}{' '}
-        {bbox || corner ? <a href={hrefWith('/search', props.query, { bbox: null, corner: null })}>Clear the area</a> : null}
+        {bbox || corner ? <a href={hrefWith(search, props.query, { bbox: null, corner: null })}>Clear the area</a> : null}
       </p>
     </details>
   );
@@ -108,12 +110,13 @@ function AreaPicker(props: { query: [string, string][] }) {
 
 export function SearchPage(props: SearchPageProps) {
   const { page, query, path } = props;
+  const here = props.links.site(path);
   const get = (k: string) => query.find(([a]) => a === k)?.[1] ?? '';
   const lastPage = Math.max(1, Math.ceil(Math.min(page.total, 10_000) / page.size));
   return (
-    <Layout title={props.heading}>
+    <Layout title={props.heading} links={props.links}>
       <h1>{props.heading}</h1>
-      <form action={path} method="get" class="search-form">
+      <form action={here} method="get" class="search-form">
         <p>
           <label for="q">Query</label>{' '}
           <input id="q" type="search" name="q" value={get('q')} />{' '}
@@ -131,7 +134,7 @@ export function SearchPage(props: SearchPageProps) {
           <button type="submit">Search</button>
         </p>
       </form>
-      {path === '/search' ? <AreaPicker query={query} /> : null}
+      {path === '/search' ? <AreaPicker query={query} links={props.links} /> : null}
       <div class="layout">
         <section aria-labelledby="h-results">
           <h2 id="h-results" class="visually-hidden">
@@ -146,11 +149,11 @@ export function SearchPage(props: SearchPageProps) {
             ))}
           </ol>
           <nav class="paging" aria-label="Pages">
-            {page.page > 1 ? <a href={withLinkToken(hrefWith(path, query, { page: String(page.page - 1) }), props.token)}>Previous page</a> : null}
+            {page.page > 1 ? <a href={withLinkToken(hrefWith(here, query, { page: String(page.page - 1) }), props.token)}>Previous page</a> : null}
             <span>
               Page {page.page} of {lastPage}
             </span>
-            {page.page < lastPage ? <a href={withLinkToken(hrefWith(path, query, { page: String(page.page + 1) }), props.token)}>Next page</a> : null}
+            {page.page < lastPage ? <a href={withLinkToken(hrefWith(here, query, { page: String(page.page + 1) }), props.token)}>Next page</a> : null}
           </nav>
         </section>
         <aside aria-label="Filters">
@@ -161,7 +164,7 @@ export function SearchPage(props: SearchPageProps) {
                 <ul class="plain">
                   {buckets.map((b) => (
                     <li>
-                      <a href={hrefWith('/search', query, {}, [facet, b.key])} aria-current={b.isSelected ? 'true' : undefined}>
+                      <a href={hrefWith(props.links.site('/search'), query, {}, [facet, b.key])} aria-current={b.isSelected ? 'true' : undefined}>
                         {b.isSelected ? '✓ ' : ''}
                         {b.label}
                       </a>{' '}

@@ -1,7 +1,7 @@
 import { geoEquirectangular, geoPath, type GeoPermissibleObjects } from 'd3-geo';
 import { describe, expect, it } from 'vitest';
 import type { Place } from '../metadata-view.ts';
-import { mapShapes, WorldMap } from './world-map.tsx';
+import { baseMap, mapShapes, WorldMap } from './world-map.tsx';
 
 /** A circle of `n` positions around a place, clockwise as d3 winds an outer ring (GeoJSON winds it the other way). */
 const ring = (lon: number, lat: number, n: number, radius = 1) => {
@@ -34,7 +34,7 @@ describe('the landing page map', () => {
       .filter((p) => p.geometry !== null)
       .map((p) => (p.geometry?.['type'] === 'Point' ? { dot: projection(p.geometry['coordinates'] as [number, number]) } : { outline: geoPath(projection).pointRadius(9)(p.geometry as unknown as GeoPermissibleObjects) }));
     expect(shapes).toEqual(expected);
-    const svg = String(WorldMap({ shapes }));
+    const svg = String(WorldMap({ shapes, baseMapHref: baseMap().path }));
     expect(svg).toContain('aria-label="World map showing 62 locations"');
     expect(svg.match(/<path /g)).toHaveLength(61);
     expect(svg.match(/<circle /g)).toHaveLength(1);
@@ -79,11 +79,11 @@ describe('the landing page map', () => {
     expect(dot[1]).toBeCloseTo(y, 1);
     expect(shapes[1]).toMatchObject({ dot: [expect.any(Number), expect.any(Number)] });
     expect(shapes[2]).toMatchObject({ outline: expect.stringMatching(/^M/) });
-    const svg = String(WorldMap({ shapes }));
+    const svg = String(WorldMap({ shapes, baseMapHref: baseMap().path }));
     expect(svg.match(/<circle [^>]*r="9"/g)).toHaveLength(2);
   });
 
   it('draws nothing for a record without located places', () => {
-    expect(WorldMap({ shapes: [] })).toBeNull();
+    expect(WorldMap({ shapes: [], baseMapHref: baseMap().path })).toBeNull();
   });
 });

@@ -142,20 +142,21 @@ export async function mapShapes(places: Place[], turn: () => Promise<void>): Pro
  * then written in a turn of its own, as the page that embeds it is in another. The outlines of
  * 20,000 positions are 300 KB of path, a block of milliseconds to write beside the page.
  */
-export async function mapFigure(places: Place[], turn: () => Promise<void>): Promise<HtmlEscapedString> {
+export async function mapFigure(places: Place[], baseMapHref: string, turn: () => Promise<void>): Promise<HtmlEscapedString> {
   const shapes = await mapShapes(places, turn);
   if (shapes.length === 0) return raw('');
   await turn();
-  return raw((<WorldMap shapes={shapes} />).toString());
+  return raw((<WorldMap shapes={shapes} baseMapHref={baseMapHref} />).toString());
 }
 
-export function WorldMap(props: { shapes: MapShape[] }) {
+/** `baseMapHref`: where the page's reader fetches the base map (`baseMap().path` under the base URL). */
+export function WorldMap(props: { shapes: MapShape[]; baseMapHref: string }) {
   const { shapes } = props;
   if (shapes.length === 0) return null;
   return (
     <figure class="map">
       <svg viewBox={`0 0 ${W} ${H}`} role="img" aria-label={`World map showing ${shapes.length} location${shapes.length === 1 ? '' : 's'}`} width="100%">
-        <image href={baseMap().path} width={W} height={H} />
+        <image href={props.baseMapHref} width={W} height={H} />
         {shapes.map((s) => {
           if (s === null) return null;
           if ('dot' in s) return <circle cx={s.dot[0]} cy={s.dot[1]} r={DOT_RADIUS} fill="#c0392b" stroke="#fff" stroke-width="3" />;
