@@ -25,7 +25,7 @@ import type { FieldPaths } from './field-query.ts';
 import { keptWords, keptWordsAnswer, MAX_KEPT_WORDS } from './postgres-kept-words.ts';
 import { LISTING_AGGREGATES, listingColumns } from './postgres-listing-columns.ts';
 import { bucketedRange, RANGE_BUCKET_SCHEMA, type BucketedRange } from './postgres-range-buckets.ts';
-import { composedQuery, foldableRanges, foldedRanges, listedRangeDocuments, RANGE_SCHEMA, requiredRanges, writeRanges } from './postgres-ranges.ts';
+import { composedQuery, foldableRanges, foldedRanges, listedRangeDocuments, RANGE_SCHEMA, requiredRanges, writeRanges, type FoldedRanges } from './postgres-ranges.ts';
 import { documentWords, documentWordsInTurns, exactQuery, type DocumentWords, rankOperands, rankText, requiredWords, singleLexeme, type FuzzyExpansions, type RankOperand, type SingleLexeme } from './postgres-text.ts';
 
 /** Any Kysely handle: the index's tables are outside the records' typed schema, and written in SQL. */
@@ -385,7 +385,9 @@ export function createPostgresSearchIndex<T>(handle: Kysely<T>): SearchIndex & {
         !((composed.text || composed.fields) && (await someUndecided(handle, request, query, composed.phrases, composed.fields)))
       ) {
         const rank = request.sort === 'bestmatch' ? await rankOf(handle, rankOperands(fielded, fuzzy)) : null;
-        return inSql(handle, request, composed.match, rank, keptField(fielded, paths, fuzzy, composed.match), composed.text || composed.fields);
+        const ranked = keptFilter(request) && request.sort === 'bestmatch' ? await rankedBesideRanges(handle, fielded, fuzzy, folded, request.filter.kinds) : null;
+        return inSql(handle, request, composed.match, rank, keptField(fielded, paths, fuzzy, composed.match), composed.text || composed.fields, null,
+          ranked === null ? null : { lexeme: ranked, titleOnly: false, ranked: { lexeme: ranked, within: composed.match } });
       }
       const words = requiredWords(query);
       const where: RawBuilder<unknown>[] = [filterSql(request)];
@@ -1060,6 +1062,44 @@ function keptCountsSql(request: SearchRequest, single: SingleLexeme, grouped: re
  */
 type KeptLexeme = SingleLexeme & { ranked?: { lexeme: string; within: RawBuilder<boolean> } };
 
+/**
+ * The least share of the listed documents a listing's folded date ranges keep, by their
+ * buckets' kept counts, for the word's best kept scores to be walked for its page: about one
+ * entry in four then matches, and the walk's KEPT_SCORES_READ entries a page's end fill it.
+ * Below it, every match is scored as before (a walk that fails costs about 20 us an entry).
+ */
+const WALKED_SHARE = 0.25;
+
+/**
+ * The one lexeme of `word AND range...` (an unfielded word or two-word phrase, every other part
+ * a date range folded into the vector: `glacier AND metadata.publication_date:[2022-06 TO *]`),
+ * which every match holds and the page ranks by, when the ranges keep at least WALKED_SHARE of
+ * the listed documents (their buckets' kept counts, over every listed document's); else null.
+ * Its page is then the word's best kept scores that match (`keptScoresPage`), though its counts
+ * are not the word's.
+ */
+async function rankedBesideRanges(db: Db, query: QueryNode, fuzzy: FuzzyExpansions, folded: FoldedRanges, kinds: readonly string[]): Promise<string | null> {
+  if (query.type !== 'and') return null;
+  const [operand, ...more] = rankOperands(query, fuzzy);
+  if (operand === undefined || operand.prefix || more.length > 0) return null;
+  const ranges = query.children.filter((child) => folded.has(child));
+  const words = query.children.filter((child) => !folded.has(child));
+  const [word, ...others] = words;
+  const one = word === undefined ? null : singleLexeme(word);
+  if (others.length > 0 || ranges.length === 0 || one === null || one.titleOnly || one.lexeme !== operand.word) return null;
+  const lexemes = [EVERY_LISTED, ...ranges.flatMap((range) => folded.get(range) ?? [])];
+  const counted = new Map(
+    (
+      await sql<{ lexeme: string; n: string }>`select lexeme, sum(n) as n from search_count where lexeme = any(${lexemes}::text[])
+        and kind = any(${[...kinds]}::text[]) group by lexeme`.execute(db)
+    ).rows.map((r) => [r.lexeme, Number(r.n)]),
+  );
+  const every = counted.get(EVERY_LISTED) ?? 0;
+  let share = 1;
+  for (const range of ranges) share *= (folded.get(range) ?? []).reduce((sum, l) => sum + (counted.get(l) ?? 0), 0) / Math.max(every, 1);
+  return share >= WALKED_SHARE ? operand.word : null;
+}
+
 /** A field query of one lexeme of `field_words` (`singleFieldLexeme`) as the counts and title scores the writes keep answer it, or null. */
 function keptField(query: QueryNode, paths: ReadonlyMap<string, FieldPaths>, fuzzy: FuzzyExpansions, within: RawBuilder<boolean>): KeptLexeme | null {
   const lexeme = singleFieldLexeme(query, paths);
@@ -1111,7 +1151,7 @@ async function titleFirstPage(db: Db, request: SearchRequest, single: KeptLexeme
  * with its exact score, in the page's order; every other listed match holds it at one untitled
  * position, and scores that position's part damped by its length: at most the part damped by the
  * shortest counted document's (`search_doc_shortest`). The candidates are the first `end` entries
- * of each table the filter (and a field query's `within`) keeps, among its first KEPT_SCORES_READ,
+ * of each table the filter (and `within`: a field query's field, an AND's other parts) keeps, among its first KEPT_SCORES_READ,
  * and a signed-in reader's own matches (`own`, scored from their rows). The page is theirs when
  * its last place scores above every other match's bound: the single untitled position's, and
  * for a table that gave fewer than `end`, its last entry read. Null otherwise (every match is
@@ -1120,17 +1160,22 @@ async function titleFirstPage(db: Db, request: SearchRequest, single: KeptLexeme
 async function keptScoresPage(db: Db, request: SearchRequest, single: KeptLexeme, rank: Rank, own: RawBuilder<boolean> | null): Promise<PageRow[] | null> {
   const start = (request.page - 1) * request.size;
   const end = request.page * request.size;
-  // A field query's entries are each looked up for `within`: a lexeme held mostly outside the field reads only so many.
-  const read = Math.max(KEPT_SCORES_READ, 4 * end);
+  // Entries are each looked up for `within` (about 20 us each at 100k): a lexeme held mostly
+  // outside it (a narrow range beside a common word) reads only so many before every match is
+  // scored instead.
+  const read = KEPT_SCORES_READ * end;
   const order = sql.raw('score desc, created COLLATE "C" desc, id COLLATE "C" asc, key COLLATE "C" asc');
   const lexeme = single.ranked?.lexeme ?? single.lexeme;
   const entries = (table: string) => sql`select id, kind, score, created, key from ${sql.table(table)}
     where lexeme = ${lexeme} and kind = any(${[...request.filter.kinds]}::text[]) and ${facetSql(request)} order by ${order}`;
-  // Within the first `read` entries (in their index's order, which the filter above keeps), the first `end` that match.
+  // Within the first `read` entries, the first `end` that match, each looked up in their order
+  // until there are `end`: a scalar subquery, which the planner keeps a per-row filter (an EXISTS
+  // became a join, which read every entry, and without the ORDER BY kept the wrong ones).
   const kept = (table: string) =>
     single.ranked === undefined
       ? sql`${entries(table)} limit ${end}`
-      : sql`select * from (${entries(table)} limit ${read}) t where exists (select 1 from search_doc d where d.key = t.key and ${single.ranked.within}) limit ${end}`;
+      : sql`select * from (${entries(table)} limit ${read}) t
+          where (select true from search_doc where search_doc.key = t.key and ${single.ranked.within}) order by ${order} limit ${end}`;
   // A table that gave `end` candidates leaves none of its other entries before the page's last
   // place (they follow its candidates in the page's order); one that gave fewer, none past its
   // last entry read (null when it has no more).
@@ -1155,8 +1200,8 @@ async function keptScoresPage(db: Db, request: SearchRequest, single: KeptLexeme
   return row.page.slice(start);
 }
 
-/** Kept scores read at most per table for a field query's page (`keptScoresPage`), or four times the page's end. */
-const KEPT_SCORES_READ = 400;
+/** Kept scores read at most per table for a page whose matches they hold only some of (`keptScoresPage`), as a multiple of the page's end. */
+const KEPT_SCORES_READ = 8;
 
 /**
  * A request SQL decides alone (no box; query text the vector answers, or none), in two
@@ -1170,7 +1215,10 @@ const KEPT_SCORES_READ = 400;
  * public (`ownSql`) are counted and scored from their rows and added. `several`: the words of the
  * vocabulary a prefix or fuzzy word stands for, and the rank query's number of operands: a public
  * listing is then answered from the words' kept counts and title scores (postgres-kept-words.ts)
- * when the documents holding several of them are few enough.
+ * when the documents holding several of them are few enough. `rankedWithin`: the one lexeme
+ * every match holds and the page ranks by, whose kept scores may give a
+ * listing's page (`keptScoresPage`), its counts then from the matches' rows, unscored
+ * (`rankedBesideRanges`).
  */
 async function inSql(
   db: Db,
@@ -1180,6 +1228,7 @@ async function inSql(
   single: KeptLexeme | null = null,
   vector = match !== null,
   several: { words: readonly string[]; operands: number } | null = null,
+  rankedWithin: KeptLexeme | null = null,
 ): Promise<SearchResult> {
   const where = sql`${filterSql(request)} ${match === null ? sql`` : sql`and ${match}`}`;
   const filtered = (Object.entries(request.filter.facets ?? {}) as [FacetName, readonly string[]][]).filter(([, values]) => values.length > 0).map(([facet]) => facet);
@@ -1245,6 +1294,11 @@ async function inSql(
       const ranked = sql<PageRow>`select id, kind, state, ${rowScoreSql(rank.query)} as score from search_doc where ${where} and ${facetSql(request)}
         order by ${sql.raw(BY_SCORE)} limit ${request.size} offset ${(request.page - 1) * request.size}`;
       return { counts: (await keptCountsSql(request, kept, grouped, labelled, own).execute(handle)).rows, page: (await ranked.execute(handle)).rows };
+    }
+    // A word's best kept scores that match, the matches counted without being scored.
+    if (rankedWithin !== null && match !== null && keptFilter(request) && request.sort === 'bestmatch' && rank !== null && oneWordRank(rank)) {
+      const keptPage = await keptScoresPage(handle, request, rankedWithin, rank, ownSql(request, match));
+      if (keptPage !== null) return { counts: (await counts.execute(handle)).rows, page: keptPage };
     }
     if (request.sort === 'bestmatch' && rank !== null && rank.bound !== null) return bounded(handle);
     return { counts: (await counts.execute(handle)).rows, page: (await page.execute(handle)).rows };
