@@ -393,6 +393,28 @@ describe('search index (PostgreSQL): text decided in SQL', () => {
     }
   });
 
+  it('ranks a field query from the kept scores only as far as it read them: repeated words outside the field past the entries read', { timeout: 60_000 }, async () => {
+    const { handle, index } = await open();
+    try {
+      const creators = (name: string) => [{ person_or_org: { name } }];
+      const long = Array.from({ length: 5400 }, (_, k) => `w${k}`).join(' ');
+      // 'kumar' three times in short descriptions by others (the best repeated scores, outside the
+      // field), twice in a few by Kumar (below them, above the titles of long documents by Kumar).
+      const docs = [
+        ...Array.from({ length: 100 }, (_, i) => doc(`other${i}`, { title: 'Survey', description: 'kumar kumar kumar', creators: creators('Obi, Linh') })),
+        ...Array.from({ length: 4 }, (_, i) => doc(`by${i}`, { title: 'Survey', description: 'kumar', creators: creators('Kumar, Ada') })),
+        ...Array.from({ length: 12 }, (_, i) => doc(`long${i}`, { title: 'Kumar survey', description: long, creators: creators('Kumar, Ada') })),
+      ];
+      await index.upsert(docs);
+      const request = listingRequest('metadata.creators.person_or_org.name:kumar');
+      const expected = await index.search({ ...request, filter: { ...request.filter, ids: docs.map((d) => d.id) } });
+      expect(expected.hits.slice(0, 4).map((h) => h.id).sort()).toEqual(['by0', 'by1', 'by2', 'by3']);
+      expect(await index.search(request)).toEqual(expected);
+    } finally {
+      await handle.close();
+    }
+  });
+
   it('empties an index written before the repeated words\' scores were kept, so every record is projected again with them', async () => {
     const { handle, index } = await open();
     try {
