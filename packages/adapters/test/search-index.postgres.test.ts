@@ -350,6 +350,88 @@ describe('search index (PostgreSQL): text decided in SQL', () => {
     }
   });
 
+  it('ranks a listing of one word held at several places outside the titles as every match does, a document with more repeated words than its row keeps included, through writes', { timeout: 60_000 }, async () => {
+    const { handle, index } = await open();
+    try {
+      // Every document long (the shortest sets the bound of a word held once), so the repeated
+      // words' kept scores decide the page; 'big' holds 'kumar' six times among too many repeated
+      // words for its row, and scores above every other document outside the titles.
+      const filler = Array.from({ length: 100 }, (_, k) => `f${k}`).join(' ');
+      const repeated = Array.from({ length: 80 }, (_, k) => `r${k} r${k}`).join(' ');
+      const at = (i: number) => `2026-01-${String(1 + (i % 9)).padStart(2, '0')}T00:00:00.000Z`;
+      const write = (id: string, title: string, description: string, i: number, over: Partial<SearchDocument> = {}) =>
+        ({ ...doc(id, { title, description, publication_date: `202${i % 4}-0${1 + (i % 9)}-01`, creators: [{ person_or_org: { name: i % 2 === 0 ? 'Kumar, Ada' : 'Obi, Linh' } }] }), created: at(i), ...over });
+      const docs = [
+        ...Array.from({ length: 12 }, (_, i) => write(`rep${i}`, 'Survey', `${filler} kumar kumar`, i)),
+        ...Array.from({ length: 20 }, (_, i) => write(`one${i}`, 'Survey', `${filler} kumar`, i)),
+        ...Array.from({ length: 2 }, (_, i) => write(`titled${i}`, 'Kumar survey', filler, i)),
+        write('big', 'Survey', `kumar kumar kumar kumar kumar kumar ${repeated}`, 3),
+        write('own', 'Survey', `${filler} kumar kumar kumar`, 5, { isPublic: false, accessStatus: 'restricted', readers: ['o'] }),
+        write('package', 'Survey', `${filler} kumar kumar`, 7, { kind: 'package' }),
+      ];
+      await index.upsert(docs);
+      const ids = docs.map((d) => d.id);
+      const queries = ['kumar', 'metadata.description:kumar', 'metadata.creators.person_or_org.name:kumar', '"kumar kumar"', 'kumar AND metadata.publication_date:[2021 TO *]', 'kumar AND metadata.publication_date:[2021-03 TO *]'];
+      const check = async () => {
+        for (const q of queries) await expectEveryMatchAnswers(index, ids, LISTING_VARIANTS.map((over) => ({ ...listingRequest(q), ...over })));
+      };
+      await check();
+      expect((await index.search(listingRequest('kumar'))).hits.map((h) => h.id).slice(0, 3)).toEqual(['titled0', 'titled1', 'big']);
+      // Rewritten without the word, back with it at one place, removed.
+      await index.upsert([write('big', 'Survey', repeated, 3), write('rep3', 'Survey', `${filler} kumar`, 3)]);
+      await index.remove(['published:rep5', 'published:titled1']);
+      await check();
+      await index.upsert([write('big', 'Survey', `kumar kumar kumar kumar kumar kumar ${repeated}`, 3)]);
+      await check();
+      // A short document holding it once, above most repeats: only every match's scores place it.
+      await index.upsert([write('short', 'Survey', 'kumar', 1)]);
+      ids.push('short');
+      await check();
+      expect((await index.search(listingRequest('metadata.description:kumar'))).hits[0]?.id).toBe('big');
+    } finally {
+      await handle.close();
+    }
+  });
+
+  it('ranks a field query from the kept scores only as far as it read them: repeated words outside the field past the entries read', { timeout: 60_000 }, async () => {
+    const { handle, index } = await open();
+    try {
+      const creators = (name: string) => [{ person_or_org: { name } }];
+      const long = Array.from({ length: 5400 }, (_, k) => `w${k}`).join(' ');
+      // 'kumar' three times in short descriptions by others (the best repeated scores, outside the
+      // field), twice in a few by Kumar (below them, above the titles of long documents by Kumar).
+      const docs = [
+        ...Array.from({ length: 100 }, (_, i) => doc(`other${i}`, { title: 'Survey', description: 'kumar kumar kumar', creators: creators('Obi, Linh') })),
+        ...Array.from({ length: 4 }, (_, i) => doc(`by${i}`, { title: 'Survey', description: 'kumar', creators: creators('Kumar, Ada') })),
+        ...Array.from({ length: 12 }, (_, i) => doc(`long${i}`, { title: 'Kumar survey', description: long, creators: creators('Kumar, Ada') })),
+      ];
+      await index.upsert(docs);
+      const request = listingRequest('metadata.creators.person_or_org.name:kumar');
+      const expected = await index.search({ ...request, filter: { ...request.filter, ids: docs.map((d) => d.id) } });
+      expect(expected.hits.slice(0, 4).map((h) => h.id).sort()).toEqual(['by0', 'by1', 'by2', 'by3']);
+      expect(await index.search(request)).toEqual(expected);
+    } finally {
+      await handle.close();
+    }
+  });
+
+  it('empties an index written before the repeated words\' scores were kept, so every record is projected again with them', async () => {
+    const { handle, index } = await open();
+    try {
+      const filler = Array.from({ length: 100 }, (_, k) => `f${k}`).join(' ');
+      const docs = Array.from({ length: 12 }, (_, i) => doc(`rep${i}`, { title: 'Survey', description: `${filler} kumar kumar` }));
+      await index.upsert(docs);
+      await sql`update search_meta set layout = 18`.execute(handle.db);
+      await createPostgresSearchSchema(handle.db);
+      expect((await index.search(listingRequest('kumar'))).total).toBe(0);
+      await index.upsert(docs);
+      expect((await sql<{ n: string }>`select count(*) as n from search_repeat where lexeme = 'kumar'`.execute(handle.db)).rows[0]?.n).toBe('12');
+      expect((await index.search(listingRequest('kumar'))).total).toBe(12);
+    } finally {
+      await handle.close();
+    }
+  });
+
   it('counts and ranks a signed-in reader\'s listing of one word or phrase as every match does: their own restricted records added once, through writes', { timeout: 60_000 }, async () => {
     const { handle, index } = await open();
     try {

@@ -25,7 +25,7 @@ import type { FieldPaths } from './field-query.ts';
 import { keptWords, keptWordsAnswer, MAX_KEPT_WORDS } from './postgres-kept-words.ts';
 import { LISTING_AGGREGATES, listingColumns } from './postgres-listing-columns.ts';
 import { bucketedRange, RANGE_BUCKET_SCHEMA, type BucketedRange } from './postgres-range-buckets.ts';
-import { composedQuery, foldableRanges, foldedRanges, listedRangeDocuments, RANGE_SCHEMA, requiredRanges, writeRanges } from './postgres-ranges.ts';
+import { composedQuery, foldableRanges, foldedRanges, listedRangeDocuments, RANGE_SCHEMA, requiredRanges, writeRanges, type FoldedRanges } from './postgres-ranges.ts';
 import { documentWords, documentWordsInTurns, exactQuery, type DocumentWords, rankOperands, rankText, requiredWords, singleLexeme, type FuzzyExpansions, type RankOperand, type SingleLexeme } from './postgres-text.ts';
 
 /** Any Kysely handle: the index's tables are outside the records' typed schema, and written in SQL. */
@@ -54,12 +54,16 @@ const WORD_COUNT = 'word_count integer';
  * - `search_title`: for each word of such a document's title, the document's score for that word
  *   alone, exact (the title's words hold every position of their lexemes, see `title_words`), in
  *   the page's order: a word's best-scored title matches are the first entries of its index.
+ * - `search_repeat`: the same for each word (or pair) such a document holds at several positions
+ *   outside its title (`repeats`; from the vector when `repeats` was too long to keep): with
+ *   `search_title`, every document whose score for a word is not the one of a single untitled
+ *   position, which only the document's length then sets.
  * Kept by statement triggers on search_doc, from the rows the statement changed, in its
  * transaction: every write (upsert, remove, clear, `krs reindex`) keeps them as the documents are.
  */
 const COUNTED = `state = 'published' and is_latest and is_public and words is not null`;
 
-const KEPT_COLUMNS = 'key, kind, resource_type, resource_type_label, access_status, word_count, created, id, words, title_words, field_words';
+const KEPT_COLUMNS = 'key, kind, resource_type, resource_type_label, access_status, word_count, created, id, words, title_words, repeats, field_words';
 
 /**
  * The lexeme of `search_count` every counted document holds, which no word, path or field word
@@ -74,6 +78,14 @@ const keptStatements = (changed: string) => `
       SELECT l, ts_rank(d.title_words, ('''' || replace(replace(l, '\\', '\\\\'), '''', '\\''') || '''')::tsquery, 0) / sqrt(1 + d.word_count / 50.0::float8),
         d.created, d.id, d.key, d.kind, d.resource_type, d.access_status
       FROM (${changed}) d, unnest(tsvector_to_array(d.title_words)) l WHERE d.sign > 0;
+    DELETE FROM search_repeat WHERE key IN (SELECT key FROM (${changed}) d WHERE sign < 0);
+    INSERT INTO search_repeat (lexeme, score, created, id, key, kind, resource_type, access_status)
+      SELECT r.l, ts_rank(coalesce(d.repeats, d.words), ('''' || replace(replace(r.l, '\\', '\\\\'), '''', '\\''') || '''')::tsquery, 0) / sqrt(1 + d.word_count / 50.0::float8),
+        d.created, d.id, d.key, d.kind, d.resource_type, d.access_status
+      FROM (${changed}) d CROSS JOIN LATERAL (SELECT unnest(tsvector_to_array(d.repeats)) WHERE d.repeats IS NOT NULL
+          UNION ALL SELECT u.lexeme FROM unnest(d.words) u WHERE d.repeats IS NULL AND cardinality(u.positions) > 1
+            AND u.lexeme <> ALL (tsvector_to_array(d.title_words))) r(l)
+      WHERE d.sign > 0;
     WITH delta AS (
       SELECT w.l AS lexeme, t.l IS NOT NULL AS in_title, d.kind, d.resource_type, d.resource_type_label, d.access_status, sum(d.sign)::integer AS n
       FROM (${changed}) d CROSS JOIN LATERAL (SELECT unnest(tsvector_to_array(d.words))
@@ -177,6 +189,12 @@ const SCHEMA = [
     key text NOT NULL, kind text NOT NULL, resource_type text, access_status text NOT NULL)`,
   'CREATE INDEX IF NOT EXISTS search_title_rank ON search_title (lexeme, score desc, created COLLATE "C" desc, id COLLATE "C", key COLLATE "C")',
   'CREATE INDEX IF NOT EXISTS search_title_key ON search_title (key)',
+  `CREATE TABLE IF NOT EXISTS search_repeat (lexeme text NOT NULL, score float8 NOT NULL, created text NOT NULL, id text NOT NULL,
+    key text NOT NULL, kind text NOT NULL, resource_type text, access_status text NOT NULL)`,
+  'CREATE INDEX IF NOT EXISTS search_repeat_rank ON search_repeat (lexeme, score desc, created COLLATE "C" desc, id COLLATE "C", key COLLATE "C")',
+  'CREATE INDEX IF NOT EXISTS search_repeat_key ON search_repeat (key)',
+  // The shortest counted document, which bounds the score of every match holding a word once (see `keptScoresPage`).
+  `CREATE INDEX IF NOT EXISTS search_doc_shortest ON search_doc (word_count) WHERE ${COUNTED}`,
   KEPT_FUNCTION,
   ...['INSERT', 'UPDATE', 'DELETE'].map(
     (op) =>
@@ -222,9 +240,10 @@ const STORAGE = [
  * 16 the field words' and every listed document's counts in `search_count`, two-word pairs in
  * `field_words`, and `repeats`; 17 the range rows' counts per bucket (`search_range_count`) and
  * their page index (postgres-range-buckets.ts); 18 the buckets of the date range values as
- * lexemes of `words` (postgres-range-lexemes.ts).
+ * lexemes of `words` (postgres-range-lexemes.ts); 19 `search_repeat`, the kept scores of the
+ * words a document holds at several positions outside its title.
  */
-const LAYOUT = 18;
+const LAYOUT = 19;
 
 /** Creates the index's tables and indexes where they are missing; nodes starting at once take turns. */
 export async function createPostgresSearchSchema<T>(handle: Kysely<T>): Promise<void> {
@@ -244,6 +263,7 @@ export async function createPostgresSearchSchema<T>(handle: Kysely<T>): Promise<
       await sql`drop table if exists search_path`.execute(trx);
       await sql`drop table if exists search_count`.execute(trx);
       await sql`drop table if exists search_title`.execute(trx);
+      await sql`drop table if exists search_repeat`.execute(trx);
     }
     const made = (await sql<{ t: string | null }>`select to_regclass('search_doc')::text as t`.execute(trx)).rows[0]?.t == null;
     for (const statement of SCHEMA) await sql.raw(statement).execute(trx);
@@ -365,7 +385,9 @@ export function createPostgresSearchIndex<T>(handle: Kysely<T>): SearchIndex & {
         !((composed.text || composed.fields) && (await someUndecided(handle, request, query, composed.phrases, composed.fields)))
       ) {
         const rank = request.sort === 'bestmatch' ? await rankOf(handle, rankOperands(fielded, fuzzy)) : null;
-        return inSql(handle, request, composed.match, rank, keptField(fielded, paths, fuzzy, composed.match), composed.text || composed.fields);
+        const ranked = keptFilter(request) && request.sort === 'bestmatch' ? await rankedBesideRanges(handle, fielded, fuzzy, folded, request.filter.kinds) : null;
+        return inSql(handle, request, composed.match, rank, keptField(fielded, paths, fuzzy, composed.match), composed.text || composed.fields, null,
+          ranked === null ? null : { lexeme: ranked, titleOnly: false, ranked: { lexeme: ranked, within: composed.match } });
       }
       const words = requiredWords(query);
       const where: RawBuilder<unknown>[] = [filterSql(request)];
@@ -413,7 +435,7 @@ export function createPostgresSearchIndex<T>(handle: Kysely<T>): SearchIndex & {
      * for each document) and `glacier OR` a range in 12-17 s, against 20-50 ms once analyzed.
      */
     async analyze() {
-      await sql`analyze search_doc, search_range, search_range_count, search_box, search_path, search_vocab, search_count, search_title`.execute(db);
+      await sql`analyze search_doc, search_range, search_range_count, search_box, search_path, search_vocab, search_count, search_title, search_repeat`.execute(db);
     },
   };
 }
@@ -1040,6 +1062,44 @@ function keptCountsSql(request: SearchRequest, single: SingleLexeme, grouped: re
  */
 type KeptLexeme = SingleLexeme & { ranked?: { lexeme: string; within: RawBuilder<boolean> } };
 
+/**
+ * The least share of the listed documents a listing's folded date ranges keep, by their
+ * buckets' kept counts, for the word's best kept scores to be walked for its page: about one
+ * entry in four then matches, and the walk's KEPT_SCORES_READ entries a page's end fill it.
+ * Below it, every match is scored as before (a walk that fails costs about 20 us an entry).
+ */
+const WALKED_SHARE = 0.25;
+
+/**
+ * The one lexeme of `word AND range...` (an unfielded word or two-word phrase, every other part
+ * a date range folded into the vector: `glacier AND metadata.publication_date:[2022-06 TO *]`),
+ * which every match holds and the page ranks by, when the ranges keep at least WALKED_SHARE of
+ * the listed documents (their buckets' kept counts, over every listed document's); else null.
+ * Its page is then the word's best kept scores that match (`keptScoresPage`), though its counts
+ * are not the word's.
+ */
+async function rankedBesideRanges(db: Db, query: QueryNode, fuzzy: FuzzyExpansions, folded: FoldedRanges, kinds: readonly string[]): Promise<string | null> {
+  if (query.type !== 'and') return null;
+  const [operand, ...more] = rankOperands(query, fuzzy);
+  if (operand === undefined || operand.prefix || more.length > 0) return null;
+  const ranges = query.children.filter((child) => folded.has(child));
+  const words = query.children.filter((child) => !folded.has(child));
+  const [word, ...others] = words;
+  const one = word === undefined ? null : singleLexeme(word);
+  if (others.length > 0 || ranges.length === 0 || one === null || one.titleOnly || one.lexeme !== operand.word) return null;
+  const lexemes = [EVERY_LISTED, ...ranges.flatMap((range) => folded.get(range) ?? [])];
+  const counted = new Map(
+    (
+      await sql<{ lexeme: string; n: string }>`select lexeme, sum(n) as n from search_count where lexeme = any(${lexemes}::text[])
+        and kind = any(${[...kinds]}::text[]) group by lexeme`.execute(db)
+    ).rows.map((r) => [r.lexeme, Number(r.n)]),
+  );
+  const every = counted.get(EVERY_LISTED) ?? 0;
+  let share = 1;
+  for (const range of ranges) share *= (folded.get(range) ?? []).reduce((sum, l) => sum + (counted.get(l) ?? 0), 0) / Math.max(every, 1);
+  return share >= WALKED_SHARE ? operand.word : null;
+}
+
 /** A field query of one lexeme of `field_words` (`singleFieldLexeme`) as the counts and title scores the writes keep answer it, or null. */
 function keptField(query: QueryNode, paths: ReadonlyMap<string, FieldPaths>, fuzzy: FuzzyExpansions, within: RawBuilder<boolean>): KeptLexeme | null {
   const lexeme = singleFieldLexeme(query, paths);
@@ -1085,6 +1145,65 @@ async function titleFirstPage(db: Db, request: SearchRequest, single: KeptLexeme
 }
 
 /**
+ * The page of a one-lexeme `bestmatch` request (`oneWordRank`) from the kept scores, when the
+ * title's alone do not decide it: a listed match holding the lexeme in its title is in
+ * `search_title`, one holding it at several positions outside its title in `search_repeat`, each
+ * with its exact score, in the page's order; every other listed match holds it at one untitled
+ * position, and scores that position's part damped by its length: at most the part damped by the
+ * shortest counted document's (`search_doc_shortest`). The candidates are the first `end` entries
+ * of each table the filter (and `within`: a field query's field, an AND's other parts) keeps, among its first KEPT_SCORES_READ,
+ * and a signed-in reader's own matches (`own`, scored from their rows). The page is theirs when
+ * its last place scores above every other match's bound: the single untitled position's, and
+ * for a table that gave fewer than `end`, its last entry read. Null otherwise (every match is
+ * then scored from its row).
+ */
+async function keptScoresPage(db: Db, request: SearchRequest, single: KeptLexeme, rank: Rank, own: RawBuilder<boolean> | null): Promise<PageRow[] | null> {
+  const start = (request.page - 1) * request.size;
+  const end = request.page * request.size;
+  // Entries are each looked up for `within` (about 20 us each at 100k): a lexeme held mostly
+  // outside it (a narrow range beside a common word) reads only so many before every match is
+  // scored instead.
+  const read = KEPT_SCORES_READ * end;
+  const order = sql.raw('score desc, created COLLATE "C" desc, id COLLATE "C" asc, key COLLATE "C" asc');
+  const lexeme = single.ranked?.lexeme ?? single.lexeme;
+  const entries = (table: string) => sql`select id, kind, score, created, key from ${sql.table(table)}
+    where lexeme = ${lexeme} and kind = any(${[...request.filter.kinds]}::text[]) and ${facetSql(request)} order by ${order}`;
+  // Within the first `read` entries, the first `end` that match, each looked up in their order
+  // until there are `end`: a scalar subquery, which the planner keeps a per-row filter (an EXISTS
+  // became a join, which read every entry, and without the ORDER BY kept the wrong ones).
+  const kept = (table: string) =>
+    single.ranked === undefined
+      ? sql`${entries(table)} limit ${end}`
+      : sql`select * from (${entries(table)} limit ${read}) t
+          where (select true from search_doc where search_doc.key = t.key and ${single.ranked.within}) order by ${order} limit ${end}`;
+  // A table that gave `end` candidates leaves none of its other entries before the page's last
+  // place (they follow its candidates in the page's order); one that gave fewer, none past its
+  // last entry read (null when it has no more).
+  const bound = (name: string, table: string) =>
+    sql`case when (select count(*) from ${sql.table(name)}) < ${end} then (select score from (${entries(table)} offset ${read - 1} limit 1) e) end`;
+  const row = (
+    await sql<{ page: PageRow[] | null; decided: boolean | null }>`with titled as materialized (${kept('search_title')}),
+      repeated as materialized (${kept('search_repeat')}),
+      candidates as materialized (
+        select * from titled union all select * from repeated
+        ${own === null ? sql`` : sql`union all (select id, kind, ${rowScoreSql(rank.query)} as score, created, key from search_doc where ${own} and ${facetSql(request)} order by ${order} limit ${end})`}
+      ),
+      page as (select * from candidates order by ${order} limit ${end}),
+      bounds as (
+        select ${bound('titled', 'search_title')} as titled, ${bound('repeated', 'search_repeat')} as repeated,
+          (select ts_rank('x:1'::tsvector, 'x'::tsquery, 0) / sqrt(1 + min(word_count) / 50.0::float8) from search_doc where ${sql.raw(COUNTED)}) as once
+      )
+      select (select count(*) from page) >= ${end} and (select min(score) from page) > (select greatest(titled, repeated, once) from bounds) as decided,
+        (select json_agg(json_build_object('id', id, 'kind', kind, 'state', 'published') order by ${order}) from page) as page`.execute(db)
+  ).rows[0];
+  if (row?.decided !== true || row.page === null) return null;
+  return row.page.slice(start);
+}
+
+/** Kept scores read at most per table for a page whose matches they hold only some of (`keptScoresPage`), as a multiple of the page's end. */
+const KEPT_SCORES_READ = 8;
+
+/**
  * A request SQL decides alone (no box; query text the vector answers, or none), in two
  * statements over the matches: one grouping them by the facet columns the request aggregates or
  * filters on (a handful of groups, from which the exact total after the facet filters and each
@@ -1096,7 +1215,10 @@ async function titleFirstPage(db: Db, request: SearchRequest, single: KeptLexeme
  * public (`ownSql`) are counted and scored from their rows and added. `several`: the words of the
  * vocabulary a prefix or fuzzy word stands for, and the rank query's number of operands: a public
  * listing is then answered from the words' kept counts and title scores (postgres-kept-words.ts)
- * when the documents holding several of them are few enough.
+ * when the documents holding several of them are few enough. `rankedWithin`: the one lexeme
+ * every match holds and the page ranks by, whose kept scores may give a
+ * listing's page (`keptScoresPage`), its counts then from the matches' rows, unscored
+ * (`rankedBesideRanges`).
  */
 async function inSql(
   db: Db,
@@ -1106,6 +1228,7 @@ async function inSql(
   single: KeptLexeme | null = null,
   vector = match !== null,
   several: { words: readonly string[]; operands: number } | null = null,
+  rankedWithin: KeptLexeme | null = null,
 ): Promise<SearchResult> {
   const where = sql`${filterSql(request)} ${match === null ? sql`` : sql`and ${match}`}`;
   const filtered = (Object.entries(request.filter.facets ?? {}) as [FacetName, readonly string[]][]).filter(([, values]) => values.length > 0).map(([facet]) => facet);
@@ -1163,11 +1286,19 @@ async function inSql(
         return { counts: (await keptCountsSql(request, kept, grouped, labelled, own).execute(handle)).rows, page: titled ?? (await page.execute(handle)).rows };
       }
     }
-    // The title scores did not decide the page of one lexeme: each match scored from its row.
+    // The title scores did not decide the page of one lexeme: the kept scores of its repeated
+    // words, else each match scored from its row.
     if (request.sort === 'bestmatch' && rank !== null && kept !== null && oneWordRank(rank)) {
+      const keptPage = await keptScoresPage(handle, request, kept, rank, own);
+      if (keptPage !== null) return { counts: (await keptCountsSql(request, kept, grouped, labelled, own).execute(handle)).rows, page: keptPage };
       const ranked = sql<PageRow>`select id, kind, state, ${rowScoreSql(rank.query)} as score from search_doc where ${where} and ${facetSql(request)}
         order by ${sql.raw(BY_SCORE)} limit ${request.size} offset ${(request.page - 1) * request.size}`;
       return { counts: (await keptCountsSql(request, kept, grouped, labelled, own).execute(handle)).rows, page: (await ranked.execute(handle)).rows };
+    }
+    // A word's best kept scores that match, the matches counted without being scored.
+    if (rankedWithin !== null && match !== null && keptFilter(request) && request.sort === 'bestmatch' && rank !== null && oneWordRank(rank)) {
+      const keptPage = await keptScoresPage(handle, request, rankedWithin, rank, ownSql(request, match));
+      if (keptPage !== null) return { counts: (await counts.execute(handle)).rows, page: keptPage };
     }
     if (request.sort === 'bestmatch' && rank !== null && rank.bound !== null) return bounded(handle);
     return { counts: (await counts.execute(handle)).rows, page: (await page.execute(handle)).rows };
