@@ -313,6 +313,11 @@ describe('export formats', () => {
     const byUrl = { relatedIdentifier: `http://krs.test/packages/${pkg}`, relatedIdentifierType: 'URL', relationType: 'IsPartOf' };
     expect((await call('GET', `/records/${resource}/export/datacite-json`)).json.relatedIdentifiers).toEqual([byUrl]);
     expect((await call('GET', `/records/${resource}/export/json-ld`)).json.isPartOf).toEqual({ '@type': 'CreativeWork', url: `http://krs.test/packages/${pkg}`, name: 'Detecting deforestation' });
+    expect((await call('GET', `/records/${resource}/export/dublincore`)).text).toContain(`<dc:relation>url:http://krs.test/packages/${pkg}</dc:relation>`);
+    expect((await call('GET', `/oai2d?verb=GetRecord&metadataPrefix=oai_dc&identifier=oai:krs.test:${resource}`)).text).toContain(`<dc:relation>url:http://krs.test/packages/${pkg}</dc:relation>`);
+    expect((await call('GET', `/records/${resource}/export/marcxml`)).text).toMatch(
+      new RegExp(`<datafield tag="773" ind1="0" ind2="8">\\s*<subfield code="t">Detecting deforestation</subfield>\\s*<subfield code="o">http://krs.test/packages/${pkg}</subfield>\\s*</datafield>`),
+    );
     const page = (await call('GET', `/records/${resource}`)).text;
     expect(page).toContain(`Part of <a href="http://krs.test/packages/${pkg}">Detecting deforestation</a>`);
     expect(page).toContain('"isPartOf"');
@@ -327,6 +332,8 @@ describe('export formats', () => {
     expect((await call('GET', `/records/${resource}/export/datacite-xml`)).text).toContain(`<relatedIdentifier relatedIdentifierType="DOI" relationType="IsPartOf">10.5555/${next}</relatedIdentifier>`);
     const oai = (await call('GET', `/oai2d?verb=GetRecord&metadataPrefix=oai_datacite&identifier=oai:krs.test:${resource}`)).text;
     expect(oai).toContain(`<relatedIdentifier relatedIdentifierType="DOI" relationType="IsPartOf">10.5555/${next}</relatedIdentifier>`);
+    expect((await call('GET', `/records/${resource}/export/dublincore`)).text).toContain(`<dc:relation>doi:10.5555/${next}</dc:relation>`);
+    expect((await call('GET', `/records/${resource}/export/marcxml`)).text).toContain(`<subfield code="o">https://doi.org/10.5555/${next}</subfield>`);
     expect((await call('GET', `/records/${resource}/export/json-ld`)).json.isPartOf).toEqual({
       '@type': 'CreativeWork',
       '@id': `https://doi.org/10.5555/${next}`,
@@ -341,6 +348,8 @@ describe('export formats', () => {
     expect((await call('GET', `/api/records/${resource}`)).json.relationship).toBeUndefined();
     expect((await call('GET', `/records/${resource}/export/datacite-json`)).json.relatedIdentifiers).toBeUndefined();
     expect((await call('GET', `/records/${resource}/export/json-ld`)).json.isPartOf).toBeUndefined();
+    expect((await call('GET', `/records/${resource}/export/dublincore`)).text).not.toContain('<dc:relation>');
+    expect((await call('GET', `/records/${resource}/export/marcxml`)).text).not.toContain('tag="773"');
     expect((await call('GET', `/records/${resource}`)).text).not.toContain('Part of');
   });
 
@@ -359,6 +368,9 @@ describe('export formats', () => {
         (await call('GET', `/records/${resource}`, init)).text,
         (await call('GET', `/records/${resource}/export/datacite-json`, init)).text,
         (await call('GET', `/records/${resource}/export/json-ld`, init)).text,
+        (await call('GET', `/records/${resource}/export/dublincore`, init)).text,
+        (await call('GET', `/records/${resource}/export/marcxml`, init)).text,
+        (await call('GET', `/oai2d?verb=GetRecord&metadataPrefix=oai_dc&identifier=oai:krs.test:${resource}`, init)).text,
       ];
       for (const text of answers) {
         expect(text).not.toContain('Closed package');
@@ -368,6 +380,7 @@ describe('export formats', () => {
     }
     expect((await call('GET', `/api/records/${resource}`, { token: alice })).json.relationship).toEqual({ packages: [{ id: pkg }] });
     expect((await call('GET', `/records/${resource}`, { token: alice })).text).toContain('Closed package');
+    expect((await call('GET', `/records/${resource}/export/marcxml`, { token: alice })).text).toContain('<subfield code="t">Closed package</subfield>');
     // The owner's export is not the one kept for anonymous readers, nor the other way round.
     expect((await call('GET', `/records/${resource}/export/datacite-json`, { token: alice })).json.relatedIdentifiers).toHaveLength(1);
     expect((await call('GET', `/records/${resource}/export/datacite-json`)).json.relatedIdentifiers).toBeUndefined();

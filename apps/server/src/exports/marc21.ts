@@ -3,8 +3,8 @@
  * systems import and InvenioRDM offers as an export (`application/marcxml+xml`) and over OAI-PMH
  * (`marcxml`). Fields, in tag order: 001 id, 005 last change, 024 DOI, 041 languages, 100/110
  * first creator, 245 title, 246 other titles, 264 publisher and date, 520 descriptions, 540
- * licenses, 653 subjects, 655 resource type, 700/710 other creators and contributors, 856 the
- * landing page. Made in slices, with `turn()` between them: a legal record may have tens of
+ * licenses, 653 subjects, 655 resource type, 700/710 other creators and contributors, 773 the
+ * package holding a resource (as far as the reader may see it), 856 the landing page. Made in slices, with `turn()` between them: a legal record may have tens of
  * thousands of creators.
  */
 import type { RecordView } from '@krs/domain';
@@ -98,6 +98,9 @@ export async function marc21Xml(view: RecordView, links: Links, turn: () => Prom
   for (const s of list(m['subjects'])) add(field('653', ' ', ' ', [['a', str(obj(s)?.['subject']) ?? label(s)]]));
   const typeLabel = label(m['resource_type']);
   if (typeLabel !== null) add(field('655', ' ', '7', [['a', typeLabel], ['2', 'local']]));
+  // Host item entry: the package's title and where it is (its DOI, else its landing page).
+  const whole = view.holder?.shown;
+  if (whole) add(field('773', '0', '8', [['t', whole.title], ['o', whole.doi ? `https://doi.org/${whole.doi}` : links.landing('package', whole.id)]]));
   add(field('856', '4', '0', [['u', links.landing(r.kind, r.id)], ['z', 'Landing page']]));
   // Stable: fields of one tag keep the order the record gives them.
   fields.sort((a, b) => (a.tag < b.tag ? -1 : a.tag > b.tag ? 1 : 0));

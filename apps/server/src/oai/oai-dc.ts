@@ -2,7 +2,8 @@
  * Simple Dublin Core (`oai_dc`), the format every OAI-PMH repository must offer, from a published
  * version's metadata, mapped as InvenioRDM maps it: creators and contributors by name, the
  * description as plain text, the DOI and the landing page as identifiers, rights, subjects,
- * languages, related identifiers as relations, places as coverage.
+ * languages, related identifiers and the package holding a resource as relations, places as
+ * coverage.
  */
 import { accessStatus, type AccessStatus, type RecordView, timeSlices } from '@krs/domain';
 import { xmlText, type XmlNode } from '../exports/xml.ts';
@@ -70,6 +71,9 @@ export function oaiDcXml(view: RecordView, links: Links, made?: DcNames): XmlNod
     const id = str(related?.['identifier']);
     if (id !== null) add('relation', `${str(related?.['scheme']) ?? 'url'}:${id}`);
   }
+  // The package holding a resource, as far as the reader may see it (DataCite's IsPartOf), named as related identifiers are.
+  const whole = view.holder?.shown;
+  if (whole) add('relation', whole.doi ? `doi:${whole.doi}` : `url:${links.landing('package', whole.id)}`);
   for (const l of list(m['languages'])) add('language', str(obj(l)?.['id']));
   for (const r of list(m['rights'])) {
     const right = obj(r);
