@@ -259,11 +259,26 @@ export async function createPostgresSearchSchema<T>(handle: Kysely<T>): Promise<
     // Only on a table just made: on a table in use, ALTER TABLE would wait for every search in
     // progress and hold back the ones after it.
     if (made) for (const statement of STORAGE) await sql.raw(statement).execute(trx);
-    // A rebuild ended before counting what it wrote: counted now, before the node answers.
-    if ((await sql`select 1 from search_rebuild limit 1`.execute(trx)).rows.length > 0) await keepAll(trx);
     await sql`delete from search_meta`.execute(trx);
     await sql`insert into search_meta (layout) values (${LAYOUT})`.execute(trx);
   });
+  await countUncountedRebuild(db);
+}
+
+/**
+ * A rebuild ended before counting what it wrote (its process stopped): counted now, before the
+ * node answers. Not while another transaction counts (a rebuild's own last step), which will
+ * leave every document counted; nor if counting fails here (a node's bounded statements on a
+ * large index), when the counts stay short until `krs reindex`. A node starting while a rebuild
+ * is still writing counts what is written so far, in vain but without harm: the rebuild counts
+ * again at its end.
+ */
+async function countUncountedRebuild(db: Db): Promise<void> {
+  if ((await sql`select 1 from search_rebuild limit 1`.execute(db)).rows.length === 0) return;
+  await db
+    .transaction()
+    .execute((trx) => keepAll(trx, true))
+    .catch(() => undefined);
 }
 
 /** Candidate documents read per statement when the evaluator decides. */
@@ -671,8 +686,9 @@ function isRectangle(shape: Extract<Shape, { type: 'polygon' }>, [w, s, e, n]: B
  * from writing them one by one (the same statements, each group's count in one row), and ends
  * any rebuild's wait for them. Writers of documents wait until it commits; searches do not.
  */
-async function keepAll(trx: Db): Promise<void> {
-  await sql`lock table search_doc in share mode`.execute(trx);
+async function keepAll(trx: Db, unlessCounting = false): Promise<void> {
+  // SHARE ROW EXCLUSIVE: writers of documents wait, as does another count; searches do not.
+  await sql.raw(`lock table search_doc in share row exclusive mode${unlessCounting ? ' nowait' : ''}`).execute(trx);
   await sql`delete from search_count`.execute(trx);
   await sql`delete from search_title`.execute(trx);
   await sql.raw(`DO $keep$ DECLARE touched text[]; BEGIN ${keptStatements(`SELECT ${KEPT_COLUMNS}, 1 AS sign FROM search_doc WHERE ${COUNTED}`)} END $keep$`).execute(trx);
