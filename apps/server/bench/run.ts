@@ -10,7 +10,8 @@
  *     held to 20 ms; 1,000,000 to 50 ms, about 40 minutes of loading here; bench/search-postgres.ts).
  *  4. The hostile mix: cheap GETs beside pathological searches and maximal bodies (bench/hostile.ts),
  *     on the embedded stack, then on a PostgreSQL + S3 node (`BENCH_HOSTILE_PG_RECORDS`, default
- *     10,000: seeding and indexing PostgreSQL through the core takes about a minute per 10,000).
+ *     100,000: storing them through the core by 8 writers and indexing them with `krs reindex`
+ *     took 428 s here at load 3.5-6, the part 540 s in all).
  *  5. Both stacks side by side: the record GET on SQLite + files, on PostgreSQL + S3 with one node
  *     and with two behind a round-robin balancer, and the upload into files and into S3
  *     (bench/stacks.ts; `BENCH_STACKS=0` skips it).
@@ -42,7 +43,7 @@ const SEARCH_PG_RECORDS = Number(process.env['BENCH_SEARCH_PG_RECORDS'] ?? 10000
 const HOSTILE_RECORDS = Number(process.env['BENCH_HOSTILE_RECORDS'] ?? 100000);
 const HOSTILE_ENGINE = process.env['BENCH_HOSTILE_ENGINE'] ?? 'sqlite';
 const HOSTILE_SECONDS = Number(process.env['BENCH_HOSTILE_SECONDS'] ?? 15);
-const HOSTILE_PG_RECORDS = Number(process.env['BENCH_HOSTILE_PG_RECORDS'] ?? 10000);
+const HOSTILE_PG_RECORDS = Number(process.env['BENCH_HOSTILE_PG_RECORDS'] ?? 100000);
 const STACKS = process.env['BENCH_STACKS'] !== '0';
 const STACKS_ROUNDS = Number(process.env['BENCH_STACKS_ROUNDS'] ?? 3);
 const WRITES = process.env['BENCH_WRITES'] !== '0';

@@ -128,6 +128,62 @@ describe('reindex', () => {
   });
 });
 
+describe('reindex on an index with a bulk rebuild', () => {
+  /** An index whose rebuild writes to the in-memory index, logging each call; it refuses documents of `broken`. */
+  function makeRebuildingCore() {
+    const { repos, uow } = createInMemoryRepositories();
+    const clock = createFixedClock('2026-01-01T00:00:00.000Z');
+    const inner = createInMemorySearchIndex();
+    const calls: string[] = [];
+    const broken = new Set<string>();
+    const search: SearchIndex = {
+      ...inner,
+      async rebuild() {
+        calls.push('rebuild');
+        await inner.clear();
+        return {
+          async upsert(docs) {
+            calls.push(`upsert ${docs.length}`);
+            if (docs.some((d) => broken.has(d.id))) throw new RangeError('cannot index it');
+            await inner.upsert(docs);
+          },
+          async remove(keys) {
+            calls.push('remove');
+            await inner.remove(keys);
+          },
+          async finish() {
+            calls.push('finish');
+          },
+        };
+      },
+    };
+    return { core: coreOver(repos, uow, search, clock), calls, broken };
+  }
+
+  it('writes a whole rebuild through it and finishes it after the last write, skipping only what it refuses', async () => {
+    const { core, calls, broken } = makeRebuildingCore();
+    const ids: string[] = [];
+    for (let i = 0; i < 3; i++) ids.push((await core.records.createDraft(alice, 'resource', { metadata: { ...validMetadata, title: `Record ${i}` } })).record.id);
+    broken.add(ids[1] as string);
+    calls.length = 0;
+    const report = await core.search.reindex();
+    expect(calls[0]).toBe('rebuild');
+    expect(calls[calls.length - 1]).toBe('finish');
+    expect(calls.filter((c) => c === 'finish').length).toBe(1);
+    expect(report.skipped.map((s) => s.id)).toEqual([ids[1]]);
+    expect(await titles(core)).toEqual(['Record 0', 'Record 2']);
+  });
+
+  it('catches up without it', async () => {
+    const { core, calls } = makeRebuildingCore();
+    await core.records.createDraft(alice, 'resource', { metadata: { ...validMetadata, title: 'Record' } });
+    calls.length = 0;
+    await core.search.reindex({ since: '2000-01-01T00:00:00.000Z' });
+    expect(calls).toEqual([]);
+    expect(await titles(core)).toEqual(['Record']);
+  });
+});
+
 /** An index whose writes are applied only once `open()` is called, as a busy writer thread applies them late. */
 function makeGatedCore() {
   const { repos, uow } = createInMemoryRepositories();

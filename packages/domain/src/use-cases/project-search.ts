@@ -13,7 +13,7 @@
  */
 import { checkLargeNestingInTurns, searchDocuments } from '../model/search-document.ts';
 import type { DraftRecord, Parent, RecordKind } from '../model/types.ts';
-import type { Repositories, SearchDocument, SearchIndex, UnitOfWork } from '../ports.ts';
+import type { Repositories, SearchDocument, SearchIndex, SearchIndexRebuild, UnitOfWork } from '../ports.ts';
 import { managerOwnerOf } from './lookup.ts';
 import { PendingProjections } from './pending-projections.ts';
 
@@ -131,7 +131,7 @@ async function parentProjection(repos: Repositories, search: SearchIndex, parent
 }
 
 /** One parent document by document, when its batch failed: the ones the index takes are written, the others skipped. */
-async function writeEach(search: SearchIndex, p: ParentProjection, skipped: SkippedRecord[]): Promise<void> {
+async function writeEach(search: Pick<SearchIndex, 'upsert' | 'remove'>, p: ParentProjection, skipped: SkippedRecord[]): Promise<void> {
   try {
     if (p.stale.length > 0) await search.remove(p.stale);
   } catch (e) {
@@ -243,18 +243,19 @@ async function buildProjections(repos: Repositories, search: SearchIndex, parent
   return { ids, built, skipped };
 }
 
-async function writeProjections(search: SearchIndex, { ids, built, skipped }: BuiltBatch): Promise<ProjectionReport> {
+/** `writer`: where the documents go, `search` itself but during a rebuild (`SearchIndex.rebuild`). */
+async function writeProjections(search: SearchIndex, { ids, built, skipped }: BuiltBatch, writer: Pick<SearchIndex, 'upsert' | 'remove'> = search): Promise<ProjectionReport> {
   try {
     const stale = built.flatMap((p) => p.stale);
     const docs = built.flatMap((p) => p.docs);
     // Both asked for at once, before any await, so a projection that follows asks after them
     // (pending-projections.ts). The stale keys are the ones `docs` do not hold, so neither
     // write can undo the other, whichever an index applies first.
-    const outcomes = await Promise.allSettled([stale.length > 0 ? search.remove(stale) : undefined, docs.length > 0 ? search.upsert(docs) : undefined]);
+    const outcomes = await Promise.allSettled([stale.length > 0 ? writer.remove(stale) : undefined, docs.length > 0 ? writer.upsert(docs) : undefined]);
     if (outcomes.some((o) => o.status === 'rejected')) throw new Error('an index write failed');
   } catch {
     // Some document in the batch is one the index cannot take: find it, keep the rest.
-    for (const p of built) await writeEach(search, p, skipped);
+    for (const p of built) await writeEach(writer, p, skipped);
   }
   projectionHealth(search).settle(ids, skipped);
   return { parents: ids.length, skipped };
@@ -272,8 +273,11 @@ export async function reindex(
   options: { since?: string; onProgress?: (p: ReindexProgress) => void } = {},
 ): Promise<ProjectionReport> {
   const kinds: RecordKind[] = ['resource', 'package'];
+  // A whole rebuild goes through the index's bulk writer where it has one.
+  let rebuild: SearchIndexRebuild | null = null;
   if (options.since === undefined) {
-    await search.clear();
+    if (search.rebuild) rebuild = await search.rebuild();
+    else await search.clear();
     projectionHealth(search).clear();
   }
   const ids = await repos.records.listParentIds(kinds, options.since);
@@ -286,11 +290,12 @@ export async function reindex(
     const built = await buildProjections(repos, search, ids.slice(i, i + batch), options.since === undefined);
     await writing;
     const done = Math.min(i + batch, ids.length);
-    writing = writeProjections(search, built).then((report) => {
+    writing = writeProjections(search, built, rebuild ?? search).then((report) => {
       skipped.push(...report.skipped);
       options.onProgress?.({ done, total: ids.length });
     });
   }
   await writing;
+  await rebuild?.finish();
   return { parents: ids.length, skipped };
 }
