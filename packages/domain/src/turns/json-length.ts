@@ -13,9 +13,10 @@ const VALUES_PER_LOOK = 256;
 /** Containers deeper than this are measured natively: the walk's stack stays shallow, and a cycle throws rather than loops. */
 const MAX_WALK_DEPTH = 48;
 
-/** Characters a JSON string adds to the text's length for a string, beyond its own length and its quotes. */
+/** What JSON.stringify writes escaped: a string with none of them is its length and its quotes. */
 const NEEDS_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/;
 
+/** Characters a string's escapes add to its JSON text, beyond its own length and its quotes. */
 function escapedExtra(s: string): number {
   if (!NEEDS_ESCAPE.test(s)) return 0;
   let extra = 0;
