@@ -291,6 +291,9 @@ class Indents {
 
 export type Container = unknown[] | Record<string, unknown>;
 
+/** What JSON.stringify leaves out of an object, and writes as null in an array. */
+export const hasNoJson = (v: unknown): boolean => v === undefined || typeof v === 'function' || typeof v === 'symbol';
+
 /** A container being encoded member by member, and how far. */
 interface Frame {
   container: Container;
@@ -407,7 +410,7 @@ function encodeSome(stack: Frame[], parts: string[], pieces: Pieces, layout: Ind
     const key = keys[frame.next++] as string;
     const v = (container as Record<string, unknown>)[key];
     // As JSON.stringify: a member with no JSON form is left out of an object.
-    if (v === undefined || typeof v === 'function' || typeof v === 'symbol') continue;
+    if (hasNoJson(v)) continue;
     parts.push(frame.written ? ',' : '', layout.line(frame.level + 1), JSON.stringify(key), layout.indent === '' ? ':' : ': ');
     frame.written = true;
     if (splits(v, frame.level + 1, pieces)) stack.push(frameOf(v as Container, frame.level + 1, parts));

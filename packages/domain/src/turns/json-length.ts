@@ -5,7 +5,7 @@
  * encodings that store and answer it. Counted in slices of a large value's steps; held to
  * JSON.stringify by a property test.
  */
-import { isPlainContainer, type Container } from './json-in-turns.ts';
+import { hasNoJson, isPlainContainer, type Container } from './json-in-turns.ts';
 import type { Slicing } from './time-slices.ts';
 
 /** Values counted between two looks at the clock. */
@@ -35,9 +35,6 @@ function escapedExtra(s: string): number {
 }
 
 const stringLength = (s: string) => s.length + 2 + escapedExtra(s);
-
-/** What JSON.stringify leaves out of an object, and writes as null in an array. */
-const hasNoJson = (v: unknown) => v === undefined || typeof v === 'function' || typeof v === 'symbol';
 
 /** The length of a value measured at once: a scalar, or a container past MAX_WALK_DEPTH or not plain. */
 function scalarLength(v: unknown): number {
