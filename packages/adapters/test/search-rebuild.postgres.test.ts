@@ -119,4 +119,27 @@ describe('search index (PostgreSQL): a rebuild', () => {
       await rebuilt.handle.close();
     }
   });
+
+  it('that a node fails to count fails its opening, and is counted by the next node once mended', { timeout: 60_000 }, async () => {
+    const docs = documents(60);
+    const byWrites = await open();
+    const rebuilt = await open();
+    try {
+      await byWrites.index.upsert(docs);
+      const rebuild = await rebuilt.index.rebuild();
+      await rebuild.upsert(docs);
+      // A count that fails (here a trigger refusing it) fails the opening, rather than leaving short counts behind.
+      await sql`create function krs_test_refuse() returns trigger language plpgsql as $$ begin raise exception 'refused'; end $$`.execute(rebuilt.handle.db);
+      await sql`create trigger krs_test_refuse before delete on search_count for each statement execute function krs_test_refuse()`.execute(rebuilt.handle.db);
+      await expect(createPostgresSearchSchema(rebuilt.handle.db)).rejects.toThrow('refused');
+      await sql`drop trigger krs_test_refuse on search_count`.execute(rebuilt.handle.db);
+      expect((await sql`select count(*)::integer as n from search_rebuild`.execute(rebuilt.handle.db)).rows).toEqual([{ n: 1 }]);
+      await createPostgresSearchSchema(rebuilt.handle.db);
+      expect(await kept(rebuilt)).toEqual(await kept(byWrites));
+      expect(await answers(rebuilt)).toEqual(await answers(byWrites));
+    } finally {
+      await byWrites.handle.close();
+      await rebuilt.handle.close();
+    }
+  });
 });

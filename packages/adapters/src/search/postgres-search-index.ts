@@ -288,19 +288,25 @@ export async function createPostgresSearchSchema<T>(handle: Kysely<T>): Promise<
 
 /**
  * A rebuild ended before counting what it wrote (its process stopped): counted now, before the
- * node answers. Not while another transaction counts (a rebuild's own last step), which will
- * leave every document counted; nor if counting fails here (a node's bounded statements on a
- * large index), when the counts stay short until `krs reindex`. A node starting while a rebuild
- * is still writing counts what is written so far, in vain but without harm: the rebuild counts
- * again at its end.
+ * node answers. Not while another transaction counts (a rebuild's own last step, or another node
+ * starting), which will leave every document counted. Any other failure fails the opening: a node
+ * answering from short counts would give wrong totals and facets until someone ran `krs reindex`.
+ * (The server counts on its unbounded pool, so a large index is not cut short by the statement
+ * bound.) A node starting while a rebuild is still writing counts what is written so far, in vain
+ * but without harm: the rebuild counts again at its end.
  */
 async function countUncountedRebuild(db: Db): Promise<void> {
   if ((await sql`select 1 from search_rebuild limit 1`.execute(db)).rows.length === 0) return;
   await db
     .transaction()
     .execute((trx) => keepAll(trx, true))
-    .catch(() => undefined);
+    .catch((e: unknown) => {
+      if ((e as { code?: unknown } | null)?.code !== LOCK_NOT_AVAILABLE) throw e;
+    });
 }
+
+/** PostgreSQL's error code for a lock taken with `nowait` that another transaction holds. */
+const LOCK_NOT_AVAILABLE = '55P03';
 
 /** Candidate documents read per statement when the evaluator decides. */
 const CANDIDATE_PAGE = 1000;
