@@ -304,12 +304,18 @@ describe('export formats', () => {
       expect((await call('GET', `/records/${resource}`, { ...(token ? { token } : {}) })).text).not.toContain('Detecting deforestation');
     }
     expect((await call('GET', `/records/${resource}/export/datacite-json`)).json.relatedIdentifiers).toBeUndefined();
+    // Listings show a hit as its GET does (and keep its text meanwhile).
+    const hitOf = async (path: string) => (await call('GET', path)).json.hits.hits.find((h: { id: string }) => h.id === resource);
+    const listings = ['/api/records?q=training', `/api/records/${resource}/versions`];
+    for (const path of listings) expect((await hitOf(path)).parent.relationship).toBeUndefined();
 
     // Published without a DOI: named by its landing page.
     expect((await call('POST', `/api/packages/${pkg}/draft/actions/publish`, { token: alice })).status).toBe(202);
     const json = (await call('GET', `/api/records/${resource}`)).json;
     expect(json.parent.relationship).toEqual({ managed_by: { id: created.parent.id } });
     expect(json.relationship).toEqual({ packages: [{ id: pkg }] });
+    for (const path of listings) expect(await hitOf(path)).toMatchObject({ parent: { relationship: json.parent.relationship }, relationship: json.relationship });
+    expect((await call('GET', '/search?q=training')).text).toContain(`Part of <a href="http://krs.test/packages/${pkg}">Detecting deforestation</a>`);
     const byUrl = { relatedIdentifier: `http://krs.test/packages/${pkg}`, relatedIdentifierType: 'URL', relationType: 'IsPartOf' };
     expect((await call('GET', `/records/${resource}/export/datacite-json`)).json.relatedIdentifiers).toEqual([byUrl]);
     expect((await call('GET', `/records/${resource}/export/json-ld`)).json.isPartOf).toEqual({ '@type': 'CreativeWork', url: `http://krs.test/packages/${pkg}`, name: 'Detecting deforestation' });
@@ -341,6 +347,7 @@ describe('export formats', () => {
       name: 'Detecting deforestation, second edition',
     });
     expect((await call('GET', `/api/records/${resource}`)).json.relationship).toEqual({ packages: [{ id: next }] });
+    for (const path of listings) expect((await hitOf(path)).relationship).toEqual({ packages: [{ id: next }] });
     expect((await call('GET', `/records/${resource}`)).text).toContain(`Part of <a href="http://krs.test/packages/${next}">Detecting deforestation, second edition</a>`);
 
     // Taken out of the package: it names none.

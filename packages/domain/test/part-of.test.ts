@@ -89,6 +89,46 @@ describe('the package a resource is part of', () => {
   });
 });
 
+describe('listings', () => {
+  it('name the package of each published resource as a GET of it does, to each reader', async () => {
+    const { core } = makeCore();
+    const open = await packageWithResource(core);
+    await core.records.publish(alice, 'package', open.pkg.id);
+    const closed = await packageWithResource(core, restricted);
+    await core.records.publish(alice, 'package', closed.pkg.id);
+    const alone = (await core.records.createDraft(alice, 'resource', { metadata: validMetadata, files: { enabled: false } })).record.id;
+    await core.records.publish(alice, 'resource', alone);
+    const unpublished = await packageWithResource(core);
+    for (const who of [anon, alice, bob]) {
+      const listed = [
+        ...(await core.records.search(who, ['resource'], {})).hits,
+        ...(await core.records.versions(who, 'resource', open.resource, {})).hits,
+        ...(who === alice ? (await core.records.searchOwn(alice, 'resource', {})).hits : []),
+      ];
+      expect(listed.length).toBeGreaterThan(3);
+      for (const hit of listed) {
+        const got = hit.record.state === 'published' ? (await core.records.get(who, 'resource', hit.record.id)).holder : undefined;
+        expect([hit.record.id, hit.holder]).toEqual([hit.record.id, got]);
+      }
+    }
+    const anonymousHits = (await core.records.search(anon, ['resource'], {})).hits;
+    expect(new Map(anonymousHits.map((h) => [h.record.id, h.holder?.shown?.id ?? null]))).toEqual(
+      new Map([[open.resource, open.pkg.id], [closed.resource, null], [alone, null]]),
+    );
+    // A draft is listed as a GET of the draft shows it: without the package.
+    expect((await core.records.searchOwn(alice, 'resource', {})).hits.find((h) => h.record.id === unpublished.resource)?.holder).toBeUndefined();
+  });
+
+  it("of anonymous readers are not kept while the package's embargo may lapse", async () => {
+    const { core } = makeCore();
+    const { pkg } = await packageWithResource(core, { record: 'restricted', files: 'restricted', embargo: { active: true, until: '2026-06-01', reason: null } });
+    await core.records.publish(alice, 'package', pkg.id);
+    const page = await core.records.search(anon, ['resource'], {});
+    expect(page.hits.map((h) => h.holder?.lapses)).toEqual([true]);
+    expect(page.readStamp).toBeNull();
+  });
+});
+
 describe('harvesters', () => {
   it('get each managed resource with its package as anonymous readers see it', async () => {
     const { core } = makeCore();

@@ -56,6 +56,7 @@ function Hit(props: { view: RecordView; links: Links; token: string | undefined 
   }
   const kindName = r.kind === 'package' ? 'Knowledge Package' : 'Knowledge Resource';
   const text = textStart(str(m['description']) ?? '', TEXT_SHOWN);
+  const partOf = props.view.holder?.shown;
   return (
     <li>
       <p class="badges">
@@ -67,6 +68,11 @@ function Hit(props: { view: RecordView; links: Links; token: string | undefined 
       <h2>
         <a href={withLinkToken(props.links.record(r.kind, r.id, r.parentId, r.state)['self_html'] as string, props.token)}>{str(m['title']) ?? '(untitled)'}</a>
       </h2>
+      {partOf ? (
+        <p class="part-of">
+          Part of <a href={withLinkToken(props.links.landing('package', partOf.id), props.token)}>{partOf.title || '(untitled)'}</a>
+        </p>
+      ) : null}
       <p class="meta">
         {creators.slice(0, CREATORS_SHOWN).join('; ')}
         {creators.length > CREATORS_SHOWN ? ' et al.' : ''}

@@ -8,12 +8,12 @@
 import { liftedAt } from '../model/embargo.ts';
 import { pause } from '../model/metadata/normalizer.ts';
 import { anonymous, type Parent, type PublishedRecord, type RecordKind } from '../model/types.ts';
-import type { PackageHolder, RecordView } from '../model/views.ts';
+import type { RecordView } from '../model/views.ts';
 import type { AnswerMemory, UpdateOrderQuery, UpdateStep } from '../ports.ts';
 import { weighRecord } from './weigh-page.ts';
 import type { CoreDeps } from './deps.ts';
 import { viewOf } from './lookup.ts';
-import { holderOf } from './packages/holder.ts';
+import { holdersOf } from './packages/holder.ts';
 import { resourceTypeOf } from '../model/search-document.ts';
 
 /** Where a walk stands: the last version handed out. */
@@ -127,13 +127,7 @@ async function publicAt(deps: CoreDeps, records: readonly PublishedRecord[], now
  */
 async function itemsOf(deps: CoreDeps, records: PublishedRecord[], now: string): Promise<HarvestItem[]> {
   const { current, parents } = await publicAt(deps, records, now);
-  const holders = new Map<string, Promise<PackageHolder | null>>();
-  const holderFor = (parent: Parent): Promise<PackageHolder | null> | null => {
-    if (parent.managedBy === null) return null;
-    let holder = holders.get(parent.managedBy);
-    if (holder === undefined) holders.set(parent.managedBy, (holder = holderOf(deps.repos, anonymous, parent, now)));
-    return holder;
-  };
+  const holderFor = holdersOf(deps.repos, anonymous, now);
   return Promise.all(
     current.map(async (record) => {
       const parent = record.access.record === 'public' ? parents.get(record.parentId) : undefined;

@@ -6,6 +6,7 @@ import type { RecordView, SearchPage } from '../model/views.ts';
 import type { CoreDeps } from './deps.ts';
 import { canRead, getRecord } from './get-record.ts';
 import { levelFor, parentOfRecord, viewOf } from './lookup.ts';
+import { withHolders } from './packages/holder.ts';
 import { weighPage } from './weigh-page.ts';
 
 export interface PageRequest {
@@ -46,7 +47,7 @@ export async function listVersions(deps: CoreDeps, identity: Identity, kind: Rec
     const shown = record === undefined ? undefined : liftedAt(record, now);
     if (shown !== undefined && canRead(shown, level)) hits.push(viewOf(shown, parent));
   }
-  return { total: readable.length, hits, aggregations: {}, sortBy: sort, page: paging.page, size: paging.size };
+  return { total: readable.length, hits: await withHolders(deps.repos, identity, hits, now), aggregations: {}, sortBy: sort, page: paging.page, size: paging.size };
 }
 
 /** The latest published version of the record's parent. */

@@ -6,6 +6,7 @@ import { parseBBox } from '../search/index.ts';
 import type { CoreDeps } from './deps.ts';
 import { resolvePaging, resolveSort, type ListingInput, type ListingKind } from './listing-params.ts';
 import { viewOf } from './lookup.ts';
+import { withHolders } from './packages/holder.ts';
 import { afterProjections } from './project-search.ts';
 import { weighPage } from './weigh-page.ts';
 
@@ -35,6 +36,7 @@ export async function hydrate(deps: CoreDeps, result: SearchResult, memory?: Ans
 
 export async function runListing(
   deps: CoreDeps,
+  identity: Identity,
   listing: ListingKind,
   filter: SearchFilter,
   input: ListingInput,
@@ -51,7 +53,8 @@ export async function runListing(
   for (const [facet, buckets] of Object.entries(result.aggregations) as [FacetName, NonNullable<SearchResult['aggregations'][FacetName]>][]) {
     aggs[facet] = buckets.map((b) => ({ ...b, isSelected: (selected[facet] ?? []).includes(b.key) }));
   }
-  return { total: result.total, hits: await hydrate(deps, result, input.memory), aggregations: aggs, sortBy: sort, ...paging };
+  const hits = await withHolders(deps.repos, identity, await hydrate(deps, result, input.memory), deps.clock.now());
+  return { total: result.total, hits, aggregations: aggs, sortBy: sort, ...paging };
 }
 
 /**
@@ -83,12 +86,14 @@ export async function searchRecords(deps: CoreDeps, identity: Identity, kinds: R
   const readStamp = identity.userId === null && identity.linkIds.length === 0 ? await listingReadStamp(deps) : null;
   const page = await runListing(
     deps,
+    identity,
     'search',
     { kinds, published: true, latestOnly: !input.allVersions, viewerId: identity.userId },
     input,
     aggregations,
   );
-  return { ...page, readStamp };
+  // A package whose embargo lapses reads as lifted from its day on, without a write (read-stamp.ts).
+  return { ...page, readStamp: page.hits.some((hit) => hit.holder?.lapses === true) ? null : readStamp };
 }
 
 /** The caller's drafts and published records without an open draft; latest of each unless `allVersions`. */
@@ -96,6 +101,7 @@ export function searchUserRecords(deps: CoreDeps, identity: Identity, kind: Reco
   const userId = requireSignedIn(identity);
   return runListing(
     deps,
+    identity,
     'user',
     { kinds: [kind], userListing: { ownerId: userId, allVersions: input.allVersions ?? false }, viewerId: userId },
     input,

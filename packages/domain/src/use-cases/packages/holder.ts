@@ -6,7 +6,7 @@
 import { atLeast, levelOn, type AccessLevel } from '../../model/access.ts';
 import { liftedAt } from '../../model/embargo.ts';
 import type { Identity, Parent, PublishedRecord } from '../../model/types.ts';
-import type { PackageHolder, PartOf } from '../../model/views.ts';
+import type { PackageHolder, PartOf, RecordView } from '../../model/views.ts';
 import type { Repositories } from '../../ports.ts';
 
 const partOf = (manager: Parent, version: PublishedRecord): PartOf => {
@@ -40,4 +40,27 @@ export async function holderOf(repos: Repositories, identity: Identity, parent: 
     if (version !== null) return { revisionId: manager.revisionId, lapses, shown: partOf(manager, version) };
   }
   return { revisionId: manager.revisionId, lapses, shown: null };
+}
+
+/**
+ * `holderOf` for the many records of one answer (a listing's page, a harvest's): the resources of
+ * one package share one lookup.
+ */
+export function holdersOf(repos: Repositories, identity: Identity, now: string): (parent: Parent) => Promise<PackageHolder | null> {
+  const holders = new Map<string, Promise<PackageHolder | null>>();
+  return (parent) => {
+    if (parent.kind !== 'resource' || parent.managedBy === null) return Promise.resolve(null);
+    let holder = holders.get(parent.managedBy);
+    if (holder === undefined) holders.set(parent.managedBy, (holder = holderOf(repos, identity, parent, now)));
+    return holder;
+  };
+}
+
+/**
+ * The page's published versions with the package each is part of, as in a GET of each (drafts,
+ * as in a GET of a draft, without it).
+ */
+export async function withHolders(repos: Repositories, identity: Identity, views: readonly RecordView[], now: string): Promise<RecordView[]> {
+  const holderFor = holdersOf(repos, identity, now);
+  return Promise.all(views.map(async (view) => (view.record.state === 'published' ? { ...view, holder: await holderFor(view.parent) } : view)));
 }

@@ -13,6 +13,7 @@ import { resolvePaging, resolveSort, type ListingInput } from '../listing-params
 import { levelFor, loadParent, loadPublished, previewOf, viewOf } from '../lookup.ts';
 import { afterProjections } from '../project-search.ts';
 import { parseBBox } from '../../search/index.ts';
+import { withHolders } from './holder.ts';
 import { packageParent } from './package-target.ts';
 
 type Pick = 'draft-first' | 'published';
@@ -61,7 +62,8 @@ async function listResources(deps: CoreDeps, identity: Identity, ids: string[], 
   const compare = order[sort];
   if (compare) views.sort(compare);
   const start = (paging.page - 1) * paging.size;
-  return { total: views.length, hits: views.slice(start, start + paging.size), aggregations: {}, sortBy: sort, ...paging };
+  const hits = await withHolders(deps.repos, identity, views.slice(start, start + paging.size), now);
+  return { total: views.length, hits, aggregations: {}, sortBy: sort, ...paging };
 }
 
 export async function listDraftResources(deps: CoreDeps, identity: Identity, packageId: string, input: ListingInput): Promise<SearchPage> {
