@@ -26,6 +26,15 @@ describe('access-link tokens', () => {
     expect(await tokens.linkIdsOf([`${'x'.repeat(200)}.${good}`])).toEqual([]);
   });
 
+  it('grant nothing, and never fail, for text after the dot of any length or kind', async () => {
+    const real = await tokens.tokenFor('link-1');
+    const mac = real.slice(real.lastIndexOf('.') + 1);
+    const given = [];
+    for (let n = 0; n <= 50; n++) given.push(`link-1.${mac.repeat(2).slice(0, n)}`, `link-1.${'a'.repeat(n)}`);
+    given.push('_exists_:metadata.title', 'a.b.c', '.abcde', 'link-1.', 'link-1.=', 'link-1.a b', `link-1.${mac}=`, `link-1.${mac.slice(0, 42)}+`);
+    for (const token of given) expect(await tokens.linkIdsOf([token]), token).toEqual(token === real ? ['link-1'] : []);
+  });
+
   it('refuse a secret too short to protect anything', () => {
     expect(() => createLinkTokens('short')).toThrow();
   });

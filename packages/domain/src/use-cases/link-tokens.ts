@@ -24,8 +24,12 @@ function base64url(bytes: ArrayBuffer): string {
   return btoa(binary).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
 }
 
-function fromBase64url(text: string): Uint8Array | null {
-  if (!/^[A-Za-z0-9_-]+$/.test(text)) return null;
+/** An HMAC-SHA256 is 32 bytes: 43 base64url characters, unpadded. */
+const MAC = /^[A-Za-z0-9_-]{43}$/;
+
+/** The MAC's bytes, or null for text that is no MAC (which `atob` may refuse with an exception: a length of 4n + 1). */
+function macOf(text: string): Uint8Array | null {
+  if (!MAC.test(text)) return null;
   const binary = atob(text.replace(/-/g, '+').replace(/_/g, '/'));
   return Uint8Array.from(binary, (c) => c.charCodeAt(0));
 }
@@ -42,7 +46,7 @@ export function createLinkTokens(secret: string): LinkTokens {
       for (const token of tokens.slice(0, MAX_TOKENS)) {
         if (token.length > MAX_TOKEN_LENGTH) continue;
         const dot = token.lastIndexOf('.');
-        const mac = dot > 0 ? fromBase64url(token.slice(dot + 1)) : null;
+        const mac = dot > 0 ? macOf(token.slice(dot + 1)) : null;
         if (!mac) continue;
         const linkId = token.slice(0, dot);
         if (await crypto.subtle.verify('HMAC', await key, mac, encoder.encode(linkId))) ids.push(linkId);
