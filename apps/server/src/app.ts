@@ -86,6 +86,10 @@ export function createApp(core: Core, config: AppConfig) {
     // File content streams raw bytes both ways; every other body is JSON, and an Accept we
     // cannot serve is refused before any work is done.
     if (c.req.path.endsWith('/content')) return next();
+    // A write to a path that does not take it (405) or does not exist (404) is answered so, its
+    // body unread: neither its syntax nor its size concerns a route that is not there, nor should
+    // an anonymous body of 10 MiB be parsed on its way to a 404.
+    if (c.req.method !== 'GET' && c.req.method !== 'HEAD' && !allowedAt(c.req.path).includes(c.req.method)) return next();
     negotiate(c.req.header('accept'), { alternates: c.req.method !== 'GET' ? [] : RECORD_GET.test(c.req.path) ? RECORD_ALTERNATES : c.req.path.startsWith('/api/iiif/') ? IIIF_ALTERNATES : [] });
     return readJson(c, next);
   });

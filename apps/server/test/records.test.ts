@@ -74,6 +74,13 @@ describe('resource drafts over HTTP', () => {
     const nowhere = await call('POST', '/api/records/abcde-12345/no-such-action', { token: alice, json: {} });
     expect(nowhere.status).toBe(404);
     expect(nowhere.json).toEqual({ status: 404, message: 'Not found.' });
+    // Whatever the body holds: it is not read for a route that does not exist.
+    for (const body of ['{', '['.repeat(5000), JSON.stringify({ metadata: { title: 'x'.repeat(3_000_000) } })]) {
+      const refused = await call('PUT', '/api/records/abcde-12345/versions/latest', { token: alice, body, headers: { 'content-type': 'application/json' } });
+      expect([refused.status, refused.json]).toEqual([405, { status: 405, message: 'Method not allowed.' }]);
+      const missing = await call('POST', '/api/no-such-thing', { body, headers: { 'content-type': 'application/json' } });
+      expect([missing.status, missing.json]).toEqual([404, { status: 404, message: 'Not found.' }]);
+    }
     // Routes are strict about a trailing slash: such a path does not exist under any method, so a
     // 405 whose Allow names the very method that was refused would send clients in a circle.
     for (const path of ['/api/records/', '/api/records/abcde-12345/', '/api/records/abcde-12345/versions/']) {
