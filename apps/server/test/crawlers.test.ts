@@ -92,4 +92,15 @@ describe('robots.txt and sitemap.xml', () => {
     expect(locs(await held.text(), 'urlset')).toHaveLength(2);
     expect((await call('GET', parts[1]?.loc.slice(BASE.length) as string)).status).toBe(200);
   });
+
+  it('answers HEAD for a sitemap without making its walk, so a GET right after it is answered', async () => {
+    const { app, call, publish } = await setUp(2);
+    for (let i = 0; i < 3; i++) await publish('records');
+    const part = locs((await call('GET', '/sitemap.xml')).text, 'sitemapindex')[0]?.loc.slice(BASE.length) as string;
+    for (const path of [part, '/sitemap.xml']) {
+      const head = await app.request(path, { method: 'HEAD' });
+      expect([head.status, head.headers.get('content-type'), await head.text()]).toEqual([200, 'application/xml; charset=utf-8', '']);
+    }
+    expect((await call('GET', part)).status).toBe(200);
+  });
 });

@@ -135,6 +135,12 @@ export function crawlerRoutes(core: Core, links: Links, options: CrawlerOptions 
 
   async function sitemap(c: Context<Env>): Promise<Response> {
     const after = c.req.query('after');
+    // HEAD (link checkers, a crawler's first look) gets the headers alone: a walk made for a body
+    // nobody reads would hold the turn for LEASE_MS and turn away the GET that follows.
+    if (c.req.method === 'HEAD') {
+      if (after !== undefined) decodePosition(after);
+      return c.body(null, 200, XML);
+    }
     if (after !== undefined) return c.body(walkOf(decodePosition(after)), 200, XML);
     // Cut from the order alone, a step of the index per part; one file when it is one part.
     const parts = await core.harvest.sitemapParts(perFile);
