@@ -3,7 +3,7 @@
  * insert that finds the id taken, an update that finds another revision changes no row), so a
  * concurrent writer is refused even without a transaction.
  */
-import { DomainError, isLarge, LARGE_JSON_CHARS, type RecordKind, type RecordRepository, type UpdatePosition, type VersionHead } from '@krs/domain';
+import { DomainError, isLarge, LARGE_JSON_CHARS, type DraftRecord, type RecordKind, type RecordRepository, type UpdatePosition, type VersionHead } from '@krs/domain';
 import { sql, type Kysely, type QueryResult, type RawBuilder } from 'kysely';
 import { compiledOnce } from './compiled-once.ts';
 import { changeStamps } from './create-db.ts';
@@ -247,8 +247,23 @@ export function createSqlRecordRepository(db: Kysely<Database>, options: { lockR
       const read = new Map((await publishedByIds(missing)).map((r) => [r.id, versionHeadOf(r)]));
       return heads.flatMap((head, i) => head ?? read.get((rows[i] as (typeof rows)[number]).id) ?? []);
     },
-    async listDrafts(parentId) {
-      return parseRows(await db.selectFrom('draft').select('data').where('parent_id', '=', parentId).execute(), rowToDraft);
+    async listDrafts(parentId, known = []) {
+      if (known.length === 0) return parseRows(await db.selectFrom('draft').select('data').where('parent_id', '=', parentId).execute(), rowToDraft);
+      // A known draft's row is answered without its data: reading a large one is itself a native
+      // call of milliseconds, before its parse.
+      const isKnown = sql.join(known.map((d) => sql`(id = ${d.id} and revision_id = ${d.revisionId})`), sql` or `);
+      const rows = await db
+        .selectFrom('draft')
+        .select(['id', 'revision_id', sql<string | null>`case when ${isKnown} then null else data end`.as('data')])
+        .where('parent_id', '=', parentId)
+        .execute();
+      const out: DraftRecord[] = [];
+      for (const row of rows) {
+        const same = row.data === null ? known.find((d) => d.id === row.id && d.revisionId === Number(row.revision_id)) : undefined;
+        if (same !== undefined) out.push(same);
+        else if (row.data !== null) out.push(await parsed({ data: row.data }, rowToDraft));
+      }
+      return out;
     },
     async getParent(id) {
       const row = await rowById('parent', id);

@@ -195,6 +195,22 @@ export function recordRepositoryContract(name: string, make: MakeRepositories): 
       expect((await r.listDrafts('p1')).map((d) => d.id).sort()).toEqual(['d4', 'r2']);
     });
 
+    it('lists a known draft as the value given while its stored revision is the known one, and as stored once it is not', async () => {
+      const r = await records();
+      await r.saveDraft(draft('d1', 'p1'), null);
+      await r.saveDraft(draft('d2', 'p1', { versionIndex: 2 }), null);
+      const saved = draft('d1', 'p1');
+      const listed = await r.listDrafts('p1', [saved]);
+      expect(listed.map((d) => d.id).sort()).toEqual(['d1', 'd2']);
+      expect(listed.find((d) => d.id === 'd1')).toBe(saved);
+      expect(listed.find((d) => d.id === 'd2')).toEqual(draft('d2', 'p1', { versionIndex: 2 }));
+      await r.saveDraft(draft('d1', 'p1', { revisionId: 2, updated: '2031-01-01T00:00:00+00:00' }), 1);
+      const after = await r.listDrafts('p1', [saved]);
+      expect(after.find((d) => d.id === 'd1')).toEqual(draft('d1', 'p1', { revisionId: 2, updated: '2031-01-01T00:00:00+00:00' }));
+      await r.deleteDraft('d1');
+      expect((await r.listDrafts('p1', [saved])).map((d) => d.id)).toEqual(['d2']);
+    });
+
     it('lists the heads of a parent\'s published versions in the same order, as each version now is', async () => {
       const r = await records();
       const embargoed = { record: 'restricted', files: 'restricted', embargo: { active: true, until: '2031-05-01', reason: 'Field season.' } } as const;

@@ -51,7 +51,7 @@ export async function updateDraft(
     await tx.records.saveParent(touched, parent.revisionId);
     return { updated, parent: touched, fileIssues };
   });
-  await projectAfterWrite(deps, [result.parent.id]);
+  await projectAfterWrite(deps, [result.parent.id], [result.updated]);
   const view = viewOf(result.updated, result.parent);
   // Reported with this save only: files stayed enabled, so the stored draft has nothing to fix.
   return result.fileIssues.length > 0 ? { ...view, issues: mergeIssues([...view.issues, ...result.fileIssues]) } : view;
