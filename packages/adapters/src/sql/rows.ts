@@ -3,7 +3,7 @@
  * The driver binds strings and numbers only, so objects go in as JSON text.
  */
 import {
-  isLarge,
+  encodeOnce,
   largeValueSlices,
   markLarge,
   parseJsonInTurns,
@@ -35,9 +35,15 @@ export async function largeRowInTurns<T>(row: { data: string }): Promise<T> {
   return value;
 }
 
-/** A record's JSON for its row: encoded in slices when its metadata is known to be large. */
-const recordText = (r: DraftRecord | PublishedRecord): string | Promise<string> =>
-  jsonText(r, isLarge(r.metadata));
+/**
+ * A large record's JSON for its row, in slices. Its metadata's text is kept (domain
+ * turns/encoded-once.ts): the answer and the search document that follow the save carry the same
+ * objects, and splice it instead of encoding them again.
+ */
+async function largeRecordText(r: DraftRecord | PublishedRecord): Promise<string> {
+  await encodeOnce(r.metadata, largeValueSlices());
+  return jsonText(r, true);
+}
 
 export const parentToRow = (p: Parent): ParentTable => ({ id: p.id, kind: p.kind, updated: p.updated, revision_id: p.revisionId, data: JSON.stringify(p), managed_by: p.managedBy });
 export const rowToParent = (row: Pick<ParentTable, 'data'>): Parent => parse<Parent>(row.data);
@@ -45,7 +51,7 @@ export const rowToParent = (row: Pick<ParentTable, 'data'>): Parent => parse<Par
 const draftRow = (d: DraftRecord, data: string): DraftTable => ({ id: d.id, parent_id: d.parentId, kind: d.kind, revision_id: d.revisionId, data });
 export const draftToRow = (d: DraftRecord): DraftTable => draftRow(d, JSON.stringify(d));
 export const rowToDraft = (row: Pick<DraftTable, 'data'>): DraftRecord => parse<DraftRecord>(row.data);
-export const draftToRowInTurns = async (d: DraftRecord): Promise<DraftTable> => draftRow(d, await recordText(d));
+export const draftToRowInTurns = async (d: DraftRecord): Promise<DraftTable> => draftRow(d, await largeRecordText(d));
 
 const recordRow = (r: PublishedRecord, data: string): RecordTable => ({
   id: r.id,
@@ -57,7 +63,7 @@ const recordRow = (r: PublishedRecord, data: string): RecordTable => ({
   head: JSON.stringify(storedHead(r)),
 });
 export const recordToRow = (r: PublishedRecord): RecordTable => recordRow(r, JSON.stringify(r));
-export const recordToRowInTurns = async (r: PublishedRecord): Promise<RecordTable> => recordRow(r, await recordText(r));
+export const recordToRowInTurns = async (r: PublishedRecord): Promise<RecordTable> => recordRow(r, await largeRecordText(r));
 export const rowToRecord = (row: Pick<RecordTable, 'data'>): PublishedRecord => parse<PublishedRecord>(row.data);
 
 /**
