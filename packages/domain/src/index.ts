@@ -35,6 +35,7 @@ export {
   LARGE_JSON_CHARS,
   largeValueSlices,
   markLarge,
+  memberSpanInTurns,
   nextIteration,
   parseJsonInTurns,
   stringifyJsonInTurns,

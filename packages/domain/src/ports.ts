@@ -25,6 +25,11 @@ import type { VocabularyPage, VocabularyPageQuery } from './vocabularies/vocabul
  */
 export interface RecordRepository {
   getDraft(id: string): Promise<DraftRecord | null>;
+  /**
+   * A draft without its metadata, for a write that replaces it: a large draft's stored metadata
+   * (megabytes of JSON) is then neither parsed nor held while the write goes on.
+   */
+  getDraftWithoutMetadata(id: string): Promise<Omit<DraftRecord, 'metadata'> | null>;
   getPublished(id: string): Promise<PublishedRecord | null>;
   /**
    * The revisions of a published version and of its parent, read together by primary key and

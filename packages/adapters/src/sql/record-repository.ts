@@ -10,7 +10,7 @@ import { changeStamps } from './create-db.ts';
 import type { Database, DraftTable, ParentTable, RecordTable } from './database.ts';
 import { lapsedEmbargoes } from './migrations/0004-embargo-index.ts';
 import { recordUpdated } from './migrations/0005-record-updated-index.ts';
-import { draftToRow, draftToRowInTurns, largeRowInTurns, parentToRow, recordToRow, recordToRowInTurns, rowToDraft, rowToParent, rowToRecord, rowToVersionHead, versionHeadOf } from './rows.ts';
+import { draftToRow, draftToRowInTurns, largeDraftRowWithoutMetadata, largeRowInTurns, parentToRow, recordToRow, recordToRowInTurns, rowToDraft, rowToParent, rowToRecord, rowToVersionHead, versionHeadOf } from './rows.ts';
 import { nextIteration } from '../next-turn.ts';
 
 /**
@@ -206,6 +206,16 @@ export function createSqlRecordRepository(db: Kysely<Database>, options: { lockR
   return {
     async getDraft(id) {
       return parseRow(await rowById('draft', id), rowToDraft);
+    },
+    async getDraftWithoutMetadata(id) {
+      const row = await rowById('draft', id);
+      if (row === undefined) return null;
+      if (row.data.length > LARGE_JSON_CHARS) {
+        await nextIteration();
+        return largeDraftRowWithoutMetadata(row);
+      }
+      const { metadata: _metadata, ...rest } = rowToDraft(row);
+      return rest;
     },
     async getPublished(id) {
       return parseRow(await rowById('record', id), rowToRecord);

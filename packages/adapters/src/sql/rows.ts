@@ -5,6 +5,7 @@
 import {
   encodeOnce,
   largeValueSlices,
+  memberSpanInTurns,
   markLarge,
   parseJsonInTurns,
   jsonText,
@@ -51,6 +52,17 @@ export const rowToParent = (row: Pick<ParentTable, 'data'>): Parent => parse<Par
 const draftRow = (d: DraftRecord, data: string): DraftTable => ({ id: d.id, parent_id: d.parentId, kind: d.kind, revision_id: d.revisionId, data });
 export const draftToRow = (d: DraftRecord): DraftTable => draftRow(d, JSON.stringify(d));
 export const rowToDraft = (row: Pick<DraftTable, 'data'>): DraftRecord => parse<DraftRecord>(row.data);
+/**
+ * A large draft's row without its metadata: only the rest of its JSON is parsed, the metadata's
+ * text found by a scan (domain turns/json-member-span.ts). Rows are written by `JSON.stringify`
+ * or the encoder in slices, so the scan finds the member as they write it.
+ */
+export async function largeDraftRowWithoutMetadata(row: { data: string }): Promise<Omit<DraftRecord, 'metadata'>> {
+  const span = await memberSpanInTurns(row.data, 'metadata', largeValueSlices());
+  const draft = span === null ? await largeRowInTurns<DraftRecord>(row) : parse<DraftRecord>(`${row.data.slice(0, span[0])}null${row.data.slice(span[1])}`);
+  const { metadata: _metadata, ...rest } = draft;
+  return rest;
+}
 export const draftToRowInTurns = async (d: DraftRecord): Promise<DraftTable> => draftRow(d, await largeRecordText(d));
 
 const recordRow = (r: PublishedRecord, data: string): RecordTable => ({

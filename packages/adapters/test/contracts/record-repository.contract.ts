@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import type { DraftRecord } from '@krs/domain';
 import { draft, parent, published, richPackageDraft } from './builders.ts';
 import { closingAfterEach, type MakeRepositories } from './fixture.ts';
 
@@ -193,6 +194,20 @@ export function recordRepositoryContract(name: string, make: MakeRepositories): 
       expect((await r.listPublishedVersions('p1')).map((v) => v.id)).toEqual(['r3', 'r2', 'r1']);
       expect((await r.listPublishedVersions('p1'))[0]).toEqual(published('r3', 'p1', { versionIndex: 3 }));
       expect((await r.listDrafts('p1')).map((d) => d.id).sort()).toEqual(['d4', 'r2']);
+    });
+
+    it('reads a draft without its metadata, small or large, as it reads the rest of it', async () => {
+      const r = await records();
+      const large = draft('d2', 'p1', { metadata: { title: 'Large', description: '"metadata": {'.repeat(30_000), related: { metadata: 1 } } });
+      await r.saveDraft(richPackageDraft('d1', 'p1'), null);
+      await r.saveDraft(large, null);
+      for (const id of ['d1', 'd2']) {
+        const { metadata: _metadata, ...rest } = (await r.getDraft(id)) as DraftRecord;
+        const read = await r.getDraftWithoutMetadata(id);
+        expect(read).toEqual(rest);
+        expect(read).not.toHaveProperty('metadata');
+      }
+      expect(await r.getDraftWithoutMetadata('nope')).toBeNull();
     });
 
     it('lists a known draft as the value given while its stored revision is the known one, and as stored once it is not', async () => {

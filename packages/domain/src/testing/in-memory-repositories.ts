@@ -105,6 +105,12 @@ function repositoriesOver(read: () => State, write: Writer, changeStamp: () => s
           .filter((r) => r.parentId === parentId)
           .sort((a, b) => b.versionIndex - a.versionIndex)
           .map(({ id, versionIndex, created, updated, access }) => copy({ id, versionIndex, created, updated, access })),
+      getDraftWithoutMetadata: async (id) => {
+        const stored = read().drafts.get(id);
+        if (stored === undefined) return null;
+        const { metadata: _metadata, ...rest } = copy(stored);
+        return rest;
+      },
       listDrafts: async (parentId, known = []) =>
         [...read().drafts.values()]
           .filter((d) => d.parentId === parentId)
