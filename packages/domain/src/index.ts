@@ -29,11 +29,13 @@ export type { VocabularyFilter, VocabularyPage, VocabularyPageQuery } from './vo
 export { VOCABULARY_IDS } from './vocabularies/vocabulary-ids.ts';
 /** Large values' work in slices with turns of the event loop between them, for every layer. */
 export {
+  encodeOnce,
   isLarge,
   jsonText,
   LARGE_JSON_CHARS,
   largeValueSlices,
   markLarge,
+  memberSpanInTurns,
   nextIteration,
   parseJsonInTurns,
   stringifyJsonInTurns,

@@ -25,6 +25,11 @@ import type { VocabularyPage, VocabularyPageQuery } from './vocabularies/vocabul
  */
 export interface RecordRepository {
   getDraft(id: string): Promise<DraftRecord | null>;
+  /**
+   * A draft without its metadata, for a write that replaces it: a large draft's stored metadata
+   * (megabytes of JSON) is then neither parsed nor held while the write goes on.
+   */
+  getDraftWithoutMetadata(id: string): Promise<Omit<DraftRecord, 'metadata'> | null>;
   getPublished(id: string): Promise<PublishedRecord | null>;
   /**
    * The revisions of a published version and of its parent, read together by primary key and
@@ -41,8 +46,13 @@ export interface RecordRepository {
   listPublishedVersions(parentId: string): Promise<PublishedRecord[]>;
   /** The heads of the same versions, same order, read without reading the versions themselves. */
   listVersionHeads(parentId: string): Promise<VersionHead[]>;
-  /** Drafts of a parent, any order. */
-  listDrafts(parentId: string): Promise<DraftRecord[]>;
+  /**
+   * Drafts of a parent, any order. A draft of `known` whose stored revision is still the known
+   * one's is answered as that very value, its stored JSON not read: a write's projection holds
+   * the draft it has just saved, which reading back cost the largest legal record a parse of
+   * megabytes and the objects that parse makes.
+   */
+  listDrafts(parentId: string, known?: readonly DraftRecord[]): Promise<DraftRecord[]>;
   getParent(id: string): Promise<Parent | null>;
   /** Several at once (a page of search hits), in any order; ids that do not exist are left out. */
   getDraftsByIds(ids: readonly string[]): Promise<DraftRecord[]>;

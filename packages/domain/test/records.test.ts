@@ -50,6 +50,23 @@ describe('draft lifecycle', () => {
     expect(await kindOf(core.records.updateDraft(bob, 'resource', record.id, { metadata: validMetadata }))).toBe('forbidden');
   });
 
+  it('replaces the metadata and its issues with those sent, and keeps every member the body leaves out', async () => {
+    const { core } = makeCore();
+    const created = await core.records.createDraft(alice, 'resource', {
+      metadata: { title: 'Ok title', resource_type: { id: 'no-such-type' } },
+      access: { record: 'restricted', files: 'restricted' },
+      files: { enabled: false },
+      pids: { doi: { identifier: '10.1234/x', provider: 'external' } },
+    });
+    expect(created.issues.map((i) => i.field)).toContain('metadata.resource_type');
+    const updated = await core.records.updateDraft(alice, 'resource', created.record.id, { metadata: validMetadata });
+    const stored = (await core.records.getDraft(alice, 'resource', created.record.id)).record;
+    expect(stored).toEqual(updated.record);
+    expect(stored).toEqual({ ...created.record, metadata: stored.metadata, issues: [], updated: stored.updated, revisionId: created.record.revisionId + 1 });
+    expect(stored.metadata['title']).toBe(validMetadata.title);
+    expect(updated.issues).toEqual([]);
+  });
+
   it('refuses an update whose If-Match revision is stale, changing nothing', async () => {
     const { core } = makeCore();
     const { record } = await core.records.createDraft(alice, 'resource', { metadata: validMetadata });

@@ -3,14 +3,14 @@
  * insert that finds the id taken, an update that finds another revision changes no row), so a
  * concurrent writer is refused even without a transaction.
  */
-import { DomainError, isLarge, LARGE_JSON_CHARS, type RecordKind, type RecordRepository, type UpdatePosition, type VersionHead } from '@krs/domain';
+import { DomainError, isLarge, LARGE_JSON_CHARS, type DraftRecord, type RecordKind, type RecordRepository, type UpdatePosition, type VersionHead } from '@krs/domain';
 import { sql, type Kysely, type QueryResult, type RawBuilder } from 'kysely';
 import { compiledOnce } from './compiled-once.ts';
 import { changeStamps } from './create-db.ts';
 import type { Database, DraftTable, ParentTable, RecordTable } from './database.ts';
 import { lapsedEmbargoes } from './migrations/0004-embargo-index.ts';
 import { recordUpdated } from './migrations/0005-record-updated-index.ts';
-import { draftToRow, draftToRowInTurns, largeRowInTurns, parentToRow, recordToRow, recordToRowInTurns, rowToDraft, rowToParent, rowToRecord, rowToVersionHead, versionHeadOf } from './rows.ts';
+import { draftToRow, draftToRowInTurns, largeDraftRowWithoutMetadata, largeRowInTurns, parentToRow, recordToRow, recordToRowInTurns, rowToDraft, rowToParent, rowToRecord, rowToVersionHead, versionHeadOf } from './rows.ts';
 import { nextIteration } from '../next-turn.ts';
 
 /**
@@ -207,6 +207,16 @@ export function createSqlRecordRepository(db: Kysely<Database>, options: { lockR
     async getDraft(id) {
       return parseRow(await rowById('draft', id), rowToDraft);
     },
+    async getDraftWithoutMetadata(id) {
+      const row = await rowById('draft', id);
+      if (row === undefined) return null;
+      if (row.data.length > LARGE_JSON_CHARS) {
+        await nextIteration();
+        return largeDraftRowWithoutMetadata(row);
+      }
+      const { metadata: _metadata, ...rest } = rowToDraft(row);
+      return rest;
+    },
     async getPublished(id) {
       return parseRow(await rowById('record', id), rowToRecord);
     },
@@ -247,8 +257,23 @@ export function createSqlRecordRepository(db: Kysely<Database>, options: { lockR
       const read = new Map((await publishedByIds(missing)).map((r) => [r.id, versionHeadOf(r)]));
       return heads.flatMap((head, i) => head ?? read.get((rows[i] as (typeof rows)[number]).id) ?? []);
     },
-    async listDrafts(parentId) {
-      return parseRows(await db.selectFrom('draft').select('data').where('parent_id', '=', parentId).execute(), rowToDraft);
+    async listDrafts(parentId, known = []) {
+      if (known.length === 0) return parseRows(await db.selectFrom('draft').select('data').where('parent_id', '=', parentId).execute(), rowToDraft);
+      // A known draft's row is answered without its data: reading a large one is itself a native
+      // call of milliseconds, before its parse.
+      const isKnown = sql.join(known.map((d) => sql`(id = ${d.id} and revision_id = ${d.revisionId})`), sql` or `);
+      const rows = await db
+        .selectFrom('draft')
+        .select(['id', 'revision_id', sql<string | null>`case when ${isKnown} then null else data end`.as('data')])
+        .where('parent_id', '=', parentId)
+        .execute();
+      const out: DraftRecord[] = [];
+      for (const row of rows) {
+        const same = row.data === null ? known.find((d) => d.id === row.id && d.revisionId === Number(row.revision_id)) : undefined;
+        if (same !== undefined) out.push(same);
+        else if (row.data !== null) out.push(await parsed({ data: row.data }, rowToDraft));
+      }
+      return out;
     },
     async getParent(id) {
       const row = await rowById('parent', id);

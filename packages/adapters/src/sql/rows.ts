@@ -3,8 +3,9 @@
  * The driver binds strings and numbers only, so objects go in as JSON text.
  */
 import {
-  isLarge,
+  encodeOnce,
   largeValueSlices,
+  memberSpanInTurns,
   markLarge,
   parseJsonInTurns,
   jsonText,
@@ -35,9 +36,15 @@ export async function largeRowInTurns<T>(row: { data: string }): Promise<T> {
   return value;
 }
 
-/** A record's JSON for its row: encoded in slices when its metadata is known to be large. */
-const recordText = (r: DraftRecord | PublishedRecord): string | Promise<string> =>
-  jsonText(r, isLarge(r.metadata));
+/**
+ * A large record's JSON for its row, in slices. Its metadata's text is kept (domain
+ * turns/encoded-once.ts): the answer and the search document that follow the save carry the same
+ * objects, and splice it instead of encoding them again.
+ */
+async function largeRecordText(r: DraftRecord | PublishedRecord): Promise<string> {
+  await encodeOnce(r.metadata, largeValueSlices());
+  return jsonText(r, true);
+}
 
 export const parentToRow = (p: Parent): ParentTable => ({ id: p.id, kind: p.kind, updated: p.updated, revision_id: p.revisionId, data: JSON.stringify(p), managed_by: p.managedBy });
 export const rowToParent = (row: Pick<ParentTable, 'data'>): Parent => parse<Parent>(row.data);
@@ -45,7 +52,18 @@ export const rowToParent = (row: Pick<ParentTable, 'data'>): Parent => parse<Par
 const draftRow = (d: DraftRecord, data: string): DraftTable => ({ id: d.id, parent_id: d.parentId, kind: d.kind, revision_id: d.revisionId, data });
 export const draftToRow = (d: DraftRecord): DraftTable => draftRow(d, JSON.stringify(d));
 export const rowToDraft = (row: Pick<DraftTable, 'data'>): DraftRecord => parse<DraftRecord>(row.data);
-export const draftToRowInTurns = async (d: DraftRecord): Promise<DraftTable> => draftRow(d, await recordText(d));
+/**
+ * A large draft's row without its metadata: only the rest of its JSON is parsed, the metadata's
+ * text found by a scan (domain turns/json-member-span.ts). Rows are written by `JSON.stringify`
+ * or the encoder in slices, so the scan finds the member as they write it.
+ */
+export async function largeDraftRowWithoutMetadata(row: { data: string }): Promise<Omit<DraftRecord, 'metadata'>> {
+  const span = await memberSpanInTurns(row.data, 'metadata', largeValueSlices());
+  const draft = span === null ? await largeRowInTurns<DraftRecord>(row) : parse<DraftRecord>(`${row.data.slice(0, span[0])}null${row.data.slice(span[1])}`);
+  const { metadata: _metadata, ...rest } = draft;
+  return rest;
+}
+export const draftToRowInTurns = async (d: DraftRecord): Promise<DraftTable> => draftRow(d, await largeRecordText(d));
 
 const recordRow = (r: PublishedRecord, data: string): RecordTable => ({
   id: r.id,
@@ -57,7 +75,7 @@ const recordRow = (r: PublishedRecord, data: string): RecordTable => ({
   head: JSON.stringify(storedHead(r)),
 });
 export const recordToRow = (r: PublishedRecord): RecordTable => recordRow(r, JSON.stringify(r));
-export const recordToRowInTurns = async (r: PublishedRecord): Promise<RecordTable> => recordRow(r, await recordText(r));
+export const recordToRowInTurns = async (r: PublishedRecord): Promise<RecordTable> => recordRow(r, await largeRecordText(r));
 export const rowToRecord = (row: Pick<RecordTable, 'data'>): PublishedRecord => parse<PublishedRecord>(row.data);
 
 /**

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import type { DraftRecord } from '@krs/domain';
 import { draft, parent, published, richPackageDraft } from './builders.ts';
 import { closingAfterEach, type MakeRepositories } from './fixture.ts';
 
@@ -193,6 +194,36 @@ export function recordRepositoryContract(name: string, make: MakeRepositories): 
       expect((await r.listPublishedVersions('p1')).map((v) => v.id)).toEqual(['r3', 'r2', 'r1']);
       expect((await r.listPublishedVersions('p1'))[0]).toEqual(published('r3', 'p1', { versionIndex: 3 }));
       expect((await r.listDrafts('p1')).map((d) => d.id).sort()).toEqual(['d4', 'r2']);
+    });
+
+    it('reads a draft without its metadata, small or large, as it reads the rest of it', async () => {
+      const r = await records();
+      const large = draft('d2', 'p1', { metadata: { title: 'Large', description: '"metadata": {'.repeat(30_000), related: { metadata: 1 } } });
+      await r.saveDraft(richPackageDraft('d1', 'p1'), null);
+      await r.saveDraft(large, null);
+      for (const id of ['d1', 'd2']) {
+        const { metadata: _metadata, ...rest } = (await r.getDraft(id)) as DraftRecord;
+        const read = await r.getDraftWithoutMetadata(id);
+        expect(read).toEqual(rest);
+        expect(read).not.toHaveProperty('metadata');
+      }
+      expect(await r.getDraftWithoutMetadata('nope')).toBeNull();
+    });
+
+    it('lists a known draft as the value given while its stored revision is the known one, and as stored once it is not', async () => {
+      const r = await records();
+      await r.saveDraft(draft('d1', 'p1'), null);
+      await r.saveDraft(draft('d2', 'p1', { versionIndex: 2 }), null);
+      const saved = draft('d1', 'p1');
+      const listed = await r.listDrafts('p1', [saved]);
+      expect(listed.map((d) => d.id).sort()).toEqual(['d1', 'd2']);
+      expect(listed.find((d) => d.id === 'd1')).toBe(saved);
+      expect(listed.find((d) => d.id === 'd2')).toEqual(draft('d2', 'p1', { versionIndex: 2 }));
+      await r.saveDraft(draft('d1', 'p1', { revisionId: 2, updated: '2031-01-01T00:00:00+00:00' }), 1);
+      const after = await r.listDrafts('p1', [saved]);
+      expect(after.find((d) => d.id === 'd1')).toEqual(draft('d1', 'p1', { revisionId: 2, updated: '2031-01-01T00:00:00+00:00' }));
+      await r.deleteDraft('d1');
+      expect((await r.listDrafts('p1', [saved])).map((d) => d.id)).toEqual(['d2']);
     });
 
     it('lists the heads of a parent\'s published versions in the same order, as each version now is', async () => {

@@ -105,7 +105,16 @@ function repositoriesOver(read: () => State, write: Writer, changeStamp: () => s
           .filter((r) => r.parentId === parentId)
           .sort((a, b) => b.versionIndex - a.versionIndex)
           .map(({ id, versionIndex, created, updated, access }) => copy({ id, versionIndex, created, updated, access })),
-      listDrafts: async (parentId) => [...read().drafts.values()].filter((d) => d.parentId === parentId).map(copy),
+      getDraftWithoutMetadata: async (id) => {
+        const stored = read().drafts.get(id);
+        if (stored === undefined) return null;
+        const { metadata: _metadata, ...rest } = copy(stored);
+        return rest;
+      },
+      listDrafts: async (parentId, known = []) =>
+        [...read().drafts.values()]
+          .filter((d) => d.parentId === parentId)
+          .map((d) => known.find((k) => k.id === d.id && k.revisionId === d.revisionId) ?? copy(d)),
       getParent: async (id) => copyOrNull(read().parents.get(id)),
       saveParent: (parent, expected) =>
         write((s) => {

@@ -7,6 +7,7 @@
  * Same results as the native functions, byte for byte and value for value, errors included (a
  * text JSON.parse refuses is refused with a SyntaxError); held to them by a property test.
  */
+import { keptTexts } from './kept-texts.ts';
 import { largeValueSlices, type Slicing } from './time-slices.ts';
 
 /** How small the pieces are: tests make them tiny, so small values are cut up too. */
@@ -19,7 +20,7 @@ export interface Pieces {
   levels: number;
 }
 
-const PIECES: Pieces = { chars: 32 * 1024, members: 512, levels: 3 };
+export const PIECES: Pieces = { chars: 32 * 1024, members: 512, levels: 3 };
 /** Characters scanned between two looks at the clock. */
 const SCAN_STEP = 16 * 1024;
 /**
@@ -246,6 +247,8 @@ export function jsonText(value: unknown, large: boolean, indent = ''): string | 
  */
 export async function stringifyJsonInTurns(value: unknown, slicing: Slicing, pieces: Pieces = PIECES, indent = ''): Promise<string> {
   const parts: string[] = [];
+  const kept = indent === '' ? keptText(value) : undefined;
+  if (kept !== undefined) return kept;
   if (!splits(value, 0, pieces)) return JSON.stringify(value, null, indent) ?? 'null';
   const stack: Frame[] = [frameOf(value as Container, 0, parts)];
   const layout = new Indents(indent);
@@ -290,6 +293,16 @@ class Indents {
 }
 
 export type Container = unknown[] | Record<string, unknown>;
+
+/**
+ * The text `encodeOnce` kept for a value (encoded-once.ts). Looked up only for containers this
+ * near the root, where kept values sit (a record's metadata at level 1 of its row and its answer,
+ * its members at level 3 of a search document), and for the heavy items of lists: a few dozen
+ * lookups an encoding, not one per object.
+ */
+const KEPT_LEVELS = 3;
+
+const keptText = (v: unknown): string | undefined => (typeof v === 'object' && v !== null ? keptTexts.get(v) : undefined);
 
 /** What JSON.stringify leaves out of an object, and writes as null in an array. */
 export const hasNoJson = (v: unknown): boolean => v === undefined || typeof v === 'function' || typeof v === 'symbol';
@@ -383,7 +396,9 @@ function encodeSome(stack: Frame[], parts: string[], pieces: Pieces, layout: Ind
       if (splits(item, frame.level + 1, pieces, itemWeight)) {
         frame.next++;
         parts.push(layout.line(frame.level + 1));
-        stack.push(frameOf(item as Container, frame.level + 1, parts));
+        const kept = frame.level + 1 <= KEPT_LEVELS && layout.indent === '' ? keptText(item) : undefined;
+        if (kept !== undefined) parts.push(kept);
+        else stack.push(frameOf(item as Container, frame.level + 1, parts));
         continue;
       }
       // A run of items light enough together in one native call (as JSON.stringify, what has no
@@ -413,7 +428,9 @@ function encodeSome(stack: Frame[], parts: string[], pieces: Pieces, layout: Ind
     if (hasNoJson(v)) continue;
     parts.push(frame.written ? ',' : '', layout.line(frame.level + 1), JSON.stringify(key), layout.indent === '' ? ':' : ': ');
     frame.written = true;
-    if (splits(v, frame.level + 1, pieces)) stack.push(frameOf(v as Container, frame.level + 1, parts));
+    const kept = frame.level + 1 <= KEPT_LEVELS && layout.indent === '' ? keptText(v) : undefined;
+    if (kept !== undefined) parts.push(kept);
+    else if (splits(v, frame.level + 1, pieces)) stack.push(frameOf(v as Container, frame.level + 1, parts));
     else parts.push(layout.encode(v, frame.level + 1) as string);
   }
 }

@@ -14,6 +14,13 @@ export async function loadDraft(repos: Repositories, kind: RecordKind, id: strin
   return draft;
 }
 
+/** The stored draft without its metadata (RecordRepository.getDraftWithoutMetadata), checked as `loadDraft` checks it. */
+export async function loadDraftWithoutMetadata(repos: Repositories, kind: RecordKind, id: string): Promise<Omit<DraftRecord, 'metadata'>> {
+  const draft = await repos.records.getDraftWithoutMetadata(id);
+  if (!draft || draft.kind !== kind) throw notFound('draft.not_found');
+  return draft;
+}
+
 export async function loadPublished(repos: Repositories, kind: RecordKind, id: string): Promise<PublishedRecord> {
   const record = await repos.records.getPublished(id);
   if (!record || record.kind !== kind) throw notFound('record.not_found');

@@ -110,7 +110,8 @@ interface ParentProjection {
   stale: string[];
 }
 
-async function parentProjection(repos: Repositories, search: SearchIndex, parentId: string, indexIsEmpty: boolean): Promise<ParentProjection> {
+/** `known`: drafts the caller has just saved, projected as they are unless changed since (RecordRepository.listDrafts). */
+async function parentProjection(repos: Repositories, search: SearchIndex, parentId: string, indexIsEmpty: boolean, known: readonly DraftRecord[]): Promise<ParentProjection> {
   // Just cleared, the index holds nothing to replace: asking it per parent only costs time.
   const old = new Set(indexIsEmpty ? [] : await search.keysOfParent(parentId));
   const docs: SearchDocument[] = [];
@@ -118,7 +119,7 @@ async function parentProjection(repos: Repositories, search: SearchIndex, parent
   if (parent) {
     const [published, drafts, manager] = await Promise.all([
       repos.records.listPublishedVersions(parentId),
-      repos.records.listDrafts(parentId),
+      repos.records.listDrafts(parentId, known),
       managerOwnerOf(repos, parent),
     ]);
     await checkLargeNestingInTurns([...published, ...drafts]);
@@ -169,14 +170,20 @@ export async function projectParents(
 
 /**
  * What a use case does after its unit of work: begin projecting the parents it changed, unless
- * the unit did. Resolves before the projection ends (see pending-projections.ts).
+ * the unit did. Resolves before the projection ends (see pending-projections.ts). `saved`: drafts
+ * the unit has just saved, projected from these values rather than read back while they are
+ * still what is stored.
  */
-export function projectAfterWrite(deps: { repos: Repositories; search: SearchIndex; uow: UnitOfWork }, parentIds: Iterable<string>): Promise<void> {
+export function projectAfterWrite(
+  deps: { repos: Repositories; search: SearchIndex; uow: UnitOfWork },
+  parentIds: Iterable<string>,
+  saved: readonly DraftRecord[] = [],
+): Promise<void> {
   if (deps.uow.projectsSearch === true) return Promise.resolve();
   const ids = [...new Set(parentIds)];
   return pendingProjections(deps.search).start(
     ids,
-    () => buildProjections(deps.repos, deps.search, ids, false),
+    () => buildProjections(deps.repos, deps.search, ids, false, saved),
     (built) => writeProjections(deps.search, built),
   );
 }
@@ -216,7 +223,13 @@ interface BuiltBatch {
  */
 const PARENTS_READ_TOGETHER = 8;
 
-async function buildProjections(repos: Repositories, search: SearchIndex, parentIds: Iterable<string>, indexIsEmpty: boolean): Promise<BuiltBatch> {
+async function buildProjections(
+  repos: Repositories,
+  search: SearchIndex,
+  parentIds: Iterable<string>,
+  indexIsEmpty: boolean,
+  known: readonly DraftRecord[] = [],
+): Promise<BuiltBatch> {
   const ids = [...new Set(parentIds)];
   // By position, so the report lists parents in the order given whichever read ends first.
   const outcomes: (ParentProjection | SkippedRecord | undefined)[] = new Array(ids.length);
@@ -226,7 +239,7 @@ async function buildProjections(repos: Repositories, search: SearchIndex, parent
       const at = next++;
       const parentId = ids[at] ?? '';
       try {
-        outcomes[at] = await parentProjection(repos, search, parentId, indexIsEmpty);
+        outcomes[at] = await parentProjection(repos, search, parentId, indexIsEmpty, known);
       } catch (e) {
         outcomes[at] = { id: parentId, parentId, reason: reasonOf(e) };
       }

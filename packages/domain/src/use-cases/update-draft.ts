@@ -5,7 +5,7 @@ import { mergeAccess, mergeFiles, revisionMatches, type ExpectedRevision, touchP
 import type { DraftRecord, Identity, RecordKind } from '../model/types.ts';
 import type { RecordView } from '../model/views.ts';
 import type { CoreDeps } from './deps.ts';
-import { levelFor, loadDraft, loadParent, viewOf } from './lookup.ts';
+import { levelFor, loadDraft, loadDraftWithoutMetadata, loadParent, viewOf } from './lookup.ts';
 import { checkDraftInput, normalizeDraftMetadata } from './normalize-draft-metadata.ts';
 import { projectAfterWrite } from './project-search.ts';
 
@@ -27,7 +27,9 @@ export async function updateDraft(
   checkDraftInput(deps, input);
   const normalized = input.metadata === undefined ? null : await normalizeDraftMetadata(deps, kind, input.metadata);
   const result = await deps.uow.run(async (tx) => {
-    const draft = await loadDraft(tx, kind, id);
+    // Metadata sent replaces the stored metadata, which is then not read: the largest legal
+    // draft's would be megabytes parsed, and objects held through the write, for nothing.
+    const draft: DraftRecord = normalized === null ? await loadDraft(tx, kind, id) : { ...(await loadDraftWithoutMetadata(tx, kind, id)), ...normalized };
     const parent = await loadParent(tx, draft.parentId);
     const now = deps.clock.now();
     requireLevel(identity, await levelFor(tx, identity, parent, now), 'edit');
@@ -39,8 +41,6 @@ export async function updateDraft(
       ...draft,
       access: mergeAccess(draft.access, input.access),
       files,
-      metadata: normalized ? normalized.metadata : draft.metadata,
-      issues: normalized ? normalized.issues : draft.issues,
       pids: kind === 'resource' && input.pids !== undefined ? input.pids : draft.pids,
       customFields: kind === 'package' && input.customFields !== undefined ? input.customFields : draft.customFields,
       updated: now,
@@ -51,7 +51,7 @@ export async function updateDraft(
     await tx.records.saveParent(touched, parent.revisionId);
     return { updated, parent: touched, fileIssues };
   });
-  await projectAfterWrite(deps, [result.parent.id]);
+  await projectAfterWrite(deps, [result.parent.id], [result.updated]);
   const view = viewOf(result.updated, result.parent);
   // Reported with this save only: files stayed enabled, so the stored draft has nothing to fix.
   return result.fileIssues.length > 0 ? { ...view, issues: mergeIssues([...view.issues, ...result.fileIssues]) } : view;
