@@ -14,12 +14,11 @@
  * (`matchesQuery`, `scoreQuery`, `runSearch`), which holds every engine to the same answers.
  */
 import { sql, type Kysely, type RawBuilder } from 'kysely';
-import { facetLabel, fuzzyDistance, meetsBox, parseQuery, positiveTerms, runSearch, scoreQuery, shapeBounds, sortBuckets, splitAtAntimeridian, tokenize, type QueryNode } from '@krs/domain/search';
+import { facetLabel, meetsBox, parseQuery, positiveTerms, runSearch, scoreQuery, shapeBounds, sortBuckets, splitAtAntimeridian, tokenize, type QueryNode } from '@krs/domain/search';
 import { isLarge, jsonText, largeValueSlices, type BBox, type FacetBucket, type FacetName, type SearchDocument, type SearchIndex, type SearchIndexRebuild, type SearchRequest, type SearchResult, type Shape } from '@krs/domain';
 import { decideCandidates } from './decide-candidates.ts';
 import { evaluateInSlices } from './evaluate-in-slices.ts';
-import { expandInSlices } from './expand-in-slices.ts';
-import { fuzzyWords } from './fts-query.ts';
+import { expandFuzzy, type KeptExpansions } from './postgres-fuzzy-words.ts';
 import { fieldPathsOf, fieldTsquery, fieldVector, singleFieldLexeme } from './postgres-fields.ts';
 import type { FieldPaths } from './field-query.ts';
 import { keptWords, keptWordsAnswer, MAX_KEPT_WORDS } from './postgres-kept-words.ts';
@@ -353,6 +352,7 @@ export function createPostgresSearchIndex<T>(
   handle: Kysely<T>,
 ): SearchIndex & { withTransaction<U>(trx: Kysely<U>): SearchIndex; analyze(): Promise<void>; rebuild(): Promise<SearchIndexRebuild> } {
   const db = handle as unknown as Db;
+  const fuzzyKept: KeptExpansions = new Map();
   const index = (handle: Db): SearchIndex => ({
     async upsert(docs) {
       // The last document of a key wins, as one upsert after another would have it.
@@ -381,7 +381,7 @@ export function createPostgresSearchIndex<T>(
       // Any other listing's range, or NOT range, from the range rows' listing columns alone.
       const listedRange = request.bbox === null && keptFilter(request) ? listedRangeDocuments(query, request.filter.kinds, ownKeys(request)) : null;
       if (listedRange !== null) return listedAnswer(handle, request, listedRange);
-      const fuzzy = await expandFuzzy(handle, query);
+      const fuzzy = await expandFuzzy(handle, query, fuzzyKept);
       const exact = query.type === 'all' ? null : exactQuery(query, fuzzy);
       if (exact !== null && request.bbox === null && !undecided && !(await someUndecided(handle, request, query, exact.phrases))) {
         const rank = request.sort === 'bestmatch' ? await rankOf(handle, rankOperands(query, fuzzy)) : null;
@@ -862,34 +862,6 @@ async function asOneFieldWord(db: Db, query: QueryNode, fuzzy: FuzzyExpansions):
   const words = await standsFor(db, query, fuzzy);
   const [only] = words ?? [];
   return words?.length === 1 && only !== undefined ? { ...query, value: only, match: 'exact' } : query;
-}
-
-/** Vocabulary rows read per query for all its fuzzy words together, as in the SQLite engine. */
-const VOCABULARY_ROWS_PER_QUERY = 20_000;
-
-/**
- * Each fuzzy word's expansion, from the vocabulary words that start with its letter and are near
- * its length. Past the rows a query may read, a word expands to itself.
- */
-async function expandFuzzy(db: Db, query: QueryNode): Promise<FuzzyExpansions> {
-  const expansions = new Map<string, string[]>();
-  let budget = VOCABULARY_ROWS_PER_QUERY;
-  for (const word of fuzzyWords(query)) {
-    if (expansions.has(word)) continue;
-    const first = word.codePointAt(0) ?? 0;
-    const length = [...word].length;
-    const rows =
-      budget > 0
-        ? (
-            await sql<{ word: string }>`select word from search_vocab where word >= ${String.fromCodePoint(first)} and word < ${String.fromCodePoint(first + 1)}
-              and char_length(word) between ${length - fuzzyDistance(word)} and ${length + fuzzyDistance(word)} limit ${budget}`.execute(db)
-          ).rows.map((r) => r.word)
-        : [];
-    budget -= rows.length;
-    const found = await expandInSlices(word, rows);
-    expansions.set(word, found.length > 0 ? found : [word]);
-  }
-  return expansions;
 }
 
 /**
