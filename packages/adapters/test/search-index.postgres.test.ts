@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { sql } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { BBox, SearchDocument, SearchIndex, SearchRequest, SearchResult } from '@krs/domain';
 import { geometryShapes, matchesQuery, parseQuery, runSearch, scoreQuery, shapeBounds } from '@krs/domain/search';
 import { createPgDb, createPostgresSearchIndex, createPostgresSearchSchema } from '../src/index.ts';
@@ -553,7 +553,7 @@ describe('search index (PostgreSQL): text decided in SQL', () => {
       await index.upsert([doc('c', { title: 'Glaceer mapping' })]);
       expect(await ids('glacer~')).toEqual(['a', 'b', 'c', 'x']);
       // One written in a transaction is found there, before it commits, and never once it rolls back.
-      await handle.db
+      await (handle.db as unknown as Kysely<object>)
         .transaction()
         .execute(async (trx) => {
           const inside = index.withTransaction(trx);
