@@ -415,8 +415,8 @@ export function createPostgresSearchIndex<T>(
       ) {
         const rank = request.sort === 'bestmatch' ? await rankOf(handle, rankOperands(fielded, fuzzy)) : null;
         const ranked = keptFilter(request) && request.sort === 'bestmatch' ? await rankedBesideRanges(handle, fielded, fuzzy, folded, request.filter.kinds) : null;
-        return inSql(handle, request, composed.match, rank, keptField(fielded, paths, fuzzy, composed.match), composed.text || composed.fields, null,
-          ranked === null ? null : { lexeme: ranked, titleOnly: false, ranked: { lexeme: ranked, within: composed.match } });
+        return inSql(handle, request, composed.match, rank, keptField(fielded, paths, fuzzy, composed.rowMatch), composed.text || composed.fields, null,
+          ranked === null ? null : { lexeme: ranked, titleOnly: false, ranked: { lexeme: ranked, within: composed.rowMatch } });
       }
       const words = requiredWords(query);
       const where: RawBuilder<unknown>[] = [filterSql(request)];
