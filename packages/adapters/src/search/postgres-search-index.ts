@@ -415,8 +415,8 @@ export function createPostgresSearchIndex<T>(
       ) {
         const rank = request.sort === 'bestmatch' ? await rankOf(handle, rankOperands(fielded, fuzzy)) : null;
         const ranked = keptFilter(request) && request.sort === 'bestmatch' ? await rankedBesideRanges(handle, fielded, fuzzy, folded, request.filter.kinds) : null;
-        return inSql(handle, request, composed.match, rank, keptField(fielded, paths, fuzzy, composed.rowMatch), composed.text || composed.fields, null,
-          ranked === null ? null : { lexeme: ranked, titleOnly: false, ranked: { lexeme: ranked, within: composed.rowMatch } });
+        return inSql(handle, request, composed.match, rank, keptField(fielded, paths, fuzzy, composed.match), composed.text || composed.fields, null,
+          ranked === null ? null : { lexeme: ranked, titleOnly: false, ranked: { lexeme: ranked, within: composed.match } }, composed.counted);
       }
       const words = requiredWords(query);
       const where: RawBuilder<unknown>[] = [filterSql(request)];
@@ -1256,7 +1256,8 @@ const KEPT_SCORES_READ = 8;
  * when the documents holding several of them are few enough. `rankedWithin`: the one lexeme
  * every match holds and the page ranks by, whose kept scores may give a
  * listing's page (`keptScoresPage`), its counts then from the matches' rows, unscored
- * (`rankedBesideRanges`).
+ * (`rankedBesideRanges`). `counted`: the same matches as `match`, as the statement counting
+ * them scans them best (postgres-ranges.ts, `splitFold`).
  */
 async function inSql(
   db: Db,
@@ -1267,6 +1268,7 @@ async function inSql(
   vector = match !== null,
   several: { words: readonly string[]; operands: number } | null = null,
   rankedWithin: KeptLexeme | null = null,
+  counted: RawBuilder<boolean> | null = null,
 ): Promise<SearchResult> {
   const where = sql`${filterSql(request)} ${match === null ? sql`` : sql`and ${match}`}`;
   const filtered = (Object.entries(request.filter.facets ?? {}) as [FacetName, readonly string[]][]).filter(([, values]) => values.length > 0).map(([facet]) => facet);
@@ -1282,7 +1284,7 @@ async function inSql(
     labelled ? sql`min(resource_type_label) as label` : sql`null as label`,
     sql`count(*) as n`,
   ])}
-    from search_doc where ${where}
+    from search_doc where ${counted === null ? where : sql`${filterSql(request)} and ${counted}`}
     ${grouped.length === 0 ? sql`` : sql`group by ${sql.join(grouped.map((facet) => sql.ref(FACET_COLUMN[facet])))}`}
     ${labelled ? sql`order by label` : sql``}`;
   const page = pageSql(request, where, rank);
