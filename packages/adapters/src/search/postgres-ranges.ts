@@ -384,7 +384,7 @@ export function composedQuery(node: QueryNode, fuzzy: FuzzyExpansions, fieldQuer
  * [2022-06 TO *]`'s count (7 months, 2 years; 4 757 matches): 11.3-11.7 -> 7.7-10.0 ms of
  * PostgreSQL CPU. Split only for the count: a row checked alone (a page walking the order's
  * index, the kept scores' walk) would read its vector twice (`glacier AND [2022-06 TO *]` sorted
- * `oldest`, split: 520 -> 636-683 ms).
+ * `oldest`, split: about 500 -> 570-680 ms of PostgreSQL CPU).
  */
 function splitFold(words: string, lexemes: readonly (readonly string[])[]): string[] | null {
   const [only, ...more] = lexemes;
