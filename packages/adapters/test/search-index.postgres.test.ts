@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { sql } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { BBox, SearchDocument, SearchIndex, SearchRequest, SearchResult } from '@krs/domain';
 import { geometryShapes, matchesQuery, parseQuery, runSearch, scoreQuery, shapeBounds } from '@krs/domain/search';
 import { createPgDb, createPostgresSearchIndex, createPostgresSearchSchema } from '../src/index.ts';
@@ -535,6 +535,59 @@ describe('search index (PostgreSQL): text decided in SQL', () => {
             ),
           ),
         );
+        expect(await expectEveryMatchAnswers(index, ids, requests), q).toBeGreaterThan(0);
+      }
+    } finally {
+      await handle.close();
+    }
+  });
+
+  it('expands a fuzzy word to the words written since it was last asked, outside a transaction and inside one', async () => {
+    const { handle, index } = await open();
+    try {
+      const ids = async (q: string, on: SearchIndex = index) => (await on.search({ ...find(q), size: 50 })).hits.map((h) => h.id).sort();
+      await index.upsert([doc('a', { title: 'Glacier survey' }), doc('b', { title: 'Grace gravity' }), doc('x', { title: 'Glacier ice' })]);
+      expect(await ids('glacer~')).toEqual(['a', 'b', 'x']);
+      expect(await ids('glacer~')).toEqual(['a', 'b', 'x']);
+      // A word of the same slice (first letter, near length), within two edits, written later.
+      await index.upsert([doc('c', { title: 'Glaceer mapping' })]);
+      expect(await ids('glacer~')).toEqual(['a', 'b', 'c', 'x']);
+      // One written in a transaction is found there, before it commits, and never once it rolls back.
+      await (handle.db as unknown as Kysely<object>)
+        .transaction()
+        .execute(async (trx) => {
+          const inside = index.withTransaction(trx);
+          await inside.upsert([doc('d', { title: 'Glacers' })]);
+          expect(await ids('glacer~', inside)).toEqual(['a', 'b', 'c', 'd', 'x']);
+          throw new Error('rolled back');
+        })
+        .catch((e: unknown) => expect(String(e)).toContain('rolled back'));
+      // As many words in the slice again, other ones.
+      await index.upsert([doc('e', { title: 'Glaxer' })]);
+      expect(await ids('glacer~')).toEqual(['a', 'b', 'c', 'e', 'x']);
+    } finally {
+      await handle.close();
+    }
+  });
+
+  it('ranks a document holding several of a fuzzy or prefix word\'s words outside its title above long titled ones, as every match does', { timeout: 60_000 }, async () => {
+    const { handle, index } = await open();
+    try {
+      // Twelve documents of many words titled with one of the words: each scores a title word's
+      // part damped by its length, under the two untitled words' parts of the short document
+      // holding both (and read in no word's title scores), which so heads the page.
+      const filler = (n: number) => Array.from({ length: n }, (_, i) => `f${i}`).join(' ');
+      const docs = [
+        ...Array.from({ length: 12 }, (_, i) => doc(`t${i}`, { title: i % 2 === 0 ? 'Glacier' : 'Glaciers', description: filler(800 + i) })),
+        doc('short', { title: 'Survey', description: Array.from({ length: 10 }, () => 'glacier glaciers').join(' ') }),
+        ...Array.from({ length: 6 }, (_, i) => doc(`d${i}`, { title: 'Delta survey', description: `${i % 2 === 0 ? 'glacier' : 'glaciers'} ${filler(30)}` })),
+      ];
+      await index.upsert(docs);
+      const ids = docs.map((d) => d.id);
+      for (const q of ['glacer~', 'glac*']) {
+        const request = listingRequest(q);
+        expect((await index.search(request)).hits[0]?.id, q).toBe('short');
+        const requests = [request, { ...request, page: 2 }, { ...request, filter: { ...request.filter, viewerId: 'ann' } }];
         expect(await expectEveryMatchAnswers(index, ids, requests), q).toBeGreaterThan(0);
       }
     } finally {

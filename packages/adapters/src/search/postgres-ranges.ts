@@ -340,6 +340,8 @@ export async function foldedRanges(db: Kysely<object>, ranges: readonly Range[])
 export interface ComposedQuery {
   /** The query as an SQL condition on a row of search_doc. */
   match: RawBuilder<boolean>;
+  /** The same, for counting every match: a folded range of years and months in two looks (see `splitFold`). */
+  counted: RawBuilder<boolean>;
   /** Whether it reads the vector: documents without one may need the evaluator (`someUndecided`). */
   text: boolean;
   /** Whether it holds a phrase, which only documents with every position decide in SQL. */
@@ -368,6 +370,32 @@ export type FieldQuery = (node: QueryNode) => string | null;
  * of the row, where the GIN index finds the word's keys alone.
  */
 export function composedQuery(node: QueryNode, fuzzy: FuzzyExpansions, fieldQuery: FieldQuery, folds: FoldedRanges = new Map()): ComposedQuery | null {
+  const row = composed(node, fuzzy, fieldQuery, folds, false);
+  const scan = composed(node, fuzzy, fieldQuery, folds, true);
+  return scan === null || row === null ? null : { ...row, counted: scan.match };
+}
+
+/**
+ * A words part ANDed with one folded range of both whole years and months as two looks in the GIN
+ * index, its words with the months and its words with the years, ORed (a BitmapOr of the two,
+ * each document read once): in one tsquery, the index walks every document of the months and the
+ * words together and checks each against the years (PostgreSQL starts a GIN scan from its rarest
+ * entries until the query cannot hold without them). At 100k, `glacier AND
+ * [2022-06 TO *]`'s count (7 months, 2 years; 4 757 matches): 11.3-11.7 -> 7.7-10.0 ms of
+ * PostgreSQL CPU. Split only for the count: a row checked alone (a page walking the order's
+ * index, the kept scores' walk) would read its vector twice (`glacier AND [2022-06 TO *]` sorted
+ * `oldest`, split: about 500 -> 570-680 ms of PostgreSQL CPU).
+ */
+function splitFold(words: string, lexemes: readonly (readonly string[])[]): string[] | null {
+  const [only, ...more] = lexemes;
+  if (only === undefined || more.length > 0) return null;
+  const years = only.filter((l) => l.startsWith('#y '));
+  const months = only.filter((l) => !l.startsWith('#y '));
+  if (years.length === 0 || months.length === 0) return null;
+  return [months, years].map((part) => `(${words}) & (${part.map(lexeme).join(' | ')})`);
+}
+
+function composed(node: QueryNode, fuzzy: FuzzyExpansions, fieldQuery: FieldQuery, folds: FoldedRanges, split: boolean): Omit<ComposedQuery, 'counted'> | null {
   if (partOf(node) === 'words') return null;
   let text = false;
   let phrases = false;
@@ -440,7 +468,8 @@ export function composedQuery(node: QueryNode, fuzzy: FuzzyExpansions, fieldQuer
       phrases ||= found.phrases;
       const lexemes = folded.map((r) => folds.get(r) ?? []);
       const tsquery = [found.match, ...lexemes.map((l) => l.map(lexeme).join(' | '))].map((p) => `(${p})`).join(' & ');
-      together = [sql<boolean>`words @@ ${tsquery}::tsquery`];
+      const halves = split ? splitFold(found.match, lexemes) : null;
+      together = [halves === null ? sql<boolean>`words @@ ${tsquery}::tsquery` : sql<boolean>`(${sql.join(halves.map((h) => sql`words @@ ${h}::tsquery`), sql` or `)})`];
     }
     const parts = [...together, ...children.filter((c) => !(together.length > 0 && (c === plain || folded.includes(c as Range)))).map(walk)];
     if (parts.some((p) => p === null)) return null;

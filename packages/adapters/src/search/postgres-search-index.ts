@@ -14,12 +14,11 @@
  * (`matchesQuery`, `scoreQuery`, `runSearch`), which holds every engine to the same answers.
  */
 import { sql, type Kysely, type RawBuilder } from 'kysely';
-import { facetLabel, fuzzyDistance, meetsBox, parseQuery, positiveTerms, runSearch, scoreQuery, shapeBounds, sortBuckets, splitAtAntimeridian, tokenize, type QueryNode } from '@krs/domain/search';
+import { facetLabel, meetsBox, parseQuery, positiveTerms, runSearch, scoreQuery, shapeBounds, sortBuckets, splitAtAntimeridian, tokenize, type QueryNode } from '@krs/domain/search';
 import { isLarge, jsonText, largeValueSlices, type BBox, type FacetBucket, type FacetName, type SearchDocument, type SearchIndex, type SearchIndexRebuild, type SearchRequest, type SearchResult, type Shape } from '@krs/domain';
 import { decideCandidates } from './decide-candidates.ts';
 import { evaluateInSlices } from './evaluate-in-slices.ts';
-import { expandInSlices } from './expand-in-slices.ts';
-import { fuzzyWords } from './fts-query.ts';
+import { expandFuzzy, type KeptExpansions } from './postgres-fuzzy-words.ts';
 import { fieldPathsOf, fieldTsquery, fieldVector, singleFieldLexeme } from './postgres-fields.ts';
 import type { FieldPaths } from './field-query.ts';
 import { keptWords, keptWordsAnswer, MAX_KEPT_WORDS } from './postgres-kept-words.ts';
@@ -359,6 +358,7 @@ export function createPostgresSearchIndex<T>(
   handle: Kysely<T>,
 ): SearchIndex & { withTransaction<U>(trx: Kysely<U>): SearchIndex; analyze(): Promise<void>; rebuild(): Promise<SearchIndexRebuild> } {
   const db = handle as unknown as Db;
+  const fuzzyKept: KeptExpansions = new Map();
   const index = (handle: Db): SearchIndex => ({
     async upsert(docs) {
       // The last document of a key wins, as one upsert after another would have it.
@@ -387,7 +387,7 @@ export function createPostgresSearchIndex<T>(
       // Any other listing's range, or NOT range, from the range rows' listing columns alone.
       const listedRange = request.bbox === null && keptFilter(request) ? listedRangeDocuments(query, request.filter.kinds, ownKeys(request)) : null;
       if (listedRange !== null) return listedAnswer(handle, request, listedRange);
-      const fuzzy = await expandFuzzy(handle, query);
+      const fuzzy = await expandFuzzy(handle, query, fuzzyKept);
       const exact = query.type === 'all' ? null : exactQuery(query, fuzzy);
       if (exact !== null && request.bbox === null && !undecided && !(await someUndecided(handle, request, query, exact.phrases))) {
         const rank = request.sort === 'bestmatch' ? await rankOf(handle, rankOperands(query, fuzzy)) : null;
@@ -422,7 +422,7 @@ export function createPostgresSearchIndex<T>(
         const rank = request.sort === 'bestmatch' ? await rankOf(handle, rankOperands(fielded, fuzzy)) : null;
         const ranked = keptFilter(request) && request.sort === 'bestmatch' ? await rankedBesideRanges(handle, fielded, fuzzy, folded, request.filter.kinds) : null;
         return inSql(handle, request, composed.match, rank, keptField(fielded, paths, fuzzy, composed.match), composed.text || composed.fields, null,
-          ranked === null ? null : { lexeme: ranked, titleOnly: false, ranked: { lexeme: ranked, within: composed.match } });
+          ranked === null ? null : { lexeme: ranked, titleOnly: false, ranked: { lexeme: ranked, within: composed.match } }, composed.counted);
       }
       const words = requiredWords(query);
       const where: RawBuilder<unknown>[] = [filterSql(request)];
@@ -870,34 +870,6 @@ async function asOneFieldWord(db: Db, query: QueryNode, fuzzy: FuzzyExpansions):
   return words?.length === 1 && only !== undefined ? { ...query, value: only, match: 'exact' } : query;
 }
 
-/** Vocabulary rows read per query for all its fuzzy words together, as in the SQLite engine. */
-const VOCABULARY_ROWS_PER_QUERY = 20_000;
-
-/**
- * Each fuzzy word's expansion, from the vocabulary words that start with its letter and are near
- * its length. Past the rows a query may read, a word expands to itself.
- */
-async function expandFuzzy(db: Db, query: QueryNode): Promise<FuzzyExpansions> {
-  const expansions = new Map<string, string[]>();
-  let budget = VOCABULARY_ROWS_PER_QUERY;
-  for (const word of fuzzyWords(query)) {
-    if (expansions.has(word)) continue;
-    const first = word.codePointAt(0) ?? 0;
-    const length = [...word].length;
-    const rows =
-      budget > 0
-        ? (
-            await sql<{ word: string }>`select word from search_vocab where word >= ${String.fromCodePoint(first)} and word < ${String.fromCodePoint(first + 1)}
-              and char_length(word) between ${length - fuzzyDistance(word)} and ${length + fuzzyDistance(word)} limit ${budget}`.execute(db)
-          ).rows.map((r) => r.word)
-        : [];
-    budget -= rows.length;
-    const found = await expandInSlices(word, rows);
-    expansions.set(word, found.length > 0 ? found : [word]);
-  }
-  return expansions;
-}
-
 /**
  * Whether a document the filter keeps and the query may match is one SQL cannot decide: one with
  * no vector (its words past a tsvector's size), or, for a phrase or a field other than the title,
@@ -1290,7 +1262,8 @@ const KEPT_SCORES_READ = 8;
  * when the documents holding several of them are few enough. `rankedWithin`: the one lexeme
  * every match holds and the page ranks by, whose kept scores may give a
  * listing's page (`keptScoresPage`), its counts then from the matches' rows, unscored
- * (`rankedBesideRanges`).
+ * (`rankedBesideRanges`). `counted`: the same matches as `match`, as the statement counting
+ * them scans them best (postgres-ranges.ts, `splitFold`).
  */
 async function inSql(
   db: Db,
@@ -1301,6 +1274,7 @@ async function inSql(
   vector = match !== null,
   several: { words: readonly string[]; operands: number } | null = null,
   rankedWithin: KeptLexeme | null = null,
+  counted: RawBuilder<boolean> | null = null,
 ): Promise<SearchResult> {
   const where = sql`${filterSql(request)} ${match === null ? sql`` : sql`and ${match}`}`;
   const filtered = (Object.entries(request.filter.facets ?? {}) as [FacetName, readonly string[]][]).filter(([, values]) => values.length > 0).map(([facet]) => facet);
@@ -1316,7 +1290,7 @@ async function inSql(
     labelled ? sql`min(resource_type_label) as label` : sql`null as label`,
     sql`count(*) as n`,
   ])}
-    from search_doc where ${where}
+    from search_doc where ${counted === null ? where : sql`${filterSql(request)} and ${counted}`}
     ${grouped.length === 0 ? sql`` : sql`group by ${sql.join(grouped.map((facet) => sql.ref(FACET_COLUMN[facet])))}`}
     ${labelled ? sql`order by label` : sql``}`;
   const page = pageSql(request, where, rank);
