@@ -9,6 +9,7 @@
  */
 import { keptTexts } from './kept-texts.ts';
 import { largeValueSlices, type Slicing } from './time-slices.ts';
+import { QUOTE, BACKSLASH, COMMA, COLON, OPEN_BRACE, CLOSE_BRACE, OPEN_BRACKET, CLOSE_BRACKET, isJsonSpace } from './json-chars.ts';
 
 /** How small the pieces are: tests make them tiny, so small values are cut up too. */
 export interface Pieces {
@@ -28,17 +29,6 @@ const SCAN_STEP = 16 * 1024;
  * stays shallow whatever the text (JSON.parse itself takes any depth).
  */
 const MAX_SPLIT_DEPTH = 48;
-
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
-const COMMA = 0x2c;
-const COLON = 0x3a;
-const OPEN_BRACE = 0x7b;
-const CLOSE_BRACE = 0x7d;
-const OPEN_BRACKET = 0x5b;
-const CLOSE_BRACKET = 0x5d;
-
-const isJsonSpace = (c: number) => c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
 
 function syntaxError(): SyntaxError {
   return new SyntaxError('Unexpected token in JSON');

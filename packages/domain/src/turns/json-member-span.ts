@@ -5,18 +5,10 @@
  * through the write, for the young generation to copy).
  */
 import type { Slicing } from './time-slices.ts';
+import { QUOTE, BACKSLASH, COMMA, COLON, OPEN_BRACE, CLOSE_BRACE, OPEN_BRACKET, CLOSE_BRACKET, isJsonSpace } from './json-chars.ts';
 
 /** Characters scanned between two looks at the slice. */
 const CHARS_PER_STEP = 64 * 1024;
-
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
-const COLON = 0x3a;
-const COMMA = 0x2c;
-const OPEN_BRACE = 0x7b;
-const CLOSE_BRACE = 0x7d;
-const OPEN_BRACKET = 0x5b;
-const CLOSE_BRACKET = 0x5d;
 
 interface Scan {
   at: number;
@@ -37,7 +29,7 @@ interface Scan {
 export async function memberSpanInTurns(text: string, key: string, slicing: Slicing, charsPerStep = CHARS_PER_STEP): Promise<[number, number] | null> {
   const quoted = JSON.stringify(key);
   let first = 0;
-  while (isSpace(text.charCodeAt(first))) first++;
+  while (isJsonSpace(text.charCodeAt(first))) first++;
   if (text.charCodeAt(first) !== OPEN_BRACE) return null;
   const scan: Scan = { at: 0, depth: 0, keyStart: -1, keyEnd: -1, valueStart: -1 };
   let found: [number, number] | null = null;
@@ -83,7 +75,7 @@ function scanSome(text: string, quoted: string, scan: Scan, to: number): [number
     if (c === COLON && depth === 1 && scan.keyStart >= 0) {
       if (scan.keyEnd - scan.keyStart === quoted.length && text.startsWith(quoted, scan.keyStart)) {
         let v = at + 1;
-        while (isSpace(text.charCodeAt(v))) v++;
+        while (isJsonSpace(text.charCodeAt(v))) v++;
         scan.valueStart = v;
       }
       scan.keyStart = -1;
@@ -103,11 +95,9 @@ function scanSome(text: string, quoted: string, scan: Scan, to: number): [number
   return span;
 }
 
-const isSpace = (c: number) => c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
-
 /** The end of a value that the comma or brace at `at` follows, whitespace before it left out. */
 function trimEnd(text: string, at: number): number {
   let end = at;
-  while (end > 0 && isSpace(text.charCodeAt(end - 1))) end--;
+  while (end > 0 && isJsonSpace(text.charCodeAt(end - 1))) end--;
   return end;
 }
