@@ -102,15 +102,21 @@ describe('search index (PostgreSQL): a rebuild', () => {
     }
   });
 
-  it('ended before it counted what it wrote is counted when a node next opens the index', { timeout: 60_000 }, async () => {
-    const docs = documents(120);
+  /** `count` documents written one by one in one index, and by a rebuild that never finished in another. */
+  async function interruptedRebuild(count: number): Promise<{ byWrites: Opened; rebuilt: Opened }> {
+    const docs = documents(count);
     const byWrites = await open();
     const rebuilt = await open();
+    await byWrites.index.upsert(docs);
+    const rebuild = await rebuilt.index.rebuild();
+    await rebuild.upsert(docs);
+    // No finish: the process ended there.
+    return { byWrites, rebuilt };
+  }
+
+  it('ended before it counted what it wrote is counted when a node next opens the index', { timeout: 60_000 }, async () => {
+    const { byWrites, rebuilt } = await interruptedRebuild(120);
     try {
-      await byWrites.index.upsert(docs);
-      const rebuild = await rebuilt.index.rebuild();
-      await rebuild.upsert(docs);
-      // No finish: the process ended there.
       await createPostgresSearchSchema(rebuilt.handle.db);
       expect(await kept(rebuilt)).toEqual(await kept(byWrites));
       expect(await answers(rebuilt)).toEqual(await answers(byWrites));
@@ -121,13 +127,8 @@ describe('search index (PostgreSQL): a rebuild', () => {
   });
 
   it('that a node fails to count fails its opening, and is counted by the next node once mended', { timeout: 60_000 }, async () => {
-    const docs = documents(60);
-    const byWrites = await open();
-    const rebuilt = await open();
+    const { byWrites, rebuilt } = await interruptedRebuild(60);
     try {
-      await byWrites.index.upsert(docs);
-      const rebuild = await rebuilt.index.rebuild();
-      await rebuild.upsert(docs);
       // A count that fails (here a trigger refusing it) fails the opening, rather than leaving short counts behind.
       await sql`create function krs_test_refuse() returns trigger language plpgsql as $$ begin raise exception 'refused'; end $$`.execute(rebuilt.handle.db);
       await sql`create trigger krs_test_refuse before delete on search_count for each statement execute function krs_test_refuse()`.execute(rebuilt.handle.db);
