@@ -870,6 +870,7 @@ export function createSqliteSearchIndex(filename: string): SqliteSearchIndex {
     range: (node: Extract<QueryNode, { type: 'range' }>, outsideUpTo?: number) => ranges.rows(node, outsideUpTo ?? null),
     rangeMarks: (node: Extract<QueryNode, { type: 'range' }>) => ranges.marks(node),
     highest: () => (highestRow.get() as number | null) ?? 0,
+    pause: turnWhenDue(timeSlices(nextSearchTurn, SEARCH_TURN_MS)),
   });
   /**
    * The rows of a query with ranges, from the range values in memory (query-rows.ts), or null:
@@ -1000,12 +1001,12 @@ export function createSqliteSearchIndex(filename: string): SqliteSearchIndex {
     const sets = filterRows(request);
     if (query.rows !== null) sets.push(query.rows);
     if (request.bbox !== null) sets.push(await inBox(request.bbox));
+    const pause = turnWhenDue(timeSlices(nextSearchTurn, SEARCH_TURN_MS));
     // Counted in a byte per rowid: typed arrays all the way, since a list may hold every document.
-    const rows = sets.length === 0 ? null : intersectRows(sets);
+    const rows = sets.length === 0 ? null : await intersectRows(sets, pause);
     // Read after the waits above: what was committed meanwhile is in the headers too.
     const table = freshHeaders();
     // The box was decided by the R*Tree above, so neither path below looks at bounds.
-    const pause = turnWhenDue(timeSlices(nextSearchTurn, SEARCH_TURN_MS));
     if (query.evaluate === null) {
       const selection = await table.inTurns(() => table.selectSteps(rows, request, scratch.hits(rows?.length ?? table.size)), pause);
       const k = request.page * request.size;
