@@ -8,8 +8,8 @@ function sources(ranges: Record<string, Int32Array>, highest: number) {
   const from: RowSources = {
     text: async () => new Int32Array(0),
     fields: async () => new Int32Array(0),
-    range: (node) => ranges[node.field] ?? new Int32Array(0),
-    rangeMarks: (node) => {
+    range: async (node) => ranges[node.field] ?? new Int32Array(0),
+    rangeMarks: async (node) => {
       const marks = new Uint8Array(highest + 1);
       for (const rowid of ranges[node.field] ?? []) marks[rowid] = 1;
       return marks;

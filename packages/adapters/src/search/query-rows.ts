@@ -16,9 +16,9 @@ export interface RowSources {
   /** The rows of an FTS5 expression over `doc_field`. */
   fields(expression: string): Promise<Int32Array>;
   /** The rows of a range, each once; with `outsideUpTo`, the rows up to it the range does not take. */
-  range(node: RangeNode, outsideUpTo?: number): Int32Array;
+  range(node: RangeNode, outsideUpTo?: number): Promise<Int32Array>;
   /** The rows of a range as a byte per rowid (1: taken). */
-  rangeMarks(node: RangeNode): Uint8Array;
+  rangeMarks(node: RangeNode): Promise<Uint8Array>;
   /** The highest rowid of a document: NOT takes the rows up to it that its operand does not. */
   highest(): number;
   /** Awaited between the steps of a pass over the lists: gives the event loop back when a slice is due. */
@@ -195,7 +195,7 @@ export async function queryRows(node: QueryNode, ctx: QueryContext, from: RowSou
       const lists = parts as Int32Array[];
       if (node.type === 'or') return unite(lists, from.pause);
       let rows = await intersectRows(lists, from.pause);
-      for (const range of tested) rows = await kept(rows, from.rangeMarks(range), from.pause);
+      for (const range of tested) rows = await kept(rows, await from.rangeMarks(range), from.pause);
       return rows;
     }
     case 'not': {

@@ -57,7 +57,7 @@ import { createInlineWriter, createThreadWriter, type PreparedDoc, type Written 
 import { nextTurn } from '../next-turn.ts';
 import { nextSearchTurn } from './search-turns.ts';
 import { RANGE_COLUMNS_SQL, RangeValues, type RangeEntries } from './range-values.ts';
-import { hasRange, intersectRows, queryRows } from './query-rows.ts';
+import { hasRange, intersectRows, queryRows, type RowSources } from './query-rows.ts';
 
 /**
  * Bumped when the file's tables change; a file of another layout is refused, and the caller
@@ -863,15 +863,18 @@ export function createSqliteSearchIndex(filename: string): SqliteSearchIndex {
 
   const highestRow = db.prepare('SELECT max(rowid) FROM doc').pluck();
   /** `known`: the rows of one text leaf, read already. */
-  const rowSources = (known: { text: string | null; rows: Promise<Int32Array> } | null) => ({
-    // A leaf alone in its group is the group's expression, in parentheses.
-    text: (expression: string) => (known !== null && known.text !== null && (expression === known.text || expression === `(${known.text})`) ? known.rows : rowids(matchSql, [expression])),
-    fields: (expression: string) => rowids(fieldMatchSql, [expression]),
-    range: (node: Extract<QueryNode, { type: 'range' }>, outsideUpTo?: number) => ranges.rows(node, outsideUpTo ?? null),
-    rangeMarks: (node: Extract<QueryNode, { type: 'range' }>) => ranges.marks(node),
-    highest: () => (highestRow.get() as number | null) ?? 0,
-    pause: turnWhenDue(timeSlices(nextSearchTurn, SEARCH_TURN_MS)),
-  });
+  const rowSources = (known: { text: string | null; rows: Promise<Int32Array> } | null): RowSources => {
+    const pause = turnWhenDue(timeSlices(nextSearchTurn, SEARCH_TURN_MS));
+    return {
+      // A leaf alone in its group is the group's expression, in parentheses.
+      text: (expression) => (known !== null && known.text !== null && (expression === known.text || expression === `(${known.text})`) ? known.rows : rowids(matchSql, [expression])),
+      fields: (expression) => rowids(fieldMatchSql, [expression]),
+      range: (node, outsideUpTo) => ranges.rows(node, outsideUpTo ?? null, pause),
+      rangeMarks: (node) => ranges.marks(node, pause),
+      highest: () => (highestRow.get() as number | null) ?? 0,
+      pause,
+    };
+  };
   /**
    * The rows of a query with ranges, from the range values in memory (query-rows.ts), or null:
    * no range, or the values not read yet (the first range asked starts reading them).
