@@ -112,11 +112,12 @@ INSERT OR IGNORE INTO doc_generation (id, value) VALUES (1, 0);
  * `largeValueSlices`). A search's passes over the header columns take turns of this: a cheap GET
  * waiting behind a search (a match-everything query reads a hundred thousand rows in a few
  * milliseconds) waits about this long, so hostile queries sent back to back barely move the
- * GETs' p99. Half a millisecond: with 1 ms, and the steps that overran it, the main thread's
- * stretches between two polls for I/O beside the hostile queries reached 2-3 ms several times a
- * second, and a GET's p99 of 1.2-1.7 ms quiet cannot stay within twice that behind them.
+ * GETs' p99. A quarter of a millisecond: with 1 ms, and the steps that overran it, the main
+ * thread's stretches between two polls for I/O beside the hostile queries reached 2-3 ms several
+ * times a second, and a GET's p99 of 1.6-2.3 ms quiet did not stay within twice that behind them
+ * (2.0-2.9x); with 0.5 ms, 2.1-2.7x; with 0.25 ms, 1.6-2.0x (docs/search.md, "slices").
  */
-const SEARCH_TURN_MS = 0.5;
+const SEARCH_TURN_MS = 0.25;
 
 
 /**
