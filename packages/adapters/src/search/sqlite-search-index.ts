@@ -114,8 +114,8 @@ INSERT OR IGNORE INTO doc_generation (id, value) VALUES (1, 0);
  * milliseconds) waits about this long, so hostile queries sent back to back barely move the
  * GETs' p99. A quarter of a millisecond: with 1 ms, and the steps that overran it, the main
  * thread's stretches between two polls for I/O beside the hostile queries reached 2-3 ms several
- * times a second, and a GET's p99 of 1.6-2.3 ms quiet did not stay within twice that behind them
- * (2.0-2.9x); with 0.5 ms, 2.1-2.7x; with 0.25 ms, 1.6-2.0x (docs/search.md, "slices").
+ * times a second. With 0.25 ms the GETs' p99 beside them in bench/hostile.ts fell from 4.0-4.5
+ * to 3.7-3.8 ms, still over twice the quiet 1.4-1.6 ms (docs/search.md, "slices").
  */
 const SEARCH_TURN_MS = 0.25;
 
