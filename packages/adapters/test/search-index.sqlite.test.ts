@@ -97,6 +97,19 @@ describe('sqlite search index file', () => {
     again.close();
   });
 
+  it('answers a search after a turn of the event loop, so the page is read and encoded in a slice of its own', async () => {
+    const index = createSqliteSearchIndex(dbFile());
+    await index.upsert([searchDocument('a', 'Glacier retreat')]);
+    const request: SearchRequest = { filter: { kinds: ['resource'], viewerId: null }, q: '', bbox: null, sort: 'newest', page: 1, size: 10, aggregations: [] };
+    await index.search(request);
+    const order: string[] = [];
+    const answer = index.search(request).then(() => order.push('answer'));
+    setImmediate(() => order.push('turn'));
+    await answer;
+    expect(order).toEqual(['turn', 'answer']);
+    index.close();
+  });
+
   it('sees what another connection wrote to the file (krs reindex while the server runs)', async () => {
     const file = dbFile();
     const server = createSqliteSearchIndex(file);

@@ -16,74 +16,151 @@ export interface RowSources {
   /** The rows of an FTS5 expression over `doc_field`. */
   fields(expression: string): Promise<Int32Array>;
   /** The rows of a range, each once; with `outsideUpTo`, the rows up to it the range does not take. */
-  range(node: RangeNode, outsideUpTo?: number): Int32Array;
+  range(node: RangeNode, outsideUpTo?: number): Promise<Int32Array>;
   /** The rows of a range as a byte per rowid (1: taken). */
-  rangeMarks(node: RangeNode): Uint8Array;
+  rangeMarks(node: RangeNode): Promise<Uint8Array>;
   /** The highest rowid of a document: NOT takes the rows up to it that its operand does not. */
   highest(): number;
+  /** Awaited between the steps of a pass over the lists: gives the event loop back when a slice is due. */
+  pause: () => Promise<void>;
 }
 
 /** Whether the query holds a range. */
 export const hasRange = (node: QueryNode): boolean => queryLeaves(node).some((leaf) => leaf.type === 'range');
 
-/** Rows in every list (each without repeats), counted in a byte per rowid of the shortest. */
-export function intersectRows(lists: readonly Int32Array[]): Int32Array {
+/**
+ * Values a pass over a list goes through between two pauses: tens of microseconds of marking or
+ * listing, so a pass over a million rows gives the loop back as often as its caller's slices say
+ * (the lists of a query at 100k records, united and listed at once, held it for several
+ * milliseconds beside the cheap GETs).
+ */
+const VALUES_PER_STEP = 16384;
+
+/** `run` over `[0, length)` a step at a time, awaiting `pause` between steps. */
+async function inSteps(length: number, run: (from: number, to: number) => void, pause: () => Promise<void>): Promise<void> {
+  for (let from = 0; from < length; from += VALUES_PER_STEP) {
+    if (from > 0) await pause();
+    run(from, Math.min(length, from + VALUES_PER_STEP));
+  }
+}
+
+/** The highest value of the lists, or `top` if higher. */
+async function highestOf(lists: readonly Int32Array[], top: number, pause: () => Promise<void>): Promise<number> {
+  let highest = top;
+  for (const list of lists)
+    await inSteps(
+      list.length,
+      (from, to) => {
+        for (let i = from; i < to; i++) if ((list[i] as number) > highest) highest = list[i] as number;
+      },
+      pause,
+    );
+  return highest;
+}
+
+/** Rows in every list (each without repeats), counted in a byte per rowid of the shortest; `pause` awaited between steps. */
+export async function intersectRows(lists: readonly Int32Array[], pause: () => Promise<void>): Promise<Int32Array> {
   const [first, ...rest] = [...lists].sort((a, b) => a.length - b.length);
   if (first === undefined) return new Int32Array(0);
   if (rest.length === 0) return first;
-  let highest = 0;
-  for (let i = 0; i < first.length; i++) if ((first[i] as number) > highest) highest = first[i] as number;
+  const highest = await highestOf([first], 0, pause);
   const seen = new Uint8Array(highest + 1);
-  for (let i = 0; i < first.length; i++) seen[first[i] as number] = 1;
-  for (const list of rest) {
-    for (let i = 0; i < list.length; i++) {
-      const x = list[i] as number;
-      if (x <= highest && seen[x] !== 0) seen[x] = (seen[x] as number) + 1;
-    }
-  }
+  await inSteps(
+    first.length,
+    (from, to) => {
+      for (let i = from; i < to; i++) seen[first[i] as number] = 1;
+    },
+    pause,
+  );
+  for (const list of rest)
+    await inSteps(
+      list.length,
+      (from, to) => {
+        for (let i = from; i < to; i++) {
+          const x = list[i] as number;
+          if (x <= highest && seen[x] !== 0) seen[x] = (seen[x] as number) + 1;
+        }
+      },
+      pause,
+    );
   const out = new Int32Array(first.length);
   let n = 0;
-  for (let i = 0; i < first.length; i++) if (seen[first[i] as number] === lists.length) out[n++] = first[i] as number;
+  await inSteps(
+    first.length,
+    (from, to) => {
+      for (let i = from; i < to; i++) if (seen[first[i] as number] === lists.length) out[n++] = first[i] as number;
+    },
+    pause,
+  );
   return out.subarray(0, n);
 }
 
 /** The rows a byte marks. */
-function kept(rows: Int32Array, marked: Uint8Array): Int32Array {
+async function kept(rows: Int32Array, marked: Uint8Array, pause: () => Promise<void>): Promise<Int32Array> {
   const out = new Int32Array(rows.length);
   let n = 0;
-  for (let i = 0; i < rows.length; i++) if (marked[rows[i] as number] === 1) out[n++] = rows[i] as number;
+  await inSteps(
+    rows.length,
+    (from, to) => {
+      for (let i = from; i < to; i++) if (marked[rows[i] as number] === 1) out[n++] = rows[i] as number;
+    },
+    pause,
+  );
   return out.subarray(0, n);
 }
 
-function marks(lists: readonly Int32Array[], top: number): Uint8Array {
-  let highest = top;
-  for (const list of lists) for (const x of list) if (x > highest) highest = x;
-  const seen = new Uint8Array(highest + 1);
-  for (const list of lists) for (const x of list) seen[x] = 1;
+async function marks(lists: readonly Int32Array[], top: number, pause: () => Promise<void>): Promise<Uint8Array> {
+  const seen = new Uint8Array((await highestOf(lists, top, pause)) + 1);
+  for (const list of lists)
+    await inSteps(
+      list.length,
+      (from, to) => {
+        for (let i = from; i < to; i++) seen[list[i] as number] = 1;
+      },
+      pause,
+    );
   return seen;
 }
 
-function listed(seen: Uint8Array, wanted: 0 | 1, to: number): Int32Array {
+async function listed(seen: Uint8Array, wanted: 0 | 1, to: number, pause: () => Promise<void>): Promise<Int32Array> {
   let n = 0;
-  for (let x = 0; x <= to; x++) if (seen[x] === wanted) n++;
+  await inSteps(
+    to + 1,
+    (a, b) => {
+      for (let x = a; x < b; x++) if (seen[x] === wanted) n++;
+    },
+    pause,
+  );
   const out = new Int32Array(n);
   n = 0;
-  for (let x = 0; x <= to; x++) if (seen[x] === wanted) out[n++] = x;
+  await inSteps(
+    to + 1,
+    (a, b) => {
+      for (let x = a; x < b; x++) if (seen[x] === wanted) out[n++] = x;
+    },
+    pause,
+  );
   return out;
 }
 
 /** Rows in any list, each once, in order. */
-function unite(lists: readonly Int32Array[]): Int32Array {
+async function unite(lists: readonly Int32Array[], pause: () => Promise<void>): Promise<Int32Array> {
   if (lists.length === 1) return lists[0] as Int32Array;
-  const seen = marks(lists, 0);
-  return listed(seen, 1, seen.length - 1);
+  const seen = await marks(lists, 0, pause);
+  return listed(seen, 1, seen.length - 1, pause);
 }
 
-const every = (top: number): Int32Array => {
+async function every(top: number, pause: () => Promise<void>): Promise<Int32Array> {
   const out = new Int32Array(top + 1);
-  for (let x = 0; x <= top; x++) out[x] = x;
+  await inSteps(
+    top + 1,
+    (from, to) => {
+      for (let x = from; x < to; x++) out[x] = x;
+    },
+    pause,
+  );
   return out;
-};
+}
 
 /**
  * The rows of the query (a superset of the documents: rows that hold none are dropped by the
@@ -92,7 +169,7 @@ const every = (top: number): Int32Array => {
 export async function queryRows(node: QueryNode, ctx: QueryContext, from: RowSources): Promise<Int32Array | null> {
   switch (node.type) {
     case 'all':
-      return every(from.highest());
+      return every(from.highest(), from.pause);
     case 'range':
       return from.range(node);
     case 'term':
@@ -101,7 +178,7 @@ export async function queryRows(node: QueryNode, ctx: QueryContext, from: RowSou
       const text = matchText(node, ctx);
       if (text !== null) return from.text(text);
       const field = fieldMatch(node, ctx);
-      return field !== null ? from.fields(field) : isEmptyFieldTerm(node) ? every(from.highest()) : null;
+      return field !== null ? from.fields(field) : isEmptyFieldTerm(node) ? every(from.highest(), from.pause) : null;
     }
     case 'and':
     case 'or': {
@@ -116,8 +193,10 @@ export async function queryRows(node: QueryNode, ctx: QueryContext, from: RowSou
       ]);
       if (parts.some((p) => p === null)) return null;
       const lists = parts as Int32Array[];
-      if (node.type === 'or') return unite(lists);
-      return tested.reduce((rows, range) => kept(rows, from.rangeMarks(range)), intersectRows(lists));
+      if (node.type === 'or') return unite(lists, from.pause);
+      let rows = await intersectRows(lists, from.pause);
+      for (const range of tested) rows = await kept(rows, await from.rangeMarks(range), from.pause);
+      return rows;
     }
     case 'not': {
       // Marked once: the range's rows listed and marked again cost a million documents 20 ms more.
@@ -125,7 +204,7 @@ export async function queryRows(node: QueryNode, ctx: QueryContext, from: RowSou
       const inner = await queryRows(node.child, ctx, from);
       if (inner === null) return null;
       const top = from.highest();
-      return listed(marks([inner], top), 0, top);
+      return listed(await marks([inner], top, from.pause), 0, top, from.pause);
     }
   }
 }

@@ -57,7 +57,7 @@ import { createInlineWriter, createThreadWriter, type PreparedDoc, type Written 
 import { nextTurn } from '../next-turn.ts';
 import { nextSearchTurn } from './search-turns.ts';
 import { RANGE_COLUMNS_SQL, RangeValues, type RangeEntries } from './range-values.ts';
-import { hasRange, intersectRows, queryRows } from './query-rows.ts';
+import { hasRange, intersectRows, queryRows, type RowSources } from './query-rows.ts';
 
 /**
  * Bumped when the file's tables change; a file of another layout is refused, and the caller
@@ -111,10 +111,13 @@ INSERT OR IGNORE INTO doc_generation (id, value) VALUES (1, 0);
  * A document's preparation takes the slices of a large record's other steps (domain
  * `largeValueSlices`). A search's passes over the header columns take turns of this: a cheap GET
  * waiting behind a search (a match-everything query reads a hundred thousand rows in a few
- * milliseconds) waits at most this long, so hostile queries sent back to back barely move the
- * GETs' p99.
+ * milliseconds) waits about this long, so hostile queries sent back to back barely move the
+ * GETs' p99. A quarter of a millisecond: with 1 ms, and the steps that overran it, the main
+ * thread's stretches between two polls for I/O beside the hostile queries reached 2-3 ms several
+ * times a second. With 0.25 ms the GETs' p99 beside them in bench/hostile.ts fell from 4.0-4.5
+ * to 3.7-3.8 ms, still over twice the quiet 1.4-1.6 ms (docs/search.md, "slices").
  */
-const SEARCH_TURN_MS = 1;
+const SEARCH_TURN_MS = 0.25;
 
 
 /**
@@ -863,14 +866,18 @@ export function createSqliteSearchIndex(filename: string): SqliteSearchIndex {
 
   const highestRow = db.prepare('SELECT max(rowid) FROM doc').pluck();
   /** `known`: the rows of one text leaf, read already. */
-  const rowSources = (known: { text: string | null; rows: Promise<Int32Array> } | null) => ({
-    // A leaf alone in its group is the group's expression, in parentheses.
-    text: (expression: string) => (known !== null && known.text !== null && (expression === known.text || expression === `(${known.text})`) ? known.rows : rowids(matchSql, [expression])),
-    fields: (expression: string) => rowids(fieldMatchSql, [expression]),
-    range: (node: Extract<QueryNode, { type: 'range' }>, outsideUpTo?: number) => ranges.rows(node, outsideUpTo ?? null),
-    rangeMarks: (node: Extract<QueryNode, { type: 'range' }>) => ranges.marks(node),
-    highest: () => (highestRow.get() as number | null) ?? 0,
-  });
+  const rowSources = (known: { text: string | null; rows: Promise<Int32Array> } | null): RowSources => {
+    const pause = turnWhenDue(timeSlices(nextSearchTurn, SEARCH_TURN_MS));
+    return {
+      // A leaf alone in its group is the group's expression, in parentheses.
+      text: (expression) => (known !== null && known.text !== null && (expression === known.text || expression === `(${known.text})`) ? known.rows : rowids(matchSql, [expression])),
+      fields: (expression) => rowids(fieldMatchSql, [expression]),
+      range: (node, outsideUpTo) => ranges.rows(node, outsideUpTo ?? null, pause),
+      rangeMarks: (node) => ranges.marks(node, pause),
+      highest: () => (highestRow.get() as number | null) ?? 0,
+      pause,
+    };
+  };
   /**
    * The rows of a query with ranges, from the range values in memory (query-rows.ts), or null:
    * no range, or the values not read yet (the first range asked starts reading them).
@@ -1000,12 +1007,12 @@ export function createSqliteSearchIndex(filename: string): SqliteSearchIndex {
     const sets = filterRows(request);
     if (query.rows !== null) sets.push(query.rows);
     if (request.bbox !== null) sets.push(await inBox(request.bbox));
+    const pause = turnWhenDue(timeSlices(nextSearchTurn, SEARCH_TURN_MS));
     // Counted in a byte per rowid: typed arrays all the way, since a list may hold every document.
-    const rows = sets.length === 0 ? null : intersectRows(sets);
+    const rows = sets.length === 0 ? null : await intersectRows(sets, pause);
     // Read after the waits above: what was committed meanwhile is in the headers too.
     const table = freshHeaders();
     // The box was decided by the R*Tree above, so neither path below looks at bounds.
-    const pause = turnWhenDue(timeSlices(nextSearchTurn, SEARCH_TURN_MS));
     if (query.evaluate === null) {
       const selection = await table.inTurns(() => table.selectSteps(rows, request, scratch.hits(rows?.length ?? table.size)), pause);
       const k = request.page * request.size;
@@ -1019,7 +1026,7 @@ export function createSqliteSearchIndex(filename: string): SqliteSearchIndex {
             : query.rank !== null
               ? await query.rank(selection.hits, k, newest)
               : null;
-      return table.inTurns(() => table.pageSteps(selection, request, ranked), pause);
+      return endOfSearch(await table.inTurns(() => table.pageSteps(selection, request, ranked), pause));
     }
     const { node, matches, score } = query.evaluate;
     // Bodies are read only for documents the caller may list at all, a small batch per statement
@@ -1081,7 +1088,16 @@ export function createSqliteSearchIndex(filename: string): SqliteSearchIndex {
             pause,
           )
         : null;
-    return table.inTurns(() => table.pageSteps(selection, request, ranked), pause);
+    return endOfSearch(await table.inTurns(() => table.pageSteps(selection, request, ranked), pause));
+  }
+
+  /**
+   * The answer, after a turn of the loop: the page's records are then read and encoded (by the
+   * caller, on the main thread) in a slice of their own, not at the end of the search's last one.
+   */
+  async function endOfSearch(result: SearchResult): Promise<SearchResult> {
+    await nextSearchTurn();
+    return result;
   }
 
   /**

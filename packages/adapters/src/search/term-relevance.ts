@@ -102,8 +102,8 @@ export function relevance(phrases: readonly Occurrences[], idfOf: (hits: number)
   return runSteps(relevanceSteps(phrases, idfOf, lengths, avgdl, scratch));
 }
 
-/** Occurrences scored between two turns of the event loop: a few milliseconds' work. */
-const OCCURRENCES_PER_STEP = 1 << 16;
+/** Occurrences scored between two chances to give the event loop back: a fraction of a millisecond's work (four times as many overran the search's half-millisecond slices). */
+const OCCURRENCES_PER_STEP = 1 << 14;
 
 /** `relevance`, yielding after each phrase and every `OCCURRENCES_PER_STEP` occurrences. */
 export function* relevanceSteps(
