@@ -207,6 +207,10 @@ describe('pages behind the *_html links', () => {
     const resource = await publishRecord({ title: 'Resource inside' });
     const pkg = await call('POST', '/api/packages', { token: alice, json: { metadata: { ...metadata, title: 'The package' }, files: { enabled: false } } });
     expect((await call('POST', `/api/packages/${pkg.json.id}/draft/resources`, { token: alice, json: { resources: [{ id: resource.id }] } })).status).toBe(200);
+    // A resource the package holds in its context, published with it.
+    const held = await call('POST', '/api/records', { token: alice, json: { metadata: { ...metadata, title: 'Held resource' }, files: { enabled: false } } });
+    await call('POST', `/api/packages/${pkg.json.id}/context/actions/associate`, { token: alice, json: { records: [{ id: held.json.id }] } });
+    expect((await call('POST', `/api/packages/${pkg.json.id}/draft/resources`, { token: alice, json: { resources: [{ id: held.json.id }] } })).status).toBe(200);
     const done = await call('POST', `/api/packages/${pkg.json.id}/draft/actions/publish`, { token: alice });
     expect(done.status).toBe(202);
     const landing = await page(new URL(done.json.links['self_html']).pathname);
@@ -220,6 +224,10 @@ describe('pages behind the *_html links', () => {
     const context = await page(contextPath, alice);
     expect(context.status).toBe(200);
     expect(context.text).toContain('Resources of the package “The package”');
+    // A search names the package a hit is part of; the package's own context page need not.
+    expect((await page('/search?q=held')).text).toContain(`Part of <a href="http://krs.test/packages/${pkg.json.id}">The package</a>`);
+    expect(context.text).toContain('Held resource');
+    expect(context.text).not.toContain('Part of');
     const inContext = await call('POST', '/api/records', { token: alice, json: { metadata: { ...metadata, title: 'Draft in the context' } } });
     const associated = await call('POST', `/api/packages/${pkg.json.id}/context/actions/associate`, { token: alice, json: { records: [{ id: inContext.json.id }] } });
     expect(associated.status).toBe(204);

@@ -179,7 +179,7 @@ export function pageRoutes(core: Core, exporter: Exporter, respond: Responder) {
       const t = token(c);
       return html(
         c,
-        <SearchPage page={{ ...page, aggregations: {} }} links={links} query={pairs(c)} path={c.req.path} heading={`Resources of the package “${title}”, across its versions`} {...(t ? { token: t } : {})} />,
+        <SearchPage page={{ ...page, aggregations: {} }} links={links} query={pairs(c)} path={c.req.path} heading={`Resources of the package “${title}”, across its versions`} within={view.parent.id} {...(t ? { token: t } : {})} />,
       );
     });
   app.onError(pageErrorResponse(links));

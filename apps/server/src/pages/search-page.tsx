@@ -19,6 +19,8 @@ export interface SearchPageProps {
   heading: string;
   /** The access-link token the page was opened with (a package's context): its links and its form keep it. */
   token?: string;
+  /** The package parent whose context the page lists: that its resources are part of it goes without saying. */
+  within?: string;
 }
 
 const SORTS: [string, string][] = [
@@ -45,7 +47,7 @@ function hrefWith(path: string, query: [string, string][], changes: Record<strin
 const CREATORS_SHOWN = 5;
 const TEXT_SHOWN = 300;
 
-function Hit(props: { view: RecordView; links: Links; token: string | undefined }) {
+function Hit(props: { view: RecordView; links: Links; token: string | undefined; within: string | undefined }) {
   const r = props.view.record;
   const m = r.metadata as Record<string, unknown>;
   // A hit names five creators and shows a line of the description, of records that may hold thousands and 100,000 characters.
@@ -56,7 +58,8 @@ function Hit(props: { view: RecordView; links: Links; token: string | undefined 
   }
   const kindName = r.kind === 'package' ? 'Knowledge Package' : 'Knowledge Resource';
   const text = textStart(str(m['description']) ?? '', TEXT_SHOWN);
-  const partOf = props.view.holder?.shown;
+  const shown = props.view.holder?.shown;
+  const partOf = shown?.parentId === props.within ? undefined : shown;
   return (
     <li>
       <p class="badges">
@@ -151,7 +154,7 @@ export function SearchPage(props: SearchPageProps) {
           </p>
           <ol class="hits">
             {page.hits.map((v) => (
-              <Hit view={v} links={props.links} token={props.token} />
+              <Hit view={v} links={props.links} token={props.token} within={props.within} />
             ))}
           </ol>
           <nav class="paging" aria-label="Pages">
