@@ -93,8 +93,7 @@ describe('search index (PostgreSQL): a rebuild', () => {
 
       expect((await kept(byWrites)).counts.length).toBeGreaterThan(50);
       expect((await kept(byWrites)).repeats.length).toBeGreaterThan(50);
-      expect(await kept(rebuilt)).toEqual(await kept(byWrites));
-      expect(await answers(rebuilt)).toEqual(await answers(byWrites));
+      await expectCountedAsWritten(rebuilt, byWrites);
       expect((await rebuilt.index.search(listing('glacier'))).total).toBeGreaterThan(0);
     } finally {
       await byWrites.handle.close();
@@ -102,33 +101,40 @@ describe('search index (PostgreSQL): a rebuild', () => {
     }
   });
 
-  /** `count` documents written one by one in one index, and by a rebuild that never finished in another. */
-  async function interruptedRebuild(count: number): Promise<{ byWrites: Opened; rebuilt: Opened }> {
+  /**
+   * `count` documents written one by one in one index, and by a rebuild that never finished in
+   * another; `check` is given both, which are closed after it.
+   */
+  async function afterInterruptedRebuild(count: number, check: (byWrites: Opened, rebuilt: Opened) => Promise<void>): Promise<void> {
     const docs = documents(count);
     const byWrites = await open();
     const rebuilt = await open();
-    await byWrites.index.upsert(docs);
-    const rebuild = await rebuilt.index.rebuild();
-    await rebuild.upsert(docs);
-    // No finish: the process ended there.
-    return { byWrites, rebuilt };
-  }
-
-  it('ended before it counted what it wrote is counted when a node next opens the index', { timeout: 60_000 }, async () => {
-    const { byWrites, rebuilt } = await interruptedRebuild(120);
     try {
-      await createPostgresSearchSchema(rebuilt.handle.db);
-      expect(await kept(rebuilt)).toEqual(await kept(byWrites));
-      expect(await answers(rebuilt)).toEqual(await answers(byWrites));
+      await byWrites.index.upsert(docs);
+      const rebuild = await rebuilt.index.rebuild();
+      await rebuild.upsert(docs);
+      // No finish: the process ended there.
+      await check(byWrites, rebuilt);
     } finally {
       await byWrites.handle.close();
       await rebuilt.handle.close();
     }
-  });
+  }
 
-  it('that a node fails to count fails its opening, and is counted by the next node once mended', { timeout: 60_000 }, async () => {
-    const { byWrites, rebuilt } = await interruptedRebuild(60);
-    try {
+  /** The rebuilt index keeps and answers what the one written document by document does. */
+  async function expectCountedAsWritten(rebuilt: Opened, byWrites: Opened): Promise<void> {
+    expect(await kept(rebuilt)).toEqual(await kept(byWrites));
+    expect(await answers(rebuilt)).toEqual(await answers(byWrites));
+  }
+
+  it('ended before it counted what it wrote is counted when a node next opens the index', { timeout: 60_000 }, () =>
+    afterInterruptedRebuild(120, async (byWrites, rebuilt) => {
+      await createPostgresSearchSchema(rebuilt.handle.db);
+      await expectCountedAsWritten(rebuilt, byWrites);
+    }));
+
+  it('that a node fails to count fails its opening, and is counted by the next node once mended', { timeout: 60_000 }, () =>
+    afterInterruptedRebuild(60, async (byWrites, rebuilt) => {
       // A count that fails (here a trigger refusing it) fails the opening, rather than leaving short counts behind.
       await sql`create function krs_test_refuse() returns trigger language plpgsql as $$ begin raise exception 'refused'; end $$`.execute(rebuilt.handle.db);
       await sql`create trigger krs_test_refuse before delete on search_count for each statement execute function krs_test_refuse()`.execute(rebuilt.handle.db);
@@ -136,11 +142,6 @@ describe('search index (PostgreSQL): a rebuild', () => {
       await sql`drop trigger krs_test_refuse on search_count`.execute(rebuilt.handle.db);
       expect((await sql`select count(*)::integer as n from search_rebuild`.execute(rebuilt.handle.db)).rows).toEqual([{ n: 1 }]);
       await createPostgresSearchSchema(rebuilt.handle.db);
-      expect(await kept(rebuilt)).toEqual(await kept(byWrites));
-      expect(await answers(rebuilt)).toEqual(await answers(byWrites));
-    } finally {
-      await byWrites.handle.close();
-      await rebuilt.handle.close();
-    }
-  });
+      await expectCountedAsWritten(rebuilt, byWrites);
+    }));
 });
