@@ -7,6 +7,7 @@
  */
 import { hasNoJson, isPlainContainer, type Container } from './json-in-turns.ts';
 import type { Slicing } from './time-slices.ts';
+import { BACKSLASH, QUOTE } from './json-chars.ts';
 
 /** Values counted between two looks at the clock. */
 const VALUES_PER_LOOK = 256;
@@ -22,7 +23,7 @@ function escapedExtra(s: string): number {
   let extra = 0;
   for (let i = 0; i < s.length; i++) {
     const c = s.charCodeAt(i);
-    if (c === 0x22 || c === 0x5c || c === 0x08 || c === 0x09 || c === 0x0a || c === 0x0c || c === 0x0d) extra += 1;
+    if (c === QUOTE || c === BACKSLASH || c === 0x08 || c === 0x09 || c === 0x0a || c === 0x0c || c === 0x0d) extra += 1;
     else if (c < 0x20) extra += 5;
     else if (c >= 0xd800 && c <= 0xdbff) {
       const next = s.charCodeAt(i + 1);
