@@ -1,8 +1,9 @@
 /**
  * The domain's random sequences of depositors' steps (packages/domain/test/random-operations.ts)
- * on the stores the server runs on: the embedded stack (SQLite, files, FTS5) and PostgreSQL + S3.
- * After each run the stores must hold together, and again after the process's stores are closed
- * and opened anew, as a restart does.
+ * on the stores the server runs on: the embedded stack (SQLite, files, FTS5), and two nodes over
+ * one PostgreSQL and one S3 bucket, each step sent to the next node in turn. After each run the
+ * stores must hold together as every node reads them, and again once they are closed and opened
+ * anew, as a restart does.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -18,10 +19,15 @@ import { startTestS3, type TestS3 } from './test-s3.ts';
 
 usePostgresServer();
 
-async function open(env: NodeJS.ProcessEnv): Promise<Composed> {
-  const composed = await compose(readConfig(env));
-  await composed.warmSearch();
-  return composed;
+/** `nodes` processes' stores over the same settings, each warmed as a start does. */
+async function open(env: NodeJS.ProcessEnv, nodes: number): Promise<Composed[]> {
+  const opened: Composed[] = [];
+  for (let i = 0; i < nodes; i++) {
+    const composed = await compose(readConfig(env));
+    opened.push(composed);
+    await composed.warmSearch();
+  }
+  return opened;
 }
 
 async function person(core: Core, email: string): Promise<Identity> {
@@ -30,24 +36,26 @@ async function person(core: Core, email: string): Promise<Identity> {
   return { userId, linkIds: [] };
 }
 
-/** `runs` random runs, each on stores of its own that `storesFor` sets up. */
-async function randomRuns(runs: number, storesFor: (run: number) => Promise<NodeJS.ProcessEnv>): Promise<void> {
+/** `runs` random runs, each on stores of its own that `storesFor` sets up, through `nodes` nodes. */
+async function randomRuns(runs: number, nodes: number, storesFor: (run: number) => Promise<NodeJS.ProcessEnv>): Promise<void> {
   const done = new Map<string, number>();
   let run = 0;
   await fc.assert(
     fc.asyncProperty(batches(16), async (plan) => {
       const env = { ...process.env, KRS_MAX_FILES: '2', ...(await storesFor(++run)) };
-      let stores = await open(env);
+      let opened = await open(env, nodes);
+      const cores = () => opened.map((o) => o.core);
       try {
-        const people = { owner: await person(stores.core, 'ada@example.org'), other: await person(stores.core, 'bo@example.org') };
-        const known = await runBatches(stores.core, people, plan);
-        await expectConsistent(stores.core, people, known.ids);
-        await stores.close();
-        stores = await open(env);
-        await expectConsistent(stores.core, people, known.ids);
+        const first = cores()[0] as Core;
+        const people = { owner: await person(first, 'ada@example.org'), other: await person(first, 'bo@example.org') };
+        const known = await runBatches(cores(), people, plan);
+        for (const core of cores()) await expectConsistent(core, people, known.ids);
+        for (const o of opened) await o.close();
+        opened = await open(env, nodes);
+        for (const core of cores()) await expectConsistent(core, people, known.ids);
         for (const [op, n] of known.done) done.set(op, (done.get(op) ?? 0) + n);
       } finally {
-        await stores.close();
+        for (const o of opened) await o.close();
       }
     }),
     { seed: RANDOM_SEED, numRuns: runsTimes(runs), endOnFailure: true },
@@ -68,17 +76,17 @@ describe("random sequences of depositors' steps on the server's stores", () => {
   };
 
   it('hold together on SQLite, files and FTS5, and after a restart', async () => {
-    await randomRuns(40, async () => ({ KRS_DATA_DIR: dataDir(), KRS_SEARCH_ENGINE: 'sqlite' }));
+    await randomRuns(30, 1, async () => ({ KRS_DATA_DIR: dataDir(), KRS_SEARCH_ENGINE: 'sqlite' }));
   }, 600_000);
 
-  it('hold together on PostgreSQL and S3, and after a restart', async () => {
+  it('hold together on two nodes over PostgreSQL and S3, and after a restart', async () => {
     s3 = await startTestS3('krs-random-operations');
     const bucket = s3.bucket;
     // The S3 client takes its endpoint, region and credentials from the process's environment.
     const saved = { ...process.env };
     Object.assign(process.env, s3.env);
     try {
-      await randomRuns(30, async (run) => ({ KRS_DATA_DIR: dataDir(), KRS_DATABASE_URL: await freshDatabase(), KRS_STORAGE: `s3://${bucket}/run-${run}` }));
+      await randomRuns(24, 2, async (run) => ({ KRS_DATA_DIR: dataDir(), KRS_DATABASE_URL: await freshDatabase(), KRS_STORAGE: `s3://${bucket}/run-${run}` }));
     } finally {
       for (const name of Object.keys(s3.env)) if (saved[name] === undefined) delete process.env[name];
       Object.assign(process.env, saved);

@@ -10,7 +10,7 @@ describe("random sequences of depositors' steps (in-memory stores)", () => {
       fc.asyncProperty(batches(20), async (plan) => {
         const { core } = makeCore({ settings: { maxFiles: 2 } });
         const people = { owner: as('alice'), other: as('bob') };
-        const known = await runBatches(core, people, plan);
+        const known = await runBatches([core], people, plan);
         await expectConsistent(core, people, known.ids);
         for (const [op, n] of known.done) done.set(op, (done.get(op) ?? 0) + n);
       }),

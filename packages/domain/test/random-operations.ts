@@ -288,8 +288,12 @@ async function run(core: Core, people: People, known: Known, s: Step): Promise<v
   }
 }
 
-/** Every batch in turn, the steps of each at once. Throws the first failure that is not a domain error, naming its step. */
-export async function runBatches(core: Core, people: People, plan: Step[][]): Promise<Known> {
+/**
+ * Every batch in turn, the steps of each at once. Throws the first failure that is not a domain
+ * error, naming its step. With several cores (nodes over the same stores), each step goes to the
+ * next node in turn, as a balancer would send a client's requests.
+ */
+export async function runBatches(cores: readonly Core[], people: People, plan: Step[][]): Promise<Known> {
   const known: Known = { ids: { resource: [], package: [] }, published: { resource: [], package: [] }, links: [], done: new Map() };
   // Something to work on from the first step: a published resource with a file, a draft
   // resource with files and one without, and a package draft.
@@ -301,15 +305,17 @@ export async function runBatches(core: Core, people: People, plan: Step[][]): Pr
     [{ op: 'create', who: 'owner', kind: 'resource', metadata: 'valid', files: false, access: 'public' }],
     [{ op: 'create', who: 'owner', kind: 'package', metadata: 'valid', files: false, access: 'public' }],
   ];
+  let sent = 0;
   for (const batch of [...prelude, ...plan]) {
     await Promise.all(
       batch.map(async (s) => {
+        const core = cores[sent++ % cores.length] as Core;
         try {
           await run(core, people, known, s);
           tally(known, s.op);
         } catch (e) {
           if (isDomainError(e)) return;
-          throw new Error(`${JSON.stringify(s)} failed: ${e instanceof Error ? e.stack : String(e)}`);
+          throw new Error(`${JSON.stringify(s)} failed on node ${cores.indexOf(core)}: ${e instanceof Error ? e.stack : String(e)}`);
         }
       }),
     );
