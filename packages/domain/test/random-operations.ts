@@ -346,7 +346,16 @@ export async function expectConsistent(core: Core, people: People, ids: Known['i
     for (const id of ids[k]) {
       // Each person reads what they may: the owner of a record can always list its files.
       for (const reader of [people.owner, people.other]) {
-        const files = (await read(core.records.get(reader, k, id))) === null ? null : await read(core.files.list(reader, k, id, 'published'));
+        const published = await read(core.records.get(reader, k, id));
+        if (published !== null) {
+          // Its versions: one of each number, at most one the latest (none when the reader may not see it), and this one among them.
+          const versions = await core.records.versions(reader, k, id, { size: 100 });
+          const numbers = versions.hits.map((h) => h.versions.index);
+          expect(new Set(numbers).size, `${k} ${id}: version numbers ${numbers.join(', ')}`).toBe(numbers.length);
+          expect(versions.hits.filter((h) => h.versions.isLatest).length, `${k} ${id}: latest versions`).toBeLessThanOrEqual(1);
+          expect(numbers).toContain(published.versions.index);
+        }
+        const files = published === null ? null : await read(core.files.list(reader, k, id, 'published'));
         for (const entry of files?.entries ?? []) {
           expect(entry.status, `${k} ${id}: ${entry.key} published`).toBe('completed');
           const content = await core.files.content(reader, k, id, 'published', entry.key, null);
