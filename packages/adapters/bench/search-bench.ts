@@ -207,7 +207,7 @@ export interface PostgresFigures {
   loadAverage: string;
 }
 
-const PG_TABLES = ['search_doc', 'search_box', 'search_range', 'search_range_count', 'search_vocab', 'search_path', 'search_count', 'search_title', 'search_repeat'];
+const PG_TABLES = ['search_doc', 'search_box', 'search_range', 'search_range_count', 'search_vocab', 'search_path', 'search_count', 'search_count_year', 'search_title', 'search_repeat'];
 
 /** The process serving a database connection. */
 const backendOf = async (db: DbHandle['db']): Promise<number> => (await sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(db)).rows[0]?.pid ?? 0;

@@ -883,6 +883,96 @@ describe('search index (PostgreSQL): ranges decided in SQL', () => {
     }
   });
 
+  it('counts a listing of a word within publication years and months from the words\' counts kept by month as every match does, through writes, removals, a rebuild and a rolled-back transaction; a document of several months from the rows', { timeout: 240_000 }, async () => {
+    const { handle, index } = await open();
+    try {
+      let seed = 29;
+      const next = (n: number) => ((seed = (seed * 48271) % 2147483647), seed % n);
+      const words = ['glacier', 'ice', 'river'];
+      const dateFrom = () => `${2019 + next(6)}-${String(1 + next(12)).padStart(2, '0')}-${String(1 + next(28)).padStart(2, '0')}`.slice(0, [4, 7, 10, 10][next(4)]);
+      const make = (i: number, round: number): SearchDocument => {
+        const id = `y${String(i).padStart(3, '0')}`;
+        const metadata: { title: string } & Record<string, unknown> = { title: `${words[next(3)]} survey`, description: `${words[next(3)]} ${words[next(3)]} notes ${next(3)}` };
+        if (next(6) !== 0) metadata['publication_date'] = dateFrom();
+        const base = doc(id, metadata);
+        return { ...base, key: `${round}:${id}`, ...listingFields(next, next(6) === 0), readers: next(3) === 0 ? ['o', 'p'] : ['o'] };
+      };
+      const ids = Array.from({ length: 300 }, (_, i) => `y${String(i).padStart(3, '0')}`);
+      const queries = [
+        'glacier AND metadata.publication_date:[2022-06 TO *]', 'metadata.publication_date:[2020 TO 2021] AND ice', 'river AND metadata.publication_date:[2020-03 TO 2023-02]',
+        'glacier AND metadata.publication_date:[* TO 2020-06]', 'ice AND metadata.publication_date:[2021-05 TO 2021-08]', 'notes AND metadata.publication_date:[2019 TO *]',
+        'glacier AND metadata.publication_date:[2030 TO *]',
+        // A number: not kept by month, counted from the rows.
+        '2 AND metadata.publication_date:[2020-06 TO *]',
+      ];
+      /** Every query under every listing variant, against every match; and the kept rows against the listed documents of one publication month, by word and year. */
+      const check = async () => {
+        let found = 0;
+        for (const q of queries) found += await expectEveryMatchAnswers(index, ids, LISTING_VARIANTS.map((over) => ({ ...listingRequest(q), ...over })));
+        expect(found).toBeGreaterThan(0);
+        const kept = await sql<{ lexeme: string; year: string; kind: string; n: string }>`select lexeme, year, kind, sum(n) as n from search_count_year
+          where lexeme in ('glacier', 'ice', 'river', 'notes') group by 1, 2, 3 having sum(n) <> 0 order by 1, 2, 3`.execute(handle.db);
+        const listed = await sql<{ lexeme: string; year: string; kind: string; n: string }>`select l as lexeme, y as year, kind, count(*) as n from search_doc,
+            unnest(tsvector_to_array(words)) l, unnest(tsvector_to_array(words)) y
+          where state = 'published' and is_latest and is_public and l in ('glacier', 'ice', 'river', 'notes') and y like '#y metadata.publication_date %'
+            and (select count(*) from unnest(tsvector_to_array(words)) z where z like '#m metadata.publication_date %') = 1
+          group by 1, 2, 3 order by 1, 2, 3`.execute(handle.db);
+        expect(kept.rows).toEqual(listed.rows);
+      };
+      await writeThroughChanges(index, make, { count: 300, rewrite: [100, 3], remove: Array.from({ length: 30 }, (_, i) => `0:y${String(i * 9).padStart(3, '0')}`), oneAtATime: [25, 4] });
+      await check();
+      // One document written again and again, into and out of one month: its groups' rows crowd and are folded.
+      for (let i = 0; i < 60; i++) {
+        const metadata = { title: 'glacier survey', description: 'ice notes', publication_date: i % 3 === 0 ? '2022-07-04' : '2022-07' };
+        await index.upsert([{ ...doc('y298', metadata), key: '0:y298', resourceType: types[1 + (i % 2)] ?? null }]);
+      }
+      await check();
+      // Rewritten in a transaction rolled back: nothing of it counted.
+      await expect(
+        (handle.db as unknown as Kysely<object>).transaction().execute(async (trx) => {
+          const inside = index.withTransaction(trx);
+          await inside.upsert(ids.slice(0, 40).map((_, i) => make(i, 0)));
+          await inside.remove(['0:y100', '0:y101']);
+          throw new Error('rolled back');
+        }),
+      ).rejects.toThrow('rolled back');
+      await check();
+      // Listed documents of two publication years, of two months of one year: every listing counted from the rows while one is listed.
+      for (const dates of [['2020-02', '2023-07-01'], ['2022-02', '2022-07-01']]) {
+        const several = { ...doc('y299', { title: 'glacier survey', description: 'ice notes', publication_date: dates }), key: '0:y299' };
+        await index.upsert([several]);
+        expect((await sql<{ n: string }>`select sum(n) as n from search_count_year where lexeme = '' and year = ''`.execute(handle.db)).rows[0]?.n).toBe('1');
+        await check();
+        await index.remove(['0:y299']);
+        await check();
+      }
+      // Projected again by a rebuild, which keeps nothing until its end.
+      const docs = ids.slice(0, 200).map((_, i) => make(i, 2));
+      const rebuild = await index.rebuild();
+      await rebuild.upsert(docs);
+      await rebuild.finish();
+      await check();
+    } finally {
+      await handle.close();
+    }
+  });
+
+  it('empties an index written before the words were counted by publication month, so every record is projected again with those counts', async () => {
+    const { handle, index } = await open();
+    try {
+      const docs = [doc('kept', { title: 'Glacier', publication_date: '2020-05' }), doc('other', { title: 'Glacier', publication_date: '2023' })];
+      await index.upsert(docs);
+      await sql`update search_meta set layout = 19`.execute(handle.db);
+      await createPostgresSearchSchema(handle.db);
+      expect((await index.search(listingRequest('glacier'))).total).toBe(0);
+      await index.upsert(docs);
+      expect((await sql<{ n: string }>`select sum(n) as n from search_count_year where lexeme = 'glacier'`.execute(handle.db)).rows[0]?.n).toBe('2');
+      expect((await index.search(listingRequest('glacier AND metadata.publication_date:[2021 TO *]'))).total).toBe(1);
+    } finally {
+      await handle.close();
+    }
+  });
+
   it('empties an index written before ranges had a table, so every record is projected again with its ranges', async () => {
     const { handle, index } = await open();
     try {

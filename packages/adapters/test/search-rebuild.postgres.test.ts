@@ -20,7 +20,9 @@ function documents(count: number): SearchDocument[] {
     const restricted = next(6) === 0;
     const title = i % 3 === 0 ? `Glacier ${words(next(3))}` : words(1 + next(3));
     return {
-      ...searchDocument(id, title, { body: { id, metadata: { title, description: words(next(20)), ...(next(4) === 0 ? {} : { subjects: [words(2)] }) } } }),
+      ...searchDocument(id, title, {
+        body: { id, metadata: { title, description: words(next(20)), publication_date: `${2019 + (i % 5)}-0${1 + (i % 9)}`, ...(next(4) === 0 ? {} : { subjects: [words(2)] }) } },
+      }),
       kind: next(5) === 0 ? ('package' as const) : ('resource' as const),
       state: next(8) === 0 ? ('draft' as const) : ('published' as const),
       isLatest: next(7) !== 0,
@@ -40,13 +42,15 @@ async function open() {
 
 type Opened = Awaited<ReturnType<typeof open>>;
 
-/** What the index keeps beside the documents, as searches read it: each group's count summed, every title score and repeated word's score. */
+/** What the index keeps beside the documents, as searches read it: each group's count summed (by word, and by word and publication month), every title score and repeated word's score. */
 async function kept({ handle }: Opened) {
   const counts = await sql`select lexeme, in_title, kind, resource_type, resource_type_label, access_status, sum(n)::integer as n from search_count
     group by 1, 2, 3, 4, 5, 6 having sum(n) <> 0 order by 1, 2, 3, 4, 5, 6`.execute(handle.db);
   const titles = await sql`select lexeme, score, created, id, key, kind, resource_type, access_status from search_title order by key, lexeme`.execute(handle.db);
   const repeats = await sql`select lexeme, score, created, id, key, kind, resource_type, access_status from search_repeat order by key, lexeme`.execute(handle.db);
-  return { counts: counts.rows, titles: titles.rows, repeats: repeats.rows };
+  const years = await sql`select lexeme, year, month, kind, resource_type, resource_type_label, access_status, sum(n)::integer as n from search_count_year
+    group by 1, 2, 3, 4, 5, 6, 7 having sum(n) <> 0 order by 1, 2, 3, 4, 5, 6, 7`.execute(handle.db);
+  return { counts: counts.rows, titles: titles.rows, repeats: repeats.rows, years: years.rows };
 }
 
 const listing = (q: string, over: Partial<SearchRequest> = {}): SearchRequest => ({
@@ -62,7 +66,7 @@ const listing = (q: string, over: Partial<SearchRequest> = {}): SearchRequest =>
 
 async function answers({ index }: Opened) {
   const out = [];
-  for (const q of ['glacier', 'ice', 'river', 'metadata.title:glacier', '"sea ice"', '', 'glac*', 'survy~']) {
+  for (const q of ['glacier', 'ice', 'river', 'metadata.title:glacier', '"sea ice"', '', 'glac*', 'survy~', 'ice AND metadata.publication_date:[2020-06 TO *]']) {
     for (const over of [{}, { page: 2 }, { sort: 'newest' as const }, { filter: { kinds: ['package' as const], published: true, latestOnly: true, viewerId: null } }]) {
       out.push(await index.search(listing(q, over)));
     }
@@ -92,6 +96,7 @@ describe('search index (PostgreSQL): a rebuild', () => {
       await rebuild.finish();
 
       expect((await kept(byWrites)).counts.length).toBeGreaterThan(50);
+      expect((await kept(byWrites)).years.length).toBeGreaterThan(50);
       expect((await kept(byWrites)).repeats.length).toBeGreaterThan(50);
       await expectCountedAsWritten(rebuilt, byWrites);
       expect((await rebuilt.index.search(listing('glacier'))).total).toBeGreaterThan(0);

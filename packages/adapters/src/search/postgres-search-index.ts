@@ -25,6 +25,7 @@ import { keptWords, keptWordsAnswer, MAX_KEPT_WORDS } from './postgres-kept-word
 import { LISTING_AGGREGATES, listingColumns } from './postgres-listing-columns.ts';
 import { bucketedRange, RANGE_BUCKET_SCHEMA, type BucketedRange } from './postgres-range-buckets.ts';
 import { composedQuery, foldableRanges, foldedRanges, listedRangeDocuments, RANGE_SCHEMA, requiredRanges, writeRanges, type FoldedRanges } from './postgres-ranges.ts';
+import { YEAR_COUNT_SCHEMA, YEAR_TOUCHED, yearCountFold, yearCounted, yearCountsSql, yearCountStatements, type YearCounted } from './postgres-year-counts.ts';
 import { documentWords, documentWordsInTurns, exactQuery, type DocumentWords, rankOperands, rankText, requiredWords, singleLexeme, type FuzzyExpansions, type RankOperand, type SingleLexeme } from './postgres-text.ts';
 
 /** Any Kysely handle: the index's tables are outside the records' typed schema, and written in SQL. */
@@ -57,6 +58,7 @@ const WORD_COUNT = 'word_count integer';
  *   outside its title (`repeats`; from the vector when `repeats` was too long to keep): with
  *   `search_title`, every document whose score for a word is not the one of a single untitled
  *   position, which only the document's length then sets.
+ * - `search_count_year`: how many hold each word by publication month (postgres-year-counts.ts).
  * Kept by statement triggers on search_doc, from the rows the statement changed, in its
  * transaction: every write (upsert, remove, clear, `krs reindex`) keeps them as the documents are.
  */
@@ -95,7 +97,8 @@ const keptStatements = (changed: string) => `
     ), added AS (
       INSERT INTO search_count (lexeme, in_title, kind, resource_type, resource_type_label, access_status, n) SELECT * FROM delta RETURNING lexeme
     )
-    SELECT array_agg(DISTINCT lexeme) INTO touched FROM added;`;
+    SELECT array_agg(DISTINCT lexeme) INTO touched FROM added;
+    ${yearCountStatements(changed)}`;
 
 /**
  * Rows of one lexeme and group past which a write folds them into one: folding each time cost
@@ -108,8 +111,8 @@ const come = `SELECT ${KEPT_COLUMNS}, 1 AS sign FROM new_rows WHERE ${COUNTED}`;
 
 /**
  * The setting under which a transaction's writes to search_doc leave `search_count`,
- * `search_title` and `search_repeat` as they are: a rebuild's, which makes them once at its end
- * (`keepAll`).
+ * `search_count_year`, `search_title` and `search_repeat` as they are: a rebuild's, which makes
+ * them once at its end (`keepAll`).
  */
 const KEPT_LATER = 'krs.kept_later';
 
@@ -118,7 +121,7 @@ const KEPT_LATER = 'krs.kept_later';
  * statement when it first runs it: each event's branch names only its own.
  */
 const KEPT_FUNCTION = `CREATE OR REPLACE FUNCTION search_doc_kept() RETURNS trigger LANGUAGE plpgsql AS $kept$
-  DECLARE touched text[];
+  DECLARE touched text[]; ${YEAR_TOUCHED}
   BEGIN
     IF current_setting('${KEPT_LATER}', true) = 'on' THEN RETURN NULL; END IF;
     IF TG_OP = 'INSERT' THEN ${keptStatements(come)}
@@ -141,6 +144,7 @@ const KEPT_FUNCTION = `CREATE OR REPLACE FUNCTION search_doc_kept() RETURNS trig
         SELECT lexeme, in_title, kind, resource_type, resource_type_label, access_status, sum(n)::integer FROM folded
         GROUP BY 1, 2, 3, 4, 5, 6 HAVING sum(n) <> 0;
     END IF;
+    ${yearCountFold(FOLD_AT)}
     RETURN NULL;
   END $kept$`;
 
@@ -186,6 +190,7 @@ const SCHEMA = [
   'CREATE INDEX IF NOT EXISTS search_box_key ON search_box (key)',
   ...RANGE_SCHEMA,
   ...RANGE_BUCKET_SCHEMA,
+  ...YEAR_COUNT_SCHEMA,
   // Every word ever indexed (never pruned: a word no document holds any more expands a fuzzy term to nothing).
   'CREATE TABLE IF NOT EXISTS search_vocab (word text COLLATE "C" PRIMARY KEY)',
   // See `KEPT_FUNCTION`.
@@ -250,9 +255,10 @@ const STORAGE = [
  * `field_words`, and `repeats`; 17 the range rows' counts per bucket (`search_range_count`) and
  * their page index (postgres-range-buckets.ts); 18 the buckets of the date range values as
  * lexemes of `words` (postgres-range-lexemes.ts); 19 `search_repeat`, the kept scores of the
- * words a document holds at several positions outside its title.
+ * words a document holds at several positions outside its title; 20 `search_count_year`, the
+ * words' kept counts by publication month (postgres-year-counts.ts).
  */
-const LAYOUT = 19;
+const LAYOUT = 20;
 
 /** Creates the index's tables and indexes where they are missing; nodes starting at once take turns. */
 export async function createPostgresSearchSchema<T>(handle: Kysely<T>): Promise<void> {
@@ -273,6 +279,7 @@ export async function createPostgresSearchSchema<T>(handle: Kysely<T>): Promise<
       await sql`drop table if exists search_count`.execute(trx);
       await sql`drop table if exists search_title`.execute(trx);
       await sql`drop table if exists search_repeat`.execute(trx);
+      await sql`drop table if exists search_count_year`.execute(trx);
     }
     const made = (await sql<{ t: string | null }>`select to_regclass('search_doc')::text as t`.execute(trx)).rows[0]?.t == null;
     for (const statement of SCHEMA) await sql.raw(statement).execute(trx);
@@ -422,7 +429,8 @@ export function createPostgresSearchIndex<T>(
         const rank = request.sort === 'bestmatch' ? await rankOf(handle, rankOperands(fielded, fuzzy)) : null;
         const ranked = keptFilter(request) && request.sort === 'bestmatch' ? await rankedBesideRanges(handle, fielded, fuzzy, folded, request.filter.kinds) : null;
         return inSql(handle, request, composed.match, rank, keptField(fielded, paths, fuzzy, composed.match), composed.text || composed.fields, null,
-          ranked === null ? null : { lexeme: ranked, titleOnly: false, ranked: { lexeme: ranked, within: composed.match } }, composed.counted);
+          ranked === null ? null : { lexeme: ranked, titleOnly: false, ranked: { lexeme: ranked, within: composed.match } }, composed.counted,
+          keptFilter(request) ? yearCounted(fielded, folded) : null);
       }
       const words = requiredWords(query);
       const where: RawBuilder<unknown>[] = [filterSql(request)];
@@ -470,7 +478,7 @@ export function createPostgresSearchIndex<T>(
      */
     async rebuild() {
       await db.transaction().execute(async (trx) => {
-        await sql`truncate search_doc, search_box, search_range, search_range_count, search_count, search_title, search_repeat`.execute(trx);
+        await sql`truncate search_doc, search_box, search_range, search_range_count, search_count, search_count_year, search_title, search_repeat`.execute(trx);
         await sql`insert into search_rebuild (started) values (${new Date().toISOString()})`.execute(trx);
       });
       const later = <R>(write: (trx: Db) => Promise<R>) =>
@@ -492,7 +500,7 @@ export function createPostgresSearchIndex<T>(
      * for each document) and `glacier OR` a range in 12-17 s, against 20-50 ms once analyzed.
      */
     async analyze() {
-      await sql`analyze search_doc, search_range, search_range_count, search_box, search_path, search_vocab, search_count, search_title, search_repeat`.execute(db);
+      await sql`analyze search_doc, search_range, search_range_count, search_box, search_path, search_vocab, search_count, search_count_year, search_title, search_repeat`.execute(db);
     },
   };
 }
@@ -711,7 +719,7 @@ function isRectangle(shape: Extract<Shape, { type: 'polygon' }>, [w, s, e, n]: B
 }
 
 /**
- * Makes `search_count`, `search_title` and `search_repeat` again from every document, as the
+ * Makes `search_count`, `search_count_year`, `search_title` and `search_repeat` again from every document, as the
  * triggers would have from writing them one by one (the same statements, each group's count in
  * one row), and ends any rebuild's wait for them. Writers of documents wait until it commits; searches do not.
  */
@@ -721,7 +729,8 @@ async function keepAll(trx: Db, unlessCounting = false): Promise<void> {
   await sql`delete from search_count`.execute(trx);
   await sql`delete from search_title`.execute(trx);
   await sql`delete from search_repeat`.execute(trx);
-  await sql.raw(`DO $keep$ DECLARE touched text[]; BEGIN ${keptStatements(`SELECT ${KEPT_COLUMNS}, 1 AS sign FROM search_doc WHERE ${COUNTED}`)} END $keep$`).execute(trx);
+  await sql`delete from search_count_year`.execute(trx);
+  await sql.raw(`DO $keep$ DECLARE touched text[]; ${YEAR_TOUCHED} BEGIN ${keptStatements(`SELECT ${KEPT_COLUMNS}, 1 AS sign FROM search_doc WHERE ${COUNTED}`)} END $keep$`).execute(trx);
   await sql`delete from search_rebuild`.execute(trx);
 }
 
@@ -1263,7 +1272,8 @@ const KEPT_SCORES_READ = 8;
  * every match holds and the page ranks by, whose kept scores may give a
  * listing's page (`keptScoresPage`), its counts then from the matches' rows, unscored
  * (`rankedBesideRanges`). `counted`: the same matches as `match`, as the statement counting
- * them scans them best (postgres-ranges.ts, `splitFold`).
+ * them scans them best (postgres-ranges.ts, `splitFold`). `yearly`: a listing's word and
+ * publication range, counted from the words' kept counts by year (postgres-year-counts.ts).
  */
 async function inSql(
   db: Db,
@@ -1275,6 +1285,7 @@ async function inSql(
   several: { words: readonly string[]; operands: number } | null = null,
   rankedWithin: KeptLexeme | null = null,
   counted: RawBuilder<boolean> | null = null,
+  yearly: YearCounted | null = null,
 ): Promise<SearchResult> {
   const where = sql`${filterSql(request)} ${match === null ? sql`` : sql`and ${match}`}`;
   const filtered = (Object.entries(request.filter.facets ?? {}) as [FacetName, readonly string[]][]).filter(([, values]) => values.length > 0).map(([facet]) => facet);
@@ -1294,6 +1305,20 @@ async function inSql(
     ${grouped.length === 0 ? sql`` : sql`group by ${sql.join(grouped.map((facet) => sql.ref(FACET_COLUMN[facet])))}`}
     ${labelled ? sql`order by label` : sql``}`;
   const page = pageSql(request, where, rank);
+  const countRows = async (handle: Db): Promise<FacetGroup[]> => {
+    if (yearly !== null) {
+      const statement = yearCountsSql(yearly, {
+        kinds: request.filter.kinds,
+        own: (match) => ownSql(request, match),
+        groupSelect: grouped.map((facet) => sql`${sql.ref(FACET_COLUMN[facet])} as ${sql.ref(facet)}`),
+        groupBy: grouped.map((facet) => sql.ref(FACET_COLUMN[facet])),
+        labelled,
+      });
+      const row = (await statement.execute(handle)).rows[0];
+      if (row !== undefined && !row.several) return row.counts as FacetGroup[];
+    }
+    return (await counts.execute(handle)).rows;
+  };
   const kept = single !== null && match !== null && keptFilter(request) ? single : null;
   // A signed-in reader's own matches; and their own documents, whose title matches (a subset of
   // those matches) the page finds without their vectors.
@@ -1344,10 +1369,10 @@ async function inSql(
     // A word's best kept scores that match, the matches counted without being scored.
     if (rankedWithin !== null && match !== null && keptFilter(request) && request.sort === 'bestmatch' && rank !== null && oneWordRank(rank)) {
       const keptPage = await keptScoresPage(handle, request, rankedWithin, rank, ownSql(request, match));
-      if (keptPage !== null) return { counts: (await counts.execute(handle)).rows, page: keptPage };
+      if (keptPage !== null) return { counts: await countRows(handle), page: keptPage };
     }
     if (request.sort === 'bestmatch' && rank !== null && rank.bound !== null) return bounded(handle);
-    return { counts: (await counts.execute(handle)).rows, page: (await page.execute(handle)).rows };
+    return { counts: await countRows(handle), page: (await page.execute(handle)).rows };
   };
   const answer = db.isTransaction
     ? await run(db)
