@@ -1,6 +1,6 @@
 /**
  * The domain's random sequences of depositors' steps (packages/domain/test/random-operations.ts)
- * on the stores the server runs on: the embedded stack (SQLite, files, FTS5), and two nodes over
+ * on the stores the server runs on: the embedded stack (SQLite, files, FTS5; MiniSearch too), and two nodes over
  * one PostgreSQL and one S3 bucket, each step sent to the next node in turn. After each run the
  * stores must hold together as every node reads them, and again once they are closed and opened
  * anew, as a restart does.
@@ -50,7 +50,11 @@ async function randomRuns(runs: number, nodes: number, storesFor: (run: number) 
         const people = { owner: await person(first, 'ada@example.org'), other: await person(first, 'bo@example.org') };
         const known = await runBatches(cores(), people, plan);
         for (const core of cores()) await expectConsistent(core, people, known.ids);
-        for (const o of opened) await o.close();
+        // Stopped as the server stops (its index's snapshot saved, then closed), and started again.
+        for (const o of opened) {
+          await o.saveSearchSnapshot();
+          await o.close();
+        }
         opened = await open(env, nodes);
         for (const core of cores()) await expectConsistent(core, people, known.ids);
         for (const [op, n] of known.done) done.set(op, (done.get(op) ?? 0) + n);
@@ -77,6 +81,10 @@ describe("random sequences of depositors' steps on the server's stores", () => {
 
   it('hold together on SQLite, files and FTS5, and after a restart', async () => {
     await randomRuns(30, 1, async () => ({ KRS_DATA_DIR: dataDir(), KRS_SEARCH_ENGINE: 'sqlite' }));
+  }, 600_000);
+
+  it('hold together on SQLite and files with the MiniSearch engine, and after a restart from its saved index', async () => {
+    await randomRuns(20, 1, async () => ({ KRS_DATA_DIR: dataDir(), KRS_SEARCH_ENGINE: 'minisearch' }));
   }, 600_000);
 
   it('hold together on two nodes over PostgreSQL and S3, and after a restart', async () => {
