@@ -183,11 +183,19 @@ function scoreRange(codes: Int32Array, from: number, to: number, idf: number, le
   return i;
 }
 
-/** The rowids with a score, ascending. */
+/**
+ * The rowids with a score, ascending. Each rowid is written and the count moved on by whether it
+ * scores, without a branch: which documents hold a fuzzy word's expansions follows no pattern a
+ * branch predictor learns (at a million documents, 395 128 scored with 477 753 changes between
+ * scored and not), and the branch cost the pass 4.9 ms where this takes 2.0.
+ */
 function scored(scoreOf: Float64Array, scratch: ScratchArrays): Int32Array {
   const rowids = scratch.rows(scoreOf.length);
   let n = 0;
-  for (let rowid = 0; rowid < scoreOf.length; rowid++) if ((scoreOf[rowid] as number) > 0) rowids[n++] = rowid;
+  for (let rowid = 0; rowid < scoreOf.length; rowid++) {
+    rowids[n] = rowid;
+    n += +((scoreOf[rowid] as number) > 0);
+  }
   return rowids.subarray(0, n);
 }
 
