@@ -538,8 +538,13 @@ function firstRange(hits: Int32Array, from: number, to: number, k: number, colum
   const top = kept.top;
   let bound = kept.bound;
   for (let i = from; i < to; i++) {
+    if (top.length === k) {
+      // Most hits fall below the k-th kept: passed over in a loop of their own.
+      while (i < to && (column[hits[i] as number] ?? 0) * sign < bound) i++;
+      if (i >= to) break;
+      if (compare(hits[i] as number, top[k - 1] ?? 0) >= 0) continue;
+    }
     const rowid = hits[i] as number;
-    if (top.length === k && ((column[rowid] ?? 0) * sign < bound || compare(rowid, top[k - 1] ?? 0) >= 0)) continue;
     let lo = 0;
     let hi = top.length;
     while (lo < hi) {
