@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { editDistance } from '@krs/domain/search';
 import { Sqlite as Database } from '../src/sql/sqlite-driver.ts';
-import { fts5NearestWords, fts5Scratch } from '../src/search/fts5-doclist.ts';
+import { fts5KeptSlices, fts5NearestWords, fts5Scratch, type Fts5Store } from '../src/search/fts5-doclist.ts';
 import { createInlineReader, createThreadReader } from '../src/search/sqlite-reader.ts';
 import { store, type Db } from './fts5-corpus.ts';
 
@@ -132,6 +132,60 @@ describe("a slice of the vocabulary read from FTS5's leaves", () => {
     db.close();
   });
 
+  it('kept between queries, is read again from the leaves only after a write, and is the vocabulary\'s after each', () => {
+    const db = new Database(':memory:');
+    corpus(db, 600, ["('pgsz', 64)", ...UNMERGED], (rowid) => rowid % 6 === 1);
+    // The leaves' reads counted: a slice kept is answered without them.
+    let leafReads = 0;
+    const counted: Fts5Store = { ...store(db), leaves: (...args) => (leafReads++, store(db).leaves(...args)) };
+    const kept = fts5KeptSlices();
+    const scratch = fts5Scratch();
+    const check = (label: string) => {
+      for (const [word, shortest, longest, most] of SLICES) {
+        const letter = String.fromCodePoint(word.codePointAt(0) ?? 0);
+        const next = String.fromCodePoint((letter.codePointAt(0) ?? 0) + 1);
+        const answer = db.transaction(() => fts5NearestWords(counted, letter, next, word, shortest, longest, most, scratch, kept))();
+        expect(answer, `${label}: ${word} ${most}`).toEqual(fromVocabulary(db, letter, next, word, shortest, longest, most));
+      }
+    };
+    check('first read');
+    const first = leafReads;
+    expect(first).toBeGreaterThan(0);
+    check('kept');
+    expect(leafReads).toBe(first);
+    // New words, in a segment of their own.
+    db.prepare('INSERT INTO doc_fts (rowid, title, text, paths) VALUES (?, ?, ?, ?)').run(5000, 'glaciex gzzzy glacer2', 'seb sea0', '');
+    check('after an insert');
+    expect(leafReads).toBeGreaterThan(first);
+    // Every row of a word deleted: no longer in the slice.
+    db.exec("DELETE FROM doc_fts WHERE rowid IN (5000, 3, 9)");
+    check('after a delete');
+    db.exec("INSERT INTO doc_fts (doc_fts, rank) VALUES ('merge', 300)");
+    check('after a merge');
+    db.exec("INSERT INTO doc_fts (doc_fts) VALUES ('optimize')");
+    check('after an optimize');
+    db.close();
+  });
+
+  it('keeps slices up to its bound of words, the oldest dropped first', () => {
+    const db = new Database(':memory:');
+    corpus(db, 400, [], () => false);
+    const scratch = fts5Scratch();
+    const g = fromVocabulary(db, 'g', 'h', 'g', 1, 40, 100_000).length;
+    const s = fromVocabulary(db, 's', 't', 's', 1, 40, 100_000).length;
+    expect(g).toBeGreaterThan(100);
+    expect(s).toBeGreaterThan(100);
+    // Room for either slice, not for both.
+    const kept = fts5KeptSlices(Math.max(g, s) + 1);
+    const read = (from: string, to: string) => db.transaction(() => fts5NearestWords(store(db), from, to, from, 1, 40, 100_000, scratch, kept))();
+    expect(read('g', 'h')).toHaveLength(g);
+    expect(read('s', 't')).toHaveLength(s);
+    expect(kept.held).toBe(s);
+    expect([...kept.slices.keys()].map((name) => name[0])).toEqual(['s']);
+    expect(read('g', 'h')).toEqual(fromVocabulary(db, 'g', 'h', 'g', 1, 40, 100_000));
+    db.close();
+  });
+
   const dir = mkdtempSync(join(tmpdir(), 'krs-fts5-vocabulary-'));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -157,6 +211,11 @@ describe("a slice of the vocabulary read from FTS5's leaves", () => {
         expect(near.every((w) => answered.near.includes(w)) && answered.near.every((w) => expected.includes(w)), word).toBe(true);
         if (most === 20_000) expect(answered.near.length, word).toBeLessThan(expected.length / 2);
       }
+      // The thread keeps the slices it read: a word written since is in its next answer.
+      db.prepare('INSERT INTO doc_fts (rowid, title, text, paths) VALUES (?, ?, ?, ?)').run(5000, 'glaciex', '', '');
+      const expected = fromVocabulary(db, 'g', 'h', 'glacer', 4, 8, 20_000);
+      expect(expected).toContain('glaciex');
+      expect(await thread.nearestWords('doc_fts', { from: 'g', to: 'h', word: 'glacer', shortest: 4, longest: 8, most: 20_000, distance: 40 })).toEqual({ read: expected.length, near: expected });
     } finally {
       await thread.close();
       db.close();

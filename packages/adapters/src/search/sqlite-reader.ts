@@ -47,6 +47,8 @@ import {
   fts5WordSpans,
   fts5LeafTerms,
   fts5NearestWords,
+  fts5KeptSlices,
+  fts5SliceKeys,
   fts5WordOfKey,
   fts5WordLives,
   fts5Tombstoned,
@@ -55,6 +57,7 @@ import {
   fts5SpansBuried,
   fts5FieldRows,
   fts5PhraseWords,
+  type Fts5KeptSlices,
   type Fts5Store,
 } from './fts5-doclist.ts';
 
@@ -172,6 +175,8 @@ ${fts5Seek}
 ${fts5NextCommon}
 ${fts5LeafTerms}
 ${fts5WordLives}
+${fts5KeptSlices}
+${fts5SliceKeys}
 ${fts5NearestWords}
 ${fts5WordOfKey}
 ${fts5Tombstoned}
@@ -289,8 +294,10 @@ function nearestWords(fts, json) {
   let read = wordReads.get(fts);
   if (read === undefined) {
     const store = storeOf(fts);
+    // The slices read lately, for fuzzy words of the same letter and lengths until the next write.
+    const kept = fts5KeptSlices();
     read = db.transaction((s) => {
-      const nearest = fts5NearestWords(store, s.from, s.to, s.word, s.shortest, s.longest, s.most, doclistScratch);
+      const nearest = fts5NearestWords(store, s.from, s.to, s.word, s.shortest, s.longest, s.most, doclistScratch, kept);
       return [nearest.length, ...withinBagDistance(nearest, s.word, s.distance)].join(' ');
     });
     wordReads.set(fts, read);
@@ -468,6 +475,7 @@ export function createInlineReader(db: Database): SqliteReader {
   const scratch = fts5Scratch();
   const phraseScratch = fts5PhraseScratch();
   const stores = new Map<string, Fts5Store>();
+  const keptSlices = new Map<string, Fts5KeptSlices>();
   const storeOf = (fts: string): Fts5Store => {
     let store = stores.get(fts);
     if (store === undefined) {
@@ -502,7 +510,13 @@ export function createInlineReader(db: Database): SqliteReader {
     },
     nearestWords: async (fts, s) => {
       const store = storeOf(fts);
-      const nearest = db.transaction(() => fts5NearestWords(store, s.from, s.to, s.word, s.shortest, s.longest, s.most, scratch))();
+      let kept = keptSlices.get(fts);
+      if (kept === undefined) {
+        kept = fts5KeptSlices();
+        keptSlices.set(fts, kept);
+      }
+      const slices = kept;
+      const nearest = db.transaction(() => fts5NearestWords(store, s.from, s.to, s.word, s.shortest, s.longest, s.most, scratch, slices))();
       return { read: nearest.length, near: withinBagDistance(nearest, s.word, s.distance) };
     },
     recycle: () => undefined,

@@ -91,6 +91,28 @@ describe('HeaderTable filters', () => {
     const rows = Int32Array.from(docs.keys()).filter((rowid) => rowid % 2 === 0);
     expect(table.search(rows, request, null)).toEqual(runSearch(docs.filter((_, rowid) => rowid % 2 === 0), request, () => true, null));
   });
+
+  it('counts a row rewritten with other facet values under its new values alone, and a removed row nowhere', () => {
+    const rewritten = new HeaderTable();
+    docs.forEach((doc, rowid) => rewritten.set(rowid, doc));
+    const now = docs.map((doc, i) =>
+      i % 7 === 0
+        ? {
+            ...doc,
+            kind: doc.kind === 'package' ? ('resource' as const) : ('package' as const),
+            accessStatus: doc.accessStatus === 'open' ? ('embargoed' as const) : ('open' as const),
+            resourceType: doc.resourceType === null ? { id: 'type-new', label: 'New' } : i % 2 === 0 ? null : { id: 'type1', label: 'Type 1' },
+          }
+        : doc,
+    );
+    now.forEach((doc, rowid) => {
+      if (rowid % 7 === 0) rewritten.set(rowid, doc);
+    });
+    for (let rowid = 3; rowid < now.length; rowid += 11) rewritten.delete(rowid);
+    const left = now.filter((_, rowid) => (rowid - 3) % 11 !== 0 || rowid < 3);
+    const request: SearchRequest = { filter: { kinds: [...kinds], published: true, viewerId: 'viewer' }, q: null, bbox: null, sort: 'newest', page: 1, size: 500, aggregations: ['resource_type', 'access_status', 'record_type'] };
+    expect(rewritten.search(null, request, null)).toEqual(runSearch(left, request, () => true, null));
+  });
 });
 
 describe('firstByColumn', () => {

@@ -108,6 +108,14 @@ interface ListingFilter {
   flags: number;
 }
 
+/**
+ * A row's resource type (-1 for none), access status and kind (their codes in the table) as one
+ * code, from 0 up: two bits for the four access statuses, one for the two kinds.
+ */
+const facetCode = (resourceType: number, access: number, kind: number): number => (resourceType + 1) * 8 + access * 2 + kind;
+/** The codes `facetCode` made one. */
+const facetsOf = (code: number): [resourceType: number, access: number, kind: number] => [(code >> 3) - 1, (code >> 1) & 3, code & 1];
+
 /** What a `select` has counted and kept so far. */
 interface SelectPass {
   rows: Int32Array | null;
@@ -115,9 +123,8 @@ interface SelectPass {
   /** The filter's checks on columns, for the loop to make inline; null when `accepts` must decide. */
   listing: ListingFilter | null;
   facetFilter: ((rowid: number) => boolean) | null;
-  rtCounts: Int32Array;
-  accessCounts: Int32Array;
-  kindCounts: Int32Array;
+  /** By a row's `facets` code: the rows counted so far. */
+  facetCounts: Int32Array;
   hits: Int32Array;
   total: number;
 }
@@ -129,6 +136,13 @@ export class HeaderTable {
   private state = new Uint8Array(0);
   private flags = new Uint8Array(0);
   private access = new Uint8Array(0);
+  /**
+   * The three facets' codes of each row in one (`facetCode`): the select loop counts a row in one
+   * array instead of three. Three increments a row, each waiting on the last store to its array
+   * when neighbouring rows share a value, were half of a pass over a million rows (6.1 ms against
+   * 3.3 with one, in a scratch copy of the loop).
+   */
+  private facets = new Int32Array(0);
   private versionIndex = new Int32Array(0);
   private resourceType = new Int32Array(0);
   private owner = new Int32Array(0);
@@ -178,6 +192,7 @@ export class HeaderTable {
       this.resourceTypeLabels[code] = doc.resourceType.label;
       this.resourceType[rowid] = code;
     }
+    this.facets[rowid] = facetCode(this.resourceType[rowid] as number, this.access[rowid] as number, this.kind[rowid] as number);
     this.owner[rowid] = this.owners.code(doc.ownerId);
     this.parents[rowid] = doc.parentId;
     this.created[rowid] = microsOf(doc.created);
@@ -292,9 +307,7 @@ export class HeaderTable {
       accepts: this.filterFor(request.filter),
       listing: this.listingFor(request.filter),
       facetFilter: this.facetFilterFor(request.filter),
-      rtCounts: new Int32Array(this.resourceTypes.values.length),
-      accessCounts: new Int32Array(ACCESS.length),
-      kindCounts: new Int32Array(KINDS.length),
+      facetCounts: new Int32Array(facetCode(this.resourceTypes.values.length, 0, 0)),
       hits: into !== undefined && into.length >= most ? into : new Int32Array(most),
       total: 0,
     };
@@ -303,7 +316,16 @@ export class HeaderTable {
       if (from > 0) yield;
       this.selectRange(pass, from, Math.min(length, from + ROWS_PER_STEP));
     }
-    const { rtCounts, accessCounts, kindCounts } = pass;
+    const rtCounts = new Int32Array(this.resourceTypes.values.length);
+    const accessCounts = new Int32Array(ACCESS.length);
+    const kindCounts = new Int32Array(KINDS.length);
+    pass.facetCounts.forEach((count, code) => {
+      if (count === 0) return;
+      const [rt, access, kind] = facetsOf(code);
+      if (rt >= 0) rtCounts[rt] = (rtCounts[rt] as number) + count;
+      accessCounts[access] = (accessCounts[access] as number) + count;
+      kindCounts[kind] = (kindCounts[kind] as number) + count;
+    });
     const aggregations: SearchResult['aggregations'] = {};
     for (const facet of request.aggregations) aggregations[facet] = this.buckets(facet, { resource_type: rtCounts, access_status: accessCounts, record_type: kindCounts }[facet]);
     return { hits: pass.hits.subarray(0, pass.total), aggregations };
@@ -311,8 +333,8 @@ export class HeaderTable {
 
   /** One step of `selectSteps`, in a plain method: the hot loop stays out of the generator. */
   private selectRange(pass: SelectPass, from: number, to: number): void {
-    const { rows, accepts, listing, facetFilter, rtCounts, accessCounts, kindCounts, hits } = pass;
-    const { present, resourceType, access, kind, capacity, state, flags } = this;
+    const { rows, accepts, listing, facetFilter, facetCounts, hits } = pass;
+    const { present, facets, kind, capacity, state, flags } = this;
     let total = pass.total;
     // Over half a million rows, `accepts` called on each was 40% of the pass.
     const kinds = listing?.kinds ?? 0;
@@ -330,10 +352,8 @@ export class HeaderTable {
         if ((f & wantedFlags) !== wantedFlags) continue;
         if ((f & PUBLIC) === 0 && !accepts(rowid)) continue;
       }
-      const rt = resourceType[rowid] ?? -1;
-      if (rt >= 0) rtCounts[rt]!++;
-      accessCounts[access[rowid] ?? 0]!++;
-      kindCounts[kind[rowid] ?? 0]!++;
+      const code = facets[rowid] as number;
+      facetCounts[code] = (facetCounts[code] as number) + 1;
       if (facetFilter !== null && !facetFilter(rowid)) continue;
       hits[total++] = rowid;
     }
@@ -474,6 +494,7 @@ export class HeaderTable {
     this.state = grow(this.state, (n) => new Uint8Array(n));
     this.flags = grow(this.flags, (n) => new Uint8Array(n));
     this.access = grow(this.access, (n) => new Uint8Array(n));
+    this.facets = grow(this.facets, (n) => new Int32Array(n));
     this.versionIndex = grow(this.versionIndex, (n) => new Int32Array(n));
     this.resourceType = grow(this.resourceType, (n) => new Int32Array(n));
     this.owner = grow(this.owner, (n) => new Int32Array(n));
@@ -517,8 +538,13 @@ function firstRange(hits: Int32Array, from: number, to: number, k: number, colum
   const top = kept.top;
   let bound = kept.bound;
   for (let i = from; i < to; i++) {
+    if (top.length === k) {
+      // Most hits fall below the k-th kept: passed over in a loop of their own.
+      while (i < to && (column[hits[i] as number] ?? 0) * sign < bound) i++;
+      if (i >= to) break;
+      if (compare(hits[i] as number, top[k - 1] ?? 0) >= 0) continue;
+    }
     const rowid = hits[i] as number;
-    if (top.length === k && ((column[rowid] ?? 0) * sign < bound || compare(rowid, top[k - 1] ?? 0) >= 0)) continue;
     let lo = 0;
     let hi = top.length;
     while (lo < hi) {
