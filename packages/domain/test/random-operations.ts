@@ -177,6 +177,7 @@ async function identity(core: Core, people: People, known: Known, w: Who): Promi
   return core.users.identify(people.other.userId, known.links.map((l) => l.token));
 }
 
+/** Numbers each step's metadata, so that writes differ from what they replace. */
 let counter = 0;
 
 const tally = (known: Known, op: Step['op']) => known.done.set(op, (known.done.get(op) ?? 0) + 1);
@@ -190,7 +191,7 @@ async function run(core: Core, people: People, known: Known, s: Step): Promise<v
     // Counted from the newest: the records a client just made are the ones it goes on with.
     return ids.length === 0 ? 'zzzzz-zzzzz' : (ids[ids.length - 1 - (i % ids.length)] as string);
   };
-  // A published id three times in four: a draft's id is as likely to be asked for.
+  // A published id three times in four; otherwise any id, as a client may name a draft's.
   const publishedOf = (k: Kind, i: number) => (i % 4 === 3 ? idOf(k, i) : pick(known.published[k], i) ?? idOf(k, i));
   switch (s.op) {
     case 'create': {
