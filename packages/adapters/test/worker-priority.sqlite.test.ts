@@ -4,7 +4,7 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import SQLite from 'better-sqlite3';
+import { Sqlite } from '../src/sql/sqlite-driver.ts';
 import { describe, expect, it } from 'vitest';
 import { createThreadReader } from '../src/search/sqlite-reader.ts';
 import { tempDir } from './sqlite-fixture.ts';
@@ -31,7 +31,9 @@ function idleThreads(): number {
 describe('the search reader threads', () => {
   it('run in the idle scheduling class', async () => {
     const file = join(tempDir(), 'search.sqlite');
-    new SQLite(file).exec('create table t (x integer); insert into t values (1)');
+    const db = new Sqlite(file);
+    db.exec('create table t (x integer); insert into t values (1)');
+    db.close();
     const before = idleThreads();
     const reader = createThreadReader(file, 2);
     try {
