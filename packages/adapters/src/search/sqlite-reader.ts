@@ -11,7 +11,7 @@
 import type { Database } from 'better-sqlite3';
 import { Worker } from 'node:worker_threads';
 import { SQLITE_MODULE_PATH } from '../sql/sqlite-driver.ts';
-import { IDLE_PRIORITY } from './worker-priority.ts';
+import { LOWER_PRIORITY } from './worker-priority.ts';
 import { threadsEnded } from './threads-ended.ts';
 import { leastLoaded, SEARCH_READER_THREADS, type ThreadLoad } from './reader-threads.ts';
 import { withinBagDistance } from './bag-distance.ts';
@@ -143,7 +143,7 @@ try {
 } catch (e) {
   openError = String((e && e.message) || e);
 }
-${IDLE_PRIORITY}
+${LOWER_PRIORITY}
 // doc-lengths.ts's decoder, as source text: one reading of a docsize row on every thread.
 ${fts5Varints}
 ${documentLength}
