@@ -76,6 +76,9 @@ const access = fc.oneof({ arbitrary: fc.constant<AccessChoice>('public'), weight
 const told = fc.oneof({ arbitrary: fc.constant<Told>('exact'), weight: 4 }, { arbitrary: fc.constantFrom<Told>('short', 'long', 'none'), weight: 1 });
 const key = fc.oneof({ arbitrary: fc.constantFrom(...KEYS), weight: 9 }, { arbitrary: fc.constantFrom('', '../x', 'bad\ud800name', 'x'.repeat(300)), weight: 1 });
 
+/** What an upload of some text names, in the order its fields are drawn. */
+const upload = { who, kind, at, key, text: fc.string({ maxLength: 64 }), told };
+
 export const step: fc.Arbitrary<Step> = fc.oneof(
   { arbitrary: fc.record({ op: fc.constant('create' as const), who, kind, metadata, files: fc.boolean(), access }), weight: 3 },
   {
@@ -83,28 +86,12 @@ export const step: fc.Arbitrary<Step> = fc.oneof(
     weight: 3,
   },
   { arbitrary: fc.record({ op: fc.constant('start' as const), who, kind, at, keys: fc.array(key, { minLength: 1, maxLength: 2 }) }), weight: 4 },
-  {
-    arbitrary: fc.record({
-      op: fc.constant('upload' as const),
-      who,
-      kind,
-      at,
-      key,
-      text: fc.string({ maxLength: 64 }),
-      told,
-    }),
-    weight: 4,
-  },
+  { arbitrary: fc.record({ op: fc.constant('upload' as const), ...upload }), weight: 4 },
   { arbitrary: fc.record({ op: fc.constantFrom('commit' as const, 'deleteFile' as const), who, kind, at, key }), weight: 4 },
   {
     arbitrary: fc.record({
       op: fc.constant('deposit' as const),
-      who,
-      kind,
-      at,
-      key,
-      text: fc.string({ maxLength: 64 }),
-      told,
+      ...upload,
       until: fc.oneof({ arbitrary: fc.constant('commit' as const), weight: 3 }, { arbitrary: fc.constantFrom('start' as const, 'upload' as const), weight: 1 }),
     }),
     weight: 5,
